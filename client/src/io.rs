@@ -1,0 +1,96 @@
+//! File IO at the edge: reading sources (with located UTF-8 errors) and writing outputs
+//! atomically (temp file in the same directory, then rename), only when their bytes change.
+
+use compiler::diag::{self, Diagnostic};
+use std::fs;
+use std::io::Write;
+use std::path::Path;
+
+/// A failed command: what to print on stderr, and the exit code.
+#[derive(Debug)]
+pub struct Failure {
+    pub message: String,
+    pub code: i32,
+}
+
+impl Failure {
+    /// An input error (exit code 1).
+    pub fn input(message: impl Into<String>) -> Failure {
+        Failure {
+            message: message.into(),
+            code: 1,
+        }
+    }
+
+    /// Diagnostics rendered against the text they refer to (exit code 1).
+    pub fn diagnostics(diags: &[Diagnostic], path: &str, text: &str) -> Failure {
+        Failure::input(diag::render_all(diags, path, text))
+    }
+}
+
+/// Read a source file as UTF-8; invalid bytes give a `path:line:col` diagnostic.
+pub fn read_source(path: &Path) -> Result<String, Failure> {
+    let bytes =
+        fs::read(path).map_err(|e| Failure::input(format!("{}: error: {e}", path.display())))?;
+    match diag::decode_utf8(&bytes) {
+        Ok(_) => Ok(String::from_utf8(bytes).expect("checked above")),
+        Err(d) => {
+            let lossy = String::from_utf8_lossy(&bytes);
+            Err(Failure::diagnostics(&[d], &path.display().to_string(), &lossy))
+        }
+    }
+}
+
+/// Write `bytes` to `path` atomically; does nothing when the file already holds these bytes.
+/// Returns whether the file was written.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<bool, Failure> {
+    let fail = |e: std::io::Error| Failure::input(format!("{}: error: {e}", path.display()));
+    if let Ok(existing) = fs::read(path)
+        && existing == bytes
+    {
+        return Ok(false);
+    }
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    fs::create_dir_all(dir).map_err(fail)?;
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.tmp.{}", std::process::id()));
+    let mut f = fs::File::create(&tmp).map_err(fail)?;
+    f.write_all(bytes).map_err(fail)?;
+    f.sync_all().map_err(fail)?;
+    drop(f);
+    fs::rename(&tmp, path).map_err(|e| {
+        let _ = fs::remove_file(&tmp);
+        fail(e)
+    })?;
+    Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn atomic_write_skips_identical_bytes() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("sub/out.txt");
+        assert!(write_atomic(&p, b"one").unwrap());
+        assert!(!write_atomic(&p, b"one").unwrap());
+        assert!(write_atomic(&p, b"two").unwrap());
+        assert_eq!(fs::read(&p).unwrap(), b"two");
+        let leftovers: Vec<_> = fs::read_dir(p.parent().unwrap()).unwrap().collect();
+        assert_eq!(leftovers.len(), 1);
+    }
+
+    #[test]
+    fn bad_utf8_reports_position() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("bad.mlir");
+        fs::write(&p, b"module {\n  \xc3\x28 }\n").unwrap();
+        let e = read_source(&p).unwrap_err();
+        assert_eq!(e.code, 1);
+        assert!(e.message.contains("bad.mlir:2:3: error: invalid UTF-8"), "{}", e.message);
+    }
+}

@@ -1,0 +1,31 @@
+//! `kiln`: the command-line front end.
+//!
+//! The client is thin: it parses arguments, reads inputs, calls the `compiler` library
+//! and prints or writes the results. Exit codes: 0 success, 1 input errors (diagnostics on
+//! stderr), 2 usage errors (from clap).
+
+mod cmd;
+mod io;
+
+use clap::Parser;
+
+#[derive(Parser)]
+#[command(name = "kiln", version, about = "Incremental compiler for hardware design flows")]
+struct Cli {
+    #[command(subcommand)]
+    command: cmd::Command,
+}
+
+fn main() {
+    let cli = Cli::parse();
+    match cmd::run(cli.command) {
+        Ok(()) => {}
+        Err(failure) => {
+            eprint!("{}", failure.message);
+            if !failure.message.ends_with('\n') {
+                eprintln!();
+            }
+            std::process::exit(failure.code);
+        }
+    }
+}

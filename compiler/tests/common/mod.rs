@@ -1,0 +1,51 @@
+//! Helpers shared by the integration tests: where the repository's test data and the
+//! optional `../shared` corpus live, and whether external oracle tools are required.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The workspace root (parent of `compiler/`).
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+/// `tests/data/<rel>` inside the repository.
+pub fn data(rel: &str) -> PathBuf {
+    repo_root().join("tests/data").join(rel)
+}
+
+/// True under CI (`CI=true`) or when `KILN_REQUIRE_EXTERNAL=1`: then a missing oracle tool
+/// or a missing `../shared` corpus fails the test instead of skipping it.
+pub fn strict() -> bool {
+    std::env::var("CI").is_ok_and(|v| v == "true" || v == "1")
+        || std::env::var("KILN_REQUIRE_EXTERNAL").is_ok_and(|v| v == "1")
+}
+
+/// The shared corpus (`$KILN_SHARED_DIR`, else `../shared` beside the checkout).
+/// `None` (test skipped, with a message) when absent outside CI; a panic under CI.
+pub fn shared_dir() -> Option<PathBuf> {
+    let dir = std::env::var_os("KILN_SHARED_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo_root().join("../shared"));
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    assert!(!strict(), "shared corpus {} is required under CI", dir.display());
+    eprintln!("skipping: shared corpus {} not present", dir.display());
+    None
+}
+
+/// Whether `tool` can be run. Under CI a missing tool is a failure, not a skip.
+pub fn have_tool(tool: &str) -> bool {
+    let ok = Command::new("sh")
+        .arg("-c")
+        .arg(format!("command -v {tool}"))
+        .output()
+        .is_ok_and(|o| o.status.success());
+    assert!(ok || !strict(), "required tool `{tool}` is not installed (CI must install it)");
+    if !ok {
+        eprintln!("skipping: `{tool}` not installed");
+    }
+    ok
+}

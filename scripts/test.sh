@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The whole test suite: installs the oracle tools, checks formatting and lints, runs every
+# test (release build: the oracle suites lower thousands of files). Extended suites over
+# ../shared run when it is present; under CI (CI=true) they and the oracle tools are required.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+if [ "${CI:-}" = "true" ] && [ ! -d ../shared ] && [ -z "${KILN_SHARED_DIR:-}" ]; then
+  echo "test: ../shared is required under CI" >&2; exit 1
+fi
+cargo fmt --all -- --check
+cargo clippy --workspace --all-targets --release -- -D warnings
+cargo test --workspace --release
