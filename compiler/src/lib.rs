@@ -7,3 +7,5 @@
 
 pub mod diag;
 pub mod mlir;
+pub mod aps;
+pub mod rules;
