@@ -50,7 +50,12 @@ pub fn top_ops(module: &ModuleAst) -> Vec<&Operation> {
     if let [m] = module.ops.as_slice()
         && (m.name == "builtin.module" || m.name == "module")
     {
-        return m.regions.iter().flat_map(|r| &r.blocks).flat_map(|b| &b.ops).collect();
+        return m
+            .regions
+            .iter()
+            .flat_map(|r| &r.blocks)
+            .flat_map(|b| &b.ops)
+            .collect();
     }
     module.ops.iter().collect()
 }
@@ -60,7 +65,10 @@ pub fn design_op(module: &ModuleAst) -> Option<&Operation> {
 }
 
 pub fn region_ops(op: &Operation) -> impl Iterator<Item = &Operation> {
-    op.regions.iter().flat_map(|r| &r.blocks).flat_map(|b| &b.ops)
+    op.regions
+        .iter()
+        .flat_map(|r| &r.blocks)
+        .flat_map(|b| &b.ops)
 }
 
 /// The `tor.func`s of the design, in source order.
@@ -84,13 +92,16 @@ pub fn const_value(op: &Operation) -> Option<i128> {
     if let Some(v) = op.attr("value").and_then(Attribute::as_int) {
         return Some(v);
     }
-    op.attrs.iter().filter(|a| a.name != "dump").find_map(|a| a.value.as_int())
+    op.attrs
+        .iter()
+        .filter(|a| a.name != "dump")
+        .find_map(|a| a.value.as_int())
 }
 
 fn int_attr(op: &Operation, name: &str) -> Result<i128, Diagnostic> {
-    op.attr(name)
-        .and_then(Attribute::as_int)
-        .ok_or_else(|| Diagnostic::error(op.span, format!("`{}` needs an integer `{name}`", op.name)))
+    op.attr(name).and_then(Attribute::as_int).ok_or_else(|| {
+        Diagnostic::error(op.span, format!("`{}` needs an integer `{name}`", op.name))
+    })
 }
 
 fn mem_entry(op: &Operation) -> Result<MemEntry, Diagnostic> {
@@ -106,9 +117,16 @@ fn mem_entry(op: &Operation) -> Result<MemEntry, Diagnostic> {
                 _ => String::new(),
             })
             .collect(),
-        _ => return Err(Diagnostic::error(op.span, "`aps.mem_entry` needs `banks([...])`")),
+        _ => {
+            return Err(Diagnostic::error(
+                op.span,
+                "`aps.mem_entry` needs `banks([...])`",
+            ));
+        }
     };
-    let u32_of = |v: i128| u32::try_from(v).map_err(|_| Diagnostic::error(op.span, "memory map value out of range"));
+    let u32_of = |v: i128| {
+        u32::try_from(v).map_err(|_| Diagnostic::error(op.span, "memory map value out of range"))
+    };
     Ok(MemEntry {
         name,
         banks,
@@ -124,27 +142,51 @@ fn global(op: &Operation) -> Result<Global, Diagnostic> {
     let name = match op.attr("sym_name") {
         Some(Attribute::String(s)) => s.clone(),
         Some(Attribute::SymbolRef(p)) => p.last().cloned().unwrap_or_default(),
-        _ => return Err(Diagnostic::error(op.span, "`memref.global` needs a symbol name")),
+        _ => {
+            return Err(Diagnostic::error(
+                op.span,
+                "`memref.global` needs a symbol name",
+            ));
+        }
     };
     let (shape, elem) = match op.attr("type") {
         Some(Attribute::Type(Type::MemRef { shape, elem, .. })) => (shape.clone(), elem.clone()),
-        _ => return Err(Diagnostic::error(op.span, "`memref.global` needs a memref type")),
+        _ => {
+            return Err(Diagnostic::error(
+                op.span,
+                "`memref.global` needs a memref type",
+            ));
+        }
     };
     let shape: Vec<u64> = shape
         .into_iter()
-        .map(|d| d.ok_or_else(|| Diagnostic::error(op.span, "dynamic global shapes are not supported")))
+        .map(|d| {
+            d.ok_or_else(|| Diagnostic::error(op.span, "dynamic global shapes are not supported"))
+        })
         .collect::<Result<_, _>>()?;
     let width = type_width(&elem);
     let init = match op.attr("initial_value") {
         Some(Attribute::Dense { elems, .. }) => {
-            let vals: Vec<u128> =
-                elems.iter().map(|e| crate::rules::mask(e.as_int().unwrap_or(0) as u128, width)).collect();
+            let vals: Vec<u128> = elems
+                .iter()
+                .map(|e| crate::rules::mask(e.as_int().unwrap_or(0) as u128, width))
+                .collect();
             let depth = shape.iter().product::<u64>().max(1) as usize;
-            if vals.len() == 1 && depth > 1 { vec![vals[0]; depth] } else { vals }
+            if vals.len() == 1 && depth > 1 {
+                vec![vals[0]; depth]
+            } else {
+                vals
+            }
         }
         _ => Vec::new(),
     };
-    Ok(Global { name, shape, width, init, span: op.span })
+    Ok(Global {
+        name,
+        shape,
+        width,
+        init,
+        span: op.span,
+    })
 }
 
 /// Collect the design-level facts; errors carry the span of the offending op.
@@ -180,7 +222,8 @@ pub fn design_context(module: &ModuleAst) -> Result<DesignContext, Diagnostic> {
                 let w = type_width(t).max(1);
                 let v = const_value(op)
                     .ok_or_else(|| Diagnostic::error(op.span, "unsupported constant value"))?;
-                ctx.constants.insert(r.name.clone(), (crate::rules::mask(v as u128, w), w));
+                ctx.constants
+                    .insert(r.name.clone(), (crate::rules::mask(v as u128, w), w));
             }
             _ => {}
         }
@@ -188,7 +231,10 @@ pub fn design_context(module: &ModuleAst) -> Result<DesignContext, Diagnostic> {
     for e in &ctx.entries {
         for b in &e.banks {
             if !ctx.globals.contains_key(b) {
-                return Err(Diagnostic::error(e.span, format!("memory map bank `@{b}` is not a global")));
+                return Err(Diagnostic::error(
+                    e.span,
+                    format!("memory map bank `@{b}` is not a global"),
+                ));
             }
         }
     }
@@ -201,11 +247,20 @@ impl DesignContext {
         self.entries
             .iter()
             .find(|e| e.banks.iter().any(|b| b == bank))
-            .or_else(|| self.entries.iter().find(|e| bank.starts_with(&format!("{}_", e.name))))
+            .or_else(|| {
+                self.entries
+                    .iter()
+                    .find(|e| bank.starts_with(&format!("{}_", e.name)))
+            })
     }
 
     pub fn elem_bytes(&self, e: &MemEntry) -> u32 {
-        let w = e.banks.first().and_then(|b| self.globals.get(b)).map(|g| g.width).unwrap_or(32);
+        let w = e
+            .banks
+            .first()
+            .and_then(|b| self.globals.get(b))
+            .map(|g| g.width)
+            .unwrap_or(32);
         w.div_ceil(8).max(1)
     }
 
@@ -218,7 +273,10 @@ impl DesignContext {
     /// one bank per rank-1 global and one register per rank-0 global.
     pub fn shared_instances(&self) -> Vec<Instance> {
         let mut out = vec![
-            Instance { name: "rocc_adapter".into(), kind: InstanceKind::Rocc },
+            Instance {
+                name: "rocc_adapter".into(),
+                kind: InstanceKind::Rocc,
+            },
             Instance {
                 name: "dma".into(),
                 kind: InstanceKind::Dma {
@@ -237,15 +295,29 @@ impl DesignContext {
                         .collect(),
                 },
             },
-            Instance { name: "hellacache_adapter".into(), kind: InstanceKind::MemPort },
+            Instance {
+                name: "hellacache_adapter".into(),
+                kind: InstanceKind::MemPort,
+            },
         ];
         for g in self.globals.values() {
             let kind = if g.shape.is_empty() {
-                InstanceKind::Reg { width: g.width, init: g.init.first().copied().unwrap_or(0) }
+                InstanceKind::Reg {
+                    width: g.width,
+                    init: g.init.first().copied().unwrap_or(0),
+                }
             } else {
-                InstanceKind::Bank { width: g.width, depth: g.depth() as u32, init: g.init.clone() }
+                InstanceKind::Bank {
+                    width: g.width,
+                    depth: g.depth() as u32,
+                    init: g.init.clone(),
+                }
             };
-            let name = if g.shape.is_empty() { format!("glbl_reg_{}", g.name) } else { g.name.clone() };
+            let name = if g.shape.is_empty() {
+                format!("glbl_reg_{}", g.name)
+            } else {
+                g.name.clone()
+            };
             out.push(Instance { name, kind });
         }
         out

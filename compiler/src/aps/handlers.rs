@@ -39,13 +39,30 @@ pub struct BlockRules {
 
 impl BlockRules {
     fn fifo(&mut self, name: &str, width: u32) {
-        self.instances.push(Instance { name: name.into(), kind: InstanceKind::Fifo { width: width.max(1), depth: 1 } });
+        self.instances.push(Instance {
+            name: name.into(),
+            kind: InstanceKind::Fifo {
+                width: width.max(1),
+                depth: 1,
+            },
+        });
     }
     fn reg(&mut self, name: &str, width: u32) {
-        self.instances.push(Instance { name: name.into(), kind: InstanceKind::Reg { width: width.max(1), init: 0 } });
+        self.instances.push(Instance {
+            name: name.into(),
+            kind: InstanceKind::Reg {
+                width: width.max(1),
+                init: 0,
+            },
+        });
     }
     fn rule(&mut self, name: String, origin: &str, b: BodyBuilder) {
-        self.rules.push(Rule { name, origin: origin.to_string(), guard: None, body: b.stmts });
+        self.rules.push(Rule {
+            name,
+            origin: origin.to_string(),
+            guard: None,
+            body: b.stmts,
+        });
     }
 }
 
@@ -61,7 +78,13 @@ pub(crate) struct RuleCx<'a> {
 
 impl<'a> RuleCx<'a> {
     pub fn new(seg: &'a Segmentation, ctx: &'a DesignContext) -> RuleCx<'a> {
-        RuleCx { seg, ctx, b: BodyBuilder::new(), local: BTreeMap::new(), cmd: None }
+        RuleCx {
+            seg,
+            ctx,
+            b: BodyBuilder::new(),
+            local: BTreeMap::new(),
+            cmd: None,
+        }
     }
 
     pub fn width(&self, v: &str) -> u32 {
@@ -81,7 +104,10 @@ impl<'a> RuleCx<'a> {
             self.local.insert(v.to_string(), x);
             return Ok(x);
         }
-        Err(Diagnostic::error(span, format!("value `{v}` is not available here")))
+        Err(Diagnostic::error(
+            span,
+            format!("value `{v}` is not available here"),
+        ))
     }
 
     pub fn take_token(&mut self, t: &TokenIn) {
@@ -90,7 +116,12 @@ impl<'a> RuleCx<'a> {
                 self.b.call_value(f, "deq", vec![], 1);
             }
             TokenIn::Rocc => {
-                let cmd = self.b.call_value("rocc_adapter", &format!("cmd_to_user_{}", self.seg.opcode), vec![], 96);
+                let cmd = self.b.call_value(
+                    "rocc_adapter",
+                    &format!("cmd_to_user_{}", self.seg.opcode),
+                    vec![],
+                    96,
+                );
                 let (lo, w) = crate::rules::rocc_field("rd");
                 let rd = self.b.prim(PrimOp::Bits { lo }, vec![cmd], w);
                 self.b.call(&self.seg.reg_rd, "write", vec![rd]);
@@ -127,12 +158,19 @@ impl<'a> RuleCx<'a> {
     }
 }
 
-pub fn handle_block(ctx: &DesignContext, seg: &Segmentation, id: usize) -> Result<BlockRules, Diagnostic> {
+pub fn handle_block(
+    ctx: &DesignContext,
+    seg: &Segmentation,
+    id: usize,
+) -> Result<BlockRules, Diagnostic> {
     let b = seg
         .blocks
         .get(id)
         .ok_or_else(|| Diagnostic::global_error(format!("no block {id} in `{}`", seg.func)))?;
-    let mut out = BlockRules { block: b.name.clone(), ..BlockRules::default() };
+    let mut out = BlockRules {
+        block: b.name.clone(),
+        ..BlockRules::default()
+    };
     match &b.kind {
         BlockKind::Function { body } => container_rules(ctx, seg, b, body, &mut out)?,
         BlockKind::Basic { ops } => basic_rules(ctx, seg, b, ops, &mut out)?,
@@ -140,8 +178,22 @@ pub fn handle_block(ctx: &DesignContext, seg: &Segmentation, id: usize) -> Resul
             loop_rules(ctx, seg, b, info, body, &mut out)?;
             container_rules(ctx, seg, b, body, &mut out)?;
         }
-        BlockKind::If { cond, then_c, else_c, results } => {
-            if_rules(ctx, seg, b, cond, then_c, else_c.as_ref(), results, &mut out)?;
+        BlockKind::If {
+            cond,
+            then_c,
+            else_c,
+            results,
+        } => {
+            if_rules(
+                ctx,
+                seg,
+                b,
+                cond,
+                then_c,
+                else_c.as_ref(),
+                results,
+                &mut out,
+            )?;
             container_rules(ctx, seg, b, then_c, &mut out)?;
             if let Some(e) = else_c {
                 container_rules(ctx, seg, b, e, &mut out)?;
@@ -152,7 +204,13 @@ pub fn handle_block(ctx: &DesignContext, seg: &Segmentation, id: usize) -> Resul
 }
 
 /// Start, distribution and empty-container coordination rules.
-fn container_rules(ctx: &DesignContext, seg: &Segmentation, b: &BlockInfo, c: &Container, out: &mut BlockRules) -> Result<(), Diagnostic> {
+fn container_rules(
+    ctx: &DesignContext,
+    seg: &Segmentation,
+    b: &BlockInfo,
+    c: &Container,
+    out: &mut BlockRules,
+) -> Result<(), Diagnostic> {
     if let Some((rule, fifo)) = &c.start {
         let mut cx = RuleCx::new(seg, ctx);
         cx.take_token(&TokenIn::Rocc);
@@ -192,19 +250,31 @@ fn starttime(op: &Operation) -> Result<i64, Diagnostic> {
     match op.attr("starttime") {
         Some(Attribute::Integer { value, .. }) => i64::try_from(*value)
             .map_err(|_| Diagnostic::error(op.span, "`starttime` out of range")),
-        _ => Err(Diagnostic::error(op.span, format!("`{}` has no `starttime` attribute", op.name))),
+        _ => Err(Diagnostic::error(
+            op.span,
+            format!("`{}` has no `starttime` attribute", op.name),
+        )),
     }
 }
 
 /// BBHandler.
-fn basic_rules(ctx: &DesignContext, seg: &Segmentation, b: &BlockInfo, ops: &[Operation], out: &mut BlockRules) -> Result<(), Diagnostic> {
+fn basic_rules(
+    ctx: &DesignContext,
+    seg: &Segmentation,
+    b: &BlockInfo,
+    ops: &[Operation],
+    out: &mut BlockRules,
+) -> Result<(), Diagnostic> {
     let mut slot_of = Vec::with_capacity(ops.len());
     for op in ops {
         slot_of.push(starttime(op)?);
     }
     let slots: BTreeSet<i64> = slot_of.iter().copied().collect();
     let Some(&first) = slots.iter().next() else {
-        return Err(Diagnostic::error(b.span, format!("block `{}` has no operations", b.name)));
+        return Err(Diagnostic::error(
+            b.span,
+            format!("block `{}` has no operations", b.name),
+        ));
     };
     let last = *slots.iter().next_back().unwrap_or(&first);
     // Where each value becomes available: (slot, op index); inputs at the first slot.
@@ -224,11 +294,17 @@ fn basic_rules(ctx: &DesignContext, seg: &Segmentation, b: &BlockInfo, ops: &[Op
                 continue;
             }
             let Some(&(p, at)) = avail.get(&v) else {
-                return Err(Diagnostic::error(o.span, format!("value `{v}` is not available in block `{}`", b.name)));
+                return Err(Diagnostic::error(
+                    o.span,
+                    format!("value `{v}` is not available in block `{}`", b.name),
+                ));
             };
             let from_input = b.inputs.iter().any(|x| x.value == v);
             if p > s || (p == s && !from_input && at >= i) {
-                return Err(Diagnostic::error(o.span, format!("value `{v}` is used in slot {s} before it is produced (slot {p})")));
+                return Err(Diagnostic::error(
+                    o.span,
+                    format!("value `{v}` is used in slot {s} before it is produced (slot {p})"),
+                ));
             }
             if p < s && !xslot.contains_key(&(v.clone(), s)) {
                 let k = pair_count.entry((p, s)).or_default();
@@ -257,7 +333,12 @@ fn basic_rules(ctx: &DesignContext, seg: &Segmentation, b: &BlockInfo, ops: &[Op
                 }
             }
         } else {
-            cx.b.call_value(&format!("{}_token_fifo_s{}", b.name, slot_list[n - 1]), "deq", vec![], 1);
+            cx.b.call_value(
+                &format!("{}_token_fifo_s{}", b.name, slot_list[n - 1]),
+                "deq",
+                vec![],
+                1,
+            );
         }
         for (i, op) in ops.iter().enumerate().filter(|(i, _)| slot_of[*i] == s) {
             for o in &op.operands {
@@ -294,7 +375,10 @@ fn basic_rules(ctx: &DesignContext, seg: &Segmentation, b: &BlockInfo, ops: &[Op
     }
     for (i, &a) in slot_list.iter().enumerate() {
         for &later in &slot_list[i + 1..] {
-            out.precedence.push((format!("{}_slot_{later}_rule", b.name), format!("{}_slot_{a}_rule", b.name)));
+            out.precedence.push((
+                format!("{}_slot_{later}_rule", b.name),
+                format!("{}_slot_{a}_rule", b.name),
+            ));
         }
     }
     Ok(())
@@ -310,10 +394,21 @@ fn trip_cond(cx: &mut RuleCx, iv: Var, ub: Var, step: Var, w: u32) -> Var {
 }
 
 /// LoopHandler: entry and next rules.
-fn loop_rules(ctx: &DesignContext, seg: &Segmentation, b: &BlockInfo, info: &LoopInfo, body: &Container, out: &mut BlockRules) -> Result<(), Diagnostic> {
+fn loop_rules(
+    ctx: &DesignContext,
+    seg: &Segmentation,
+    b: &BlockInfo,
+    info: &LoopInfo,
+    body: &Container,
+    out: &mut BlockRules,
+) -> Result<(), Diagnostic> {
     let l = &info.loop_name;
     let w = info.width;
-    let (cur_r, ub_r, step_r) = (format!("{l}_cur_reg"), format!("{l}_ub_reg"), format!("{l}_step_reg"));
+    let (cur_r, ub_r, step_r) = (
+        format!("{l}_cur_reg"),
+        format!("{l}_ub_reg"),
+        format!("{l}_step_reg"),
+    );
     for r in [&cur_r, &ub_r, &step_r] {
         out.reg(r, w);
     }
@@ -397,13 +492,32 @@ fn loop_rules(ctx: &DesignContext, seg: &Segmentation, b: &BlockInfo, info: &Loo
 
 /// `if go { enq body inputs + body token } else { enq results + token out }`.
 #[allow(clippy::too_many_arguments)]
-fn emit_branch(cx: &mut RuleCx, go: Var, body: &Container, vals: &[Var], body_token: &Option<String>, b: &BlockInfo, info: &LoopInfo, results: &[Var]) {
-    let inputs: Vec<(String, Var)> = body.inputs.iter().map(|p| p.fifo.clone()).zip(vals.iter().copied()).collect();
+fn emit_branch(
+    cx: &mut RuleCx,
+    go: Var,
+    body: &Container,
+    vals: &[Var],
+    body_token: &Option<String>,
+    b: &BlockInfo,
+    info: &LoopInfo,
+    results: &[Var],
+) {
+    let inputs: Vec<(String, Var)> = body
+        .inputs
+        .iter()
+        .map(|p| p.fifo.clone())
+        .zip(vals.iter().copied())
+        .collect();
     let outs: Vec<(String, Var)> = info
         .results
         .iter()
         .zip(results)
-        .flat_map(|(r, x)| b.outputs.iter().filter(move |p| &p.value == r).map(move |p| (p.fifo.clone(), *x)))
+        .flat_map(|(r, x)| {
+            b.outputs
+                .iter()
+                .filter(move |p| &p.value == r)
+                .map(move |p| (p.fifo.clone(), *x))
+        })
         .collect();
     let token_out = b.token_out.clone();
     cx.b.if_else(
@@ -431,7 +545,16 @@ fn emit_branch(cx: &mut RuleCx, go: Var, body: &Container, vals: &[Var], body_to
 
 /// IfHandler: dispatch rule and one join rule per branch.
 #[allow(clippy::too_many_arguments)]
-fn if_rules(ctx: &DesignContext, seg: &Segmentation, b: &BlockInfo, cond: &str, then_c: &Container, else_c: Option<&Container>, results: &[String], out: &mut BlockRules) -> Result<(), Diagnostic> {
+fn if_rules(
+    ctx: &DesignContext,
+    seg: &Segmentation,
+    b: &BlockInfo,
+    cond: &str,
+    then_c: &Container,
+    else_c: Option<&Container>,
+    results: &[String],
+    out: &mut BlockRules,
+) -> Result<(), Diagnostic> {
     let mut cx = RuleCx::new(seg, ctx);
     cx.take_token(&b.token_in);
     cx.deq_ports(&b.inputs);
@@ -439,7 +562,10 @@ fn if_rules(ctx: &DesignContext, seg: &Segmentation, b: &BlockInfo, cond: &str, 
     let cw = cx.width(cond);
     let c1 = cx.fit(c, cw, 1);
     let gather = |cx: &mut RuleCx, cont: &Container| -> Result<Vec<(String, Var)>, Diagnostic> {
-        cont.inputs.iter().map(|p| Ok((p.fifo.clone(), cx.value(&p.value, b.span)?))).collect()
+        cont.inputs
+            .iter()
+            .map(|p| Ok((p.fifo.clone(), cx.value(&p.value, b.span)?)))
+            .collect()
     };
     let then_in = gather(&mut cx, then_c)?;
     let else_in = match else_c {

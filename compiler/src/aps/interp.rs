@@ -39,7 +39,14 @@ struct Machine<'a> {
 }
 
 /// Run function `func` once with `rs1`/`rs2`; `max_steps` bounds the executed ops.
-pub fn run(ctx: &DesignContext, func: &Operation, rs1: u32, rs2: u32, cpu_mem: BTreeMap<u32, u8>, max_steps: u64) -> Result<InterpResult, Diagnostic> {
+pub fn run(
+    ctx: &DesignContext,
+    func: &Operation,
+    rs1: u32,
+    rs2: u32,
+    cpu_mem: BTreeMap<u32, u8>,
+    max_steps: u64,
+) -> Result<InterpResult, Diagnostic> {
     let entry = func
         .regions
         .first()
@@ -62,7 +69,8 @@ pub fn run(ctx: &DesignContext, func: &Operation, rs1: u32, rs2: u32, cpu_mem: B
     }
     for g in ctx.globals.values() {
         if g.shape.is_empty() {
-            m.globals.insert(g.name.clone(), g.init.first().copied().unwrap_or(0));
+            m.globals
+                .insert(g.name.clone(), g.init.first().copied().unwrap_or(0));
         } else {
             let mut data = vec![0u128; g.depth() as usize];
             for (d, v) in data.iter_mut().zip(&g.init) {
@@ -72,7 +80,12 @@ pub fn run(ctx: &DesignContext, func: &Operation, rs1: u32, rs2: u32, cpu_mem: B
         }
     }
     m.exec_ops(&entry.ops)?;
-    Ok(InterpResult { responses: m.responses, cpu_mem: m.cpu_mem, banks: m.banks, globals: m.globals })
+    Ok(InterpResult {
+        responses: m.responses,
+        cpu_mem: m.cpu_mem,
+        banks: m.banks,
+        globals: m.globals,
+    })
 }
 
 fn err(op: &Operation, msg: impl Into<String>) -> Diagnostic {
@@ -81,11 +94,16 @@ fn err(op: &Operation, msg: impl Into<String>) -> Diagnostic {
 
 impl Machine<'_> {
     fn get(&self, op: &Operation, i: usize) -> Result<(u128, u32), Diagnostic> {
-        let o = op.operands.get(i).ok_or_else(|| err(op, format!("`{}` is missing operand {i}", op.name)))?;
-        self.env
-            .get(&operand_name(o))
-            .copied()
-            .ok_or_else(|| Diagnostic::error(o.span, format!("value `{}` has no value here", operand_name(o))))
+        let o = op
+            .operands
+            .get(i)
+            .ok_or_else(|| err(op, format!("`{}` is missing operand {i}", op.name)))?;
+        self.env.get(&operand_name(o)).copied().ok_or_else(|| {
+            Diagnostic::error(
+                o.span,
+                format!("value `{}` has no value here", operand_name(o)),
+            )
+        })
     }
 
     fn set(&mut self, op: &Operation, v: u128) {
@@ -96,7 +114,10 @@ impl Machine<'_> {
     }
 
     fn global_of(&self, op: &Operation, i: usize) -> Result<String, Diagnostic> {
-        let o = op.operands.get(i).ok_or_else(|| err(op, "missing memref operand"))?;
+        let o = op
+            .operands
+            .get(i)
+            .ok_or_else(|| err(op, "missing memref operand"))?;
         self.bank_names
             .get(&operand_name(o))
             .cloned()
@@ -120,9 +141,14 @@ impl Machine<'_> {
         self.fuel -= 1;
         let name = op.name.as_str();
         match name {
-            "tor.timegraph" | "tor.return" | "aps.itfc.burst_load_collect" | "aps.itfc.burst_store_collect" | "aps.itfc.store_collect" => {}
+            "tor.timegraph"
+            | "tor.return"
+            | "aps.itfc.burst_load_collect"
+            | "aps.itfc.burst_store_collect"
+            | "aps.itfc.store_collect" => {}
             "arith.constant" => {
-                let v = super::context::const_value(op).ok_or_else(|| err(op, "unsupported constant"))?;
+                let v = super::context::const_value(op)
+                    .ok_or_else(|| err(op, "unsupported constant"))?;
                 self.set(op, v as u128);
             }
             "memref.get_global" => {
@@ -151,10 +177,12 @@ impl Machine<'_> {
                 let (b, _) = self.get(op, 1)?;
                 let (sa, sb) = (sext(a, w), sext(b, w));
                 let pred = match op.attr("predicate") {
-                    Some(Attribute::Integer { value, .. }) => ["eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"]
-                        .get(*value as usize)
-                        .copied()
-                        .unwrap_or(""),
+                    Some(Attribute::Integer { value, .. }) => [
+                        "eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge",
+                    ]
+                    .get(*value as usize)
+                    .copied()
+                    .unwrap_or(""),
                     Some(a) => a.as_str().unwrap_or(""),
                     None => "",
                 };
@@ -189,13 +217,23 @@ impl Machine<'_> {
             }
             "comb.extract" => {
                 let (a, _) = self.get(op, 0)?;
-                let lo = op.attr("lowBit").or_else(|| op.attr("low_bit")).and_then(Attribute::as_int).unwrap_or(0);
+                let lo = op
+                    .attr("lowBit")
+                    .or_else(|| op.attr("low_bit"))
+                    .and_then(Attribute::as_int)
+                    .unwrap_or(0);
                 self.set(op, a >> lo as u32);
             }
             "aps.readrf" => {
-                let o = op.operands.first().ok_or_else(|| err(op, "missing register"))?;
+                let o = op
+                    .operands
+                    .first()
+                    .ok_or_else(|| err(op, "missing register"))?;
                 let k = self.args.iter().position(|a| *a == o.name).unwrap_or(2);
-                let v = *self.rs.get(k).ok_or_else(|| err(op, "readrf of a non-source register"))?;
+                let v = *self
+                    .rs
+                    .get(k)
+                    .ok_or_else(|| err(op, "readrf of a non-source register"))?;
                 self.set(op, v as u128);
             }
             "aps.writerf" => {
@@ -222,7 +260,10 @@ impl Machine<'_> {
                 let g = self.global_of(op, 1)?;
                 let (i, _) = self.get(op, 2)?;
                 let width = self.ctx.globals.get(&g).map(|x| x.width).unwrap_or(32);
-                let data = self.banks.get_mut(&g).ok_or_else(|| err(op, "not a bank"))?;
+                let data = self
+                    .banks
+                    .get_mut(&g)
+                    .ok_or_else(|| err(op, "not a bank"))?;
                 if let Some(k) = bank_index(i, data.len()) {
                     data[k] = mask(v, width);
                 }
@@ -242,7 +283,10 @@ impl Machine<'_> {
             }
             "aps.globalload" => {
                 let g = super::ops::global_symbol(op)?;
-                let v = *self.globals.get(&g).ok_or_else(|| err(op, "unknown global"))?;
+                let v = *self
+                    .globals
+                    .get(&g)
+                    .ok_or_else(|| err(op, "unknown global"))?;
                 self.set(op, v);
             }
             "aps.globalstore" => {
@@ -254,7 +298,11 @@ impl Machine<'_> {
             "tor.for" => self.for_loop(op)?,
             "tor.if" => {
                 let (c, _) = self.get(op, 0)?;
-                let region = if c & 1 == 1 { op.regions.first() } else { op.regions.get(1) };
+                let region = if c & 1 == 1 {
+                    op.regions.first()
+                } else {
+                    op.regions.get(1)
+                };
                 let ys = match region.and_then(|r| r.blocks.first()) {
                     Some(b) => self.exec_ops(&b.ops)?,
                     None => Vec::new(),
@@ -269,7 +317,11 @@ impl Machine<'_> {
         Ok(())
     }
 
-    fn bin(&mut self, op: &Operation, f: impl Fn(u128, u128, u32) -> u128) -> Result<(), Diagnostic> {
+    fn bin(
+        &mut self,
+        op: &Operation,
+        f: impl Fn(u128, u128, u32) -> u128,
+    ) -> Result<(), Diagnostic> {
         let (a, w) = self.get(op, 0)?;
         let (b, _) = self.get(op, 1)?;
         self.set(op, f(a, b, w));
@@ -277,16 +329,29 @@ impl Machine<'_> {
     }
 
     fn for_loop(&mut self, op: &Operation) -> Result<(), Diagnostic> {
-        let body = op.regions.first().and_then(|r| r.blocks.first()).ok_or_else(|| err(op, "`tor.for` without body"))?;
-        let iv = body.args.first().ok_or_else(|| err(op, "`tor.for` without induction variable"))?;
+        let body = op
+            .regions
+            .first()
+            .and_then(|r| r.blocks.first())
+            .ok_or_else(|| err(op, "`tor.for` without body"))?;
+        let iv = body
+            .args
+            .first()
+            .ok_or_else(|| err(op, "`tor.for` without induction variable"))?;
         let w = type_width(&iv.ty).max(1);
         let (lb, _) = self.get(op, 0)?;
         let (ub, _) = self.get(op, 1)?;
         let (step, _) = self.get(op, 2)?;
         let (lb, ub, step) = (mask(lb, w), mask(ub, w), mask(step, w));
-        let mut carried: Vec<(u128, u32)> = (3..op.operands.len()).map(|i| self.get(op, i)).collect::<Result<_, _>>()?;
+        let mut carried: Vec<(u128, u32)> = (3..op.operands.len())
+            .map(|i| self.get(op, i))
+            .collect::<Result<_, _>>()?;
         let go = |i: u128| {
-            if sext(step, w) < 0 { sext(i, w) >= sext(ub, w) } else { sext(i, w) <= sext(ub, w) }
+            if sext(step, w) < 0 {
+                sext(i, w) >= sext(ub, w)
+            } else {
+                sext(i, w) <= sext(ub, w)
+            }
         };
         let mut i = lb;
         while go(i) {
@@ -316,8 +381,14 @@ impl Machine<'_> {
             return Err(err(op, "malformed burst"));
         }
         let load = op.name == "aps.itfc.burst_load_req";
-        let (banks, start, cpu, len) = if load { (1..n - 2, n - 2, 0, n - 1) } else { (0..n - 3, n - 3, n - 2, n - 1) };
-        let bank_names: Vec<String> = banks.map(|i| self.global_of(op, i)).collect::<Result<_, _>>()?;
+        let (banks, start, cpu, len) = if load {
+            (1..n - 2, n - 2, 0, n - 1)
+        } else {
+            (0..n - 3, n - 3, n - 2, n - 1)
+        };
+        let bank_names: Vec<String> = banks
+            .map(|i| self.global_of(op, i))
+            .collect::<Result<_, _>>()?;
         let entry = bank_names
             .first()
             .and_then(|b| self.ctx.entry_of_bank(b))
@@ -331,7 +402,12 @@ impl Machine<'_> {
         let count = (1u32 << log) / eb;
         let nb = bank_names.len() as u32;
         let per_bank = entry.size / eb / nb.max(1);
-        let width = self.ctx.globals.get(&bank_names[0]).map(|g| g.width).unwrap_or(32);
+        let width = self
+            .ctx
+            .globals
+            .get(&bank_names[0])
+            .map(|g| g.width)
+            .unwrap_or(32);
         for k in 0..count {
             let el = (start as u32).wrapping_add(k);
             if entry.base as u64 + el as u64 * eb as u64 >= entry.base as u64 + entry.size as u64 {
@@ -339,8 +415,12 @@ impl Machine<'_> {
             }
             let (b, off) = locate(el, nb, per_bank, entry.cyclic);
             let addr = (cpu as u32).wrapping_add(k * eb);
-            let Some(data) = self.banks.get_mut(&bank_names[b as usize]) else { continue };
-            let Some(idx) = bank_index(off as u128, data.len()) else { continue };
+            let Some(data) = self.banks.get_mut(&bank_names[b as usize]) else {
+                continue;
+            };
+            let Some(idx) = bank_index(off as u128, data.len()) else {
+                continue;
+            };
             if load {
                 data[idx] = mask(read_bytes(&self.cpu_mem, addr, eb), width);
             } else {

@@ -17,12 +17,12 @@
 //! *virtual* (materialised where used, never carried by FIFOs).
 
 pub mod context;
-pub mod workload;
 pub mod handlers;
 pub mod interp;
 pub mod memory;
 mod ops;
 pub mod segment;
+pub mod workload;
 
 pub use context::{DesignContext, design_context, functions};
 pub use handlers::{BlockRules, handle_block};
@@ -34,7 +34,10 @@ use crate::rules::{self, Circuit};
 
 /// Assemble one function's circuit from its segmentation and per-block handler outputs.
 pub fn assemble(ctx: &DesignContext, seg: &Segmentation, blocks: &[BlockRules]) -> Circuit {
-    let mut c = Circuit { name: seg.func.clone(), ..Circuit::default() };
+    let mut c = Circuit {
+        name: seg.func.clone(),
+        ..Circuit::default()
+    };
     c.instances.extend(ctx.shared_instances());
     c.instances.push(rules::Instance {
         name: seg.reg_rd.clone(),
@@ -43,7 +46,10 @@ pub fn assemble(ctx: &DesignContext, seg: &Segmentation, blocks: &[BlockRules]) 
     for f in &seg.fifos {
         c.instances.push(rules::Instance {
             name: f.name.clone(),
-            kind: rules::InstanceKind::Fifo { width: f.width, depth: f.depth },
+            kind: rules::InstanceKind::Fifo {
+                width: f.width,
+                depth: f.depth,
+            },
         });
     }
     for b in blocks {
@@ -70,12 +76,18 @@ pub fn build_function(ctx: &DesignContext, func: &Operation) -> Result<Circuit, 
 /// The whole flow for a module: one circuit per function, in source order.
 pub fn build_module(module: &ModuleAst) -> Result<Vec<Circuit>, Diagnostic> {
     let ctx = design_context(module)?;
-    functions(module).into_iter().map(|f| build_function(&ctx, f)).collect()
+    functions(module)
+        .into_iter()
+        .map(|f| build_function(&ctx, f))
+        .collect()
 }
 
 /// All functions merged into one circuit (shared instances once), as `kiln build` writes it.
 pub fn build_file_circuit(name: &str, circuits: Vec<Circuit>) -> Circuit {
-    let mut all = Circuit { name: name.to_string(), ..Circuit::default() };
+    let mut all = Circuit {
+        name: name.to_string(),
+        ..Circuit::default()
+    };
     for c in circuits {
         all.merge(c);
     }

@@ -14,10 +14,9 @@ use crate::mlir::ast::{Attribute, Operation};
 use crate::rules::{PrimOp, Var, rocc_field};
 
 fn operand(cx: &mut RuleCx, op: &Operation, i: usize) -> Result<(Var, u32), Diagnostic> {
-    let o = op
-        .operands
-        .get(i)
-        .ok_or_else(|| Diagnostic::error(op.span, format!("`{}` is missing operand {i}", op.name)))?;
+    let o = op.operands.get(i).ok_or_else(|| {
+        Diagnostic::error(op.span, format!("`{}` is missing operand {i}", op.name))
+    })?;
     let v = operand_name(o);
     let x = cx.value(&v, o.span)?;
     Ok((x, cx.width(&v)))
@@ -28,7 +27,12 @@ fn result_width(op: &Operation) -> Result<u32, Diagnostic> {
         .first()
         .map(super::context::type_width)
         .filter(|w| *w > 0)
-        .ok_or_else(|| Diagnostic::error(op.span, format!("`{}` needs an integer result type", op.name)))
+        .ok_or_else(|| {
+            Diagnostic::error(
+                op.span,
+                format!("`{}` needs an integer result type", op.name),
+            )
+        })
 }
 
 fn set_result(cx: &mut RuleCx, op: &Operation, x: Var) {
@@ -43,17 +47,21 @@ fn mismatch(op: &Operation, what: String) -> Diagnostic {
 
 /// The global symbol a memref operand refers to.
 fn bank_of(cx: &RuleCx, op: &Operation, i: usize) -> Result<String, Diagnostic> {
-    let o = op.operands.get(i).ok_or_else(|| Diagnostic::error(op.span, format!("`{}` is missing its memref operand", op.name)))?;
+    let o = op.operands.get(i).ok_or_else(|| {
+        Diagnostic::error(
+            op.span,
+            format!("`{}` is missing its memref operand", op.name),
+        )
+    })?;
     let v = operand_name(o);
-    let g = cx
-        .seg
-        .values
-        .globals
-        .get(&v)
-        .cloned()
-        .ok_or_else(|| Diagnostic::error(o.span, format!("`{v}` is not a `memref.get_global` result")))?;
+    let g = cx.seg.values.globals.get(&v).cloned().ok_or_else(|| {
+        Diagnostic::error(o.span, format!("`{v}` is not a `memref.get_global` result"))
+    })?;
     if !cx.ctx.is_bank(&g) {
-        return Err(Diagnostic::error(o.span, format!("`@{g}` is not a scratchpad bank")));
+        return Err(Diagnostic::error(
+            o.span,
+            format!("`@{g}` is not a scratchpad bank"),
+        ));
     }
     Ok(g)
 }
@@ -87,7 +95,12 @@ fn cmp_op(op: &Operation) -> Result<PrimOp, Diagnostic> {
         "ule" => PrimOp::Ule,
         "ugt" => PrimOp::Ugt,
         "uge" => PrimOp::Uge,
-        _ => return Err(Diagnostic::error(op.span, format!("`{}`: unknown predicate", op.name))),
+        _ => {
+            return Err(Diagnostic::error(
+                op.span,
+                format!("`{}`: unknown predicate", op.name),
+            ));
+        }
     })
 }
 
@@ -97,7 +110,10 @@ fn binary(cx: &mut RuleCx, op: &Operation, p: PrimOp) -> Result<(), Diagnostic> 
     let (b, wb) = operand(cx, op, 1)?;
     let shift = matches!(p, PrimOp::Shl | PrimOp::ShrU | PrimOp::ShrS);
     if wa != w || (!shift && wb != w) {
-        return Err(mismatch(op, format!("operands i{wa}, i{wb} for result i{w}")));
+        return Err(mismatch(
+            op,
+            format!("operands i{wa}, i{wb} for result i{w}"),
+        ));
     }
     let x = cx.b.prim(p, vec![a, b], w);
     set_result(cx, op, x);
@@ -106,7 +122,9 @@ fn binary(cx: &mut RuleCx, op: &Operation, p: PrimOp) -> Result<(), Diagnostic> 
 
 /// The constant value of operand `i` (burst lengths must be constants).
 fn const_operand(cx: &RuleCx, op: &Operation, i: usize) -> Result<u128, Diagnostic> {
-    let o = op.operands.get(i).ok_or_else(|| Diagnostic::error(op.span, format!("`{}` is missing operand {i}", op.name)))?;
+    let o = op.operands.get(i).ok_or_else(|| {
+        Diagnostic::error(op.span, format!("`{}` is missing operand {i}", op.name))
+    })?;
     cx.seg
         .values
         .consts
@@ -116,19 +134,29 @@ fn const_operand(cx: &RuleCx, op: &Operation, i: usize) -> Result<u128, Diagnost
 }
 
 /// Burst: `(cpu_addr, isax_addr, log2_bytes)` from the banks, start and length operands.
-fn burst_args(cx: &mut RuleCx, op: &Operation, banks: std::ops::Range<usize>, start: usize, cpu: usize, len: usize) -> Result<Vec<Var>, Diagnostic> {
+fn burst_args(
+    cx: &mut RuleCx,
+    op: &Operation,
+    banks: std::ops::Range<usize>,
+    start: usize,
+    cpu: usize,
+    len: usize,
+) -> Result<Vec<Var>, Diagnostic> {
     let first = bank_of(cx, op, banks.start)?;
-    let entry = cx
-        .ctx
-        .entry_of_bank(&first)
-        .cloned()
-        .ok_or_else(|| Diagnostic::error(op.span, format!("bank `@{first}` is not in the memory map")))?;
+    let entry = cx.ctx.entry_of_bank(&first).cloned().ok_or_else(|| {
+        Diagnostic::error(op.span, format!("bank `@{first}` is not in the memory map"))
+    })?;
     for i in banks.clone() {
         bank_of(cx, op, i)?;
     }
     let eb = cx.ctx.elem_bytes(&entry);
     let length = const_operand(cx, op, len)?;
-    let log = burst_log2(eb, length as u64).ok_or_else(|| Diagnostic::error(op.span, "burst length does not fit the 4-bit DMA size field"))?;
+    let log = burst_log2(eb, length as u64).ok_or_else(|| {
+        Diagnostic::error(
+            op.span,
+            "burst length does not fit the 4-bit DMA size field",
+        )
+    })?;
     let (c, wc) = operand(cx, op, cpu)?;
     let cpu_addr = cx.fit(c, wc, 32);
     let (s, ws) = operand(cx, op, start)?;
@@ -169,7 +197,10 @@ pub(crate) fn generate(cx: &mut RuleCx, op: &Operation, _first: bool) -> Result<
             let (a, wa) = operand(cx, op, 1)?;
             let (b, wb) = operand(cx, op, 2)?;
             if wc != 1 || wa != w || wb != w {
-                return Err(mismatch(op, format!("condition i{wc}, arms i{wa}/i{wb}, result i{w}")));
+                return Err(mismatch(
+                    op,
+                    format!("condition i{wc}, arms i{wa}/i{wb}, result i{w}"),
+                ));
             }
             let x = cx.b.prim(PrimOp::Mux, vec![c, a, b], w);
             set_result(cx, op, x);
@@ -198,7 +229,8 @@ pub(crate) fn generate(cx: &mut RuleCx, op: &Operation, _first: bool) -> Result<
                 .attr("lowBit")
                 .or_else(|| op.attr("low_bit"))
                 .and_then(Attribute::as_int)
-                .ok_or_else(|| Diagnostic::error(op.span, "`comb.extract` needs `lowBit`"))? as u32;
+                .ok_or_else(|| Diagnostic::error(op.span, "`comb.extract` needs `lowBit`"))?
+                as u32;
             if lo + w > wa {
                 return Err(mismatch(op, format!("bits {lo}..{} of i{wa}", lo + w)));
             }
@@ -208,18 +240,31 @@ pub(crate) fn generate(cx: &mut RuleCx, op: &Operation, _first: bool) -> Result<
         }
         "aps.readrf" => {
             let Some(cmd) = cx.cmd else {
-                return Err(Diagnostic::error(op.span, "`aps.readrf` outside the first slot of the function's first block"));
+                return Err(Diagnostic::error(
+                    op.span,
+                    "`aps.readrf` outside the first slot of the function's first block",
+                ));
             };
-            let o = op.operands.first().ok_or_else(|| Diagnostic::error(op.span, "`aps.readrf` needs a register operand"))?;
+            let o = op.operands.first().ok_or_else(|| {
+                Diagnostic::error(op.span, "`aps.readrf` needs a register operand")
+            })?;
             let idx = cx.seg.values.args.iter().position(|a| *a == o.name);
             let field = match idx {
                 Some(0) => "rs1data",
                 Some(1) => "rs2data",
-                _ => return Err(Diagnostic::error(o.span, "`aps.readrf` reads only the first two function arguments (rs1, rs2)")),
+                _ => {
+                    return Err(Diagnostic::error(
+                        o.span,
+                        "`aps.readrf` reads only the first two function arguments (rs1, rs2)",
+                    ));
+                }
             };
             let w = result_width(op)?;
             if w != 32 {
-                return Err(mismatch(op, format!("register reads are i32, result is i{w}")));
+                return Err(mismatch(
+                    op,
+                    format!("register reads are i32, result is i{w}"),
+                ));
             }
             let (lo, fw) = rocc_field(field);
             let x = cx.b.prim(PrimOp::Bits { lo }, vec![cmd], fw);
@@ -229,7 +274,10 @@ pub(crate) fn generate(cx: &mut RuleCx, op: &Operation, _first: bool) -> Result<
         "aps.writerf" => {
             let (v, wv) = operand(cx, op, 1)?;
             if wv > 32 {
-                return Err(mismatch(op, format!("register writes take at most i32, got i{wv}")));
+                return Err(mismatch(
+                    op,
+                    format!("register writes take at most i32, got i{wv}"),
+                ));
             }
             let v32 = cx.fit(v, wv, 32);
             let rd = cx.b.call_value(&cx.seg.reg_rd.clone(), "read", vec![], 5);
@@ -243,7 +291,10 @@ pub(crate) fn generate(cx: &mut RuleCx, op: &Operation, _first: bool) -> Result<
             if op.name == "aps.memload" {
                 let w = result_width(op)?;
                 if w != bw {
-                    return Err(mismatch(op, format!("bank `@{bank}` holds i{bw}, result is i{w}")));
+                    return Err(mismatch(
+                        op,
+                        format!("bank `@{bank}` holds i{bw}, result is i{w}"),
+                    ));
                 }
                 let x = cx.b.call_value(&bank, "read", vec![i], w);
                 set_result(cx, op, x);
@@ -253,7 +304,9 @@ pub(crate) fn generate(cx: &mut RuleCx, op: &Operation, _first: bool) -> Result<
             Ok(())
         }
         "aps.spm.load_collect" => {
-            let o = op.operands.first().ok_or_else(|| Diagnostic::error(op.span, "`aps.spm.load_collect` needs its request token"))?;
+            let o = op.operands.first().ok_or_else(|| {
+                Diagnostic::error(op.span, "`aps.spm.load_collect` needs its request token")
+            })?;
             let bank = cx
                 .seg
                 .values
@@ -272,7 +325,10 @@ pub(crate) fn generate(cx: &mut RuleCx, op: &Operation, _first: bool) -> Result<
             let (i, _) = operand(cx, op, 2)?;
             let bw = cx.ctx.globals.get(&bank).map(|g| g.width).unwrap_or(32);
             if wv != bw {
-                return Err(mismatch(op, format!("storing i{wv} into bank `@{bank}` of i{bw}")));
+                return Err(mismatch(
+                    op,
+                    format!("storing i{wv} into bank `@{bank}` of i{bw}"),
+                ));
             }
             cx.b.call(&bank, "write", vec![i, v]);
             Ok(())
@@ -280,7 +336,10 @@ pub(crate) fn generate(cx: &mut RuleCx, op: &Operation, _first: bool) -> Result<
         "aps.itfc.burst_load_req" => {
             let n = op.operands.len();
             if n < 4 {
-                return Err(Diagnostic::error(op.span, "`aps.itfc.burst_load_req` needs cpu address, banks, start and length"));
+                return Err(Diagnostic::error(
+                    op.span,
+                    "`aps.itfc.burst_load_req` needs cpu address, banks, start and length",
+                ));
             }
             let args = burst_args(cx, op, 1..n - 2, n - 2, 0, n - 1)?;
             cx.b.call("dma", "cpu_to_isax", args);
@@ -289,7 +348,10 @@ pub(crate) fn generate(cx: &mut RuleCx, op: &Operation, _first: bool) -> Result<
         "aps.itfc.burst_store_req" => {
             let n = op.operands.len();
             if n < 4 {
-                return Err(Diagnostic::error(op.span, "`aps.itfc.burst_store_req` needs banks, start, cpu address and length"));
+                return Err(Diagnostic::error(
+                    op.span,
+                    "`aps.itfc.burst_store_req` needs banks, start, cpu address and length",
+                ));
             }
             let args = burst_args(cx, op, 0..n - 3, n - 3, n - 2, n - 1)?;
             cx.b.call("dma", "isax_to_cpu", args);
@@ -308,16 +370,23 @@ pub(crate) fn generate(cx: &mut RuleCx, op: &Operation, _first: bool) -> Result<
         "aps.itfc.load_collect" => {
             let w = result_width(op)?;
             if w != 32 {
-                return Err(mismatch(op, format!("CPU memory loads are i32, result is i{w}")));
+                return Err(mismatch(
+                    op,
+                    format!("CPU memory loads are i32, result is i{w}"),
+                ));
             }
-            let x = cx.b.call_value("hellacache_adapter", "load_resp", vec![], 32);
+            let x =
+                cx.b.call_value("hellacache_adapter", "load_resp", vec![], 32);
             set_result(cx, op, x);
             Ok(())
         }
         "aps.itfc.store_req" => {
             let (v, wv) = operand(cx, op, 0)?;
             if wv != 32 {
-                return Err(mismatch(op, format!("CPU memory stores take i32, got i{wv}")));
+                return Err(mismatch(
+                    op,
+                    format!("CPU memory stores take i32, got i{wv}"),
+                ));
             }
             let (a, wa) = operand(cx, op, 2)?;
             let a32 = cx.fit(a, wa, 32);
@@ -327,27 +396,42 @@ pub(crate) fn generate(cx: &mut RuleCx, op: &Operation, _first: bool) -> Result<
         "aps.itfc.store_collect" => Ok(()),
         "aps.globalload" | "aps.globalstore" => {
             let g = global_symbol(op)?;
-            let gw = cx.ctx.globals.get(&g).filter(|g| g.shape.is_empty()).map(|g| g.width).ok_or_else(|| {
-                Diagnostic::error(op.span, format!("`@{g}` is not a rank-0 global"))
-            })?;
+            let gw = cx
+                .ctx
+                .globals
+                .get(&g)
+                .filter(|g| g.shape.is_empty())
+                .map(|g| g.width)
+                .ok_or_else(|| {
+                    Diagnostic::error(op.span, format!("`@{g}` is not a rank-0 global"))
+                })?;
             let inst = format!("glbl_reg_{g}");
             if op.name == "aps.globalload" {
                 let w = result_width(op)?;
                 if w != gw {
-                    return Err(mismatch(op, format!("global `@{g}` is i{gw}, result is i{w}")));
+                    return Err(mismatch(
+                        op,
+                        format!("global `@{g}` is i{gw}, result is i{w}"),
+                    ));
                 }
                 let x = cx.b.call_value(&inst, "read", vec![], w);
                 set_result(cx, op, x);
             } else {
                 let (v, wv) = operand(cx, op, 0)?;
                 if wv != gw {
-                    return Err(mismatch(op, format!("storing i{wv} into global `@{g}` of i{gw}")));
+                    return Err(mismatch(
+                        op,
+                        format!("storing i{wv} into global `@{g}` of i{gw}"),
+                    ));
                 }
                 cx.b.call(&inst, "write", vec![v]);
             }
             Ok(())
         }
-        other => Err(Diagnostic::error(op.span, format!("no rule generator for operation `{other}`"))),
+        other => Err(Diagnostic::error(
+            op.span,
+            format!("no rule generator for operation `{other}`"),
+        )),
     }
 }
 

@@ -96,10 +96,22 @@ pub struct LoopInfo {
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum BlockKind {
-    Function { body: Container },
-    Basic { ops: Vec<Operation> },
-    Loop { info: LoopInfo, body: Container },
-    If { cond: String, then_c: Container, else_c: Option<Container>, results: Vec<String> },
+    Function {
+        body: Container,
+    },
+    Basic {
+        ops: Vec<Operation>,
+    },
+    Loop {
+        info: LoopInfo,
+        body: Container,
+    },
+    If {
+        cond: String,
+        then_c: Container,
+        else_c: Option<Container>,
+        results: Vec<String>,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -182,6 +194,17 @@ pub fn free_uses(op: &Operation, out: &mut BTreeSet<String>) {
     out.extend(used.into_iter().filter(|v| !defined.contains(v)));
 }
 
+/// Free uses of a block's ops taken together (values defined by sibling ops excluded).
+pub fn block_free_uses(block: &crate::mlir::ast::Block) -> BTreeSet<String> {
+    let mut defined: BTreeSet<String> = block.args.iter().map(|a| a.name.clone()).collect();
+    let mut used = BTreeSet::new();
+    for op in &block.ops {
+        defined.extend(result_names(op));
+        collect(op, &mut defined, &mut used);
+    }
+    used.into_iter().filter(|v| !defined.contains(v)).collect()
+}
+
 fn collect(op: &Operation, defined: &mut BTreeSet<String>, used: &mut BTreeSet<String>) {
     used.extend(op.operands.iter().map(operand_name));
     for s in &op.successors {
@@ -201,7 +224,12 @@ fn collect(op: &Operation, defined: &mut BTreeSet<String>, used: &mut BTreeSet<S
 fn is_structural(name: &str) -> bool {
     matches!(
         name,
-        "arith.constant" | "memref.get_global" | "tor.timegraph" | "tor.succ" | "tor.return" | "tor.yield"
+        "arith.constant"
+            | "memref.get_global"
+            | "tor.timegraph"
+            | "tor.succ"
+            | "tor.return"
+            | "tor.yield"
     )
 }
 
@@ -222,15 +250,22 @@ enum Piece<'a> {
 /// Segment one `tor.func` into its block tree.
 pub fn segment_function(ctx: &DesignContext, func: &Operation) -> Result<Segmentation, Diagnostic> {
     if func.name != "tor.func" {
-        return Err(Diagnostic::error(func.span, format!("expected `tor.func`, found `{}`", func.name)));
+        return Err(Diagnostic::error(
+            func.span,
+            format!("expected `tor.func`, found `{}`", func.name),
+        ));
     }
     let name = match func.attr("sym_name") {
         Some(Attribute::String(s)) => s.clone(),
         Some(Attribute::SymbolRef(p)) => p.join("::"),
         _ => return Err(Diagnostic::error(func.span, "`tor.func` without a name")),
     };
-    let opcode = int_attr(func, "opcode")
-        .ok_or_else(|| Diagnostic::error(func.span, format!("function `@{name}` has no `opcode` attribute")))?;
+    let opcode = int_attr(func, "opcode").ok_or_else(|| {
+        Diagnostic::error(
+            func.span,
+            format!("function `@{name}` has no `opcode` attribute"),
+        )
+    })?;
     let funct7 = int_attr(func, "funct7").unwrap_or(0);
     let entry = func
         .regions
@@ -259,7 +294,16 @@ pub fn segment_function(ctx: &DesignContext, func: &Operation) -> Result<Segment
     };
     let mut b = Builder { ctx, seg };
     let root = b.alloc(None, func.span, prefix.trim_end_matches('_').to_string());
-    let body = b.container(root, prefix, &entry.ops, Vec::new(), TokenIn::Rocc, None, &[], &|_| String::new())?;
+    let body = b.container(
+        root,
+        prefix,
+        &entry.ops,
+        Vec::new(),
+        TokenIn::Rocc,
+        None,
+        &[],
+        &|_| String::new(),
+    )?;
     b.seg.blocks[root].kind = BlockKind::Function { body };
     Ok(b.seg)
 }
@@ -273,8 +317,10 @@ fn scan_values(op: &Operation, t: &mut ValueTable) -> Result<(), Diagnostic> {
         "arith.constant" => {
             if let (Some(n), Some(ty)) = (names.first(), op.result_types.first()) {
                 let w = type_width(ty).max(1);
-                let v = const_value(op).ok_or_else(|| Diagnostic::error(op.span, "unsupported constant value"))?;
-                t.consts.insert(n.clone(), (crate::rules::mask(v as u128, w), w));
+                let v = const_value(op)
+                    .ok_or_else(|| Diagnostic::error(op.span, "unsupported constant value"))?;
+                t.consts
+                    .insert(n.clone(), (crate::rules::mask(v as u128, w), w));
             }
         }
         "memref.get_global" => {
@@ -290,7 +336,11 @@ fn scan_values(op: &Operation, t: &mut ValueTable) -> Result<(), Diagnostic> {
         }
         "aps.spm.load_req" => {
             if let (Some(n), Some(bank)) = (names.first(), op.operands.first()) {
-                let bank = t.globals.get(&operand_name(bank)).cloned().unwrap_or_default();
+                let bank = t
+                    .globals
+                    .get(&operand_name(bank))
+                    .cloned()
+                    .unwrap_or_default();
                 t.req_banks.insert(n.clone(), bank);
             }
         }
@@ -327,7 +377,11 @@ impl<'a> Builder<'a> {
     }
 
     fn fifo(&mut self, name: &str, width: u32) {
-        self.seg.fifos.push(FifoDecl { name: name.to_string(), width: width.max(1), depth: 1 });
+        self.seg.fifos.push(FifoDecl {
+            name: name.to_string(),
+            width: width.max(1),
+            depth: 1,
+        });
     }
 
     fn width(&self, v: &str) -> u32 {
@@ -376,10 +430,15 @@ impl<'a> Builder<'a> {
             }
             uses.push(u.into_iter().filter(|v| !self.is_virtual(v)).collect());
         }
-        let ids: Vec<BlockId> =
-            names.iter().map(|(name, span)| self.alloc(Some(parent), *span, name.clone())).collect();
-        let input_index: BTreeMap<String, usize> =
-            inputs.iter().enumerate().map(|(i, p)| (p.value.clone(), i)).collect();
+        let ids: Vec<BlockId> = names
+            .iter()
+            .map(|(name, span)| self.alloc(Some(parent), *span, name.clone()))
+            .collect();
+        let input_index: BTreeMap<String, usize> = inputs
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (p.value.clone(), i))
+            .collect();
         let mut routes: Vec<Vec<String>> = vec![Vec::new(); inputs.len()];
         let mut block_in: Vec<Vec<Port>> = vec![Vec::new(); pieces.len()];
         let mut block_out: Vec<Vec<Port>> = vec![Vec::new(); pieces.len()];
@@ -396,40 +455,83 @@ impl<'a> Builder<'a> {
                     let fifo = format!("{prefix}fifo_b{i}_b{j}_v{k}");
                     *k += 1;
                     self.fifo(&fifo, width);
-                    self.seg.edges.push(CrossBlockEdge { value: v.clone(), from: Some(ids[i]), to: Some(ids[j]), fifo: fifo.clone() });
-                    block_out[i].push(Port { value: v.clone(), fifo: fifo.clone(), width });
-                    block_in[j].push(Port { value: v.clone(), fifo, width });
+                    self.seg.edges.push(CrossBlockEdge {
+                        value: v.clone(),
+                        from: Some(ids[i]),
+                        to: Some(ids[j]),
+                        fifo: fifo.clone(),
+                    });
+                    block_out[i].push(Port {
+                        value: v.clone(),
+                        fifo: fifo.clone(),
+                        width,
+                    });
+                    block_in[j].push(Port {
+                        value: v.clone(),
+                        fifo,
+                        width,
+                    });
                 } else if let Some(&x) = input_index.get(v) {
                     let k = dist_count.entry(j).or_default();
                     let fifo = format!("{prefix}dist_to_block{j}_fifo_v{k}");
                     *k += 1;
                     self.fifo(&fifo, width);
-                    self.seg.edges.push(CrossBlockEdge { value: v.clone(), from: None, to: Some(ids[j]), fifo: fifo.clone() });
+                    self.seg.edges.push(CrossBlockEdge {
+                        value: v.clone(),
+                        from: None,
+                        to: Some(ids[j]),
+                        fifo: fifo.clone(),
+                    });
                     routes[x].push(fifo.clone());
-                    block_in[j].push(Port { value: v.clone(), fifo, width });
+                    block_in[j].push(Port {
+                        value: v.clone(),
+                        fifo,
+                        width,
+                    });
                 } else {
-                    return Err(Diagnostic::error(names[j].1, format!("value `{v}` is not available in block `{}`", names[j].0)));
+                    return Err(Diagnostic::error(
+                        names[j].1,
+                        format!("value `{v}` is not available in block `{}`", names[j].0),
+                    ));
                 }
             }
         }
         let mut exits = Vec::new();
         for (k, (v, span)) in exit_values.iter().enumerate() {
             if self.is_virtual(v) {
-                exits.push(Exit { value: v.clone(), fifo: None });
+                exits.push(Exit {
+                    value: v.clone(),
+                    fifo: None,
+                });
                 continue;
             }
             let fifo = exit_fifo(k);
             let width = self.width(v);
             self.fifo(&fifo, width);
             if let Some(&i) = def_of.get(v) {
-                block_out[i].push(Port { value: v.clone(), fifo: fifo.clone(), width });
-                self.seg.edges.push(CrossBlockEdge { value: v.clone(), from: Some(ids[i]), to: None, fifo: fifo.clone() });
+                block_out[i].push(Port {
+                    value: v.clone(),
+                    fifo: fifo.clone(),
+                    width,
+                });
+                self.seg.edges.push(CrossBlockEdge {
+                    value: v.clone(),
+                    from: Some(ids[i]),
+                    to: None,
+                    fifo: fifo.clone(),
+                });
             } else if let Some(&x) = input_index.get(v) {
                 routes[x].push(fifo.clone());
             } else {
-                return Err(Diagnostic::error(*span, format!("yielded value `{v}` is not available")));
+                return Err(Diagnostic::error(
+                    *span,
+                    format!("yielded value `{v}` is not available"),
+                ));
             }
-            exits.push(Exit { value: v.clone(), fifo: Some(fifo) });
+            exits.push(Exit {
+                value: v.clone(),
+                fifo: Some(fifo),
+            });
         }
         let mut first_token = token_in.clone();
         let mut dist = None;
@@ -438,7 +540,11 @@ impl<'a> Builder<'a> {
             let token_fifo = format!("{prefix}dist_token_fifo");
             self.fifo(&token_fifo, 1);
             first_token = TokenIn::Fifo(token_fifo.clone());
-            dist = Some(Distribution { rule: format!("{prefix}input_distribution"), token_fifo, routes });
+            dist = Some(Distribution {
+                rule: format!("{prefix}input_distribution"),
+                token_fifo,
+                routes,
+            });
         }
         if token_in == TokenIn::Rocc && !matches!(pieces.first(), Some(Piece::Basic(_)) | None) {
             let fifo = format!("{prefix}start_token_fifo");
@@ -468,16 +574,33 @@ impl<'a> Builder<'a> {
                 b.outputs = std::mem::take(&mut block_out[n]);
             }
             let kind = match piece {
-                Piece::Basic(ops) => BlockKind::Basic { ops: ops.iter().map(|o| (*o).clone()).collect() },
+                Piece::Basic(ops) => BlockKind::Basic {
+                    ops: ops.iter().map(|o| (*o).clone()).collect(),
+                },
                 Piece::Ctl(op) if op.name == "tor.for" => self.loop_kind(id, op)?,
                 Piece::Ctl(op) => self.if_kind(id, op)?,
             };
             self.seg.blocks[id].kind = kind;
         }
-        Ok(Container { prefix, children: ids, token_in, token_out, inputs, dist, exits, start })
+        Ok(Container {
+            prefix,
+            children: ids,
+            token_in,
+            token_out,
+            inputs,
+            dist,
+            exits,
+            start,
+        })
     }
 
-    fn body_inputs(&mut self, id: BlockId, first: &[String], region_uses: BTreeSet<String>, name: &dyn Fn(usize) -> String) -> Vec<Port> {
+    fn body_inputs(
+        &mut self,
+        id: BlockId,
+        first: &[String],
+        region_uses: BTreeSet<String>,
+        name: &dyn Fn(usize) -> String,
+    ) -> Vec<Port> {
         let mut vals: Vec<String> = first.to_vec();
         for v in region_uses {
             if !self.is_virtual(&v) && !vals.contains(&v) {
@@ -491,7 +614,11 @@ impl<'a> Builder<'a> {
                 let width = self.width(&v);
                 let fifo = name(k);
                 self.fifo(&fifo, width);
-                Port { value: v, fifo, width }
+                Port {
+                    value: v,
+                    fifo,
+                    width,
+                }
             })
             .collect()
     }
@@ -504,29 +631,41 @@ impl<'a> Builder<'a> {
             .and_then(|r| r.blocks.first())
             .ok_or_else(|| Diagnostic::error(op.span, "`tor.for` without a body"))?;
         if op.operands.len() < 3 {
-            return Err(Diagnostic::error(op.span, "`tor.for` needs lower bound, upper bound and step"));
+            return Err(Diagnostic::error(
+                op.span,
+                "`tor.for` needs lower bound, upper bound and step",
+            ));
         }
-        let iv = body.args.first().ok_or_else(|| Diagnostic::error(op.span, "`tor.for` body has no induction variable"))?;
+        let iv = body.args.first().ok_or_else(|| {
+            Diagnostic::error(op.span, "`tor.for` body has no induction variable")
+        })?;
         let iters: Vec<String> = body.args.iter().skip(1).map(|a| a.name.clone()).collect();
         let inits: Vec<String> = op.operands[3..].iter().map(operand_name).collect();
         if inits.len() != iters.len() {
-            return Err(Diagnostic::error(op.span, format!("`tor.for` has {} iter_args but {} initial values", iters.len(), inits.len())));
+            return Err(Diagnostic::error(
+                op.span,
+                format!(
+                    "`tor.for` has {} iter_args but {} initial values",
+                    iters.len(),
+                    inits.len()
+                ),
+            ));
         }
         let results = result_names(op);
         let yields = yield_values(body);
         if yields.len() != iters.len() || results.len() != iters.len() {
-            return Err(Diagnostic::error(op.span, "`tor.for` iter_args, yielded values and results must have the same count"));
+            return Err(Diagnostic::error(
+                op.span,
+                "`tor.for` iter_args, yielded values and results must have the same count",
+            ));
         }
-        let mut region_uses = BTreeSet::new();
-        for inner in &body.ops {
-            free_uses(inner, &mut region_uses);
-        }
-        let bound: BTreeSet<String> = body.args.iter().map(|a| a.name.clone()).collect();
-        let region_uses: BTreeSet<String> = region_uses.into_iter().filter(|v| !bound.contains(v)).collect();
+        let region_uses = block_free_uses(body);
         let mut first = vec![iv.name.clone()];
         first.extend(iters.iter().cloned());
         let ln = loop_name.clone();
-        let inputs = self.body_inputs(id, &first, region_uses, &|k| format!("{ln}_loop_to_body_fifo_{k}"));
+        let inputs = self.body_inputs(id, &first, region_uses, &|k| {
+            format!("{ln}_loop_to_body_fifo_{k}")
+        });
         let tin = format!("{loop_name}_token_entry_to_body");
         let tout = format!("{loop_name}_token_body_to_next");
         self.fifo(&tin, 1);
@@ -557,10 +696,17 @@ impl<'a> Builder<'a> {
 
     fn if_kind(&mut self, id: BlockId, op: &'a Operation) -> Result<BlockKind, Diagnostic> {
         let name = self.seg.blocks[id].name.clone();
-        let cond = op.operands.first().map(operand_name).ok_or_else(|| Diagnostic::error(op.span, "`tor.if` without a condition"))?;
+        let cond = op
+            .operands
+            .first()
+            .map(operand_name)
+            .ok_or_else(|| Diagnostic::error(op.span, "`tor.if` without a condition"))?;
         let results = result_names(op);
         if !results.is_empty() && op.regions.len() < 2 {
-            return Err(Diagnostic::error(op.span, "`tor.if` with results needs an else region"));
+            return Err(Diagnostic::error(
+                op.span,
+                "`tor.if` with results needs an else region",
+            ));
         }
         let mut branches = Vec::new();
         for (r, tag) in op.regions.iter().zip(["then", "else"]) {
@@ -570,12 +716,16 @@ impl<'a> Builder<'a> {
             };
             let yields = yield_values(block);
             if yields.len() != results.len() {
-                return Err(Diagnostic::error(r.span, format!("`tor.if` {tag} region yields {} values for {} results", yields.len(), results.len())));
+                return Err(Diagnostic::error(
+                    r.span,
+                    format!(
+                        "`tor.if` {tag} region yields {} values for {} results",
+                        yields.len(),
+                        results.len()
+                    ),
+                ));
             }
-            let mut uses = BTreeSet::new();
-            for inner in &block.ops {
-                free_uses(inner, &mut uses);
-            }
+            let uses = block_free_uses(block);
             let n2 = name.clone();
             let inputs = self.body_inputs(id, &[], uses, &|k| format!("{n2}_{tag}in{k}"));
             let tin = format!("{name}_{tag}tok");
@@ -596,9 +746,17 @@ impl<'a> Builder<'a> {
             branches.push(Some(c));
         }
         let mut it = branches.into_iter();
-        let then_c = it.next().flatten().ok_or_else(|| Diagnostic::error(op.span, "`tor.if` without a then region"))?;
+        let then_c = it
+            .next()
+            .flatten()
+            .ok_or_else(|| Diagnostic::error(op.span, "`tor.if` without a then region"))?;
         let else_c = it.next().flatten();
-        Ok(BlockKind::If { cond, then_c, else_c, results })
+        Ok(BlockKind::If {
+            cond,
+            then_c,
+            else_c,
+            results,
+        })
     }
 }
 
@@ -608,7 +766,12 @@ fn yield_values(block: &crate::mlir::ast::Block) -> Vec<(String, Span)> {
         .iter()
         .rev()
         .find(|o| o.name == "tor.yield")
-        .map(|y| y.operands.iter().map(|o| (operand_name(o), o.span)).collect())
+        .map(|y| {
+            y.operands
+                .iter()
+                .map(|o| (operand_name(o), o.span))
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -618,10 +781,19 @@ fn split(ops: &[Operation]) -> Result<Vec<Piece<'_>>, Diagnostic> {
     for op in ops {
         match op.name.as_str() {
             "tor.while" => {
-                return Err(Diagnostic::error(op.span, "`tor.while` is not supported (only `tor.for` loops with bounds)"));
+                return Err(Diagnostic::error(
+                    op.span,
+                    "`tor.while` is not supported (only `tor.for` loops with bounds)",
+                ));
             }
             "scf.for" | "scf.if" | "scf.while" => {
-                return Err(Diagnostic::error(op.span, format!("`{}` must be lowered to TOR before rule generation", op.name)));
+                return Err(Diagnostic::error(
+                    op.span,
+                    format!(
+                        "`{}` must be lowered to TOR before rule generation",
+                        op.name
+                    ),
+                ));
             }
             "tor.for" | "tor.if" => {
                 if !cur.is_empty() {

@@ -55,8 +55,11 @@ pub fn emit_cmt2(circuit: &Circuit) -> String {
     for rule in &circuit.rules {
         emit_rule(&mut out, rule);
     }
-    let prec: Vec<String> =
-        circuit.precedence.iter().map(|(a, b)| format!("[@{a}, @{b}]")).collect();
+    let prec: Vec<String> = circuit
+        .precedence
+        .iter()
+        .map(|(a, b)| format!("[@{a}, @{b}]"))
+        .collect();
     let _ = writeln!(out, "  }} {{precedence = [{}]}}", prec.join(", "));
     out.push_str("}\n");
     out
@@ -67,13 +70,26 @@ fn emit_extern(out: &mut String, name: &str, inst: &Instance) {
         InstanceKind::Fifo { .. } => vec![("enq", false), ("deq", false)],
         InstanceKind::Reg { .. } => vec![("read", true), ("write", false)],
         InstanceKind::Bank { .. } => {
-            vec![("read", true), ("read_0", false), ("read_1", true), ("write", false)]
+            vec![
+                ("read", true),
+                ("read_0", false),
+                ("read_1", true),
+                ("write", false),
+            ]
         }
         InstanceKind::Rocc => vec![("resp_from_user", false)],
         InstanceKind::Dma { .. } => {
-            vec![("cpu_to_isax", false), ("isax_to_cpu", false), ("poll_for_idle", true)]
+            vec![
+                ("cpu_to_isax", false),
+                ("isax_to_cpu", false),
+                ("poll_for_idle", true),
+            ]
         }
-        InstanceKind::MemPort => vec![("load_req", false), ("store_req", false), ("load_resp", false)],
+        InstanceKind::MemPort => vec![
+            ("load_req", false),
+            ("store_req", false),
+            ("load_resp", false),
+        ],
     };
     let _ = writeln!(
         out,
@@ -121,10 +137,17 @@ fn emit_stmts(out: &mut String, stmts: &[Stmt], widths: &mut BTreeMap<u32, u32>,
                 };
                 let _ = writeln!(out, "{pad}{line}");
             }
-            Stmt::Call { result, inst, method, args } => {
+            Stmt::Call {
+                result,
+                inst,
+                method,
+                args,
+            } => {
                 let arg_list: Vec<String> = args.iter().map(|a| format!("%v{a}")).collect();
-                let arg_tys: Vec<String> =
-                    args.iter().map(|a| ty(widths.get(a).copied().unwrap_or(1))).collect();
+                let arg_tys: Vec<String> = args
+                    .iter()
+                    .map(|a| ty(widths.get(a).copied().unwrap_or(1)))
+                    .collect();
                 match result {
                     Some((var, width)) => {
                         widths.insert(*var, *width);
@@ -146,7 +169,11 @@ fn emit_stmts(out: &mut String, stmts: &[Stmt], widths: &mut BTreeMap<u32, u32>,
                     }
                 }
             }
-            Stmt::If { cond, then_body, else_body } => {
+            Stmt::If {
+                cond,
+                then_body,
+                else_body,
+            } => {
                 let _ = writeln!(out, "{pad}cmt2.if %v{cond} {{");
                 emit_stmts(out, then_body, widths, indent + 2);
                 let _ = writeln!(out, "{pad}}} else {{");
@@ -157,9 +184,18 @@ fn emit_stmts(out: &mut String, stmts: &[Stmt], widths: &mut BTreeMap<u32, u32>,
     }
 }
 
-fn prim_text(var: u32, op: PrimOp, args: &[u32], width: u32, widths: &BTreeMap<u32, u32>) -> String {
+fn prim_text(
+    var: u32,
+    op: PrimOp,
+    args: &[u32],
+    width: u32,
+    widths: &BTreeMap<u32, u32>,
+) -> String {
     let a: Vec<String> = args.iter().map(|x| format!("%v{x}")).collect();
-    let tys: Vec<String> = args.iter().map(|x| ty(widths.get(x).copied().unwrap_or(1))).collect();
+    let tys: Vec<String> = args
+        .iter()
+        .map(|x| ty(widths.get(x).copied().unwrap_or(1)))
+        .collect();
     let name = match op {
         PrimOp::Add => "kiln.add",
         PrimOp::Sub => "kiln.sub",
@@ -193,7 +229,12 @@ fn prim_text(var: u32, op: PrimOp, args: &[u32], width: u32, widths: &BTreeMap<u
         PrimOp::ZExt => "firrtl.pad",
         PrimOp::SExt => "kiln.sext",
     };
-    format!("%v{var} = {name} {} : ({}) -> {}", a.join(", "), tys.join(", "), ty(width))
+    format!(
+        "%v{var} = {name} {} : ({}) -> {}",
+        a.join(", "),
+        tys.join(", "),
+        ty(width)
+    )
 }
 
 /// Graphviz DOT: one cluster per block (rule origin), rules as boxes, FIFOs as ellipses,
@@ -215,7 +256,11 @@ pub fn to_dot(circuit: &Circuit) -> String {
     }
     for inst in &circuit.instances {
         if let InstanceKind::Fifo { width, .. } = inst.kind {
-            let _ = writeln!(out, "  \"{}\" [shape=ellipse, label=\"{}\\nw{width}\"];", inst.name, inst.name);
+            let _ = writeln!(
+                out,
+                "  \"{}\" [shape=ellipse, label=\"{}\\nw{width}\"];",
+                inst.name, inst.name
+            );
         }
     }
     let mut edges = Vec::new();
@@ -233,7 +278,13 @@ fn collect_edges(stmts: &[Stmt], rule: &str, c: &Circuit, out: &mut Vec<String>)
     for s in stmts {
         match s {
             Stmt::Call { inst, method, .. } => {
-                let is_fifo = matches!(c.instance(inst), Some(Instance { kind: InstanceKind::Fifo { .. }, .. }));
+                let is_fifo = matches!(
+                    c.instance(inst),
+                    Some(Instance {
+                        kind: InstanceKind::Fifo { .. },
+                        ..
+                    })
+                );
                 if !is_fifo {
                     continue;
                 }
@@ -246,7 +297,11 @@ fn collect_edges(stmts: &[Stmt], rule: &str, c: &Circuit, out: &mut Vec<String>)
                     out.push(e);
                 }
             }
-            Stmt::If { then_body, else_body, .. } => {
+            Stmt::If {
+                then_body,
+                else_body,
+                ..
+            } => {
                 collect_edges(then_body, rule, c, out);
                 collect_edges(else_body, rule, c, out);
             }

@@ -51,14 +51,27 @@ pub struct Instance {
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum InstanceKind {
-    Fifo { width: u32, depth: u32 },
-    Reg { width: u32, init: u128 },
+    Fifo {
+        width: u32,
+        depth: u32,
+    },
+    Reg {
+        width: u32,
+        init: u128,
+    },
     /// One scratchpad bank (a `memref.global` of rank 1).
-    Bank { width: u32, depth: u32, init: Vec<u128> },
+    Bank {
+        width: u32,
+        depth: u32,
+        init: Vec<u128>,
+    },
     /// The RoCC command/response adapter.
     Rocc,
     /// The burst DMA engine; `latency` cycles per started 64-byte burst.
-    Dma { latency: u32, entries: Vec<DmaEntry> },
+    Dma {
+        latency: u32,
+        entries: Vec<DmaEntry>,
+    },
     /// The CPU memory port (hellacache adapter).
     MemPort,
 }
@@ -142,7 +155,9 @@ pub enum PrimOp {
     /// `mux(cond, a, b)`.
     Mux,
     /// Bits `[lo, lo + width)` of the operand.
-    Bits { lo: u32 },
+    Bits {
+        lo: u32,
+    },
     ZExt,
     SExt,
 }
@@ -161,7 +176,11 @@ pub fn rocc_field(name: &str) -> (u32, u32) {
 }
 
 pub fn mask(v: u128, width: u32) -> u128 {
-    if width >= 128 { v } else { v & ((1u128 << width) - 1) }
+    if width >= 128 {
+        v
+    } else {
+        v & ((1u128 << width) - 1)
+    }
 }
 
 /// `v` (of `width` bits) sign-extended to i128.
@@ -217,7 +236,11 @@ pub fn eval_prim(op: PrimOp, args: &[(u128, u32)], width: u32) -> u128 {
 }
 
 fn shift(a: (u128, u32), b: (u128, u32), f: impl Fn(u128, u32) -> u128, over: u128) -> u128 {
-    if b.0 >= a.1 as u128 { over } else { f(a.0, b.0 as u32) }
+    if b.0 >= a.1 as u128 {
+        over
+    } else {
+        f(a.0, b.0 as u32)
+    }
 }
 
 impl Circuit {
@@ -258,13 +281,21 @@ impl BodyBuilder {
 
     pub fn konst(&mut self, value: u128, width: u32) -> Var {
         let var = self.fresh();
-        self.stmts.push(Stmt::Let { var, width, expr: Expr::Const(mask(value, width)) });
+        self.stmts.push(Stmt::Let {
+            var,
+            width,
+            expr: Expr::Const(mask(value, width)),
+        });
         var
     }
 
     pub fn prim(&mut self, op: PrimOp, args: Vec<Var>, width: u32) -> Var {
         let var = self.fresh();
-        self.stmts.push(Stmt::Let { var, width, expr: Expr::Prim(op, args) });
+        self.stmts.push(Stmt::Let {
+            var,
+            width,
+            expr: Expr::Prim(op, args),
+        });
         var
     }
 
@@ -300,6 +331,10 @@ impl BodyBuilder {
         let then_body = std::mem::take(&mut self.stmts);
         else_f(self);
         let else_body = std::mem::replace(&mut self.stmts, outer);
-        self.stmts.push(Stmt::If { cond, then_body, else_body });
+        self.stmts.push(Stmt::If {
+            cond,
+            then_body,
+            else_body,
+        });
     }
 }

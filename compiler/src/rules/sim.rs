@@ -26,7 +26,10 @@ pub struct SimConfig {
 
 impl Default for SimConfig {
     fn default() -> SimConfig {
-        SimConfig { dma_latency: 16, max_cycles: 5_000_000 }
+        SimConfig {
+            dma_latency: 16,
+            max_cycles: 5_000_000,
+        }
     }
 }
 
@@ -67,7 +70,11 @@ impl std::fmt::Display for SimError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             SimError::Deadlock { cycle, stuck } => {
-                write!(f, "deadlock at cycle {cycle}: stuck rules {}", stuck.join(", "))
+                write!(
+                    f,
+                    "deadlock at cycle {cycle}: stuck rules {}",
+                    stuck.join(", ")
+                )
             }
             SimError::Timeout { cycles } => write!(f, "no quiescence within {cycles} cycles"),
             SimError::Malformed(m) => write!(f, "malformed circuit: {m}"),
@@ -162,7 +169,9 @@ pub fn simulate(
     let mut any_fired = false;
     loop {
         if st.cycle >= cfg.max_cycles {
-            return Err(SimError::Timeout { cycles: cfg.max_cycles });
+            return Err(SimError::Timeout {
+                cycles: cfg.max_cycles,
+            });
         }
         let mut fired = false;
         for rule in &order {
@@ -218,9 +227,11 @@ impl State {
                     pending: Vec::new(),
                     depth: (*depth).max(1) as usize,
                 }),
-                InstanceKind::Reg { width, init } => {
-                    Slot::Reg(Reg { value: *init, pending: None, width: *width })
-                }
+                InstanceKind::Reg { width, init } => Slot::Reg(Reg {
+                    value: *init,
+                    pending: None,
+                    width: *width,
+                }),
                 InstanceKind::Bank { width, depth, init } => {
                     let mut data = vec![0u128; *depth as usize];
                     for (d, v) in data.iter_mut().zip(init) {
@@ -236,14 +247,21 @@ impl State {
                 }
                 InstanceKind::Rocc => Slot::Rocc,
                 InstanceKind::Dma { latency, entries } => Slot::Dma(Dma {
-                    latency: if *latency == 0 { cfg.dma_latency } else { *latency },
+                    latency: if *latency == 0 {
+                        cfg.dma_latency
+                    } else {
+                        *latency
+                    },
                     entries: entries.clone(),
                     active: None,
                 }),
                 InstanceKind::MemPort => Slot::MemPort,
             };
             if index.insert(inst.name.clone(), slots.len()).is_some() {
-                return Err(SimError::Malformed(format!("duplicate instance `{}`", inst.name)));
+                return Err(SimError::Malformed(format!(
+                    "duplicate instance `{}`",
+                    inst.name
+                )));
             }
             names.push(inst.name.clone());
             slots.push(slot);
@@ -287,22 +305,35 @@ impl State {
                     let v = match expr {
                         Expr::Const(c) => mask(*c, *width),
                         Expr::Prim(op, args) => {
-                            let a: Vec<(u128, u32)> =
-                                args.iter().map(|x| vars.get(x).copied().unwrap_or((0, 1))).collect();
+                            let a: Vec<(u128, u32)> = args
+                                .iter()
+                                .map(|x| vars.get(x).copied().unwrap_or((0, 1)))
+                                .collect();
                             eval_prim(*op, &a, *width)
                         }
                     };
                     vars.insert(*var, (v, *width));
                 }
-                Stmt::Call { result, inst, method, args } => {
-                    let a: Vec<u128> =
-                        args.iter().map(|x| vars.get(x).map(|v| v.0).unwrap_or(0)).collect();
+                Stmt::Call {
+                    result,
+                    inst,
+                    method,
+                    args,
+                } => {
+                    let a: Vec<u128> = args
+                        .iter()
+                        .map(|x| vars.get(x).map(|v| v.0).unwrap_or(0))
+                        .collect();
                     let r = self.call(inst, method, &a, tx)?;
                     if let Some((var, width)) = result {
                         vars.insert(*var, (mask(r, *width), *width));
                     }
                 }
-                Stmt::If { cond, then_body, else_body } => {
+                Stmt::If {
+                    cond,
+                    then_body,
+                    else_body,
+                } => {
                     let c = vars.get(cond).map(|v| v.0 & 1).unwrap_or(0);
                     let body = if c == 1 { then_body } else { else_body };
                     self.exec(body, vars, tx)?;
@@ -446,7 +477,11 @@ impl State {
             self.cmds.pop_front();
         }
         for (rd, value) in tx.responses {
-            self.responses.push(Response { rd, value, cycle: self.cycle });
+            self.responses.push(Response {
+                rd,
+                value,
+                cycle: self.cycle,
+            });
         }
         for _ in 0..tx.mem_resp_taken {
             self.mem_resp.pop_front();
@@ -493,13 +528,12 @@ impl State {
             })
             .collect();
         for (idx, t) in finished {
+            busy = true;
             if self.cycle + 1 >= t.done_at {
                 self.complete_transfer(idx, &t);
                 if let Slot::Dma(d) = &mut self.slots[idx] {
                     d.active = None;
                 }
-            } else {
-                busy = true;
             }
         }
         busy
@@ -563,11 +597,17 @@ impl State {
                 .map(|r| r.name.clone())
                 .collect::<Vec<_>>();
             let stuck = if stuck.is_empty() {
-                pending.iter().map(|&i| format!("(fifo {} not drained)", self.names[i])).collect()
+                pending
+                    .iter()
+                    .map(|&i| format!("(fifo {} not drained)", self.names[i]))
+                    .collect()
             } else {
                 stuck
             };
-            return Err(SimError::Deadlock { cycle: self.cycle, stuck });
+            return Err(SimError::Deadlock {
+                cycle: self.cycle,
+                stuck,
+            });
         }
         let mut banks = BTreeMap::new();
         let mut regs = BTreeMap::new();
@@ -597,7 +637,11 @@ fn deq_targets(stmts: &[Stmt]) -> Vec<&str> {
     for s in stmts {
         match s {
             Stmt::Call { inst, method, .. } if method == "deq" => out.push(inst.as_str()),
-            Stmt::If { then_body, else_body, .. } => {
+            Stmt::If {
+                then_body,
+                else_body,
+                ..
+            } => {
                 out.extend(deq_targets(then_body));
                 out.extend(deq_targets(else_body));
             }
@@ -608,7 +652,9 @@ fn deq_targets(stmts: &[Stmt]) -> Vec<&str> {
 }
 
 fn calls_cmd(stmts: &[Stmt]) -> bool {
-    stmts.iter().any(|s| matches!(s, Stmt::Call { method, .. } if method.starts_with("cmd_to_user_")))
+    stmts
+        .iter()
+        .any(|s| matches!(s, Stmt::Call { method, .. } if method.starts_with("cmd_to_user_")))
 }
 
 /// Pack a command into the 96-bit bundle of [`super::rocc_field`].
