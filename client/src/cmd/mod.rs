@@ -3,16 +3,33 @@
 use crate::io::Failure;
 use clap::Subcommand;
 
+pub mod build;
+#[path = "gen.rs"]
+pub mod generate;
+pub mod graph;
 pub mod parse;
+pub mod sim;
 
 #[derive(Subcommand)]
 pub enum Command {
     /// Parse MLIR files and print a summary, the generic form, or JSON.
     Parse(parse::Args),
+    /// Compile a design (APS: a module with `tor.design`) to CMT2 MLIR and rules JSON.
+    Build(build::Args),
+    /// Run one APS instruction on the TOR interpreter or the rule simulator.
+    Sim(sim::Args),
+    /// Graphviz view of one function's rules and FIFOs.
+    Graph(graph::Args),
+    /// Generate a random workload (`aps`).
+    Gen(generate::Args),
 }
 
 pub fn run(command: Command) -> Result<(), Failure> {
     match command {
         Command::Parse(args) => parse::run(args),
+        Command::Build(args) => build::run(args),
+        Command::Sim(args) => sim::run(args),
+        Command::Graph(args) => graph::run(args),
+        Command::Gen(args) => generate::run(args),
     }
 }

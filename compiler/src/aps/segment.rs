@@ -738,7 +738,7 @@ impl Builder {
             let c = self.container(
                 id,
                 format!("{name}_{tag}_"),
-                &block.ops.clone(),
+                &block.ops,
                 inputs,
                 TokenIn::Fifo(tin),
                 Some(tout),
