@@ -57,7 +57,7 @@ fn parse_u32(s: &str) -> Result<u32, String> {
     r.map_err(|e| format!("`{s}`: {e}"))
 }
 
-fn read_mem(path: &PathBuf) -> Result<BTreeMap<u32, u8>, Failure> {
+fn read_mem(path: &std::path::Path) -> Result<BTreeMap<u32, u8>, Failure> {
     let text = io::read_source(path)?;
     let bad = |m: String| Failure::input(format!("{}: error: {m}", path.display()));
     let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| bad(e.to_string()))?;

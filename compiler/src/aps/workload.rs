@@ -399,7 +399,7 @@ impl Gen {
     }
 
     /// A bound: a constant or a small runtime value (`x & 7`).
-    fn bound(&mut self, pool: &mut Vec<String>, consts: &[i64]) -> String {
+    fn bound(&mut self, pool: &[String], consts: &[i64]) -> String {
         if self.rng.chance(30) {
             let a = self.rng.pick(pool).clone();
             let x = self.fresh();
