@@ -14,6 +14,38 @@ pub fn to_json(circuit: &Circuit) -> String {
     s
 }
 
+/// [`to_json`] assembled from pieces: `rules_json` is the comma-joined JSON of the rules.
+pub fn json_from_parts(circuit_without_rules: &Circuit, rules_json: &str) -> String {
+    let j = |v: &dyn erased::Ser| v.json();
+    format!(
+        "{{\"name\":{},\"instances\":{},\"rules\":[{rules_json}],\"precedence\":{},\"schedule\":{}}}\n",
+        j(&circuit_without_rules.name),
+        j(&circuit_without_rules.instances),
+        j(&circuit_without_rules.precedence),
+        j(&circuit_without_rules.schedule),
+    )
+}
+
+/// JSON of each rule, comma-joined (the inside of the `rules` array of [`to_json`]).
+pub fn rules_json(rules: &[Rule]) -> String {
+    rules
+        .iter()
+        .map(|r| serde_json::to_string(r).unwrap_or_default())
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+mod erased {
+    pub trait Ser {
+        fn json(&self) -> String;
+    }
+    impl<T: serde::Serialize> Ser for T {
+        fn json(&self) -> String {
+            serde_json::to_string(self).unwrap_or_default()
+        }
+    }
+}
+
 fn ty(width: u32) -> String {
     format!("!firrtl.uint<{}>", width.max(1))
 }
@@ -33,18 +65,28 @@ fn module_name(inst: &Instance) -> String {
 /// CMT2 MLIR: one `cmt2.circuit` with an extern declaration per primitive module and a
 /// `main` module holding the instances, rules and precedence.
 pub fn emit_cmt2(circuit: &Circuit) -> String {
+    let mut out = cmt2_header(&circuit.name, &circuit.instances);
+    for rule in &circuit.rules {
+        emit_rule(&mut out, rule);
+    }
+    out.push_str(&cmt2_footer(&circuit.precedence));
+    out
+}
+
+/// Everything of [`emit_cmt2`] before the first rule.
+pub fn cmt2_header(name: &str, instances: &[Instance]) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "// kiln: rules for `{}`", circuit.name);
+    let _ = writeln!(out, "// kiln: rules for `{name}`");
     out.push_str("cmt2.circuit {\n");
     let mut modules: BTreeMap<String, &Instance> = BTreeMap::new();
-    for inst in &circuit.instances {
+    for inst in instances {
         modules.entry(module_name(inst)).or_insert(inst);
     }
     for (name, inst) in &modules {
         emit_extern(&mut out, name, inst);
     }
     out.push_str("  cmt2.module @main(%clk: !firrtl.clock, %rst: !firrtl.uint<1>) {\n");
-    for inst in &circuit.instances {
+    for inst in instances {
         let _ = writeln!(
             out,
             "    cmt2.instance @{} = @{}(%clk, %rst) : !firrtl.clock, !firrtl.uint<1> with []",
@@ -52,17 +94,25 @@ pub fn emit_cmt2(circuit: &Circuit) -> String {
             module_name(inst)
         );
     }
-    for rule in &circuit.rules {
+    out
+}
+
+/// The rules of [`emit_cmt2`], in order.
+pub fn cmt2_rules(rules: &[Rule]) -> String {
+    let mut out = String::new();
+    for rule in rules {
         emit_rule(&mut out, rule);
     }
-    let prec: Vec<String> = circuit
-        .precedence
+    out
+}
+
+/// Everything of [`emit_cmt2`] after the last rule.
+pub fn cmt2_footer(precedence: &[(String, String)]) -> String {
+    let prec: Vec<String> = precedence
         .iter()
         .map(|(a, b)| format!("[@{a}, @{b}]"))
         .collect();
-    let _ = writeln!(out, "  }} {{precedence = [{}]}}", prec.join(", "));
-    out.push_str("}\n");
-    out
+    format!("  }} {{precedence = [{}]}}\n}}\n", prec.join(", "))
 }
 
 fn emit_extern(out: &mut String, name: &str, inst: &Instance) {
