@@ -33,6 +33,8 @@ pub struct Parser<'a> {
     /// Dialect that unqualified op names resolve to (`handshake` inside `handshake.func`).
     pub default_dialect: &'static str,
     depth: u32,
+    /// The token after `tok`, once computed (lookahead is frequent: dict vs region, `:`).
+    next: std::cell::Cell<Option<Token>>,
 }
 
 /// Nesting limit for regions/attributes/types, so that hostile input cannot overflow the stack.
@@ -48,6 +50,7 @@ impl<'a> Parser<'a> {
             prev_end: 0,
             default_dialect: "builtin",
             depth: 0,
+            next: std::cell::Cell::new(None),
         }
     }
 
@@ -56,7 +59,10 @@ impl<'a> Parser<'a> {
     pub fn bump(&mut self) -> Token {
         let t = self.tok;
         self.prev_end = t.end;
-        self.tok = lex_at(self.bytes, t.end);
+        self.tok = self
+            .next
+            .take()
+            .unwrap_or_else(|| lex_at(self.bytes, t.end));
         t
     }
 
@@ -75,6 +81,7 @@ impl<'a> Parser<'a> {
     pub fn reset_to(&mut self, pos: usize) {
         self.prev_end = pos;
         self.tok = lex_at(self.bytes, pos);
+        self.next.set(None);
     }
 
     pub fn text(&self, t: Token) -> &'a str {
@@ -107,7 +114,14 @@ impl<'a> Parser<'a> {
 
     /// The token `n` positions after the current one (`peek(0)` is the next).
     pub fn peek(&self, n: usize) -> Token {
-        let mut t = lex_at(self.bytes, self.tok.end);
+        let mut t = match self.next.get() {
+            Some(t) => t,
+            None => {
+                let t = lex_at(self.bytes, self.tok.end);
+                self.next.set(Some(t));
+                t
+            }
+        };
         for _ in 0..n {
             t = lex_at(self.bytes, t.end);
         }
@@ -1078,35 +1092,39 @@ pub fn merge_absent(attrs: &mut Vec<NamedAttr>, extra: impl IntoIterator<Item = 
 
 /// `i32`, `ui8`, `f32`, `index`, `none`: `Some(Ok)`; a malformed width: `Some(Err)`.
 fn scalar_type(word: &str) -> Option<Result<Type, String>> {
-    let int = |digits: &str, signedness| {
-        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-            return None;
+    let b = word.as_bytes();
+    let (signedness, digits) = match b.first()? {
+        b'i' if word == "index" => return Some(Ok(Type::Index)),
+        b'i' => (Signedness::Signless, &b[1..]),
+        b's' if b.get(1) == Some(&b'i') => (Signedness::Signed, &b[2..]),
+        b'u' if b.get(1) == Some(&b'i') => (Signedness::Unsigned, &b[2..]),
+        b'n' if word == "none" => return Some(Ok(Type::None)),
+        b'f' => {
+            return match word {
+                "f16" => Some(Ok(Type::Float(16))),
+                "f32" => Some(Ok(Type::Float(32))),
+                "f64" => Some(Ok(Type::Float(64))),
+                "f80" => Some(Ok(Type::Float(80))),
+                "f128" => Some(Ok(Type::Float(128))),
+                _ => None,
+            };
         }
-        Some(match digits.parse::<u32>() {
-            Ok(width) if width <= 1 << 24 => Ok(Type::Integer { width, signedness }),
-            _ => Err(format!("integer type '{word}' is too wide")),
-        })
+        _ => return None,
     };
-    match word {
-        "index" => return Some(Ok(Type::Index)),
-        "none" => return Some(Ok(Type::None)),
-        "f16" => return Some(Ok(Type::Float(16))),
-        "f32" => return Some(Ok(Type::Float(32))),
-        "f64" => return Some(Ok(Type::Float(64))),
-        "f80" => return Some(Ok(Type::Float(80))),
-        "f128" => return Some(Ok(Type::Float(128))),
-        _ => {}
+    if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
+        return None;
     }
-    if let Some(d) = word.strip_prefix("si") {
-        return int(d, Signedness::Signed);
+    let mut width: u64 = 0;
+    for d in digits {
+        width = width * 10 + u64::from(d - b'0');
+        if width > 1 << 24 {
+            return Some(Err(format!("integer type '{word}' is too wide")));
+        }
     }
-    if let Some(d) = word.strip_prefix("ui") {
-        return int(d, Signedness::Unsigned);
-    }
-    if let Some(d) = word.strip_prefix('i') {
-        return int(d, Signedness::Signless);
-    }
-    None
+    Some(Ok(Type::Integer {
+        width: width as u32,
+        signedness,
+    }))
 }
 
 /// Bare words that start a builtin type.
