@@ -1132,7 +1132,7 @@ pub fn is_builtin_type_name(word: &str) -> bool {
     scalar_type(word).is_some()
         || matches!(
             word,
-            "memref" | "tuple" | "vector" | "tensor" | "complex" | "bf16" | "tf32"
+            "memref" | "tuple" | "vector" | "tensor" | "complex" | "bf16" | "tf32" | "_"
         )
 }
 
