@@ -1,5 +1,6 @@
-//! Custom formats of the Handshake dialect (Dynamatic's `handshake.*` ops), all read by one
-//! parser, [`handshake_op`], driven by the shape of the text:
+//! Custom formats of the Handshake dialect (Dynamatic's `handshake.*` ops; their entries are in
+//! [`super::ops::TABLE`]), all read by one parser, [`handshake_op`], driven by the shape of the
+//! text (`handshake.func` uses the function format of [`super::ops`]):
 //!
 //! | syntax element (in any order before the type list) | maps to |
 //! |---|---|
@@ -31,79 +32,8 @@
 
 use super::ast::*;
 use super::lexer::Kind;
-use super::ops::OpParser;
 use super::parser::{PResult, Parser};
 use crate::diag::Span;
-
-/// Handshake op name → parser (sorted; checked by a unit test).
-pub static TABLE: &[(&str, OpParser)] = &[
-    ("handshake.absf", handshake_op),
-    ("handshake.addf", handshake_op),
-    ("handshake.addi", handshake_op),
-    ("handshake.andi", handshake_op),
-    ("handshake.blocker", handshake_op),
-    ("handshake.br", handshake_op),
-    ("handshake.buffer", handshake_op),
-    ("handshake.bundle", handshake_op),
-    ("handshake.cmpf", handshake_op),
-    ("handshake.cmpi", handshake_op),
-    ("handshake.cond_br", handshake_op),
-    ("handshake.constant", handshake_op),
-    ("handshake.control_merge", handshake_op),
-    ("handshake.divf", handshake_op),
-    ("handshake.divsi", handshake_op),
-    ("handshake.divui", handshake_op),
-    ("handshake.end", handshake_op),
-    ("handshake.extf", handshake_op),
-    ("handshake.extsi", handshake_op),
-    ("handshake.extui", handshake_op),
-    ("handshake.fork", handshake_op),
-    ("handshake.fptosi", handshake_op),
-    ("handshake.func", super::ops::func_like),
-    ("handshake.init", handshake_op),
-    ("handshake.join", handshake_op),
-    ("handshake.lazy_fork", handshake_op),
-    ("handshake.load", handshake_op),
-    ("handshake.lsq", handshake_op),
-    ("handshake.maximumf", handshake_op),
-    ("handshake.maxsi", handshake_op),
-    ("handshake.maxui", handshake_op),
-    ("handshake.mem_controller", handshake_op),
-    ("handshake.merge", handshake_op),
-    ("handshake.minimumf", handshake_op),
-    ("handshake.minsi", handshake_op),
-    ("handshake.minui", handshake_op),
-    ("handshake.mulf", handshake_op),
-    ("handshake.muli", handshake_op),
-    ("handshake.mux", handshake_op),
-    ("handshake.negf", handshake_op),
-    ("handshake.non_spec", handshake_op),
-    ("handshake.not", handshake_op),
-    ("handshake.ori", handshake_op),
-    ("handshake.passer", handshake_op),
-    ("handshake.remsi", handshake_op),
-    ("handshake.select", handshake_op),
-    ("handshake.shli", handshake_op),
-    ("handshake.shrsi", handshake_op),
-    ("handshake.shrui", handshake_op),
-    ("handshake.sink", handshake_op),
-    ("handshake.sitofp", handshake_op),
-    ("handshake.source", handshake_op),
-    ("handshake.spec_commit", handshake_op),
-    ("handshake.spec_save_commit", handshake_op),
-    ("handshake.spec_v2_repeating_init", handshake_op),
-    ("handshake.spec_v2_resolver", handshake_op),
-    ("handshake.speculating_branch", handshake_op),
-    ("handshake.speculator", handshake_op),
-    ("handshake.store", handshake_op),
-    ("handshake.subf", handshake_op),
-    ("handshake.subi", handshake_op),
-    ("handshake.truncf", handshake_op),
-    ("handshake.trunci", handshake_op),
-    ("handshake.uitofp", handshake_op),
-    ("handshake.unbundle", handshake_op),
-    ("handshake.xori", handshake_op),
-];
 
 fn named(name: &str, value: Attribute, span: Span) -> NamedAttr {
     NamedAttr {
@@ -307,17 +237,5 @@ fn with_data(t: &Type, data: Type) -> Type {
             extra: extra.clone(),
         },
         _ => data,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::TABLE;
-
-    #[test]
-    fn table_is_sorted_and_unique() {
-        for w in TABLE.windows(2) {
-            assert!(w[0].0 < w[1].0, "{} !< {}", w[0].0, w[1].0);
-        }
     }
 }

@@ -1,8 +1,9 @@
-//! Custom formats of the CMT2 (`cmt2.*`) and FIRRTL (`firrtl.*`) dialects, read
-//! structurally by one parser, [`structural_op`]: kiln consumes these ops only as data
-//! (emitted CMT2 is compared, not lowered), so the parser records what the text says
-//! without a per-op grammar. Items are read until the op ends (at `}`, end of input, a block
-//! label, a `%x =` result list, a string or name that starts the next op):
+//! Custom formats of the CMT2 (`cmt2.*`) and FIRRTL (`firrtl.*`) dialects (their entries are
+//! in [`super::ops::TABLE`]), read structurally by one parser, [`structural_op`]. kiln's flows
+//! produce these dialects rather than lower them, so reading them back needs no per-op
+//! grammar: the parser records what the text says, item by item, until the op ends (at `}`,
+//! end of input, a block label, a `%x =` result list, a string or name that starts the next
+//! op):
 //!
 //! | item | maps to |
 //! |---|---|
@@ -22,68 +23,9 @@
 
 use super::ast::*;
 use super::lexer::Kind;
-use super::ops::{OpParser, resolve};
+use super::ops::resolve;
 use super::parser::{PResult, Parser};
 use crate::diag::Span;
-
-/// CMT2/FIRRTL op name → parser (sorted; checked by a unit test).
-pub static TABLE: &[(&str, OpParser)] = &[
-    ("cmt2.bind.bare", structural_op),
-    ("cmt2.bind.method", structural_op),
-    ("cmt2.bind.value", structural_op),
-    ("cmt2.call", structural_op),
-    ("cmt2.circuit", structural_op),
-    ("cmt2.instance", structural_op),
-    ("cmt2.interface", structural_op),
-    ("cmt2.interface.decl", structural_op),
-    ("cmt2.interface.def", structural_op),
-    ("cmt2.method", structural_op),
-    ("cmt2.module", structural_op),
-    ("cmt2.module.extern.firrtl", structural_op),
-    ("cmt2.module.extern.hw", structural_op),
-    ("cmt2.return", structural_op),
-    ("cmt2.rule", structural_op),
-    ("cmt2.value", structural_op),
-    ("firrtl.add", structural_op),
-    ("firrtl.and", structural_op),
-    ("firrtl.andr", structural_op),
-    ("firrtl.asSInt", structural_op),
-    ("firrtl.asUInt", structural_op),
-    ("firrtl.bits", structural_op),
-    ("firrtl.cat", structural_op),
-    ("firrtl.circuit", structural_op),
-    ("firrtl.connect", structural_op),
-    ("firrtl.constant", structural_op),
-    ("firrtl.dshl", structural_op),
-    ("firrtl.dshr", structural_op),
-    ("firrtl.eq", structural_op),
-    ("firrtl.extmodule", structural_op),
-    ("firrtl.geq", structural_op),
-    ("firrtl.gt", structural_op),
-    ("firrtl.head", structural_op),
-    ("firrtl.leq", structural_op),
-    ("firrtl.lt", structural_op),
-    ("firrtl.matchingconnect", structural_op),
-    ("firrtl.module", structural_op),
-    ("firrtl.mul", structural_op),
-    ("firrtl.mux", structural_op),
-    ("firrtl.neq", structural_op),
-    ("firrtl.node", structural_op),
-    ("firrtl.not", structural_op),
-    ("firrtl.or", structural_op),
-    ("firrtl.orr", structural_op),
-    ("firrtl.pad", structural_op),
-    ("firrtl.reg", structural_op),
-    ("firrtl.regreset", structural_op),
-    ("firrtl.shl", structural_op),
-    ("firrtl.shr", structural_op),
-    ("firrtl.sub", structural_op),
-    ("firrtl.tail", structural_op),
-    ("firrtl.when", structural_op),
-    ("firrtl.wire", structural_op),
-    ("firrtl.xor", structural_op),
-    ("firrtl.xorr", structural_op),
-];
 
 fn named(name: &str, value: Attribute, span: Span) -> NamedAttr {
     NamedAttr {
@@ -330,16 +272,4 @@ fn bracket(p: &mut Parser, op: &mut Operation) -> PResult<()> {
         Span::new(start, p.prev_end),
     ));
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::TABLE;
-
-    #[test]
-    fn table_is_sorted_and_unique() {
-        for w in TABLE.windows(2) {
-            assert!(w[0].0 < w[1].0, "{} !< {}", w[0].0, w[1].0);
-        }
-    }
 }
