@@ -142,7 +142,7 @@ pub fn skip_trivia(src: &[u8], mut pos: usize) -> usize {
         while pos < src.len() && CLASS[src[pos] as usize] & SPACE != 0 {
             pos += 1;
         }
-        if pos + 1 < src.len() && src[pos] == b'/' && src[pos + 1] == b'/' {
+        if src.get(pos) == Some(&b'/') && src.get(pos + 1) == Some(&b'/') {
             while pos < src.len() && src[pos] != b'\n' {
                 pos += 1;
             }
@@ -159,6 +159,14 @@ pub fn lex_at(src: &[u8], pos: usize) -> Token {
     let Some(&b) = src.get(start) else {
         return tok(Kind::Eof, start);
     };
+    if is_id_start(b) {
+        // The most frequent token: op names, keywords, types.
+        let mut end = start + 1;
+        while end < src.len() && is_id_char(src[end]) {
+            end += 1;
+        }
+        return tok(Kind::BareId, end);
+    }
     let next = src.get(start + 1).copied().unwrap_or(0);
     match b {
         b'(' => tok(Kind::LParen, start + 1),
@@ -199,13 +207,6 @@ pub fn lex_at(src: &[u8], pos: usize) -> Token {
         }
         b'@' => lex_sigil(src, start, Kind::AtId, is_suffix_char),
         b'0'..=b'9' => lex_number(src, start, start),
-        _ if is_id_start(b) => {
-            let mut end = start + 1;
-            while end < src.len() && is_id_char(src[end]) {
-                end += 1;
-            }
-            tok(Kind::BareId, end)
-        }
         _ => tok(Kind::Error, start + utf8_len(b)),
     }
 }

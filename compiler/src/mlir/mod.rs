@@ -149,7 +149,14 @@ pub fn print(m: &ast::ModuleAst) -> String {
 pub fn split_input_file(text: &str) -> Vec<(usize, &str)> {
     let mut chunks = Vec::new();
     let mut chunk_start = 0;
-    for (at, _) in text.match_indices("// -----") {
+    let mut pos = 0;
+    // `/` is rare in MLIR (comments only), and `find(char)` is a fast memchr.
+    while let Some(i) = text[pos..].find('/') {
+        let at = pos + i;
+        pos = at + 1;
+        if !text[at..].starts_with("// -----") {
+            continue;
+        }
         let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
         let line_end = text[at..].find('\n').map_or(text.len(), |i| at + i + 1);
         if line_start < chunk_start || text[line_start..line_end].trim() != "// -----" {
@@ -157,6 +164,7 @@ pub fn split_input_file(text: &str) -> Vec<(usize, &str)> {
         }
         chunks.push((chunk_start, &text[chunk_start..line_start]));
         chunk_start = line_end;
+        pos = line_end;
     }
     chunks.push((chunk_start, &text[chunk_start..]));
     chunks

@@ -35,6 +35,9 @@ pub struct Parser<'a> {
     depth: u32,
     /// The token after `tok`, once computed (lookahead is frequent: dict vs region, `:`).
     next: std::cell::Cell<Option<Token>>,
+    /// Entries of the attribute dictionaries being parsed (nested dicts stack up), so each
+    /// finished dict is one exact-size allocation instead of a growing `Vec`.
+    attr_stack: Vec<NamedAttr>,
 }
 
 /// Nesting limit for regions/attributes/types, so that hostile input cannot overflow the stack.
@@ -51,6 +54,7 @@ impl<'a> Parser<'a> {
             default_dialect: "builtin",
             depth: 0,
             next: std::cell::Cell::new(None),
+            attr_stack: Vec::new(),
         }
     }
 
@@ -794,7 +798,15 @@ impl<'a> Parser<'a> {
             return Err(self.unexpected("integer"));
         }
         let t = self.bump();
-        parse_int_text(self.text(t))
+        let text = self.text(t);
+        // Fast path: short unsigned decimals (almost every literal).
+        if text.len() <= 18 && text.bytes().all(|b| b.is_ascii_digit()) {
+            let v = text
+                .bytes()
+                .fold(0i64, |acc, b| acc * 10 + i64::from(b - b'0'));
+            return Ok(i128::from(v));
+        }
+        parse_int_text(text)
             .ok_or_else(|| Diagnostic::error(self.span(t), "integer literal too large"))
     }
 
@@ -802,10 +814,11 @@ impl<'a> Parser<'a> {
     pub fn parse_attr_dict(&mut self) -> PResult<Vec<NamedAttr>> {
         self.enter()?;
         self.expect(Kind::LBrace)?;
-        let mut out = Vec::new();
+        let base = self.attr_stack.len();
         if !self.eat(Kind::RBrace) {
             loop {
-                out.push(self.parse_named_attr()?);
+                let a = self.parse_named_attr()?;
+                self.attr_stack.push(a);
                 if !self.eat(Kind::Comma) {
                     break;
                 }
@@ -816,7 +829,7 @@ impl<'a> Parser<'a> {
             self.bump();
         }
         self.leave();
-        Ok(out)
+        Ok(self.attr_stack.drain(base..).collect())
     }
 
     fn parse_named_attr(&mut self) -> PResult<NamedAttr> {
