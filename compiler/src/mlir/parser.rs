@@ -556,14 +556,19 @@ impl<'a> Parser<'a> {
     /// Result types after `->`: a parenthesized list or one type (which may be a function type).
     pub fn parse_result_types(&mut self) -> PResult<Vec<Type>> {
         if self.at(Kind::LParen) {
-            // `(T) -> U` is a function type; `(T, U)` is a result list.
-            let save = self.tok;
+            // `(T, U)` is a result list; `(T) -> U` is one function type (built from the list
+            // already read: re-parsing would be exponential in the nesting depth).
             let list = self.parse_paren_types()?;
-            if !self.at(Kind::Arrow) {
+            if !self.eat(Kind::Arrow) {
                 return Ok(list);
             }
-            self.reset_to(save.start);
-            return Ok(vec![self.parse_type()?]);
+            self.enter()?;
+            let results = self.parse_result_types()?;
+            self.leave();
+            return Ok(vec![Type::Function {
+                inputs: list,
+                results,
+            }]);
         }
         Ok(vec![self.parse_type()?])
     }
@@ -1417,6 +1422,25 @@ mod tests {
         assert_eq!(err(&types).1, "nesting too deep");
         let regions = r#""a.b"() ({"#.repeat(50_000);
         assert_eq!(err(&regions).1, "nesting too deep");
+    }
+
+    #[test]
+    fn nested_result_types_parse_in_linear_time() {
+        let n = 150;
+        let text = format!(
+            r#""a.b"() : () -> {}i1{}"#,
+            "(".repeat(n),
+            ") -> i1".repeat(n)
+        );
+        let o = op(&text);
+        assert!(matches!(&o.result_types[0], Type::Function { .. }));
+        let list = format!(
+            r#""cmt2.x"() : () -> ()
+cmt2.return {} : i1"#,
+            vec!["%a"; 20_000].join(", ")
+        );
+        let m = parse(&list).expect("long operand run");
+        assert_eq!(m.ops[1].operands.len(), 20_000);
     }
 
     #[test]

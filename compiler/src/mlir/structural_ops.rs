@@ -135,7 +135,11 @@ fn results_ahead(p: &Parser) -> bool {
 
 fn item(p: &mut Parser, op: &mut Operation, c: &mut Collected) -> PResult<()> {
     match p.tok.kind {
-        Kind::PercentId => op.operands.push(p.parse_operand()?),
+        Kind::PercentId => {
+            // The whole run at once, so `results_ahead` scans each run once (linear time).
+            let run = p.parse_operands()?;
+            op.operands.extend(run);
+        }
         Kind::Comma | Kind::Equal => {
             p.bump();
         }
