@@ -345,6 +345,18 @@ fn handshake_syntax_variants() {
         t => panic!("{t:?}"),
     }
 
+    // Buffer syntax (c): parameters only inside `hw.parameters`.
+    let miter = &parse_and_roundtrip(&common::data("mlir/handshake/elasticmiter_b_lhs.mlir"))[0];
+    let b = ops_named(miter, "handshake.buffer")[0];
+    match b.attr("hw.parameters") {
+        Some(Attribute::Dict(params)) => {
+            let ty = params.iter().find(|a| a.name == "BUFFER_TYPE").map(|a| &a.value);
+            assert_eq!(ty, Some(&Attribute::String("ONE_SLOT_BREAK_DV".into())));
+        }
+        other => panic!("hw.parameters: {other:?}"),
+    }
+    assert_eq!(b.result_types, vec![Type::Control { extra: vec![] }]);
+
     let cmpi = &parse_and_roundtrip(&common::data("mlir/handshake/xlsproc_cmpi.mlir"))[0];
     let c = ops_named(cmpi, "handshake.cmpi")[0];
     assert_eq!(c.attr("predicate"), Some(&Attribute::String("slt".into())));
