@@ -101,6 +101,13 @@ fn unused_input_is_dequeued_and_discarded() {
         .unwrap();
     assert_eq!(body.inputs[0].value, "%i");
     let dist = body.dist.as_ref().unwrap();
-    assert!(dist.routes[0].is_empty(), "the induction variable goes nowhere");
-    assert_eq!(dist.routes[1].len(), 1, "the iteration value goes to the one sub-block");
+    assert!(
+        dist.routes[0].is_empty(),
+        "the induction variable goes nowhere"
+    );
+    assert_eq!(
+        dist.routes[1].len(),
+        1,
+        "the iteration value goes to the one sub-block"
+    );
 }

@@ -66,8 +66,3 @@ fn build_aps(
     };
     Ok(write())
 }
-
-/// The whole binary allocates through mimalloc: building large designs is dominated by
-/// small allocations (op trees, rule bodies, names), where it is markedly faster.
-#[global_allocator]
-static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;

@@ -165,7 +165,7 @@ pub fn build_file(module: &ModuleAst, name: &str) -> Result<FileOutputs, Diagnos
         ..Circuit::default()
     };
     let mut known = std::collections::HashSet::new();
-    let (mut cmt2_rules, mut json_rules) = (String::new(), Vec::new());
+    let (mut cmt2_parts, mut json_parts) = (Vec::new(), Vec::new());
     for p in parts {
         for f in p? {
             let fresh = f
@@ -176,16 +176,21 @@ pub fn build_file(module: &ModuleAst, name: &str) -> Result<FileOutputs, Diagnos
             all.instances.extend(fresh);
             all.precedence.extend(f.circuit.precedence);
             all.schedule.extend(f.circuit.schedule);
-            cmt2_rules.push_str(&f.cmt2);
+            cmt2_parts.push(f.cmt2);
             if !f.json.is_empty() {
-                json_rules.push(f.json);
+                json_parts.push(f.json);
             }
         }
     }
-    let mut cmt2 = rules::emit::cmt2_header(name, &all.instances);
-    cmt2.push_str(&cmt2_rules);
-    cmt2.push_str(&rules::emit::cmt2_footer(&all.precedence));
-    let json = rules::emit::json_from_parts(&all, &json_rules.join(","));
+    // One allocation per output: the rule texts are large, so avoid re-copying them.
+    let header = rules::emit::cmt2_header(name, &all.instances);
+    let footer = rules::emit::cmt2_footer(&all.precedence);
+    let size = header.len() + footer.len() + cmt2_parts.iter().map(String::len).sum::<usize>();
+    let mut cmt2 = String::with_capacity(size);
+    cmt2.push_str(&header);
+    cmt2_parts.iter().for_each(|p| cmt2.push_str(p));
+    cmt2.push_str(&footer);
+    let json = rules::emit::json_from_parts(&all, &json_parts);
     Ok(FileOutputs { cmt2, json })
 }
 

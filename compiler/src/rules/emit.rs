@@ -14,16 +14,31 @@ pub fn to_json(circuit: &Circuit) -> String {
     s
 }
 
-/// [`to_json`] assembled from pieces: `rules_json` is the comma-joined JSON of the rules.
-pub fn json_from_parts(circuit_without_rules: &Circuit, rules_json: &str) -> String {
+/// [`to_json`] assembled from pieces: `rules_json` holds comma-joined JSON texts of rules
+/// (each as [`rules_json`] gives them).
+pub fn json_from_parts(circuit_without_rules: &Circuit, rules_json: &[String]) -> String {
     let j = |v: &dyn erased::Ser| v.json();
-    format!(
-        "{{\"name\":{},\"instances\":{},\"rules\":[{rules_json}],\"precedence\":{},\"schedule\":{}}}\n",
+    let head = format!(
+        "{{\"name\":{},\"instances\":{},\"rules\":[",
         j(&circuit_without_rules.name),
-        j(&circuit_without_rules.instances),
+        j(&circuit_without_rules.instances)
+    );
+    let tail = format!(
+        "],\"precedence\":{},\"schedule\":{}}}\n",
         j(&circuit_without_rules.precedence),
-        j(&circuit_without_rules.schedule),
-    )
+        j(&circuit_without_rules.schedule)
+    );
+    let body: usize = rules_json.iter().map(|r| r.len() + 1).sum();
+    let mut out = String::with_capacity(head.len() + body + tail.len());
+    out.push_str(&head);
+    for (i, r) in rules_json.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(r);
+    }
+    out.push_str(&tail);
+    out
 }
 
 /// JSON of each rule, comma-joined (the inside of the `rules` array of [`to_json`]).
