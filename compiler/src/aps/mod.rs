@@ -103,7 +103,7 @@ pub fn build_file_circuit(name: &str, circuits: Vec<Circuit>) -> Circuit {
 }
 
 /// The files `kiln build` writes for one module.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct FileOutputs {
     /// `<stem>.cmt2.mlir`: equal to `rules::emit_cmt2` of the merged circuit.
     pub cmt2: String,
