@@ -34,6 +34,11 @@ use crate::rules::{self, Circuit};
 
 /// Assemble one function's circuit from its segmentation and per-block handler outputs.
 pub fn assemble(ctx: &DesignContext, seg: &Segmentation, blocks: &[BlockRules]) -> Circuit {
+    assemble_owned(ctx, seg, blocks.to_vec())
+}
+
+/// [`assemble`] taking the handler outputs by value (no copies of the rule bodies).
+fn assemble_owned(ctx: &DesignContext, seg: &Segmentation, blocks: Vec<BlockRules>) -> Circuit {
     let mut c = Circuit {
         name: seg.func.clone(),
         ..Circuit::default()
@@ -53,9 +58,9 @@ pub fn assemble(ctx: &DesignContext, seg: &Segmentation, blocks: &[BlockRules]) 
         });
     }
     for b in blocks {
-        c.instances.extend(b.instances.iter().cloned());
-        c.rules.extend(b.rules.iter().cloned());
-        c.precedence.extend(b.precedence.iter().cloned());
+        c.instances.extend(b.instances);
+        c.rules.extend(b.rules);
+        c.precedence.extend(b.precedence);
     }
     // Consumers before producers: later-generated rules (later segments, later slots) are
     // tried first, so a FIFO drained in a cycle can be refilled in the same cycle.
@@ -70,7 +75,7 @@ pub fn build_function(ctx: &DesignContext, func: &Operation) -> Result<Circuit, 
     for id in 0..seg.blocks.len() {
         blocks.push(handle_block(ctx, &seg, id)?);
     }
-    Ok(assemble(ctx, &seg, &blocks))
+    Ok(assemble_owned(ctx, &seg, blocks))
 }
 
 /// The whole flow for a module: one circuit per function, in source order.
