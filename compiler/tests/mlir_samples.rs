@@ -350,7 +350,10 @@ fn handshake_syntax_variants() {
     let b = ops_named(miter, "handshake.buffer")[0];
     match b.attr("hw.parameters") {
         Some(Attribute::Dict(params)) => {
-            let ty = params.iter().find(|a| a.name == "BUFFER_TYPE").map(|a| &a.value);
+            let ty = params
+                .iter()
+                .find(|a| a.name == "BUFFER_TYPE")
+                .map(|a| &a.value);
             assert_eq!(ty, Some(&Attribute::String("ONE_SLOT_BREAK_DV".into())));
         }
         other => panic!("hw.parameters: {other:?}"),
