@@ -881,8 +881,14 @@ impl<'a> Parser<'a> {
 
     /// An optional attribute dictionary (`{}` counts as one), appended to `attrs`.
     pub fn parse_opt_attr_dict(&mut self, attrs: &mut Vec<NamedAttr>) -> PResult<()> {
-        if self.dict_ahead(true) {
-            attrs.extend(self.parse_attr_dict()?);
+        if !self.dict_ahead(true) {
+            return Ok(());
+        }
+        let dict = self.parse_attr_dict()?;
+        if attrs.is_empty() {
+            *attrs = dict;
+        } else {
+            attrs.extend(dict);
         }
         Ok(())
     }
@@ -1147,11 +1153,22 @@ fn scalar_type(word: &str) -> Option<Result<Type, String>> {
 
 /// Bare words that start a builtin type.
 pub fn is_builtin_type_name(word: &str) -> bool {
-    scalar_type(word).is_some()
-        || matches!(
-            word,
-            "memref" | "tuple" | "vector" | "tensor" | "complex" | "bf16" | "tf32" | "_"
-        )
+    let b = word.as_bytes();
+    let digits = match b.first() {
+        Some(b'i') => &b[1..],
+        Some(b's' | b'u') if b.get(1) == Some(&b'i') => &b[2..],
+        _ => &[],
+    };
+    if !digits.is_empty() && digits.iter().all(u8::is_ascii_digit) {
+        return true;
+    }
+    matches!(
+        word,
+        "index" | "none" | "f16" | "f32" | "f64" | "f80" | "f128"
+    ) || matches!(
+        word,
+        "memref" | "tuple" | "vector" | "tensor" | "complex" | "bf16" | "tf32" | "_"
+    )
 }
 
 /// Decimal or `0x` hex, with optional leading `-`; `None` if it does not fit `i128`.
