@@ -13,6 +13,10 @@
 //! - Properties `<{...}>` of the generic form are merged into the attributes.
 //! - Successor operand types (`^bb1(%x : i32)`) are accepted and dropped.
 //!
+//! Not supported (none occurs in the APS, CMT2 or Handshake inputs): source locations
+//! (`loc(...)`), top-level alias definitions (`#map = ...`, `!t = ...`), dialect resource
+//! blocks (`{-# ... #-}`), block-argument attribute dictionaries. They are syntax errors.
+//!
 //! Errors: the first error ends the parse; its span points at the offending token (or an
 //! empty span where something was expected).
 
