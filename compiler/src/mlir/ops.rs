@@ -246,6 +246,10 @@ pub static TABLE: &[(&str, OpParser)] = &[
     ("handshake.source", handshake_ops::handshake_op),
     ("handshake.spec_commit", handshake_ops::handshake_op),
     ("handshake.spec_save_commit", handshake_ops::handshake_op),
+    (
+        "handshake.spec_v2_repeating_init",
+        handshake_ops::handshake_op,
+    ),
     ("handshake.spec_v2_resolver", handshake_ops::handshake_op),
     ("handshake.speculating_branch", handshake_ops::handshake_op),
     ("handshake.speculator", handshake_ops::handshake_op),
