@@ -15,6 +15,9 @@
 //!
 //! The type list after `:` is `T, [T, T] to T, T` (brackets flatten, `_` is `Opaque("_")`)
 //! or one function type. Types are assigned as follows, first rule that applies:
+//! 0. `spec_commit`, `spec_save_commit`, `speculating_branch`, `speculator` (their type lists
+//!    do not follow the textual operand order): all types as written in `operand_types`, no
+//!    result types;
 //! 1. a function type `(A..) -> (R..)`: operand types A, result types R;
 //! 2. a `to` separator: types before it are operand types, after it result types;
 //! 3. as many types as operands + results: operands first, then results;
@@ -172,6 +175,15 @@ fn parse_type_groups(p: &mut Parser) -> PResult<Vec<Vec<Type>>> {
     }
 }
 
+/// Speculation ops whose type lists do not follow the textual operand order: their types are
+/// kept as written (rule 0 in the module doc).
+const AS_WRITTEN: &[&str] = &[
+    "handshake.spec_commit",
+    "handshake.spec_save_commit",
+    "handshake.speculating_branch",
+    "handshake.speculator",
+];
+
 pub(crate) fn assign_types(op: &mut Operation, mut groups: Vec<Vec<Type>>, inline: Vec<Type>) {
     let n_ops = op.operands.len() - inline.len();
     let n_res = op.num_results();
@@ -183,6 +195,10 @@ pub(crate) fn assign_types(op: &mut Operation, mut groups: Vec<Vec<Type>>, inlin
         return;
     }
     let types = groups.into_iter().flatten().collect::<Vec<_>>();
+    if AS_WRITTEN.contains(&op.name.as_str()) {
+        op.operand_types.extend(types);
+        return;
+    }
     if let [Type::Function { inputs, results }] = types.as_slice() {
         op.operand_types.extend(inputs.iter().cloned());
         op.result_types = results.clone();

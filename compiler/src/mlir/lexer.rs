@@ -132,10 +132,6 @@ pub fn is_id_char(b: u8) -> bool {
     CLASS[b as usize] & ID_CHAR != 0
 }
 
-fn is_suffix_char(b: u8) -> bool {
-    CLASS[b as usize] & SUFFIX_CHAR != 0
-}
-
 /// Skip whitespace and `//` comments starting at `pos`.
 pub fn skip_trivia(src: &[u8], mut pos: usize) -> usize {
     loop {
@@ -189,10 +185,10 @@ pub fn lex_at(src: &[u8], pos: usize) -> Token {
         b'-' => tok(Kind::Minus, start + 1),
         b'.' if src.get(start..start + 3) == Some(b"...") => tok(Kind::Ellipsis, start + 3),
         b'"' => lex_string(src, start),
-        b'%' => lex_sigil(src, start, Kind::PercentId, is_suffix_char),
-        b'^' => lex_sigil(src, start, Kind::CaretId, is_suffix_char),
-        b'#' => lex_sigil(src, start, Kind::HashId, is_id_char),
-        b'!' => lex_sigil(src, start, Kind::BangId, is_id_char),
+        b'%' => lex_sigil(src, start, Kind::PercentId, SUFFIX_CHAR),
+        b'^' => lex_sigil(src, start, Kind::CaretId, SUFFIX_CHAR),
+        b'#' => lex_sigil(src, start, Kind::HashId, ID_CHAR),
+        b'!' => lex_sigil(src, start, Kind::BangId, ID_CHAR),
         b'@' if next == b'"' => {
             let s = lex_string(src, start + 1);
             Token {
@@ -205,7 +201,7 @@ pub fn lex_at(src: &[u8], pos: usize) -> Token {
                 end: s.end,
             }
         }
-        b'@' => lex_sigil(src, start, Kind::AtId, is_suffix_char),
+        b'@' => lex_sigil(src, start, Kind::AtId, SUFFIX_CHAR),
         b'0'..=b'9' => lex_number(src, start, start),
         _ => tok(Kind::Error, start + utf8_len(b)),
     }
@@ -220,9 +216,10 @@ fn utf8_len(b: u8) -> usize {
     }
 }
 
-fn lex_sigil(src: &[u8], start: usize, kind: Kind, ok: fn(u8) -> bool) -> Token {
+/// `class` is the byte class (bit of [`CLASS`]) allowed after the sigil.
+fn lex_sigil(src: &[u8], start: usize, kind: Kind, class: u8) -> Token {
     let mut end = start + 1;
-    while end < src.len() && ok(src[end]) {
+    while end < src.len() && CLASS[src[end] as usize] & class != 0 {
         end += 1;
     }
     let kind = if end == start + 1 { Kind::Error } else { kind };

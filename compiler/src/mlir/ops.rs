@@ -17,8 +17,13 @@
 //! | `tor.func @n(%a: T, ..., ...) (-> R)? attributes {..} {..}` (same for `func.func`, `handshake.func`; optional visibility keyword) | – | `sym_name`, `function_type` (Type), `variadic` (Unit, for a trailing `...`), `sym_visibility` (String), `arg_attrs`/`res_attrs` (Array of Dict, only if some argument/result has a dict), dict | body, entry block args = arguments | – |
 //! | `tor.timegraph (a to b) {..}` | – | `starttime`, `endtime`, dict | body | – |
 //! | `tor.succ N : [points] [edges]` | – | `name` (N : i32), `points`, `edges` (Arrays), dict | – | – |
-//! | `tor.for %i = (%lb : T) to (%ub : T) step (%s : T) iter_args(%x = %init : T, ..)? on (a to b) (-> (R))? {..} dict` | lb, ub, step, inits | `starttime`, `endtime`, dict | body, entry args `%i : T` then iter args | operand_types as written; result_types R |
+//! | `tor.for %i = (%lb : T) to (%ub : T) step (%s : T) on (a to b) iter_args(%x = %init (: T)?, ..)? (-> (R))? {..} dict` (`on` and `iter_args` in either order) | lb, ub, step, inits | `starttime`, `endtime`, dict | body, entry args `%i : T` then one per iter arg (its `: T`, else the matching result type) | operand_types: T, T, T, then the iter args' stated types; result_types R |
 //! | `tor.if %c on (a to b) (-> (R))? then {..} (else {..})? dict` | c | `starttime`, `endtime`, dict | then, else (optional) | result_types R |
+//! | `tor.load %m[%i, ..] on (a to b) dict : M[I, ..]` | m, indices | on clause, dict | – | operand_types M, I..; result = element type of M (`memref` or `!tor.memref`) |
+//! | `tor.store %v to %m[%i, ..] on (a to b) dict : (T, M[I, ..])` | v, m, indices | on clause, dict | – | T, M, I.. |
+//! | `tor.stream_read %s dict : S -> T` (as the aps ops) / `tor.stream_write %v to %s dict : T, S` | in order | dict | – | as written (a short `<f32>` stream type reads as a Handshake channel type) |
+//! | `tor.alloc dict : M` / `tor.stream_create dict : S[N]` | – | dict, `depth` = N | – | result M / S |
+//! | `tor.call @f(%a, ..) on (a to b) dict : (T..) -> R` | in order | `callee` (SymbolRef), on clause, dict | – | from the type |
 //! | `tor.while (%x = %init, ..)? : (T..) -> (R..) on (a to b) {..} do {..} dict` | inits | `starttime`, `endtime`, dict | before, after | as written |
 //! | `tor.addi %a %b on (a to b) dict : (T, T) -> R` (all binary/compare ops of the table; comma between operands optional; `: T` alone means all operands and the result have T) | a, b | (`predicate` for `cmpi`/`cmpf`: Keyword, or String if quoted), `starttime`, `endtime`, dict | – | from the type |
 //! | `tor.return/yield/condition %a, .. on (..)? dict : T, ..` | in order | on clause, dict | – | operand_types |
@@ -272,7 +277,9 @@ pub static TABLE: &[(&str, OpParser)] = &[
     ("seq.yield", return_like),
     ("tor.addf", tor_binary),
     ("tor.addi", tor_binary),
+    ("tor.alloc", tor_alloc_like),
     ("tor.andi", tor_binary),
+    ("tor.call", tor_call),
     ("tor.cmpf", tor_cmp),
     ("tor.cmpi", tor_cmp),
     ("tor.condition", tor_terminator),
@@ -283,6 +290,7 @@ pub static TABLE: &[(&str, OpParser)] = &[
     ("tor.for", tor_for),
     ("tor.func", func_like),
     ("tor.if", tor_if),
+    ("tor.load", tor_load),
     ("tor.mulf", tor_binary),
     ("tor.muli", tor_binary),
     ("tor.ori", tor_binary),
@@ -292,6 +300,10 @@ pub static TABLE: &[(&str, OpParser)] = &[
     ("tor.shli", tor_binary),
     ("tor.shrsi", tor_binary),
     ("tor.shrui", tor_binary),
+    ("tor.store", tor_store),
+    ("tor.stream_create", tor_alloc_like),
+    ("tor.stream_read", aps_generic),
+    ("tor.stream_write", tor_stream_write),
     ("tor.subf", tor_binary),
     ("tor.subi", tor_binary),
     ("tor.succ", tor_succ),
@@ -916,45 +928,198 @@ fn tor_for(p: &mut Parser, op: &mut Operation) -> PResult<()> {
     paren_typed_operand(p, op)?;
     p.expect_kw("step")?;
     paren_typed_operand(p, op)?;
+    // `on (..)` and `iter_args(..)` come in either order.
+    let mut on = p.parse_on_clause()?;
+    let mut iters = Vec::new();
+    if p.eat_kw("iter_args") {
+        iters = iter_args(p, op)?;
+    }
+    if on.is_none() {
+        on = p.parse_on_clause()?;
+    }
+    opt_arrow_results(p, op)?;
     let mut args = vec![BlockArg {
         name: iv_name,
         ty,
         span: p.span(iv),
     }];
-    if p.at_kw("iter_args") {
-        p.bump();
-        args.extend(iter_args_typed(p, op)?);
-    }
-    let on = p.parse_on_clause()?;
-    opt_arrow_results(p, op)?;
+    args.extend(iter_block_args(op, iters)?);
     op.regions.push(p.parse_region(args)?);
     p.parse_opt_attr_dict(&mut op.attrs)?;
     merge_absent(&mut op.attrs, on.into_iter().flatten());
     Ok(())
 }
 
-/// `(%x = %init : T, ...)`: block args, with inits and their types as operands.
-fn iter_args_typed(p: &mut Parser, op: &mut Operation) -> PResult<Vec<BlockArg>> {
+/// One `%x = %init (: T)?` binding of `iter_args(...)`.
+struct IterArg {
+    name: String,
+    span: Span,
+    ty: Option<Type>,
+}
+
+/// `(%x = %init (: T)?, ...)`: the inits become operands (with their types when stated).
+fn iter_args(p: &mut Parser, op: &mut Operation) -> PResult<Vec<IterArg>> {
     p.expect(Kind::LParen)?;
-    let mut args = Vec::new();
+    let mut out = Vec::new();
     loop {
         let t = p.expect(Kind::PercentId)?;
         p.expect(Kind::Equal)?;
         op.operands.push(p.parse_operand()?);
-        p.expect(Kind::Colon)?;
-        let ty = p.parse_type()?;
-        op.operand_types.push(ty.clone());
-        args.push(BlockArg {
+        let mut ty = None;
+        if p.eat(Kind::Colon) {
+            let t = p.parse_type()?;
+            op.operand_types.push(t.clone());
+            ty = Some(t);
+        }
+        out.push(IterArg {
             name: p.text(t).to_string(),
-            ty,
             span: p.span(t),
+            ty,
         });
         if !p.eat(Kind::Comma) {
             break;
         }
     }
     p.expect(Kind::RParen)?;
-    Ok(args)
+    Ok(out)
+}
+
+/// Block arguments for iter args: their stated type, else the matching result type.
+fn iter_block_args(op: &Operation, iters: Vec<IterArg>) -> PResult<Vec<BlockArg>> {
+    let mut out = Vec::new();
+    for (i, it) in iters.into_iter().enumerate() {
+        let Some(ty) = it.ty.or_else(|| op.result_types.get(i).cloned()) else {
+            return Err(Diagnostic::error(
+                it.span,
+                "iter_args value needs a type (`: T` or a `-> (T)` result list)",
+            ));
+        };
+        out.push(BlockArg {
+            name: it.name,
+            ty,
+            span: it.span,
+        });
+    }
+    Ok(out)
+}
+
+/// `%m[%i, ..] on (a to b) dict : M[I, ..]`: result = element type of `M`.
+fn tor_load(p: &mut Parser, op: &mut Operation) -> PResult<()> {
+    op.operands.push(p.parse_operand()?);
+    index_list(p, op)?;
+    let on = p.parse_on_clause()?;
+    p.parse_opt_attr_dict(&mut op.attrs)?;
+    merge_absent(&mut op.attrs, on.into_iter().flatten());
+    p.expect(Kind::Colon)?;
+    let (mem, idx) = memory_with_index_types(p)?;
+    if let Some(elem) = memory_elem_type(&mem) {
+        op.result_types = vec![elem];
+    }
+    op.operand_types = vec![mem];
+    op.operand_types.extend(idx);
+    Ok(())
+}
+
+/// `%v to %m[%i, ..] on (a to b) dict : (T, M[I, ..])`.
+fn tor_store(p: &mut Parser, op: &mut Operation) -> PResult<()> {
+    op.operands.push(p.parse_operand()?);
+    p.expect_kw("to")?;
+    op.operands.push(p.parse_operand()?);
+    index_list(p, op)?;
+    let on = p.parse_on_clause()?;
+    p.parse_opt_attr_dict(&mut op.attrs)?;
+    merge_absent(&mut op.attrs, on.into_iter().flatten());
+    p.expect(Kind::Colon)?;
+    p.expect(Kind::LParen)?;
+    op.operand_types.push(p.parse_type()?);
+    p.expect(Kind::Comma)?;
+    let (mem, idx) = memory_with_index_types(p)?;
+    p.expect(Kind::RParen)?;
+    op.operand_types.push(mem);
+    op.operand_types.extend(idx);
+    Ok(())
+}
+
+/// `M[I, ..]`: a memory type followed by the index types.
+fn memory_with_index_types(p: &mut Parser) -> PResult<(Type, Vec<Type>)> {
+    let mem = p.parse_type()?;
+    let mut idx = Vec::new();
+    if p.eat(Kind::LBracket) {
+        if !p.at(Kind::RBracket) {
+            idx = p.parse_type_list()?;
+        }
+        p.expect(Kind::RBracket)?;
+    }
+    Ok((mem, idx))
+}
+
+/// The element type of `memref<..xT>` or `!tor.memref<..xT, ..>`.
+fn memory_elem_type(t: &Type) -> Option<Type> {
+    match t {
+        Type::MemRef { elem, .. } => Some((**elem).clone()),
+        Type::Opaque(text) => {
+            let body = text.strip_prefix("!tor.memref<")?;
+            let mut rest = body.trim_start();
+            while let Some(x) = rest.find('x') {
+                let dim = &rest[..x];
+                if dim.is_empty() || !dim.bytes().all(|b| b.is_ascii_digit() || b == b'?') {
+                    break;
+                }
+                rest = &rest[x + 1..];
+            }
+            let mut sub = Parser::new(rest);
+            sub.parse_type().ok()
+        }
+        _ => None,
+    }
+}
+
+/// `%v to %s dict : T, S`.
+fn tor_stream_write(p: &mut Parser, op: &mut Operation) -> PResult<()> {
+    op.operands.push(p.parse_operand()?);
+    p.expect_kw("to")?;
+    op.operands.push(p.parse_operand()?);
+    let on = p.parse_on_clause()?;
+    p.parse_opt_attr_dict(&mut op.attrs)?;
+    merge_absent(&mut op.attrs, on.into_iter().flatten());
+    opt_operand_types(p, op)
+}
+
+/// `dict : T` (`tor.alloc`), `dict : S[depth]` (`tor.stream_create`: attr `depth`).
+fn tor_alloc_like(p: &mut Parser, op: &mut Operation) -> PResult<()> {
+    p.parse_opt_attr_dict(&mut op.attrs)?;
+    p.expect(Kind::Colon)?;
+    op.result_types = vec![p.parse_type()?];
+    if p.eat(Kind::LBracket) {
+        let (depth, span) = p.parse_spanned_int()?;
+        p.expect(Kind::RBracket)?;
+        let value = Attribute::Integer {
+            value: depth,
+            ty: None,
+        };
+        op.attrs.push(named("depth", value, span));
+    }
+    Ok(())
+}
+
+/// `@f(%a, ..) on (a to b) dict : (T..) -> R`.
+fn tor_call(p: &mut Parser, op: &mut Operation) -> PResult<()> {
+    let start = p.tok.start;
+    let callee = p.parse_symbol_ref()?;
+    let span = Span::new(start, p.prev_end);
+    op.attrs
+        .push(named("callee", Attribute::SymbolRef(callee), span));
+    p.expect(Kind::LParen)?;
+    op.operands = p.parse_operand_list_until(Kind::RParen)?;
+    p.expect(Kind::RParen)?;
+    let on = p.parse_on_clause()?;
+    p.parse_opt_attr_dict(&mut op.attrs)?;
+    merge_absent(&mut op.attrs, on.into_iter().flatten());
+    p.expect(Kind::Colon)?;
+    let (ins, outs) = p.parse_function_type()?;
+    op.operand_types = ins;
+    op.result_types = outs;
+    Ok(())
 }
 
 fn tor_if(p: &mut Parser, op: &mut Operation) -> PResult<()> {

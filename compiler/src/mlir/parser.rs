@@ -13,6 +13,10 @@
 //! - Properties `<{...}>` of the generic form are merged into the attributes.
 //! - Successor operand types (`^bb1(%x : i32)`) are accepted and dropped.
 //!
+//! Not supported (none occurs in the APS, CMT2 or Handshake inputs): source locations
+//! (`loc(...)`), top-level alias definitions (`#map = ...`, `!t = ...`), dialect resource
+//! blocks (`{-# ... #-}`), block-argument attribute dictionaries. They are syntax errors.
+//!
 //! Errors: the first error ends the parse; its span points at the offending token (or an
 //! empty span where something was expected).
 
@@ -881,8 +885,14 @@ impl<'a> Parser<'a> {
 
     /// An optional attribute dictionary (`{}` counts as one), appended to `attrs`.
     pub fn parse_opt_attr_dict(&mut self, attrs: &mut Vec<NamedAttr>) -> PResult<()> {
-        if self.dict_ahead(true) {
-            attrs.extend(self.parse_attr_dict()?);
+        if !self.dict_ahead(true) {
+            return Ok(());
+        }
+        let dict = self.parse_attr_dict()?;
+        if attrs.is_empty() {
+            *attrs = dict;
+        } else {
+            attrs.extend(dict);
         }
         Ok(())
     }
@@ -1147,11 +1157,22 @@ fn scalar_type(word: &str) -> Option<Result<Type, String>> {
 
 /// Bare words that start a builtin type.
 pub fn is_builtin_type_name(word: &str) -> bool {
-    scalar_type(word).is_some()
-        || matches!(
-            word,
-            "memref" | "tuple" | "vector" | "tensor" | "complex" | "bf16" | "tf32" | "_"
-        )
+    let b = word.as_bytes();
+    let digits = match b.first() {
+        Some(b'i') => &b[1..],
+        Some(b's' | b'u') if b.get(1) == Some(&b'i') => &b[2..],
+        _ => &[],
+    };
+    if !digits.is_empty() && digits.iter().all(u8::is_ascii_digit) {
+        return true;
+    }
+    matches!(
+        word,
+        "index" | "none" | "f16" | "f32" | "f64" | "f80" | "f128"
+    ) || matches!(
+        word,
+        "memref" | "tuple" | "vector" | "tensor" | "complex" | "bf16" | "tf32" | "_"
+    )
 }
 
 /// Decimal or `0x` hex, with optional leading `-`; `None` if it does not fit `i128`.
@@ -1377,6 +1398,82 @@ mod tests {
         assert_eq!(i.regions.len(), 2);
         let t = op("tor.timegraph (0 to 13){\n}");
         assert_eq!(t.attr("endtime").and_then(Attribute::as_int), Some(13));
+    }
+
+    #[test]
+    fn scheduled_tor_memory_stream_and_call_forms() {
+        let text = r#"tor.design @d {
+  %c0 = arith.constant 0 : i32
+  %m = tor.alloc {dump = "a"} : !tor.memref<16xf32, [], "rw">
+  %s = tor.stream_create {dump = "s"} : <f32>[1024]
+  tor.func @g(...) attributes {strategy = "static"} {
+    %r:2 = tor.for %i = (%c0 : i32) to (%c0 : i32) step (%c0 : i32)
+    on (1 to 9) iter_args(%x = %c0, %y = %c0) -> (i32, i32) {
+      %v = tor.load %m[%i] on (2 to 3) {slot = 0 : i32} : !tor.memref<16xf32, [], "rw">[i32]
+      tor.store %v to %m[%i] on (3 to 4) {slot = 1 : i32} : (f32, !tor.memref<16xf32, [], "rw">[i32])
+      %w = tor.stream_read %s {starttime = 4 : i32} : <f32> -> f32
+      tor.stream_write %w to %s {starttime = 5 : i32} : f32, <f32>
+      %b = tor.cmpi sge %x %y on (5 to 6) {dump = "c"} : (i32, i32) -> i1
+      %z = tor.if %b on (6 to 8) -> (i32) then {
+        tor.yield %x : i32
+      } else {
+        tor.yield %y : i32
+      } {dump = "if"}
+      %k = tor.call @h(%z, %x) on (8 to 9) {dump = "call"} : (i32, i32) -> i32
+      tor.yield %k, %z : i32, i32
+    } {II = 4 : i32}
+    tor.return
+  }
+}"#;
+        let d = op(text);
+        let body = &d.regions[0].blocks[0].ops;
+        assert_eq!(body[1].name, "tor.alloc");
+        assert_eq!(
+            body[2].attr("depth").and_then(Attribute::as_int),
+            Some(1024)
+        );
+        let f = &body[3];
+        let l = &f.regions[0].blocks[0].ops[0];
+        assert_eq!(l.operands.len(), 5);
+        assert_eq!(l.result_types.len(), 2);
+        let args: Vec<&str> = l.regions[0].blocks[0]
+            .args
+            .iter()
+            .map(|a| a.name.as_str())
+            .collect();
+        assert_eq!(args, ["%i", "%x", "%y"]);
+        assert_eq!(l.regions[0].blocks[0].args[1].ty, Type::int(32));
+        assert_eq!(l.attr("starttime").and_then(Attribute::as_int), Some(1));
+        let ops = &l.regions[0].blocks[0].ops;
+        let names: Vec<&str> = ops.iter().map(|o| o.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "tor.load",
+                "tor.store",
+                "tor.stream_read",
+                "tor.stream_write",
+                "tor.cmpi",
+                "tor.if",
+                "tor.call",
+                "tor.yield"
+            ]
+        );
+        assert_eq!(ops[0].result_types, vec![Type::Float(32)]);
+        assert_eq!(ops[0].operand_types.len(), 2);
+        assert_eq!(ops[1].operands.len(), 3);
+        assert_eq!(ops[1].operand_types.len(), 3);
+        assert_eq!(
+            ops[4].attr("predicate"),
+            Some(&Attribute::Keyword("sge".into()))
+        );
+        assert_eq!(ops[4].result_types, vec![Type::int(1)]);
+        assert_eq!(ops[5].regions.len(), 2);
+        assert_eq!(
+            ops[6].attr("callee"),
+            Some(&Attribute::SymbolRef(vec!["h".into()]))
+        );
+        assert_eq!(ops[6].attr("endtime").and_then(Attribute::as_int), Some(9));
     }
 
     #[test]
