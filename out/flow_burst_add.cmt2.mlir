@@ -119,9 +119,11 @@ cmt2.circuit {
       %v1 = cmt2.call @inst43_block_0_fifo_s0_s1_v0 @deq() : () -> !firrtl.uint<32>
       %v2 = firrtl.constant 0 : !firrtl.uint<32>
       %v3 = firrtl.constant 4 : !firrtl.uint<32>
-      %v4 = kiln.mul %v2, %v3 : (!firrtl.uint<32>, !firrtl.uint<32>) -> !firrtl.uint<32>
+      %v4_1 = firrtl.mul %v2, %v3 : (!firrtl.uint<32>, !firrtl.uint<32>) -> !firrtl.uint<64>
+      %v4 = firrtl.bits %v4_1 31 to 0 : (!firrtl.uint<64>) -> !firrtl.uint<32>
       %v5 = firrtl.constant 0 : !firrtl.uint<32>
-      %v6 = kiln.add %v5, %v4 : (!firrtl.uint<32>, !firrtl.uint<32>) -> !firrtl.uint<32>
+      %v6_1 = firrtl.add %v5, %v4 : (!firrtl.uint<32>, !firrtl.uint<32>) -> !firrtl.uint<33>
+      %v6 = firrtl.bits %v6_1 31 to 0 : (!firrtl.uint<33>) -> !firrtl.uint<32>
       %v7 = firrtl.constant 6 : !firrtl.uint<4>
       cmt2.call @dma @cpu_to_isax(%v1, %v6, %v7) : (!firrtl.uint<32>, !firrtl.uint<32>, !firrtl.uint<4>) -> ()
       %v8 = firrtl.constant 1 : !firrtl.uint<1>
@@ -137,9 +139,11 @@ cmt2.circuit {
       %v2 = cmt2.call @inst43_block_0_fifo_s0_s2_v0 @deq() : () -> !firrtl.uint<32>
       %v3 = firrtl.constant 0 : !firrtl.uint<32>
       %v4 = firrtl.constant 4 : !firrtl.uint<32>
-      %v5 = kiln.mul %v3, %v4 : (!firrtl.uint<32>, !firrtl.uint<32>) -> !firrtl.uint<32>
+      %v5_1 = firrtl.mul %v3, %v4 : (!firrtl.uint<32>, !firrtl.uint<32>) -> !firrtl.uint<64>
+      %v5 = firrtl.bits %v5_1 31 to 0 : (!firrtl.uint<64>) -> !firrtl.uint<32>
       %v6 = firrtl.constant 64 : !firrtl.uint<32>
-      %v7 = kiln.add %v6, %v5 : (!firrtl.uint<32>, !firrtl.uint<32>) -> !firrtl.uint<32>
+      %v7_1 = firrtl.add %v6, %v5 : (!firrtl.uint<32>, !firrtl.uint<32>) -> !firrtl.uint<33>
+      %v7 = firrtl.bits %v7_1 31 to 0 : (!firrtl.uint<33>) -> !firrtl.uint<32>
       %v8 = firrtl.constant 6 : !firrtl.uint<4>
       cmt2.call @dma @cpu_to_isax(%v2, %v7, %v8) : (!firrtl.uint<32>, !firrtl.uint<32>, !firrtl.uint<4>) -> ()
       %v9 = firrtl.constant 1 : !firrtl.uint<1>
@@ -168,10 +172,17 @@ cmt2.circuit {
       cmt2.call @inst43_loop_1_loop_ub_reg @write(%v2) : (!firrtl.uint<32>) -> ()
       cmt2.call @inst43_loop_1_loop_step_reg @write(%v3) : (!firrtl.uint<32>) -> ()
       %v4 = firrtl.constant 0 : !firrtl.uint<32>
-      %v5 = kiln.slt %v3, %v4 : (!firrtl.uint<32>, !firrtl.uint<32>) -> !firrtl.uint<1>
-      %v6 = kiln.sge %v1, %v2 : (!firrtl.uint<32>, !firrtl.uint<32>) -> !firrtl.uint<1>
-      %v7 = kiln.sle %v1, %v2 : (!firrtl.uint<32>, !firrtl.uint<32>) -> !firrtl.uint<1>
-      %v8 = firrtl.mux %v5, %v6, %v7 : (!firrtl.uint<1>, !firrtl.uint<1>, !firrtl.uint<1>) -> !firrtl.uint<1>
+      %v5_1 = firrtl.asSInt %v3 : (!firrtl.uint<32>) -> !firrtl.sint<32>
+      %v5_2 = firrtl.asSInt %v4 : (!firrtl.uint<32>) -> !firrtl.sint<32>
+      %v5 = firrtl.lt %v5_1, %v5_2 : (!firrtl.sint<32>, !firrtl.sint<32>) -> !firrtl.uint<1>
+      %v6_1 = firrtl.asSInt %v1 : (!firrtl.uint<32>) -> !firrtl.sint<32>
+      %v6_2 = firrtl.asSInt %v2 : (!firrtl.uint<32>) -> !firrtl.sint<32>
+      %v6 = firrtl.geq %v6_1, %v6_2 : (!firrtl.sint<32>, !firrtl.sint<32>) -> !firrtl.uint<1>
+      %v7_1 = firrtl.asSInt %v1 : (!firrtl.uint<32>) -> !firrtl.sint<32>
+      %v7_2 = firrtl.asSInt %v2 : (!firrtl.uint<32>) -> !firrtl.sint<32>
+      %v7 = firrtl.leq %v7_1, %v7_2 : (!firrtl.sint<32>, !firrtl.sint<32>) -> !firrtl.uint<1>
+      %v8_1 = firrtl.mux(%v5, %v6, %v7) : (!firrtl.uint<1>, !firrtl.uint<1>, !firrtl.uint<1>) -> !firrtl.uint<1>
+      %v8 = firrtl.bits %v8_1 0 to 0 : (!firrtl.uint<1>) -> !firrtl.uint<1>
       cmt2.if %v8 {
         cmt2.call @inst43_loop_1_loop_loop_to_body_fifo_0 @enq(%v1) : (!firrtl.uint<32>) -> ()
         %v9 = firrtl.constant 1 : !firrtl.uint<1>
@@ -190,12 +201,20 @@ cmt2.circuit {
       %v1 = cmt2.call @inst43_loop_1_loop_cur_reg @read() : () -> !firrtl.uint<32>
       %v2 = cmt2.call @inst43_loop_1_loop_ub_reg @read() : () -> !firrtl.uint<32>
       %v3 = cmt2.call @inst43_loop_1_loop_step_reg @read() : () -> !firrtl.uint<32>
-      %v4 = kiln.add %v1, %v3 : (!firrtl.uint<32>, !firrtl.uint<32>) -> !firrtl.uint<32>
+      %v4_1 = firrtl.add %v1, %v3 : (!firrtl.uint<32>, !firrtl.uint<32>) -> !firrtl.uint<33>
+      %v4 = firrtl.bits %v4_1 31 to 0 : (!firrtl.uint<33>) -> !firrtl.uint<32>
       %v5 = firrtl.constant 0 : !firrtl.uint<32>
-      %v6 = kiln.slt %v3, %v5 : (!firrtl.uint<32>, !firrtl.uint<32>) -> !firrtl.uint<1>
-      %v7 = kiln.sge %v4, %v2 : (!firrtl.uint<32>, !firrtl.uint<32>) -> !firrtl.uint<1>
-      %v8 = kiln.sle %v4, %v2 : (!firrtl.uint<32>, !firrtl.uint<32>) -> !firrtl.uint<1>
-      %v9 = firrtl.mux %v6, %v7, %v8 : (!firrtl.uint<1>, !firrtl.uint<1>, !firrtl.uint<1>) -> !firrtl.uint<1>
+      %v6_1 = firrtl.asSInt %v3 : (!firrtl.uint<32>) -> !firrtl.sint<32>
+      %v6_2 = firrtl.asSInt %v5 : (!firrtl.uint<32>) -> !firrtl.sint<32>
+      %v6 = firrtl.lt %v6_1, %v6_2 : (!firrtl.sint<32>, !firrtl.sint<32>) -> !firrtl.uint<1>
+      %v7_1 = firrtl.asSInt %v4 : (!firrtl.uint<32>) -> !firrtl.sint<32>
+      %v7_2 = firrtl.asSInt %v2 : (!firrtl.uint<32>) -> !firrtl.sint<32>
+      %v7 = firrtl.geq %v7_1, %v7_2 : (!firrtl.sint<32>, !firrtl.sint<32>) -> !firrtl.uint<1>
+      %v8_1 = firrtl.asSInt %v4 : (!firrtl.uint<32>) -> !firrtl.sint<32>
+      %v8_2 = firrtl.asSInt %v2 : (!firrtl.uint<32>) -> !firrtl.sint<32>
+      %v8 = firrtl.leq %v8_1, %v8_2 : (!firrtl.sint<32>, !firrtl.sint<32>) -> !firrtl.uint<1>
+      %v9_1 = firrtl.mux(%v6, %v7, %v8) : (!firrtl.uint<1>, !firrtl.uint<1>, !firrtl.uint<1>) -> !firrtl.uint<1>
+      %v9 = firrtl.bits %v9_1 0 to 0 : (!firrtl.uint<1>) -> !firrtl.uint<1>
       cmt2.if %v9 {
         cmt2.call @inst43_loop_1_loop_cur_reg @write(%v4) : (!firrtl.uint<32>) -> ()
       } else {
@@ -229,9 +248,11 @@ cmt2.circuit {
       %v1 = cmt2.call @inst43_fifo_b0_b2_v0 @deq() : () -> !firrtl.uint<32>
       %v2 = firrtl.constant 0 : !firrtl.uint<32>
       %v3 = firrtl.constant 4 : !firrtl.uint<32>
-      %v4 = kiln.mul %v2, %v3 : (!firrtl.uint<32>, !firrtl.uint<32>) -> !firrtl.uint<32>
+      %v4_1 = firrtl.mul %v2, %v3 : (!firrtl.uint<32>, !firrtl.uint<32>) -> !firrtl.uint<64>
+      %v4 = firrtl.bits %v4_1 31 to 0 : (!firrtl.uint<64>) -> !firrtl.uint<32>
       %v5 = firrtl.constant 128 : !firrtl.uint<32>
-      %v6 = kiln.add %v5, %v4 : (!firrtl.uint<32>, !firrtl.uint<32>) -> !firrtl.uint<32>
+      %v6_1 = firrtl.add %v5, %v4 : (!firrtl.uint<32>, !firrtl.uint<32>) -> !firrtl.uint<33>
+      %v6 = firrtl.bits %v6_1 31 to 0 : (!firrtl.uint<33>) -> !firrtl.uint<32>
       %v7 = firrtl.constant 6 : !firrtl.uint<4>
       cmt2.call @dma @isax_to_cpu(%v1, %v6, %v7) : (!firrtl.uint<32>, !firrtl.uint<32>, !firrtl.uint<4>) -> ()
       %v8 = firrtl.constant 1 : !firrtl.uint<1>
@@ -283,20 +304,24 @@ cmt2.circuit {
       %v0 = cmt2.call @inst43_loop_1_loop_block_0_token_fifo_s6 @deq() : () -> !firrtl.uint<1>
       %v1 = cmt2.call @inst43_loop_1_loop_block_0_fifo_s6_s7_v0 @deq() : () -> !firrtl.uint<32>
       %v2 = cmt2.call @inst43_loop_1_loop_block_0_fifo_s6_s7_v1 @deq() : () -> !firrtl.uint<32>
-      %v3 = kiln.add %v1, %v2 : (!firrtl.uint<32>, !firrtl.uint<32>) -> !firrtl.uint<32>
+      %v3_1 = firrtl.add %v1, %v2 : (!firrtl.uint<32>, !firrtl.uint<32>) -> !firrtl.uint<33>
+      %v3 = firrtl.bits %v3_1 31 to 0 : (!firrtl.uint<33>) -> !firrtl.uint<32>
       %v4 = cmt2.call @inst43_loop_1_loop_block_0_fifo_s6_s7_v2 @deq() : () -> !firrtl.uint<32>
       cmt2.call @mem_c_0 @write(%v4, %v3) : (!firrtl.uint<32>, !firrtl.uint<32>) -> ()
       %v5 = cmt2.call @inst43_loop_1_loop_block_0_fifo_s6_s7_v3 @deq() : () -> !firrtl.uint<32>
       %v6 = cmt2.call @inst43_loop_1_loop_block_0_fifo_s6_s7_v4 @deq() : () -> !firrtl.uint<32>
-      %v7 = kiln.add %v5, %v6 : (!firrtl.uint<32>, !firrtl.uint<32>) -> !firrtl.uint<32>
+      %v7_1 = firrtl.add %v5, %v6 : (!firrtl.uint<32>, !firrtl.uint<32>) -> !firrtl.uint<33>
+      %v7 = firrtl.bits %v7_1 31 to 0 : (!firrtl.uint<33>) -> !firrtl.uint<32>
       cmt2.call @mem_c_1 @write(%v4, %v7) : (!firrtl.uint<32>, !firrtl.uint<32>) -> ()
       %v8 = cmt2.call @inst43_loop_1_loop_block_0_fifo_s6_s7_v5 @deq() : () -> !firrtl.uint<32>
       %v9 = cmt2.call @inst43_loop_1_loop_block_0_fifo_s6_s7_v6 @deq() : () -> !firrtl.uint<32>
-      %v10 = kiln.add %v8, %v9 : (!firrtl.uint<32>, !firrtl.uint<32>) -> !firrtl.uint<32>
+      %v10_1 = firrtl.add %v8, %v9 : (!firrtl.uint<32>, !firrtl.uint<32>) -> !firrtl.uint<33>
+      %v10 = firrtl.bits %v10_1 31 to 0 : (!firrtl.uint<33>) -> !firrtl.uint<32>
       cmt2.call @mem_c_2 @write(%v4, %v10) : (!firrtl.uint<32>, !firrtl.uint<32>) -> ()
       %v11 = cmt2.call @inst43_loop_1_loop_block_0_fifo_s6_s7_v7 @deq() : () -> !firrtl.uint<32>
       %v12 = cmt2.call @inst43_loop_1_loop_block_0_fifo_s6_s7_v8 @deq() : () -> !firrtl.uint<32>
-      %v13 = kiln.add %v11, %v12 : (!firrtl.uint<32>, !firrtl.uint<32>) -> !firrtl.uint<32>
+      %v13_1 = firrtl.add %v11, %v12 : (!firrtl.uint<32>, !firrtl.uint<32>) -> !firrtl.uint<33>
+      %v13 = firrtl.bits %v13_1 31 to 0 : (!firrtl.uint<33>) -> !firrtl.uint<32>
       cmt2.call @mem_c_3 @write(%v4, %v13) : (!firrtl.uint<32>, !firrtl.uint<32>) -> ()
       %v14 = firrtl.constant 1 : !firrtl.uint<1>
       cmt2.call @inst43_loop_1_loop_token_body_to_next @enq(%v14) : (!firrtl.uint<1>) -> ()

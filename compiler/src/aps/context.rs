@@ -8,6 +8,9 @@ use crate::rules::{DmaEntry, Instance, InstanceKind};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
+/// Largest scratchpad bank (elements) accepted: larger ones are input errors, not allocations.
+pub const MAX_BANK_DEPTH: u64 = 1 << 20;
+
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct MemEntry {
     pub name: String,
@@ -164,7 +167,20 @@ fn global(op: &Operation) -> Result<Global, Diagnostic> {
             d.ok_or_else(|| Diagnostic::error(op.span, "dynamic global shapes are not supported"))
         })
         .collect::<Result<_, _>>()?;
+    let depth = shape.iter().try_fold(1u64, |acc, d| acc.checked_mul(*d));
+    if depth.is_none_or(|d| d > MAX_BANK_DEPTH) {
+        return Err(Diagnostic::error(
+            op.span,
+            format!("global `@{name}` is too large (more than {MAX_BANK_DEPTH} elements)"),
+        ));
+    }
     let width = type_width(&elem);
+    if width == 0 || width > 64 {
+        return Err(Diagnostic::error(
+            op.span,
+            format!("global `@{name}` needs an integer element type of at most 64 bits"),
+        ));
+    }
     let init = match op.attr("initial_value") {
         Some(Attribute::Dense { elems, .. }) => {
             let vals: Vec<u128> = elems
@@ -229,6 +245,12 @@ pub fn design_context(module: &ModuleAst) -> Result<DesignContext, Diagnostic> {
         }
     }
     for e in &ctx.entries {
+        if e.banks.is_empty() {
+            return Err(Diagnostic::error(
+                e.span,
+                format!("memory map entry `{}` has no banks", e.name),
+            ));
+        }
         for b in &e.banks {
             if !ctx.globals.contains_key(b) {
                 return Err(Diagnostic::error(

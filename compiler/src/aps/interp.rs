@@ -222,7 +222,7 @@ impl Machine<'_> {
                     .or_else(|| op.attr("low_bit"))
                     .and_then(Attribute::as_int)
                     .unwrap_or(0);
-                self.set(op, a >> lo as u32);
+                self.set(op, a.checked_shr(lo.clamp(0, 128) as u32).unwrap_or(0));
             }
             "aps.readrf" => {
                 let o = op

@@ -551,8 +551,11 @@ impl State {
         else {
             return;
         };
+        if e.banks.is_empty() {
+            return;
+        }
         let eb = e.elem_bytes.max(1);
-        let n = e.banks.len().max(1) as u32;
+        let n = e.banks.len() as u32;
         let per_bank = e.size / eb / n;
         for k in 0..t.bytes / eb {
             let isax = t.isax_addr + k * eb;
