@@ -59,8 +59,9 @@ fn deleting_any_line_never_panics() {
             .filter(|(i, _)| *i != skip)
             .map(|(_, l)| format!("{l}\n"))
             .collect();
-        if flow(&cut).is_err() {
-            errors += 1;
+        match flow(&cut) {
+            Err(_) => errors += 1,
+            Ok(circuits) => run_engines(&cut, &circuits),
         }
     }
     // Most single-line deletions break an SSA use or the structure.
@@ -69,4 +70,44 @@ fn deleting_any_line_never_panics() {
         "{errors} of {} deletions rejected",
         lines.len()
     );
+}
+
+/// Both engines on a mutated program: any result or error is fine, a panic is not.
+fn run_engines(text: &str, circuits: &[compiler::rules::Circuit]) {
+    use compiler::rules::sim::{self, Command, SimConfig};
+    let m = compiler::mlir::parse(text).unwrap();
+    let ctx = aps::design_context(&m).unwrap();
+    for (f, c) in aps::functions(&m).into_iter().zip(circuits) {
+        let _ = aps::interp::run(&ctx, f, 0x1000, 0x2000, Default::default(), 100_000);
+        let cfg = SimConfig {
+            max_cycles: 10_000,
+            ..SimConfig::default()
+        };
+        let cmd = Command {
+            id: 43,
+            rs1: 0x1000,
+            rs2: 0x2000,
+            rd: 1,
+        };
+        let _ = sim::simulate(c, &[cmd], Default::default(), &cfg);
+    }
+}
+
+#[test]
+fn deleting_lines_of_generated_programs_never_panics() {
+    for seed in 0..3 {
+        let text = aps::workload::generate(2, seed);
+        let lines: Vec<&str> = text.lines().collect();
+        for skip in (0..lines.len()).step_by(3) {
+            let cut: String = lines
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| *i != skip)
+                .map(|(_, l)| format!("{l}\n"))
+                .collect();
+            if let Ok(circuits) = flow(&cut) {
+                run_engines(&cut, &circuits);
+            }
+        }
+    }
 }
