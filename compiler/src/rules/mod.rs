@@ -48,8 +48,10 @@ pub struct Instance {
     pub kind: InstanceKind,
 }
 
+/// Serialized externally tagged (`{"fifo": {"width": 32, "depth": 1}}`): the cache codec
+/// (bincode) is not self-describing and cannot read internally tagged enums back.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 pub enum InstanceKind {
     Fifo {
         width: u32,
