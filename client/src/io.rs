@@ -36,7 +36,11 @@ pub fn read_source(path: &Path) -> Result<String, Failure> {
         Ok(_) => Ok(String::from_utf8(bytes).expect("checked above")),
         Err(d) => {
             let lossy = String::from_utf8_lossy(&bytes);
-            Err(Failure::diagnostics(&[d], &path.display().to_string(), &lossy))
+            Err(Failure::diagnostics(
+                &[d],
+                &path.display().to_string(),
+                &lossy,
+            ))
         }
     }
 }
@@ -55,7 +59,10 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<bool, Failure> {
         _ => Path::new("."),
     };
     fs::create_dir_all(dir).map_err(fail)?;
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let tmp = dir.join(format!(".{name}.tmp.{}", std::process::id()));
     let mut f = fs::File::create(&tmp).map_err(fail)?;
     f.write_all(bytes).map_err(fail)?;
@@ -91,6 +98,10 @@ mod tests {
         fs::write(&p, b"module {\n  \xc3\x28 }\n").unwrap();
         let e = read_source(&p).unwrap_err();
         assert_eq!(e.code, 1);
-        assert!(e.message.contains("bad.mlir:2:3: error: invalid UTF-8"), "{}", e.message);
+        assert!(
+            e.message.contains("bad.mlir:2:3: error: invalid UTF-8"),
+            "{}",
+            e.message
+        );
     }
 }

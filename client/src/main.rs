@@ -10,7 +10,11 @@ mod io;
 use clap::Parser;
 
 #[derive(Parser)]
-#[command(name = "kiln", version, about = "Incremental compiler for hardware design flows")]
+#[command(
+    name = "kiln",
+    version,
+    about = "Incremental compiler for hardware design flows"
+)]
 struct Cli {
     #[command(subcommand)]
     command: cmd::Command,

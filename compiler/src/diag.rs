@@ -16,7 +16,9 @@ use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 
 /// A half-open byte range `[start, end)` into one source text.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+)]
 pub struct Span {
     pub start: u32,
     pub end: u32,
@@ -152,7 +154,11 @@ impl Diagnostic {
         );
         let line_text = index.line_text(text, pos.line);
         let gutter = pos.line.to_string();
-        let _ = writeln!(out, " {gutter} | {}", line_text.trim_end_matches(['\r', '\n']));
+        let _ = writeln!(
+            out,
+            " {gutter} | {}",
+            line_text.trim_end_matches(['\r', '\n'])
+        );
         let caret_col = line_text
             .char_indices()
             .take_while(|(i, _)| *i < pos.byte_col)
@@ -298,7 +304,10 @@ mod tests {
     fn span_at_eof_renders() {
         let text = "abc";
         let d = Diagnostic::error(Span::point(3), "unexpected end of input");
-        assert!(d.render("x", text).starts_with("x:1:4: error: unexpected end of input"));
+        assert!(
+            d.render("x", text)
+                .starts_with("x:1:4: error: unexpected end of input")
+        );
     }
 
     #[test]
@@ -317,6 +326,9 @@ mod tests {
         let e = decode_utf8(bytes).unwrap_err();
         assert_eq!(e.span, Some(Span::new(3, 4)));
         let lossy = String::from_utf8_lossy(bytes);
-        assert!(e.render("b", &lossy).starts_with("b:2:1: error: invalid UTF-8"));
+        assert!(
+            e.render("b", &lossy)
+                .starts_with("b:2:1: error: invalid UTF-8")
+        );
     }
 }

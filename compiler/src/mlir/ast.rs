@@ -151,16 +151,25 @@ pub enum Type {
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Attribute {
     /// `42 : i32`, or a bare `42` (type `None`).
-    Integer { value: i128, ty: Option<Type> },
+    Integer {
+        value: i128,
+        ty: Option<Type>,
+    },
     /// The literal as written (`1.000000e+01`), so printing is exact; type if given.
-    Float { text: String, ty: Option<Type> },
+    Float {
+        text: String,
+        ty: Option<Type>,
+    },
     Bool(bool),
     String(String),
     Unit,
     Array(Vec<Attribute>),
     Dict(Vec<NamedAttr>),
     /// `dense<[...]>` / `dense<v>` with its element literals (flattened) and type if given.
-    Dense { elems: Vec<Attribute>, ty: Option<Type> },
+    Dense {
+        elems: Vec<Attribute>,
+        ty: Option<Type>,
+    },
     /// `uninitialized` (a `memref.global` without initial value).
     Uninitialized,
     /// `@a` or `@a::@b`: the path without sigils.
@@ -197,8 +206,12 @@ impl Operation {
 
     fn clear_spans(&mut self) {
         self.span = Span::default();
-        self.results.iter_mut().for_each(|r| r.span = Span::default());
-        self.operands.iter_mut().for_each(|o| o.span = Span::default());
+        self.results
+            .iter_mut()
+            .for_each(|r| r.span = Span::default());
+        self.operands
+            .iter_mut()
+            .for_each(|o| o.span = Span::default());
         self.attrs.iter_mut().for_each(|a| a.clear_spans());
         for region in &mut self.regions {
             region.span = Span::default();
