@@ -69,16 +69,34 @@ fn split(stdout: &str, n: usize) -> Vec<Option<String>> {
 }
 
 /// The verdict in one case's output, or `None` when it has none (ABC stopped or crashed).
-fn verdict(text: &str, mode: Mode) -> Option<Verdict> {
-    let eq = text.lines().any(|l| match mode {
-        Mode::Cec => l.starts_with("Networks are equivalent"),
-        Mode::Dprove => l.starts_with("Networks are equivalent"),
-    });
-    let bad = ["NOT EQUIVALENT", "not equivalent", "UNDECIDED", "failed", "Error", "Cannot", "rror"];
-    if eq && !bad.iter().any(|b| text.contains(b)) {
+/// Equivalent = at least one `Networks are equivalent` line, no other `Networks are ...`
+/// verdict, and no error or failure message.
+fn verdict(text: &str, _mode: Mode) -> Option<Verdict> {
+    let verdicts: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("Networks are"))
+        .collect();
+    let bad = [
+        "NOT EQUIVALENT",
+        "not equivalent",
+        "UNDECIDED",
+        "Verification failed",
+        "has failed",
+        "Error",
+        "error",
+        "Cannot",
+        "is different",
+    ];
+    let has_bad = bad.iter().any(|b| text.contains(b));
+    if !verdicts.is_empty()
+        && verdicts
+            .iter()
+            .all(|l| l.starts_with("Networks are equivalent"))
+        && !has_bad
+    {
         return Some(Verdict::Equivalent);
     }
-    if bad.iter().any(|b| text.contains(b)) || eq {
+    if has_bad || !verdicts.is_empty() {
         return Some(Verdict::Failed(text.to_string()));
     }
     None
@@ -86,7 +104,10 @@ fn verdict(text: &str, mode: Mode) -> Option<Verdict> {
 
 /// Run one ABC script; returns stdout (lossy) and whether ABC exited normally.
 fn run_abc(script: &str, dir: &Path, timeout: Duration) -> (String, bool) {
-    let path = dir.join(format!("script_{}.abc", std::process::id() as u128 * 1_000_000 + nanos()));
+    let path = dir.join(format!(
+        "script_{}.abc",
+        std::process::id() as u128 * 1_000_000 + nanos()
+    ));
     if std::fs::write(&path, script).is_err() {
         return (String::new(), false);
     }
@@ -146,9 +167,10 @@ fn run_chunk(cases: &[&Case], dir: &Path, timeout: Duration) -> Vec<Verdict> {
         let v = parts[i].as_deref().and_then(|t| verdict(t, c.mode));
         out.push(match v {
             Some(v) => v,
-            None if cases.len() == 1 => {
-                Verdict::Failed(format!("no verdict (ABC crashed or timed out):\n{}", parts[i].clone().unwrap_or_default()))
-            }
+            None if cases.len() == 1 => Verdict::Failed(format!(
+                "no verdict (ABC crashed or timed out):\n{}",
+                parts[i].clone().unwrap_or_default()
+            )),
             None => run_chunk(&[c], dir, timeout).remove(0),
         });
     }
@@ -157,7 +179,10 @@ fn run_chunk(cases: &[&Case], dir: &Path, timeout: Duration) -> Vec<Verdict> {
 
 /// Check all cases, `chunk` per ABC process, on two threads. Results in case order.
 pub fn check_all(cases: &[Case], chunk: usize, dir: &Path, timeout: Duration) -> Vec<Verdict> {
-    let chunks: Vec<Vec<&Case>> = cases.chunks(chunk.max(1)).map(|c| c.iter().collect()).collect();
+    let chunks: Vec<Vec<&Case>> = cases
+        .chunks(chunk.max(1))
+        .map(|c| c.iter().collect())
+        .collect();
     let results: Mutex<BTreeMap<usize, Vec<Verdict>>> = Mutex::new(BTreeMap::new());
     let next = std::sync::atomic::AtomicUsize::new(0);
     std::thread::scope(|s| {
@@ -172,15 +197,25 @@ pub fn check_all(cases: &[Case], chunk: usize, dir: &Path, timeout: Duration) ->
             });
         }
     });
-    results.into_inner().unwrap().into_values().flatten().collect()
+    results
+        .into_inner()
+        .unwrap()
+        .into_values()
+        .flatten()
+        .collect()
 }
 
 /// Parse and lower a BLIF file; the top model's AIG and the undriven net names of all models.
 pub fn lower_path(path: &Path) -> Result<(Aig, Vec<String>), String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let parsed = blif::parse(&text).map_err(|d| d.render(&path.display().to_string(), &text))?;
-    let lowered = aig::lower_file(&parsed.file).map_err(|d| d.render(&path.display().to_string(), &text))?;
-    let undriven = lowered.models.values().flat_map(|l| l.undriven.clone()).collect();
+    let lowered =
+        aig::lower_file(&parsed.file).map_err(|d| d.render(&path.display().to_string(), &text))?;
+    let undriven = lowered
+        .models
+        .values()
+        .flat_map(|l| l.undriven.clone())
+        .collect();
     Ok((lowered.top().aig.clone(), undriven))
 }
 
@@ -200,18 +235,43 @@ pub fn init_mismatches(reference: &Path, ours: &Aig, dir: &Path) -> Result<Vec<S
         return Ok(Vec::new());
     }
     let out = dir.join(format!("abcref_{}.aig", nanos()));
-    let cmd = format!("read_blif {}; strash; write_aiger -s {}", reference.display(), out.display());
-    let o = Command::new("berkeley-abc").args(["-c", &cmd]).output().map_err(|e| e.to_string())?;
-    let bytes = std::fs::read(&out).map_err(|e| format!("ABC wrote no AIG: {e}\n{}", String::from_utf8_lossy(&o.stdout)))?;
+    let cmd = format!(
+        "read_blif {}; strash; write_aiger -s {}",
+        reference.display(),
+        out.display()
+    );
+    let o = Command::new("berkeley-abc")
+        .args(["-c", &cmd])
+        .output()
+        .map_err(|e| e.to_string())?;
+    let bytes = std::fs::read(&out).map_err(|e| {
+        format!(
+            "ABC wrote no AIG: {e}\n{}",
+            String::from_utf8_lossy(&o.stdout)
+        )
+    })?;
     let _ = std::fs::remove_file(&out);
     let theirs = aig::read_aiger(&bytes).map_err(|d| d.message)?;
-    let norm = |i: Init| if i == Init::DontCare { Init::Unknown } else { i };
-    let abc: BTreeMap<&str, Init> = theirs.latches().iter().map(|l| (l.name.as_str(), norm(l.init))).collect();
+    let norm = |i: Init| {
+        if i == Init::DontCare {
+            Init::Unknown
+        } else {
+            i
+        }
+    };
+    let abc: BTreeMap<&str, Init> = theirs
+        .latches()
+        .iter()
+        .map(|l| (l.name.as_str(), norm(l.init)))
+        .collect();
     let mut bad = Vec::new();
     for l in ours.latches() {
         match abc.get(l.name.as_str()) {
             Some(&i) if i == norm(l.init) => {}
-            other => bad.push(format!("latch {}: ours {:?}, ABC {other:?}", l.name, l.init)),
+            other => bad.push(format!(
+                "latch {}: ours {:?}, ABC {other:?}",
+                l.name, l.init
+            )),
         }
     }
     Ok(bad)
