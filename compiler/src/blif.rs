@@ -21,12 +21,21 @@
 //!   and `.blackbox` (no logic to lower) are errors.
 
 use crate::diag::{Diagnostic, Span};
+use crate::fxhash::Interner;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-/// A name as written in the source, with its span.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// A reference to a net of the enclosing model (an index into [`Model::nets`]) and the place
+/// where this reference is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Net {
+    pub id: u32,
+    pub span: Span,
+}
+
+/// A name that is not a net of the enclosing model (a model name, a `.subckt` formal pin).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Name {
     pub name: String,
     pub span: Span,
 }
@@ -50,6 +59,8 @@ pub struct Model {
     pub name: String,
     /// The `.model` line (or the first line of an implicit model).
     pub span: Span,
+    /// The names of the model's nets, each once, in first-mention order ([`Net::id`]).
+    pub nets: Vec<String>,
     pub inputs: Vec<Net>,
     pub outputs: Vec<Net>,
     pub covers: Vec<Cover>,
@@ -59,6 +70,13 @@ pub struct Model {
     pub conns: Vec<(Net, Net)>,
     /// Whether an `.exdc` section was skipped.
     pub had_exdc: bool,
+}
+
+impl Model {
+    /// The name of a net of this model.
+    pub fn net_name(&self, net: Net) -> &str {
+        &self.nets[net.id as usize]
+    }
 }
 
 /// A `.names` single-output cover.
@@ -129,9 +147,9 @@ pub struct Latch {
 /// A `.subckt model formal=actual ...` instance.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Subckt {
-    pub model: Net,
+    pub model: Name,
     /// `(formal, actual)` pairs in source order.
-    pub pins: Vec<(Net, Net)>,
+    pub pins: Vec<(Name, Net)>,
     /// The instance name from a following `.cname`, if any.
     pub instance: Option<String>,
     pub span: Span,
@@ -172,8 +190,8 @@ impl Tok<'_> {
     fn span(&self) -> Span {
         Span::new(self.at, self.at + self.text.len())
     }
-    fn net(&self) -> Net {
-        Net {
+    fn name(&self) -> Name {
+        Name {
             name: self.text.to_string(),
             span: self.span(),
         }
@@ -248,6 +266,9 @@ fn is_blank(b: u8) -> bool {
 /// Parse a BLIF text. Errors stop at the first problem; warnings are collected.
 pub fn parse(text: &str) -> Result<Parsed, Diagnostic> {
     let mut p = Parser {
+        // Roughly one new net per 40 bytes of netlist text.
+        intern: Interner::with_capacity(text.len() / 40),
+        _text: std::marker::PhantomData,
         models: Vec::new(),
         current: None,
         cover: None,
@@ -274,7 +295,10 @@ pub fn parse(text: &str) -> Result<Parsed, Diagnostic> {
     })
 }
 
-struct Parser {
+struct Parser<'a> {
+    /// Net name → id, for the current model.
+    intern: Interner,
+    _text: std::marker::PhantomData<&'a str>,
     models: Vec<Model>,
     current: Option<Model>,
     cover: Option<Cover>,
@@ -284,8 +308,22 @@ struct Parser {
     in_exdc: bool,
 }
 
-impl Parser {
-    fn line(&mut self, toks: &[Tok]) -> Result<(), Diagnostic> {
+impl<'a> Parser<'a> {
+    /// The net `t` names in the current model (interned).
+    fn net(&mut self, t: &Tok<'a>) -> Net {
+        let m = self.current.get_or_insert_with(|| Model {
+            span: t.span(),
+            ..Model::default()
+        });
+        let id = self.intern.intern(t.text, &mut m.nets);
+        Net { id, span: t.span() }
+    }
+
+    fn nets(&mut self, toks: &[Tok<'a>]) -> Vec<Net> {
+        toks.iter().map(|t| self.net(t)).collect()
+    }
+
+    fn line(&mut self, toks: &[Tok<'a>]) -> Result<(), Diagnostic> {
         let head = toks[0];
         if self.in_exdc {
             if head.text == ".end" || head.text == ".model" {
@@ -305,13 +343,13 @@ impl Parser {
                 Ok(())
             }
             ".inputs" => {
-                let m = self.model_mut(head);
-                m.inputs.extend(toks[1..].iter().map(Tok::net));
+                let nets = self.nets(&toks[1..]);
+                self.model_mut(head).inputs.extend(nets);
                 Ok(())
             }
             ".outputs" => {
-                let m = self.model_mut(head);
-                m.outputs.extend(toks[1..].iter().map(Tok::net));
+                let nets = self.nets(&toks[1..]);
+                self.model_mut(head).outputs.extend(nets);
                 Ok(())
             }
             ".names" => self.names(toks),
@@ -387,7 +425,7 @@ impl Parser {
         })
     }
 
-    fn model(&mut self, toks: &[Tok]) -> Result<(), Diagnostic> {
+    fn model(&mut self, toks: &[Tok<'a>]) -> Result<(), Diagnostic> {
         self.finish_model();
         let Some(name) = toks.get(1) else {
             return Err(Diagnostic::error(toks[0].span(), "`.model` needs a name"));
@@ -403,6 +441,7 @@ impl Parser {
     fn finish_model(&mut self) {
         self.end_cover();
         self.in_exdc = false;
+        self.intern.clear();
         if let Some(m) = self.current.take() {
             self.models.push(m);
         }
@@ -414,17 +453,18 @@ impl Parser {
         }
     }
 
-    fn names(&mut self, toks: &[Tok]) -> Result<(), Diagnostic> {
+    fn names(&mut self, toks: &[Tok<'a>]) -> Result<(), Diagnostic> {
         let Some((out, ins)) = toks[1..].split_last() else {
             return Err(Diagnostic::error(
                 toks[0].span(),
                 "`.names` needs an output net",
             ));
         };
-        self.model_mut(toks[0]);
+        let inputs = self.nets(ins);
+        let output = self.net(out);
         self.cover = Some(Cover {
-            inputs: ins.iter().map(Tok::net).collect(),
-            output: out.net(),
+            inputs,
+            output,
             planes: Vec::new(),
             rows: 0,
             on_set: true,
@@ -433,7 +473,7 @@ impl Parser {
         Ok(())
     }
 
-    fn row(&mut self, toks: &[Tok]) -> Result<(), Diagnostic> {
+    fn row(&mut self, toks: &[Tok<'a>]) -> Result<(), Diagnostic> {
         let Some(cover) = self.cover.as_mut() else {
             return Err(Diagnostic::error(
                 toks[0].span(),
@@ -501,10 +541,10 @@ impl Parser {
         Ok(())
     }
 
-    fn latch(&mut self, toks: &[Tok]) -> Result<(), Diagnostic> {
+    fn latch(&mut self, toks: &[Tok<'a>]) -> Result<(), Diagnostic> {
         let span = toks[0].span().to(toks[toks.len() - 1].span());
         let (input, output, rest) = match toks {
-            [_, i, o, rest @ ..] => (i.net(), o.net(), rest),
+            [_, i, o, rest @ ..] => (self.net(i), self.net(o), rest),
             _ => {
                 return Err(Diagnostic::error(
                     span,
@@ -525,7 +565,7 @@ impl Parser {
             }
         };
         let kind = kind.map(latch_kind).transpose()?;
-        let control = control.filter(|c| c.text != "NIL").map(|c| c.net());
+        let control = control.filter(|c| c.text != "NIL").map(|c| self.net(&c));
         let init = match init.map(|t| (t.text, t)) {
             None => Init::Unknown,
             Some(("0", _)) => Init::Zero,
@@ -550,7 +590,7 @@ impl Parser {
         Ok(())
     }
 
-    fn subckt(&mut self, toks: &[Tok]) -> Result<(), Diagnostic> {
+    fn subckt(&mut self, toks: &[Tok<'a>]) -> Result<(), Diagnostic> {
         let Some(model) = toks.get(1) else {
             return Err(Diagnostic::error(
                 toks[0].span(),
@@ -572,19 +612,19 @@ impl Parser {
                     "`.subckt` pin needs both a formal and an actual name",
                 ));
             }
-            let formal = Net {
+            let formal = Name {
                 name: f.to_string(),
                 span: Span::new(t.at, t.at + eq),
             };
-            let actual = Net {
-                name: a.to_string(),
-                span: Span::new(t.at + eq + 1, t.at + t.text.len()),
-            };
+            let actual = self.net(&Tok {
+                text: a,
+                at: t.at + eq + 1,
+            });
             pins.push((formal, actual));
         }
         let span = toks[0].span().to(model.span());
         self.model_mut(toks[0]).subckts.push(Subckt {
-            model: model.net(),
+            model: model.name(),
             pins,
             instance: None,
             span,
@@ -592,18 +632,19 @@ impl Parser {
         Ok(())
     }
 
-    fn conn(&mut self, toks: &[Tok]) -> Result<(), Diagnostic> {
+    fn conn(&mut self, toks: &[Tok<'a>]) -> Result<(), Diagnostic> {
         let [_, src, dst] = toks else {
             return Err(Diagnostic::error(
                 toks[0].span(),
                 "`.conn` takes `source destination`",
             ));
         };
-        self.model_mut(toks[0]).conns.push((src.net(), dst.net()));
+        let pair = (self.net(src), self.net(dst));
+        self.model_mut(toks[0]).conns.push(pair);
         Ok(())
     }
 
-    fn cname(&mut self, toks: &[Tok]) -> Result<(), Diagnostic> {
+    fn cname(&mut self, toks: &[Tok<'a>]) -> Result<(), Diagnostic> {
         let m = self.model_mut(toks[0]);
         match (m.subckts.last_mut(), toks.get(1)) {
             (Some(s), Some(n)) if s.instance.is_none() => s.instance = Some(n.text.to_string()),
@@ -643,7 +684,7 @@ mod tests {
             ".model t # c\r\n.inputs a \\  \r\n\tb\r\n.outputs y\r\n.names a b y # x\r\n11 1\r\n.end\r\n",
         );
         assert_eq!(
-            m.inputs.iter().map(|n| n.name.as_str()).collect::<Vec<_>>(),
+            m.inputs.iter().map(|n| m.net_name(*n)).collect::<Vec<_>>(),
             ["a", "b"]
         );
         assert_eq!(m.covers.len(), 1);
@@ -664,7 +705,7 @@ mod tests {
         let m = one(".latch a q\n.latch a q 1\n.latch a q re clk\n.latch a q as NIL 0\n");
         let inits: Vec<_> = m.latches.iter().map(|l| l.init).collect();
         assert_eq!(inits, [Init::Unknown, Init::One, Init::Unknown, Init::Zero]);
-        assert_eq!(m.latches[2].control.as_ref().unwrap().name, "clk");
+        assert_eq!(m.net_name(m.latches[2].control.unwrap()), "clk");
         assert!(m.latches[3].control.is_none());
     }
 
@@ -680,7 +721,7 @@ mod tests {
     #[test]
     fn odd_names_and_subckt() {
         let m = one(".model m\n.subckt c x=$a\\b[0] y='q<1>'\n.cname u1\n");
-        assert_eq!(m.subckts[0].pins[0].1.name, "$a\\b[0]");
+        assert_eq!(m.net_name(m.subckts[0].pins[0].1), "$a\\b[0]");
         assert_eq!(m.subckts[0].instance.as_deref(), Some("u1"));
     }
 

@@ -8,4 +8,5 @@
 pub mod aig;
 pub mod blif;
 pub mod diag;
+mod fxhash;
 pub mod mlir;

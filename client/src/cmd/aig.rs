@@ -250,7 +250,8 @@ pub fn lower_one(job: &Job, format: Format) -> Outcome {
         return outcome;
     };
     outcome.stats = Some(Stats::of(&g));
-    if let Err(f) = io::write_atomic(&job.output, &encode(&g, format)) {
+    // Regenerable bulk outputs: atomic but not fsynced (see io::write_atomic_unsynced).
+    if let Err(f) = io::write_atomic_unsynced(&job.output, &encode(&g, format)) {
         outcome.rendered.push_str(&f.message);
         outcome.rendered.push('\n');
         outcome.failed = true;

@@ -24,6 +24,13 @@ pub enum Bench {
         out: PathBuf,
         #[arg(long, default_value_t = 1)]
         jobs: usize,
+        /// Print the read/parse/lower/write phase times of a single file on stderr.
+        #[arg(long)]
+        phases: bool,
+        /// Write `OUT/<k>.aig` for the k-th file instead of mirroring the tree (as the ABC
+        /// script does).
+        #[arg(long)]
+        flat: bool,
     },
 }
 
@@ -44,6 +51,9 @@ pub struct AigArgs {
     /// Skip the Dynamatic library run.
     #[arg(long)]
     pub no_library: bool,
+    /// Skip the single-file runs.
+    #[arg(long)]
+    pub no_files: bool,
 }
 
 const FILES: &[&str] = &[
@@ -57,13 +67,31 @@ const FILES: &[&str] = &[
 pub fn run(b: Bench) -> Result<(), Failure> {
     match b {
         Bench::Aig(args) => bench_aig(args),
-        Bench::AigOne { input, out, jobs } => aig_one(&input, &out, jobs),
+        Bench::AigOne {
+            input,
+            out,
+            phases: true,
+            ..
+        } => phases(&input, &out),
+        Bench::AigOne {
+            input,
+            out,
+            jobs,
+            flat,
+            ..
+        } => aig_one(&input, &out, jobs, flat),
     }
 }
 
-fn aig_one(input: &Path, out: &Path, jobs: usize) -> Result<(), Failure> {
+fn aig_one(input: &Path, out: &Path, jobs: usize, flat: bool) -> Result<(), Failure> {
     let jobs_list = if input.is_dir() {
-        aigcmd::collect_jobs(&[input.to_path_buf()], out, Format::Aig)?
+        let mut list = aigcmd::collect_jobs(&[input.to_path_buf()], out, Format::Aig)?;
+        if flat {
+            for (k, j) in list.iter_mut().enumerate() {
+                j.output = out.join(format!("{k}.aig"));
+            }
+        }
+        list
     } else {
         vec![Job {
             input: input.to_path_buf(),
@@ -78,8 +106,41 @@ fn aig_one(input: &Path, out: &Path, jobs: usize) -> Result<(), Failure> {
     Ok(())
 }
 
-/// Wall seconds and peak RSS (KB) of one child process; fails on a non-zero exit.
-fn measure(cmd: &mut Command) -> Result<(f64, u64), Failure> {
+/// One file, phase by phase (for profiling; not used by the timed runs).
+fn phases(input: &Path, out: &Path) -> Result<(), Failure> {
+    let t0 = Instant::now();
+    let text = crate::io::read_source(input)?;
+    let t1 = Instant::now();
+    let parsed =
+        compiler::blif::parse(&text).map_err(|d| Failure::diagnostics(&[d], "input", &text))?;
+    let t2 = Instant::now();
+    let lowered = compiler::aig::lower_file(&parsed.file)
+        .map_err(|d| Failure::diagnostics(&[d], "input", &text))?;
+    let t3 = Instant::now();
+    let bytes = compiler::aig::write_aiger_binary(&lowered.top().aig);
+    crate::io::write_atomic(out, &bytes)?;
+    let t4 = Instant::now();
+    let ms = |a: Instant, b: Instant| (b - a).as_secs_f64() * 1e3;
+    eprintln!(
+        "read {:.1} ms, parse {:.1} ms, lower {:.1} ms, write {:.1} ms",
+        ms(t0, t1),
+        ms(t1, t2),
+        ms(t2, t3),
+        ms(t3, t4)
+    );
+    Ok(())
+}
+
+/// One measured run: wall seconds, CPU seconds (user + system), peak RSS in KB.
+#[derive(Clone, Copy)]
+struct Sample {
+    wall: f64,
+    cpu: f64,
+    rss: u64,
+}
+
+/// Wall and CPU seconds and peak RSS of one child process; fails on a non-zero exit.
+fn measure(cmd: &mut Command) -> Result<Sample, Failure> {
     let start = Instant::now();
     let child = cmd
         .stdout(Stdio::null())
@@ -98,20 +159,29 @@ fn measure(cmd: &mut Command) -> Result<(f64, u64), Failure> {
             "{cmd:?} failed (wait status {status})"
         )));
     }
-    Ok((secs, ru.ru_maxrss as u64))
+    let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+    Ok(Sample {
+        wall: secs,
+        cpu: tv(ru.ru_utime) + tv(ru.ru_stime),
+        rss: ru.ru_maxrss as u64,
+    })
 }
 
-/// Median wall time and maximum peak RSS over `runs` runs.
-fn measure_runs(runs: usize, mut make: impl FnMut() -> Command) -> Result<(f64, u64), Failure> {
-    let mut times = Vec::new();
-    let mut rss = 0;
+/// Median wall and CPU time and maximum peak RSS over `runs` runs.
+fn measure_runs(runs: usize, mut make: impl FnMut() -> Command) -> Result<Sample, Failure> {
+    let mut samples = Vec::new();
     for _ in 0..runs.max(1) {
-        let (t, r) = measure(&mut make())?;
-        times.push(t);
-        rss = rss.max(r);
+        samples.push(measure(&mut make())?);
     }
-    times.sort_by(f64::total_cmp);
-    Ok((times[times.len() / 2], rss))
+    let median = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    Ok(Sample {
+        wall: median(samples.iter().map(|s| s.wall).collect()),
+        cpu: median(samples.iter().map(|s| s.cpu).collect()),
+        rss: samples.iter().map(|s| s.rss).max().unwrap_or(0),
+    })
 }
 
 fn shared_dir(arg: Option<PathBuf>) -> Result<PathBuf, Failure> {
@@ -130,13 +200,23 @@ fn shared_dir(arg: Option<PathBuf>) -> Result<PathBuf, Failure> {
 fn bench_aig(args: AigArgs) -> Result<(), Failure> {
     let shared = shared_dir(args.shared.clone())?;
     let me = std::env::current_exe().map_err(|e| Failure::input(e.to_string()))?;
-    let tmp = tempfile::tempdir().map_err(|e| Failure::input(e.to_string()))?;
+    // Outputs of both tools go to tmpfs when there is one: on a disk file system, inode
+    // allocation for thousands of new files dominates both tools' run time and varies with
+    // the file system's history.
+    let shm = Path::new("/dev/shm");
+    let tmp = if shm.is_dir() {
+        tempfile::tempdir_in(shm)
+    } else {
+        tempfile::tempdir()
+    };
+    let tmp = tmp.map_err(|e| Failure::input(e.to_string()))?;
+    println!("outputs in {}", tmp.path().display());
     let out = tmp.path().join("out.aig");
     println!(
-        "{:<34} {:>9} {:>9} {:>9} {:>9} {:>7} {:>7}",
-        "input", "kiln s", "kiln MB", "abc s", "abc MB", "speed", "mem"
+        "{:<34} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7}",
+        "input", "kiln s", "cpu s", "MB", "abc s", "cpu s", "MB", "wall", "cpu", "mem"
     );
-    for rel in FILES {
+    for rel in FILES.iter().filter(|_| !args.no_files) {
         let file = shared.join("blif_bench").join(rel);
         let ours = measure_runs(args.runs, || {
             let mut c = Command::new(&me);
@@ -172,28 +252,37 @@ fn bench_library(args: &AigArgs, shared: &Path, me: &Path, tmp: &Path) -> Result
         &tmp.join("kiln_lib"),
         Format::Aig,
     )?;
-    for jobs in [1, args.jobs] {
+    let abc = if args.abc {
+        Some(abc_library(args.runs, &files, tmp)?)
+    } else {
+        None
+    };
+    let mut run = 0;
+    // `flat` writes `<k>.aig` into one directory, as the ABC script does; `tree` mirrors the
+    // library's directory tree (what `kiln aig` does), which adds ~9,600 mkdirs.
+    for (jobs, flat) in [(1, true), (args.jobs, true), (1, false), (args.jobs, false)] {
         let ours = measure_runs(args.runs, || {
+            // A fresh output directory per run, so that no run skips unchanged outputs.
+            run += 1;
             let mut c = Command::new(me);
             c.args(["bench", "aig-one"])
                 .arg(&lib)
-                .arg(tmp.join("kiln_lib"));
+                .arg(tmp.join(format!("kiln_lib{run}")));
             c.args(["--jobs", &jobs.to_string()]);
+            if flat {
+                c.arg("--flat");
+            }
             c
         })?;
-        let abc = if args.abc && jobs == 1 {
-            Some(abc_library(args.runs, &files, tmp)?)
-        } else {
-            None
-        };
-        let label = format!("library ({} files, {jobs} job(s))", files.len());
+        let layout = if flat { "flat" } else { "tree" };
+        let label = format!("library {} files, {jobs}j, {layout}", files.len());
         print_row(&label, ours, abc);
     }
     Ok(())
 }
 
 /// One ABC process over the whole library (minus the logic-free black boxes ABC crashes on).
-fn abc_library(runs: usize, files: &[Job], tmp: &Path) -> Result<(f64, u64), Failure> {
+fn abc_library(runs: usize, files: &[Job], tmp: &Path) -> Result<Sample, Failure> {
     let dir = tmp.join("abc_lib");
     std::fs::create_dir_all(&dir).map_err(|e| Failure::input(e.to_string()))?;
     let mut script = String::new();
@@ -227,18 +316,24 @@ fn abc_library(runs: usize, files: &[Job], tmp: &Path) -> Result<(f64, u64), Fai
     Ok(r)
 }
 
-fn print_row(label: &str, ours: (f64, u64), abc: Option<(f64, u64)>) {
+fn print_row(label: &str, ours: Sample, abc: Option<Sample>) {
     let mb = |kb: u64| kb as f64 / 1024.0;
-    match abc {
-        Some((t, r)) => println!(
-            "{label:<34} {:>9.3} {:>9.1} {:>9.3} {:>9.1} {:>6.1}x {:>6.2}x",
-            ours.0,
-            mb(ours.1),
-            t,
-            mb(r),
-            t / ours.0,
-            r as f64 / ours.1 as f64
-        ),
-        None => println!("{label:<34} {:>9.3} {:>9.1}", ours.0, mb(ours.1)),
+    let mut line = format!(
+        "{label:<34} {:>7.3} {:>7.3} {:>7.1}",
+        ours.wall,
+        ours.cpu,
+        mb(ours.rss)
+    );
+    if let Some(a) = abc {
+        line += &format!(
+            " {:>7.3} {:>7.3} {:>7.1} {:>6.1}x {:>6.1}x {:>6.2}x",
+            a.wall,
+            a.cpu,
+            mb(a.rss),
+            a.wall / ours.wall,
+            a.cpu / ours.cpu,
+            a.rss as f64 / ours.rss as f64
+        );
     }
+    println!("{line}");
 }

@@ -8,7 +8,7 @@
 //! written as `.latch next q init` with init 0..3.
 
 use super::{Aig, Lit, Node};
-use std::collections::HashSet;
+use crate::fxhash::FxHashSet as HashSet;
 use std::fmt::Write as _;
 
 /// The netlist as BLIF text (one model named after the AIG).
@@ -69,7 +69,7 @@ pub fn write_blif(g: &Aig) -> String {
         }
         names[l.var() as usize].clone()
     };
-    let mut inverters = HashSet::new();
+    let mut inverters = HashSet::default();
     for l in g.latches() {
         let s = src(l.next, &names, &mut consts_needed);
         let next = if l.next.is_complemented() && !l.next.is_const() {

@@ -18,10 +18,11 @@
 //! unknown model and recursive instantiation are errors.
 
 use super::{Aig, Lit, Node, sop};
-use crate::blif::{BlifFile, Model};
+use crate::blif::{BlifFile, Model, Net, Subckt};
 use crate::diag::{Diagnostic, Span};
+use crate::fxhash::FxHashMap;
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 /// One lowered model: its AIG (cleaned up, AIGER-ordered), warnings, undriven net names.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -157,76 +158,73 @@ struct Instance<'c> {
 struct Lowerer<'m, 'c> {
     model: &'m Model,
     g: Aig,
-    ids: HashMap<&'m str, u32>,
-    names: Vec<&'m str>,
     /// First place each net is mentioned.
-    spans: Vec<Span>,
+    spans: Vec<Option<Span>>,
     drivers: Vec<Driver>,
+    /// Net → literal, or `UNVISITED` / `IN_PROGRESS`.
     lits: Vec<u32>,
     instances: Vec<Instance<'c>>,
     /// Child AIG (by address) → per output: supporting child input indices.
-    supports: HashMap<usize, Vec<Option<Vec<u32>>>>,
+    supports: FxHashMap<usize, Vec<Option<Vec<u32>>>>,
     /// Child AIG (by address) → visit marks for cone walks.
-    marks: HashMap<usize, Marks>,
-    /// Fanin net ids of every cover, flattened (`fanin_start[c]..fanin_start[c + 1]`).
-    fanins: Vec<u32>,
-    fanin_start: Vec<u32>,
+    marks: FxHashMap<usize, Marks>,
     undriven: Vec<u32>,
 }
 
 /// Lower ONE model, given the AIGs of the models it instantiates (by model name).
 pub fn lower_model(model: &Model, children: &BTreeMap<String, Aig>) -> Result<Lowered, Diagnostic> {
+    let n = model.nets.len();
     let mut l = Lowerer {
         model,
         g: Aig::new(model.name.clone()),
-        ids: HashMap::new(),
-        names: Vec::new(),
-        spans: Vec::new(),
-        drivers: Vec::new(),
-        lits: Vec::new(),
+        spans: vec![None; n],
+        drivers: vec![Driver::None; n],
+        lits: vec![UNVISITED; n],
         instances: Vec::new(),
-        supports: HashMap::new(),
-        marks: HashMap::new(),
-        fanins: Vec::new(),
-        fanin_start: vec![0],
+        supports: FxHashMap::default(),
+        marks: FxHashMap::default(),
         undriven: Vec::new(),
     };
+    l.g.reserve(model.covers.len() + model.covers.len() / 2);
     l.collect_drivers(children)?;
     l.lower()?;
     let warnings = l.undriven_warnings();
     let undriven = l
         .undriven
         .iter()
-        .map(|&n| l.names[n as usize].to_string())
+        .map(|&n| model.nets[n as usize].clone())
         .collect();
+    let Lowerer { g, .. } = l;
     Ok(Lowered {
-        aig: l.g.cleanup(),
+        aig: g.into_cleanup(),
         warnings,
         undriven,
     })
 }
 
 impl<'m, 'c> Lowerer<'m, 'c> {
-    fn net(&mut self, name: &'m str, span: Span) -> u32 {
-        if let Some(&id) = self.ids.get(name) {
-            return id;
+    /// Record where `net` is first mentioned; returns its id.
+    fn net(&mut self, net: Net) -> u32 {
+        let slot = &mut self.spans[net.id as usize];
+        if slot.is_none() {
+            *slot = Some(net.span);
         }
-        let id = self.names.len() as u32;
-        self.ids.insert(name, id);
-        self.names.push(name);
-        self.spans.push(span);
-        self.drivers.push(Driver::None);
-        self.lits.push(UNVISITED);
-        id
+        net.id
     }
 
-    fn drive(&mut self, name: &'m str, span: Span, d: Driver) -> Result<u32, Diagnostic> {
-        let id = self.net(name, span);
+    fn name(&self, net: u32) -> &'m str {
+        &self.model.nets[net as usize]
+    }
+
+    fn drive(&mut self, net: Net, d: Driver) -> Result<u32, Diagnostic> {
+        let id = self.net(net);
         if !matches!(self.drivers[id as usize], Driver::None) {
-            return Err(
-                Diagnostic::error(span, format!("net `{name}` is driven more than once"))
-                    .with_note(format!("it is already driven by {}", self.describe(id))),
-            );
+            let name = self.name(id);
+            return Err(Diagnostic::error(
+                net.span,
+                format!("net `{name}` is driven more than once"),
+            )
+            .with_note(format!("it is already driven by {}", self.describe(id))));
         }
         self.drivers[id as usize] = d;
         Ok(id)
@@ -250,25 +248,23 @@ impl<'m, 'c> Lowerer<'m, 'c> {
 
     fn collect_drivers(&mut self, children: &'c BTreeMap<String, Aig>) -> Result<(), Diagnostic> {
         let m = self.model;
-        for p in &m.inputs {
-            let id = self.drive(&p.name, p.span, Driver::Input)?;
-            self.lits[id as usize] = self.g.add_input(p.name.clone()).0;
+        for &p in &m.inputs {
+            let id = self.drive(p, Driver::Input)?;
+            self.lits[id as usize] = self.g.add_input(self.name(id)).0;
         }
         for l in &m.latches {
-            let id = self.drive(&l.output.name, l.output.span, Driver::Latch)?;
-            self.lits[id as usize] = self.g.add_latch(l.output.name.clone(), l.init).0;
+            let id = self.drive(l.output, Driver::Latch)?;
+            self.lits[id as usize] = self.g.add_latch(self.name(id), l.init).0;
         }
         for (i, c) in m.covers.iter().enumerate() {
-            self.drive(&c.output.name, c.output.span, Driver::Cover(i as u32))?;
-            for n in &c.inputs {
-                let id = self.net(&n.name, n.span);
-                self.fanins.push(id);
+            self.drive(c.output, Driver::Cover(i as u32))?;
+            for &n in &c.inputs {
+                self.net(n);
             }
-            self.fanin_start.push(self.fanins.len() as u32);
         }
-        for (i, (src, dst)) in m.conns.iter().enumerate() {
-            self.drive(&dst.name, dst.span, Driver::Conn(i as u32))?;
-            self.net(&src.name, src.span);
+        for (i, &(src, dst)) in m.conns.iter().enumerate() {
+            self.drive(dst, Driver::Conn(i as u32))?;
+            self.net(src);
         }
         for (k, s) in m.subckts.iter().enumerate() {
             let Some(child) = children.get(&s.model.name) else {
@@ -279,31 +275,26 @@ impl<'m, 'c> Lowerer<'m, 'c> {
             };
             self.instance(k, s, child)?;
         }
-        for p in &m.outputs {
-            self.net(&p.name, p.span);
+        for &p in &m.outputs {
+            self.net(p);
         }
         Ok(())
     }
 
-    fn instance(
-        &mut self,
-        k: usize,
-        s: &'m crate::blif::Subckt,
-        child: &'c Aig,
-    ) -> Result<(), Diagnostic> {
+    fn instance(&mut self, k: usize, s: &'m Subckt, child: &'c Aig) -> Result<(), Diagnostic> {
         let inst = self.instances.len() as u32;
-        let pos_in: HashMap<&str, usize> = child
+        let pos_in: FxHashMap<&str, usize> = child
             .inputs()
             .iter()
             .enumerate()
             .map(|(i, p)| (p.name.as_str(), i))
             .collect();
-        let mut pos_out: HashMap<&str, usize> = HashMap::new();
+        let mut pos_out: FxHashMap<&str, usize> = FxHashMap::default();
         for (i, p) in child.outputs().iter().enumerate() {
             pos_out.entry(p.name.as_str()).or_insert(i);
         }
         let mut inputs = vec![None; child.inputs().len()];
-        let mut seen = HashMap::new();
+        let mut seen = FxHashMap::default();
         for (formal, actual) in &s.pins {
             if seen.insert(formal.name.as_str(), ()).is_some() {
                 return Err(Diagnostic::error(
@@ -312,13 +303,15 @@ impl<'m, 'c> Lowerer<'m, 'c> {
                 ));
             }
             if let Some(&i) = pos_in.get(formal.name.as_str()) {
-                inputs[i] = Some(self.net(&actual.name, actual.span));
+                inputs[i] = Some(self.net(*actual));
             } else if let Some(&j) = pos_out.get(formal.name.as_str()) {
-                let d = Driver::SubOut {
-                    inst,
-                    pin: j as u32,
-                };
-                self.drive(&actual.name, actual.span, d)?;
+                self.drive(
+                    *actual,
+                    Driver::SubOut {
+                        inst,
+                        pin: j as u32,
+                    },
+                )?;
             } else {
                 return Err(Diagnostic::error(
                     formal.span,
@@ -346,13 +339,12 @@ impl<'m, 'c> Lowerer<'m, 'c> {
 
     fn lower(&mut self) -> Result<(), Diagnostic> {
         let m = self.model;
-        for p in &m.outputs {
-            let id = self.ids[p.name.as_str()];
-            let lit = self.resolve(id)?;
-            self.g.add_output(p.name.clone(), lit);
+        for &p in &m.outputs {
+            let lit = self.resolve(p.id)?;
+            self.g.add_output(self.name(p.id), lit);
         }
         for (i, l) in m.latches.iter().enumerate() {
-            let id = self.net(&l.input.name, l.input.span);
+            let id = self.net(l.input);
             let next = self.resolve(id)?;
             let q = self.g.latches()[i].var;
             self.g.set_latch_next(Lit::new(q, false), next);
@@ -373,7 +365,7 @@ impl<'m, 'c> Lowerer<'m, 'c> {
             }
         }
         // Everything else, so that loops in logic no output uses are reported too.
-        for id in 0..self.names.len() as u32 {
+        for id in 0..m.nets.len() as u32 {
             if matches!(
                 self.drivers[id as usize],
                 Driver::Cover(_) | Driver::Conn(_)
@@ -421,7 +413,7 @@ impl<'m, 'c> Lowerer<'m, 'c> {
         Lit(self.instances[inst].map[lit.var() as usize]).xor(lit.is_complemented())
     }
 
-    /// The support (child input indices) of output `pin` of `child`, cached per child model.
+    /// The support (child input indices) of output `pin` of `child`, cached per child AIG.
     fn support(&mut self, inst: usize, pin: u32) -> Vec<u32> {
         let child = self.instances[inst].child;
         let key = child as *const Aig as usize;
@@ -440,24 +432,34 @@ impl<'m, 'c> Lowerer<'m, 'c> {
         s
     }
 
-    /// The nets `net` depends on combinationally.
-    fn deps(&mut self, net: u32) -> Vec<u32> {
-        match self.drivers[net as usize] {
-            Driver::None | Driver::Input | Driver::Latch => Vec::new(),
-            Driver::Cover(c) => {
-                let (s, e) = (
-                    self.fanin_start[c as usize],
-                    self.fanin_start[c as usize + 1],
-                );
-                self.fanins[s as usize..e as usize].to_vec()
+    /// Push the unvisited nets `net` depends on combinationally; a dependency that is in
+    /// progress closes a loop.
+    fn push_deps(&mut self, net: u32, stack: &mut Vec<u32>) -> Result<(), u32> {
+        let visit = |d: u32, lits: &[u32], stack: &mut Vec<u32>| match lits[d as usize] {
+            UNVISITED => {
+                stack.push(d);
+                Ok(())
             }
-            Driver::Conn(c) => vec![self.ids[self.model.conns[c as usize].0.name.as_str()]],
+            IN_PROGRESS => Err(d),
+            _ => Ok(()),
+        };
+        match self.drivers[net as usize] {
+            Driver::None | Driver::Input | Driver::Latch => Ok(()),
+            Driver::Cover(c) => {
+                for n in &self.model.covers[c as usize].inputs {
+                    visit(n.id, &self.lits, stack)?;
+                }
+                Ok(())
+            }
+            Driver::Conn(c) => visit(self.model.conns[c as usize].0.id, &self.lits, stack),
             Driver::SubOut { inst, pin } => {
                 let inst = inst as usize;
-                let sup = self.support(inst, pin);
-                sup.iter()
-                    .filter_map(|&i| self.instances[inst].inputs[i as usize])
-                    .collect()
+                for i in self.support(inst, pin) {
+                    if let Some(d) = self.instances[inst].inputs[i as usize] {
+                        visit(d, &self.lits, stack)?;
+                    }
+                }
+                Ok(())
             }
         }
     }
@@ -472,12 +474,8 @@ impl<'m, 'c> Lowerer<'m, 'c> {
             match self.lits[net as usize] {
                 UNVISITED => {
                     self.lits[net as usize] = IN_PROGRESS;
-                    for d in self.deps(net) {
-                        match self.lits[d as usize] {
-                            UNVISITED => stack.push(d),
-                            IN_PROGRESS => return Err(self.loop_error(&stack, d)),
-                            _ => {}
-                        }
+                    if let Err(back) = self.push_deps(net, &mut stack) {
+                        return Err(self.loop_error(&stack, back));
                     }
                 }
                 IN_PROGRESS => {
@@ -503,25 +501,31 @@ impl<'m, 'c> Lowerer<'m, 'c> {
             Driver::Input | Driver::Latch => Lit(self.lits[net as usize]),
             Driver::Cover(c) => {
                 let cover = &self.model.covers[c as usize];
-                let (s, e) = (
-                    self.fanin_start[c as usize],
-                    self.fanin_start[c as usize + 1],
-                );
-                let cols: Vec<Lit> = self.fanins[s as usize..e as usize]
-                    .iter()
-                    .map(|&n| Lit(self.lits[n as usize]))
-                    .collect();
+                // Small covers (the common case) avoid a heap allocation.
+                let mut small = [Lit::FALSE; 8];
+                let large: Vec<Lit>;
+                let slice: &[Lit] = if cover.inputs.len() <= small.len() {
+                    for (k, n) in cover.inputs.iter().enumerate() {
+                        small[k] = Lit(self.lits[n.id as usize]);
+                    }
+                    &small[..cover.inputs.len()]
+                } else {
+                    large = cover
+                        .inputs
+                        .iter()
+                        .map(|n| Lit(self.lits[n.id as usize]))
+                        .collect();
+                    &large
+                };
                 sop::lower_cover(
                     &mut self.g,
-                    &cols,
+                    slice,
                     &cover.planes,
                     cover.rows as usize,
                     cover.on_set,
                 )
             }
-            Driver::Conn(c) => {
-                Lit(self.lits[self.ids[self.model.conns[c as usize].0.name.as_str()] as usize])
-            }
+            Driver::Conn(c) => Lit(self.lits[self.model.conns[c as usize].0.id as usize]),
             Driver::SubOut { inst, pin } => {
                 let inst = inst as usize;
                 let lit = self.instances[inst].child.outputs()[pin as usize].lit;
@@ -535,17 +539,14 @@ impl<'m, 'c> Lowerer<'m, 'c> {
         let mut path: Vec<&str> = stack[from..]
             .iter()
             .filter(|&&n| self.lits[n as usize] == IN_PROGRESS)
-            .map(|&n| self.names[n as usize])
+            .map(|&n| self.name(n))
             .collect();
         path.dedup();
-        path.push(self.names[back as usize]);
+        path.push(self.name(back));
         let span = self.driver_span(back);
         Diagnostic::error(
             span,
-            format!(
-                "combinational loop through net `{}`",
-                self.names[back as usize]
-            ),
+            format!("combinational loop through net `{}`", self.name(back)),
         )
         .with_note(format!("loop: {}", path.join(" -> ")))
     }
@@ -555,7 +556,7 @@ impl<'m, 'c> Lowerer<'m, 'c> {
             Driver::Cover(c) => self.model.covers[c as usize].span,
             Driver::Conn(c) => self.model.conns[c as usize].1.span,
             Driver::SubOut { inst, .. } => self.instances[inst as usize].span,
-            _ => self.spans[net as usize],
+            _ => self.spans[net as usize].unwrap_or(self.model.span),
         }
     }
 
@@ -567,10 +568,10 @@ impl<'m, 'c> Lowerer<'m, 'c> {
             .take(SHOWN)
             .map(|&n| {
                 Diagnostic::warning(
-                    self.spans[n as usize],
+                    self.spans[n as usize].unwrap_or(self.model.span),
                     format!(
                         "net `{}` has no driver; it reads as constant 0",
-                        self.names[n as usize]
+                        self.name(n)
                     ),
                 )
             })

@@ -23,8 +23,8 @@ pub use blif_out::write_blif;
 pub use lower::{Lowered, lower_file, lower_model};
 
 use crate::blif::Init;
+use crate::fxhash::FxHashMap;
 use serde::{Deserialize, Serialize};
-use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 
 /// A literal: `2 * variable + complemented`.
@@ -93,7 +93,11 @@ pub struct Port {
 
 /// The structural hash table: a cache of `add_and` results, not part of the AIG's value.
 #[derive(Clone, Debug, Default)]
-struct Strash(HashMap<(u32, u32), u32>);
+struct Strash(FxHashMap<u64, u32>);
+
+fn key(a: Lit, b: Lit) -> u64 {
+    (a.0 as u64) << 32 | b.0 as u64
+}
 
 impl PartialEq for Strash {
     fn eq(&self, _: &Strash) -> bool {
@@ -216,12 +220,12 @@ impl Aig {
         if self.strash.0.len() != self.ands as usize {
             self.rebuild_strash();
         }
-        if let Some(&v) = self.strash.0.get(&(a.0, b.0)) {
+        if let Some(&v) = self.strash.0.get(&key(a, b)) {
             return Lit::new(v, false);
         }
         let v = self.push(Node::And(a, b));
         self.ands += 1;
-        self.strash.0.insert((a.0, b.0), v);
+        self.strash.0.insert(key(a, b), v);
         Lit::new(v, false)
     }
 
@@ -229,7 +233,7 @@ impl Aig {
         self.strash.0.clear();
         for (v, n) in self.nodes.iter().enumerate() {
             if let Node::And(a, b) = n {
-                self.strash.0.insert((a.0, b.0), v as u32);
+                self.strash.0.insert(key(*a, *b), v as u32);
             }
         }
     }
@@ -335,6 +339,11 @@ impl Aig {
     /// A copy without the AND nodes that no output or latch uses, renumbered so that the
     /// variables are inputs, then latches, then ANDs in topological order (the AIGER order).
     pub fn cleanup(&self) -> Aig {
+        self.clone().into_cleanup()
+    }
+
+    /// [`Aig::cleanup`], consuming `self` (names are moved, not copied).
+    pub fn into_cleanup(self) -> Aig {
         let mut used = vec![false; self.nodes.len()];
         let mut stack: Vec<u32> = self.outputs.iter().map(|p| p.lit.var()).collect();
         stack.extend(self.latches.iter().map(|l| l.next.var()));
@@ -347,29 +356,47 @@ impl Aig {
                 stack.push(b.var());
             }
         }
-        let mut out = Aig::new(self.name.clone());
+        let live = used
+            .iter()
+            .zip(&self.nodes)
+            .filter(|(u, n)| **u && matches!(n, Node::And(..)))
+            .count();
+        let mut out = Aig::new(self.name);
+        out.nodes
+            .reserve(self.inputs.len() + self.latches.len() + live);
         let mut map = vec![Lit::FALSE; self.nodes.len()];
-        for p in &self.inputs {
-            map[p.lit.var() as usize] = out.add_input(p.name.clone());
+        for p in self.inputs {
+            map[p.lit.var() as usize] = out.add_input(p.name);
         }
-        for l in &self.latches {
-            map[l.var as usize] = out.add_latch(l.name.clone(), l.init);
+        let nexts: Vec<Lit> = self.latches.iter().map(|l| l.next).collect();
+        for l in self.latches {
+            map[l.var as usize] = out.add_latch(l.name, l.init);
         }
+        // The map is injective and keeps constants, so the nodes stay normalized and
+        // distinct: push them directly (the hash table is rebuilt lazily if ever needed).
         for (v, n) in self.nodes.iter().enumerate() {
             if let (Node::And(a, b), true) = (n, used[v]) {
                 let fa = map[a.var() as usize].xor(a.is_complemented());
                 let fb = map[b.var() as usize].xor(b.is_complemented());
-                map[v] = out.add_and(fa, fb);
+                let var = out.push(Node::And(fa.max(fb), fa.min(fb)));
+                out.ands += 1;
+                map[v] = Lit::new(var, false);
             }
         }
         let m = |l: Lit| map[l.var() as usize].xor(l.is_complemented());
-        for i in 0..self.latches.len() {
-            out.latches[i].next = m(self.latches[i].next);
+        for (i, next) in nexts.into_iter().enumerate() {
+            out.latches[i].next = m(next);
         }
-        for p in &self.outputs {
-            out.add_output(p.name.clone(), m(p.lit));
+        for p in self.outputs {
+            out.add_output(p.name, m(p.lit));
         }
         out
+    }
+
+    /// Reserve room for `n` more AND nodes.
+    pub fn reserve(&mut self, n: usize) {
+        self.nodes.reserve(n);
+        self.strash.0.reserve(n);
     }
 
     /// Whether the variables are in AIGER order: inputs, latches, then ANDs.

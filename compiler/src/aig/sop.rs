@@ -18,9 +18,47 @@ type Cube = Vec<u32>;
 /// Lower one cover: `columns[i]` is the literal of fanin `i`, `planes` holds `rows` rows of
 /// `columns.len()` bytes from `{0,1,-}`; the result is complemented for an OFF-set cover.
 pub fn lower_cover(g: &mut Aig, columns: &[Lit], planes: &[u8], rows: usize, on_set: bool) -> Lit {
+    if rows == 1 && columns.len() <= 8 {
+        return single_cube(g, columns, planes).xor(!on_set);
+    }
     let (vars, cubes) = to_cubes(columns, planes, rows);
     let f = lower_cubes(g, &vars, cubes);
     f.xor(!on_set)
+}
+
+/// One cube of at most 8 literals (the common 2-input gate), without allocating; the same
+/// structure as the general path (sorted literals, balanced AND).
+fn single_cube(g: &mut Aig, columns: &[Lit], plane: &[u8]) -> Lit {
+    let mut lits = [Lit::FALSE; 8];
+    let mut n = 0;
+    for (c, &ch) in plane.iter().enumerate() {
+        let lit = match ch {
+            b'1' => columns[c],
+            b'0' => !columns[c],
+            _ => continue,
+        };
+        if lit == Lit::FALSE {
+            return Lit::FALSE;
+        }
+        if lit != Lit::TRUE {
+            lits[n] = lit;
+            n += 1;
+        }
+    }
+    let lits = &mut lits[..n];
+    lits.sort_unstable();
+    let mut k = 0;
+    for i in 0..lits.len() {
+        if k > 0 && lits[k - 1] == lits[i] {
+            continue;
+        }
+        if k > 0 && lits[k - 1] == !lits[i] {
+            return Lit::FALSE;
+        }
+        lits[k] = lits[i];
+        k += 1;
+    }
+    g.add_and_many(&lits[..k])
 }
 
 /// The cover's cubes over distinct variables `vars` (regular AIG literals).
