@@ -64,6 +64,10 @@ pub struct Model {
     pub inputs: Vec<Net>,
     pub outputs: Vec<Net>,
     pub covers: Vec<Cover>,
+    /// The fanins of all covers, back to back (see [`Model::cover_inputs`]).
+    pub fanins: Vec<Net>,
+    /// The input planes of all cover rows, back to back (see [`Model::cover_planes`]).
+    pub planes: Vec<u8>,
     pub latches: Vec<Latch>,
     pub subckts: Vec<Subckt>,
     /// `.conn src dst` buffers.
@@ -77,28 +81,35 @@ impl Model {
     pub fn net_name(&self, net: Net) -> &str {
         &self.nets[net.id as usize]
     }
+
+    /// The fanin nets of `cover`, in column order.
+    pub fn cover_inputs(&self, cover: &Cover) -> &[Net] {
+        let s = cover.fanin_start as usize;
+        &self.fanins[s..s + cover.fanin_len as usize]
+    }
+
+    /// The input planes of all rows of `cover`, `fanin_len` bytes per row, from
+    /// `{b'0', b'1', b'-'}`.
+    pub fn cover_planes(&self, cover: &Cover) -> &[u8] {
+        let s = cover.plane_start as usize;
+        &self.planes[s..s + cover.fanin_len as usize * cover.rows as usize]
+    }
 }
 
-/// A `.names` single-output cover.
+/// A `.names` single-output cover. Its fanins and row planes live in the model's flat
+/// arrays ([`Model::cover_inputs`], [`Model::cover_planes`]): two allocations per model
+/// instead of two per cover.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Cover {
-    pub inputs: Vec<Net>,
     pub output: Net,
-    /// The input planes of all rows, `inputs.len()` bytes each, from `{b'0', b'1', b'-'}`.
-    pub planes: Vec<u8>,
+    pub fanin_start: u32,
+    pub fanin_len: u32,
+    pub plane_start: u32,
     pub rows: u32,
     /// True for an ON-set cover (rows end in `1`), false for an OFF-set cover.
     pub on_set: bool,
     /// The `.names` line.
     pub span: Span,
-}
-
-impl Cover {
-    /// The plane of row `r`.
-    pub fn row(&self, r: usize) -> &[u8] {
-        let n = self.inputs.len();
-        &self.planes[r * n..(r + 1) * n]
-    }
 }
 
 /// The latch trigger types of `.latch`.
@@ -460,12 +471,18 @@ impl<'a> Parser<'a> {
                 "`.names` needs an output net",
             ));
         };
-        let inputs = self.nets(ins);
         let output = self.net(out);
+        let mut fanins = std::mem::take(&mut self.model_mut(toks[0]).fanins);
+        let fanin_start = fanins.len() as u32;
+        fanins.extend(ins.iter().map(|t| self.net(t)));
+        let m = self.model_mut(toks[0]);
+        m.fanins = fanins;
+        let plane_start = m.planes.len() as u32;
         self.cover = Some(Cover {
-            inputs,
             output,
-            planes: Vec::new(),
+            fanin_start,
+            fanin_len: ins.len() as u32,
+            plane_start,
             rows: 0,
             on_set: true,
             span: toks[0].span().to(out.span()),
@@ -483,7 +500,7 @@ impl<'a> Parser<'a> {
                 ),
             ));
         };
-        let n = cover.inputs.len();
+        let n = cover.fanin_len as usize;
         let line_span = toks[0].span().to(toks[toks.len() - 1].span());
         let (plane, value) = match (n, toks) {
             (0, [v]) => ("", *v),
@@ -537,7 +554,9 @@ impl<'a> Parser<'a> {
         }
         cover.on_set = on;
         cover.rows += 1;
-        cover.planes.extend_from_slice(plane.as_bytes());
+        if let Some(m) = self.current.as_mut() {
+            m.planes.extend_from_slice(plane.as_bytes());
+        }
         Ok(())
     }
 

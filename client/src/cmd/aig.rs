@@ -212,8 +212,11 @@ pub fn collect_jobs(inputs: &[PathBuf], out: &Path, format: Format) -> Result<Ve
 
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     for entry in std::fs::read_dir(dir)? {
-        let path = entry?.path();
-        if path.is_dir() {
+        let entry = entry?;
+        let path = entry.path();
+        // The entry's type comes with the directory listing (no extra stat per file).
+        let is_dir = entry.file_type().map_or_else(|_| path.is_dir(), |t| t.is_dir() || (t.is_symlink() && path.is_dir()));
+        if is_dir {
             walk(&path, out)?;
         } else if path.extension().is_some_and(|e| e == "blif") {
             out.push(path);

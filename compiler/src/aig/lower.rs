@@ -58,12 +58,28 @@ pub fn lower_file(file: &BlifFile) -> Result<LoweredFile, Diagnostic> {
         }
     }
     let order = topological(file, &by_name)?;
+    // The AIGs stay in `aigs` (the children of later models) until all are lowered; no copies.
     let mut aigs: BTreeMap<String, Aig> = BTreeMap::new();
-    let mut models = BTreeMap::new();
+    let mut rest = Vec::new();
     for m in order {
-        let lowered = lower_model(m, &aigs)?;
-        aigs.insert(m.name.clone(), lowered.aig.clone());
-        models.insert(m.name.clone(), lowered);
+        let Lowered {
+            aig,
+            warnings,
+            undriven,
+        } = lower_model(m, &aigs)?;
+        aigs.insert(m.name.clone(), aig);
+        rest.push((m.name.clone(), warnings, undriven));
+    }
+    let mut models = BTreeMap::new();
+    for (name, warnings, undriven) in rest {
+        if let Some(aig) = aigs.remove(&name) {
+            let lowered = Lowered {
+                aig,
+                warnings,
+                undriven,
+            };
+            models.insert(name, lowered);
+        }
     }
     Ok(LoweredFile {
         top: file.models[0].name.clone(),
@@ -258,7 +274,7 @@ impl<'m, 'c> Lowerer<'m, 'c> {
         }
         for (i, c) in m.covers.iter().enumerate() {
             self.drive(c.output, Driver::Cover(i as u32))?;
-            for &n in &c.inputs {
+            for &n in m.cover_inputs(c) {
                 self.net(n);
             }
         }
@@ -446,7 +462,8 @@ impl<'m, 'c> Lowerer<'m, 'c> {
         match self.drivers[net as usize] {
             Driver::None | Driver::Input | Driver::Latch => Ok(()),
             Driver::Cover(c) => {
-                for n in &self.model.covers[c as usize].inputs {
+                let m = self.model;
+                for n in m.cover_inputs(&m.covers[c as usize]) {
                     visit(n.id, &self.lits, stack)?;
                 }
                 Ok(())
@@ -500,18 +517,19 @@ impl<'m, 'c> Lowerer<'m, 'c> {
             }
             Driver::Input | Driver::Latch => Lit(self.lits[net as usize]),
             Driver::Cover(c) => {
-                let cover = &self.model.covers[c as usize];
+                let m = self.model;
+                let cover = &m.covers[c as usize];
+                let inputs = m.cover_inputs(cover);
                 // Small covers (the common case) avoid a heap allocation.
                 let mut small = [Lit::FALSE; 8];
                 let large: Vec<Lit>;
-                let slice: &[Lit] = if cover.inputs.len() <= small.len() {
-                    for (k, n) in cover.inputs.iter().enumerate() {
+                let slice: &[Lit] = if inputs.len() <= small.len() {
+                    for (k, n) in inputs.iter().enumerate() {
                         small[k] = Lit(self.lits[n.id as usize]);
                     }
-                    &small[..cover.inputs.len()]
+                    &small[..inputs.len()]
                 } else {
-                    large = cover
-                        .inputs
+                    large = inputs
                         .iter()
                         .map(|n| Lit(self.lits[n.id as usize]))
                         .collect();
@@ -520,7 +538,7 @@ impl<'m, 'c> Lowerer<'m, 'c> {
                 sop::lower_cover(
                     &mut self.g,
                     slice,
-                    &cover.planes,
+                    m.cover_planes(cover),
                     cover.rows as usize,
                     cover.on_set,
                 )
