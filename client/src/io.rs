@@ -69,13 +69,20 @@ fn write_atomic_with(path: &Path, bytes: &[u8], sync: bool) -> Result<bool, Fail
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
-    fs::create_dir_all(dir).map_err(fail)?;
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.tmp.{}", std::process::id()));
-    let mut f = fs::File::create(&tmp).map_err(fail)?;
+    static PID: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    let tmp = dir.join(format!(".{name}.tmp.{}", PID.get_or_init(std::process::id)));
+    // Create the directory only when needed (saves a stat per file on bulk writes).
+    let mut f = match fs::File::create(&tmp) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            fs::create_dir_all(dir).map_err(fail)?;
+            fs::File::create(&tmp).map_err(fail)?
+        }
+        r => r.map_err(fail)?,
+    };
     f.write_all(bytes).map_err(fail)?;
     if sync {
         f.sync_all().map_err(fail)?;

@@ -215,7 +215,10 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
         let entry = entry?;
         let path = entry.path();
         // The entry's type comes with the directory listing (no extra stat per file).
-        let is_dir = entry.file_type().map_or_else(|_| path.is_dir(), |t| t.is_dir() || (t.is_symlink() && path.is_dir()));
+        let is_dir = entry.file_type().map_or_else(
+            |_| path.is_dir(),
+            |t| t.is_dir() || (t.is_symlink() && path.is_dir()),
+        );
         if is_dir {
             walk(&path, out)?;
         } else if path.extension().is_some_and(|e| e == "blif") {
