@@ -189,6 +189,46 @@ fn in_repo_corpus_is_equivalent() {
     check(&prepared, 50, dir.path());
 }
 
+/// The 2-input BLIF writer: ABC reads what we write, and it is equivalent to the source.
+#[test]
+fn in_repo_blif_output_is_equivalent() {
+    if !common::have_tool("berkeley-abc") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let root = common::data("blif");
+    let mut cases = Vec::new();
+    for (k, f) in blif_files(&root).iter().enumerate() {
+        let text = std::fs::read_to_string(f).unwrap();
+        if f.starts_with(root.join("malformed"))
+            || !text.contains(".names")
+            || text.contains("\n.subckt")
+        {
+            continue;
+        }
+        let p = prepare(f, dir.path(), k);
+        if p.case.mode != Mode::Cec {
+            continue;
+        }
+        let ours = dir.path().join(format!("{k}.out.blif"));
+        std::fs::write(&ours, aig::write_blif(&p.aig)).unwrap();
+        cases.push(Case {
+            reference: p.case.reference,
+            ours,
+            mode: Mode::Cec,
+        });
+    }
+    assert!(cases.len() >= 15, "{}", cases.len());
+    let verdicts = abc_harness::check_all(&cases, 50, dir.path(), TIMEOUT);
+    let bad: Vec<String> = cases
+        .iter()
+        .zip(&verdicts)
+        .filter(|(_, v)| **v != Verdict::Equivalent)
+        .map(|(c, v)| format!("{}: {v:?}", c.reference.display()))
+        .collect();
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
 #[test]
 fn shared_blif_bench_is_equivalent() {
     let Some(shared) = common::shared_dir() else {
