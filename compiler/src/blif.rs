@@ -223,13 +223,20 @@ impl<'a> Lines<'a> {
         let bytes = self.text.as_bytes();
         while self.pos < bytes.len() {
             let start = self.pos;
-            let end = memchr_newline(bytes, start);
+            // `str::find(char)` uses the standard library's vectorized memchr.
+            let end = self.text[start..]
+                .find('\n')
+                .map_or(bytes.len(), |p| start + p);
             self.pos = if end < bytes.len() { end + 1 } else { end };
             let mut line = &self.text[start..end];
             if let Some(h) = line.find('#') {
                 line = &line[..h];
             }
-            let trimmed = line.trim_end_matches([' ', '\t', '\r', '\x0c']);
+            let end = line
+                .bytes()
+                .rposition(|b| !is_blank(b))
+                .map_or(0, |p| p + 1);
+            let trimmed = &line[..end];
             let (body, continued) = match trimmed.strip_suffix('\\') {
                 Some(b) => (b, true),
                 None => (trimmed, false),
@@ -241,13 +248,6 @@ impl<'a> Lines<'a> {
         }
         !toks.is_empty()
     }
-}
-
-fn memchr_newline(bytes: &[u8], from: usize) -> usize {
-    bytes[from..]
-        .iter()
-        .position(|&b| b == b'\n')
-        .map_or(bytes.len(), |p| from + p)
 }
 
 fn tokenize<'a>(line: &'a str, base: usize, toks: &mut Vec<Tok<'a>>) {
