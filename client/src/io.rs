@@ -48,6 +48,17 @@ pub fn read_source(path: &Path) -> Result<String, Failure> {
 /// Write `bytes` to `path` atomically; does nothing when the file already holds these bytes.
 /// Returns whether the file was written.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<bool, Failure> {
+    write_atomic_with(path, bytes, true)
+}
+
+/// [`write_atomic`] without `fsync`: still atomic for readers (temp file + rename), but not
+/// durable across a crash. For bulk outputs that can be regenerated (thousands of AIGs), where
+/// one fsync per file would dominate the run time.
+pub fn write_atomic_unsynced(path: &Path, bytes: &[u8]) -> Result<bool, Failure> {
+    write_atomic_with(path, bytes, false)
+}
+
+fn write_atomic_with(path: &Path, bytes: &[u8], sync: bool) -> Result<bool, Failure> {
     let fail = |e: std::io::Error| Failure::input(format!("{}: error: {e}", path.display()));
     if let Ok(existing) = fs::read(path)
         && existing == bytes
@@ -58,15 +69,24 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<bool, Failure> {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
-    fs::create_dir_all(dir).map_err(fail)?;
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.tmp.{}", std::process::id()));
-    let mut f = fs::File::create(&tmp).map_err(fail)?;
+    static PID: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    let tmp = dir.join(format!(".{name}.tmp.{}", PID.get_or_init(std::process::id)));
+    // Create the directory only when needed (saves a stat per file on bulk writes).
+    let mut f = match fs::File::create(&tmp) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            fs::create_dir_all(dir).map_err(fail)?;
+            fs::File::create(&tmp).map_err(fail)?
+        }
+        r => r.map_err(fail)?,
+    };
     f.write_all(bytes).map_err(fail)?;
-    f.sync_all().map_err(fail)?;
+    if sync {
+        f.sync_all().map_err(fail)?;
+    }
     drop(f);
     fs::rename(&tmp, path).map_err(|e| {
         let _ = fs::remove_file(&tmp);

@@ -3,7 +3,9 @@
 use crate::io::Failure;
 use clap::Subcommand;
 
+pub mod aig;
 pub mod bench;
+pub mod bench_parse;
 pub mod build;
 #[path = "gen.rs"]
 pub mod generate;
@@ -15,9 +17,6 @@ pub mod sim;
 pub enum Command {
     /// Parse MLIR files and print a summary, the generic form, or JSON.
     Parse(parse::Args),
-    /// Throughput benchmarks.
-    #[command(subcommand)]
-    Bench(bench::BenchCommand),
     /// Compile a design (APS: a module with `tor.design`) to CMT2 MLIR and rules JSON.
     Build(build::Args),
     /// Run one APS instruction on the TOR interpreter or the rule simulator.
@@ -26,15 +25,21 @@ pub enum Command {
     Graph(graph::Args),
     /// Generate a random workload (`aps`).
     Gen(generate::Args),
+    /// Lower BLIF files to AIGs (AIGER binary/ASCII or 2-input BLIF).
+    Aig(aig::Args),
+    /// Benchmarks, per area.
+    #[command(subcommand)]
+    Bench(bench::Bench),
 }
 
 pub fn run(command: Command) -> Result<(), Failure> {
     match command {
         Command::Parse(args) => parse::run(args),
-        Command::Bench(command) => bench::run(command),
         Command::Build(args) => build::run(args),
         Command::Sim(args) => sim::run(args),
         Command::Graph(args) => graph::run(args),
         Command::Gen(args) => generate::run(args),
+        Command::Aig(args) => aig::run(args),
+        Command::Bench(b) => bench::run(b),
     }
 }
