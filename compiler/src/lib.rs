@@ -6,4 +6,5 @@
 //! its result. Errors are [`diag::Diagnostic`]s with byte spans into the input text.
 
 pub mod diag;
+pub mod handshake;
 pub mod mlir;

@@ -1,0 +1,31 @@
+//! Handshake → Synth (seed 004): lowers one Dynamatic `handshake.func` to a flat
+//! And-Inverter Graph by instantiating a per-unit BLIF library.
+//!
+//! Phases, each a pure function:
+//! 1. [`mark`]: each op → the library path that implements it ([`table::PathTable`]) and the
+//!    built-in generator that could replace it;
+//! 2. unbundling ([`circuit`]): channels → data/valid/ready ports named as in the library;
+//! 3. signal rewriting ([`signals`]): ready flips direction, data splits into bits, `clk` and
+//!    `rst` are appended;
+//! 4. AIG construction.
+//!
+//! The caller owns the IO: it reads and lowers each distinct library file once.
+
+pub mod circuit;
+pub mod mark;
+pub mod names;
+pub mod signals;
+pub mod table;
+
+pub use circuit::{Circuit, Naming, analyze, find_func};
+pub use mark::{Builtin, UnitRef};
+pub use table::PathTable;
+
+use crate::diag::Diagnostic;
+use crate::mlir::ast::Operation;
+
+/// Phase 1 for `func`: one [`UnitRef`] per op of the body, in body order.
+pub fn mark(func: &Operation, table: &PathTable) -> Result<Vec<UnitRef>, Diagnostic> {
+    let circuit = analyze(func, Naming::ArgNames)?;
+    mark::mark_circuit(func, &circuit, table)
+}
