@@ -11,9 +11,11 @@
 //!
 //! The caller owns the IO: it reads and lowers each distinct library file once.
 
+pub mod builtin;
 pub mod circuit;
 pub mod mark;
 pub mod names;
+pub mod net;
 pub mod signals;
 pub mod table;
 
