@@ -8,10 +8,12 @@
 //! [`Diagnostic`] with a byte span, never a panic.
 
 pub mod ast;
+pub mod handshake_ops;
 pub mod lexer;
 pub mod ops;
 pub mod parser;
 pub mod printer;
+pub mod structural_ops;
 
 use crate::diag::Diagnostic;
 

@@ -177,10 +177,13 @@ pub static TABLE: &[(&str, OpParser)] = &[
 
 /// Look `name` up in all tables (this one and the dialect-specific ones).
 pub fn lookup(name: &str) -> Option<OpParser> {
-    if let Ok(i) = TABLE.binary_search_by(|(n, _)| (*n).cmp(name)) {
-        return Some(TABLE[i].1);
-    }
-    None
+    let table = match name.split_once('.').map(|(d, _)| d) {
+        Some("handshake") => super::handshake_ops::TABLE,
+        Some("cmt2" | "firrtl") => super::structural_ops::TABLE,
+        _ => TABLE,
+    };
+    let i = table.binary_search_by(|(n, _)| (*n).cmp(name)).ok()?;
+    Some(table[i].1)
 }
 
 /// Resolve a custom-form op name as written to its full name and parser.

@@ -573,6 +573,11 @@ impl<'a> Parser<'a> {
                 self.expect(Kind::Greater)?;
                 Ok(Type::Tuple(elems))
             }
+            "_" => {
+                // The "no data" type of `bundle`/`unbundle`.
+                self.bump();
+                Ok(Type::Opaque("_".to_string()))
+            }
             _ if is_builtin_type_name(word) => {
                 self.bump();
                 let end = self.scan_adjacent_angle(t.end)?;
