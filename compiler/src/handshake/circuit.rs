@@ -145,7 +145,7 @@ pub fn port_type(
     span: Span,
     warnings: &mut Vec<Diagnostic>,
 ) -> Result<PortType, Diagnostic> {
-    let mut pt = match ty {
+    let pt = match ty {
         Type::Channel { data, extra } => {
             let mut pt = PortType::channel(data_width(data, span)?);
             pt.float = matches!(**data, Type::Float(_));
@@ -171,7 +171,7 @@ pub fn port_type(
         other => {
             return Err(Diagnostic::error(
                 span,
-                format!("unsupported type {other:?} in a Handshake circuit"),
+                format!("unsupported type {} in a Handshake circuit", type_text(other)),
             ));
         }
     };
@@ -180,9 +180,6 @@ pub fn port_type(
             span,
             "float data is carried as its bit pattern; float operators have no AIG",
         ));
-    }
-    if pt.width == 0 && !pt.handshake {
-        pt.width = 0;
     }
     Ok(pt)
 }
@@ -193,7 +190,7 @@ fn data_width(ty: &Type, span: Span) -> Result<u32, Diagnostic> {
         Type::Float(width) => Ok(*width),
         other => Err(Diagnostic::error(
             span,
-            format!("unsupported data type {other:?} (expected an integer or float)"),
+            format!("unsupported data type {} (expected an integer or float)", type_text(other)),
         )),
     }
 }
@@ -229,7 +226,7 @@ pub fn analyze(func: &Operation, naming: Naming) -> Result<Circuit, Diagnostic> 
         values.insert((arg.name.clone(), 0), (ValueRef::Arg(i), arg.ty.clone()));
         arg_types.push((arg.ty.clone(), arg.span));
     }
-    let (body, end) = split_terminator(&block.ops, func.span)?;
+    let (body, end) = split_terminator(&block.ops)?;
     for (i, op) in body.iter().enumerate() {
         define_results(op, i, &mut values)?;
     }
@@ -280,10 +277,7 @@ pub fn func_name(func: &Operation) -> String {
     }
 }
 
-fn split_terminator(
-    ops: &[Operation],
-    span: Span,
-) -> Result<(&[Operation], Option<&Operation>), Diagnostic> {
+fn split_terminator(ops: &[Operation]) -> Result<(&[Operation], Option<&Operation>), Diagnostic> {
     match ops.split_last() {
         Some((last, rest)) if last.name == "handshake.end" || last.name == "handshake.return" => {
             Ok((rest, Some(last)))
@@ -295,7 +289,6 @@ fn split_terminator(
                     "handshake.end must be the last op",
                 ));
             }
-            let _ = span;
             Ok((ops, None))
         }
     }
@@ -348,6 +341,14 @@ fn result_types(op: &Operation) -> Result<Vec<Type>, Diagnostic> {
     }
     if op.result_types.len() == 1 {
         return Ok(vec![op.result_types[0].clone(); n]);
+    }
+    // Memory interfaces state only their data results; the trailing ones (`memEnd`, ...) are
+    // control channels.
+    let kind = short_kind(&op.name);
+    if (kind == "mem_controller" || kind == "lsq") && op.result_types.len() < n {
+        let mut types = op.result_types.clone();
+        types.resize(n, Type::Control { extra: Vec::new() });
+        return Ok(types);
     }
     Err(Diagnostic::error(
         op.span,
@@ -515,5 +516,17 @@ mod tests {
         };
         assert_eq!(port_type(&f, s, &mut w).unwrap().width, 32);
         assert_eq!(w.len(), 1);
+    }
+}
+
+/// A short readable form of a type for diagnostics.
+fn type_text(ty: &Type) -> String {
+    match ty {
+        Type::Opaque(t) => format!("`{t}`"),
+        Type::Index => "`index`".to_string(),
+        Type::None => "`none`".to_string(),
+        Type::Tuple(_) => "tuple".to_string(),
+        Type::Function { .. } => "function type".to_string(),
+        other => format!("{other:?}"),
     }
 }

@@ -263,11 +263,14 @@ fn mark_op(
             builtin = Some(Builtin::Cmp { pred, width: w });
         }
         "constant" => {
-            let value = constant_value(op)?;
-            if value == 1 || (w == 1 && value == -1) {
-                key = "constant.1".to_string();
+            if let Some(value) = constant_value(op) {
+                if value == 1 || (w == 1 && value == -1) {
+                    key = "constant.1".to_string();
+                }
+                builtin = Some(Builtin::Constant { width: w, value });
+            } else {
+                key = "constant.float".to_string();
             }
-            builtin = Some(Builtin::Constant { width: w, value });
         }
         "buffer" => {
             let (ty, slots) = buffer_type(op);
@@ -332,19 +335,13 @@ fn mark_op(
     })
 }
 
-/// The `value` of a `constant` as an integer (booleans are 0/1).
-fn constant_value(op: &Operation) -> Result<i128, Diagnostic> {
+/// The `value` of a `constant` as an integer (booleans are 0/1); `None` for floats and
+/// anything else (such constants have no generator and fall back to a subcircuit).
+fn constant_value(op: &Operation) -> Option<i128> {
     match op.attr("value") {
-        Some(Attribute::Integer { value, .. }) => Ok(*value),
-        Some(Attribute::Bool(b)) => Ok(i128::from(*b)),
-        Some(Attribute::Float { .. }) => Err(Diagnostic::error(
-            op.span,
-            "float constants are not supported by Handshake → Synth",
-        )),
-        _ => Err(Diagnostic::error(
-            op.span,
-            "constant without an integer `value`",
-        )),
+        Some(Attribute::Integer { value, .. }) => Some(*value),
+        Some(Attribute::Bool(b)) => Some(i128::from(*b)),
+        _ => None,
     }
 }
 
