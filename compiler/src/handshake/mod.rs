@@ -14,6 +14,7 @@
 pub mod build;
 pub mod builtin;
 pub mod circuit;
+pub mod emit;
 pub mod mark;
 pub mod names;
 pub mod net;
