@@ -32,9 +32,14 @@ pub struct LibUnit {
 /// How one op is implemented.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Impl {
-    Library { path: String },
+    Library {
+        path: String,
+    },
     Builtin(Builtin),
-    Subckt { looked_for: Option<String>, reason: String },
+    Subckt {
+        looked_for: Option<String>,
+        reason: String,
+    },
 }
 
 impl Impl {
@@ -114,9 +119,18 @@ fn subckt(m: &UnitRef, reason: &str) -> Impl {
 }
 
 /// Why `unit` cannot implement an op with these signals, if it cannot.
-fn unit_mismatch(unit: &Net, ins: &[Signal], outs: &[Signal], undriven: &[String]) -> Option<String> {
+fn unit_mismatch(
+    unit: &Net,
+    ins: &[Signal],
+    outs: &[Signal],
+    undriven: &[String],
+) -> Option<String> {
     let in_names: BTreeSet<&str> = ins.iter().map(|s| s.name.as_str()).collect();
-    if let Some((p, _)) = unit.inputs.iter().find(|(p, _)| !in_names.contains(p.as_str())) {
+    if let Some((p, _)) = unit
+        .inputs
+        .iter()
+        .find(|(p, _)| !in_names.contains(p.as_str()))
+    {
         return Some(format!("has input `{p}`, which the op does not have"));
     }
     for s in outs {
@@ -299,7 +313,9 @@ impl Builder {
     fn drive(&mut self, name: &str, src: Lit) -> Result<(), Diagnostic> {
         let w = self.wire(name);
         if !self.net.drive(w, src) {
-            return Err(Diagnostic::global_error(format!("net `{name}` has two drivers")));
+            return Err(Diagnostic::global_error(format!(
+                "net `{name}` has two drivers"
+            )));
         }
         Ok(())
     }
@@ -359,7 +375,9 @@ fn input_net(circuit: &Circuit, names: &[String], i: usize, s: &Signal) -> Strin
 fn producer_net(circuit: &Circuit, names: &[String], v: ValueRef, kind: SigKind) -> String {
     let (ports, base, prefix): (&[PortSpec], usize, String) = match v {
         ValueRef::Arg(a) => (&circuit.args, a, String::new()),
-        ValueRef::Result { op, index } => (&circuit.ops[op].outputs, index, format!("{}.", names[op])),
+        ValueRef::Result { op, index } => {
+            (&circuit.ops[op].outputs, index, format!("{}.", names[op]))
+        }
     };
     format!("{prefix}{}", signal_name(&ports[base], kind))
 }
@@ -403,20 +421,26 @@ fn check_consumers(circuit: &Circuit) -> Result<(), Diagnostic> {
         }
     }
     for v in &circuit.end_operands {
-        uses.entry(*v).or_default().push("the terminator".to_string());
+        uses.entry(*v)
+            .or_default()
+            .push("the terminator".to_string());
     }
     let describe = |v: ValueRef| match v {
-        ValueRef::Arg(a) => (format!("argument {a} of `{}`", circuit.name), circuit.end_span),
+        ValueRef::Arg(a) => (
+            format!("argument {a} of `{}`", circuit.name),
+            circuit.end_span,
+        ),
         ValueRef::Result { op, index } => (
             format!("result {index} of op `{}`", circuit.ops[op].name),
             circuit.ops[op].span,
         ),
     };
-    let all = (0..circuit.args.len())
-        .map(ValueRef::Arg)
-        .chain(circuit.ops.iter().enumerate().flat_map(|(op, n)| {
-            (0..n.outputs.len()).map(move |index| ValueRef::Result { op, index })
-        }));
+    let all =
+        (0..circuit.args.len())
+            .map(ValueRef::Arg)
+            .chain(circuit.ops.iter().enumerate().flat_map(|(op, n)| {
+                (0..n.outputs.len()).map(move |index| ValueRef::Result { op, index })
+            }));
     for v in all {
         let users = uses.get(&v).map_or(&[][..], Vec::as_slice);
         if users.len() == 1 {
@@ -435,4 +459,60 @@ fn check_consumers(circuit: &Circuit) -> Result<(), Diagnostic> {
         return Err(Diagnostic::error(span, msg));
     }
     Ok(())
+}
+
+/// One line of the coverage report: how an op is implemented.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct ReportRow {
+    pub op: String,
+    pub kind: String,
+    pub key: String,
+    pub imp: Impl,
+}
+
+/// Library / built-in / fallback per op, without building the design.
+pub fn report(
+    circuit: &Circuit,
+    marks: &[UnitRef],
+    units: &BTreeMap<String, LibUnit>,
+) -> Vec<ReportRow> {
+    circuit
+        .ops
+        .iter()
+        .zip(marks)
+        .map(|(node, m)| ReportRow {
+            op: node.name.clone(),
+            kind: node.kind.clone(),
+            key: m.key.clone(),
+            imp: choose(m, node, m.path.as_ref().and_then(|p| units.get(p))),
+        })
+        .collect()
+}
+
+/// Counts of (library, built-in, subckt) rows.
+pub fn counts(rows: &[ReportRow]) -> (usize, usize, usize) {
+    let n = |l: &str| rows.iter().filter(|r| r.imp.label() == l).count();
+    (n("library"), n("built-in"), n("subckt"))
+}
+
+/// The report as text: one line per op, then the totals.
+pub fn report_text(rows: &[ReportRow]) -> String {
+    let mut out = String::new();
+    for r in rows {
+        let what = match &r.imp {
+            Impl::Library { path } => format!("library   {path}"),
+            Impl::Builtin(b) => format!("built-in  {}", b.model_name()),
+            Impl::Subckt { looked_for, reason } => match looked_for {
+                Some(p) => format!("subckt    (looked for {p}: {reason})"),
+                None => format!("subckt    ({reason})"),
+            },
+        };
+        out.push_str(&format!("{:<24} {:<16} {what}\n", r.op, r.kind));
+    }
+    let (l, b, s) = counts(rows);
+    out.push_str(&format!(
+        "total {}: {l} library, {b} built-in, {s} subckt fallback\n",
+        rows.len()
+    ));
+    out
 }

@@ -171,7 +171,10 @@ pub fn port_type(
         other => {
             return Err(Diagnostic::error(
                 span,
-                format!("unsupported type {} in a Handshake circuit", type_text(other)),
+                format!(
+                    "unsupported type {} in a Handshake circuit",
+                    type_text(other)
+                ),
             ));
         }
     };
@@ -190,7 +193,10 @@ fn data_width(ty: &Type, span: Span) -> Result<u32, Diagnostic> {
         Type::Float(width) => Ok(*width),
         other => Err(Diagnostic::error(
             span,
-            format!("unsupported data type {} (expected an integer or float)", type_text(other)),
+            format!(
+                "unsupported data type {} (expected an integer or float)",
+                type_text(other)
+            ),
         )),
     }
 }
@@ -402,7 +408,9 @@ fn op_node(
     for ty in result_types(op)? {
         out_types.push(port_type(&ty, op.span, warnings)?);
     }
-    let (in_names, out_names) = io_names(&kind, in_types.len(), out_types.len(), op.span)?;
+    let (mut in_names, mut out_names) = io_names(&kind, in_types.len(), out_types.len(), op.span)?;
+    distinct_if_mixed(&mut in_names, &in_types, "ins");
+    distinct_if_mixed(&mut out_names, &out_types, "outs");
     Ok(OpNode {
         inputs: zip_ports(in_names, in_types),
         outputs: zip_ports(out_names, out_types),
@@ -412,6 +420,20 @@ fn op_node(
         operands,
         span: op.span,
     })
+}
+
+/// A generic `ins[i]`/`outs[j]` group whose ports differ in width cannot share one
+/// linearised bit index space: such groups are named `ins_0`, `ins_1`, ... instead.
+fn distinct_if_mixed(names: &mut [String], types: &[PortType], root: &str) {
+    let group: Vec<usize> = (0..names.len())
+        .filter(|&i| names[i].starts_with(&format!("{root}[")))
+        .collect();
+    let mixed = group.windows(2).any(|w| types[w[0]] != types[w[1]]);
+    if mixed {
+        for i in group {
+            names[i] = format!("{root}_{i}");
+        }
+    }
 }
 
 fn zip_ports(names: Vec<String>, types: Vec<PortType>) -> Vec<PortSpec> {

@@ -70,12 +70,20 @@ impl Names {
     /// Operand text for an and_inv: `[not ]%x`.
     fn operand(&self, l: Lit) -> String {
         let base = self.value(Lit::from_node(l.node(), false));
-        if l.is_neg() { format!("not {base}") } else { base }
+        if l.is_neg() {
+            format!("not {base}")
+        } else {
+            base
+        }
     }
 
     fn value(&self, l: Lit) -> String {
         if l.node() == 0 {
-            return if l.is_neg() { "%true".into() } else { "%false".into() };
+            return if l.is_neg() {
+                "%true".into()
+            } else {
+                "%false".into()
+            };
         }
         debug_assert!(!l.is_neg());
         self.names[l.node()].clone()
@@ -165,9 +173,15 @@ pub fn synth_mlir(out: &SynthOutput, dialect: Dialect) -> String {
         let args: Vec<String> = (0..inst.inputs.len())
             .map(|k| value_of(net.outputs[cut_out + k].1, &mut body))
             .collect();
-        let results: Vec<String> = (0..inst.outputs.len()).map(|k| format!("%i{}", cut_in + k)).collect();
+        let results: Vec<String> = (0..inst.outputs.len())
+            .map(|k| format!("%i{}", cut_in + k))
+            .collect();
         let ones = |n: usize| vec!["i1"; n].join(", ");
-        let lhs = if results.is_empty() { String::new() } else { format!("{} = ", results.join(", ")) };
+        let lhs = if results.is_empty() {
+            String::new()
+        } else {
+            format!("{} = ", results.join(", "))
+        };
         match dialect {
             Dialect::Circt => {
                 let ext = format!("kiln_opaque_{}", inst.name);
@@ -176,16 +190,29 @@ pub fn synth_mlir(out: &SynthOutput, dialect: Dialect) -> String {
                     .iter()
                     .enumerate()
                     .map(|(k, (p, _))| format!("in %p{k} {} : i1", quote(p)))
-                    .chain(inst.outputs.iter().map(|(p, _)| format!("out {} : i1", quote(p))))
+                    .chain(
+                        inst.outputs
+                            .iter()
+                            .map(|(p, _)| format!("out {} : i1", quote(p))),
+                    )
                     .collect();
-                let _ = writeln!(decls, "  hw.module.extern @{}({})", quote(&ext), ports.join(", "));
+                let _ = writeln!(
+                    decls,
+                    "  hw.module.extern @{}({})",
+                    quote(&ext),
+                    ports.join(", ")
+                );
                 let ins: Vec<String> = inst
                     .inputs
                     .iter()
                     .zip(&args)
                     .map(|((p, _), a)| format!("{}: {a}: i1", quote(p)))
                     .collect();
-                let outs: Vec<String> = inst.outputs.iter().map(|(p, _)| format!("{}: i1", quote(p))).collect();
+                let outs: Vec<String> = inst
+                    .outputs
+                    .iter()
+                    .map(|(p, _)| format!("{}: i1", quote(p)))
+                    .collect();
                 let _ = writeln!(
                     body,
                     "    {lhs}hw.instance {} @{}({}) -> ({})",
@@ -214,14 +241,23 @@ pub fn synth_mlir(out: &SynthOutput, dialect: Dialect) -> String {
         .enumerate()
         .map(|(k, (n, _))| format!("in %i{k} {} : i1", quote(n)))
         .collect();
-    ports.extend(net.outputs[..out.top_outputs].iter().map(|(n, _)| format!("out {} : i1", quote(n))));
+    ports.extend(
+        net.outputs[..out.top_outputs]
+            .iter()
+            .map(|(n, _)| format!("out {} : i1", quote(n))),
+    );
     let results: Vec<String> = net.outputs[..out.top_outputs]
         .iter()
         .map(|(_, l)| value_of(*l, &mut body))
         .collect();
     let mut text = String::from("module {\n");
     text.push_str(&decls);
-    let _ = writeln!(text, "  hw.module @{}({}) {{", quote(&out.name), ports.join(", "));
+    let _ = writeln!(
+        text,
+        "  hw.module @{}({}) {{",
+        quote(&out.name),
+        ports.join(", ")
+    );
     text.push_str(&body);
     if results.is_empty() {
         text.push_str("    hw.output\n");

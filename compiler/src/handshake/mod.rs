@@ -33,3 +33,13 @@ pub fn mark(func: &Operation, table: &PathTable) -> Result<Vec<UnitRef>, Diagnos
     let circuit = analyze(func, Naming::ArgNames)?;
     mark::mark_circuit(func, &circuit, table)
 }
+
+pub use build::{Impl, Instance, LibUnit, ReportRow, SynthOutput, build, report, report_text};
+pub use emit::Dialect;
+
+/// The distinct library paths the marks refer to (each to be read and lowered once).
+pub fn library_paths(marks: &[UnitRef]) -> Vec<String> {
+    let set: std::collections::BTreeSet<&String> =
+        marks.iter().filter_map(|m| m.path.as_ref()).collect();
+    set.into_iter().cloned().collect()
+}
