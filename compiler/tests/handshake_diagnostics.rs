@@ -1,0 +1,128 @@
+//! Unsupported or malformed Handshake inputs give located diagnostics, never panics.
+
+use compiler::diag::{Diagnostic, Severity};
+use compiler::handshake::{self, Naming, PathTable};
+
+/// Runs the pass up to the flat design without a library (built-in generators only).
+fn lower(text: &str) -> Result<Vec<Diagnostic>, Diagnostic> {
+    let module = compiler::mlir::parse(text)?;
+    let func = handshake::find_func(&module.ops)?;
+    let circuit = handshake::analyze(func, Naming::ArgNames)?;
+    let marks = handshake::mark::mark_circuit(func, &circuit, &PathTable::default())?;
+    let out = handshake::build(&circuit, &marks, &Default::default())?;
+    Ok(out.warnings)
+}
+
+fn error_of(text: &str) -> Diagnostic {
+    match lower(text) {
+        Err(d) => d,
+        Ok(w) => panic!("expected an error, got warnings {w:?}"),
+    }
+}
+
+fn located_at(d: &Diagnostic, text: &str, needle: &str) {
+    let span = d.span.unwrap_or_else(|| panic!("no span: {d:?}"));
+    let at = text.find(needle).unwrap();
+    assert!(
+        (span.start as usize) <= at && at < span.end.max(span.start + 1) as usize
+            || span.start as usize == at,
+        "{d:?} not at {needle}"
+    );
+}
+
+#[test]
+fn two_functions_are_rejected() {
+    let text = "handshake.func @a(%x: !handshake.control<>) -> (!handshake.control<>) {\n  end %x : <>\n}\nhandshake.func @b(%x: !handshake.control<>) -> (!handshake.control<>) {\n  end %x : <>\n}\n";
+    let d = error_of(text);
+    assert!(d.message.contains("2 handshake.func"), "{}", d.message);
+    located_at(&d, text, "handshake.func @b");
+}
+
+#[test]
+fn no_function_is_an_error() {
+    let d = error_of("module {\n}\n");
+    assert!(d.message.contains("no handshake.func"));
+}
+
+#[test]
+fn two_consumers_name_the_op() {
+    let text = "handshake.func @f(%x: !handshake.channel<i2>) -> (!handshake.channel<i2>, !handshake.channel<i2>) {\n  %y = br %x {handshake.name = \"br0\"} : <i2>\n  end %y, %y : <i2>, <i2>\n}\n";
+    let d = error_of(text);
+    assert!(
+        d.message.contains("op `br0` has 2 consumers"),
+        "{}",
+        d.message
+    );
+    located_at(&d, text, "%y = br");
+}
+
+#[test]
+fn missing_consumer_is_an_error() {
+    let text = "handshake.func @f(%x: !handshake.channel<i2>, %u: !handshake.control<>) -> (!handshake.channel<i2>) {\n  end %x : <i2>\n}\n";
+    let d = error_of(text);
+    assert!(
+        d.message.contains("argument 1 of `f` has no consumer"),
+        "{}",
+        d.message
+    );
+}
+
+#[test]
+fn undefined_values_are_located() {
+    let text = "handshake.func @f(%x: !handshake.channel<i2>) -> (!handshake.channel<i2>) {\n  %y = br %nope : <i2>\n  sink %x : <i2>\n  end %y : <i2>\n}\n";
+    let d = error_of(text);
+    assert!(d.message.contains("undefined value %nope"), "{}", d.message);
+    located_at(&d, text, "%nope");
+}
+
+#[test]
+fn unknown_types_are_errors() {
+    let text = "handshake.func @f(%x: index) -> (index) {\n  end %x : index\n}\n";
+    let d = error_of(text);
+    assert!(d.message.contains("unsupported"), "{}", d.message);
+    assert_eq!(d.severity, Severity::Error);
+}
+
+#[test]
+fn float_ops_fall_back_with_a_warning() {
+    let text = "handshake.func @f(%a: !handshake.channel<f32>, %b: !handshake.channel<f32>) -> (!handshake.channel<f32>) {\n  %s = addf %a, %b {handshake.name = \"addf0\"} : <f32>\n  end %s : <f32>\n}\n";
+    let warnings = lower(text).unwrap();
+    assert!(
+        warnings.iter().any(|w| w.message.contains("float")),
+        "{warnings:?}"
+    );
+    let w = warnings
+        .iter()
+        .find(|w| w.message.contains("`addf0`"))
+        .expect("fallback warning");
+    assert!(w.message.contains("opaque synth.subckt"), "{}", w.message);
+    located_at(w, text, "%s = addf");
+}
+
+#[test]
+fn malformed_ops_are_errors() {
+    let text = "handshake.func @f(%a: !handshake.channel<i2>) -> (!handshake.channel<i2>) {\n  %s = addi %a {handshake.name = \"a\"} : <i2>\n  end %s : <i2>\n}\n";
+    let d = error_of(text);
+    assert!(d.message.contains("expects 2 operands"), "{}", d.message);
+}
+
+#[test]
+fn missing_library_unit_names_the_path() {
+    let text = "handshake.func @f(%a: !handshake.channel<i40>) -> (!handshake.channel<i40>) {\n  %b = buffer %a, bufferType = FIFO_BREAK_NONE, numSlots = 3 {handshake.name = \"buf0\"} : <i40>\n  end %b : <i40>\n}\n";
+    let warnings = lower(text).unwrap();
+    let w = warnings
+        .iter()
+        .find(|w| w.message.contains("`buf0`"))
+        .unwrap();
+    assert!(w.message.contains("tfifo/3/40/tfifo.blif"), "{}", w.message);
+}
+
+#[test]
+fn garbage_never_panics() {
+    let text = "handshake.func @f(%a: !handshake.channel<i2>) -> (!handshake.channel<i2>) {\n  %s:2 = fork [2] %a : <i2>\n  %m = mux %s#0 [%s#1] : <i2>, [<i2>] to <i2>\n  %c = cmpi foo, %m, %m : <i2>\n  end %c : <i1>\n}\n";
+    for cut in 0..text.len() {
+        if text.is_char_boundary(cut) {
+            let _ = lower(&text[..cut]);
+        }
+    }
+}
