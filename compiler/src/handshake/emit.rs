@@ -120,10 +120,10 @@ pub fn synth_mlir(out: &SynthOutput, dialect: Dialect) -> String {
     if dialect == Dialect::Circt && !net.latches.is_empty() {
         let clk = clk.clone().unwrap_or_else(|| "%false".into());
         let _ = writeln!(body, "    %clock = seq.to_clock {clk}");
-        for (v, name) in [(false, "%init0"), (true, "%init1")] {
+        for (v, k) in [(false, 0), (true, 1)] {
             let _ = writeln!(
                 body,
-                "    {name} = seq.initial() {{\n      %c = hw.constant {v}\n      seq.yield %c : i1\n    }} : () -> !seq.immutable<i1>"
+                "    %init{k} = seq.initial() {{\n      %c{k} = hw.constant {v}\n      seq.yield %c{k} : i1\n    }} : () -> !seq.immutable<i1>"
             );
         }
     }
