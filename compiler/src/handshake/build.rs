@@ -153,8 +153,10 @@ pub fn build(
 ) -> Result<SynthOutput, Diagnostic> {
     check_consumers(circuit)?;
     let names = unique_names(circuit);
-    let mut b = Builder::default();
-    b.net = Net::new();
+    let mut b = Builder {
+        net: Net::new(),
+        ..Builder::default()
+    };
     let (top_in, top_out) = signals(&circuit.args, &circuit.results, true);
     // Top inputs drive nets of their own name.
     for s in &top_in {

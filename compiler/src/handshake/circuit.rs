@@ -498,6 +498,18 @@ pub fn io_names(
     }
 }
 
+/// A short readable form of a type for diagnostics.
+fn type_text(ty: &Type) -> String {
+    match ty {
+        Type::Opaque(t) => format!("`{t}`"),
+        Type::Index => "`index`".to_string(),
+        Type::None => "`none`".to_string(),
+        Type::Tuple(_) => "tuple".to_string(),
+        Type::Function { .. } => "function type".to_string(),
+        other => format!("{other:?}"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -538,17 +550,5 @@ mod tests {
         };
         assert_eq!(port_type(&f, s, &mut w).unwrap().width, 32);
         assert_eq!(w.len(), 1);
-    }
-}
-
-/// A short readable form of a type for diagnostics.
-fn type_text(ty: &Type) -> String {
-    match ty {
-        Type::Opaque(t) => format!("`{t}`"),
-        Type::Index => "`index`".to_string(),
-        Type::None => "`none`".to_string(),
-        Type::Tuple(_) => "tuple".to_string(),
-        Type::Function { .. } => "function type".to_string(),
-        other => format!("{other:?}"),
     }
 }
