@@ -131,7 +131,7 @@ fn synth_mlir_in_both_dialects() {
         for (k, _) in out.flat.inputs.iter().enumerate() {
             defined.insert(format!("%i{k}"));
         }
-        for tok in text.split(|c: char| c == ' ' || c == ',' || c == '\n') {
+        for tok in text.split([' ', ',', '\n']) {
             if tok.starts_with('%') && !tok.starts_with("%p") {
                 assert!(defined.contains(tok), "{tok} used but not defined:\n{text}");
             }
