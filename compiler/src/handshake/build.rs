@@ -323,19 +323,36 @@ impl Builder {
     }
 
     fn compact_error(&self, e: CompactError, circuit: &Circuit) -> Diagnostic {
-        let (node, what) = match e {
-            CompactError::Undriven(n) => (n, "is not driven"),
-            CompactError::Loop(n) => (n, "is on a combinational loop"),
-        };
-        let name = self
-            .names
-            .range(..=node)
-            .next_back()
-            .map_or("?".to_string(), |(_, n)| n.clone());
-        Diagnostic::error(
-            circuit.end_span,
-            format!("in `{}`: signal near net `{name}` {what}", circuit.name),
-        )
+        match e {
+            CompactError::Undriven(n) => {
+                let name = self.names.get(&n).map_or("?", String::as_str);
+                Diagnostic::error(
+                    circuit.end_span,
+                    format!("in `{}`: net `{name}` is not driven", circuit.name),
+                )
+            }
+            CompactError::Loop(nodes) => {
+                // The named nets on the cycle are unit pins: they name the ops involved.
+                let mut nets: Vec<&str> = nodes
+                    .iter()
+                    .rev()
+                    .filter_map(|n| self.names.get(n).map(String::as_str))
+                    .collect();
+                nets.dedup();
+                Diagnostic::error(
+                    circuit.end_span,
+                    format!(
+                        "in `{}`: combinational loop through {}",
+                        circuit.name,
+                        nets.iter()
+                            .map(|n| format!("`{n}`"))
+                            .collect::<Vec<_>>()
+                            .join(" → ")
+                    ),
+                )
+                .with_note("a cycle of channels needs a buffer that breaks ready as well as valid")
+            }
+        }
     }
 }
 

@@ -5,7 +5,8 @@
 //! Every generated unit has the port names and handshake behaviour of the library units
 //! (Appendix A of the notes): binary operators and `select` join their inputs (result valid
 //! = AND of input valids; each input's ready = result ready AND the other valids), unary
-//! units pass valid and ready through. All are combinational; `clk` and `rst` are inputs so the
+//! units pass valid and ready through (`trunci` is ready also while its input is not valid, as
+//! in the library). All are combinational; `clk` and `rst` are inputs so the
 //! interface matches the library, and are unused. `select` joins all three inputs (the
 //! library's selector additionally discards the unselected token early with antitokens).
 
@@ -59,6 +60,10 @@ pub fn generate(b: &Builtin) -> Net {
             .collect();
         terms.push(ready_out);
         readies.push(net.and_all(&terms));
+    }
+    // The library's `trunci` is ready whenever it holds no token: !ins_valid | outs_ready.
+    if let Builtin::Trunc { .. } = b {
+        readies[0] = net.or(!valid_in[0], ready_out);
     }
     for s in &osig {
         let l = match (s.port, s.kind) {
@@ -409,6 +414,11 @@ mod tests {
                         };
                         assert_eq!(value(&out[1..1 + to as usize]), want, "{b:?} {x}");
                         assert!(out[0] && out[1 + to as usize]);
+                        // Not valid, not ready downstream: only trunci is ready.
+                        let mut idle = bits(x, from);
+                        idle.extend([false, false, false, false]);
+                        let (out, _) = net.eval(&idle, &[]);
+                        assert_eq!(out[0], matches!(b, Builtin::Trunc { .. }), "{b:?}");
                     }
                 }
             }

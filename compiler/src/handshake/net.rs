@@ -280,7 +280,14 @@ impl Net {
                 for f in fanins.iter().rev() {
                     if map[f.node()].is_none() {
                         if state[f.node()] == 1 {
-                            return Err(CompactError::Loop(n));
+                            // The nodes in progress from `f` to the top form the cycle.
+                            let from = stack.iter().position(|&x| x == f.node()).unwrap_or(0);
+                            let cycle = stack[from..]
+                                .iter()
+                                .copied()
+                                .filter(|&x| state[x] == 1)
+                                .collect();
+                            return Err(CompactError::Loop(cycle));
                         }
                         stack.push(f.node());
                     }
@@ -344,12 +351,12 @@ fn resolve(map: &[Option<Lit>], l: Lit) -> Lit {
     map[l.node()].unwrap_or(Lit::FALSE).xor_neg(l.is_neg())
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum CompactError {
     /// A wire nobody drives.
     Undriven(usize),
-    /// A combinational loop through this node.
-    Loop(usize),
+    /// A combinational loop through these nodes (in fanin order).
+    Loop(Vec<usize>),
 }
 
 #[cfg(test)]
