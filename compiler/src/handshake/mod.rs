@@ -11,6 +11,7 @@
 //!
 //! The caller owns the IO: it reads and lowers each distinct library file once.
 
+pub mod aig_io;
 pub mod build;
 pub mod builtin;
 pub mod circuit;
