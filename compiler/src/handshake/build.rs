@@ -177,17 +177,20 @@ pub fn build(
         let inst_name = &names[i];
         let (ins, outs) = signals(&node.inputs, &node.outputs, true);
         let net_of = |s: &Signal| input_net(circuit, &names, i, s);
+        let generated;
         let (unit, model) = match &imp {
             Impl::Library { path } => {
                 let u = &units[path];
                 let model = model_name(&u.model, path);
                 library_models.insert(model.clone(), path.clone());
-                (u.net.clone(), model)
+                (&u.net, model)
             }
             Impl::Builtin(bi) => {
-                let net = builtin::generate(bi);
-                builtins.insert(bi.model_name(), net.clone());
-                (net, bi.model_name())
+                generated = builtins
+                    .entry(bi.model_name())
+                    .or_insert_with(|| builtin::generate(bi))
+                    .clone();
+                (&generated, bi.model_name())
             }
             Impl::Subckt { looked_for, reason } => {
                 let looked = looked_for
@@ -233,7 +236,7 @@ pub fn build(
             lits.push(b.wire(&n));
             inst_in.push((pin.clone(), n));
         }
-        let results = b.net.instantiate(&unit, &lits);
+        let results = b.net.instantiate(unit, &lits);
         let mut inst_out = Vec::new();
         for ((pin, _), l) in unit.outputs.iter().zip(results) {
             let n = format!("{inst_name}.{pin}");
