@@ -126,3 +126,82 @@ fn garbage_never_panics() {
         }
     }
 }
+
+/// The library path of the single buffer in `body` (a function of one `<i8>` argument).
+fn buffer_path(buffer: &str) -> Option<String> {
+    let text = format!(
+        "handshake.func @f(%a: !handshake.channel<i8>) -> (!handshake.channel<i8>) {{\n  %b = {buffer} : <i8>\n  end %b : <i8>\n}}\n"
+    );
+    let module =
+        compiler::mlir::parse(&text).unwrap_or_else(|d| panic!("{}", d.render("t", &text)));
+    let func = handshake::find_func(&module.ops).unwrap();
+    let marks = handshake::mark(func, &PathTable::default()).unwrap();
+    marks[0].path.clone()
+}
+
+#[test]
+fn all_four_buffer_syntaxes_resolve() {
+    let cases = [
+        (
+            "buffer %a, bufferType = ONE_SLOT_BREAK_DV, numSlots = 1, dvLatency = 1 {handshake.name = \"b\"}",
+            "oehb/8/oehb.blif",
+        ),
+        (
+            "buffer %a, bufferType = FIFO_BREAK_NONE, numSlots = 4 {debugCounter = false, handshake.name = \"b\"}",
+            "tfifo/4/8/tfifo.blif",
+        ),
+        (
+            "buffer %a, bufferType = SHIFT_REG_BREAK_DV, numSlots = 3 {handshake.name = \"b\"}",
+            "shift_reg_break_dv/3/8/shift_reg_break_dv.blif",
+        ),
+        (
+            "buffer %a {hw.parameters = {BUFFER_TYPE = \"ONE_SLOT_BREAK_R\", NUM_SLOTS = 1 : ui32, TIMING = #handshake<timing {D: 0, V: 0, R: 1}>}}",
+            "tehb/8/tehb.blif",
+        ),
+        (
+            "buffer %a {hw.parameters = {BUFFER_TYPE = \"FIFO_BREAK_DV\", NUM_SLOTS = 2 : ui32}}",
+            "elastic_fifo_inner/2/8/elastic_fifo_inner.blif",
+        ),
+        (
+            "buffer %a {hw.parameters = {NUM_SLOTS = 1 : ui32, TIMING = #handshake<timing {D: 1, V: 1, R: 0}>}}",
+            "oehb/8/oehb.blif",
+        ),
+        (
+            "buffer %a {hw.parameters = {NUM_SLOTS = 1 : ui32, TIMING = #handshake<timing {R: 1}>}}",
+            "tehb/8/tehb.blif",
+        ),
+        (
+            "buffer %a {hw.parameters = {NUM_SLOTS = 5 : ui32, TIMING = #handshake<timing {R: 0}>}}",
+            "tfifo/5/8/tfifo.blif",
+        ),
+        (
+            "buffer %a, bufferType = ONE_SLOT_BREAK_DVR, numSlots = 1 {}",
+            "one_slot_break_dvr/8/one_slot_break_dvr.blif",
+        ),
+    ];
+    for (buffer, want) in cases {
+        assert_eq!(buffer_path(buffer).as_deref(), Some(want), "{buffer}");
+    }
+}
+
+#[test]
+fn corrected_paths_for_select_lazy_fork_mux_merge_cmerge() {
+    let text = "handshake.func @f(%c: !handshake.channel<i1>, %x: !handshake.channel<i8>, %y: !handshake.channel<i8>, %s: !handshake.control<>, %t: !handshake.control<>, %u: !handshake.control<>, %v: !handshake.control<>, %w: !handshake.channel<i8>, %z: !handshake.channel<i8>) -> (!handshake.channel<i8>, !handshake.control<>, !handshake.control<>, !handshake.control<>, !handshake.control<>, !handshake.channel<i8>, !handshake.channel<i1>) {\n  %r = select %c [%x, %y] : <i1>, <i8>\n  %l:2 = lazy_fork [2] %r : <i8>\n  %c2:2 = fork [2] %l#1 : <i8>\n  %m = mux %c2#0 [%s, %t] : <i8>, [<>, <>] to <>\n  %g = merge %u, %v : <>\n  %o, %i = control_merge [%w, %z] : [<i8>, <i8>] to <i8>, <i1>\n  %k = trunci %c2#1 : <i8> to <i1>\n  sink %k : <i1>\n  end %l#0, %m, %g, %s, %t, %o, %i : <i8>, <>, <>, <>, <>, <i8>, <i1>\n}\n";
+    let module = compiler::mlir::parse(text).unwrap_or_else(|d| panic!("{}", d.render("t", text)));
+    let func = handshake::find_func(&module.ops).unwrap();
+    let marks = handshake::mark(func, &PathTable::default()).unwrap();
+    let paths: Vec<Option<&str>> = marks.iter().map(|m| m.path.as_deref()).collect();
+    assert_eq!(
+        paths,
+        [
+            Some("selector/8/selector.blif"),
+            Some("lazy_fork/2/8/lazy_fork.blif"),
+            Some("fork_type/2/8/fork_type.blif"),
+            Some("mux_dataless/2/8/mux_dataless.blif"),
+            Some("merge_dataless/2/merge_dataless.blif"),
+            Some("control_merge/2/8/1/control_merge.blif"),
+            Some("trunci/8/1/trunci.blif"),
+            Some("sink/1/sink.blif"),
+        ]
+    );
+}
