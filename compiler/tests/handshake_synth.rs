@@ -119,14 +119,23 @@ fn coverage_report_over_all_samples() {
             }
         }
     }
-    println!(
-        "{:<60} {:>5} {:>5} {:>5}\n{per_file}",
+    let report = format!(
+        "{:<60} {:>5} {:>5} {:>5}\n{per_file}coverage: {found} library, {builtin} built-in, {fallback} subckt fallback, {failed} chunks with diagnostics\n",
         "file@chunk", "lib", "blt", "sub"
     );
-    println!(
-        "coverage: {found} library, {builtin} built-in, {fallback} subckt fallback, {failed} chunks with diagnostics"
-    );
+    println!("{report}");
     assert!(found > 2500 && builtin > 100, "{found} {builtin}");
+    // The report is kept in the repository; KILN_BLESS=1 rewrites it.
+    let golden = common::data("handshake/coverage.txt");
+    if std::env::var("KILN_BLESS").is_ok_and(|v| v == "1") {
+        std::fs::write(&golden, &report).unwrap();
+    }
+    let want = std::fs::read_to_string(&golden).unwrap_or_default();
+    assert!(
+        want == report,
+        "coverage differs from {} (KILN_BLESS=1 to accept):\n{report}",
+        golden.display()
+    );
 }
 
 /// Runs ABC on (hierarchical BLIF, flat design, sequential) cases: ABC reads and flattens
