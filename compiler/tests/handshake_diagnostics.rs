@@ -108,13 +108,21 @@ fn malformed_ops_are_errors() {
 
 #[test]
 fn missing_library_unit_names_the_path() {
-    let text = "handshake.func @f(%a: !handshake.channel<i40>) -> (!handshake.channel<i40>) {\n  %b = buffer %a, bufferType = FIFO_BREAK_NONE, numSlots = 3 {handshake.name = \"buf0\"} : <i40>\n  end %b : <i40>\n}\n";
+    let text = "handshake.func @f(%a: !handshake.channel<i40>) -> (!handshake.channel<i40>) {\n  %b:2 = lazy_fork [2] %a {handshake.name = \"lf0\"} : <i40>\n  sink %b#1 : <i40>\n  end %b#0 : <i40>\n}\n";
     let warnings = lower(text).unwrap();
     let w = warnings
         .iter()
-        .find(|w| w.message.contains("`buf0`"))
+        .find(|w| w.message.contains("`lf0`"))
         .unwrap();
-    assert!(w.message.contains("tfifo/3/40/tfifo.blif"), "{}", w.message);
+    assert!(
+        w.message.contains("lazy_fork/2/40/lazy_fork.blif"),
+        "{}",
+        w.message
+    );
+    located_at(w, text, "%b:2 = lazy_fork");
+    // A data FIFO the library lacks is generated instead.
+    let fifo = "handshake.func @f(%a: !handshake.channel<i40>) -> (!handshake.channel<i40>) {\n  %b = buffer %a, bufferType = FIFO_BREAK_NONE, numSlots = 3 {handshake.name = \"buf0\"} : <i40>\n  end %b : <i40>\n}\n";
+    assert!(lower(fifo).unwrap().is_empty());
 }
 
 #[test]

@@ -1,14 +1,17 @@
 //! Built-in AIG generators for units whose library file is missing, blackboxed (data
 //! outputs undriven) or wrong for the op's attributes (the library fixes `cmpi` to `ult` and
-//! `constant` to 1).
+//! `constant` to 1), and the data FIFOs (`tfifo`, `elastic_fifo_inner`) the library lacks.
 //!
 //! Every generated unit has the port names and handshake behaviour of the library units
 //! (Appendix A of the notes): binary operators and `select` join their inputs (result valid
 //! = AND of input valids; each input's ready = result ready AND the other valids), unary
 //! units pass valid and ready through (`trunci` is ready also while its input is not valid, as
-//! in the library). All are combinational; `clk` and `rst` are inputs so the
-//! interface matches the library, and are unused. `select` joins all three inputs (the
-//! library's selector additionally discards the unselected token early with antitokens).
+//! in the library). All but the FIFOs are combinational; `clk` and `rst` are inputs so the
+//! interface matches the library (the FIFOs reset synchronously on `rst`, like the library's
+//! units). `select` joins all three inputs (the library's selector additionally discards the
+//! unselected token early with antitokens). The FIFOs follow Dynamatic's `elastic_fifo_inner`
+//! (circular buffer, Full/Empty flags, memory not written during reset) and `tfifo` (bypass
+//! while empty); they are checked against the regenerated units with `dsec`.
 
 use super::circuit::{PortSpec, PortType};
 use super::mark::{BinOp, Builtin, CmpPred};
@@ -17,6 +20,14 @@ use super::signals::{SigKind, signals};
 
 /// The generated unit: a compacted [`Net`] with named ports.
 pub fn generate(b: &Builtin) -> Net {
+    if let Builtin::Fifo {
+        slots,
+        width,
+        transparent,
+    } = *b
+    {
+        return fifo(slots as usize, width as usize, transparent);
+    }
     let (ins, outs) = ports(b);
     let (isig, osig) = signals(&ins, &outs, true);
     let mut net = Net::new();
@@ -127,7 +138,122 @@ pub fn ports(b: &Builtin) -> (Vec<PortSpec>, Vec<PortSpec>) {
                 vec![port("outs", 0)],
             )
         }
+        Builtin::Fifo { width, .. } => (vec![port("ins", width)], vec![port("outs", width)]),
     }
+}
+
+/// One-hot rotation: slot i+1 takes slot i.
+fn rotate(v: &[Lit]) -> Vec<Lit> {
+    (0..v.len())
+        .map(|i| v[(i + v.len() - 1) % v.len()])
+        .collect()
+}
+
+/// Whether two one-hot vectors select the same slot.
+fn same_slot(net: &mut Net, a: &[Lit], b: &[Lit]) -> Lit {
+    let terms: Vec<Lit> = a.iter().zip(b).map(|(&x, &y)| !net.and(x, y)).collect();
+    !net.and_all(&terms)
+}
+
+/// A latch vector updated to `next` when `en`, reset (synchronously, by `rst`) to `reset`.
+fn register(net: &mut Net, q: &[Lit], next: &[Lit], en: Lit, rst: Lit, reset: &[bool]) {
+    for ((&l, &n), &r) in q.iter().zip(next).zip(reset) {
+        let held = net.mux(en, n, l);
+        let d = net.mux(rst, if r { Lit::TRUE } else { Lit::FALSE }, held);
+        net.set_next(l, d);
+    }
+}
+
+/// Dynamatic's `elastic_fifo_inner` (circular buffer with Head/Tail pointers, here one-hot,
+/// and Full/Empty flags), wrapped as `tfifo` (a bypass while the FIFO is empty) when
+/// `transparent`. Ports as the library's: `clk rst ins[..] ins_valid outs_ready` →
+/// `outs[..] outs_valid ins_ready`.
+fn fifo(slots: usize, width: usize, transparent: bool) -> Net {
+    use super::net::Init;
+    let mut net = Net::new();
+    let _clk = net.input("clk");
+    let rst = net.input("rst");
+    let ins: Vec<Lit> = super::names::bit_names("ins", width as u32)
+        .into_iter()
+        .map(|n| net.input(n))
+        .collect();
+    let ins_valid = net.input("ins_valid");
+    let outs_ready = net.input("outs_ready");
+    let first = |i: usize| if i == 0 { Init::One } else { Init::Zero };
+    let head: Vec<Lit> = (0..slots).map(|i| net.latch(first(i))).collect();
+    let tail: Vec<Lit> = (0..slots).map(|i| net.latch(first(i))).collect();
+    let full = net.latch(Init::Zero);
+    let empty = net.latch(Init::One);
+    let memory: Vec<Vec<Lit>> = (0..slots)
+        .map(|_| (0..width).map(|_| net.latch(Init::Zero)).collect())
+        .collect();
+    // The inner FIFO's handshake, seen from the wrapper.
+    let fifo_valid = !empty;
+    let fifo_pvalid = if transparent {
+        let t = net.or(!outs_ready, fifo_valid);
+        net.and(ins_valid, t)
+    } else {
+        ins_valid
+    };
+    let fifo_ready = net.or(!full, outs_ready);
+    let read_en = net.and(outs_ready, !empty);
+    let write_en = net.and(fifo_pvalid, fifo_ready);
+    let one_hot0: Vec<bool> = (0..slots).map(|i| i == 0).collect();
+    let (head_next, tail_next) = (rotate(&head), rotate(&tail));
+    register(&mut net, &head, &head_next, read_en, rst, &one_hot0);
+    register(&mut net, &tail, &tail_next, write_en, rst, &one_hot0);
+    // Full: set by a write without a read that fills the last slot, cleared by a read without
+    // a write; Empty symmetrically.
+    let only_write = net.and(write_en, !read_en);
+    let only_read = net.and(read_en, !write_en);
+    let fills = same_slot(&mut net, &tail_next, &head);
+    let set_full = net.and(only_write, fills);
+    let keep_full = net.and(full, !only_read);
+    let full_d = net.or(set_full, keep_full);
+    let full_next = net.mux(rst, Lit::FALSE, full_d);
+    net.set_next(full, full_next);
+    let drains = same_slot(&mut net, &head_next, &tail);
+    let set_empty = net.and(only_read, drains);
+    let keep_empty = net.and(empty, !only_write);
+    let empty_d = net.or(set_empty, keep_empty);
+    let empty_next = net.mux(rst, Lit::TRUE, empty_d);
+    net.set_next(empty, empty_next);
+    // Memory: the slot at `tail` takes the input on a write, except during reset.
+    let write_data = net.and(write_en, !rst);
+    for (slot, word) in memory.iter().enumerate() {
+        let we = net.and(write_data, tail[slot]);
+        for (b, &l) in word.iter().enumerate() {
+            let d = net.mux(we, ins[b], l);
+            net.set_next(l, d);
+        }
+    }
+    let fifo_out: Vec<Lit> = (0..width)
+        .map(|b| {
+            let terms: Vec<Lit> = (0..slots)
+                .map(|s| !net.and(head[s], memory[s][b]))
+                .collect();
+            !net.and_all(&terms)
+        })
+        .collect();
+    let (outs, outs_valid, ins_ready) = if transparent {
+        let outs: Vec<Lit> = (0..width)
+            .map(|b| net.mux(fifo_valid, fifo_out[b], ins[b]))
+            .collect();
+        let v = net.or(ins_valid, fifo_valid);
+        let r = net.or(fifo_ready, outs_ready);
+        (outs, v, r)
+    } else {
+        (fifo_out, fifo_valid, fifo_ready)
+    };
+    for (name, l) in super::names::bit_names("outs", width as u32)
+        .into_iter()
+        .zip(outs)
+    {
+        net.output(name, l);
+    }
+    net.output("outs_valid", outs_valid);
+    net.output("ins_ready", ins_ready);
+    net.compact().unwrap_or(net)
 }
 
 /// The data bits of the result, from the data bits of each input port.
@@ -165,7 +291,7 @@ fn body(b: &Builtin, net: &mut Net, d: &[Vec<Lit>]) -> Vec<Lit> {
                 .map(|(&t, &f)| net.mux(c, t, f))
                 .collect()
         }
-        Builtin::Join { .. } => Vec::new(),
+        Builtin::Join { .. } | Builtin::Fifo { .. } => Vec::new(),
     }
 }
 
@@ -481,6 +607,51 @@ mod tests {
             let all = inp[0] && inp[1] && inp[2];
             assert_eq!(out[3], all);
             assert_eq!(out[0], inp[1] && inp[2] && inp[3]);
+        }
+    }
+
+    /// Pushes values through a 2-slot FIFO cycle by cycle (non-transparent and transparent).
+    #[test]
+    fn fifo_keeps_order_and_back_pressure() {
+        use crate::handshake::net::{Init, Node};
+        for transparent in [false, true] {
+            let net = generate(&Builtin::Fifo {
+                slots: 2,
+                width: 2,
+                transparent,
+            });
+            let mut state: Vec<bool> = net
+                .latches
+                .iter()
+                .map(|&l| {
+                    matches!(
+                        net.nodes[l],
+                        Node::Latch {
+                            init: Init::One,
+                            ..
+                        }
+                    )
+                })
+                .collect();
+            // (data, ins_valid, outs_ready) → expected (outs, outs_valid, ins_ready)
+            let mut step = |d: u64, v: bool, r: bool| {
+                let inp = vec![false, false, d & 1 == 1, d & 2 == 2, v, r];
+                let (o, next) = net.eval(&inp, &state);
+                state = next;
+                (value(&o[..2]), o[2], o[3])
+            };
+            if transparent {
+                // Empty and ready downstream: the token passes through in the same cycle.
+                assert_eq!(step(3, true, true), (3, true, true));
+            }
+            assert!(step(1, true, false).2);
+            assert_eq!(step(2, true, false), (1, true, true));
+            // Full: back-pressure.
+            assert_eq!(step(3, true, false), (1, true, false));
+            assert_eq!(step(0, false, true), (1, true, true));
+            assert_eq!(step(0, false, true), (2, true, true));
+            let (_, valid, ready) = step(0, false, true);
+            assert!(!valid && ready);
         }
     }
 }

@@ -130,6 +130,13 @@ pub enum Builtin {
     Not {
         width: u32,
     },
+    /// A FIFO of `slots` entries (`elastic_fifo_inner`); `transparent` adds the bypass of
+    /// `tfifo` (FIFO_BREAK_NONE), otherwise it breaks valid and data (FIFO_BREAK_DV).
+    Fifo {
+        slots: u32,
+        width: u32,
+        transparent: bool,
+    },
 }
 
 impl Builtin {
@@ -156,6 +163,18 @@ impl Builtin {
             Builtin::Select { width } => format!("kiln_select_w{width}"),
             Builtin::Join { n } => format!("kiln_join_n{n}"),
             Builtin::Not { width } => format!("kiln_not_w{width}"),
+            Builtin::Fifo {
+                slots,
+                width,
+                transparent,
+            } => format!(
+                "kiln_{}_s{slots}_w{width}",
+                if *transparent {
+                    "tfifo"
+                } else {
+                    "elastic_fifo_inner"
+                }
+            ),
         }
     }
 }
@@ -275,6 +294,13 @@ fn mark_op(
         "buffer" => {
             let (ty, slots) = buffer_type(op);
             set("SLOTS", slots);
+            if slots >= 1 && (ty == "FIFO_BREAK_NONE" || ty == "FIFO_BREAK_DV") {
+                builtin = Some(Builtin::Fifo {
+                    slots,
+                    width: w,
+                    transparent: ty == "FIFO_BREAK_NONE",
+                });
+            }
             key = format!("buffer.{ty}");
         }
         "extsi" | "extui" => {
