@@ -17,3 +17,8 @@ for engine in tor rules; do
   $kiln sim examples/aps/flow_burst_add.mlir --func flow_burst_add --engine $engine \
     --rs1 4096 --rs2 8192 --cpu-mem out/flow_burst_add.mem.json --json
 done
+
+# Handshake → Synth: the gcd dataflow circuit against the library units it uses
+# (a subset of the Dynamatic BLIF library, tests/data/handshake/library).
+$kiln build examples/handshake/gcd.mlir --blif-lib tests/data/handshake/library --out-dir out
+ls -l out/gcd.synth.mlir out/gcd.aig out/gcd.blif out/gcd.hier.blif

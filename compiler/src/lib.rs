@@ -10,5 +10,6 @@ pub mod aps;
 pub mod blif;
 pub mod diag;
 mod fxhash;
+pub mod handshake;
 pub mod mlir;
 pub mod rules;

@@ -1,8 +1,10 @@
 //! `kiln build FILE.mlir --out-dir DIR`: compile a design with the flow its content selects.
 //!
 //! Dispatch is on content: a module containing `tor.design` goes to the APS flow, which
-//! writes `DIR/<stem>.cmt2.mlir` and `DIR/<stem>.rules.json`. Each flow lives in its own
-//! function so that another flow (Handshake) can plug in beside it.
+//! writes `DIR/<stem>.cmt2.mlir` and `DIR/<stem>.rules.json`; a module containing a
+//! `handshake.func` goes to Handshake → Synth (`cmd/synth`), which writes
+//! `<stem>.synth.mlir`, `.aig`, `.blif` and `.hier.blif` from the `--blif-lib` library.
+//! Each flow lives in its own function.
 
 use crate::io::{self, Failure};
 use compiler::aps;
@@ -16,15 +18,26 @@ pub struct Args {
     /// Where outputs go (created if missing).
     #[arg(long, default_value = "out")]
     pub out_dir: PathBuf,
+    /// Options of the Handshake → Synth flow.
+    #[command(flatten)]
+    pub handshake: super::synth::HandshakeArgs,
 }
 
 /// The flows `kiln build` knows, chosen from the parsed input.
 enum Flow {
     Aps,
+    Handshake,
 }
 
 fn select_flow(module: &ModuleAst) -> Option<Flow> {
-    aps::is_aps_module(module).then_some(Flow::Aps)
+    if aps::is_aps_module(module) {
+        return Some(Flow::Aps);
+    }
+    let mut has_handshake = false;
+    compiler::mlir::walk(&module.ops, &mut |op| {
+        has_handshake |= op.name == "handshake.func"
+    });
+    has_handshake.then_some(Flow::Handshake)
 }
 
 pub fn run(args: Args) -> Result<(), Failure> {
@@ -40,8 +53,14 @@ pub fn run(args: Args) -> Result<(), Failure> {
     match select_flow(&module) {
         Some(Flow::Aps) => build_aps(&module, &stem, &args.out_dir)
             .map_err(|d| Failure::diagnostics(&[d], &path, &text)),
+        Some(Flow::Handshake) => Ok(super::synth::build_handshake(
+            &args.file,
+            &text,
+            &args.handshake,
+            &args.out_dir,
+        )),
         None => Err(Failure::input(format!(
-            "{path}: error: no flow accepts this input (expected a module with `tor.design`)"
+            "{path}: error: no flow accepts this input (expected a module with `tor.design` or a `handshake.func`)"
         ))),
     }?
 }

@@ -12,6 +12,8 @@ pub mod generate;
 pub mod graph;
 pub mod parse;
 pub mod sim;
+pub mod synth;
+pub mod synth_report;
 
 #[derive(Subcommand)]
 pub enum Command {
@@ -30,6 +32,10 @@ pub enum Command {
     /// Benchmarks, per area.
     #[command(subcommand)]
     Bench(bench::Bench),
+    /// Handshake → Synth: lower a handshake.func to a flat AIG (Synth MLIR, AIGER, BLIF).
+    Synth(synth::Args),
+    /// Per op of a handshake.func: library unit, built-in generator or subckt fallback.
+    SynthReport(synth_report::Args),
 }
 
 pub fn run(command: Command) -> Result<(), Failure> {
@@ -41,5 +47,7 @@ pub fn run(command: Command) -> Result<(), Failure> {
         Command::Gen(args) => generate::run(args),
         Command::Aig(args) => aig::run(args),
         Command::Bench(b) => bench::run(b),
+        Command::Synth(args) => synth::run(args),
+        Command::SynthReport(args) => synth_report::run(args),
     }
 }

@@ -1,0 +1,113 @@
+//! `kiln synth` and `kiln synth-report` on the gcd circuit with its library units from
+//! tests/data/handshake.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn data(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .join("tests/data/handshake")
+        .join(rel)
+}
+
+fn kiln() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_kiln"));
+    c.env_remove("KILN_BLIF_LIB");
+    c
+}
+
+#[test]
+fn synth_writes_the_four_outputs_deterministically() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |dialect: &str| {
+        let out = kiln()
+            .arg("synth")
+            .arg(data("export_gcd.mlir"))
+            .arg("--blif-lib")
+            .arg(data("library"))
+            .arg("--out-dir")
+            .arg(dir.path())
+            .args(["--synth-dialect", dialect])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        ["synth.mlir", "aig", "blif", "hier.blif"]
+            .map(|ext| std::fs::read(dir.path().join(format!("export_gcd.{ext}"))).unwrap())
+    };
+    let first = run("circt");
+    let second = run("circt");
+    assert!(first == second, "outputs differ between runs");
+    let mlir = String::from_utf8(first[0].clone()).unwrap();
+    assert!(mlir.contains("hw.module @\"gcd\"(in %i0 \"a[0]\" : i1"));
+    assert!(mlir.contains("seq.compreg"));
+    assert!(first[1].starts_with(b"aig "));
+    let dynamatic = run("dynamatic");
+    assert!(String::from_utf8_lossy(&dynamatic[0]).contains("synth.latch"));
+}
+
+#[test]
+fn synth_report_lists_every_op() {
+    let out = kiln()
+        .arg("synth-report")
+        .arg(data("export_gcd.mlir"))
+        .arg("--blif-lib")
+        .arg(data("library"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("fork0"), "{text}");
+    assert!(
+        text.contains("library   fork_dataless/3/fork_dataless.blif"),
+        "{text}"
+    );
+    assert!(text.contains("built-in  kiln_cmpi_eq_w32"), "{text}");
+    let total = text.lines().last().unwrap();
+    assert!(total.ends_with(" 0 subckt fallback"), "{total}");
+}
+
+#[test]
+fn missing_library_is_a_usage_error() {
+    let out = kiln()
+        .current_dir(std::env::temp_dir())
+        .arg("synth")
+        .arg(data("export_gcd.mlir"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--blif-lib"));
+}
+
+#[test]
+fn input_errors_are_located() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("bad.mlir");
+    std::fs::write(
+        &f,
+        "handshake.func @f(%x: !handshake.channel<i2>) -> (!handshake.channel<i2>) {\n  end %x, %x : <i2>, <i2>\n}\n",
+    )
+    .unwrap();
+    let out = kiln()
+        .arg("synth")
+        .arg(&f)
+        .arg("--blif-lib")
+        .arg(data("library"))
+        .arg("--out-dir")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("bad.mlir:"), "{err}");
+    assert!(err.contains("2 consumers"), "{err}");
+}

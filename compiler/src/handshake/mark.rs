@@ -1,0 +1,468 @@
+//! Phase 1, mark: which library file (and which built-in generator) implements each op.
+//!
+//! The op's parameters (widths, sizes, buffer type and slots, comparison predicate, constant
+//! value) are computed here; the [`PathTable`] turns the variant key and parameters into a
+//! path relative to the library directory. The library is not read: whether the file exists
+//! and is usable is decided later ([`super::resolve`]), by the caller that owns the IO.
+
+use super::circuit::{Circuit, OpNode};
+use super::table::{PathTable, expand};
+use crate::diag::{Diagnostic, Span};
+use crate::mlir::ast::{Attribute, Operation};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Integer comparison predicates (arith numbering).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum CmpPred {
+    Eq,
+    Ne,
+    Slt,
+    Sle,
+    Sgt,
+    Sge,
+    Ult,
+    Ule,
+    Ugt,
+    Uge,
+}
+
+impl CmpPred {
+    pub const ALL: [CmpPred; 10] = [
+        CmpPred::Eq,
+        CmpPred::Ne,
+        CmpPred::Slt,
+        CmpPred::Sle,
+        CmpPred::Sgt,
+        CmpPred::Sge,
+        CmpPred::Ult,
+        CmpPred::Ule,
+        CmpPred::Ugt,
+        CmpPred::Uge,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        [
+            "eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge",
+        ][self as usize]
+    }
+
+    fn parse(a: &Attribute) -> Option<CmpPred> {
+        match a {
+            Attribute::Integer { value, .. } => {
+                CmpPred::ALL.get(usize::try_from(*value).ok()?).copied()
+            }
+            _ => {
+                let s = a.as_str()?;
+                CmpPred::ALL.iter().copied().find(|p| p.as_str() == s)
+            }
+        }
+    }
+}
+
+/// Binary operators with a built-in generator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum BinOp {
+    Add,
+    Sub,
+    And,
+    Or,
+    Xor,
+    Shl,
+    ShrU,
+    ShrS,
+}
+
+impl BinOp {
+    pub const ALL: [BinOp; 8] = [
+        BinOp::Add,
+        BinOp::Sub,
+        BinOp::And,
+        BinOp::Or,
+        BinOp::Xor,
+        BinOp::Shl,
+        BinOp::ShrU,
+        BinOp::ShrS,
+    ];
+
+    pub fn kind(self) -> &'static str {
+        [
+            "addi", "subi", "andi", "ori", "xori", "shli", "shrui", "shrsi",
+        ][self as usize]
+    }
+
+    fn from_kind(k: &str) -> Option<BinOp> {
+        BinOp::ALL.iter().copied().find(|b| b.kind() == k)
+    }
+}
+
+/// A unit kiln can generate itself (AIG built in code, see [`super::builtin`]).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Builtin {
+    /// `value` as the two's-complement bit pattern of `width` bits.
+    Constant {
+        width: u32,
+        value: i128,
+    },
+    Cmp {
+        pred: CmpPred,
+        width: u32,
+    },
+    Binary {
+        op: BinOp,
+        width: u32,
+    },
+    Ext {
+        signed: bool,
+        from: u32,
+        to: u32,
+    },
+    Trunc {
+        from: u32,
+        to: u32,
+    },
+    Select {
+        width: u32,
+    },
+    Join {
+        n: u32,
+    },
+    Not {
+        width: u32,
+    },
+    /// A FIFO of `slots` entries (`elastic_fifo_inner`); `transparent` adds the bypass of
+    /// `tfifo` (FIFO_BREAK_NONE), otherwise it breaks valid and data (FIFO_BREAK_DV).
+    Fifo {
+        slots: u32,
+        width: u32,
+        transparent: bool,
+    },
+}
+
+impl Builtin {
+    /// A stable name for the generated model (`addi_w8`, `cmpi_slt_w32`, ...).
+    pub fn model_name(&self) -> String {
+        match self {
+            Builtin::Constant { width, value } => {
+                let v = if *value < 0 {
+                    format!("m{}", value.unsigned_abs())
+                } else {
+                    value.to_string()
+                };
+                format!("kiln_constant_w{width}_v{v}")
+            }
+            Builtin::Cmp { pred, width } => format!("kiln_cmpi_{}_w{width}", pred.as_str()),
+            Builtin::Binary { op, width } => format!("kiln_{}_w{width}", op.kind()),
+            Builtin::Ext { signed, from, to } => {
+                format!(
+                    "kiln_{}_{from}_{to}",
+                    if *signed { "extsi" } else { "extui" }
+                )
+            }
+            Builtin::Trunc { from, to } => format!("kiln_trunci_{from}_{to}"),
+            Builtin::Select { width } => format!("kiln_select_w{width}"),
+            Builtin::Join { n } => format!("kiln_join_n{n}"),
+            Builtin::Not { width } => format!("kiln_not_w{width}"),
+            Builtin::Fifo {
+                slots,
+                width,
+                transparent,
+            } => format!(
+                "kiln_{}_s{slots}_w{width}",
+                if *transparent {
+                    "tfifo"
+                } else {
+                    "elastic_fifo_inner"
+                }
+            ),
+        }
+    }
+}
+
+/// What phase 1 decided for one op.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct UnitRef {
+    /// Index into [`Circuit::ops`].
+    pub op: usize,
+    pub name: String,
+    pub kind: String,
+    /// The path-table key (`buffer.ONE_SLOT_BREAK_DV.dataless`, `cmpi.eq`, ...).
+    pub key: String,
+    pub params: BTreeMap<String, u64>,
+    /// The library path (relative to the library directory), when the table has the key.
+    pub path: Option<String>,
+    /// Why there is no path.
+    pub no_path: Option<String>,
+    /// The built-in generator that can implement this op, if any.
+    pub builtin: Option<Builtin>,
+    /// The op has ports the library units do not have (extra signals): the library file,
+    /// if any, cannot be used as is.
+    pub extras: bool,
+    pub span: Span,
+}
+
+/// Phase 1 over an analysed circuit. `func` must be the function `circuit` was built from.
+pub fn mark_circuit(
+    func: &Operation,
+    circuit: &Circuit,
+    table: &PathTable,
+) -> Result<Vec<UnitRef>, Diagnostic> {
+    let body = func
+        .regions
+        .first()
+        .and_then(|r| r.blocks.first())
+        .map(|b| b.ops.as_slice())
+        .unwrap_or(&[]);
+    let mut marks = Vec::new();
+    for (i, node) in circuit.ops.iter().enumerate() {
+        let op = body
+            .get(i)
+            .ok_or_else(|| Diagnostic::error(node.span, "op list does not match the function"))?;
+        marks.push(mark_op(i, node, op, table)?);
+    }
+    Ok(marks)
+}
+
+fn mark_op(
+    i: usize,
+    node: &OpNode,
+    op: &Operation,
+    table: &PathTable,
+) -> Result<UnitRef, Diagnostic> {
+    let width_in = |k: usize| node.inputs.get(k).map_or(0, |p| p.ty.width);
+    let width_out = |k: usize| node.outputs.get(k).map_or(0, |p| p.ty.width);
+    let mut params = BTreeMap::new();
+    let mut set = |k: &str, v: u32| {
+        params.insert(k.to_string(), u64::from(v));
+    };
+    let kind = node.kind.as_str();
+    let mut key = kind.to_string();
+    let mut builtin = None;
+    let w = match kind {
+        "select" => width_out(0),
+        "constant" | "source" => width_out(0),
+        "cond_br" => width_in(1),
+        "mux" => {
+            set("N", node.inputs.len().saturating_sub(1) as u32);
+            set("S", width_in(0));
+            width_out(0)
+        }
+        "control_merge" => {
+            set("N", node.inputs.len() as u32);
+            set("I", width_out(1));
+            width_out(0)
+        }
+        "merge" | "join" => {
+            set("N", node.inputs.len() as u32);
+            width_in(0)
+        }
+        "fork" | "lazy_fork" => {
+            set("N", node.outputs.len() as u32);
+            width_in(0)
+        }
+        "extsi" | "extui" | "trunci" => {
+            set("IN", width_in(0));
+            set("OUT", width_out(0));
+            width_in(0)
+        }
+        "load" | "store" => {
+            set("A", width_in(0));
+            width_in(1)
+        }
+        _ => width_in(0),
+    };
+    set("W", w);
+    match kind {
+        "cmpi" => {
+            let pred = op
+                .attr("predicate")
+                .and_then(CmpPred::parse)
+                .ok_or_else(|| Diagnostic::error(op.span, "cmpi without a known predicate"))?;
+            key = format!("cmpi.{}", pred.as_str());
+            builtin = Some(Builtin::Cmp { pred, width: w });
+        }
+        "constant" => {
+            if let Some(value) = constant_value(op) {
+                if value == 1 || (w == 1 && value == -1) {
+                    key = "constant.1".to_string();
+                }
+                builtin = Some(Builtin::Constant { width: w, value });
+            } else {
+                key = "constant.float".to_string();
+            }
+        }
+        "buffer" => {
+            let (ty, slots) = buffer_type(op);
+            set("SLOTS", slots);
+            if slots >= 1 && (ty == "FIFO_BREAK_NONE" || ty == "FIFO_BREAK_DV") {
+                builtin = Some(Builtin::Fifo {
+                    slots,
+                    width: w,
+                    transparent: ty == "FIFO_BREAK_NONE",
+                });
+            }
+            key = format!("buffer.{ty}");
+        }
+        "extsi" | "extui" => {
+            builtin = Some(Builtin::Ext {
+                signed: kind == "extsi",
+                from: width_in(0),
+                to: width_out(0),
+            });
+        }
+        "trunci" => {
+            builtin = Some(Builtin::Trunc {
+                from: width_in(0),
+                to: width_out(0),
+            })
+        }
+        "select" => builtin = Some(Builtin::Select { width: w }),
+        "join" => {
+            builtin = Some(Builtin::Join {
+                n: node.inputs.len() as u32,
+            })
+        }
+        "not" | "noti" => builtin = Some(Builtin::Not { width: w }),
+        k => {
+            if let Some(op) = BinOp::from_kind(k) {
+                builtin = Some(Builtin::Binary { op, width: w });
+            }
+        }
+    }
+    if kind == "noti" {
+        key = "not".to_string();
+    }
+    if w == 0 {
+        key.push_str(".dataless");
+    }
+    let extras = node
+        .inputs
+        .iter()
+        .chain(&node.outputs)
+        .any(|p| p.ty.has_extras());
+    let (path, no_path) = match table.get(&key) {
+        Some(t) => match expand(t, &params) {
+            Ok(p) => (Some(p), None),
+            Err(e) => (None, Some(e)),
+        },
+        None => (None, Some(format!("no path-table entry `{key}`"))),
+    };
+    Ok(UnitRef {
+        op: i,
+        name: node.name.clone(),
+        kind: node.kind.clone(),
+        key,
+        params,
+        path,
+        no_path,
+        builtin,
+        extras,
+        span: node.span,
+    })
+}
+
+/// The `value` of a `constant` as an integer (booleans are 0/1); `None` for floats and
+/// anything else (such constants have no generator and fall back to a subcircuit).
+fn constant_value(op: &Operation) -> Option<i128> {
+    match op.attr("value") {
+        Some(Attribute::Integer { value, .. }) => Some(*value),
+        Some(Attribute::Bool(b)) => Some(i128::from(*b)),
+        _ => None,
+    }
+}
+
+/// The buffer type and slot count, from any of the four syntaxes (notes §8.1).
+pub fn buffer_type(op: &Operation) -> (String, u32) {
+    let params = match op.attr("hw.parameters") {
+        Some(Attribute::Dict(d)) => d.as_slice(),
+        _ => &[],
+    };
+    let param = |n: &str| params.iter().find(|a| a.name == n).map(|a| &a.value);
+    let slots = op
+        .attr("numSlots")
+        .or_else(|| param("NUM_SLOTS"))
+        .and_then(Attribute::as_int)
+        .and_then(|v| u32::try_from(v).ok())
+        .unwrap_or(1);
+    let explicit = op
+        .attr("bufferType")
+        .or_else(|| param("BUFFER_TYPE"))
+        .and_then(|a| a.as_str().map(str::to_string));
+    if let Some(t) = explicit {
+        return (t, slots);
+    }
+    let timing = match param("TIMING") {
+        Some(Attribute::Opaque(t)) | Some(Attribute::String(t)) => t.as_str(),
+        _ => "",
+    };
+    (timing_type(timing, slots).to_string(), slots)
+}
+
+/// Legacy `TIMING = #handshake<timing {D: 1, V: 1, R: 0}>` → buffer type.
+fn timing_type(timing: &str, slots: u32) -> &'static str {
+    let lat = |k: &str| {
+        let pat = format!("{k}:");
+        timing
+            .find(&pat)
+            .map(|at| &timing[at + pat.len()..])
+            .and_then(|rest| {
+                rest.trim_start()
+                    .split(|c: char| !c.is_ascii_digit())
+                    .next()
+                    .and_then(|d| d.parse::<u32>().ok())
+            })
+            .unwrap_or(0)
+    };
+    let dv = lat("D") > 0 || lat("V") > 0;
+    let r = lat("R") > 0;
+    match (dv, r, slots > 1) {
+        (true, true, _) => "ONE_SLOT_BREAK_DVR",
+        (true, false, false) => "ONE_SLOT_BREAK_DV",
+        (true, false, true) => "FIFO_BREAK_DV",
+        (false, true, _) => "ONE_SLOT_BREAK_R",
+        (false, false, true) => "FIFO_BREAK_NONE",
+        (false, false, false) => "UNKNOWN",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timing_maps_to_types() {
+        assert_eq!(
+            timing_type("#handshake<timing {D: 1, V: 1, R: 0}>", 1),
+            "ONE_SLOT_BREAK_DV"
+        );
+        assert_eq!(
+            timing_type("#handshake<timing {R: 1}>", 1),
+            "ONE_SLOT_BREAK_R"
+        );
+        assert_eq!(
+            timing_type("#handshake<timing {R: 0}>", 4),
+            "FIFO_BREAK_NONE"
+        );
+        assert_eq!(
+            timing_type("#handshake<timing {D: 1, V: 1, R: 0}>", 3),
+            "FIFO_BREAK_DV"
+        );
+    }
+
+    #[test]
+    fn predicates_parse_by_name_and_number() {
+        assert_eq!(
+            CmpPred::parse(&Attribute::Keyword("sle".into())),
+            Some(CmpPred::Sle)
+        );
+        assert_eq!(
+            CmpPred::parse(&Attribute::String("ult".into())),
+            Some(CmpPred::Ult)
+        );
+        assert_eq!(
+            CmpPred::parse(&Attribute::Integer { value: 1, ty: None }),
+            Some(CmpPred::Ne)
+        );
+        assert_eq!(CmpPred::parse(&Attribute::Keyword("foo".into())), None);
+    }
+}

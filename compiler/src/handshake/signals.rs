@@ -1,0 +1,218 @@
+//! Signal rewriting: bundled ports → ordered lists of 1-bit signals (notes §3).
+//!
+//! Ready flows against data: an input channel has data bits and valid coming in and its
+//! ready going out; an output channel the reverse. Order, inputs: for each bundled port in
+//! order (inputs first, then outputs), the data bits and valid of an input port, or the ready
+//! of an output port; then `clk`, `rst`. Outputs: the ready of each input port, then the data
+//! bits and valid of each output port, in port order. Extra signals follow the valid (downstream
+//! extras) or the ready (upstream extras) of their port, named `<port>_<extra>`.
+
+use super::circuit::PortSpec;
+use super::names::{bit_names, ready_name, valid_name, with_suffix};
+use serde::{Deserialize, Serialize};
+
+/// Which bundled port a signal belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum PortRef {
+    Input(usize),
+    Output(usize),
+    /// `clk` and `rst`.
+    Global,
+}
+
+/// What a signal carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum SigKind {
+    Data(u32),
+    Valid,
+    Ready,
+    /// Bit `b` of extra signal `e` (index into `extra_down`).
+    ExtraDown(usize, u32),
+    /// Bit `b` of extra signal `e` (index into `extra_up`).
+    ExtraUp(usize, u32),
+    Clk,
+    Rst,
+}
+
+/// One 1-bit port of a rewritten module.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Signal {
+    pub name: String,
+    pub port: PortRef,
+    pub kind: SigKind,
+}
+
+/// The 1-bit input and output signals of a module with bundled `inputs` and `outputs`.
+/// `clocked` appends `clk` and `rst` to the inputs.
+pub fn signals(
+    inputs: &[PortSpec],
+    outputs: &[PortSpec],
+    clocked: bool,
+) -> (Vec<Signal>, Vec<Signal>) {
+    let mut ins = Vec::new();
+    let mut outs = Vec::new();
+    for (i, p) in inputs.iter().enumerate() {
+        forward(p, PortRef::Input(i), &mut ins);
+    }
+    for (j, p) in outputs.iter().enumerate() {
+        backward(p, PortRef::Output(j), &mut ins);
+    }
+    for (i, p) in inputs.iter().enumerate() {
+        backward(p, PortRef::Input(i), &mut outs);
+    }
+    for (j, p) in outputs.iter().enumerate() {
+        forward(p, PortRef::Output(j), &mut outs);
+    }
+    if clocked {
+        for (name, kind) in [("clk", SigKind::Clk), ("rst", SigKind::Rst)] {
+            ins.push(Signal {
+                name: name.to_string(),
+                port: PortRef::Global,
+                kind,
+            });
+        }
+    }
+    (ins, outs)
+}
+
+/// Data bits, valid and downstream extras of `p`.
+fn forward(p: &PortSpec, port: PortRef, out: &mut Vec<Signal>) {
+    for (b, name) in bit_names(&p.name, p.ty.width).into_iter().enumerate() {
+        out.push(Signal {
+            name,
+            port,
+            kind: SigKind::Data(b as u32),
+        });
+    }
+    if !p.ty.handshake {
+        return;
+    }
+    out.push(Signal {
+        name: valid_name(&p.name),
+        port,
+        kind: SigKind::Valid,
+    });
+    for (e, (extra, w)) in p.ty.extra_down.iter().enumerate() {
+        let base = with_suffix(&p.name, &format!("_{extra}"));
+        for (b, name) in bit_names(&base, *w).into_iter().enumerate() {
+            out.push(Signal {
+                name,
+                port,
+                kind: SigKind::ExtraDown(e, b as u32),
+            });
+        }
+    }
+}
+
+/// Ready and upstream extras of `p`.
+fn backward(p: &PortSpec, port: PortRef, out: &mut Vec<Signal>) {
+    if !p.ty.handshake {
+        return;
+    }
+    out.push(Signal {
+        name: ready_name(&p.name),
+        port,
+        kind: SigKind::Ready,
+    });
+    for (e, (extra, w)) in p.ty.extra_up.iter().enumerate() {
+        let base = with_suffix(&p.name, &format!("_{extra}"));
+        for (b, name) in bit_names(&base, *w).into_iter().enumerate() {
+            out.push(Signal {
+                name,
+                port,
+                kind: SigKind::ExtraUp(e, b as u32),
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::handshake::circuit::PortType;
+
+    fn port(name: &str, w: u32) -> PortSpec {
+        PortSpec {
+            name: name.to_string(),
+            ty: PortType::channel(w),
+        }
+    }
+
+    fn names(s: &[Signal]) -> Vec<&str> {
+        s.iter().map(|s| s.name.as_str()).collect()
+    }
+
+    #[test]
+    fn addi_order_of_the_notes() {
+        let (i, o) = signals(
+            &[port("lhs", 2), port("rhs", 2)],
+            &[port("result", 2)],
+            true,
+        );
+        assert_eq!(
+            names(&i),
+            [
+                "lhs[0]",
+                "lhs[1]",
+                "lhs_valid",
+                "rhs[0]",
+                "rhs[1]",
+                "rhs_valid",
+                "result_ready",
+                "clk",
+                "rst"
+            ]
+        );
+        assert_eq!(
+            names(&o),
+            [
+                "lhs_ready",
+                "rhs_ready",
+                "result[0]",
+                "result[1]",
+                "result_valid"
+            ]
+        );
+    }
+
+    #[test]
+    fn fork_outputs_linearise() {
+        let (i, o) = signals(
+            &[port("ins", 2)],
+            &[port("outs[0]", 2), port("outs[1]", 2)],
+            false,
+        );
+        assert_eq!(
+            names(&i),
+            [
+                "ins[0]",
+                "ins[1]",
+                "ins_valid",
+                "outs_ready[0]",
+                "outs_ready[1]"
+            ]
+        );
+        assert_eq!(
+            names(&o),
+            [
+                "ins_ready",
+                "outs[0]",
+                "outs[1]",
+                "outs_valid[0]",
+                "outs[2]",
+                "outs[3]",
+                "outs_valid[1]"
+            ]
+        );
+    }
+
+    #[test]
+    fn control_and_extras() {
+        let mut spec = port("x", 1);
+        spec.ty.extra_down.push(("spec".into(), 1));
+        spec.ty.extra_up.push(("tag".into(), 2));
+        let (i, o) = signals(&[port("ctrl", 0), spec], &[], false);
+        assert_eq!(names(&i), ["ctrl_valid", "x", "x_valid", "x_spec"]);
+        assert_eq!(names(&o), ["ctrl_ready", "x_ready", "x_tag[0]", "x_tag[1]"]);
+    }
+}
