@@ -1,0 +1,323 @@
+//! Byte-level lexer for MLIR's textual format.
+//!
+//! [`lex_at`] is a pure function from a byte offset to the next token, so the parser can
+//! look ahead any number of tokens without buffering, and can switch to raw byte scanning
+//! where MLIR's grammar is not token-based (shapes such as `4x?xi32`, opaque `<...>` bodies).
+//! Tokens carry only their kind and byte range; no allocation happens while lexing.
+//!
+//! Assumes: the input is valid UTF-8 (it is a `&str`); identifiers are ASCII as in MLIR.
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// `foo`, `tor.addi`, `i32`, `true`.
+    BareId,
+    /// `%name` (the `#N` result-index suffix is not part of the token).
+    PercentId,
+    /// `@name` or `@"quoted"`.
+    AtId,
+    /// `^bb0`.
+    CaretId,
+    /// `#name` (a dialect attribute or alias).
+    HashId,
+    /// `!name` (a dialect type or alias).
+    BangId,
+    /// `42`, `-7`, `0x1F`.
+    Int,
+    /// `1.5`, `-2.0e+01`.
+    Float,
+    /// `"text"` including the quotes.
+    Str,
+    LParen,
+    RParen,
+    LBracket,
+    RBracket,
+    LBrace,
+    RBrace,
+    Less,
+    Greater,
+    Comma,
+    Colon,
+    ColonColon,
+    Equal,
+    Arrow,
+    Question,
+    Star,
+    Plus,
+    Minus,
+    Ellipsis,
+    Eof,
+    /// A byte that starts no token, or an unterminated string; the span points at it.
+    Error,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Token {
+    pub kind: Kind,
+    pub start: usize,
+    pub end: usize,
+}
+
+impl Kind {
+    /// How the kind is named in "expected X" diagnostics.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Kind::BareId => "identifier",
+            Kind::PercentId => "SSA value",
+            Kind::AtId => "symbol",
+            Kind::CaretId => "block label",
+            Kind::HashId => "attribute alias",
+            Kind::BangId => "dialect type",
+            Kind::Int => "integer",
+            Kind::Float => "float",
+            Kind::Str => "string",
+            Kind::LParen => "'('",
+            Kind::RParen => "')'",
+            Kind::LBracket => "'['",
+            Kind::RBracket => "']'",
+            Kind::LBrace => "'{'",
+            Kind::RBrace => "'}'",
+            Kind::Less => "'<'",
+            Kind::Greater => "'>'",
+            Kind::Comma => "','",
+            Kind::Colon => "':'",
+            Kind::ColonColon => "'::'",
+            Kind::Equal => "'='",
+            Kind::Arrow => "'->'",
+            Kind::Question => "'?'",
+            Kind::Star => "'*'",
+            Kind::Plus => "'+'",
+            Kind::Minus => "'-'",
+            Kind::Ellipsis => "'...'",
+            Kind::Eof => "end of input",
+            Kind::Error => "invalid token",
+        }
+    }
+}
+
+pub fn is_id_start(b: u8) -> bool {
+    b.is_ascii_alphabetic() || b == b'_'
+}
+
+pub fn is_id_char(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'$' | b'.')
+}
+
+fn is_suffix_char(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'$' | b'.' | b'-')
+}
+
+/// Skip whitespace and `//` comments starting at `pos`.
+pub fn skip_trivia(src: &[u8], mut pos: usize) -> usize {
+    loop {
+        while pos < src.len() && src[pos].is_ascii_whitespace() {
+            pos += 1;
+        }
+        if pos + 1 < src.len() && src[pos] == b'/' && src[pos + 1] == b'/' {
+            while pos < src.len() && src[pos] != b'\n' {
+                pos += 1;
+            }
+            continue;
+        }
+        return pos;
+    }
+}
+
+/// The token starting at or after `pos` (after trivia).
+pub fn lex_at(src: &[u8], pos: usize) -> Token {
+    let start = skip_trivia(src, pos);
+    let tok = |kind, end| Token { kind, start, end };
+    let Some(&b) = src.get(start) else {
+        return tok(Kind::Eof, start);
+    };
+    let next = src.get(start + 1).copied().unwrap_or(0);
+    match b {
+        b'(' => tok(Kind::LParen, start + 1),
+        b')' => tok(Kind::RParen, start + 1),
+        b'[' => tok(Kind::LBracket, start + 1),
+        b']' => tok(Kind::RBracket, start + 1),
+        b'{' => tok(Kind::LBrace, start + 1),
+        b'}' => tok(Kind::RBrace, start + 1),
+        b'<' => tok(Kind::Less, start + 1),
+        b'>' => tok(Kind::Greater, start + 1),
+        b',' => tok(Kind::Comma, start + 1),
+        b'=' => tok(Kind::Equal, start + 1),
+        b'?' => tok(Kind::Question, start + 1),
+        b'*' => tok(Kind::Star, start + 1),
+        b'+' => tok(Kind::Plus, start + 1),
+        b':' if next == b':' => tok(Kind::ColonColon, start + 2),
+        b':' => tok(Kind::Colon, start + 1),
+        b'-' if next == b'>' => tok(Kind::Arrow, start + 2),
+        b'-' if next.is_ascii_digit() => lex_number(src, start, start + 1),
+        b'-' => tok(Kind::Minus, start + 1),
+        b'.' if src.get(start..start + 3) == Some(b"...") => tok(Kind::Ellipsis, start + 3),
+        b'"' => lex_string(src, start),
+        b'%' => lex_sigil(src, start, Kind::PercentId, is_suffix_char),
+        b'^' => lex_sigil(src, start, Kind::CaretId, is_suffix_char),
+        b'#' => lex_sigil(src, start, Kind::HashId, is_id_char),
+        b'!' => lex_sigil(src, start, Kind::BangId, is_id_char),
+        b'@' if next == b'"' => {
+            let s = lex_string(src, start + 1);
+            Token {
+                kind: if s.kind == Kind::Str {
+                    Kind::AtId
+                } else {
+                    Kind::Error
+                },
+                start,
+                end: s.end,
+            }
+        }
+        b'@' => lex_sigil(src, start, Kind::AtId, is_suffix_char),
+        b'0'..=b'9' => lex_number(src, start, start),
+        _ if is_id_start(b) => {
+            let mut end = start + 1;
+            while end < src.len() && is_id_char(src[end]) {
+                end += 1;
+            }
+            tok(Kind::BareId, end)
+        }
+        _ => tok(Kind::Error, start + utf8_len(b)),
+    }
+}
+
+fn utf8_len(b: u8) -> usize {
+    match b {
+        0xC0..=0xDF => 2,
+        0xE0..=0xEF => 3,
+        0xF0..=0xF7 => 4,
+        _ => 1,
+    }
+}
+
+fn lex_sigil(src: &[u8], start: usize, kind: Kind, ok: fn(u8) -> bool) -> Token {
+    let mut end = start + 1;
+    while end < src.len() && ok(src[end]) {
+        end += 1;
+    }
+    let kind = if end == start + 1 { Kind::Error } else { kind };
+    Token { kind, start, end }
+}
+
+fn lex_string(src: &[u8], start: usize) -> Token {
+    let mut i = start + 1;
+    while i < src.len() {
+        match src[i] {
+            b'"' => {
+                return Token {
+                    kind: Kind::Str,
+                    start,
+                    end: i + 1,
+                };
+            }
+            b'\\' => i += 2,
+            b'\n' => break,
+            _ => i += 1,
+        }
+    }
+    Token {
+        kind: Kind::Error,
+        start,
+        end: start + 1,
+    }
+}
+
+/// `digits_start` is after an optional leading `-`.
+fn lex_number(src: &[u8], start: usize, digits_start: usize) -> Token {
+    let mut i = digits_start;
+    let at = |i: usize| src.get(i).copied().unwrap_or(0);
+    if at(i) == b'0' && at(i + 1) == b'x' && at(i + 2).is_ascii_hexdigit() {
+        i += 2;
+        while at(i).is_ascii_hexdigit() {
+            i += 1;
+        }
+        return Token {
+            kind: Kind::Int,
+            start,
+            end: i,
+        };
+    }
+    while at(i).is_ascii_digit() {
+        i += 1;
+    }
+    if at(i) != b'.' || !at(i + 1).is_ascii_digit() {
+        return Token {
+            kind: Kind::Int,
+            start,
+            end: i,
+        };
+    }
+    i += 1;
+    while at(i).is_ascii_digit() {
+        i += 1;
+    }
+    if matches!(at(i), b'e' | b'E') {
+        let mut j = i + 1;
+        if matches!(at(j), b'+' | b'-') {
+            j += 1;
+        }
+        if at(j).is_ascii_digit() {
+            while at(j).is_ascii_digit() {
+                j += 1;
+            }
+            i = j;
+        }
+    }
+    Token {
+        kind: Kind::Float,
+        start,
+        end: i,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kinds(text: &str) -> Vec<Kind> {
+        let src = text.as_bytes();
+        let mut out = Vec::new();
+        let mut pos = 0;
+        loop {
+            let t = lex_at(src, pos);
+            out.push(t.kind);
+            if matches!(t.kind, Kind::Eof | Kind::Error) {
+                return out;
+            }
+            pos = t.end;
+        }
+    }
+
+    #[test]
+    fn lexes_op_line() {
+        use Kind::*;
+        assert_eq!(
+            kinds("%19 = tor.addi %17 %18 on (7 to 8) : (i32) -> i32 // c\n"),
+            vec![
+                PercentId, Equal, BareId, PercentId, PercentId, BareId, LParen, Int, BareId, Int,
+                RParen, Colon, LParen, BareId, RParen, Arrow, BareId, Eof
+            ]
+        );
+    }
+
+    #[test]
+    fn lexes_numbers_and_sigils() {
+        use Kind::*;
+        assert_eq!(
+            kinds("-7 1.000000e+01 0x1F @a::@\"b c\" ^bb0 #x.y !seq.clock ..."),
+            vec![
+                Int, Float, Int, AtId, ColonColon, AtId, CaretId, HashId, BangId, Ellipsis, Eof
+            ]
+        );
+    }
+
+    #[test]
+    fn unterminated_string_is_error() {
+        let t = lex_at(b"  \"abc\n", 0);
+        assert_eq!((t.kind, t.start), (Kind::Error, 2));
+    }
+
+    #[test]
+    fn stray_byte_is_error() {
+        assert_eq!(kinds("a ` b"), vec![Kind::BareId, Kind::Error]);
+    }
+}

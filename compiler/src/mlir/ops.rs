@@ -1,0 +1,1058 @@
+//! Custom assembly formats: ONE table from op name to parser function ([`TABLE`]).
+//!
+//! Adding an op is one table entry. A custom-form op whose name is not in the table is an
+//! error ("unknown operation 'x.y' in custom form"). Unqualified names (`fork`, `return`)
+//! resolve against the enclosing op's default dialect (`handshake` inside `handshake.func`,
+//! `func` inside `func.func`), then against `builtin` (`module`).
+//!
+//! Every format maps onto the generic tree as follows (`T` = type, `%x` = operand; "dict" is
+//! the optional attribute dictionary, appended to the attributes in source position; the
+//! `on (a to b)` clause adds `starttime = a : i32`, `endtime = b : i32` after the dict unless
+//! the dict already has them).
+//!
+//! | custom syntax | operands | attributes | regions | types |
+//! |---|---|---|---|---|
+//! | `module @n? attributes {..}? {..}` | – | `sym_name` (String) if named, dict | body | – |
+//! | `tor.design @n {..} dict` | – | `sym_name`, dict | body | – |
+//! | `tor.func @n(%a: T, ..., ...) (-> R)? attributes {..} {..}` (same for `func.func`, `handshake.func`; optional visibility keyword) | – | `sym_name`, `function_type` (Type), `variadic` (Unit, for a trailing `...`), `sym_visibility` (String), `arg_attrs`/`res_attrs` (Array of Dict, only if some argument/result has a dict), dict | body, entry block args = arguments | – |
+//! | `tor.timegraph (a to b) {..}` | – | `starttime`, `endtime`, dict | body | – |
+//! | `tor.succ N : [points] [edges]` | – | `name` (N : i32), `points`, `edges` (Arrays), dict | – | – |
+//! | `tor.for %i = (%lb : T) to (%ub : T) step (%s : T) iter_args(%x = %init : T, ..)? on (a to b) (-> (R))? {..} dict` | lb, ub, step, inits | `starttime`, `endtime`, dict | body, entry args `%i : T` then iter args | operand_types as written; result_types R |
+//! | `tor.if %c on (a to b) (-> (R))? then {..} (else {..})? dict` | c | `starttime`, `endtime`, dict | then, else (optional) | result_types R |
+//! | `tor.while (%x = %init, ..)? : (T..) -> (R..) on (a to b) {..} do {..} dict` | inits | `starttime`, `endtime`, dict | before, after | as written |
+//! | `tor.addi %a %b on (a to b) dict : (T, T) -> R` (all binary/compare ops of the table; comma between operands optional; `: T` alone means all operands and the result have T) | a, b | (`predicate` for `cmpi`/`cmpf`: Keyword, or String if quoted), `starttime`, `endtime`, dict | – | from the type |
+//! | `tor.return/yield/condition %a, .. on (..)? dict : T, ..` | in order | on clause, dict | – | operand_types |
+//! | `arith.constant dict? V (: T)?` | – | `value` (as written, with its type), dict | – | result = V's type (`i1` for `true`/`false`) |
+//! | `arith.addi %a, %b (overflow<..>/fastmath<..>)? dict : T` | a, b | `overflowFlags`/`fastmath` (Opaque), dict | – | operands and result T |
+//! | `arith.cmpi pred, %a, %b dict : T` (`cmpf` too) | a, b | `predicate` (Keyword), dict | – | operands T, result `i1` |
+//! | `arith.extsi %a dict : A to B` (all casts) | a | dict | – | A → B |
+//! | `arith.select %c, %a, %b dict : T` (or `: i1, T`) | c, a, b | dict | – | (i1, T, T) → T |
+//! | `memref.global "vis"? constant? @n : T (= dense<..>/uninitialized)? dict` | – | `sym_visibility`, `constant` (Unit), `sym_name`, `type` (Type), `initial_value`, dict | – | – |
+//! | `memref.get_global @n : T dict` | – | `name` (SymbolRef), dict | – | result T |
+//! | `memref.load %m[%i, ..] dict : T` / `memref.store %v, %m[%i] dict : T` | (v,) m, indices | dict | – | operand_types: (elem,) T, indices `index` |
+//! | `aps.*` (every aps op except the memory map) `%a, %m[%i], (%b, %c) [%d], .. dict : A, (B, C), D -> R` | textual order, index lists and bracket/paren groups flattened | dict | – | types before `->` flattened to operand_types, after to result_types |
+//! | `aps.memorymap {..}` | – | dict | body | – |
+//! | `aps.mem_entry "n" : banks([@a, ..]), base(0), size(64), count(4), cyclic(1)` | – | `name` (String), then one attribute per `key(value)` | – | – |
+//! | `aps.mem_finish dict` | – | dict | – | – |
+//! | `scf.if %c (-> (R))? {..} (else {..})? dict` | c | dict | then, else | result_types R |
+//! | `scf.for %i = %lb to %ub step %s iter_args(%x = %v, ..)? (: T)? (-> (R))? {..}` | lb, ub, step, inits | dict | body, entry args `%i` (T or `index`) then iter args | results R |
+//! | `scf.while (%x = %v, ..) : (T..) -> (R..) {..} do {..} dict` | inits | dict | before (entry args = `%x : T`), after | operand_types T, result_types R |
+//! | `scf.condition(%c) %a, .. dict : T, ..` | c, a, .. | dict | – | (i1, T..) |
+//! | `scf.yield`/`func.return`/`hw.output`/`seq.yield` `%a, .. dict : T, ..` | in order | dict | – | operand_types |
+//! | `func.call @f(%a, ..) dict : (T) -> R` | in order | `callee` (SymbolRef), dict | – | from the type |
+//! | `comb.extract %a from N dict : (T) -> R` | a | `lowBit` (N : i32), dict | – | T → R |
+//! | `comb.add bin? %a, %b, .. dict : T` (variadic/binary comb ops) | in order | `twoState` (Unit) if `bin`, dict | – | all T |
+//! | `comb.icmp bin? pred %a, %b dict : T` | a, b | `predicate` (Keyword), dict | – | operands T, result i1 |
+//! | `comb.mux bin? %c, %a, %b dict : T` | c, a, b | dict | – | (i1, T, T) → T |
+//! | `hw.constant V dict` (`true`, `false`, `42 : i8`) | – | `value`, dict | – | result = V's type |
+//! | `seq.compreg %d, %clk (reset %r, %v)? (initial %i)? dict : T` | d, clk, (r, v), (i) | `reset`/`initial` (Unit) when present, dict | – | result T |
+//! | `seq.initial (%a, ..)? {..} : (T..) -> R` | in order | dict | body | from the type |
+//!
+//! The handshake, CMT2 and FIRRTL formats are documented in [`super::handshake_ops`] and
+//! [`super::structural_ops`].
+
+use super::ast::*;
+use super::lexer::Kind;
+use super::parser::{PResult, Parser, i32_attr, merge_absent};
+use crate::diag::{Diagnostic, Span};
+
+/// A custom-format parser: called after the op name; fills operands, attributes, regions
+/// and types of `op` (whose name and results are already set).
+pub type OpParser = fn(&mut Parser, &mut Operation) -> PResult<()>;
+
+/// Op name → parser, sorted by name (checked by a unit test; looked up by binary search).
+pub static TABLE: &[(&str, OpParser)] = &[
+    ("aps.itfc.burst_load_collect", aps_generic),
+    ("aps.itfc.burst_load_req", aps_generic),
+    ("aps.itfc.burst_store_collect", aps_generic),
+    ("aps.itfc.burst_store_req", aps_generic),
+    ("aps.mem_entry", aps_mem_entry),
+    ("aps.mem_finish", attrs_only),
+    ("aps.memload", aps_generic),
+    ("aps.memorymap", region_then_attrs),
+    ("aps.memstore", aps_generic),
+    ("aps.readrf", aps_generic),
+    ("aps.writerf", aps_generic),
+    ("arith.addf", arith_binary),
+    ("arith.addi", arith_binary),
+    ("arith.andi", arith_binary),
+    ("arith.bitcast", arith_cast),
+    ("arith.cmpf", arith_cmp),
+    ("arith.cmpi", arith_cmp),
+    ("arith.constant", constant_like),
+    ("arith.divf", arith_binary),
+    ("arith.divsi", arith_binary),
+    ("arith.divui", arith_binary),
+    ("arith.extf", arith_cast),
+    ("arith.extsi", arith_cast),
+    ("arith.extui", arith_cast),
+    ("arith.fptosi", arith_cast),
+    ("arith.fptoui", arith_cast),
+    ("arith.index_cast", arith_cast),
+    ("arith.maxsi", arith_binary),
+    ("arith.maxui", arith_binary),
+    ("arith.minsi", arith_binary),
+    ("arith.minui", arith_binary),
+    ("arith.mulf", arith_binary),
+    ("arith.muli", arith_binary),
+    ("arith.negf", arith_binary),
+    ("arith.ori", arith_binary),
+    ("arith.remsi", arith_binary),
+    ("arith.remui", arith_binary),
+    ("arith.select", select_like),
+    ("arith.shli", arith_binary),
+    ("arith.shrsi", arith_binary),
+    ("arith.shrui", arith_binary),
+    ("arith.sitofp", arith_cast),
+    ("arith.subf", arith_binary),
+    ("arith.subi", arith_binary),
+    ("arith.truncf", arith_cast),
+    ("arith.trunci", arith_cast),
+    ("arith.uitofp", arith_cast),
+    ("arith.xori", arith_binary),
+    ("builtin.module", module),
+    ("comb.add", comb_variadic),
+    ("comb.and", comb_variadic),
+    ("comb.divs", comb_variadic),
+    ("comb.divu", comb_variadic),
+    ("comb.extract", comb_extract),
+    ("comb.icmp", comb_icmp),
+    ("comb.mods", comb_variadic),
+    ("comb.modu", comb_variadic),
+    ("comb.mul", comb_variadic),
+    ("comb.mux", select_like),
+    ("comb.or", comb_variadic),
+    ("comb.shl", comb_variadic),
+    ("comb.shrs", comb_variadic),
+    ("comb.shru", comb_variadic),
+    ("comb.sub", comb_variadic),
+    ("comb.xor", comb_variadic),
+    ("func.call", func_call),
+    ("func.func", func_like),
+    ("func.return", return_like),
+    ("hw.constant", constant_like),
+    ("hw.output", return_like),
+    ("memref.get_global", memref_get_global),
+    ("memref.global", memref_global),
+    ("memref.load", memref_load),
+    ("memref.store", memref_store),
+    ("scf.condition", scf_condition),
+    ("scf.for", scf_for),
+    ("scf.if", scf_if),
+    ("scf.while", while_like),
+    ("scf.yield", return_like),
+    ("seq.compreg", seq_compreg),
+    ("seq.initial", seq_initial),
+    ("seq.yield", return_like),
+    ("tor.addf", tor_binary),
+    ("tor.addi", tor_binary),
+    ("tor.andi", tor_binary),
+    ("tor.cmpf", tor_cmp),
+    ("tor.cmpi", tor_cmp),
+    ("tor.condition", tor_terminator),
+    ("tor.design", tor_design),
+    ("tor.divf", tor_binary),
+    ("tor.divsi", tor_binary),
+    ("tor.divui", tor_binary),
+    ("tor.for", tor_for),
+    ("tor.func", func_like),
+    ("tor.if", tor_if),
+    ("tor.mulf", tor_binary),
+    ("tor.muli", tor_binary),
+    ("tor.ori", tor_binary),
+    ("tor.remsi", tor_binary),
+    ("tor.remui", tor_binary),
+    ("tor.return", tor_terminator),
+    ("tor.shli", tor_binary),
+    ("tor.shrsi", tor_binary),
+    ("tor.shrui", tor_binary),
+    ("tor.subf", tor_binary),
+    ("tor.subi", tor_binary),
+    ("tor.succ", tor_succ),
+    ("tor.timegraph", tor_timegraph),
+    ("tor.while", while_like),
+    ("tor.xori", tor_binary),
+    ("tor.yield", tor_terminator),
+];
+
+/// Look `name` up in all tables (this one and the dialect-specific ones).
+pub fn lookup(name: &str) -> Option<OpParser> {
+    if let Ok(i) = TABLE.binary_search_by(|(n, _)| (*n).cmp(name)) {
+        return Some(TABLE[i].1);
+    }
+    None
+}
+
+/// Resolve a custom-form op name as written to its full name and parser.
+pub fn resolve(written: &str, default_dialect: &str) -> Option<(String, OpParser)> {
+    if written.contains('.') {
+        return lookup(written).map(|p| (written.to_string(), p));
+    }
+    for dialect in [default_dialect, "builtin"] {
+        let full = format!("{dialect}.{written}");
+        if let Some(p) = lookup(&full) {
+            return Some((full, p));
+        }
+    }
+    None
+}
+
+// ----- shared pieces ---------------------------------------------------------------------------
+
+fn attrs_only(p: &mut Parser, op: &mut Operation) -> PResult<()> {
+    p.parse_opt_attr_dict(&mut op.attrs)
+}
+
+fn region_then_attrs(p: &mut Parser, op: &mut Operation) -> PResult<()> {
+    op.regions.push(p.parse_region(Vec::new())?);
+    p.parse_opt_attr_dict(&mut op.attrs)
+}
+
+fn string_attr(name: &str, value: String, span: Span) -> NamedAttr {
+    NamedAttr {
+        name: name.to_string(),
+        value: Attribute::String(value),
+        span,
+    }
+}
+
+fn named(name: &str, value: Attribute, span: Span) -> NamedAttr {
+    NamedAttr {
+        name: name.to_string(),
+        value,
+        span,
+    }
+}
+
+/// `@name` → `sym_name` attribute.
+fn sym_name(p: &mut Parser, op: &mut Operation) -> PResult<()> {
+    let start = p.tok.start;
+    let name = p.parse_symbol_name()?;
+    op.attrs
+        .push(string_attr("sym_name", name, Span::new(start, p.prev_end)));
+    Ok(())
+}
+
+/// `: T` where one type applies to every operand and result.
+fn same_type(p: &mut Parser, op: &mut Operation) -> PResult<()> {
+    p.expect(Kind::Colon)?;
+    let ty = p.parse_type()?;
+    op.operand_types = vec![ty.clone(); op.operands.len()];
+    op.result_types = vec![ty; op.num_results()];
+    Ok(())
+}
+
+/// `: (T, U) -> R` or `: T` (all operands and the result T).
+fn fn_or_same_type(p: &mut Parser, op: &mut Operation) -> PResult<()> {
+    if p.at(Kind::Colon) && p.peek(0).kind == Kind::LParen {
+        p.bump();
+        let (ins, outs) = p.parse_function_type()?;
+        op.operand_types = ins;
+        op.result_types = outs;
+        return Ok(());
+    }
+    same_type(p, op)
+}
+
+/// Optional `: T, U` as operand types.
+fn opt_operand_types(p: &mut Parser, op: &mut Operation) -> PResult<()> {
+    if p.eat(Kind::Colon) {
+        op.operand_types = p.parse_type_list()?;
+    }
+    Ok(())
+}
+
+/// `%a = %init, ...` inside parentheses: returns block args (types filled later) and inits.
+type Bindings = (Vec<(String, Span)>, Vec<Operand>);
+
+fn parse_iter_bindings(p: &mut Parser) -> PResult<Bindings> {
+    p.expect(Kind::LParen)?;
+    let mut names = Vec::new();
+    let mut inits = Vec::new();
+    if p.eat(Kind::RParen) {
+        return Ok((names, inits));
+    }
+    loop {
+        let t = p.expect(Kind::PercentId)?;
+        names.push((p.text(t).to_string(), p.span(t)));
+        p.expect(Kind::Equal)?;
+        inits.push(p.parse_operand()?);
+        if !p.eat(Kind::Comma) {
+            break;
+        }
+    }
+    p.expect(Kind::RParen)?;
+    Ok((names, inits))
+}
+
+fn block_args(names: Vec<(String, Span)>, types: &[Type], at: Span) -> PResult<Vec<BlockArg>> {
+    if names.len() != types.len() {
+        return Err(Diagnostic::error(
+            at,
+            format!("expected {} types, found {}", names.len(), types.len()),
+        ));
+    }
+    Ok(names
+        .into_iter()
+        .zip(types)
+        .map(|((name, span), ty)| BlockArg {
+            name,
+            ty: ty.clone(),
+            span,
+        })
+        .collect())
+}
+
+/// Optional `-> (T, U)` or `-> T`.
+fn opt_arrow_results(p: &mut Parser, op: &mut Operation) -> PResult<()> {
+    if p.eat(Kind::Arrow) {
+        op.result_types = p.parse_result_types()?;
+    }
+    Ok(())
+}
+
+// ----- builtin / func ----------------------------------------------------------------------------
+
+fn module(p: &mut Parser, op: &mut Operation) -> PResult<()> {
+    if p.at(Kind::AtId) {
+        sym_name(p, op)?;
+    }
+    p.parse_opt_attributes_kw(&mut op.attrs)?;
+    op.regions.push(p.parse_region(Vec::new())?);
+    Ok(())
+}
+
+/// `tor.func`, `func.func`, `handshake.func`: see the table in the module doc.
+pub fn func_like(p: &mut Parser, op: &mut Operation) -> PResult<()> {
+    if p.at(Kind::BareId) && matches!(p.text(p.tok), "private" | "public" | "nested") {
+        let t = p.bump();
+        op.attrs.push(string_attr(
+            "sym_visibility",
+            p.text(t).to_string(),
+            p.span(t),
+        ));
+    }
+    sym_name(p, op)?;
+    let sig_start = p.tok.start;
+    let (args, arg_attrs, variadic) = parse_func_args(p)?;
+    let mut results = Vec::new();
+    let mut res_attrs = Vec::new();
+    if p.eat(Kind::Arrow) {
+        (results, res_attrs) = parse_func_results(p)?;
+    }
+    let sig_span = Span::new(sig_start, p.prev_end);
+    let inputs = args.iter().map(|a| a.ty.clone()).collect();
+    op.attrs.push(named(
+        "function_type",
+        Attribute::Type(Type::Function { inputs, results }),
+        sig_span,
+    ));
+    if let Some(span) = variadic {
+        op.attrs.push(named("variadic", Attribute::Unit, span));
+    }
+    push_dict_list(op, "arg_attrs", arg_attrs, sig_span);
+    push_dict_list(op, "res_attrs", res_attrs, sig_span);
+    p.parse_opt_attributes_kw(&mut op.attrs)?;
+    if !p.at(Kind::LBrace) {
+        return Ok(());
+    }
+    let dialect = match op.name.as_str() {
+        "handshake.func" => "handshake",
+        "func.func" => "func",
+        _ => p.default_dialect,
+    };
+    op.regions.push(p.parse_region_in(dialect, args)?);
+    Ok(())
+}
+
+fn push_dict_list(op: &mut Operation, name: &str, dicts: Vec<Vec<NamedAttr>>, span: Span) {
+    if dicts.iter().all(Vec::is_empty) {
+        return;
+    }
+    let items = dicts.into_iter().map(Attribute::Dict).collect();
+    op.attrs.push(named(name, Attribute::Array(items), span));
+}
+
+type FuncArgs = (Vec<BlockArg>, Vec<Vec<NamedAttr>>, Option<Span>);
+
+/// `(%a: T {dict}?, ..., ...)`.
+fn parse_func_args(p: &mut Parser) -> PResult<FuncArgs> {
+    p.expect(Kind::LParen)?;
+    let mut args = Vec::new();
+    let mut attrs = Vec::new();
+    let mut variadic = None;
+    if p.eat(Kind::RParen) {
+        return Ok((args, attrs, variadic));
+    }
+    loop {
+        if p.at(Kind::Ellipsis) {
+            variadic = Some(p.bump_span());
+            break;
+        }
+        args.push(p.parse_block_arg()?);
+        let mut dict = Vec::new();
+        if p.at(Kind::LBrace) {
+            dict = p.parse_attr_dict()?;
+        }
+        attrs.push(dict);
+        if !p.eat(Kind::Comma) {
+            break;
+        }
+    }
+    p.expect(Kind::RParen)?;
+    Ok((args, attrs, variadic))
+}
+
+/// After `->`: `(T {dict}?, ...)` or a single `T`.
+fn parse_func_results(p: &mut Parser) -> PResult<(Vec<Type>, Vec<Vec<NamedAttr>>)> {
+    let mut types = Vec::new();
+    let mut attrs = Vec::new();
+    if !p.eat(Kind::LParen) {
+        types.push(p.parse_type()?);
+        attrs.push(Vec::new());
+        return Ok((types, attrs));
+    }
+    if p.eat(Kind::RParen) {
+        return Ok((types, attrs));
+    }
+    loop {
+        types.push(p.parse_type()?);
+        let mut dict = Vec::new();
+        if p.at(Kind::LBrace) {
+            dict = p.parse_attr_dict()?;
+        }
+        attrs.push(dict);
+        if !p.eat(Kind::Comma) {
+            break;
+        }
+    }
+    p.expect(Kind::RParen)?;
+    Ok((types, attrs))
+}
+
+fn return_like(p: &mut Parser, op: &mut Operation) -> PResult<()> {
+    op.operands = p.parse_operands()?;
+    p.parse_opt_attr_dict(&mut op.attrs)?;
+    opt_operand_types(p, op)
+}
+
+fn func_call(p: &mut Parser, op: &mut Operation) -> PResult<()> {
+    let start = p.tok.start;
+    let callee = p.parse_symbol_ref()?;
+    op.attrs.push(named(
+        "callee",
+        Attribute::SymbolRef(callee),
+        Span::new(start, p.prev_end),
+    ));
+    p.expect(Kind::LParen)?;
+    op.operands = p.parse_operand_list_until(Kind::RParen)?;
+    p.expect(Kind::RParen)?;
+    p.parse_opt_attr_dict(&mut op.attrs)?;
+    p.expect(Kind::Colon)?;
+    let (ins, outs) = p.parse_function_type()?;
+    op.operand_types = ins;
+    op.result_types = outs;
+    Ok(())
+}
+
+/// `arith.constant` / `hw.constant`: `dict? value (: T)? dict?`.
+fn constant_like(p: &mut Parser, op: &mut Operation) -> PResult<()> {
+    p.parse_opt_attr_dict(&mut op.attrs)?;
+    let start = p.tok.start;
+    let value = p.parse_attr()?;
+    let span = Span::new(start, p.prev_end);
+    let ty = match &value {
+        Attribute::Integer { ty: Some(t), .. }
+        | Attribute::Float { ty: Some(t), .. }
+        | Attribute::Dense { ty: Some(t), .. } => Some(t.clone()),
+        Attribute::Bool(_) => Some(Type::int(1)),
+        _ => None,
+    };
+    op.attrs.insert(0, named("value", value, span));
+    let ty = match ty {
+        Some(t) => t,
+        None => {
+            p.expect(Kind::Colon)?;
+            p.parse_type()?
+        }
+    };
+    op.result_types = vec![ty];
+    p.parse_opt_attr_dict(&mut op.attrs)
+}
+
+// ----- arith ---------------------------------------------------------------------------------
+
+fn arith_binary(p: &mut Parser, op: &mut Operation) -> PResult<()> {
+    op.operands = p.parse_operands()?;
+    for flag in ["overflow", "fastmath"] {
+        if p.at_kw(flag) {
+            let t = p.bump();
+            let end = p.scan_adjacent_angle(t.end)?;
+            let text = p.src[t.start..end].to_string();
+            let name = if flag == "overflow" {
+                "overflowFlags"
+            } else {
+                "fastmath"
+            };
+            op.attrs.push(named(
+                name,
+                Attribute::Opaque(text),
+                Span::new(t.start, end),
+            ));
+        }
+    }
+    p.parse_opt_attr_dict(&mut op.attrs)?;
+    same_type(p, op)
+}
+
+fn keyword_predicate(p: &mut Parser, op: &mut Operation) -> PResult<()> {
+    let t = p.tok;
+    let value = match t.kind {
+        Kind::BareId => Attribute::Keyword(p.bump_text().to_string()),
+        Kind::Str => Attribute::String(p.parse_string()?),
+        Kind::Int => Attribute::Integer {
+            value: p.parse_int()?,
+            ty: None,
+        },
+        _ => return Err(p.unexpected("comparison predicate")),
+    };
+    op.attrs
+        .push(named("predicate", value, Span::new(t.start, p.prev_end)));
+    Ok(())
+}
+
+fn arith_cmp(p: &mut Parser, op: &mut Operation) -> PResult<()> {
+    keyword_predicate(p, op)?;
+    p.expect(Kind::Comma)?;
+    op.operands = p.parse_operands()?;
+    p.parse_opt_attr_dict(&mut op.attrs)?;
+    p.expect(Kind::Colon)?;
+    let ty = p.parse_type()?;
+    op.operand_types = vec![ty; op.operands.len()];
+    op.result_types = vec![Type::int(1)];
+    Ok(())
+}
+
+fn arith_cast(p: &mut Parser, op: &mut Operation) -> PResult<()> {
+    op.operands = p.parse_operands()?;
+    p.parse_opt_attr_dict(&mut op.attrs)?;
+    p.expect(Kind::Colon)?;
+    op.operand_types = vec![p.parse_type()?];
+    p.expect_kw("to")?;
+    op.result_types = vec![p.parse_type()?];
+    Ok(())
+}
+
+/// `%c, %a, %b : T` or `: i1, T` (arith.select, comb.mux; comb's `bin` flag accepted).
+fn select_like(p: &mut Parser, op: &mut Operation) -> PResult<()> {
+    comb_bin_flag(p, op);
+    op.operands = p.parse_operands()?;
+    p.parse_opt_attr_dict(&mut op.attrs)?;
+    p.expect(Kind::Colon)?;
+    let types = p.parse_type_list()?;
+    let (cond, ty) = match types.as_slice() {
+        [t] => (Type::int(1), t.clone()),
+        [c, t] => (c.clone(), t.clone()),
+        _ => {
+            return Err(Diagnostic::error(
+                Span::point(p.prev_end),
+                "expected one or two types",
+            ));
+        }
+    };
+    op.operand_types = vec![cond, ty.clone(), ty.clone()];
+    op.result_types = vec![ty];
+    Ok(())
+}
+
+// ----- memref --------------------------------------------------------------------------------
+
+fn memref_global(p: &mut Parser, op: &mut Operation) -> PResult<()> {
+    if p.at(Kind::Str) {
+        let start = p.tok.start;
+        let vis = p.parse_string()?;
+        op.attrs.push(string_attr(
+            "sym_visibility",
+            vis,
+            Span::new(start, p.prev_end),
+        ));
+    }
+    if p.at_kw("constant") {
+        let t = p.bump();
+        op.attrs.push(named("constant", Attribute::Unit, p.span(t)));
+    }
+    sym_name(p, op)?;
+    p.expect(Kind::Colon)?;
+    let start = p.tok.start;
+    let ty = p.parse_type()?;
+    op.attrs.push(named(
+        "type",
+        Attribute::Type(ty),
+        Span::new(start, p.prev_end),
+    ));
+    if p.eat(Kind::Equal) {
+        let start = p.tok.start;
+        let init = p.parse_attr()?;
+        op.attrs
+            .push(named("initial_value", init, Span::new(start, p.prev_end)));
+    }
+    p.parse_opt_attr_dict(&mut op.attrs)
+}
+
+fn memref_get_global(p: &mut Parser, op: &mut Operation) -> PResult<()> {
+    let start = p.tok.start;
+    let sym = p.parse_symbol_ref()?;
+    op.attrs.push(named(
+        "name",
+        Attribute::SymbolRef(sym),
+        Span::new(start, p.prev_end),
+    ));
+    p.expect(Kind::Colon)?;
+    op.result_types = vec![p.parse_type()?];
+    p.parse_opt_attr_dict(&mut op.attrs)
+}
+
+/// `[%i, %j]` appended to the operands; returns how many.
+fn index_list(p: &mut Parser, op: &mut Operation) -> PResult<usize> {
+    p.expect(Kind::LBracket)?;
+    let idx = p.parse_operand_list_until(Kind::RBracket)?;
+    p.expect(Kind::RBracket)?;
+    let n = idx.len();
+    op.operands.extend(idx);
+    Ok(n)
+}
+
+fn memref_load(p: &mut Parser, op: &mut Operation) -> PResult<()> {
+    op.operands.push(p.parse_operand()?);
+    let n = index_list(p, op)?;
+    p.parse_opt_attr_dict(&mut op.attrs)?;
+    p.expect(Kind::Colon)?;
+    let ty = p.parse_type()?;
+    let elem = match &ty {
+        Type::MemRef { elem, .. } => (**elem).clone(),
+        _ => {
+            return Err(Diagnostic::error(
+                Span::point(p.prev_end),
+                "expected a memref type",
+            ));
+        }
+    };
+    op.operand_types = vec![ty];
+    op.operand_types.extend(vec![Type::Index; n]);
+    op.result_types = vec![elem];
+    Ok(())
+}
+
+fn memref_store(p: &mut Parser, op: &mut Operation) -> PResult<()> {
+    op.operands.push(p.parse_operand()?);
+    p.expect(Kind::Comma)?;
+    op.operands.push(p.parse_operand()?);
+    let n = index_list(p, op)?;
+    p.parse_opt_attr_dict(&mut op.attrs)?;
+    p.expect(Kind::Colon)?;
+    let ty = p.parse_type()?;
+    let elem = match &ty {
+        Type::MemRef { elem, .. } => (**elem).clone(),
+        _ => {
+            return Err(Diagnostic::error(
+                Span::point(p.prev_end),
+                "expected a memref type",
+            ));
+        }
+    };
+    op.operand_types = vec![elem, ty];
+    op.operand_types.extend(vec![Type::Index; n]);
+    Ok(())
+}
+
+// ----- aps -----------------------------------------------------------------------------------
+
+/// Operands in textual order with `%m[%i]`, `(%a, %b)` and `[%c]` groups flattened, then
+/// the dict, then `: A, (B, C), D -> R` with parenthesized groups flattened.
+fn aps_generic(p: &mut Parser, op: &mut Operation) -> PResult<()> {
+    loop {
+        match p.tok.kind {
+            Kind::PercentId => {
+                op.operands.push(p.parse_operand()?);
+                if p.at(Kind::LBracket) {
+                    index_list(p, op)?;
+                }
+            }
+            Kind::LBracket if p.peek(0).kind == Kind::PercentId => {
+                index_list(p, op)?;
+            }
+            Kind::LParen if p.peek(0).kind == Kind::PercentId => {
+                p.bump();
+                let group = p.parse_operand_list_until(Kind::RParen)?;
+                p.expect(Kind::RParen)?;
+                op.operands.extend(group);
+            }
+            _ => break,
+        }
+        if p.at(Kind::Comma) {
+            p.bump();
+            if !matches!(p.tok.kind, Kind::PercentId | Kind::LParen | Kind::LBracket) {
+                return Err(p.unexpected("operand"));
+            }
+        }
+    }
+    p.parse_opt_attr_dict(&mut op.attrs)?;
+    if !p.eat(Kind::Colon) {
+        return Ok(());
+    }
+    loop {
+        if p.eat(Kind::LParen) {
+            op.operand_types.extend(p.parse_type_list()?);
+            p.expect(Kind::RParen)?;
+        } else {
+            op.operand_types.push(p.parse_type()?);
+        }
+        if !p.eat(Kind::Comma) {
+            break;
+        }
+    }
+    if p.eat(Kind::Arrow) {
+        op.result_types = p.parse_result_types()?;
+    }
+    Ok(())
+}
+
+/// `"name" : key(value), key(value), ...`.
+fn aps_mem_entry(p: &mut Parser, op: &mut Operation) -> PResult<()> {
+    let start = p.tok.start;
+    let name = p.parse_string()?;
+    op.attrs
+        .push(string_attr("name", name, Span::new(start, p.prev_end)));
+    p.expect(Kind::Colon)?;
+    loop {
+        let t = p.expect(Kind::BareId)?;
+        p.expect(Kind::LParen)?;
+        let value = p.parse_attr()?;
+        p.expect(Kind::RParen)?;
+        let key = p.text(t);
+        op.attrs
+            .push(named(key, value, Span::new(t.start, p.prev_end)));
+        if !p.eat(Kind::Comma) {
+            break;
+        }
+    }
+    p.parse_opt_attr_dict(&mut op.attrs)
+}
+
+// ----- tor -----------------------------------------------------------------------------------
+
+fn tor_design(p: &mut Parser, op: &mut Operation) -> PResult<()> {
+    sym_name(p, op)?;
+    region_then_attrs(p, op)
+}
+
+fn tor_timegraph(p: &mut Parser, op: &mut Operation) -> PResult<()> {
+    p.expect(Kind::LParen)?;
+    let (a, sa) = p.parse_spanned_int()?;
+    p.expect_kw("to")?;
+    let (b, sb) = p.parse_spanned_int()?;
+    p.expect(Kind::RParen)?;
+    op.attrs.push(i32_attr("starttime", a, sa));
+    op.attrs.push(i32_attr("endtime", b, sb));
+    region_then_attrs(p, op)
+}
+
+fn tor_succ(p: &mut Parser, op: &mut Operation) -> PResult<()> {
+    let (n, span) = p.parse_spanned_int()?;
+    op.attrs.push(i32_attr("name", n, span));
+    p.expect(Kind::Colon)?;
+    for key in ["points", "edges"] {
+        if !p.at(Kind::LBracket) {
+            return Err(p.unexpected("'['"));
+        }
+        let start = p.tok.start;
+        let v = p.parse_attr()?;
+        op.attrs.push(named(key, v, Span::new(start, p.prev_end)));
+    }
+    p.parse_opt_attr_dict(&mut op.attrs)
+}
+
+/// `(%x : T)`.
+fn paren_typed_operand(p: &mut Parser, op: &mut Operation) -> PResult<Type> {
+    p.expect(Kind::LParen)?;
+    op.operands.push(p.parse_operand()?);
+    p.expect(Kind::Colon)?;
+    let ty = p.parse_type()?;
+    p.expect(Kind::RParen)?;
+    op.operand_types.push(ty.clone());
+    Ok(ty)
+}
+
+fn tor_for(p: &mut Parser, op: &mut Operation) -> PResult<()> {
+    let iv = p.expect(Kind::PercentId)?;
+    let iv_name = p.text(iv).to_string();
+    p.expect(Kind::Equal)?;
+    let ty = paren_typed_operand(p, op)?;
+    p.expect_kw("to")?;
+    paren_typed_operand(p, op)?;
+    p.expect_kw("step")?;
+    paren_typed_operand(p, op)?;
+    let mut args = vec![BlockArg {
+        name: iv_name,
+        ty,
+        span: p.span(iv),
+    }];
+    if p.at_kw("iter_args") {
+        p.bump();
+        args.extend(iter_args_typed(p, op)?);
+    }
+    let on = p.parse_on_clause()?;
+    opt_arrow_results(p, op)?;
+    op.regions.push(p.parse_region(args)?);
+    p.parse_opt_attr_dict(&mut op.attrs)?;
+    merge_absent(&mut op.attrs, on.into_iter().flatten());
+    Ok(())
+}
+
+/// `(%x = %init : T, ...)`: block args, with inits and their types as operands.
+fn iter_args_typed(p: &mut Parser, op: &mut Operation) -> PResult<Vec<BlockArg>> {
+    p.expect(Kind::LParen)?;
+    let mut args = Vec::new();
+    loop {
+        let t = p.expect(Kind::PercentId)?;
+        p.expect(Kind::Equal)?;
+        op.operands.push(p.parse_operand()?);
+        p.expect(Kind::Colon)?;
+        let ty = p.parse_type()?;
+        op.operand_types.push(ty.clone());
+        args.push(BlockArg {
+            name: p.text(t).to_string(),
+            ty,
+            span: p.span(t),
+        });
+        if !p.eat(Kind::Comma) {
+            break;
+        }
+    }
+    p.expect(Kind::RParen)?;
+    Ok(args)
+}
+
+fn tor_if(p: &mut Parser, op: &mut Operation) -> PResult<()> {
+    op.operands.push(p.parse_operand()?);
+    let on = p.parse_on_clause()?;
+    opt_arrow_results(p, op)?;
+    p.expect_kw("then")?;
+    op.regions.push(p.parse_region(Vec::new())?);
+    if p.eat_kw("else") {
+        op.regions.push(p.parse_region(Vec::new())?);
+    }
+    p.parse_opt_attr_dict(&mut op.attrs)?;
+    merge_absent(&mut op.attrs, on.into_iter().flatten());
+    Ok(())
+}
+
+fn tor_terminator(p: &mut Parser, op: &mut Operation) -> PResult<()> {
+    op.operands = p.parse_operands()?;
+    let on = p.parse_on_clause()?;
+    p.parse_opt_attr_dict(&mut op.attrs)?;
+    merge_absent(&mut op.attrs, on.into_iter().flatten());
+    opt_operand_types(p, op)
+}
+
+fn tor_binary(p: &mut Parser, op: &mut Operation) -> PResult<()> {
+    op.operands.push(p.parse_operand()?);
+    p.eat(Kind::Comma);
+    op.operands.push(p.parse_operand()?);
+    let on = p.parse_on_clause()?;
+    p.parse_opt_attr_dict(&mut op.attrs)?;
+    merge_absent(&mut op.attrs, on.into_iter().flatten());
+    fn_or_same_type(p, op)
+}
+
+fn tor_cmp(p: &mut Parser, op: &mut Operation) -> PResult<()> {
+    keyword_predicate(p, op)?;
+    p.eat(Kind::Comma);
+    tor_binary(p, op)?;
+    if op.result_types.len() == 1
+        && op.operand_types.len() == 2
+        && op.operand_types[0] == op.result_types[0]
+    {
+        // `: T` alone states the operand type; the comparison yields i1.
+        op.result_types = vec![Type::int(1)];
+    }
+    Ok(())
+}
+
+// ----- scf / while -----------------------------------------------------------------------------
+
+fn scf_if(p: &mut Parser, op: &mut Operation) -> PResult<()> {
+    op.operands.push(p.parse_operand()?);
+    opt_arrow_results(p, op)?;
+    op.regions.push(p.parse_region(Vec::new())?);
+    if p.eat_kw("else") {
+        op.regions.push(p.parse_region(Vec::new())?);
+    }
+    p.parse_opt_attr_dict(&mut op.attrs)
+}
+
+fn scf_for(p: &mut Parser, op: &mut Operation) -> PResult<()> {
+    let iv = p.expect(Kind::PercentId)?;
+    p.expect(Kind::Equal)?;
+    op.operands.push(p.parse_operand()?);
+    p.expect_kw("to")?;
+    op.operands.push(p.parse_operand()?);
+    p.expect_kw("step")?;
+    op.operands.push(p.parse_operand()?);
+    let mut names = Vec::new();
+    if p.eat_kw("iter_args") {
+        let (n, inits) = parse_iter_bindings(p)?;
+        names = n;
+        op.operands.extend(inits);
+    }
+    let mut iv_ty = Type::Index;
+    if p.eat(Kind::Colon) {
+        iv_ty = p.parse_type()?;
+    }
+    opt_arrow_results(p, op)?;
+    let mut args = vec![BlockArg {
+        name: p.text(iv).to_string(),
+        ty: iv_ty,
+        span: p.span(iv),
+    }];
+    args.extend(block_args(
+        names,
+        &op.result_types,
+        Span::point(p.prev_end),
+    )?);
+    op.regions.push(p.parse_region(args)?);
+    p.parse_opt_attr_dict(&mut op.attrs)
+}
+
+/// `scf.while` / `tor.while`: `(%x = %v, ..) : (T..) -> (R..) on (..)? {..} do {..} dict`.
+fn while_like(p: &mut Parser, op: &mut Operation) -> PResult<()> {
+    let mut names = Vec::new();
+    if p.at(Kind::LParen) {
+        let (n, inits) = parse_iter_bindings(p)?;
+        names = n;
+        op.operands = inits;
+    }
+    p.expect(Kind::Colon)?;
+    let at = p.tok.start;
+    let (ins, outs) = p.parse_function_type()?;
+    let args = block_args(names, &ins, Span::point(at))?;
+    op.operand_types = ins;
+    op.result_types = outs;
+    let on = p.parse_on_clause()?;
+    op.regions.push(p.parse_region(args)?);
+    p.expect_kw("do")?;
+    op.regions.push(p.parse_region(Vec::new())?);
+    p.parse_opt_attr_dict(&mut op.attrs)?;
+    merge_absent(&mut op.attrs, on.into_iter().flatten());
+    Ok(())
+}
+
+fn scf_condition(p: &mut Parser, op: &mut Operation) -> PResult<()> {
+    p.expect(Kind::LParen)?;
+    op.operands.push(p.parse_operand()?);
+    p.expect(Kind::RParen)?;
+    op.operands.extend(p.parse_operands()?);
+    p.parse_opt_attr_dict(&mut op.attrs)?;
+    op.operand_types = vec![Type::int(1)];
+    if p.eat(Kind::Colon) {
+        op.operand_types.extend(p.parse_type_list()?);
+    }
+    Ok(())
+}
+
+// ----- comb / hw / seq ---------------------------------------------------------------------------
+
+fn comb_bin_flag(p: &mut Parser, op: &mut Operation) {
+    if p.at_kw("bin") {
+        let t = p.bump();
+        op.attrs.push(named("twoState", Attribute::Unit, p.span(t)));
+    }
+}
+
+fn comb_variadic(p: &mut Parser, op: &mut Operation) -> PResult<()> {
+    comb_bin_flag(p, op);
+    op.operands = p.parse_operands()?;
+    p.parse_opt_attr_dict(&mut op.attrs)?;
+    same_type(p, op)
+}
+
+fn comb_icmp(p: &mut Parser, op: &mut Operation) -> PResult<()> {
+    comb_bin_flag(p, op);
+    keyword_predicate(p, op)?;
+    op.operands = p.parse_operands()?;
+    p.parse_opt_attr_dict(&mut op.attrs)?;
+    p.expect(Kind::Colon)?;
+    let ty = p.parse_type()?;
+    op.operand_types = vec![ty; op.operands.len()];
+    op.result_types = vec![Type::int(1)];
+    Ok(())
+}
+
+fn comb_extract(p: &mut Parser, op: &mut Operation) -> PResult<()> {
+    op.operands.push(p.parse_operand()?);
+    p.expect_kw("from")?;
+    let (low, span) = p.parse_spanned_int()?;
+    op.attrs.push(i32_attr("lowBit", low, span));
+    p.parse_opt_attr_dict(&mut op.attrs)?;
+    p.expect(Kind::Colon)?;
+    let (ins, outs) = p.parse_function_type()?;
+    op.operand_types = ins;
+    op.result_types = outs;
+    Ok(())
+}
+
+fn seq_compreg(p: &mut Parser, op: &mut Operation) -> PResult<()> {
+    op.operands.push(p.parse_operand()?);
+    p.expect(Kind::Comma)?;
+    op.operands.push(p.parse_operand()?);
+    for kw in ["reset", "initial"] {
+        if p.at_kw(kw) {
+            let t = p.bump();
+            op.attrs.push(named(kw, Attribute::Unit, p.span(t)));
+            op.operands.extend(p.parse_operands()?);
+        }
+    }
+    p.parse_opt_attr_dict(&mut op.attrs)?;
+    p.expect(Kind::Colon)?;
+    op.result_types = vec![p.parse_type()?];
+    Ok(())
+}
+
+fn seq_initial(p: &mut Parser, op: &mut Operation) -> PResult<()> {
+    p.expect(Kind::LParen)?;
+    op.operands = p.parse_operand_list_until(Kind::RParen)?;
+    p.expect(Kind::RParen)?;
+    op.regions.push(p.parse_region(Vec::new())?);
+    p.parse_opt_attr_dict(&mut op.attrs)?;
+    p.expect(Kind::Colon)?;
+    let (ins, outs) = p.parse_function_type()?;
+    op.operand_types = ins;
+    op.result_types = outs;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_is_sorted_and_unique() {
+        for w in TABLE.windows(2) {
+            assert!(w[0].0 < w[1].0, "{} !< {}", w[0].0, w[1].0);
+        }
+    }
+
+    #[test]
+    fn resolves_default_dialect_and_module() {
+        assert_eq!(
+            resolve("module", "builtin").map(|r| r.0).as_deref(),
+            Some("builtin.module")
+        );
+        assert_eq!(
+            resolve("return", "func").map(|r| r.0).as_deref(),
+            Some("func.return")
+        );
+        assert!(resolve("return", "builtin").is_none());
+        assert!(resolve("tor.nope", "builtin").is_none());
+    }
+}

@@ -1,0 +1,1169 @@
+//! Recursive-descent parser for MLIR's textual format: the generic operation form, regions,
+//! blocks, types and attributes. Custom assembly formats live in [`super::ops`]; this file
+//! provides the building blocks they are written with (operand lists, type lists, attribute
+//! dictionaries, regions, `on (a to b)` clauses).
+//!
+//! Conventions (relied on by the printer for round-tripping):
+//! - The entry block of every region is unlabelled (`label == None`): a `^bb0(...)` label on
+//!   an entry block is dropped, since an entry block cannot be a branch target.
+//! - `{}` is a region with no blocks; an entry block exists only if it has arguments or ops.
+//! - The bare keyword `uninitialized` is [`Attribute::Uninitialized`]; bare keywords that
+//!   spell a type (`i32`, `index`, `memref<..>`) are [`Attribute::Type`]; other bare keywords
+//!   are [`Attribute::Keyword`].
+//! - Properties `<{...}>` of the generic form are merged into the attributes.
+//! - Successor operand types (`^bb1(%x : i32)`) are accepted and dropped.
+//!
+//! Errors: the first error ends the parse; its span points at the offending token (or an
+//! empty span where something was expected).
+
+use super::ast::*;
+use super::lexer::{Kind, Token, lex_at};
+use super::ops;
+use crate::diag::{Diagnostic, Span};
+
+pub type PResult<T> = Result<T, Diagnostic>;
+
+pub struct Parser<'a> {
+    pub src: &'a str,
+    pub bytes: &'a [u8],
+    /// The current, not yet consumed token.
+    pub tok: Token,
+    /// End of the last consumed token (for op spans).
+    pub prev_end: usize,
+    /// Dialect that unqualified op names resolve to (`handshake` inside `handshake.func`).
+    pub default_dialect: &'static str,
+    depth: u32,
+}
+
+/// Nesting limit for regions/attributes/types, so that hostile input cannot overflow the stack.
+const MAX_DEPTH: u32 = 200;
+
+impl<'a> Parser<'a> {
+    pub fn new(src: &'a str) -> Parser<'a> {
+        let bytes = src.as_bytes();
+        Parser {
+            src,
+            bytes,
+            tok: lex_at(bytes, 0),
+            prev_end: 0,
+            default_dialect: "builtin",
+            depth: 0,
+        }
+    }
+
+    // ----- token helpers -------------------------------------------------------------------
+
+    pub fn bump(&mut self) -> Token {
+        let t = self.tok;
+        self.prev_end = t.end;
+        self.tok = lex_at(self.bytes, t.end);
+        t
+    }
+
+    /// Consume the current token and return its text.
+    pub fn bump_text(&mut self) -> &'a str {
+        let t = self.bump();
+        &self.src[t.start..t.end]
+    }
+
+    pub fn bump_span(&mut self) -> Span {
+        let t = self.bump();
+        Span::new(t.start, t.end)
+    }
+
+    /// Continue lexing at byte `pos` (after raw scanning).
+    pub fn reset_to(&mut self, pos: usize) {
+        self.prev_end = pos;
+        self.tok = lex_at(self.bytes, pos);
+    }
+
+    pub fn text(&self, t: Token) -> &'a str {
+        &self.src[t.start..t.end]
+    }
+
+    pub fn at(&self, kind: Kind) -> bool {
+        self.tok.kind == kind
+    }
+
+    pub fn at_kw(&self, kw: &str) -> bool {
+        self.tok.kind == Kind::BareId && self.text(self.tok) == kw
+    }
+
+    pub fn eat(&mut self, kind: Kind) -> bool {
+        if self.at(kind) {
+            self.bump();
+            return true;
+        }
+        false
+    }
+
+    pub fn eat_kw(&mut self, kw: &str) -> bool {
+        if self.at_kw(kw) {
+            self.bump();
+            return true;
+        }
+        false
+    }
+
+    /// The token `n` positions after the current one (`peek(0)` is the next).
+    pub fn peek(&self, n: usize) -> Token {
+        let mut t = lex_at(self.bytes, self.tok.end);
+        for _ in 0..n {
+            t = lex_at(self.bytes, t.end);
+        }
+        t
+    }
+
+    pub fn span(&self, t: Token) -> Span {
+        Span::new(t.start, t.end)
+    }
+
+    /// An error about the current token: `expected X, found Y`.
+    pub fn unexpected(&self, what: &str) -> Diagnostic {
+        let t = self.tok;
+        match t.kind {
+            Kind::Eof => Diagnostic::error(
+                Span::point(t.start),
+                format!("expected {what}, found end of input"),
+            ),
+            Kind::Error => self.lex_error(t),
+            _ => {
+                let found: String = self.text(t).chars().take(40).collect();
+                Diagnostic::error(self.span(t), format!("expected {what}, found '{found}'"))
+            }
+        }
+    }
+
+    fn lex_error(&self, t: Token) -> Diagnostic {
+        let b = self.bytes.get(t.start).copied().unwrap_or(0);
+        let msg = match b {
+            b'"' => "unterminated string literal".to_string(),
+            b'@' => "unterminated quoted symbol name".to_string(),
+            b'%' | b'^' | b'#' | b'!' => format!("expected identifier after '{}'", b as char),
+            _ => {
+                let c = self.src[t.start..].chars().next().unwrap_or('?');
+                format!("unexpected character '{}'", c.escape_default())
+            }
+        };
+        Diagnostic::error(self.span(t), msg)
+    }
+
+    pub fn expect(&mut self, kind: Kind) -> PResult<Token> {
+        if self.at(kind) {
+            return Ok(self.bump());
+        }
+        Err(self.unexpected(kind.describe()))
+    }
+
+    pub fn expect_kw(&mut self, kw: &str) -> PResult<Token> {
+        if self.at_kw(kw) {
+            return Ok(self.bump());
+        }
+        Err(self.unexpected(&format!("'{kw}'")))
+    }
+
+    fn enter(&mut self) -> PResult<()> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(Diagnostic::error(
+                Span::point(self.tok.start),
+                "nesting too deep",
+            ));
+        }
+        Ok(())
+    }
+
+    fn leave(&mut self) {
+        self.depth -= 1;
+    }
+
+    // ----- top level and operations ----------------------------------------------------------
+
+    pub fn parse_module(&mut self) -> PResult<ModuleAst> {
+        let mut ops = Vec::new();
+        while !self.at(Kind::Eof) {
+            if self.at(Kind::RBrace) {
+                return Err(Diagnostic::error(self.span(self.tok), "unbalanced '}'"));
+            }
+            ops.push(self.parse_op()?);
+        }
+        Ok(ModuleAst {
+            ops,
+            span: Span::new(0, self.src.len()),
+        })
+    }
+
+    pub fn parse_op(&mut self) -> PResult<Operation> {
+        self.enter()?;
+        let start = self.tok.start;
+        let results = self.parse_result_defs()?;
+        let mut op = match self.tok.kind {
+            Kind::Str => self.parse_generic_op(results)?,
+            Kind::BareId => self.parse_custom_op(results)?,
+            _ => return Err(self.unexpected("operation name")),
+        };
+        op.span = Span::new(start, self.prev_end);
+        self.leave();
+        Ok(op)
+    }
+
+    fn parse_result_defs(&mut self) -> PResult<Vec<ResultDef>> {
+        let mut results = Vec::new();
+        if !self.at(Kind::PercentId) {
+            return Ok(results);
+        }
+        loop {
+            let t = self.expect(Kind::PercentId)?;
+            let mut count = 1;
+            if self.eat(Kind::Colon) {
+                let n = self.expect(Kind::Int)?;
+                count = self
+                    .text(n)
+                    .parse::<u32>()
+                    .map_err(|_| Diagnostic::error(self.span(n), "invalid result count"))?;
+            }
+            results.push(ResultDef {
+                name: self.text(t).to_string(),
+                count,
+                span: Span::new(t.start, self.prev_end),
+            });
+            if !self.eat(Kind::Comma) {
+                break;
+            }
+        }
+        self.expect(Kind::Equal)?;
+        Ok(results)
+    }
+
+    pub fn new_op(name: String, results: Vec<ResultDef>) -> Operation {
+        Operation {
+            name,
+            results,
+            result_types: Vec::new(),
+            operands: Vec::new(),
+            operand_types: Vec::new(),
+            attrs: Vec::new(),
+            regions: Vec::new(),
+            successors: Vec::new(),
+            span: Span::default(),
+        }
+    }
+
+    fn parse_custom_op(&mut self, results: Vec<ResultDef>) -> PResult<Operation> {
+        let t = self.bump();
+        let written = self.text(t);
+        let Some((name, parser)) = ops::resolve(written, self.default_dialect) else {
+            return Err(Diagnostic::error(
+                self.span(t),
+                format!("unknown operation '{written}' in custom form"),
+            ));
+        };
+        let mut op = Parser::new_op(name, results);
+        parser(self, &mut op)?;
+        Ok(op)
+    }
+
+    fn parse_generic_op(&mut self, results: Vec<ResultDef>) -> PResult<Operation> {
+        let name = self.parse_string()?;
+        let mut op = Parser::new_op(name, results);
+        self.expect(Kind::LParen)?;
+        op.operands = self.parse_operand_list_until(Kind::RParen)?;
+        self.expect(Kind::RParen)?;
+        if self.at(Kind::LBracket) {
+            op.successors = self.parse_successors()?;
+        }
+        if self.at(Kind::Less) && self.peek(0).kind == Kind::LBrace {
+            self.bump();
+            op.attrs = self.parse_attr_dict()?;
+            self.expect(Kind::Greater)?;
+        }
+        if self.eat(Kind::LParen) {
+            loop {
+                op.regions.push(self.parse_region(Vec::new())?);
+                if !self.eat(Kind::Comma) {
+                    break;
+                }
+            }
+            self.expect(Kind::RParen)?;
+        }
+        if self.at(Kind::LBrace) {
+            let attrs = self.parse_attr_dict()?;
+            op.attrs.extend(attrs);
+        }
+        self.expect(Kind::Colon)?;
+        let (inputs, results) = self.parse_function_type()?;
+        op.operand_types = inputs;
+        op.result_types = results;
+        Ok(op)
+    }
+
+    fn parse_successors(&mut self) -> PResult<Vec<Successor>> {
+        self.expect(Kind::LBracket)?;
+        let mut succs = Vec::new();
+        loop {
+            let t = self.expect(Kind::CaretId)?;
+            let mut args = Vec::new();
+            if self.eat(Kind::LParen) {
+                args = self.parse_operand_list_until(Kind::RParen)?;
+                if self.eat(Kind::Colon) {
+                    self.parse_type_list()?;
+                }
+                self.expect(Kind::RParen)?;
+            }
+            succs.push(Successor {
+                label: self.text(t).to_string(),
+                args,
+                span: Span::new(t.start, self.prev_end),
+            });
+            if !self.eat(Kind::Comma) {
+                break;
+            }
+        }
+        self.expect(Kind::RBracket)?;
+        Ok(succs)
+    }
+
+    // ----- operands ---------------------------------------------------------------------------
+
+    pub fn parse_operand(&mut self) -> PResult<Operand> {
+        let t = self.expect(Kind::PercentId)?;
+        let name = self.text(t).to_string();
+        let mut index = None;
+        let b = self.bytes;
+        if b.get(t.end) == Some(&b'#') && b.get(t.end + 1).is_some_and(u8::is_ascii_digit) {
+            let mut end = t.end + 1;
+            while b.get(end).is_some_and(u8::is_ascii_digit) {
+                end += 1;
+            }
+            let digits = &self.src[t.end + 1..end];
+            index =
+                Some(digits.parse::<u32>().map_err(|_| {
+                    Diagnostic::error(Span::new(t.end, end), "result index too large")
+                })?);
+            self.reset_to(end);
+        }
+        Ok(Operand {
+            name,
+            index,
+            span: Span::new(t.start, self.prev_end),
+        })
+    }
+
+    /// Zero or more comma-separated operands (stops when no `%` follows).
+    pub fn parse_operands(&mut self) -> PResult<Vec<Operand>> {
+        let mut out = Vec::new();
+        if !self.at(Kind::PercentId) {
+            return Ok(out);
+        }
+        loop {
+            out.push(self.parse_operand()?);
+            if !(self.at(Kind::Comma) && self.peek(0).kind == Kind::PercentId) {
+                return Ok(out);
+            }
+            self.bump();
+        }
+    }
+
+    /// Comma-separated operands up to (not including) `close`.
+    pub fn parse_operand_list_until(&mut self, close: Kind) -> PResult<Vec<Operand>> {
+        let mut out = Vec::new();
+        if self.at(close) {
+            return Ok(out);
+        }
+        loop {
+            out.push(self.parse_operand()?);
+            if !self.eat(Kind::Comma) {
+                return Ok(out);
+            }
+        }
+    }
+
+    // ----- regions ----------------------------------------------------------------------------
+
+    /// `{ ops... ^bb1(...): ops... }`; `entry_args` become the entry block's arguments.
+    pub fn parse_region(&mut self, entry_args: Vec<BlockArg>) -> PResult<Region> {
+        self.enter()?;
+        let open = self.expect(Kind::LBrace)?;
+        let mut blocks = Vec::new();
+        let has_args = !entry_args.is_empty();
+        if has_args && self.at(Kind::CaretId) {
+            return Err(Diagnostic::error(
+                self.span(self.tok),
+                "entry block arguments are already defined by the operation",
+            ));
+        }
+        if has_args || !matches!(self.tok.kind, Kind::CaretId | Kind::RBrace) {
+            let start = self.tok.start;
+            let ops = self.parse_block_ops()?;
+            blocks.push(Block {
+                label: None,
+                args: entry_args,
+                ops,
+                span: Span::new(start, self.prev_end.max(start)),
+            });
+        }
+        while self.at(Kind::CaretId) {
+            blocks.push(self.parse_labelled_block()?);
+        }
+        if !self.at(Kind::RBrace) {
+            return Err(self.unexpected("'}' to close region"));
+        }
+        self.bump();
+        if let Some(first) = blocks.first_mut() {
+            first.label = None;
+        }
+        self.leave();
+        Ok(Region {
+            blocks,
+            span: Span::new(open.start, self.prev_end),
+        })
+    }
+
+    /// Region parsing with `dialect` as the default dialect for unqualified op names.
+    pub fn parse_region_in(
+        &mut self,
+        dialect: &'static str,
+        entry_args: Vec<BlockArg>,
+    ) -> PResult<Region> {
+        let saved = std::mem::replace(&mut self.default_dialect, dialect);
+        let r = self.parse_region(entry_args);
+        self.default_dialect = saved;
+        r
+    }
+
+    fn parse_labelled_block(&mut self) -> PResult<Block> {
+        let t = self.expect(Kind::CaretId)?;
+        let mut args = Vec::new();
+        if self.eat(Kind::LParen) {
+            if !self.at(Kind::RParen) {
+                loop {
+                    args.push(self.parse_block_arg()?);
+                    if !self.eat(Kind::Comma) {
+                        break;
+                    }
+                }
+            }
+            self.expect(Kind::RParen)?;
+        }
+        self.expect(Kind::Colon)?;
+        let ops = self.parse_block_ops()?;
+        Ok(Block {
+            label: Some(self.text(t).to_string()),
+            args,
+            ops,
+            span: Span::new(t.start, self.prev_end),
+        })
+    }
+
+    /// `%name : type`.
+    pub fn parse_block_arg(&mut self) -> PResult<BlockArg> {
+        let t = self.expect(Kind::PercentId)?;
+        self.expect(Kind::Colon)?;
+        let ty = self.parse_type()?;
+        // Locations `loc(...)` are not supported; attribute dicts on block args neither.
+        Ok(BlockArg {
+            name: self.text(t).to_string(),
+            ty,
+            span: Span::new(t.start, self.prev_end),
+        })
+    }
+
+    fn parse_block_ops(&mut self) -> PResult<Vec<Operation>> {
+        let mut ops = Vec::new();
+        while !matches!(self.tok.kind, Kind::CaretId | Kind::RBrace | Kind::Eof) {
+            ops.push(self.parse_op()?);
+        }
+        Ok(ops)
+    }
+
+    // ----- types ------------------------------------------------------------------------------
+
+    pub fn parse_type(&mut self) -> PResult<Type> {
+        self.enter()?;
+        let ty = match self.tok.kind {
+            Kind::BareId => self.parse_builtin_type()?,
+            Kind::BangId => self.parse_dialect_type()?,
+            Kind::Less => {
+                self.bump();
+                self.parse_handshake_body(None)?
+            }
+            Kind::LParen => {
+                let (inputs, results) = self.parse_function_type()?;
+                Type::Function { inputs, results }
+            }
+            _ => return Err(self.unexpected("type")),
+        };
+        self.leave();
+        Ok(ty)
+    }
+
+    /// Whether the current token can start a type.
+    pub fn at_type(&self) -> bool {
+        match self.tok.kind {
+            Kind::BangId | Kind::Less | Kind::LParen => true,
+            Kind::BareId => is_builtin_type_name(self.text(self.tok)),
+            _ => false,
+        }
+    }
+
+    /// One or more comma-separated types.
+    pub fn parse_type_list(&mut self) -> PResult<Vec<Type>> {
+        let mut out = vec![self.parse_type()?];
+        while self.at(Kind::Comma) {
+            self.bump();
+            out.push(self.parse_type()?);
+        }
+        Ok(out)
+    }
+
+    /// `(T, U) -> (V)` or `(T) -> V`.
+    pub fn parse_function_type(&mut self) -> PResult<(Vec<Type>, Vec<Type>)> {
+        let inputs = self.parse_paren_types()?;
+        self.expect(Kind::Arrow)?;
+        let results = self.parse_result_types()?;
+        Ok((inputs, results))
+    }
+
+    /// `(T, U)` or `()`.
+    pub fn parse_paren_types(&mut self) -> PResult<Vec<Type>> {
+        self.expect(Kind::LParen)?;
+        if self.eat(Kind::RParen) {
+            return Ok(Vec::new());
+        }
+        let types = self.parse_type_list()?;
+        self.expect(Kind::RParen)?;
+        Ok(types)
+    }
+
+    /// Result types after `->`: a parenthesized list or one type (which may be a function type).
+    pub fn parse_result_types(&mut self) -> PResult<Vec<Type>> {
+        if self.at(Kind::LParen) {
+            // `(T) -> U` is a function type; `(T, U)` is a result list.
+            let save = self.tok;
+            let list = self.parse_paren_types()?;
+            if !self.at(Kind::Arrow) {
+                return Ok(list);
+            }
+            self.reset_to(save.start);
+            return Ok(vec![self.parse_type()?]);
+        }
+        Ok(vec![self.parse_type()?])
+    }
+
+    fn parse_builtin_type(&mut self) -> PResult<Type> {
+        let t = self.tok;
+        let word = self.text(t);
+        if let Some(ty) = scalar_type(word) {
+            let ty = ty.map_err(|m| Diagnostic::error(self.span(t), m))?;
+            self.bump();
+            return Ok(ty);
+        }
+        match word {
+            "memref" => {
+                self.bump();
+                self.parse_memref_body()
+            }
+            "tuple" => {
+                self.bump();
+                self.expect(Kind::Less)?;
+                let mut elems = Vec::new();
+                if !self.at(Kind::Greater) {
+                    elems = self.parse_type_list()?;
+                }
+                self.expect(Kind::Greater)?;
+                Ok(Type::Tuple(elems))
+            }
+            _ if is_builtin_type_name(word) => {
+                self.bump();
+                let end = self.scan_adjacent_angle(t.end)?;
+                Ok(Type::Opaque(self.src[t.start..end].to_string()))
+            }
+            _ => Err(self.unexpected("type")),
+        }
+    }
+
+    fn parse_dialect_type(&mut self) -> PResult<Type> {
+        let t = self.bump();
+        let word = self.text(t);
+        match word {
+            "!handshake.channel" | "!handshake.control" => {
+                self.expect(Kind::Less)?;
+                let ty = self.parse_handshake_body(Some(word == "!handshake.control"))?;
+                Ok(ty)
+            }
+            _ => {
+                let end = self.scan_adjacent_angle(t.end)?;
+                Ok(Type::Opaque(self.src[t.start..end].to_string()))
+            }
+        }
+    }
+
+    /// After `<`: `T>`, `T, [extra]>`, `>`, `[extra]>`. `control`: `Some(true)` for
+    /// `!handshake.control`, `Some(false)` for `!handshake.channel`, `None` for the short form.
+    fn parse_handshake_body(&mut self, control: Option<bool>) -> PResult<Type> {
+        let is_control = match control {
+            Some(c) => c,
+            None => matches!(self.tok.kind, Kind::Greater | Kind::LBracket),
+        };
+        if is_control {
+            let extra = self.parse_extra_signals()?;
+            self.expect(Kind::Greater)?;
+            return Ok(Type::Control { extra });
+        }
+        let data = Box::new(self.parse_type()?);
+        let mut extra = Vec::new();
+        if self.eat(Kind::Comma) {
+            extra = self.parse_extra_signals()?;
+        }
+        self.expect(Kind::Greater)?;
+        Ok(Type::Channel { data, extra })
+    }
+
+    /// Optional `[name: T (U), ...]`.
+    fn parse_extra_signals(&mut self) -> PResult<Vec<ExtraSignal>> {
+        let mut out = Vec::new();
+        if !self.eat(Kind::LBracket) {
+            return Ok(out);
+        }
+        loop {
+            let n = self.expect(Kind::BareId)?;
+            self.expect(Kind::Colon)?;
+            let ty = self.parse_type()?;
+            let mut upstream = false;
+            if self.at(Kind::LParen) && self.peek(0).kind == Kind::BareId {
+                self.bump();
+                self.expect_kw("U")?;
+                self.expect(Kind::RParen)?;
+                upstream = true;
+            }
+            out.push(ExtraSignal {
+                name: self.text(n).to_string(),
+                ty,
+                upstream,
+            });
+            if !self.eat(Kind::Comma) {
+                break;
+            }
+        }
+        self.expect(Kind::RBracket)?;
+        Ok(out)
+    }
+
+    /// After `memref`: `<4x?xT, layout...>` (dimensions scanned from raw bytes).
+    fn parse_memref_body(&mut self) -> PResult<Type> {
+        if !self.at(Kind::Less) {
+            return Err(self.unexpected("'<'"));
+        }
+        let mut pos = self.tok.end;
+        let mut shape = Vec::new();
+        loop {
+            pos = super::lexer::skip_trivia(self.bytes, pos);
+            let (dim, end) = match self.bytes.get(pos) {
+                Some(b'?') => (None, pos + 1),
+                Some(b) if b.is_ascii_digit() => {
+                    let mut e = pos;
+                    while self.bytes.get(e).is_some_and(u8::is_ascii_digit) {
+                        e += 1;
+                    }
+                    let d = self.src[pos..e]
+                        .parse::<u64>()
+                        .map_err(|_| Diagnostic::error(Span::new(pos, e), "dimension too large"))?;
+                    (Some(d), e)
+                }
+                _ => break,
+            };
+            if self.bytes.get(end) != Some(&b'x') {
+                return Err(Diagnostic::error(
+                    Span::point(end),
+                    "expected 'x' in dimension list",
+                ));
+            }
+            shape.push(dim);
+            pos = end + 1;
+        }
+        self.reset_to(pos);
+        let elem = Box::new(self.parse_type()?);
+        let mut rest = Vec::new();
+        while self.at(Kind::Comma) {
+            let start = self.tok.end;
+            let end = self.scan_balanced_item(start)?;
+            rest.push(self.src[start..end].trim().to_string());
+            self.reset_to(end);
+        }
+        self.expect(Kind::Greater)?;
+        Ok(Type::MemRef { shape, elem, rest })
+    }
+
+    /// From `start`, the end of a layout item: the first top-level `,` or `>`.
+    fn scan_balanced_item(&self, start: usize) -> PResult<usize> {
+        let b = self.bytes;
+        let mut depth = 0i32;
+        let mut i = start;
+        while i < b.len() {
+            match b[i] {
+                b'"' => i = self.skip_string_raw(i)?,
+                b'-' if b.get(i + 1) == Some(&b'>') => i += 1,
+                b'<' | b'(' | b'[' | b'{' => depth += 1,
+                b'>' | b')' | b']' | b'}' if depth > 0 => depth -= 1,
+                b',' | b'>' if depth == 0 => return Ok(i),
+                b')' | b']' | b'}' => {
+                    return Err(Diagnostic::error(Span::new(i, i + 1), "unbalanced bracket"));
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        Err(Diagnostic::error(
+            Span::point(b.len()),
+            "expected '>', found end of input",
+        ))
+    }
+
+    /// Index of the closing quote of the string starting at `i`.
+    fn skip_string_raw(&self, i: usize) -> PResult<usize> {
+        let t = super::lexer::lex_at(self.bytes, i);
+        if t.kind != Kind::Str {
+            return Err(Diagnostic::error(
+                Span::new(i, i + 1),
+                "unterminated string literal",
+            ));
+        }
+        Ok(t.end - 1)
+    }
+
+    /// If a `<` follows immediately at `pos`, scan to its matching `>` and return the end
+    /// (after `>`); otherwise return `pos`. Resets the lexer to the returned end.
+    pub fn scan_adjacent_angle(&mut self, pos: usize) -> PResult<usize> {
+        if self.bytes.get(pos) != Some(&b'<') {
+            return Ok(pos);
+        }
+        let b = self.bytes;
+        let mut depth = 0i32;
+        let mut i = pos;
+        while i < b.len() {
+            match b[i] {
+                b'"' => i = self.skip_string_raw(i)?,
+                b'-' if b.get(i + 1) == Some(&b'>') => i += 1,
+                b'<' => depth += 1,
+                b'>' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        self.reset_to(i + 1);
+                        return Ok(i + 1);
+                    }
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        Err(Diagnostic::error(Span::new(pos, pos + 1), "unbalanced '<'"))
+    }
+
+    // ----- attributes -------------------------------------------------------------------------
+
+    pub fn parse_string(&mut self) -> PResult<String> {
+        if !self.at(Kind::Str) {
+            return Err(self.unexpected("string"));
+        }
+        let t = self.bump();
+        unescape(&self.src[t.start + 1..t.end - 1])
+            .map_err(|(off, msg)| Diagnostic::error(Span::new(t.start + 1 + off, t.end), msg))
+    }
+
+    pub fn parse_int(&mut self) -> PResult<i128> {
+        if !self.at(Kind::Int) {
+            return Err(self.unexpected("integer"));
+        }
+        let t = self.bump();
+        parse_int_text(self.text(t))
+            .ok_or_else(|| Diagnostic::error(self.span(t), "integer literal too large"))
+    }
+
+    /// `{a = 1, b, "c" = "x"}`.
+    pub fn parse_attr_dict(&mut self) -> PResult<Vec<NamedAttr>> {
+        self.enter()?;
+        self.expect(Kind::LBrace)?;
+        let mut out = Vec::new();
+        if !self.eat(Kind::RBrace) {
+            loop {
+                out.push(self.parse_named_attr()?);
+                if !self.eat(Kind::Comma) {
+                    break;
+                }
+            }
+            if !self.at(Kind::RBrace) {
+                return Err(self.unexpected("',' or '}' in attribute dictionary"));
+            }
+            self.bump();
+        }
+        self.leave();
+        Ok(out)
+    }
+
+    fn parse_named_attr(&mut self) -> PResult<NamedAttr> {
+        let start = self.tok.start;
+        let name = match self.tok.kind {
+            Kind::BareId => self.bump_text().to_string(),
+            Kind::Str => self.parse_string()?,
+            _ => return Err(self.unexpected("attribute name")),
+        };
+        let value = if self.eat(Kind::Equal) {
+            self.parse_attr()?
+        } else {
+            Attribute::Unit
+        };
+        Ok(NamedAttr {
+            name,
+            value,
+            span: Span::new(start, self.prev_end),
+        })
+    }
+
+    /// Whether the `{` at the current token opens an attribute dictionary (not a region).
+    /// `empty_is_dict` decides `{}`.
+    pub fn dict_ahead(&self, empty_is_dict: bool) -> bool {
+        if !self.at(Kind::LBrace) {
+            return false;
+        }
+        let t1 = self.peek(0);
+        let t2 = self.peek(1);
+        match t1.kind {
+            Kind::RBrace => empty_is_dict,
+            Kind::Str => matches!(t2.kind, Kind::Equal | Kind::Comma | Kind::RBrace),
+            Kind::BareId => match t2.kind {
+                Kind::Equal | Kind::Comma => true,
+                Kind::RBrace => {
+                    let word = self.text(t1);
+                    ops::resolve(word, self.default_dialect).is_none()
+                }
+                _ => false,
+            },
+            _ => false,
+        }
+    }
+
+    /// An optional attribute dictionary (`{}` counts as one), appended to `attrs`.
+    pub fn parse_opt_attr_dict(&mut self, attrs: &mut Vec<NamedAttr>) -> PResult<()> {
+        if self.dict_ahead(true) {
+            attrs.extend(self.parse_attr_dict()?);
+        }
+        Ok(())
+    }
+
+    /// `attributes {...}` if present.
+    pub fn parse_opt_attributes_kw(&mut self, attrs: &mut Vec<NamedAttr>) -> PResult<()> {
+        if self.eat_kw("attributes") {
+            attrs.extend(self.parse_attr_dict()?);
+        }
+        Ok(())
+    }
+
+    pub fn parse_attr(&mut self) -> PResult<Attribute> {
+        self.enter()?;
+        let a = self.parse_attr_inner()?;
+        self.leave();
+        Ok(a)
+    }
+
+    fn parse_attr_inner(&mut self) -> PResult<Attribute> {
+        match self.tok.kind {
+            Kind::Int => {
+                let value = self.parse_int()?;
+                let ty = self.parse_opt_colon_type()?;
+                Ok(Attribute::Integer { value, ty })
+            }
+            Kind::Float => {
+                let text = self.bump_text().to_string();
+                let ty = self.parse_opt_colon_type()?;
+                Ok(Attribute::Float { text, ty })
+            }
+            Kind::Str => Ok(Attribute::String(self.parse_string()?)),
+            Kind::LBracket => {
+                self.bump();
+                let mut items = Vec::new();
+                if !self.at(Kind::RBracket) {
+                    loop {
+                        items.push(self.parse_attr()?);
+                        if !self.eat(Kind::Comma) {
+                            break;
+                        }
+                    }
+                }
+                if !self.at(Kind::RBracket) {
+                    return Err(self.unexpected("',' or ']' in array"));
+                }
+                self.bump();
+                Ok(Attribute::Array(items))
+            }
+            Kind::LBrace => Ok(Attribute::Dict(self.parse_attr_dict()?)),
+            Kind::AtId => Ok(Attribute::SymbolRef(self.parse_symbol_ref()?)),
+            Kind::HashId => {
+                let t = self.bump();
+                let end = self.scan_adjacent_angle(t.end)?;
+                Ok(Attribute::Opaque(self.src[t.start..end].to_string()))
+            }
+            Kind::BangId | Kind::Less | Kind::LParen => Ok(Attribute::Type(self.parse_type()?)),
+            Kind::BareId => self.parse_keyword_attr(),
+            _ => Err(self.unexpected("attribute value")),
+        }
+    }
+
+    fn parse_keyword_attr(&mut self) -> PResult<Attribute> {
+        let word = self.text(self.tok);
+        match word {
+            "true" | "false" => {
+                self.bump();
+                Ok(Attribute::Bool(word == "true"))
+            }
+            "unit" => {
+                self.bump();
+                Ok(Attribute::Unit)
+            }
+            "uninitialized" => {
+                self.bump();
+                Ok(Attribute::Uninitialized)
+            }
+            "dense" => self.parse_dense(),
+            _ if is_builtin_type_name(word) => Ok(Attribute::Type(self.parse_type()?)),
+            _ => {
+                let t = self.bump();
+                if self.bytes.get(t.end) == Some(&b'<') {
+                    let end = self.scan_adjacent_angle(t.end)?;
+                    return Ok(Attribute::Opaque(self.src[t.start..end].to_string()));
+                }
+                Ok(Attribute::Keyword(word.to_string()))
+            }
+        }
+    }
+
+    fn parse_opt_colon_type(&mut self) -> PResult<Option<Type>> {
+        if self.at(Kind::Colon) && self.peek_is_type() {
+            self.bump();
+            return Ok(Some(self.parse_type()?));
+        }
+        Ok(None)
+    }
+
+    /// Whether the token after the current one starts a type.
+    fn peek_is_type(&self) -> bool {
+        let t = self.peek(0);
+        match t.kind {
+            Kind::BangId | Kind::Less | Kind::LParen => true,
+            Kind::BareId => is_builtin_type_name(self.text(t)),
+            _ => false,
+        }
+    }
+
+    /// `@a` or `@a::@b::@c`, without sigils.
+    pub fn parse_symbol_ref(&mut self) -> PResult<Vec<String>> {
+        let mut path = vec![self.parse_symbol_name()?];
+        while self.at(Kind::ColonColon) {
+            self.bump();
+            path.push(self.parse_symbol_name()?);
+        }
+        Ok(path)
+    }
+
+    /// `@name` (or `@"name"`) without the sigil.
+    pub fn parse_symbol_name(&mut self) -> PResult<String> {
+        let t = self.expect(Kind::AtId)?;
+        let raw = &self.src[t.start + 1..t.end];
+        if let Some(inner) = raw.strip_prefix('"') {
+            return unescape(&inner[..inner.len() - 1])
+                .map_err(|(_, m)| Diagnostic::error(self.span(t), m));
+        }
+        Ok(raw.to_string())
+    }
+
+    fn parse_dense(&mut self) -> PResult<Attribute> {
+        self.bump();
+        self.expect(Kind::Less)?;
+        let mut elems = Vec::new();
+        if !self.at(Kind::Greater) {
+            self.parse_dense_elems(&mut elems)?;
+        }
+        self.expect(Kind::Greater)?;
+        let ty = self.parse_opt_colon_type()?;
+        Ok(Attribute::Dense { elems, ty })
+    }
+
+    fn parse_dense_elems(&mut self, out: &mut Vec<Attribute>) -> PResult<()> {
+        self.enter()?;
+        if self.eat(Kind::LBracket) {
+            if !self.at(Kind::RBracket) {
+                loop {
+                    self.parse_dense_elems(out)?;
+                    if !self.eat(Kind::Comma) {
+                        break;
+                    }
+                }
+            }
+            self.expect(Kind::RBracket)?;
+        } else {
+            out.push(self.parse_dense_literal()?);
+        }
+        self.leave();
+        Ok(())
+    }
+
+    fn parse_dense_literal(&mut self) -> PResult<Attribute> {
+        match self.tok.kind {
+            Kind::Int => Ok(Attribute::Integer {
+                value: self.parse_int()?,
+                ty: None,
+            }),
+            Kind::Float => Ok(Attribute::Float {
+                text: self.bump_text().to_string(),
+                ty: None,
+            }),
+            Kind::Str => Ok(Attribute::String(self.parse_string()?)),
+            Kind::BareId if self.at_kw("true") || self.at_kw("false") => {
+                Ok(Attribute::Bool(self.bump_text() == "true"))
+            }
+            _ => Err(self.unexpected("dense element literal")),
+        }
+    }
+
+    // ----- custom-format building blocks ------------------------------------------------------
+
+    /// `on (a to b)` → `(starttime, endtime)` attributes (typed `i32`), if present.
+    pub fn parse_on_clause(&mut self) -> PResult<Option<[NamedAttr; 2]>> {
+        if !self.at_kw("on") {
+            return Ok(None);
+        }
+        self.bump();
+        self.expect(Kind::LParen)?;
+        let (a, sa) = self.parse_spanned_int()?;
+        self.expect_kw("to")?;
+        let (b, sb) = self.parse_spanned_int()?;
+        self.expect(Kind::RParen)?;
+        Ok(Some([
+            i32_attr("starttime", a, sa),
+            i32_attr("endtime", b, sb),
+        ]))
+    }
+
+    pub fn parse_spanned_int(&mut self) -> PResult<(i128, Span)> {
+        let start = self.tok.start;
+        let v = self.parse_int()?;
+        Ok((v, Span::new(start, self.prev_end)))
+    }
+}
+
+/// `name = value : i32`.
+pub fn i32_attr(name: &str, value: i128, span: Span) -> NamedAttr {
+    NamedAttr {
+        name: name.to_string(),
+        value: Attribute::Integer {
+            value,
+            ty: Some(Type::int(32)),
+        },
+        span,
+    }
+}
+
+/// Append `extra` attributes whose names are not already present.
+pub fn merge_absent(attrs: &mut Vec<NamedAttr>, extra: impl IntoIterator<Item = NamedAttr>) {
+    for a in extra {
+        if !attrs.iter().any(|x| x.name == a.name) {
+            attrs.push(a);
+        }
+    }
+}
+
+/// `i32`, `ui8`, `f32`, `index`, `none`: `Some(Ok)`; a malformed width: `Some(Err)`.
+fn scalar_type(word: &str) -> Option<Result<Type, String>> {
+    let int = |digits: &str, signedness| {
+        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        Some(match digits.parse::<u32>() {
+            Ok(width) if width <= 1 << 24 => Ok(Type::Integer { width, signedness }),
+            _ => Err(format!("integer type '{word}' is too wide")),
+        })
+    };
+    match word {
+        "index" => return Some(Ok(Type::Index)),
+        "none" => return Some(Ok(Type::None)),
+        "f16" => return Some(Ok(Type::Float(16))),
+        "f32" => return Some(Ok(Type::Float(32))),
+        "f64" => return Some(Ok(Type::Float(64))),
+        "f80" => return Some(Ok(Type::Float(80))),
+        "f128" => return Some(Ok(Type::Float(128))),
+        _ => {}
+    }
+    if let Some(d) = word.strip_prefix("si") {
+        return int(d, Signedness::Signed);
+    }
+    if let Some(d) = word.strip_prefix("ui") {
+        return int(d, Signedness::Unsigned);
+    }
+    if let Some(d) = word.strip_prefix('i') {
+        return int(d, Signedness::Signless);
+    }
+    None
+}
+
+/// Bare words that start a builtin type.
+pub fn is_builtin_type_name(word: &str) -> bool {
+    scalar_type(word).is_some()
+        || matches!(
+            word,
+            "memref" | "tuple" | "vector" | "tensor" | "complex" | "bf16" | "tf32"
+        )
+}
+
+/// Decimal or `0x` hex, with optional leading `-`; `None` if it does not fit `i128`.
+pub fn parse_int_text(text: &str) -> Option<i128> {
+    let (neg, digits) = match text.strip_prefix('-') {
+        Some(d) => (true, d),
+        None => (false, text),
+    };
+    let magnitude = match digits.strip_prefix("0x") {
+        Some(hex) => u128::from_str_radix(hex, 16).ok()?,
+        None => digits.parse::<u128>().ok()?,
+    };
+    if neg {
+        if magnitude == 1u128 << 127 {
+            return Some(i128::MIN);
+        }
+        return i128::try_from(magnitude).ok().map(|m| -m);
+    }
+    // Hex literals may spell the two's complement bit pattern of a negative i128.
+    if text.starts_with("0x") {
+        return Some(magnitude as i128);
+    }
+    i128::try_from(magnitude).ok()
+}
+
+/// Decode MLIR string escapes: `\"`, `\\`, `\n`, `\t`, and `\XX` (two hex digits).
+/// Errors carry the byte offset of the bad escape within `body`.
+pub fn unescape(body: &str) -> Result<String, (usize, String)> {
+    if !body.contains('\\') {
+        return Ok(body.to_string());
+    }
+    let b = body.as_bytes();
+    let mut out: Vec<u8> = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] != b'\\' {
+            out.push(b[i]);
+            i += 1;
+            continue;
+        }
+        let c = b.get(i + 1).copied().unwrap_or(0);
+        match c {
+            b'"' | b'\\' => out.push(c),
+            b'n' => out.push(b'\n'),
+            b't' => out.push(b'\t'),
+            _ if c.is_ascii_hexdigit() && b.get(i + 2).is_some_and(u8::is_ascii_hexdigit) => {
+                let v = u8::from_str_radix(&body[i + 1..i + 3], 16).unwrap_or(0);
+                out.push(v);
+                i += 1;
+            }
+            _ => return Err((i, "invalid escape sequence in string".to_string())),
+        }
+        i += 2;
+    }
+    String::from_utf8(out).map_err(|_| (0, "string escapes do not form valid UTF-8".to_string()))
+}
