@@ -27,7 +27,11 @@ fn build_id() -> std::io::Result<String> {
     let mut a = Fnv(0xcbf2_9ce4_8422_2325);
     let mut b = Fnv(0x6c62_272e_07bb_0142);
     for f in &files {
-        let rel = f.strip_prefix(&root).unwrap_or(f).to_string_lossy().into_owned();
+        let rel = f
+            .strip_prefix(&root)
+            .unwrap_or(f)
+            .to_string_lossy()
+            .into_owned();
         let bytes = std::fs::read(f)?;
         for h in [&mut a, &mut b] {
             h.write(rel.as_bytes());
@@ -35,7 +39,12 @@ fn build_id() -> std::io::Result<String> {
             h.write(&bytes);
         }
     }
-    Ok(format!("{}-{:016x}{:016x}", env!("CARGO_PKG_VERSION"), a.finish(), b.finish()))
+    Ok(format!(
+        "{}-{:016x}{:016x}",
+        env!("CARGO_PKG_VERSION"),
+        a.finish(),
+        b.finish()
+    ))
 }
 
 struct Fnv(u64);

@@ -9,6 +9,7 @@ use std::sync::Mutex;
 pub const KINDS: &[&str] = &[
     "mlir_items",
     "function_text",
+    "parse",
     "segmentation",
     "handler",
     "assemble",

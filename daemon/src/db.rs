@@ -10,6 +10,8 @@
 
 use crate::counters::Counters;
 use crate::items::{self, Item};
+use compiler::diag::Diagnostic;
+use compiler::mlir::ast::ModuleAst;
 use kiln_cache::{Key, Store};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -57,6 +59,12 @@ impl Db {
         }
     }
 
+    /// The shared runtime (counters, store), usable without holding a database handle:
+    /// a live clone would block input writes until dropped.
+    pub fn shared_runtime(&self) -> Arc<Runtime> {
+        self.runtime.clone()
+    }
+
     pub fn counters(&self) -> &Counters {
         &self.runtime.counters
     }
@@ -67,7 +75,7 @@ impl Db {
 }
 
 /// A source file given to `Build` (MLIR).
-#[salsa::input]
+#[salsa::input(debug)]
 pub struct SourceFile {
     #[returns(ref)]
     pub path: PathBuf,
@@ -76,7 +84,7 @@ pub struct SourceFile {
 }
 
 /// One BLIF file of the library or of the inputs.
-#[salsa::input]
+#[salsa::input(debug)]
 pub struct BlifFile {
     #[returns(ref)]
     pub path: PathBuf,
@@ -86,7 +94,7 @@ pub struct BlifFile {
 
 /// The BLIF library: every file whose models inputs may instantiate. Set with high
 /// durability: it changes rarely, so salsa skips re-validating what only depends on it.
-#[salsa::input]
+#[salsa::input(debug)]
 pub struct Library {
     #[returns(ref)]
     pub files: Vec<BlifFile>,
@@ -166,4 +174,74 @@ pub fn model_text(db: &dyn KilnDb, library: Library, name: String) -> Option<Str
             .find(|m| m.symbol == name)
             .map(|m| m.text.clone())
     })
+}
+
+/// The function `symbol` parsed on its own: an op tree whose spans are relative to the
+/// function's first byte (so moving the function does not change it). *Cached* (`parse`).
+#[salsa::tracked(returns(ref))]
+pub fn function_ast(
+    db: &dyn KilnDb,
+    file: SourceFile,
+    symbol: String,
+) -> Option<Result<ModuleAst, Diagnostic>> {
+    let text = function_text(db, file, symbol).as_ref()?;
+    let digest = kiln_cache::digest(text.as_bytes());
+    Some(cached(db, "parse", &[&digest], || {
+        compiler::mlir::parse(text)
+    }))
+}
+
+/// What a file produces: output texts by kind, and diagnostics with file-relative spans.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
+pub struct FileOutputs {
+    pub outputs: Vec<(OutputKind, String)>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Kinds of output files, named `<stem>.<suffix>` in the output directory.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, serde::Deserialize,
+)]
+pub enum OutputKind {
+    /// Every function in MLIR generic form (`<stem>.generic.mlir`).
+    Generic,
+}
+
+impl OutputKind {
+    pub const ALL: &[OutputKind] = &[OutputKind::Generic];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            OutputKind::Generic => "generic",
+        }
+    }
+
+    pub fn suffix(self) -> &'static str {
+        match self {
+            OutputKind::Generic => "generic.mlir",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<OutputKind> {
+        OutputKind::ALL.iter().copied().find(|k| k.name() == name)
+    }
+}
+
+/// The outputs of an MLIR file: per-function results assembled in source order.
+#[salsa::tracked(returns(ref))]
+pub fn mlir_outputs(db: &dyn KilnDb, file: SourceFile) -> FileOutputs {
+    db.runtime().counters.executed("emit");
+    let mut generic = String::new();
+    let mut diagnostics = Vec::new();
+    for item in mlir_items(db, file) {
+        match function_ast(db, file, item.symbol.clone()) {
+            Some(Ok(ast)) => generic.push_str(&compiler::mlir::print(ast)),
+            Some(Err(d)) => diagnostics.push(d.clone().shifted(item.offset as i64)),
+            None => {}
+        }
+    }
+    FileOutputs {
+        outputs: vec![(OutputKind::Generic, generic)],
+        diagnostics,
+    }
 }

@@ -7,7 +7,11 @@
 
 pub mod counters;
 pub mod db;
+pub mod driver;
 pub mod items;
+pub mod paths;
+pub mod server;
+pub mod watch;
 
 /// Generated gRPC types and stubs for `proto/kiln.proto` (package `kiln.v1`).
 pub mod proto {

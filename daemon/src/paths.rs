@@ -62,8 +62,13 @@ impl DaemonDir {
     }
 
     pub fn write_info(&self, info: &Info) -> io::Result<()> {
-        let tmp = self.dir.join(format!(".daemon.info.{}", std::process::id()));
-        fs::write(&tmp, serde_json::to_vec_pretty(info).map_err(io::Error::other)?)?;
+        let tmp = self
+            .dir
+            .join(format!(".daemon.info.{}", std::process::id()));
+        fs::write(
+            &tmp,
+            serde_json::to_vec_pretty(info).map_err(io::Error::other)?,
+        )?;
         fs::rename(tmp, self.info_file())
     }
 }
@@ -84,7 +89,11 @@ fn base_dir() -> io::Result<PathBuf> {
 /// Create `dir` (mode 0700) if needed; refuse a directory owned by someone else, and tighten
 /// its mode if it is ours.
 fn create_private_dir(dir: &Path) -> io::Result<()> {
-    match fs::DirBuilder::new().recursive(true).mode(0o700).create(dir) {
+    match fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+    {
         Ok(()) => {}
         Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
         Err(e) => return Err(e),

@@ -1,0 +1,143 @@
+//! `Watch`: rebuild whenever an input or a library file changes.
+//!
+//! The directories holding the inputs and the library directories are watched
+//! non-recursively (notify + notify-debouncer-full), so that editor-style atomic saves
+//! (write a temp file, rename it over the original), deletes, re-creates and new `.blif`
+//! files in library directories are all seen. Every rebuild re-reads the files from disk,
+//! so the outcome never depends on which events were delivered, only on there being one
+//! after the last change.
+
+use crate::driver::{BuildSpec, library_files};
+use crate::proto;
+use notify::RecursiveMode;
+use notify_debouncer_full::{DebounceEventResult, new_debouncer};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::time::Duration;
+use tonic::Status;
+
+/// Quiet period before a burst of events triggers a rebuild.
+pub const DEBOUNCE: Duration = Duration::from_millis(30);
+
+/// Build once, then once per batch of relevant changes, sending one event per build, until
+/// the receiver goes away.
+pub fn watch_loop(
+    spec: &BuildSpec,
+    tx: &tokio::sync::mpsc::Sender<Result<proto::WatchEvent, Status>>,
+    build: impl Fn(&BuildSpec) -> proto::BuildReply,
+) -> Result<(), String> {
+    let (etx, erx) = mpsc::channel::<DebounceEventResult>();
+    let mut debouncer = new_debouncer(DEBOUNCE, None, move |r| {
+        let _ = etx.send(r);
+    })
+    .map_err(|e| e.to_string())?;
+    for dir in watched_dirs(spec) {
+        debouncer
+            .watch(&dir, RecursiveMode::NonRecursive)
+            .map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    let relevant = Relevance::new(spec);
+    let mut seq = 0u64;
+    let mut changed: Vec<String> = Vec::new();
+    loop {
+        let reply = build(spec);
+        let event = proto::WatchEvent {
+            seq,
+            changed: std::mem::take(&mut changed),
+            build: Some(reply),
+        };
+        if tx.blocking_send(Ok(event)).is_err() {
+            return Ok(());
+        }
+        seq += 1;
+        changed = wait_for_changes(&erx, &relevant, tx)?;
+        if tx.is_closed() {
+            return Ok(());
+        }
+    }
+}
+
+/// Block until at least one relevant path changed (drains what is queued); returns the
+/// sorted changed paths. Returns early (empty) when the client is gone.
+fn wait_for_changes(
+    erx: &mpsc::Receiver<DebounceEventResult>,
+    relevant: &Relevance,
+    tx: &tokio::sync::mpsc::Sender<Result<proto::WatchEvent, Status>>,
+) -> Result<Vec<String>, String> {
+    let mut changed = BTreeSet::new();
+    loop {
+        match erx.recv_timeout(Duration::from_millis(200)) {
+            Ok(Ok(events)) => {
+                for ev in &events {
+                    changed.extend(
+                        ev.paths
+                            .iter()
+                            .filter(|p| relevant.matches(p))
+                            .map(|p| p.to_string_lossy().into_owned()),
+                    );
+                }
+            }
+            Ok(Err(errors)) => {
+                // Lost events (e.g. queue overflow): rebuild to be safe.
+                tracing::warn!(?errors, "file watcher errors");
+                changed.insert(String::new());
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => return Err("watcher stopped".into()),
+        }
+        if tx.is_closed() {
+            return Ok(Vec::new());
+        }
+        if !changed.is_empty() {
+            changed.remove("");
+            return Ok(changed.into_iter().collect());
+        }
+    }
+}
+
+fn watched_dirs(spec: &BuildSpec) -> BTreeSet<PathBuf> {
+    let mut dirs = BTreeSet::new();
+    for p in spec.inputs.iter().chain(&spec.libraries) {
+        if p.is_dir() {
+            dirs.insert(p.clone());
+        } else if let Some(parent) = p.parent() {
+            let parent = if parent.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                parent
+            };
+            dirs.insert(parent.to_path_buf());
+        }
+    }
+    dirs
+}
+
+/// Which changed paths matter: the inputs, library files, and `.blif` files in library
+/// directories (new ones included).
+struct Relevance {
+    files: BTreeSet<PathBuf>,
+    blif_dirs: BTreeSet<PathBuf>,
+}
+
+impl Relevance {
+    fn new(spec: &BuildSpec) -> Relevance {
+        let mut files: BTreeSet<PathBuf> = spec.inputs.iter().cloned().collect();
+        files.extend(library_files(&spec.libraries));
+        let blif_dirs = spec
+            .libraries
+            .iter()
+            .filter(|p| p.is_dir())
+            .cloned()
+            .collect();
+        Relevance { files, blif_dirs }
+    }
+
+    fn matches(&self, p: &Path) -> bool {
+        if self.files.contains(p) {
+            return true;
+        }
+        p.extension().is_some_and(|x| x == "blif")
+            && p.parent().is_some_and(|d| self.blif_dirs.contains(d))
+    }
+}
