@@ -5,6 +5,7 @@
 //! Architecture invariant: the compiler knows nothing of salsa; every query body here is a
 //! call into `compiler` on owned values.
 
+pub mod client;
 pub mod counters;
 pub mod db;
 pub mod driver;

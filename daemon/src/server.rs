@@ -321,3 +321,42 @@ fn init_logging(path: &Path, json: bool) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// Arguments of `kiln daemon` (the foreground server), shared by every binary that can run
+/// the daemon.
+#[derive(Debug, Clone, clap::Args)]
+pub struct Args {
+    /// Workspace the daemon serves (default: current directory).
+    #[arg(long)]
+    pub workspace: Option<PathBuf>,
+    /// Exit after this many seconds without requests.
+    #[arg(long, default_value_t = 3 * 3600)]
+    pub idle_timeout: u64,
+    /// Log line format in `daemon.log`.
+    #[arg(long, value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
+    /// Size cap of the persistent cache, in bytes.
+    #[arg(long, default_value_t = kiln_cache::DEFAULT_CAP_BYTES)]
+    pub cache_cap: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogFormat {
+    Text,
+    Json,
+}
+
+impl Args {
+    pub fn options(&self) -> Result<Options, String> {
+        let workspace = match &self.workspace {
+            Some(w) => w.clone(),
+            None => std::env::current_dir().map_err(|e| e.to_string())?,
+        };
+        Ok(Options {
+            workspace,
+            idle_timeout: Duration::from_secs(self.idle_timeout),
+            log_json: self.log_format == LogFormat::Json,
+            cache_cap_bytes: self.cache_cap,
+        })
+    }
+}
