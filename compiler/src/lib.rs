@@ -5,5 +5,7 @@
 //! whose output is `Eq + Hash + serde`, so that the daemon can use it as a query body and cache
 //! its result. Errors are [`diag::Diagnostic`]s with byte spans into the input text.
 
+pub mod aps;
 pub mod diag;
 pub mod mlir;
+pub mod rules;

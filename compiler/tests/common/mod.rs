@@ -7,7 +7,10 @@ use std::process::Command;
 
 /// The workspace root (parent of `compiler/`).
 pub fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
 }
 
 /// `tests/data/<rel>` inside the repository.
@@ -31,7 +34,11 @@ pub fn shared_dir() -> Option<PathBuf> {
     if dir.is_dir() {
         return Some(dir);
     }
-    assert!(!strict(), "shared corpus {} is required under CI", dir.display());
+    assert!(
+        !strict(),
+        "shared corpus {} is required under CI",
+        dir.display()
+    );
     eprintln!("skipping: shared corpus {} not present", dir.display());
     None
 }
@@ -43,7 +50,10 @@ pub fn have_tool(tool: &str) -> bool {
         .arg(format!("command -v {tool}"))
         .output()
         .is_ok_and(|o| o.status.success());
-    assert!(ok || !strict(), "required tool `{tool}` is not installed (CI must install it)");
+    assert!(
+        ok || !strict(),
+        "required tool `{tool}` is not installed (CI must install it)"
+    );
     if !ok {
         eprintln!("skipping: `{tool}` not installed");
     }

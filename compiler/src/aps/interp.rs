@@ -1,0 +1,432 @@
+//! TOR interpreter: the untimed reference semantics of a scheduled APS function.
+//!
+//! Ops run sequentially in program order (schedule attributes are ignored). State: the
+//! scratchpad banks (initialised from `memref.global`, `uninitialized` reads as 0), global
+//! registers, byte-addressed CPU memory and the register-file response. Integer arithmetic
+//! wraps at the result width; signed predicates and `shrsi` are signed. `tor.for` runs
+//! `iv = lb; while (step < 0 ? iv >= ub : iv <= ub) { body; iv += step }` (inclusive upper
+//! bound, zero-trip when the condition fails at entry). Bursts move
+//! `roundUpPow2(elem_bytes × length)` bytes, cyclic bank layout from the memory map.
+
+use super::context::{DesignContext, type_width};
+use super::memory::{burst_log2, locate};
+use super::segment::{operand_name, result_names};
+use crate::diag::Diagnostic;
+use crate::mlir::ast::{Attribute, Operation};
+use crate::rules::sim::{bank_index, read_bytes, read_word, write_bytes, write_word};
+use crate::rules::{mask, sext};
+use std::collections::{BTreeMap, HashMap};
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InterpResult {
+    pub responses: Vec<u32>,
+    pub cpu_mem: BTreeMap<u32, u8>,
+    pub banks: BTreeMap<String, Vec<u128>>,
+    pub globals: BTreeMap<String, u128>,
+}
+
+struct Machine<'a> {
+    ctx: &'a DesignContext,
+    env: HashMap<String, (u128, u32)>,
+    banks: BTreeMap<String, Vec<u128>>,
+    globals: BTreeMap<String, u128>,
+    cpu_mem: BTreeMap<u32, u8>,
+    responses: Vec<u32>,
+    args: Vec<String>,
+    rs: [u32; 2],
+    fuel: u64,
+    bank_names: HashMap<String, String>,
+}
+
+/// Run function `func` once with `rs1`/`rs2`; `max_steps` bounds the executed ops.
+pub fn run(
+    ctx: &DesignContext,
+    func: &Operation,
+    rs1: u32,
+    rs2: u32,
+    cpu_mem: BTreeMap<u32, u8>,
+    max_steps: u64,
+) -> Result<InterpResult, Diagnostic> {
+    let entry = func
+        .regions
+        .first()
+        .and_then(|r| r.blocks.first())
+        .ok_or_else(|| Diagnostic::error(func.span, "`tor.func` without a body"))?;
+    let mut m = Machine {
+        ctx,
+        env: HashMap::new(),
+        banks: BTreeMap::new(),
+        globals: BTreeMap::new(),
+        cpu_mem,
+        responses: Vec::new(),
+        args: entry.args.iter().map(|a| a.name.clone()).collect(),
+        rs: [rs1, rs2],
+        fuel: max_steps,
+        bank_names: HashMap::new(),
+    };
+    for (name, (v, w)) in &ctx.constants {
+        m.env.insert(name.clone(), (*v, *w));
+    }
+    for g in ctx.globals.values() {
+        if g.shape.is_empty() {
+            m.globals
+                .insert(g.name.clone(), g.init.first().copied().unwrap_or(0));
+        } else {
+            let mut data = vec![0u128; g.depth() as usize];
+            for (d, v) in data.iter_mut().zip(&g.init) {
+                *d = *v;
+            }
+            m.banks.insert(g.name.clone(), data);
+        }
+    }
+    m.exec_ops(&entry.ops)?;
+    Ok(InterpResult {
+        responses: m.responses,
+        cpu_mem: m.cpu_mem,
+        banks: m.banks,
+        globals: m.globals,
+    })
+}
+
+fn err(op: &Operation, msg: impl Into<String>) -> Diagnostic {
+    Diagnostic::error(op.span, msg.into())
+}
+
+impl Machine<'_> {
+    fn get(&self, op: &Operation, i: usize) -> Result<(u128, u32), Diagnostic> {
+        let o = op
+            .operands
+            .get(i)
+            .ok_or_else(|| err(op, format!("`{}` is missing operand {i}", op.name)))?;
+        self.env.get(&operand_name(o)).copied().ok_or_else(|| {
+            Diagnostic::error(
+                o.span,
+                format!("value `{}` has no value here", operand_name(o)),
+            )
+        })
+    }
+
+    fn set(&mut self, op: &Operation, v: u128) {
+        if let (Some(n), Some(t)) = (result_names(op).first(), op.result_types.first()) {
+            let w = type_width(t).max(1);
+            self.env.insert(n.clone(), (mask(v, w), w));
+        }
+    }
+
+    fn global_of(&self, op: &Operation, i: usize) -> Result<String, Diagnostic> {
+        let o = op
+            .operands
+            .get(i)
+            .ok_or_else(|| err(op, "missing memref operand"))?;
+        self.bank_names
+            .get(&operand_name(o))
+            .cloned()
+            .ok_or_else(|| Diagnostic::error(o.span, "not a `memref.get_global` result"))
+    }
+
+    fn exec_ops(&mut self, ops: &[Operation]) -> Result<Vec<(u128, u32)>, Diagnostic> {
+        for op in ops {
+            if op.name == "tor.yield" {
+                return (0..op.operands.len()).map(|i| self.get(op, i)).collect();
+            }
+            self.exec(op)?;
+        }
+        Ok(Vec::new())
+    }
+
+    fn exec(&mut self, op: &Operation) -> Result<(), Diagnostic> {
+        if self.fuel == 0 {
+            return Err(err(op, "step limit reached (non-terminating loop?)"));
+        }
+        self.fuel -= 1;
+        let name = op.name.as_str();
+        match name {
+            "tor.timegraph"
+            | "tor.return"
+            | "aps.itfc.burst_load_collect"
+            | "aps.itfc.burst_store_collect"
+            | "aps.itfc.store_collect" => {}
+            "arith.constant" => {
+                let v = super::context::const_value(op)
+                    .ok_or_else(|| err(op, "unsupported constant"))?;
+                self.set(op, v as u128);
+            }
+            "memref.get_global" => {
+                let g = match op.attr("name") {
+                    Some(Attribute::SymbolRef(p)) => p.last().cloned().unwrap_or_default(),
+                    _ => return Err(err(op, "`memref.get_global` without a symbol")),
+                };
+                if let Some(n) = result_names(op).first() {
+                    self.bank_names.insert(n.clone(), g);
+                }
+            }
+            "tor.addi" | "arith.addi" => self.bin(op, |a, b, _| a.wrapping_add(b))?,
+            "tor.subi" | "arith.subi" => self.bin(op, |a, b, _| a.wrapping_sub(b))?,
+            "tor.muli" | "arith.muli" => self.bin(op, |a, b, _| a.wrapping_mul(b))?,
+            "arith.andi" => self.bin(op, |a, b, _| a & b)?,
+            "arith.ori" => self.bin(op, |a, b, _| a | b)?,
+            "arith.xori" => self.bin(op, |a, b, _| a ^ b)?,
+            "arith.shli" => self.bin(op, |a, b, w| if b >= w as u128 { 0 } else { a << b })?,
+            "arith.shrui" => self.bin(op, |a, b, w| if b >= w as u128 { 0 } else { a >> b })?,
+            "arith.shrsi" => self.bin(op, |a, b, w| {
+                let s = sext(a, w);
+                (if b >= w as u128 { s >> 127 } else { s >> b }) as u128
+            })?,
+            "tor.cmpi" | "arith.cmpi" => {
+                let (a, w) = self.get(op, 0)?;
+                let (b, _) = self.get(op, 1)?;
+                let (sa, sb) = (sext(a, w), sext(b, w));
+                let pred = match op.attr("predicate") {
+                    Some(Attribute::Integer { value, .. }) => [
+                        "eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge",
+                    ]
+                    .get(*value as usize)
+                    .copied()
+                    .unwrap_or(""),
+                    Some(a) => a.as_str().unwrap_or(""),
+                    None => "",
+                };
+                let r = match pred {
+                    "eq" => a == b,
+                    "ne" => a != b,
+                    "slt" => sa < sb,
+                    "sle" => sa <= sb,
+                    "sgt" => sa > sb,
+                    "sge" => sa >= sb,
+                    "ult" => a < b,
+                    "ule" => a <= b,
+                    "ugt" => a > b,
+                    "uge" => a >= b,
+                    _ => return Err(err(op, "unknown predicate")),
+                };
+                self.set(op, r as u128);
+            }
+            "arith.select" => {
+                let (c, _) = self.get(op, 0)?;
+                let (a, _) = self.get(op, 1)?;
+                let (b, _) = self.get(op, 2)?;
+                self.set(op, if c & 1 == 1 { a } else { b });
+            }
+            "arith.extui" | "arith.trunci" => {
+                let (a, _) = self.get(op, 0)?;
+                self.set(op, a);
+            }
+            "arith.extsi" => {
+                let (a, w) = self.get(op, 0)?;
+                self.set(op, sext(a, w) as u128);
+            }
+            "comb.extract" => {
+                let (a, _) = self.get(op, 0)?;
+                let lo = op
+                    .attr("lowBit")
+                    .or_else(|| op.attr("low_bit"))
+                    .and_then(Attribute::as_int)
+                    .unwrap_or(0);
+                self.set(op, a >> lo as u32);
+            }
+            "aps.readrf" => {
+                let o = op
+                    .operands
+                    .first()
+                    .ok_or_else(|| err(op, "missing register"))?;
+                let k = self.args.iter().position(|a| *a == o.name).unwrap_or(2);
+                let v = *self
+                    .rs
+                    .get(k)
+                    .ok_or_else(|| err(op, "readrf of a non-source register"))?;
+                self.set(op, v as u128);
+            }
+            "aps.writerf" => {
+                let (v, _) = self.get(op, 1)?;
+                self.responses.push(v as u32);
+            }
+            "aps.memload" | "aps.spm.load_req" => {
+                let g = self.global_of(op, 0)?;
+                let (i, _) = self.get(op, 1)?;
+                let data = self.banks.get(&g).ok_or_else(|| err(op, "not a bank"))?;
+                let v = bank_index(i, data.len()).map(|k| data[k]).unwrap_or(0);
+                if let (Some(n), true) = (result_names(op).first(), name == "aps.spm.load_req") {
+                    self.env.insert(n.clone(), (v, 128));
+                } else {
+                    self.set(op, v);
+                }
+            }
+            "aps.spm.load_collect" | "aps.itfc.load_collect" => {
+                let (v, _) = self.get(op, 0)?;
+                self.set(op, v);
+            }
+            "aps.memstore" => {
+                let (v, _) = self.get(op, 0)?;
+                let g = self.global_of(op, 1)?;
+                let (i, _) = self.get(op, 2)?;
+                let width = self.ctx.globals.get(&g).map(|x| x.width).unwrap_or(32);
+                let data = self
+                    .banks
+                    .get_mut(&g)
+                    .ok_or_else(|| err(op, "not a bank"))?;
+                if let Some(k) = bank_index(i, data.len()) {
+                    data[k] = mask(v, width);
+                }
+            }
+            "aps.itfc.burst_load_req" | "aps.itfc.burst_store_req" => self.burst(op)?,
+            "aps.itfc.load_req" => {
+                let (a, _) = self.get(op, 1)?;
+                let v = read_word(&self.cpu_mem, a as u32);
+                if let Some(n) = result_names(op).first() {
+                    self.env.insert(n.clone(), (v as u128, 32));
+                }
+            }
+            "aps.itfc.store_req" => {
+                let (v, _) = self.get(op, 0)?;
+                let (a, _) = self.get(op, 2)?;
+                write_word(&mut self.cpu_mem, a as u32, v as u32);
+            }
+            "aps.globalload" => {
+                let g = super::ops::global_symbol(op)?;
+                let v = *self
+                    .globals
+                    .get(&g)
+                    .ok_or_else(|| err(op, "unknown global"))?;
+                self.set(op, v);
+            }
+            "aps.globalstore" => {
+                let g = super::ops::global_symbol(op)?;
+                let (v, _) = self.get(op, 0)?;
+                let width = self.ctx.globals.get(&g).map(|x| x.width).unwrap_or(32);
+                self.globals.insert(g, mask(v, width));
+            }
+            "tor.for" => self.for_loop(op)?,
+            "tor.if" => {
+                let (c, _) = self.get(op, 0)?;
+                let region = if c & 1 == 1 {
+                    op.regions.first()
+                } else {
+                    op.regions.get(1)
+                };
+                let ys = match region.and_then(|r| r.blocks.first()) {
+                    Some(b) => self.exec_ops(&b.ops)?,
+                    None => Vec::new(),
+                };
+                for (n, y) in result_names(op).iter().zip(ys) {
+                    self.env.insert(n.clone(), y);
+                }
+            }
+            "tor.while" => return Err(err(op, "`tor.while` is not supported")),
+            _ => return Err(err(op, format!("the interpreter does not know `{name}`"))),
+        }
+        Ok(())
+    }
+
+    fn bin(
+        &mut self,
+        op: &Operation,
+        f: impl Fn(u128, u128, u32) -> u128,
+    ) -> Result<(), Diagnostic> {
+        let (a, w) = self.get(op, 0)?;
+        let (b, _) = self.get(op, 1)?;
+        self.set(op, f(a, b, w));
+        Ok(())
+    }
+
+    fn for_loop(&mut self, op: &Operation) -> Result<(), Diagnostic> {
+        let body = op
+            .regions
+            .first()
+            .and_then(|r| r.blocks.first())
+            .ok_or_else(|| err(op, "`tor.for` without body"))?;
+        let iv = body
+            .args
+            .first()
+            .ok_or_else(|| err(op, "`tor.for` without induction variable"))?;
+        let w = type_width(&iv.ty).max(1);
+        let (lb, _) = self.get(op, 0)?;
+        let (ub, _) = self.get(op, 1)?;
+        let (step, _) = self.get(op, 2)?;
+        let (lb, ub, step) = (mask(lb, w), mask(ub, w), mask(step, w));
+        let mut carried: Vec<(u128, u32)> = (3..op.operands.len())
+            .map(|i| self.get(op, i))
+            .collect::<Result<_, _>>()?;
+        let go = |i: u128| {
+            if sext(step, w) < 0 {
+                sext(i, w) >= sext(ub, w)
+            } else {
+                sext(i, w) <= sext(ub, w)
+            }
+        };
+        let mut i = lb;
+        while go(i) {
+            if self.fuel == 0 {
+                return Err(err(op, "step limit reached (non-terminating loop?)"));
+            }
+            self.fuel -= 1;
+            self.env.insert(iv.name.clone(), (i, w));
+            for (a, v) in body.args.iter().skip(1).zip(&carried) {
+                self.env.insert(a.name.clone(), *v);
+            }
+            let ys = self.exec_ops(&body.ops)?;
+            if !ys.is_empty() {
+                carried = ys;
+            }
+            i = mask(i.wrapping_add(step), w);
+        }
+        for (n, v) in result_names(op).iter().zip(carried) {
+            self.env.insert(n.clone(), v);
+        }
+        Ok(())
+    }
+
+    fn burst(&mut self, op: &Operation) -> Result<(), Diagnostic> {
+        let n = op.operands.len();
+        if n < 4 {
+            return Err(err(op, "malformed burst"));
+        }
+        let load = op.name == "aps.itfc.burst_load_req";
+        let (banks, start, cpu, len) = if load {
+            (1..n - 2, n - 2, 0, n - 1)
+        } else {
+            (0..n - 3, n - 3, n - 2, n - 1)
+        };
+        let bank_names: Vec<String> = banks
+            .map(|i| self.global_of(op, i))
+            .collect::<Result<_, _>>()?;
+        let entry = bank_names
+            .first()
+            .and_then(|b| self.ctx.entry_of_bank(b))
+            .cloned()
+            .ok_or_else(|| err(op, "burst banks are not in the memory map"))?;
+        let eb = self.ctx.elem_bytes(&entry);
+        let (length, _) = self.get(op, len)?;
+        let (start, _) = self.get(op, start)?;
+        let (cpu, _) = self.get(op, cpu)?;
+        let log = burst_log2(eb, length as u64).ok_or_else(|| err(op, "bad burst length"))?;
+        let count = (1u32 << log) / eb;
+        let nb = bank_names.len() as u32;
+        let per_bank = entry.size / eb / nb.max(1);
+        let width = self
+            .ctx
+            .globals
+            .get(&bank_names[0])
+            .map(|g| g.width)
+            .unwrap_or(32);
+        for k in 0..count {
+            let el = (start as u32).wrapping_add(k);
+            if entry.base as u64 + el as u64 * eb as u64 >= entry.base as u64 + entry.size as u64 {
+                break;
+            }
+            let (b, off) = locate(el, nb, per_bank, entry.cyclic);
+            let addr = (cpu as u32).wrapping_add(k * eb);
+            let Some(data) = self.banks.get_mut(&bank_names[b as usize]) else {
+                continue;
+            };
+            let Some(idx) = bank_index(off as u128, data.len()) else {
+                continue;
+            };
+            if load {
+                data[idx] = mask(read_bytes(&self.cpu_mem, addr, eb), width);
+            } else {
+                write_bytes(&mut self.cpu_mem, addr, eb, data[idx]);
+            }
+        }
+        Ok(())
+    }
+}

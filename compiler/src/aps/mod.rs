@@ -1,0 +1,100 @@
+//! The APS flow: scheduled TOR/APS MLIR (one `tor.func` per RISC-V custom instruction) to
+//! the rule IR of [`crate::rules`].
+//!
+//! The flow is split at the granularities a build daemon caches:
+//! - [`design_context`]: design-level facts (memory map, globals, hoisted constants);
+//! - [`segment_function`]: one function's block tree (BlockHandler): straight-line blocks,
+//!   `tor.for` loops and `tor.if` conditionals, cross-block FIFOs, the token chain and the
+//!   per-block input/output ports, input distribution per container (seed 003);
+//! - [`handle_block`]: one block's rules (BBHandler, LoopHandler, IfHandler);
+//! - [`assemble`]: the function's [`rules::Circuit`].
+//!
+//! [`interp`] is the untimed reference semantics (TOR interpreter) and [`workload`] writes random
+//! valid scheduled modules for differential testing against [`rules::sim`].
+//!
+//! Assumptions: values are named by their SSA names (unique within a function); constants,
+//! `memref.get_global` results, function arguments (register indices) and request tokens are
+//! *virtual* (materialised where used, never carried by FIFOs).
+
+pub mod context;
+pub mod handlers;
+pub mod interp;
+pub mod memory;
+mod ops;
+pub mod segment;
+pub mod workload;
+
+pub use context::{DesignContext, design_context, functions};
+pub use handlers::{BlockRules, handle_block};
+pub use segment::{BlockId, Segmentation, segment_function};
+
+use crate::diag::Diagnostic;
+use crate::mlir::ast::{ModuleAst, Operation};
+use crate::rules::{self, Circuit};
+
+/// Assemble one function's circuit from its segmentation and per-block handler outputs.
+pub fn assemble(ctx: &DesignContext, seg: &Segmentation, blocks: &[BlockRules]) -> Circuit {
+    let mut c = Circuit {
+        name: seg.func.clone(),
+        ..Circuit::default()
+    };
+    c.instances.extend(ctx.shared_instances());
+    c.instances.push(rules::Instance {
+        name: seg.reg_rd.clone(),
+        kind: rules::InstanceKind::Reg { width: 5, init: 0 },
+    });
+    for f in &seg.fifos {
+        c.instances.push(rules::Instance {
+            name: f.name.clone(),
+            kind: rules::InstanceKind::Fifo {
+                width: f.width,
+                depth: f.depth,
+            },
+        });
+    }
+    for b in blocks {
+        c.instances.extend(b.instances.iter().cloned());
+        c.rules.extend(b.rules.iter().cloned());
+        c.precedence.extend(b.precedence.iter().cloned());
+    }
+    // Consumers before producers: later-generated rules (later segments, later slots) are
+    // tried first, so a FIFO drained in a cycle can be refilled in the same cycle.
+    c.schedule = c.rules.iter().rev().map(|r| r.name.clone()).collect();
+    c
+}
+
+/// The whole flow for one function.
+pub fn build_function(ctx: &DesignContext, func: &Operation) -> Result<Circuit, Diagnostic> {
+    let seg = segment_function(ctx, func)?;
+    let mut blocks = Vec::with_capacity(seg.blocks.len());
+    for id in 0..seg.blocks.len() {
+        blocks.push(handle_block(ctx, &seg, id)?);
+    }
+    Ok(assemble(ctx, &seg, &blocks))
+}
+
+/// The whole flow for a module: one circuit per function, in source order.
+pub fn build_module(module: &ModuleAst) -> Result<Vec<Circuit>, Diagnostic> {
+    let ctx = design_context(module)?;
+    functions(module)
+        .into_iter()
+        .map(|f| build_function(&ctx, f))
+        .collect()
+}
+
+/// All functions merged into one circuit (shared instances once), as `kiln build` writes it.
+pub fn build_file_circuit(name: &str, circuits: Vec<Circuit>) -> Circuit {
+    let mut all = Circuit {
+        name: name.to_string(),
+        ..Circuit::default()
+    };
+    for c in circuits {
+        all.merge(c);
+    }
+    all
+}
+
+/// Whether a module belongs to the APS flow (it contains a `tor.design`).
+pub fn is_aps_module(module: &ModuleAst) -> bool {
+    context::design_op(module).is_some()
+}

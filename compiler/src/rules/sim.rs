@@ -1,0 +1,701 @@
+//! Cycle-level simulator of a rule [`Circuit`]: guarded atomic actions, at most one firing
+//! per rule per cycle, rules tried in the circuit's schedule order.
+//!
+//! A rule fires when its guard holds and every method its body calls (on the path taken)
+//! is ready; its effects then become part of the cycle. FIFO semantics follow the STL
+//! `FIFO1_PUSH`/`FIFO2_I` modules: `deq` needs a committed element, `enq` needs room after
+//! this cycle's dequeues, and enqueued data becomes visible at the next cycle. Registers and
+//! bank writes commit at the clock edge (reads see old values). The DMA engine is busy for
+//! `latency` cycles per started 64-byte burst and copies its data when it finishes;
+//! `poll_for_idle` is ready only while it is idle. The CPU memory port answers a load one
+//! cycle after the request.
+//!
+//! The run ends when nothing can fire and no transfer is in flight: with every FIFO empty
+//! and every command consumed it is a success, otherwise a deadlock naming the rules that
+//! hold pending work.
+
+use super::{Circuit, DmaEntry, Expr, InstanceKind, Stmt, eval_prim, mask};
+use std::collections::{BTreeMap, HashMap, VecDeque};
+
+#[derive(Clone, Debug)]
+pub struct SimConfig {
+    /// DMA cycles per 64-byte burst (the schedule assumes 16).
+    pub dma_latency: u32,
+    pub max_cycles: u64,
+}
+
+impl Default for SimConfig {
+    fn default() -> SimConfig {
+        SimConfig {
+            dma_latency: 16,
+            max_cycles: 5_000_000,
+        }
+    }
+}
+
+/// One RoCC command: routed to `cmd_to_user_<id>`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Command {
+    pub id: u32,
+    pub rs1: u32,
+    pub rs2: u32,
+    pub rd: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Response {
+    pub rd: u32,
+    pub value: u32,
+    pub cycle: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SimResult {
+    pub responses: Vec<Response>,
+    pub cpu_mem: BTreeMap<u32, u8>,
+    pub banks: BTreeMap<String, Vec<u128>>,
+    pub regs: BTreeMap<String, u128>,
+    /// Cycles from the first command to the last rule firing (inclusive).
+    pub cycles: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SimError {
+    Deadlock { cycle: u64, stuck: Vec<String> },
+    Timeout { cycles: u64 },
+    Malformed(String),
+}
+
+impl std::fmt::Display for SimError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SimError::Deadlock { cycle, stuck } => {
+                write!(
+                    f,
+                    "deadlock at cycle {cycle}: stuck rules {}",
+                    stuck.join(", ")
+                )
+            }
+            SimError::Timeout { cycles } => write!(f, "no quiescence within {cycles} cycles"),
+            SimError::Malformed(m) => write!(f, "malformed circuit: {m}"),
+        }
+    }
+}
+
+struct Fifo {
+    items: VecDeque<u128>,
+    pending: Vec<u128>,
+    depth: usize,
+}
+
+struct Reg {
+    value: u128,
+    pending: Option<u128>,
+    width: u32,
+}
+
+struct Bank {
+    data: Vec<u128>,
+    width: u32,
+    pending: Vec<(usize, u128)>,
+    latch: u128,
+    latch_pending: Option<u128>,
+}
+
+#[derive(Clone)]
+struct Transfer {
+    to_isax: bool,
+    cpu_addr: u32,
+    isax_addr: u32,
+    bytes: u32,
+    done_at: u64,
+}
+
+struct Dma {
+    latency: u32,
+    entries: Vec<DmaEntry>,
+    active: Option<Transfer>,
+}
+
+enum Slot {
+    Fifo(Fifo),
+    Reg(Reg),
+    Bank(Bank),
+    Rocc,
+    Dma(Dma),
+    MemPort,
+}
+
+struct State {
+    slots: Vec<Slot>,
+    names: Vec<String>,
+    index: HashMap<String, usize>,
+    cmds: VecDeque<Command>,
+    responses: Vec<Response>,
+    cpu_mem: BTreeMap<u32, u8>,
+    mem_pending: Vec<(u32, u32)>,
+    mem_resp: VecDeque<(u64, u128)>,
+    cycle: u64,
+}
+
+/// Effects of one tentative firing.
+#[derive(Default)]
+struct Tx {
+    deqs: Vec<usize>,
+    enqs: Vec<(usize, u128)>,
+    reg_writes: Vec<(usize, u128)>,
+    bank_writes: Vec<(usize, usize, u128)>,
+    latch_writes: Vec<(usize, u128)>,
+    dma_start: Option<(usize, Transfer)>,
+    cmd_taken: bool,
+    responses: Vec<(u32, u32)>,
+    mem_loads: Vec<u32>,
+    mem_stores: Vec<(u32, u32)>,
+    mem_resp_taken: usize,
+}
+
+/// Why a call could not happen.
+struct Blocked(String);
+
+pub fn simulate(
+    circuit: &Circuit,
+    cmds: &[Command],
+    cpu_mem: BTreeMap<u32, u8>,
+    cfg: &SimConfig,
+) -> Result<SimResult, SimError> {
+    let mut st = State::new(circuit, cmds, cpu_mem, cfg)?;
+    let order: Vec<&super::Rule> = schedule_order(circuit)?;
+    let mut last_fire = 0u64;
+    let mut any_fired = false;
+    loop {
+        if st.cycle >= cfg.max_cycles {
+            return Err(SimError::Timeout {
+                cycles: cfg.max_cycles,
+            });
+        }
+        let mut fired = false;
+        for rule in &order {
+            if let Ok(tx) = st.try_rule(rule) {
+                st.apply(tx);
+                fired = true;
+            }
+        }
+        if fired {
+            last_fire = st.cycle;
+            any_fired = true;
+        }
+        let busy = st.end_of_cycle();
+        if !fired && !busy {
+            return st.finish(&order, if any_fired { last_fire + 1 } else { 0 });
+        }
+        st.cycle += 1;
+    }
+}
+
+fn schedule_order(circuit: &Circuit) -> Result<Vec<&super::Rule>, SimError> {
+    let by_name: BTreeMap<&str, &super::Rule> =
+        circuit.rules.iter().map(|r| (r.name.as_str(), r)).collect();
+    let mut order = Vec::new();
+    for name in &circuit.schedule {
+        let r = by_name
+            .get(name.as_str())
+            .ok_or_else(|| SimError::Malformed(format!("schedule names unknown rule `{name}`")))?;
+        order.push(*r);
+    }
+    for r in &circuit.rules {
+        if !circuit.schedule.contains(&r.name) {
+            order.push(r);
+        }
+    }
+    Ok(order)
+}
+
+impl State {
+    fn new(
+        circuit: &Circuit,
+        cmds: &[Command],
+        cpu_mem: BTreeMap<u32, u8>,
+        cfg: &SimConfig,
+    ) -> Result<State, SimError> {
+        let mut slots = Vec::new();
+        let mut names = Vec::new();
+        let mut index = HashMap::new();
+        for inst in &circuit.instances {
+            let slot = match &inst.kind {
+                InstanceKind::Fifo { depth, .. } => Slot::Fifo(Fifo {
+                    items: VecDeque::new(),
+                    pending: Vec::new(),
+                    depth: (*depth).max(1) as usize,
+                }),
+                InstanceKind::Reg { width, init } => Slot::Reg(Reg {
+                    value: *init,
+                    pending: None,
+                    width: *width,
+                }),
+                InstanceKind::Bank { width, depth, init } => {
+                    let mut data = vec![0u128; *depth as usize];
+                    for (d, v) in data.iter_mut().zip(init) {
+                        *d = mask(*v, *width);
+                    }
+                    Slot::Bank(Bank {
+                        data,
+                        width: *width,
+                        pending: Vec::new(),
+                        latch: 0,
+                        latch_pending: None,
+                    })
+                }
+                InstanceKind::Rocc => Slot::Rocc,
+                InstanceKind::Dma { latency, entries } => Slot::Dma(Dma {
+                    latency: if *latency == 0 {
+                        cfg.dma_latency
+                    } else {
+                        *latency
+                    },
+                    entries: entries.clone(),
+                    active: None,
+                }),
+                InstanceKind::MemPort => Slot::MemPort,
+            };
+            if index.insert(inst.name.clone(), slots.len()).is_some() {
+                return Err(SimError::Malformed(format!(
+                    "duplicate instance `{}`",
+                    inst.name
+                )));
+            }
+            names.push(inst.name.clone());
+            slots.push(slot);
+        }
+        Ok(State {
+            slots,
+            names,
+            index,
+            cmds: cmds.iter().cloned().collect(),
+            responses: Vec::new(),
+            cpu_mem,
+            mem_pending: Vec::new(),
+            mem_resp: VecDeque::new(),
+            cycle: 0,
+        })
+    }
+
+    fn try_rule(&self, rule: &super::Rule) -> Result<Tx, Blocked> {
+        let mut tx = Tx::default();
+        let mut vars: HashMap<u32, (u128, u32)> = HashMap::new();
+        if let Some((stmts, result)) = &rule.guard {
+            self.exec(stmts, &mut vars, &mut tx)?;
+            let g = vars.get(result).map(|v| v.0).unwrap_or(0);
+            if g & 1 == 0 {
+                return Err(Blocked("guard".into()));
+            }
+        }
+        self.exec(&rule.body, &mut vars, &mut tx)?;
+        Ok(tx)
+    }
+
+    fn exec(
+        &self,
+        stmts: &[Stmt],
+        vars: &mut HashMap<u32, (u128, u32)>,
+        tx: &mut Tx,
+    ) -> Result<(), Blocked> {
+        for stmt in stmts {
+            match stmt {
+                Stmt::Let { var, width, expr } => {
+                    let v = match expr {
+                        Expr::Const(c) => mask(*c, *width),
+                        Expr::Prim(op, args) => {
+                            let a: Vec<(u128, u32)> = args
+                                .iter()
+                                .map(|x| vars.get(x).copied().unwrap_or((0, 1)))
+                                .collect();
+                            eval_prim(*op, &a, *width)
+                        }
+                    };
+                    vars.insert(*var, (v, *width));
+                }
+                Stmt::Call {
+                    result,
+                    inst,
+                    method,
+                    args,
+                } => {
+                    let a: Vec<u128> = args
+                        .iter()
+                        .map(|x| vars.get(x).map(|v| v.0).unwrap_or(0))
+                        .collect();
+                    let r = self.call(inst, method, &a, tx)?;
+                    if let Some((var, width)) = result {
+                        vars.insert(*var, (mask(r, *width), *width));
+                    }
+                }
+                Stmt::If {
+                    cond,
+                    then_body,
+                    else_body,
+                } => {
+                    let c = vars.get(cond).map(|v| v.0 & 1).unwrap_or(0);
+                    let body = if c == 1 { then_body } else { else_body };
+                    self.exec(body, vars, tx)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn call(&self, inst: &str, method: &str, args: &[u128], tx: &mut Tx) -> Result<u128, Blocked> {
+        let idx = *self
+            .index
+            .get(inst)
+            .ok_or_else(|| Blocked(format!("unknown instance {inst}")))?;
+        let arg = |i: usize| args.get(i).copied().unwrap_or(0);
+        let blocked = || Blocked(format!("{inst}.{method}"));
+        match (&self.slots[idx], method) {
+            (Slot::Fifo(f), "deq") => {
+                let taken = tx.deqs.iter().filter(|&&d| d == idx).count();
+                let v = f.items.get(taken).copied().ok_or_else(blocked)?;
+                tx.deqs.push(idx);
+                Ok(v)
+            }
+            (Slot::Fifo(f), "enq") => {
+                let taken = tx.deqs.iter().filter(|&&d| d == idx).count();
+                let added = tx.enqs.iter().filter(|(d, _)| *d == idx).count();
+                if f.items.len() - taken + f.pending.len() + added >= f.depth {
+                    return Err(blocked());
+                }
+                tx.enqs.push((idx, arg(0)));
+                Ok(0)
+            }
+            (Slot::Reg(r), "read") => Ok(r.value),
+            (Slot::Reg(r), "write") => {
+                if r.pending.is_some() || tx.reg_writes.iter().any(|(d, _)| *d == idx) {
+                    return Err(blocked());
+                }
+                tx.reg_writes.push((idx, mask(arg(0), r.width)));
+                Ok(0)
+            }
+            (Slot::Bank(b), "read") => Ok(bank_get(&b.data, arg(0))),
+            (Slot::Bank(b), "read_0") => {
+                tx.latch_writes.push((idx, bank_get(&b.data, arg(0))));
+                Ok(0)
+            }
+            (Slot::Bank(b), "read_1") => Ok(b.latch),
+            (Slot::Bank(b), "write") => {
+                if let Some(i) = bank_index(arg(0), b.data.len()) {
+                    tx.bank_writes.push((idx, i, mask(arg(1), b.width)));
+                }
+                Ok(0)
+            }
+            (Slot::Rocc, "resp_from_user") => {
+                tx.responses.push((arg(0) as u32, arg(1) as u32));
+                Ok(0)
+            }
+            (Slot::Rocc, m) if m.starts_with("cmd_to_user_") => {
+                let id: u32 = m["cmd_to_user_".len()..].parse().map_err(|_| blocked())?;
+                match self.cmds.front() {
+                    Some(c) if c.id == id && !tx.cmd_taken => {
+                        tx.cmd_taken = true;
+                        Ok(pack_cmd(c))
+                    }
+                    _ => Err(blocked()),
+                }
+            }
+            (Slot::Dma(d), "poll_for_idle") => {
+                if d.active.is_some() {
+                    return Err(blocked());
+                }
+                Ok(1)
+            }
+            (Slot::Dma(d), "cpu_to_isax" | "isax_to_cpu") => {
+                if d.active.is_some() || tx.dma_start.is_some() {
+                    return Err(blocked());
+                }
+                let bytes = 1u32.checked_shl(arg(2) as u32).unwrap_or(0);
+                let bursts = bytes.div_ceil(64).max(1) as u64;
+                let t = Transfer {
+                    to_isax: method == "cpu_to_isax",
+                    cpu_addr: arg(0) as u32,
+                    isax_addr: arg(1) as u32,
+                    bytes,
+                    done_at: self.cycle + bursts * d.latency as u64,
+                };
+                tx.dma_start = Some((idx, t));
+                Ok(0)
+            }
+            (Slot::MemPort, "load_req") => {
+                tx.mem_loads.push(arg(0) as u32);
+                Ok(0)
+            }
+            (Slot::MemPort, "store_req") => {
+                tx.mem_stores.push((arg(0) as u32, arg(1) as u32));
+                Ok(0)
+            }
+            (Slot::MemPort, "load_resp") => {
+                let (at, v) = *self.mem_resp.get(tx.mem_resp_taken).ok_or_else(blocked)?;
+                if at > self.cycle {
+                    return Err(blocked());
+                }
+                tx.mem_resp_taken += 1;
+                Ok(v)
+            }
+            _ => Err(Blocked(format!("unknown method {inst}.{method}"))),
+        }
+    }
+
+    fn apply(&mut self, tx: Tx) {
+        for idx in tx.deqs {
+            if let Slot::Fifo(f) = &mut self.slots[idx] {
+                f.items.pop_front();
+            }
+        }
+        for (idx, v) in tx.enqs {
+            if let Slot::Fifo(f) = &mut self.slots[idx] {
+                f.pending.push(v);
+            }
+        }
+        for (idx, v) in tx.reg_writes {
+            if let Slot::Reg(r) = &mut self.slots[idx] {
+                r.pending = Some(v);
+            }
+        }
+        for (idx, i, v) in tx.bank_writes {
+            if let Slot::Bank(b) = &mut self.slots[idx] {
+                b.pending.push((i, v));
+            }
+        }
+        for (idx, v) in tx.latch_writes {
+            if let Slot::Bank(b) = &mut self.slots[idx] {
+                b.latch_pending = Some(v);
+            }
+        }
+        if let Some((idx, t)) = tx.dma_start
+            && let Slot::Dma(d) = &mut self.slots[idx]
+        {
+            d.active = Some(t);
+        }
+        if tx.cmd_taken {
+            self.cmds.pop_front();
+        }
+        for (rd, value) in tx.responses {
+            self.responses.push(Response {
+                rd,
+                value,
+                cycle: self.cycle,
+            });
+        }
+        for _ in 0..tx.mem_resp_taken {
+            self.mem_resp.pop_front();
+        }
+        for addr in tx.mem_loads {
+            let v = read_word(&self.cpu_mem, addr) as u128;
+            self.mem_resp.push_back((self.cycle + 1, v));
+        }
+        self.mem_pending.extend(tx.mem_stores);
+    }
+
+    /// Commit the clock edge; returns whether work is still in flight (DMA, memory).
+    fn end_of_cycle(&mut self) -> bool {
+        for slot in &mut self.slots {
+            match slot {
+                Slot::Fifo(f) => f.items.extend(f.pending.drain(..)),
+                Slot::Reg(r) => {
+                    if let Some(v) = r.pending.take() {
+                        r.value = v;
+                    }
+                }
+                Slot::Bank(b) => {
+                    for (i, v) in b.pending.drain(..) {
+                        b.data[i] = v;
+                    }
+                    if let Some(v) = b.latch_pending.take() {
+                        b.latch = v;
+                    }
+                }
+                _ => {}
+            }
+        }
+        for (addr, v) in std::mem::take(&mut self.mem_pending) {
+            write_word(&mut self.cpu_mem, addr, v);
+        }
+        let mut busy = !self.mem_resp.is_empty();
+        let finished: Vec<(usize, Transfer)> = self
+            .slots
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| match s {
+                Slot::Dma(d) => d.active.clone().map(|t| (i, t)),
+                _ => None,
+            })
+            .collect();
+        for (idx, t) in finished {
+            busy = true;
+            if self.cycle + 1 >= t.done_at {
+                self.complete_transfer(idx, &t);
+                if let Slot::Dma(d) = &mut self.slots[idx] {
+                    d.active = None;
+                }
+            }
+        }
+        busy
+    }
+
+    fn complete_transfer(&mut self, dma: usize, t: &Transfer) {
+        let entries = match &self.slots[dma] {
+            Slot::Dma(d) => d.entries.clone(),
+            _ => return,
+        };
+        let Some(e) = entries
+            .iter()
+            .find(|e| t.isax_addr >= e.base && t.isax_addr < e.base + e.size)
+        else {
+            return;
+        };
+        let eb = e.elem_bytes.max(1);
+        let n = e.banks.len().max(1) as u32;
+        let per_bank = e.size / eb / n;
+        for k in 0..t.bytes / eb {
+            let isax = t.isax_addr + k * eb;
+            if isax >= e.base + e.size {
+                break;
+            }
+            let el = (isax - e.base) / eb;
+            let (bank, off) = crate::aps::memory::locate(el, n, per_bank, e.cyclic);
+            let Some(&bi) = self.index.get(&e.banks[bank as usize]) else {
+                continue;
+            };
+            let cpu = t.cpu_addr.wrapping_add(k * eb);
+            if let Slot::Bank(b) = &mut self.slots[bi] {
+                let Some(i) = bank_index(off as u128, b.data.len()) else {
+                    continue;
+                };
+                if t.to_isax {
+                    b.data[i] = mask(read_bytes(&self.cpu_mem, cpu, eb), b.width);
+                } else {
+                    write_bytes(&mut self.cpu_mem, cpu, eb, b.data[i]);
+                }
+            }
+        }
+    }
+
+    fn finish(&self, order: &[&super::Rule], cycles: u64) -> Result<SimResult, SimError> {
+        let pending: Vec<usize> = self
+            .slots
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| matches!(s, Slot::Fifo(f) if !f.items.is_empty()))
+            .map(|(i, _)| i)
+            .collect();
+        if !pending.is_empty() || !self.cmds.is_empty() {
+            let stuck = order
+                .iter()
+                .filter(|r| {
+                    deq_targets(&r.body)
+                        .iter()
+                        .any(|t| self.index.get(*t).is_some_and(|i| pending.contains(i)))
+                        || (!self.cmds.is_empty() && calls_cmd(&r.body))
+                })
+                .map(|r| r.name.clone())
+                .collect::<Vec<_>>();
+            let stuck = if stuck.is_empty() {
+                pending
+                    .iter()
+                    .map(|&i| format!("(fifo {} not drained)", self.names[i]))
+                    .collect()
+            } else {
+                stuck
+            };
+            return Err(SimError::Deadlock {
+                cycle: self.cycle,
+                stuck,
+            });
+        }
+        let mut banks = BTreeMap::new();
+        let mut regs = BTreeMap::new();
+        for (i, s) in self.slots.iter().enumerate() {
+            match s {
+                Slot::Bank(b) => {
+                    banks.insert(self.names[i].clone(), b.data.clone());
+                }
+                Slot::Reg(r) => {
+                    regs.insert(self.names[i].clone(), r.value);
+                }
+                _ => {}
+            }
+        }
+        Ok(SimResult {
+            responses: self.responses.clone(),
+            cpu_mem: self.cpu_mem.clone(),
+            banks,
+            regs,
+            cycles,
+        })
+    }
+}
+
+fn deq_targets(stmts: &[Stmt]) -> Vec<&str> {
+    let mut out = Vec::new();
+    for s in stmts {
+        match s {
+            Stmt::Call { inst, method, .. } if method == "deq" => out.push(inst.as_str()),
+            Stmt::If {
+                then_body,
+                else_body,
+                ..
+            } => {
+                out.extend(deq_targets(then_body));
+                out.extend(deq_targets(else_body));
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+fn calls_cmd(stmts: &[Stmt]) -> bool {
+    stmts
+        .iter()
+        .any(|s| matches!(s, Stmt::Call { method, .. } if method.starts_with("cmd_to_user_")))
+}
+
+/// Pack a command into the 96-bit bundle of [`super::rocc_field`].
+pub fn pack_cmd(c: &Command) -> u128 {
+    let (rd_lo, _) = super::rocc_field("rd");
+    let (op_lo, _) = super::rocc_field("opcode");
+    (c.rs2 as u128)
+        | ((c.rs1 as u128) << 32)
+        | (((c.id & 0x7f) as u128) << op_lo)
+        | (((c.rd & 0x1f) as u128) << rd_lo)
+}
+
+/// The element index a bank access uses: the address truncated to the bank's address bits;
+/// `None` when it falls beyond a non-power-of-two depth.
+pub fn bank_index(addr: u128, depth: usize) -> Option<usize> {
+    let pow = depth.next_power_of_two().max(1) as u128;
+    let i = (addr % pow) as usize;
+    (i < depth).then_some(i)
+}
+
+fn bank_get(data: &[u128], addr: u128) -> u128 {
+    bank_index(addr, data.len()).map(|i| data[i]).unwrap_or(0)
+}
+
+pub fn read_bytes(mem: &BTreeMap<u32, u8>, addr: u32, n: u32) -> u128 {
+    (0..n).fold(0u128, |acc, k| {
+        acc | ((mem.get(&addr.wrapping_add(k)).copied().unwrap_or(0) as u128) << (8 * k))
+    })
+}
+
+pub fn write_bytes(mem: &mut BTreeMap<u32, u8>, addr: u32, n: u32, v: u128) {
+    for k in 0..n {
+        mem.insert(addr.wrapping_add(k), (v >> (8 * k)) as u8);
+    }
+}
+
+/// Word accesses of the CPU memory port are 4-byte aligned (low address bits ignored).
+pub fn read_word(mem: &BTreeMap<u32, u8>, addr: u32) -> u32 {
+    read_bytes(mem, addr & !3, 4) as u32
+}
+
+pub fn write_word(mem: &mut BTreeMap<u32, u8>, addr: u32, v: u32) {
+    write_bytes(mem, addr & !3, 4, v as u128);
+}
