@@ -160,8 +160,8 @@ impl Connector {
     fn spawn(&self) -> Result<(), String> {
         use std::os::unix::process::CommandExt;
         let out_path = self.dir.dir.join("daemon.out");
-        let out = std::fs::File::create(&out_path)
-            .map_err(|e| format!("{}: {e}", out_path.display()))?;
+        let out =
+            std::fs::File::create(&out_path).map_err(|e| format!("{}: {e}", out_path.display()))?;
         let err = out.try_clone().map_err(|e| e.to_string())?;
         Command::new(&self.exe)
             .arg("daemon")

@@ -8,6 +8,7 @@ use std::sync::Mutex;
 /// Query kinds, as reported by `kiln stats`.
 pub const KINDS: &[&str] = &[
     "mlir_items",
+    "context",
     "function_text",
     "parse",
     "segmentation",

@@ -10,8 +10,11 @@
 
 use crate::counters::Counters;
 use crate::items::{self, Item};
+use compiler::aps::{BlockRules, DesignContext, Segmentation};
 use compiler::diag::Diagnostic;
-use compiler::mlir::ast::ModuleAst;
+use compiler::diag::Span;
+use compiler::mlir::ast::Operation;
+use compiler::rules::Circuit;
 use kiln_cache::{Key, Store};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -133,25 +136,212 @@ pub fn cached<T: Serialize + DeserializeOwned>(
 }
 
 // ---------------------------------------------------------------------------------------
-// MLIR: items keyed by symbol.
+// MLIR (APS flow): design context, and functions keyed by symbol.
 
-/// The top-level symbol-defining operations of a file, in source order.
+/// The file split lexically into its `tor.func` items and the rest (the design context).
 #[salsa::tracked(returns(ref))]
-pub fn mlir_items(db: &dyn KilnDb, file: SourceFile) -> Vec<Item> {
+pub fn mlir_split(db: &dyn KilnDb, file: SourceFile) -> items::Split {
     db.runtime().counters.executed("mlir_items");
-    items::mlir_items(file.text(db))
+    items::split_functions(file.text(db))
+}
+
+/// Design-level facts (memory map, globals, constants), from the file without its
+/// functions. Unchanged by edits inside functions or comments after the design header.
+#[salsa::tracked(returns(ref))]
+pub fn design_context(db: &dyn KilnDb, file: SourceFile) -> Result<DesignContext, Diagnostic> {
+    db.runtime().counters.executed("context");
+    let module = compiler::mlir::parse(&mlir_split(db, file).context)?;
+    compiler::aps::design_context(&module)
 }
 
 /// The text of the function `symbol` (exactly as written), or `None` when the file has no
-/// such item. Unchanged when other parts of the file change, so its dependents are not
+/// such function. Unchanged when other parts of the file change, so its dependents are not
 /// re-executed.
 #[salsa::tracked(returns(ref))]
-pub fn function_text(db: &dyn KilnDb, file: SourceFile, symbol: String) -> Option<String> {
+pub fn function_text(db: &dyn KilnDb, file: SourceFile, symbol: String) -> Option<Item> {
     db.runtime().counters.executed("function_text");
-    mlir_items(db, file)
+    mlir_split(db, file)
+        .functions
         .iter()
         .find(|i| i.symbol == symbol)
-        .map(|i| i.text.clone())
+        .map(|i| Item {
+            offset: 0,
+            ..i.clone()
+        })
+}
+
+fn function_digest(db: &dyn KilnDb, file: SourceFile, symbol: &str) -> Option<[u8; 32]> {
+    function_text(db, file, symbol.to_string())
+        .as_ref()
+        .map(|i| kiln_cache::digest(i.text.as_bytes()))
+}
+
+fn context_digest(ctx: &DesignContext) -> [u8; 32] {
+    kiln_cache::digest(serde_json::to_string(ctx).unwrap_or_default().as_bytes())
+}
+
+/// The function parsed on its own: spans relative to its first byte. *Cached* (`parse`).
+#[salsa::tracked(returns(ref))]
+pub fn function_op(
+    db: &dyn KilnDb,
+    file: SourceFile,
+    symbol: String,
+) -> Option<Result<Operation, Diagnostic>> {
+    let item = function_text(db, file, symbol).as_ref()?;
+    let digest = kiln_cache::digest(item.text.as_bytes());
+    Some(cached(db, "parse", &[&digest], || {
+        let module = compiler::mlir::parse(&item.text)?;
+        module
+            .ops
+            .into_iter()
+            .next()
+            .ok_or_else(|| Diagnostic::error(Span::point(0), "empty function item"))
+    }))
+}
+
+/// The function's block tree, FIFOs and ports. *Cached* (`segmentation`).
+#[salsa::tracked(returns(ref))]
+pub fn segmentation(
+    db: &dyn KilnDb,
+    file: SourceFile,
+    symbol: String,
+) -> Option<Result<Segmentation, Diagnostic>> {
+    let op = match function_op(db, file, symbol.clone()).as_ref()? {
+        Ok(op) => op,
+        Err(d) => return Some(Err(d.clone())),
+    };
+    let ctx = match design_context(db, file) {
+        Ok(c) => c,
+        Err(d) => return Some(Err(d.clone())),
+    };
+    let f = function_digest(db, file, &symbol)?;
+    let c = context_digest(ctx);
+    Some(cached(db, "segmentation", &[&f, &c], || {
+        compiler::aps::segment_function(ctx, op)
+    }))
+}
+
+/// The rules of block `block` of function `symbol`. *Cached* (`handler`).
+#[salsa::tracked(returns(ref))]
+pub fn block_rules(
+    db: &dyn KilnDb,
+    file: SourceFile,
+    symbol: String,
+    block: usize,
+) -> Result<BlockRules, Diagnostic> {
+    let missing = || Diagnostic::error(Span::point(0), format!("no function `@{symbol}`"));
+    let seg = segmentation(db, file, symbol.clone())
+        .as_ref()
+        .ok_or_else(missing)?
+        .as_ref()
+        .map_err(Clone::clone)?;
+    let ctx = design_context(db, file).as_ref().map_err(Clone::clone)?;
+    let f = function_digest(db, file, &symbol).ok_or_else(missing)?;
+    let c = context_digest(ctx);
+    cached(db, "handler", &[&f, &c, &block.to_le_bytes()], || {
+        compiler::aps::handle_block(ctx, seg, block)
+    })
+}
+
+/// The function's circuit, assembled from its segmentation and block rules.
+#[salsa::tracked(returns(ref))]
+pub fn function_circuit(
+    db: &dyn KilnDb,
+    file: SourceFile,
+    symbol: String,
+) -> Option<Result<Circuit, Diagnostic>> {
+    let seg = match segmentation(db, file, symbol.clone()).as_ref()? {
+        Ok(s) => s,
+        Err(d) => return Some(Err(d.clone())),
+    };
+    let mut blocks = Vec::with_capacity(seg.blocks.len());
+    for id in 0..seg.blocks.len() {
+        match block_rules(db, file, symbol.clone(), id) {
+            Ok(b) => blocks.push(b.clone()),
+            Err(d) => return Some(Err(d.clone())),
+        }
+    }
+    db.runtime().counters.executed("assemble");
+    let ctx = design_context(db, file).as_ref().ok()?;
+    Some(Ok(compiler::aps::assemble(ctx, seg, &blocks)))
+}
+
+/// What a file produces: output texts by kind, and diagnostics with file-relative spans.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
+pub struct FileOutputs {
+    pub outputs: Vec<(OutputKind, String)>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Kinds of output files, named `<stem>.<suffix>` in the output directory.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, serde::Deserialize,
+)]
+pub enum OutputKind {
+    /// CMT2 MLIR of the file's merged circuit (`<stem>.cmt2.mlir`).
+    Cmt2,
+    /// The rule IR as JSON (`<stem>.rules.json`).
+    RulesJson,
+}
+
+impl OutputKind {
+    pub const ALL: &[OutputKind] = &[OutputKind::Cmt2, OutputKind::RulesJson];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            OutputKind::Cmt2 => "cmt2",
+            OutputKind::RulesJson => "rules-json",
+        }
+    }
+
+    pub fn suffix(self) -> &'static str {
+        match self {
+            OutputKind::Cmt2 => "cmt2.mlir",
+            OutputKind::RulesJson => "rules.json",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<OutputKind> {
+        OutputKind::ALL.iter().copied().find(|k| k.name() == name)
+    }
+}
+
+/// The outputs of an APS file: per-function circuits merged in source order (named after
+/// the file's stem) and emitted. Any error suppresses the outputs of the file.
+#[salsa::tracked(returns(ref))]
+pub fn mlir_outputs(db: &dyn KilnDb, file: SourceFile) -> FileOutputs {
+    db.runtime().counters.executed("emit");
+    let mut diagnostics = Vec::new();
+    if let Err(d) = design_context(db, file) {
+        diagnostics.push(d.clone());
+    }
+    let mut circuits = Vec::new();
+    for item in &mlir_split(db, file).functions {
+        match function_circuit(db, file, item.symbol.clone()) {
+            Some(Ok(c)) => circuits.push(c.clone()),
+            Some(Err(d)) => diagnostics.push(d.clone().shifted(item.offset as i64)),
+            None => {}
+        }
+    }
+    if !diagnostics.is_empty() {
+        return FileOutputs {
+            outputs: Vec::new(),
+            diagnostics,
+        };
+    }
+    let stem = file
+        .path(db)
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let circuit = compiler::aps::build_file_circuit(&stem, circuits);
+    FileOutputs {
+        outputs: vec![
+            (OutputKind::Cmt2, compiler::rules::emit_cmt2(&circuit)),
+            (OutputKind::RulesJson, compiler::rules::to_json(&circuit)),
+        ],
+        diagnostics,
+    }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -174,74 +364,4 @@ pub fn model_text(db: &dyn KilnDb, library: Library, name: String) -> Option<Str
             .find(|m| m.symbol == name)
             .map(|m| m.text.clone())
     })
-}
-
-/// The function `symbol` parsed on its own: an op tree whose spans are relative to the
-/// function's first byte (so moving the function does not change it). *Cached* (`parse`).
-#[salsa::tracked(returns(ref))]
-pub fn function_ast(
-    db: &dyn KilnDb,
-    file: SourceFile,
-    symbol: String,
-) -> Option<Result<ModuleAst, Diagnostic>> {
-    let text = function_text(db, file, symbol).as_ref()?;
-    let digest = kiln_cache::digest(text.as_bytes());
-    Some(cached(db, "parse", &[&digest], || {
-        compiler::mlir::parse(text)
-    }))
-}
-
-/// What a file produces: output texts by kind, and diagnostics with file-relative spans.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
-pub struct FileOutputs {
-    pub outputs: Vec<(OutputKind, String)>,
-    pub diagnostics: Vec<Diagnostic>,
-}
-
-/// Kinds of output files, named `<stem>.<suffix>` in the output directory.
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, serde::Deserialize,
-)]
-pub enum OutputKind {
-    /// Every function in MLIR generic form (`<stem>.generic.mlir`).
-    Generic,
-}
-
-impl OutputKind {
-    pub const ALL: &[OutputKind] = &[OutputKind::Generic];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            OutputKind::Generic => "generic",
-        }
-    }
-
-    pub fn suffix(self) -> &'static str {
-        match self {
-            OutputKind::Generic => "generic.mlir",
-        }
-    }
-
-    pub fn parse(name: &str) -> Option<OutputKind> {
-        OutputKind::ALL.iter().copied().find(|k| k.name() == name)
-    }
-}
-
-/// The outputs of an MLIR file: per-function results assembled in source order.
-#[salsa::tracked(returns(ref))]
-pub fn mlir_outputs(db: &dyn KilnDb, file: SourceFile) -> FileOutputs {
-    db.runtime().counters.executed("emit");
-    let mut generic = String::new();
-    let mut diagnostics = Vec::new();
-    for item in mlir_items(db, file) {
-        match function_ast(db, file, item.symbol.clone()) {
-            Some(Ok(ast)) => generic.push_str(&compiler::mlir::print(ast)),
-            Some(Err(d)) => diagnostics.push(d.clone().shifted(item.offset as i64)),
-            None => {}
-        }
-    }
-    FileOutputs {
-        outputs: vec![(OutputKind::Generic, generic)],
-        diagnostics,
-    }
 }

@@ -35,6 +35,43 @@ pub fn mlir_items(text: &str) -> Vec<Item> {
         .collect()
 }
 
+/// A file split into its functions and the rest.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Split {
+    /// The file with every function's bytes replaced by spaces (newlines kept), so that
+    /// spans into it are spans into the file.
+    pub context: String,
+    /// The `tor.func` operations, in source order.
+    pub functions: Vec<Item>,
+}
+
+/// Split an APS file into its `tor.func` items (at module level, or inside a `tor.design`
+/// at module level) and the design context.
+pub fn split_functions(text: &str) -> Split {
+    let mut functions: Vec<Item> = (0..=2)
+        .flat_map(|depth| statements_at_depth(text, depth))
+        .filter(|&(s, e)| {
+            let t = &text[s..e];
+            t.starts_with("tor.func") || t.starts_with("\"tor.func\"")
+        })
+        .filter_map(|s| item_at(text, s))
+        .collect();
+    functions.sort_by_key(|i| i.offset);
+    functions.dedup_by_key(|i| i.offset);
+    let mut context = text.as_bytes().to_vec();
+    for f in &functions {
+        for b in &mut context[f.offset..f.offset + f.text.len()] {
+            if *b != b'\n' {
+                *b = b' ';
+            }
+        }
+    }
+    Split {
+        context: String::from_utf8(context).unwrap_or_default(),
+        functions,
+    }
+}
+
 fn item_at(text: &str, (start, end): (usize, usize)) -> Option<Item> {
     let body = &text[start..end];
     let at = body.find('@')?;
@@ -215,6 +252,19 @@ module {
         let texts = |v: &[Item]| v.iter().map(|i| i.text.clone()).collect::<Vec<_>>();
         assert_eq!(texts(&a), texts(&b));
         assert_ne!(a[1].offset, b[1].offset);
+    }
+
+    #[test]
+    fn aps_functions_and_context() {
+        let text = "module {\n  aps.memorymap {\n  }\n  tor.design @d {\n    %c = arith.constant 1 : i32\n    tor.func @f(%a: i5) attributes {opcode = 1 : i32} {\n      tor.return\n    }\n    // note\n    tor.func @g() {\n    }\n  }\n}\n";
+        let split = split_functions(text);
+        let names: Vec<&str> = split.functions.iter().map(|i| i.symbol.as_str()).collect();
+        assert_eq!(names, ["f", "g"]);
+        assert_eq!(split.context.len(), text.len());
+        assert!(!split.context.contains("tor.func"));
+        assert!(split.context.contains("// note"));
+        assert!(split.context.contains("arith.constant"));
+        assert_eq!(split.context.lines().count(), text.lines().count());
     }
 
     #[test]
