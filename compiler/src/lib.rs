@@ -5,7 +5,9 @@
 //! whose output is `Eq + Hash + serde`, so that the daemon can use it as a query body and cache
 //! its result. Errors are [`diag::Diagnostic`]s with byte spans into the input text.
 
+pub mod aig;
 pub mod aps;
+pub mod blif;
 pub mod diag;
 pub mod mlir;
 pub mod rules;

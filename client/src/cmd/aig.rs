@@ -1,0 +1,292 @@
+//! `kiln aig FILE_OR_DIR... -o OUT_DIR [--format aig|aag|blif] [--jobs N] [--stats] [--json]`.
+//!
+//! Lowers every model of every BLIF file (directories are walked for `*.blif`, and the tree
+//! is mirrored under OUT_DIR) and writes the top model's AIG. Files are processed by a pool of
+//! `--jobs` threads; results are reported in input order. Warnings are printed and do not
+//! change the exit code; any input error makes the command exit 1.
+
+use crate::io::{self, Failure};
+use compiler::aig::{self, Aig};
+use compiler::blif;
+use compiler::diag::{self, Diagnostic};
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Aig,
+    Aag,
+    Blif,
+}
+
+impl Format {
+    fn extension(self) -> &'static str {
+        match self {
+            Format::Aig => "aig",
+            Format::Aag => "aag",
+            Format::Blif => "blif",
+        }
+    }
+}
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// BLIF files, or directories to search for `*.blif`.
+    #[arg(required = true)]
+    pub inputs: Vec<PathBuf>,
+    /// Output directory (the input tree is mirrored below it).
+    #[arg(short, long)]
+    pub out: PathBuf,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "aig")]
+    pub format: Format,
+    /// Worker threads (default: available cores).
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    /// Print PI/PO/latch/AND/level counts per file.
+    #[arg(long)]
+    pub stats: bool,
+    /// Print one JSON object per file on stdout (stats and diagnostics).
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// One input file and where its output goes.
+pub struct Job {
+    pub input: PathBuf,
+    pub output: PathBuf,
+}
+
+/// What lowering one file produced.
+pub struct Outcome {
+    pub stats: Option<Stats>,
+    /// Rendered diagnostics (warnings, or the error).
+    pub rendered: String,
+    pub json_diags: Vec<serde_json::Value>,
+    pub failed: bool,
+}
+
+#[derive(Clone, Copy, Debug, serde::Serialize)]
+pub struct Stats {
+    pub pi: usize,
+    pub po: usize,
+    pub latches: usize,
+    pub ands: usize,
+    pub levels: u32,
+}
+
+impl Stats {
+    pub fn of(g: &Aig) -> Stats {
+        Stats {
+            pi: g.inputs().len(),
+            po: g.outputs().len(),
+            latches: g.latches().len(),
+            ands: g.and_count(),
+            levels: g.depth(),
+        }
+    }
+}
+
+pub fn run(args: Args) -> Result<(), Failure> {
+    let jobs = collect_jobs(&args.inputs, &args.out, args.format)?;
+    let threads = args
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let bar = std::io::stderr().is_terminal().then(|| {
+        let b = indicatif::ProgressBar::new(jobs.len() as u64);
+        b.set_style(
+            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} {elapsed} {wide_msg}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        b
+    });
+    let outcomes = run_pool(&jobs, threads, |job| {
+        let o = lower_one(job, args.format);
+        if let Some(b) = &bar {
+            b.inc(1);
+        }
+        o
+    });
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    report(&jobs, &outcomes, &args)
+}
+
+fn report(jobs: &[Job], outcomes: &[Outcome], args: &Args) -> Result<(), Failure> {
+    let mut failed = 0;
+    for (job, o) in jobs.iter().zip(outcomes) {
+        eprint!("{}", o.rendered);
+        failed += o.failed as usize;
+        if args.json {
+            let v = serde_json::json!({
+                "file": job.input.display().to_string(),
+                "output": job.output.display().to_string(),
+                "ok": !o.failed,
+                "stats": o.stats,
+                "diagnostics": o.json_diags,
+            });
+            println!("{v}");
+        } else if args.stats
+            && let Some(s) = o.stats
+        {
+            println!(
+                "{}: pi={} po={} latch={} and={} lev={}",
+                job.input.display(),
+                s.pi,
+                s.po,
+                s.latches,
+                s.ands,
+                s.levels
+            );
+        }
+    }
+    if failed > 0 {
+        return Err(Failure::input(format!(
+            "{failed} of {} file(s) failed",
+            jobs.len()
+        )));
+    }
+    Ok(())
+}
+
+/// Run `f` over `items` on `threads` worker threads; results in input order.
+pub fn run_pool<T: Sync, R: Send>(
+    items: &[T],
+    threads: usize,
+    f: impl Fn(&T) -> R + Sync,
+) -> Vec<R> {
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<R>>> = Mutex::new((0..items.len()).map(|_| None).collect());
+    std::thread::scope(|s| {
+        for _ in 0..threads.clamp(1, items.len().max(1)) {
+            s.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(item) = items.get(i) else { break };
+                    let r = f(item);
+                    if let Ok(mut v) = results.lock() {
+                        v[i] = Some(r);
+                    }
+                }
+            });
+        }
+    });
+    let v = results.into_inner().unwrap_or_default();
+    v.into_iter()
+        .map(|r| r.expect("every item processed"))
+        .collect()
+}
+
+/// The files named by `inputs` (directories walked for `*.blif`, sorted) and their outputs.
+pub fn collect_jobs(inputs: &[PathBuf], out: &Path, format: Format) -> Result<Vec<Job>, Failure> {
+    let mut jobs = Vec::new();
+    for input in inputs {
+        if input.is_dir() {
+            let mut files = Vec::new();
+            walk(input, &mut files)
+                .map_err(|e| Failure::input(format!("{}: error: {e}", input.display())))?;
+            files.sort();
+            for f in files {
+                let rel = f.strip_prefix(input).unwrap_or(&f).to_path_buf();
+                jobs.push(Job {
+                    output: out.join(rel).with_extension(format.extension()),
+                    input: f,
+                });
+            }
+        } else {
+            let name = input
+                .file_name()
+                .map(PathBuf::from)
+                .unwrap_or_else(|| PathBuf::from("out"));
+            jobs.push(Job {
+                output: out.join(name).with_extension(format.extension()),
+                input: input.clone(),
+            });
+        }
+    }
+    Ok(jobs)
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        if path.is_dir() {
+            walk(&path, out)?;
+        } else if path.extension().is_some_and(|e| e == "blif") {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// Read, parse, lower and write one file.
+pub fn lower_one(job: &Job, format: Format) -> Outcome {
+    let path = job.input.display().to_string();
+    let text = match io::read_source(&job.input) {
+        Ok(t) => t,
+        Err(f) => {
+            return Outcome {
+                stats: None,
+                rendered: f.message.clone(),
+                json_diags: vec![
+                    serde_json::json!({"file": path, "severity": "error", "message": f.message}),
+                ],
+                failed: true,
+            };
+        }
+    };
+    let mut diags: Vec<Diagnostic> = Vec::new();
+    let result = lower_text(&text, &mut diags);
+    let mut outcome = Outcome {
+        stats: None,
+        rendered: diag::render_all(&diags, &path, &text),
+        json_diags: diags.iter().map(|d| d.to_json(&path, &text)).collect(),
+        failed: diags.iter().any(Diagnostic::is_error),
+    };
+    let Some(g) = result else {
+        return outcome;
+    };
+    outcome.stats = Some(Stats::of(&g));
+    if let Err(f) = io::write_atomic(&job.output, &encode(&g, format)) {
+        outcome.rendered.push_str(&f.message);
+        outcome.rendered.push('\n');
+        outcome.failed = true;
+    }
+    outcome
+}
+
+/// Parse and lower a BLIF text; diagnostics are appended to `diags`.
+pub fn lower_text(text: &str, diags: &mut Vec<Diagnostic>) -> Option<Aig> {
+    let parsed = match blif::parse(text) {
+        Ok(p) => p,
+        Err(e) => {
+            diags.push(e);
+            return None;
+        }
+    };
+    diags.extend(parsed.warnings);
+    match aig::lower_file(&parsed.file) {
+        Ok(mut lowered) => {
+            let top = lowered.top.clone();
+            for l in lowered.models.values() {
+                diags.extend(l.warnings.iter().cloned());
+            }
+            lowered.models.remove(&top).map(|l| l.aig)
+        }
+        Err(e) => {
+            diags.push(e);
+            None
+        }
+    }
+}
+
+pub fn encode(g: &Aig, format: Format) -> Vec<u8> {
+    match format {
+        Format::Aig => aig::write_aiger_binary(g),
+        Format::Aag => aig::write_aag(g).into_bytes(),
+        Format::Blif => aig::write_blif(g).into_bytes(),
+    }
+}

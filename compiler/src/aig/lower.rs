@@ -1,0 +1,622 @@
+//! BLIF model → AIG, one model at a time.
+//!
+//! [`lower_model`] lowers ONE model given the already-lowered AIGs of the models it
+//! instantiates. Nets are resolved on demand by an iterative depth-first walk (no recursion,
+//! so 25k-level netlists do not overflow the stack). A `.subckt` output pin is resolved by
+//! copying only the cone of that child output into the parent, after resolving just the
+//! parent nets wired to the child inputs in that cone's support: dependencies are tracked per
+//! output pin, so a net that leaves an instance and comes back into another input of the same
+//! instance is not a loop unless the child really connects them combinationally.
+//!
+//! Each instance's latches are created up front (named `<instance>/<child latch name>`, the
+//! instance being its `.cname` or `<model>_<k>` for the k-th `.subckt` line) and their next
+//! states are copied at the end. Latches are cut points, so only purely combinational
+//! cycles are loops; those are errors, with the cycle in a note. Nets without a driver read
+//! as constant 0 and are reported (in [`Lowered::undriven`] and as warnings).
+//!
+//! [`lower_file`] lowers every model of a file bottom-up (children first); `.subckt` of an
+//! unknown model and recursive instantiation are errors.
+
+use super::{Aig, Lit, Node, sop};
+use crate::blif::{BlifFile, Model};
+use crate::diag::{Diagnostic, Span};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, HashMap};
+
+/// One lowered model: its AIG (cleaned up, AIGER-ordered), warnings, undriven net names.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Lowered {
+    pub aig: Aig,
+    pub warnings: Vec<Diagnostic>,
+    /// Nets that had no driver and were read as constant 0, in first-use order.
+    pub undriven: Vec<String>,
+}
+
+/// All models of one file, lowered; `top` is the first model.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct LoweredFile {
+    pub top: String,
+    pub models: BTreeMap<String, Lowered>,
+}
+
+impl LoweredFile {
+    pub fn top(&self) -> &Lowered {
+        &self.models[&self.top]
+    }
+}
+
+/// Lower every model of `file` bottom-up.
+pub fn lower_file(file: &BlifFile) -> Result<LoweredFile, Diagnostic> {
+    let mut by_name: BTreeMap<&str, &Model> = BTreeMap::new();
+    for m in &file.models {
+        if by_name.insert(&m.name, m).is_some() {
+            return Err(Diagnostic::error(
+                m.span,
+                format!("model `{}` is defined twice", m.name),
+            ));
+        }
+    }
+    let order = topological(file, &by_name)?;
+    let mut aigs: BTreeMap<String, Aig> = BTreeMap::new();
+    let mut models = BTreeMap::new();
+    for m in order {
+        let lowered = lower_model(m, &aigs)?;
+        aigs.insert(m.name.clone(), lowered.aig.clone());
+        models.insert(m.name.clone(), lowered);
+    }
+    Ok(LoweredFile {
+        top: file.models[0].name.clone(),
+        models,
+    })
+}
+
+/// Models in an order where every model comes after the models it instantiates.
+fn topological<'a>(
+    file: &'a BlifFile,
+    by_name: &BTreeMap<&str, &'a Model>,
+) -> Result<Vec<&'a Model>, Diagnostic> {
+    #[derive(Clone, Copy, PartialEq)]
+    enum Mark {
+        New,
+        Active,
+        Done,
+    }
+    let mut mark: BTreeMap<&str, Mark> = by_name.keys().map(|k| (*k, Mark::New)).collect();
+    let mut order = Vec::new();
+    for root in &file.models {
+        if mark[root.name.as_str()] != Mark::New {
+            continue;
+        }
+        // (model, index of the next .subckt to visit)
+        let mut stack: Vec<(&Model, usize)> = vec![(root, 0)];
+        mark.insert(&root.name, Mark::Active);
+        while let Some((m, i)) = stack.pop() {
+            let Some(s) = m.subckts.get(i) else {
+                mark.insert(&m.name, Mark::Done);
+                order.push(m);
+                continue;
+            };
+            stack.push((m, i + 1));
+            let Some(child) = by_name.get(s.model.name.as_str()) else {
+                continue; // lower_model reports it, or the caller supplies it
+            };
+            match mark[child.name.as_str()] {
+                Mark::Done => {}
+                Mark::Active => {
+                    let path: Vec<&str> = stack.iter().map(|(m, _)| m.name.as_str()).collect();
+                    return Err(Diagnostic::error(
+                        s.model.span,
+                        format!(
+                            "recursive model instantiation: `{}` instantiates itself",
+                            child.name
+                        ),
+                    )
+                    .with_note(format!(
+                        "instantiation chain: {} -> {}",
+                        path.join(" -> "),
+                        child.name
+                    )));
+                }
+                Mark::New => {
+                    mark.insert(&child.name, Mark::Active);
+                    stack.push((child, 0));
+                }
+            }
+        }
+    }
+    Ok(order)
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Driver {
+    None,
+    Input,
+    Latch,
+    Cover(u32),
+    Conn(u32),
+    /// Output `pin` of instance `inst`.
+    SubOut {
+        inst: u32,
+        pin: u32,
+    },
+}
+
+const UNVISITED: u32 = u32::MAX;
+const IN_PROGRESS: u32 = u32::MAX - 1;
+
+/// A `.subckt` instance during lowering.
+struct Instance<'c> {
+    child: &'c Aig,
+    /// Child input index → parent net (None: unconnected, reads 0).
+    inputs: Vec<Option<u32>>,
+    /// Child variable → parent literal (`UNVISITED` when not copied yet).
+    map: Vec<u32>,
+    span: Span,
+}
+
+struct Lowerer<'m, 'c> {
+    model: &'m Model,
+    g: Aig,
+    ids: HashMap<&'m str, u32>,
+    names: Vec<&'m str>,
+    /// First place each net is mentioned.
+    spans: Vec<Span>,
+    drivers: Vec<Driver>,
+    lits: Vec<u32>,
+    instances: Vec<Instance<'c>>,
+    /// Child AIG (by address) → per output: supporting child input indices.
+    supports: HashMap<usize, Vec<Option<Vec<u32>>>>,
+    /// Child AIG (by address) → visit marks for cone walks.
+    marks: HashMap<usize, Marks>,
+    /// Fanin net ids of every cover, flattened (`fanin_start[c]..fanin_start[c + 1]`).
+    fanins: Vec<u32>,
+    fanin_start: Vec<u32>,
+    undriven: Vec<u32>,
+}
+
+/// Lower ONE model, given the AIGs of the models it instantiates (by model name).
+pub fn lower_model(model: &Model, children: &BTreeMap<String, Aig>) -> Result<Lowered, Diagnostic> {
+    let mut l = Lowerer {
+        model,
+        g: Aig::new(model.name.clone()),
+        ids: HashMap::new(),
+        names: Vec::new(),
+        spans: Vec::new(),
+        drivers: Vec::new(),
+        lits: Vec::new(),
+        instances: Vec::new(),
+        supports: HashMap::new(),
+        marks: HashMap::new(),
+        fanins: Vec::new(),
+        fanin_start: vec![0],
+        undriven: Vec::new(),
+    };
+    l.collect_drivers(children)?;
+    l.lower()?;
+    let warnings = l.undriven_warnings();
+    let undriven = l
+        .undriven
+        .iter()
+        .map(|&n| l.names[n as usize].to_string())
+        .collect();
+    Ok(Lowered {
+        aig: l.g.cleanup(),
+        warnings,
+        undriven,
+    })
+}
+
+impl<'m, 'c> Lowerer<'m, 'c> {
+    fn net(&mut self, name: &'m str, span: Span) -> u32 {
+        if let Some(&id) = self.ids.get(name) {
+            return id;
+        }
+        let id = self.names.len() as u32;
+        self.ids.insert(name, id);
+        self.names.push(name);
+        self.spans.push(span);
+        self.drivers.push(Driver::None);
+        self.lits.push(UNVISITED);
+        id
+    }
+
+    fn drive(&mut self, name: &'m str, span: Span, d: Driver) -> Result<u32, Diagnostic> {
+        let id = self.net(name, span);
+        if !matches!(self.drivers[id as usize], Driver::None) {
+            return Err(
+                Diagnostic::error(span, format!("net `{name}` is driven more than once"))
+                    .with_note(format!("it is already driven by {}", self.describe(id))),
+            );
+        }
+        self.drivers[id as usize] = d;
+        Ok(id)
+    }
+
+    fn describe(&self, net: u32) -> String {
+        match self.drivers[net as usize] {
+            Driver::None => "nothing".into(),
+            Driver::Input => "a primary input (`.inputs`)".into(),
+            Driver::Latch => "a `.latch`".into(),
+            Driver::Cover(_) => "a `.names` cover".into(),
+            Driver::Conn(_) => "a `.conn`".into(),
+            Driver::SubOut { inst, .. } => {
+                format!(
+                    "an output of `.subckt {}`",
+                    self.instances[inst as usize].child.name
+                )
+            }
+        }
+    }
+
+    fn collect_drivers(&mut self, children: &'c BTreeMap<String, Aig>) -> Result<(), Diagnostic> {
+        let m = self.model;
+        for p in &m.inputs {
+            let id = self.drive(&p.name, p.span, Driver::Input)?;
+            self.lits[id as usize] = self.g.add_input(p.name.clone()).0;
+        }
+        for l in &m.latches {
+            let id = self.drive(&l.output.name, l.output.span, Driver::Latch)?;
+            self.lits[id as usize] = self.g.add_latch(l.output.name.clone(), l.init).0;
+        }
+        for (i, c) in m.covers.iter().enumerate() {
+            self.drive(&c.output.name, c.output.span, Driver::Cover(i as u32))?;
+            for n in &c.inputs {
+                let id = self.net(&n.name, n.span);
+                self.fanins.push(id);
+            }
+            self.fanin_start.push(self.fanins.len() as u32);
+        }
+        for (i, (src, dst)) in m.conns.iter().enumerate() {
+            self.drive(&dst.name, dst.span, Driver::Conn(i as u32))?;
+            self.net(&src.name, src.span);
+        }
+        for (k, s) in m.subckts.iter().enumerate() {
+            let Some(child) = children.get(&s.model.name) else {
+                return Err(Diagnostic::error(
+                    s.model.span,
+                    format!("unknown model `{}`", s.model.name),
+                ));
+            };
+            self.instance(k, s, child)?;
+        }
+        for p in &m.outputs {
+            self.net(&p.name, p.span);
+        }
+        Ok(())
+    }
+
+    fn instance(
+        &mut self,
+        k: usize,
+        s: &'m crate::blif::Subckt,
+        child: &'c Aig,
+    ) -> Result<(), Diagnostic> {
+        let inst = self.instances.len() as u32;
+        let pos_in: HashMap<&str, usize> = child
+            .inputs()
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (p.name.as_str(), i))
+            .collect();
+        let mut pos_out: HashMap<&str, usize> = HashMap::new();
+        for (i, p) in child.outputs().iter().enumerate() {
+            pos_out.entry(p.name.as_str()).or_insert(i);
+        }
+        let mut inputs = vec![None; child.inputs().len()];
+        let mut seen = HashMap::new();
+        for (formal, actual) in &s.pins {
+            if seen.insert(formal.name.as_str(), ()).is_some() {
+                return Err(Diagnostic::error(
+                    formal.span,
+                    format!("pin `{}` is connected twice", formal.name),
+                ));
+            }
+            if let Some(&i) = pos_in.get(formal.name.as_str()) {
+                inputs[i] = Some(self.net(&actual.name, actual.span));
+            } else if let Some(&j) = pos_out.get(formal.name.as_str()) {
+                let d = Driver::SubOut {
+                    inst,
+                    pin: j as u32,
+                };
+                self.drive(&actual.name, actual.span, d)?;
+            } else {
+                return Err(Diagnostic::error(
+                    formal.span,
+                    format!("model `{}` has no pin `{}`", s.model.name, formal.name),
+                ));
+            }
+        }
+        let prefix = match &s.instance {
+            Some(n) => format!("{n}/"),
+            None => format!("{}_{k}/", s.model.name),
+        };
+        let mut map = vec![UNVISITED; child.nodes().len()];
+        map[0] = Lit::FALSE.0;
+        for l in child.latches() {
+            map[l.var as usize] = self.g.add_latch(format!("{prefix}{}", l.name), l.init).0;
+        }
+        self.instances.push(Instance {
+            child,
+            inputs,
+            map,
+            span: s.span,
+        });
+        Ok(())
+    }
+
+    fn lower(&mut self) -> Result<(), Diagnostic> {
+        let m = self.model;
+        for p in &m.outputs {
+            let id = self.ids[p.name.as_str()];
+            let lit = self.resolve(id)?;
+            self.g.add_output(p.name.clone(), lit);
+        }
+        for (i, l) in m.latches.iter().enumerate() {
+            let id = self.net(&l.input.name, l.input.span);
+            let next = self.resolve(id)?;
+            let q = self.g.latches()[i].var;
+            self.g.set_latch_next(Lit::new(q, false), next);
+        }
+        for inst in 0..self.instances.len() {
+            let child = self.instances[inst].child;
+            let nexts: Vec<Lit> = child.latches().iter().map(|l| l.next).collect();
+            let marks = self.marks.entry(child as *const Aig as usize).or_default();
+            for i in cone_inputs(child, &nexts, marks) {
+                if let Some(net) = self.instances[inst].inputs[i as usize] {
+                    self.resolve(net)?;
+                }
+            }
+            for l in child.latches() {
+                let next = self.copy_cone(inst, l.next);
+                let q = Lit(self.instances[inst].map[l.var as usize]);
+                self.g.set_latch_next(q, next);
+            }
+        }
+        // Everything else, so that loops in logic no output uses are reported too.
+        for id in 0..self.names.len() as u32 {
+            if matches!(
+                self.drivers[id as usize],
+                Driver::Cover(_) | Driver::Conn(_)
+            ) {
+                self.resolve(id)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Copy the cone of child literal `lit` (all its support inputs already resolved).
+    fn copy_cone(&mut self, inst: usize, lit: Lit) -> Lit {
+        let child = self.instances[inst].child;
+        let mut todo = Vec::new();
+        let mut stack = vec![lit.var()];
+        while let Some(v) = stack.pop() {
+            if self.instances[inst].map[v as usize] != UNVISITED {
+                continue;
+            }
+            match child.node(v) {
+                Node::And(a, b) => {
+                    self.instances[inst].map[v as usize] = IN_PROGRESS;
+                    todo.push(v);
+                    stack.push(a.var());
+                    stack.push(b.var());
+                }
+                Node::Input(i) => {
+                    let parent = self.instances[inst].inputs[i as usize];
+                    let l = parent.map_or(Lit::FALSE.0, |n| self.lits[n as usize]);
+                    self.instances[inst].map[v as usize] = l;
+                }
+                Node::Latch(_) | Node::Const => {}
+            }
+        }
+        todo.sort_unstable();
+        for v in todo {
+            if let Node::And(a, b) = child.node(v) {
+                let map = &self.instances[inst].map;
+                let fa = Lit(map[a.var() as usize]).xor(a.is_complemented());
+                let fb = Lit(map[b.var() as usize]).xor(b.is_complemented());
+                let r = self.g.add_and(fa, fb);
+                self.instances[inst].map[v as usize] = r.0;
+            }
+        }
+        Lit(self.instances[inst].map[lit.var() as usize]).xor(lit.is_complemented())
+    }
+
+    /// The support (child input indices) of output `pin` of `child`, cached per child model.
+    fn support(&mut self, inst: usize, pin: u32) -> Vec<u32> {
+        let child = self.instances[inst].child;
+        let key = child as *const Aig as usize;
+        let cached = self
+            .supports
+            .entry(key)
+            .or_insert_with(|| vec![None; child.outputs().len()]);
+        if let Some(s) = &cached[pin as usize] {
+            return s.clone();
+        }
+        let marks = self.marks.entry(key).or_default();
+        let s = cone_inputs(child, &[child.outputs()[pin as usize].lit], marks);
+        if let Some(e) = self.supports.get_mut(&key) {
+            e[pin as usize] = Some(s.clone());
+        }
+        s
+    }
+
+    /// The nets `net` depends on combinationally.
+    fn deps(&mut self, net: u32) -> Vec<u32> {
+        match self.drivers[net as usize] {
+            Driver::None | Driver::Input | Driver::Latch => Vec::new(),
+            Driver::Cover(c) => {
+                let (s, e) = (
+                    self.fanin_start[c as usize],
+                    self.fanin_start[c as usize + 1],
+                );
+                self.fanins[s as usize..e as usize].to_vec()
+            }
+            Driver::Conn(c) => vec![self.ids[self.model.conns[c as usize].0.name.as_str()]],
+            Driver::SubOut { inst, pin } => {
+                let inst = inst as usize;
+                let sup = self.support(inst, pin);
+                sup.iter()
+                    .filter_map(|&i| self.instances[inst].inputs[i as usize])
+                    .collect()
+            }
+        }
+    }
+
+    /// The literal of `root`, computing every net it depends on first (iteratively).
+    fn resolve(&mut self, root: u32) -> Result<Lit, Diagnostic> {
+        if self.lits[root as usize] < IN_PROGRESS {
+            return Ok(Lit(self.lits[root as usize]));
+        }
+        let mut stack = vec![root];
+        while let Some(&net) = stack.last() {
+            match self.lits[net as usize] {
+                UNVISITED => {
+                    self.lits[net as usize] = IN_PROGRESS;
+                    for d in self.deps(net) {
+                        match self.lits[d as usize] {
+                            UNVISITED => stack.push(d),
+                            IN_PROGRESS => return Err(self.loop_error(&stack, d)),
+                            _ => {}
+                        }
+                    }
+                }
+                IN_PROGRESS => {
+                    let lit = self.compute(net);
+                    self.lits[net as usize] = lit.0;
+                    stack.pop();
+                }
+                _ => {
+                    stack.pop();
+                }
+            }
+        }
+        Ok(Lit(self.lits[root as usize]))
+    }
+
+    /// The literal of `net`, whose dependencies are all computed.
+    fn compute(&mut self, net: u32) -> Lit {
+        match self.drivers[net as usize] {
+            Driver::None => {
+                self.undriven.push(net);
+                Lit::FALSE
+            }
+            Driver::Input | Driver::Latch => Lit(self.lits[net as usize]),
+            Driver::Cover(c) => {
+                let cover = &self.model.covers[c as usize];
+                let (s, e) = (
+                    self.fanin_start[c as usize],
+                    self.fanin_start[c as usize + 1],
+                );
+                let cols: Vec<Lit> = self.fanins[s as usize..e as usize]
+                    .iter()
+                    .map(|&n| Lit(self.lits[n as usize]))
+                    .collect();
+                sop::lower_cover(
+                    &mut self.g,
+                    &cols,
+                    &cover.planes,
+                    cover.rows as usize,
+                    cover.on_set,
+                )
+            }
+            Driver::Conn(c) => {
+                Lit(self.lits[self.ids[self.model.conns[c as usize].0.name.as_str()] as usize])
+            }
+            Driver::SubOut { inst, pin } => {
+                let inst = inst as usize;
+                let lit = self.instances[inst].child.outputs()[pin as usize].lit;
+                self.copy_cone(inst, lit)
+            }
+        }
+    }
+
+    fn loop_error(&self, stack: &[u32], back: u32) -> Diagnostic {
+        let from = stack.iter().position(|&n| n == back).unwrap_or(0);
+        let mut path: Vec<&str> = stack[from..]
+            .iter()
+            .filter(|&&n| self.lits[n as usize] == IN_PROGRESS)
+            .map(|&n| self.names[n as usize])
+            .collect();
+        path.dedup();
+        path.push(self.names[back as usize]);
+        let span = self.driver_span(back);
+        Diagnostic::error(
+            span,
+            format!(
+                "combinational loop through net `{}`",
+                self.names[back as usize]
+            ),
+        )
+        .with_note(format!("loop: {}", path.join(" -> ")))
+    }
+
+    fn driver_span(&self, net: u32) -> Span {
+        match self.drivers[net as usize] {
+            Driver::Cover(c) => self.model.covers[c as usize].span,
+            Driver::Conn(c) => self.model.conns[c as usize].1.span,
+            Driver::SubOut { inst, .. } => self.instances[inst as usize].span,
+            _ => self.spans[net as usize],
+        }
+    }
+
+    fn undriven_warnings(&self) -> Vec<Diagnostic> {
+        const SHOWN: usize = 10;
+        let mut out: Vec<Diagnostic> = self
+            .undriven
+            .iter()
+            .take(SHOWN)
+            .map(|&n| {
+                Diagnostic::warning(
+                    self.spans[n as usize],
+                    format!(
+                        "net `{}` has no driver; it reads as constant 0",
+                        self.names[n as usize]
+                    ),
+                )
+            })
+            .collect();
+        if self.undriven.len() > SHOWN
+            && let Some(last) = out.last_mut()
+        {
+            last.notes.push(format!(
+                "{} more undriven nets read as constant 0",
+                self.undriven.len() - SHOWN
+            ));
+        }
+        out
+    }
+}
+
+/// Visit marks for cone walks over one child AIG, reused across walks (epoch stamps).
+#[derive(Default)]
+struct Marks {
+    stamp: Vec<u32>,
+    epoch: u32,
+}
+
+/// The input indices in the structural support of `lits` (latches are cut points), sorted.
+fn cone_inputs(g: &Aig, lits: &[Lit], marks: &mut Marks) -> Vec<u32> {
+    if marks.stamp.len() != g.nodes().len() {
+        marks.stamp = vec![0; g.nodes().len()];
+        marks.epoch = 0;
+    }
+    marks.epoch += 1;
+    let epoch = marks.epoch;
+    let mut stack: Vec<u32> = lits.iter().map(|l| l.var()).collect();
+    let mut out = Vec::new();
+    while let Some(v) = stack.pop() {
+        if std::mem::replace(&mut marks.stamp[v as usize], epoch) == epoch {
+            continue;
+        }
+        match g.node(v) {
+            Node::And(a, b) => {
+                stack.push(a.var());
+                stack.push(b.var());
+            }
+            Node::Input(i) => out.push(i),
+            _ => {}
+        }
+    }
+    out.sort_unstable();
+    out
+}

@@ -1,0 +1,696 @@
+//! BLIF reader (Berkeley Logic Interchange Format, as the SIS manual defines it).
+//!
+//! [`parse`] turns one BLIF text into a [`BlifFile`]: a list of [`Model`]s whose `.subckt`
+//! instances stay unflattened, so that each model can be lowered (and cached) on its own by
+//! `compiler::aig`. The reader checks everything that is local to one line or one cover
+//! (row width, mixed ON/OFF rows, latch syntax); checks that need the whole netlist (double
+//! drivers, loops, unknown or recursive models, undriven nets) happen during lowering.
+//!
+//! Decisions on the format's corners (each on purpose, see the project notes on BLIF):
+//! - `.model` and `.end` are optional; text before the first `.model` forms a model named `""`.
+//! - `#` starts a comment anywhere; a `\` as the last non-blank character of a line (after
+//!   the comment is removed) continues the line; a `\` inside a token is part of the name.
+//! - `.names` with no rows is constant 0; a 0-input row may have a leading blank.
+//! - `.latch in out [type control] [init]`: type and control are recorded but do not change
+//!   the AIG (one global clock); the init defaults to 3 (unknown).
+//! - `.conn src dst` (yosys) is a buffer from `src` to `dst`.
+//! - `.exdc` sections are skipped with a warning (the care network is kept); timing and clock
+//!   directives, `.attr`, `.param`, `.latch_order` and `.code` are ignored with one warning
+//!   per directive kind; `.cname` names the preceding `.subckt` instance.
+//! - `.gate`, `.mlatch` (need a cell library), `.start_kiss` (FSM), `.search` (file access)
+//!   and `.blackbox` (no logic to lower) are errors.
+
+use crate::diag::{Diagnostic, Span};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// A name as written in the source, with its span.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Net {
+    pub name: String,
+    pub span: Span,
+}
+
+/// A whole BLIF file: its models in source order (the first one is the top).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct BlifFile {
+    pub models: Vec<Model>,
+}
+
+/// The result of [`parse`]: the file and the warnings found while reading it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Parsed {
+    pub file: BlifFile,
+    pub warnings: Vec<Diagnostic>,
+}
+
+/// One `.model`: its interface and its netlist, with `.subckt` instances unflattened.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Model {
+    pub name: String,
+    /// The `.model` line (or the first line of an implicit model).
+    pub span: Span,
+    pub inputs: Vec<Net>,
+    pub outputs: Vec<Net>,
+    pub covers: Vec<Cover>,
+    pub latches: Vec<Latch>,
+    pub subckts: Vec<Subckt>,
+    /// `.conn src dst` buffers.
+    pub conns: Vec<(Net, Net)>,
+    /// Whether an `.exdc` section was skipped.
+    pub had_exdc: bool,
+}
+
+/// A `.names` single-output cover.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Cover {
+    pub inputs: Vec<Net>,
+    pub output: Net,
+    /// The input planes of all rows, `inputs.len()` bytes each, from `{b'0', b'1', b'-'}`.
+    pub planes: Vec<u8>,
+    pub rows: u32,
+    /// True for an ON-set cover (rows end in `1`), false for an OFF-set cover.
+    pub on_set: bool,
+    /// The `.names` line.
+    pub span: Span,
+}
+
+impl Cover {
+    /// The plane of row `r`.
+    pub fn row(&self, r: usize) -> &[u8] {
+        let n = self.inputs.len();
+        &self.planes[r * n..(r + 1) * n]
+    }
+}
+
+/// The latch trigger types of `.latch`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum LatchKind {
+    FallingEdge,
+    RisingEdge,
+    ActiveHigh,
+    ActiveLow,
+    Asynchronous,
+}
+
+/// A latch's initial value: 0, 1, 2 (don't care) or 3 (unknown, the default).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Init {
+    Zero,
+    One,
+    DontCare,
+    Unknown,
+}
+
+impl Init {
+    /// The BLIF digit of this init value.
+    pub fn digit(self) -> u8 {
+        match self {
+            Init::Zero => 0,
+            Init::One => 1,
+            Init::DontCare => 2,
+            Init::Unknown => 3,
+        }
+    }
+}
+
+/// A `.latch` line.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Latch {
+    pub input: Net,
+    pub output: Net,
+    pub kind: Option<LatchKind>,
+    /// The control net; `None` when absent or `NIL`.
+    pub control: Option<Net>,
+    pub init: Init,
+    pub span: Span,
+}
+
+/// A `.subckt model formal=actual ...` instance.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Subckt {
+    pub model: Net,
+    /// `(formal, actual)` pairs in source order.
+    pub pins: Vec<(Net, Net)>,
+    /// The instance name from a following `.cname`, if any.
+    pub instance: Option<String>,
+    pub span: Span,
+}
+
+/// Directives that carry timing, clock or attribute information only: ignored with a warning.
+const IGNORED: &[&str] = &[
+    ".clock",
+    ".cycle",
+    ".clock_event",
+    ".area",
+    ".delay",
+    ".wire_load_slope",
+    ".wire",
+    ".input_arrival",
+    ".default_input_arrival",
+    ".output_required",
+    ".default_output_required",
+    ".input_drive",
+    ".default_input_drive",
+    ".output_load",
+    ".default_output_load",
+    ".max_input_load",
+    ".attr",
+    ".param",
+    ".latch_order",
+    ".code",
+];
+
+/// One token of a logical line: its text and byte offset in the source.
+#[derive(Clone, Copy)]
+struct Tok<'a> {
+    text: &'a str,
+    at: usize,
+}
+
+impl Tok<'_> {
+    fn span(&self) -> Span {
+        Span::new(self.at, self.at + self.text.len())
+    }
+    fn net(&self) -> Net {
+        Net {
+            name: self.text.to_string(),
+            span: self.span(),
+        }
+    }
+}
+
+/// Splits the source into logical lines (comments removed, continuations joined) and their
+/// tokens.
+struct Lines<'a> {
+    text: &'a str,
+    pos: usize,
+}
+
+impl<'a> Lines<'a> {
+    /// Fills `toks` with the next non-empty logical line; false at end of input.
+    fn next_line(&mut self, toks: &mut Vec<Tok<'a>>) -> bool {
+        toks.clear();
+        let bytes = self.text.as_bytes();
+        while self.pos < bytes.len() {
+            let start = self.pos;
+            let end = memchr_newline(bytes, start);
+            self.pos = if end < bytes.len() { end + 1 } else { end };
+            let mut line = &self.text[start..end];
+            if let Some(h) = line.find('#') {
+                line = &line[..h];
+            }
+            let trimmed = line.trim_end_matches([' ', '\t', '\r', '\x0c']);
+            let (body, continued) = match trimmed.strip_suffix('\\') {
+                Some(b) => (b, true),
+                None => (trimmed, false),
+            };
+            tokenize(body, start, toks);
+            if !continued && !toks.is_empty() {
+                return true;
+            }
+        }
+        !toks.is_empty()
+    }
+}
+
+fn memchr_newline(bytes: &[u8], from: usize) -> usize {
+    bytes[from..]
+        .iter()
+        .position(|&b| b == b'\n')
+        .map_or(bytes.len(), |p| from + p)
+}
+
+fn tokenize<'a>(line: &'a str, base: usize, toks: &mut Vec<Tok<'a>>) {
+    let bytes = line.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        while i < bytes.len() && is_blank(bytes[i]) {
+            i += 1;
+        }
+        let s = i;
+        while i < bytes.len() && !is_blank(bytes[i]) {
+            i += 1;
+        }
+        if i > s {
+            toks.push(Tok {
+                text: &line[s..i],
+                at: base + s,
+            });
+        }
+    }
+}
+
+fn is_blank(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\r' | b'\x0c')
+}
+
+/// Parse a BLIF text. Errors stop at the first problem; warnings are collected.
+pub fn parse(text: &str) -> Result<Parsed, Diagnostic> {
+    let mut p = Parser {
+        models: Vec::new(),
+        current: None,
+        cover: None,
+        warnings: Vec::new(),
+        warned: BTreeMap::new(),
+        in_exdc: false,
+    };
+    let mut lines = Lines { text, pos: 0 };
+    let mut toks = Vec::new();
+    while lines.next_line(&mut toks) {
+        p.line(&toks)?;
+    }
+    p.finish_model();
+    p.flush_warning_counts();
+    if p.models.is_empty() {
+        return Err(Diagnostic::error(
+            Span::point(text.len()),
+            "no BLIF model in input (expected `.model`, `.inputs`, `.names`, ...)",
+        ));
+    }
+    Ok(Parsed {
+        file: BlifFile { models: p.models },
+        warnings: p.warnings,
+    })
+}
+
+struct Parser {
+    models: Vec<Model>,
+    current: Option<Model>,
+    cover: Option<Cover>,
+    warnings: Vec<Diagnostic>,
+    /// Ignored directive → (first warning index, occurrences).
+    warned: BTreeMap<String, (usize, usize)>,
+    in_exdc: bool,
+}
+
+impl Parser {
+    fn line(&mut self, toks: &[Tok]) -> Result<(), Diagnostic> {
+        let head = toks[0];
+        if self.in_exdc {
+            if head.text == ".end" || head.text == ".model" {
+                self.in_exdc = false;
+            } else {
+                return Ok(());
+            }
+        }
+        if !head.text.starts_with('.') {
+            return self.row(toks);
+        }
+        self.end_cover();
+        match head.text {
+            ".model" => self.model(toks),
+            ".end" => {
+                self.finish_model();
+                Ok(())
+            }
+            ".inputs" => {
+                let m = self.model_mut(head);
+                m.inputs.extend(toks[1..].iter().map(Tok::net));
+                Ok(())
+            }
+            ".outputs" => {
+                let m = self.model_mut(head);
+                m.outputs.extend(toks[1..].iter().map(Tok::net));
+                Ok(())
+            }
+            ".names" => self.names(toks),
+            ".latch" => self.latch(toks),
+            ".subckt" => self.subckt(toks),
+            ".conn" => self.conn(toks),
+            ".cname" => self.cname(toks),
+            ".exdc" => {
+                self.model_mut(head).had_exdc = true;
+                self.in_exdc = true;
+                self.warnings.push(Diagnostic::warning(
+                    head.span(),
+                    "`.exdc` external don't-care network ignored (only the care network is lowered)",
+                ));
+                Ok(())
+            }
+            ".gate" | ".mlatch" => Err(Diagnostic::error(
+                head.span(),
+                format!(
+                    "`{}` needs a cell library, which BLIF→AIG does not have",
+                    head.text
+                ),
+            )),
+            ".start_kiss" | ".end_kiss" => Err(Diagnostic::error(
+                head.span(),
+                "`.start_kiss` FSM descriptions are not supported (encode the FSM first)",
+            )),
+            ".search" => Err(Diagnostic::error(
+                head.span(),
+                "`.search` is not supported: pass the referenced file explicitly",
+            )),
+            ".blackbox" => Err(Diagnostic::error(
+                head.span(),
+                "`.blackbox` models have no logic to lower into an AIG",
+            )),
+            d if IGNORED.contains(&d) => {
+                self.ignored(head);
+                Ok(())
+            }
+            d => Err(Diagnostic::error(
+                head.span(),
+                format!("unknown BLIF directive `{d}`"),
+            )),
+        }
+    }
+
+    fn ignored(&mut self, head: Tok) {
+        if let Some((_, n)) = self.warned.get_mut(head.text) {
+            *n += 1;
+            return;
+        }
+        self.warned
+            .insert(head.text.to_string(), (self.warnings.len(), 1));
+        self.warnings.push(Diagnostic::warning(
+            head.span(),
+            format!("`{}` ignored (no effect on the logic)", head.text),
+        ));
+    }
+
+    fn flush_warning_counts(&mut self) {
+        for (&(idx, n), name) in self.warned.values().zip(self.warned.keys()) {
+            if n > 1 {
+                let note = format!("{} more `{name}` lines ignored", n - 1);
+                self.warnings[idx].notes.push(note);
+            }
+        }
+    }
+
+    fn model_mut(&mut self, at: Tok) -> &mut Model {
+        self.current.get_or_insert_with(|| Model {
+            span: at.span(),
+            ..Model::default()
+        })
+    }
+
+    fn model(&mut self, toks: &[Tok]) -> Result<(), Diagnostic> {
+        self.finish_model();
+        let Some(name) = toks.get(1) else {
+            return Err(Diagnostic::error(toks[0].span(), "`.model` needs a name"));
+        };
+        self.current = Some(Model {
+            name: name.text.to_string(),
+            span: toks[0].span().to(name.span()),
+            ..Model::default()
+        });
+        Ok(())
+    }
+
+    fn finish_model(&mut self) {
+        self.end_cover();
+        self.in_exdc = false;
+        if let Some(m) = self.current.take() {
+            self.models.push(m);
+        }
+    }
+
+    fn end_cover(&mut self) {
+        if let Some(c) = self.cover.take() {
+            self.model_mut(Tok { text: "", at: 0 }).covers.push(c);
+        }
+    }
+
+    fn names(&mut self, toks: &[Tok]) -> Result<(), Diagnostic> {
+        let Some((out, ins)) = toks[1..].split_last() else {
+            return Err(Diagnostic::error(
+                toks[0].span(),
+                "`.names` needs an output net",
+            ));
+        };
+        self.model_mut(toks[0]);
+        self.cover = Some(Cover {
+            inputs: ins.iter().map(Tok::net).collect(),
+            output: out.net(),
+            planes: Vec::new(),
+            rows: 0,
+            on_set: true,
+            span: toks[0].span().to(out.span()),
+        });
+        Ok(())
+    }
+
+    fn row(&mut self, toks: &[Tok]) -> Result<(), Diagnostic> {
+        let Some(cover) = self.cover.as_mut() else {
+            return Err(Diagnostic::error(
+                toks[0].span(),
+                format!(
+                    "unexpected `{}`: cover rows must follow a `.names` line",
+                    toks[0].text
+                ),
+            ));
+        };
+        let n = cover.inputs.len();
+        let line_span = toks[0].span().to(toks[toks.len() - 1].span());
+        let (plane, value) = match (n, toks) {
+            (0, [v]) => ("", *v),
+            (_, [p, v]) if n > 0 => (p.text, *v),
+            _ => {
+                return Err(Diagnostic::error(
+                    line_span,
+                    format!(
+                        "cover row has {} field(s), expected {} (an input plane of {n} and an output value)",
+                        toks.len(),
+                        if n == 0 { "1" } else { "2" }
+                    ),
+                ));
+            }
+        };
+        if plane.len() != n {
+            return Err(Diagnostic::error(
+                toks[0].span(),
+                format!(
+                    "cover row `{plane}` has width {}, but `.names` has {n} input(s)",
+                    plane.len()
+                ),
+            ));
+        }
+        if let Some(bad) = plane.bytes().position(|b| !matches!(b, b'0' | b'1' | b'-')) {
+            let at = toks[0].at + bad;
+            return Err(Diagnostic::error(
+                Span::new(at, at + 1),
+                "cover plane characters must be `0`, `1` or `-`",
+            ));
+        }
+        let on = match value.text {
+            "1" => true,
+            "0" => false,
+            _ => {
+                return Err(Diagnostic::error(
+                    value.span(),
+                    format!(
+                        "cover output value must be `0` or `1`, found `{}`",
+                        value.text
+                    ),
+                ));
+            }
+        };
+        if cover.rows > 0 && cover.on_set != on {
+            return Err(Diagnostic::error(
+                value.span(),
+                "cover mixes ON-set (`1`) and OFF-set (`0`) rows",
+            )
+            .with_note("all rows of one `.names` cover must have the same output value"));
+        }
+        cover.on_set = on;
+        cover.rows += 1;
+        cover.planes.extend_from_slice(plane.as_bytes());
+        Ok(())
+    }
+
+    fn latch(&mut self, toks: &[Tok]) -> Result<(), Diagnostic> {
+        let span = toks[0].span().to(toks[toks.len() - 1].span());
+        let (input, output, rest) = match toks {
+            [_, i, o, rest @ ..] => (i.net(), o.net(), rest),
+            _ => {
+                return Err(Diagnostic::error(
+                    span,
+                    "`.latch` needs an input and an output net",
+                ));
+            }
+        };
+        let (kind, control, init) = match rest {
+            [] => (None, None, None),
+            [init] => (None, None, Some(*init)),
+            [k, c] => (Some(*k), Some(*c), None),
+            [k, c, init] => (Some(*k), Some(*c), Some(*init)),
+            _ => {
+                return Err(Diagnostic::error(
+                    span,
+                    "`.latch` takes `input output [type control] [init]`",
+                ));
+            }
+        };
+        let kind = kind.map(latch_kind).transpose()?;
+        let control = control.filter(|c| c.text != "NIL").map(|c| c.net());
+        let init = match init.map(|t| (t.text, t)) {
+            None => Init::Unknown,
+            Some(("0", _)) => Init::Zero,
+            Some(("1", _)) => Init::One,
+            Some(("2", _)) => Init::DontCare,
+            Some(("3", _)) => Init::Unknown,
+            Some((s, t)) => {
+                return Err(Diagnostic::error(
+                    t.span(),
+                    format!("latch init value must be 0, 1, 2 or 3, found `{s}`"),
+                ));
+            }
+        };
+        self.model_mut(toks[0]).latches.push(Latch {
+            input,
+            output,
+            kind,
+            control,
+            init,
+            span,
+        });
+        Ok(())
+    }
+
+    fn subckt(&mut self, toks: &[Tok]) -> Result<(), Diagnostic> {
+        let Some(model) = toks.get(1) else {
+            return Err(Diagnostic::error(
+                toks[0].span(),
+                "`.subckt` needs a model name",
+            ));
+        };
+        let mut pins = Vec::with_capacity(toks.len() - 2);
+        for t in &toks[2..] {
+            let Some(eq) = t.text.find('=') else {
+                return Err(Diagnostic::error(
+                    t.span(),
+                    format!("`.subckt` pin `{}` is not `formal=actual`", t.text),
+                ));
+            };
+            let (f, a) = (&t.text[..eq], &t.text[eq + 1..]);
+            if f.is_empty() || a.is_empty() {
+                return Err(Diagnostic::error(
+                    t.span(),
+                    "`.subckt` pin needs both a formal and an actual name",
+                ));
+            }
+            let formal = Net {
+                name: f.to_string(),
+                span: Span::new(t.at, t.at + eq),
+            };
+            let actual = Net {
+                name: a.to_string(),
+                span: Span::new(t.at + eq + 1, t.at + t.text.len()),
+            };
+            pins.push((formal, actual));
+        }
+        let span = toks[0].span().to(model.span());
+        self.model_mut(toks[0]).subckts.push(Subckt {
+            model: model.net(),
+            pins,
+            instance: None,
+            span,
+        });
+        Ok(())
+    }
+
+    fn conn(&mut self, toks: &[Tok]) -> Result<(), Diagnostic> {
+        let [_, src, dst] = toks else {
+            return Err(Diagnostic::error(
+                toks[0].span(),
+                "`.conn` takes `source destination`",
+            ));
+        };
+        self.model_mut(toks[0]).conns.push((src.net(), dst.net()));
+        Ok(())
+    }
+
+    fn cname(&mut self, toks: &[Tok]) -> Result<(), Diagnostic> {
+        let m = self.model_mut(toks[0]);
+        match (m.subckts.last_mut(), toks.get(1)) {
+            (Some(s), Some(n)) if s.instance.is_none() => s.instance = Some(n.text.to_string()),
+            _ => self.ignored(toks[0]),
+        }
+        Ok(())
+    }
+}
+
+fn latch_kind(t: Tok) -> Result<LatchKind, Diagnostic> {
+    Ok(match t.text {
+        "fe" => LatchKind::FallingEdge,
+        "re" => LatchKind::RisingEdge,
+        "ah" => LatchKind::ActiveHigh,
+        "al" => LatchKind::ActiveLow,
+        "as" => LatchKind::Asynchronous,
+        s => {
+            return Err(Diagnostic::error(
+                t.span(),
+                format!("latch type must be fe, re, ah, al or as, found `{s}`"),
+            ));
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn one(text: &str) -> Model {
+        parse(text).unwrap().file.models.into_iter().next().unwrap()
+    }
+
+    #[test]
+    fn continuation_comments_crlf_tabs() {
+        let m = one(
+            ".model t # c\r\n.inputs a \\  \r\n\tb\r\n.outputs y\r\n.names a b y # x\r\n11 1\r\n.end\r\n",
+        );
+        assert_eq!(
+            m.inputs.iter().map(|n| n.name.as_str()).collect::<Vec<_>>(),
+            ["a", "b"]
+        );
+        assert_eq!(m.covers.len(), 1);
+        assert_eq!(m.covers[0].rows, 1);
+    }
+
+    #[test]
+    fn constants_with_leading_blank_and_empty_cover() {
+        let m = one(".names c\n 1\n.names z\n.names a e0\n");
+        assert_eq!(m.name, "");
+        assert_eq!(m.covers[0].rows, 1);
+        assert_eq!(m.covers[1].rows, 0);
+        assert_eq!(m.covers[2].rows, 0);
+    }
+
+    #[test]
+    fn latch_forms() {
+        let m = one(".latch a q\n.latch a q 1\n.latch a q re clk\n.latch a q as NIL 0\n");
+        let inits: Vec<_> = m.latches.iter().map(|l| l.init).collect();
+        assert_eq!(inits, [Init::Unknown, Init::One, Init::Unknown, Init::Zero]);
+        assert_eq!(m.latches[2].control.as_ref().unwrap().name, "clk");
+        assert!(m.latches[3].control.is_none());
+    }
+
+    #[test]
+    fn rejects_mixed_and_width() {
+        let e = parse(".names a y\n1 1\n0 0\n").unwrap_err();
+        assert!(e.message.contains("mixes"));
+        assert_eq!(e.span, Some(Span::new(17, 18)));
+        let e = parse(".names a b y\n1 1\n").unwrap_err();
+        assert!(e.message.contains("width 1"));
+    }
+
+    #[test]
+    fn odd_names_and_subckt() {
+        let m = one(".model m\n.subckt c x=$a\\b[0] y='q<1>'\n.cname u1\n");
+        assert_eq!(m.subckts[0].pins[0].1.name, "$a\\b[0]");
+        assert_eq!(m.subckts[0].instance.as_deref(), Some("u1"));
+    }
+
+    #[test]
+    fn exdc_is_skipped_with_warning() {
+        let p = parse(
+            ".model m\n.inputs a\n.outputs y\n.names a y\n1 1\n.exdc\n.names a y\n0 1\n.end\n",
+        )
+        .unwrap();
+        assert_eq!(p.file.models[0].covers.len(), 1);
+        assert_eq!(p.warnings.len(), 1);
+    }
+}
