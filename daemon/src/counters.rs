@@ -17,8 +17,8 @@ pub const KINDS: &[&str] = &[
     "emit",
     "blif_models",
     "model_text",
+    "blif_parse",
     "aig",
-    "emit_aig",
 ];
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]

@@ -1,7 +1,7 @@
 //! The salsa database: inputs, tracked queries and the persistent-cache hook.
 //!
-//! Inputs are source files (`SourceFile`: path, text) and the BLIF library (`Library`, a set
-//! of `BlifFile`s set with high durability). Every query below takes its item by symbol and
+//! Inputs are MLIR source files (`SourceFile`: path, text) and BLIF files (`BlifFile`, set
+//! with high durability). Every query below takes its item by symbol and
 //! reads only that item's own text (see [`crate::items`]), so an edit recomputes only what
 //! reads the changed text: salsa's early cutoff stops at the first query whose value did not
 //! change. Query bodies are `compiler` functions; the kinds marked *cached* also go through
@@ -10,7 +10,9 @@
 
 use crate::counters::Counters;
 use crate::items::{self, Item};
+use compiler::aig::{Aig, Lowered};
 use compiler::aps::{BlockRules, DesignContext, Segmentation};
+use compiler::blif::Model;
 use compiler::diag::Diagnostic;
 use compiler::diag::Span;
 use compiler::mlir::ast::Operation;
@@ -18,6 +20,7 @@ use compiler::rules::Circuit;
 use kiln_cache::{Key, Store};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -86,21 +89,14 @@ pub struct SourceFile {
     pub text: String,
 }
 
-/// One BLIF file of the library or of the inputs.
+/// One BLIF file (set with high durability: library files change rarely, so salsa skips
+/// re-validating what depends only on them).
 #[salsa::input(debug)]
 pub struct BlifFile {
     #[returns(ref)]
     pub path: PathBuf,
     #[returns(ref)]
     pub text: String,
-}
-
-/// The BLIF library: every file whose models inputs may instantiate. Set with high
-/// durability: it changes rarely, so salsa skips re-validating what only depends on it.
-#[salsa::input(debug)]
-pub struct Library {
-    #[returns(ref)]
-    pub files: Vec<BlifFile>,
 }
 
 /// Digest of the running kiln build, part of every persistent cache key: a different
@@ -269,7 +265,7 @@ pub fn function_circuit(
 /// What a file produces: output texts by kind, and diagnostics with file-relative spans.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
 pub struct FileOutputs {
-    pub outputs: Vec<(OutputKind, String)>,
+    pub outputs: Vec<(OutputKind, Vec<u8>)>,
     pub diagnostics: Vec<Diagnostic>,
 }
 
@@ -282,15 +278,26 @@ pub enum OutputKind {
     Cmt2,
     /// The rule IR as JSON (`<stem>.rules.json`).
     RulesJson,
+    /// Binary AIGER of a BLIF file's top model (`<stem>.aig`).
+    Aig,
+    /// ASCII AIGER (`<stem>.aag`).
+    Aag,
 }
 
 impl OutputKind {
-    pub const ALL: &[OutputKind] = &[OutputKind::Cmt2, OutputKind::RulesJson];
+    pub const ALL: &[OutputKind] = &[
+        OutputKind::Cmt2,
+        OutputKind::RulesJson,
+        OutputKind::Aig,
+        OutputKind::Aag,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
             OutputKind::Cmt2 => "cmt2",
             OutputKind::RulesJson => "rules-json",
+            OutputKind::Aig => "aig",
+            OutputKind::Aag => "aag",
         }
     }
 
@@ -298,6 +305,8 @@ impl OutputKind {
         match self {
             OutputKind::Cmt2 => "cmt2.mlir",
             OutputKind::RulesJson => "rules.json",
+            OutputKind::Aig => "aig",
+            OutputKind::Aag => "aag",
         }
     }
 
@@ -337,15 +346,21 @@ pub fn mlir_outputs(db: &dyn KilnDb, file: SourceFile) -> FileOutputs {
     let circuit = compiler::aps::build_file_circuit(&stem, circuits);
     FileOutputs {
         outputs: vec![
-            (OutputKind::Cmt2, compiler::rules::emit_cmt2(&circuit)),
-            (OutputKind::RulesJson, compiler::rules::to_json(&circuit)),
+            (
+                OutputKind::Cmt2,
+                compiler::rules::emit_cmt2(&circuit).into_bytes(),
+            ),
+            (
+                OutputKind::RulesJson,
+                compiler::rules::to_json(&circuit).into_bytes(),
+            ),
         ],
         diagnostics,
     }
 }
 
 // ---------------------------------------------------------------------------------------
-// BLIF: models keyed by name.
+// BLIF: models keyed by name, lowered one at a time.
 
 /// The models of one BLIF file, split lexically.
 #[salsa::tracked(returns(ref))]
@@ -354,14 +369,142 @@ pub fn blif_models(db: &dyn KilnDb, file: BlifFile) -> Vec<Item> {
     items::blif_models(file.text(db))
 }
 
-/// The text of model `name`: the first definition in the library (in file order).
+/// The text of model `name` (its first definition in the file), position-independent.
 #[salsa::tracked(returns(ref))]
-pub fn model_text(db: &dyn KilnDb, library: Library, name: String) -> Option<String> {
+pub fn model_text(db: &dyn KilnDb, file: BlifFile, name: String) -> Option<String> {
     db.runtime().counters.executed("model_text");
-    library.files(db).iter().find_map(|f| {
-        blif_models(db, *f)
-            .iter()
-            .find(|m| m.symbol == name)
-            .map(|m| m.text.clone())
+    blif_models(db, file)
+        .iter()
+        .find(|m| m.symbol == name)
+        .map(|m| m.text.clone())
+}
+
+/// Model `name` parsed on its own (spans relative to its `.model` line), with the reader's
+/// warnings.
+#[salsa::tracked(returns(ref))]
+pub fn model_parsed(
+    db: &dyn KilnDb,
+    file: BlifFile,
+    name: String,
+) -> Option<Result<(Model, Vec<Diagnostic>), Diagnostic>> {
+    let text = model_text(db, file, name).as_ref()?;
+    db.runtime().counters.executed("blif_parse");
+    Some(compiler::blif::parse(text).and_then(|p| {
+        let warnings = p.warnings;
+        p.file
+            .models
+            .into_iter()
+            .next()
+            .map(|m| (m, warnings))
+            .ok_or_else(|| Diagnostic::error(Span::point(0), "empty model"))
+    }))
+}
+
+/// The models `name` instantiates, if it instantiates itself (directly or not): the cycle.
+#[salsa::tracked(returns(ref))]
+pub fn instantiation_cycle(db: &dyn KilnDb, file: BlifFile, name: String) -> Option<Vec<String>> {
+    // Iterative DFS over subckt names, reading each model's parse (no recursive queries, so
+    // a cyclic netlist cannot become a salsa cycle).
+    let mut stack: Vec<(String, Vec<String>)> = vec![(name.clone(), vec![name.clone()])];
+    let mut seen = std::collections::BTreeSet::new();
+    while let Some((m, path)) = stack.pop() {
+        let Some(Ok((model, _))) = model_parsed(db, file, m.clone()) else {
+            continue;
+        };
+        for s in &model.subckts {
+            let child = s.model.name.clone();
+            if child == name {
+                let mut cycle = path.clone();
+                cycle.push(child);
+                return Some(cycle);
+            }
+            if seen.insert(child.clone()) {
+                let mut p = path.clone();
+                p.push(child.clone());
+                stack.push((child, p));
+            }
+        }
+    }
+    None
+}
+
+/// Model `name` lowered to an AIG, given its children's AIGs. *Cached* (`aig`), keyed by
+/// the model's text and its children's AIGs.
+#[salsa::tracked(returns(ref))]
+pub fn model_aig(db: &dyn KilnDb, file: BlifFile, name: String) -> Result<Lowered, Diagnostic> {
+    let (model, _) = match model_parsed(db, file, name.clone()) {
+        None => {
+            return Err(Diagnostic::error(
+                Span::point(0),
+                format!("no model `{name}`"),
+            ));
+        }
+        Some(r) => r.as_ref().map_err(Clone::clone)?,
+    };
+    if let Some(cycle) = instantiation_cycle(db, file, name.clone()) {
+        return Err(Diagnostic::error(
+            model.span,
+            format!("model `{name}` instantiates itself: {}", cycle.join(" -> ")),
+        ));
+    }
+    let mut children = BTreeMap::new();
+    for s in &model.subckts {
+        let child = &s.model.name;
+        if children.contains_key(child) {
+            continue;
+        }
+        if model_text(db, file, child.clone()).is_none() {
+            return Err(Diagnostic::error(
+                s.model.span,
+                format!("unknown model `{child}`"),
+            ));
+        }
+        let lowered = model_aig(db, file, child.clone())
+            .as_ref()
+            .map_err(|d| Diagnostic::error(s.span, format!("in model `{child}`: {}", d.message)))?;
+        children.insert(child.clone(), lowered.aig.clone());
+    }
+    let text = model_text(db, file, name)
+        .as_ref()
+        .map_or("", |t| t.as_str());
+    let digest = kiln_cache::digest(text.as_bytes());
+    let children_digest = kiln_cache::digest(
+        serde_json::to_string(&children)
+            .unwrap_or_default()
+            .as_bytes(),
+    );
+    cached(db, "aig", &[&digest, &children_digest], || {
+        compiler::aig::lower_model(model, &children)
     })
+}
+
+/// The top (first) model's AIG of a BLIF file, with every diagnostic (file-relative).
+#[salsa::tracked(returns(ref))]
+pub fn blif_top(db: &dyn KilnDb, file: BlifFile) -> (Option<Aig>, Vec<Diagnostic>) {
+    let models = blif_models(db, file);
+    let Some(top) = models.first() else {
+        let d = Diagnostic::error(Span::point(0), "no model in file");
+        return (None, vec![d]);
+    };
+    let mut diags = Vec::new();
+    for m in models {
+        if let Some(Ok((_, warnings))) = model_parsed(db, file, m.symbol.clone()) {
+            diags.extend(warnings.iter().map(|w| w.clone().shifted(m.offset as i64)));
+        }
+    }
+    match model_aig(db, file, top.symbol.clone()) {
+        Ok(l) => {
+            diags.extend(
+                l.warnings
+                    .iter()
+                    .map(|w| w.clone().shifted(top.offset as i64)),
+            );
+            (Some(l.aig.clone()), diags)
+        }
+        Err(e) => {
+            // Errors inside a child model are reported at the instantiation in `top`.
+            diags.push(e.clone().shifted(top.offset as i64));
+            (None, diags)
+        }
+    }
 }

@@ -7,22 +7,24 @@
 //! output texts; [`write_outputs`] writes them atomically, only when their bytes change.
 
 use crate::counters;
-use crate::db::{self, BlifFile, Db, Library, OutputKind, SourceFile};
+use crate::db::{self, BlifFile, Db, OutputKind, SourceFile};
 use crate::proto;
 use compiler::diag::{self, Diagnostic, Severity};
 use salsa::{Durability, Setter};
 use std::collections::BTreeMap;
 use std::fs;
 use std::io::Write;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
-/// What to build (paths absolute, or relative to the process's directory).
+/// What to build (paths absolute, or relative to the process's directory). Inputs are
+/// `.mlir` / `.blif` files, or directories searched recursively for both (their tree is
+/// mirrored under `out_dir`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct BuildSpec {
     pub inputs: Vec<PathBuf>,
-    pub libraries: Vec<PathBuf>,
     pub kinds: Vec<OutputKind>,
     pub out_dir: PathBuf,
 }
@@ -36,7 +38,6 @@ impl BuildSpec {
             .collect::<Result<Vec<_>, _>>()?;
         Ok(BuildSpec {
             inputs: req.inputs.iter().map(PathBuf::from).collect(),
-            libraries: req.libraries.iter().map(PathBuf::from).collect(),
             kinds,
             out_dir: PathBuf::from(&req.out_dir),
         })
@@ -46,38 +47,105 @@ impl BuildSpec {
         let s = |p: &PathBuf| p.to_string_lossy().into_owned();
         proto::BuildRequest {
             inputs: self.inputs.iter().map(s).collect(),
-            libraries: self.libraries.iter().map(s).collect(),
             output_kinds: self.kinds.iter().map(|k| k.name().to_string()).collect(),
             out_dir: s(&self.out_dir),
         }
     }
+}
 
-    fn wants(&self, kind: OutputKind) -> bool {
-        self.kinds.is_empty() || self.kinds.contains(&kind)
+/// One source file of a build and where its outputs go (`<base>.<suffix>`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Job {
+    pub input: PathBuf,
+    pub base: PathBuf,
+}
+
+/// Expand directories (recursively, sorted) and name each file's outputs.
+pub fn jobs(spec: &BuildSpec) -> Vec<Job> {
+    let mut out = Vec::new();
+    for input in &spec.inputs {
+        if !input.is_dir() {
+            let stem = input.file_stem().unwrap_or_default();
+            out.push(Job {
+                input: input.clone(),
+                base: spec.out_dir.join(stem),
+            });
+            continue;
+        }
+        let mut found = Vec::new();
+        walk(input, &mut found);
+        found.sort();
+        for f in found {
+            let rel = f.strip_prefix(input).unwrap_or(&f).with_extension("");
+            out.push(Job {
+                base: spec.out_dir.join(rel),
+                input: f,
+            });
+        }
+    }
+    out
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(rd) = fs::read_dir(dir) else { return };
+    for e in rd.flatten() {
+        let p = e.path();
+        let Ok(t) = e.file_type() else { continue };
+        if t.is_dir() {
+            walk(&p, out);
+        } else if is_blif(&p) || is_mlir(&p) {
+            out.push(p);
+        }
     }
 }
 
-/// An input as read from disk: its text, or why it could not be read.
+pub fn is_blif(p: &Path) -> bool {
+    p.extension().is_some_and(|x| x == "blif")
+}
+
+pub fn is_mlir(p: &Path) -> bool {
+    p.extension().is_some_and(|x| x == "mlir")
+}
+
+/// An input as read from disk: its database handle, or why it could not be read.
 #[derive(Debug, Clone)]
 enum Loaded {
     Mlir(SourceFile),
+    Blif(BlifFile),
     Unreadable(String),
+}
+
+/// What the file looked like when last read; unchanged metadata means unchanged text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Stamp {
+    len: u64,
+    mtime_ns: i128,
+    ctime_ns: i128,
+    ino: u64,
+}
+
+impl Stamp {
+    fn of(meta: &fs::Metadata) -> Stamp {
+        Stamp {
+            len: meta.len(),
+            mtime_ns: meta.mtime() as i128 * 1_000_000_000 + meta.mtime_nsec() as i128,
+            ctime_ns: meta.ctime() as i128 * 1_000_000_000 + meta.ctime_nsec() as i128,
+            ino: meta.ino(),
+        }
+    }
 }
 
 /// The database and the handles of every input it has seen.
 pub struct Workspace {
     pub db: Db,
-    sources: BTreeMap<PathBuf, SourceFile>,
-    blifs: BTreeMap<PathBuf, BlifFile>,
-    library: Option<Library>,
+    sources: BTreeMap<PathBuf, (SourceFile, Option<Stamp>)>,
+    blifs: BTreeMap<PathBuf, (BlifFile, Option<Stamp>)>,
 }
 
 /// The inputs of one build, resolved to database handles (valid for any clone of the db).
 #[derive(Debug, Clone)]
 pub struct Resolved {
-    inputs: Vec<(PathBuf, Loaded)>,
-    #[allow(dead_code)]
-    library: Library,
+    inputs: Vec<(Job, Loaded)>,
 }
 
 impl Workspace {
@@ -86,64 +154,65 @@ impl Workspace {
             db,
             sources: BTreeMap::new(),
             blifs: BTreeMap::new(),
-            library: None,
         }
     }
 
-    /// Read the spec's inputs and library from disk; set the salsa inputs whose text changed.
+    /// Read the spec's inputs from disk (skipping files whose size, times and inode are
+    /// unchanged); set the salsa inputs whose text changed.
     pub fn sync(&mut self, spec: &BuildSpec) -> Resolved {
-        let library = self.sync_library(spec);
-        let inputs = spec
-            .inputs
-            .iter()
-            .map(|p| (p.clone(), self.sync_input(p)))
+        let inputs = jobs(spec)
+            .into_iter()
+            .map(|job| {
+                let loaded = self.sync_input(&job.input);
+                (job, loaded)
+            })
             .collect();
-        Resolved { inputs, library }
+        Resolved { inputs }
     }
 
     fn sync_input(&mut self, path: &Path) -> Loaded {
+        let stamp = fs::metadata(path).ok().map(|m| Stamp::of(&m));
+        if stamp.is_some() {
+            if let Some((f, s)) = self.sources.get(path)
+                && *s == stamp
+            {
+                return Loaded::Mlir(*f);
+            }
+            if let Some((f, s)) = self.blifs.get(path)
+                && *s == stamp
+            {
+                return Loaded::Blif(*f);
+            }
+        }
         let text = match read_text(path) {
             Ok(t) => t,
             Err(msg) => return Loaded::Unreadable(msg),
         };
-        if let Some(f) = self.sources.get(path).copied() {
+        if is_blif(path) {
+            Loaded::Blif(self.sync_blif(path, text, stamp))
+        } else {
+            Loaded::Mlir(self.sync_mlir(path, text, stamp))
+        }
+    }
+
+    fn sync_mlir(&mut self, path: &Path, text: String, stamp: Option<Stamp>) -> SourceFile {
+        if let Some((f, s)) = self.sources.get_mut(path) {
+            *s = stamp;
+            let f = *f;
             if f.text(&self.db) != &text {
                 f.set_text(&mut self.db).to(text);
             }
-            return Loaded::Mlir(f);
+            return f;
         }
         let f = SourceFile::new(&self.db, path.to_path_buf(), text);
-        self.sources.insert(path.to_path_buf(), f);
-        Loaded::Mlir(f)
+        self.sources.insert(path.to_path_buf(), (f, stamp));
+        f
     }
 
-    fn sync_library(&mut self, spec: &BuildSpec) -> Library {
-        let mut files = Vec::new();
-        for path in library_files(&spec.libraries) {
-            let Ok(text) = read_text(&path) else { continue };
-            files.push(self.sync_blif(&path, text));
-        }
-        match self.library {
-            Some(lib) => {
-                if lib.files(&self.db) != &files {
-                    lib.set_files(&mut self.db)
-                        .with_durability(Durability::HIGH)
-                        .to(files);
-                }
-                lib
-            }
-            None => {
-                let lib = Library::builder(files)
-                    .durability(Durability::HIGH)
-                    .new(&self.db);
-                self.library = Some(lib);
-                lib
-            }
-        }
-    }
-
-    fn sync_blif(&mut self, path: &Path, text: String) -> BlifFile {
-        if let Some(f) = self.blifs.get(path).copied() {
+    fn sync_blif(&mut self, path: &Path, text: String, stamp: Option<Stamp>) -> BlifFile {
+        if let Some((f, s)) = self.blifs.get_mut(path) {
+            *s = stamp;
+            let f = *f;
             if f.text(&self.db) != &text {
                 f.set_text(&mut self.db)
                     .with_durability(Durability::HIGH)
@@ -154,29 +223,9 @@ impl Workspace {
         let f = BlifFile::builder(path.to_path_buf(), text)
             .durability(Durability::HIGH)
             .new(&self.db);
-        self.blifs.insert(path.to_path_buf(), f);
+        self.blifs.insert(path.to_path_buf(), (f, stamp));
         f
     }
-}
-
-/// `.blif` files named directly or found (non-recursively) in the given directories, sorted
-/// within each directory so that model lookup is deterministic.
-pub fn library_files(libraries: &[PathBuf]) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for lib in libraries {
-        if !lib.is_dir() {
-            out.push(lib.clone());
-            continue;
-        }
-        let Ok(rd) = fs::read_dir(lib) else { continue };
-        let mut found: Vec<PathBuf> = rd
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "blif") && p.is_file())
-            .collect();
-        found.sort();
-        out.extend(found);
-    }
-    out
 }
 
 fn read_text(path: &Path) -> Result<String, String> {
@@ -209,9 +258,9 @@ pub struct Computed {
 /// `salsa::Cancelled` when another thread writes an input.
 pub fn compute(db: &Db, spec: &BuildSpec, resolved: &Resolved) -> Computed {
     let mut out = Computed::default();
-    for (path, loaded) in &resolved.inputs {
-        let display = path.display().to_string();
-        let file = match loaded {
+    for (job, loaded) in &resolved.inputs {
+        let display = job.input.display().to_string();
+        let (outputs, diagnostics, text) = match loaded {
             Loaded::Unreadable(msg) => {
                 out.diagnostics.push(proto::FileDiagnostics {
                     path: display,
@@ -220,20 +269,42 @@ pub fn compute(db: &Db, spec: &BuildSpec, resolved: &Resolved) -> Computed {
                 });
                 continue;
             }
-            Loaded::Mlir(f) => *f,
+            Loaded::Mlir(f) => {
+                let r = db::mlir_outputs(db, *f);
+                (r.outputs.clone(), &r.diagnostics, f.text(db))
+            }
+            Loaded::Blif(f) => {
+                let (aig, diags) = db::blif_top(db, *f);
+                let outputs = aig.as_ref().map_or_else(Vec::new, |g| {
+                    vec![
+                        (OutputKind::Aig, compiler::aig::write_aiger_binary(g)),
+                        (OutputKind::Aag, compiler::aig::write_aag(g).into_bytes()),
+                    ]
+                });
+                (outputs, diags, f.text(db))
+            }
         };
-        let result = db::mlir_outputs(db, file);
-        if !result.diagnostics.is_empty() {
-            out.diagnostics
-                .push(render(&display, file.text(db), &result.diagnostics));
+        if !diagnostics.is_empty() {
+            out.diagnostics.push(render(&display, text, diagnostics));
         }
-        let stem = path.file_stem().unwrap_or_default().to_string_lossy();
-        for (kind, text) in &result.outputs {
-            if spec.wants(*kind) {
+        let default_kinds: &[OutputKind] = if is_blif(&job.input) {
+            &[OutputKind::Aig]
+        } else {
+            &[OutputKind::Cmt2, OutputKind::RulesJson]
+        };
+        for (kind, bytes) in outputs {
+            let wanted = if spec.kinds.is_empty() {
+                default_kinds.contains(&kind)
+            } else {
+                spec.kinds.contains(&kind)
+            };
+            if wanted {
+                let mut name = job.base.clone().into_os_string();
+                name.push(format!(".{}", kind.suffix()));
                 out.outputs.push(Output {
-                    path: spec.out_dir.join(format!("{stem}.{}", kind.suffix())),
-                    kind: *kind,
-                    bytes: text.clone().into_bytes(),
+                    path: PathBuf::from(name),
+                    kind,
+                    bytes,
                 });
             }
         }

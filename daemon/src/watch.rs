@@ -1,13 +1,13 @@
-//! `Watch`: rebuild whenever an input or a library file changes.
+//! `Watch`: rebuild whenever an input changes.
 //!
-//! The directories holding the inputs and the library directories are watched
-//! non-recursively (notify + notify-debouncer-full), so that editor-style atomic saves
-//! (write a temp file, rename it over the original), deletes, re-creates and new `.blif`
-//! files in library directories are all seen. Every rebuild re-reads the files from disk,
+//! The directories holding input files are watched non-recursively and input directories
+//! (e.g. a BLIF library) recursively (notify + notify-debouncer-full), so that editor-style
+//! atomic saves (write a temp file, rename it over the original), deletes, re-creates and
+//! new files in input directories are all seen. Every rebuild re-reads the files from disk,
 //! so the outcome never depends on which events were delivered, only on there being one
 //! after the last change.
 
-use crate::driver::{BuildSpec, library_files};
+use crate::driver::{BuildSpec, is_blif, is_mlir};
 use crate::proto;
 use notify::RecursiveMode;
 use notify_debouncer_full::{DebounceEventResult, new_debouncer};
@@ -32,9 +32,9 @@ pub fn watch_loop(
         let _ = etx.send(r);
     })
     .map_err(|e| e.to_string())?;
-    for dir in watched_dirs(spec) {
+    for (dir, mode) in watched_dirs(spec) {
         debouncer
-            .watch(&dir, RecursiveMode::NonRecursive)
+            .watch(&dir, mode)
             .map_err(|e| format!("{}: {e}", dir.display()))?;
     }
     let relevant = Relevance::new(spec);
@@ -96,48 +96,40 @@ fn wait_for_changes(
     }
 }
 
-fn watched_dirs(spec: &BuildSpec) -> BTreeSet<PathBuf> {
+fn watched_dirs(spec: &BuildSpec) -> BTreeSet<(PathBuf, RecursiveMode)> {
     let mut dirs = BTreeSet::new();
-    for p in spec.inputs.iter().chain(&spec.libraries) {
+    for p in &spec.inputs {
         if p.is_dir() {
-            dirs.insert(p.clone());
+            dirs.insert((p.clone(), RecursiveMode::Recursive));
         } else if let Some(parent) = p.parent() {
             let parent = if parent.as_os_str().is_empty() {
                 Path::new(".")
             } else {
                 parent
             };
-            dirs.insert(parent.to_path_buf());
+            dirs.insert((parent.to_path_buf(), RecursiveMode::NonRecursive));
         }
     }
     dirs
 }
 
-/// Which changed paths matter: the inputs, library files, and `.blif` files in library
+/// Which changed paths matter: the input files, and `.mlir`/`.blif` files below input
 /// directories (new ones included).
 struct Relevance {
     files: BTreeSet<PathBuf>,
-    blif_dirs: BTreeSet<PathBuf>,
+    dirs: Vec<PathBuf>,
 }
 
 impl Relevance {
     fn new(spec: &BuildSpec) -> Relevance {
-        let mut files: BTreeSet<PathBuf> = spec.inputs.iter().cloned().collect();
-        files.extend(library_files(&spec.libraries));
-        let blif_dirs = spec
-            .libraries
-            .iter()
-            .filter(|p| p.is_dir())
-            .cloned()
-            .collect();
-        Relevance { files, blif_dirs }
+        let (dirs, files): (Vec<PathBuf>, Vec<PathBuf>) =
+            spec.inputs.iter().cloned().partition(|p| p.is_dir());
+        let files = files.into_iter().collect();
+        Relevance { files, dirs }
     }
 
     fn matches(&self, p: &Path) -> bool {
-        if self.files.contains(p) {
-            return true;
-        }
-        p.extension().is_some_and(|x| x == "blif")
-            && p.parent().is_some_and(|d| self.blif_dirs.contains(d))
+        self.files.contains(p)
+            || ((is_blif(p) || is_mlir(p)) && self.dirs.iter().any(|d| p.starts_with(d)))
     }
 }

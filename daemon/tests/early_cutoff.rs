@@ -111,3 +111,70 @@ fn edits_recompute_only_what_they_touch() {
         );
     }
 }
+
+/// What `kiln aig` writes for a BLIF text: the whole file lowered at once.
+fn whole_file_aig(text: &str) -> Vec<u8> {
+    let parsed = compiler::blif::parse(text).unwrap();
+    let mut lowered = compiler::aig::lower_file(&parsed.file).unwrap();
+    let top = lowered.top.clone();
+    compiler::aig::write_aiger_binary(&lowered.models.remove(&top).unwrap().aig)
+}
+
+fn blif_library_edit(lib: &std::path::Path, check_every: usize) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("lib");
+    common::copy_tree(lib, &root);
+    let spec = BuildSpec {
+        inputs: vec![root.clone()],
+        out_dir: dir.path().join("out"),
+        ..BuildSpec::default()
+    };
+    let mut ws = Workspace::new(Db::new(None));
+    let reply = driver::build_in_process(&mut ws, &spec);
+    assert!(reply.ok, "{:?}", reply.diagnostics);
+    assert!(!reply.files.is_empty());
+
+    // Model-by-model lowering equals whole-file lowering, byte for byte.
+    for f in reply.files.iter().step_by(check_every) {
+        let out = std::path::Path::new(&f.path);
+        let rel = out.strip_prefix(dir.path().join("out")).unwrap();
+        let src = root.join(rel).with_extension("blif");
+        let text = fs::read_to_string(&src).unwrap();
+        assert_eq!(fs::read(out).unwrap(), whole_file_aig(&text), "{}", f.path);
+    }
+
+    // Edit one file (one model): exactly one AIG is recomputed.
+    let victim = root.join("addi/4/addi.blif");
+    let text = fs::read_to_string(&victim).unwrap();
+    let before = ws.db.counters().snapshot();
+    fs::write(&victim, format!("# edited\n{text}")).unwrap();
+    driver::build_in_process(&mut ws, &spec);
+    let d = counters::diff(&before, &ws.db.counters().snapshot());
+    assert_eq!(count(&d, "aig"), 0, "a comment changes no model: {d:?}");
+
+    let before = ws.db.counters().snapshot();
+    // Flip the first cover row that starts with `1`.
+    let k = text.find("\n1").unwrap();
+    let edited = format!("{}\n0{}", &text[..k], &text[k + 2..]);
+    fs::write(&victim, &edited).unwrap();
+    let reply = driver::build_in_process(&mut ws, &spec);
+    assert!(reply.ok, "{:?}", reply.diagnostics);
+    let d = counters::diff(&before, &ws.db.counters().snapshot());
+    assert_eq!(count(&d, "aig"), 1, "{d:?}");
+    assert_eq!(count(&d, "blif_models"), 1, "{d:?}");
+    let out = dir.path().join("out/addi/4/addi.aig");
+    assert_eq!(fs::read(out).unwrap(), whole_file_aig(&edited));
+}
+
+#[test]
+fn editing_one_library_file_recomputes_one_aig() {
+    blif_library_edit(&common::data("daemon/blif_lib"), 1);
+}
+
+#[test]
+fn editing_one_file_of_the_dynamatic_library_recomputes_one_aig() {
+    let Some(shared) = common::shared_dir() else {
+        return;
+    };
+    blif_library_edit(&shared.join("dynamatic_blif/library"), 50);
+}

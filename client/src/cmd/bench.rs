@@ -167,7 +167,11 @@ fn bench_aig(args: AigArgs) -> Result<(), Failure> {
 
 fn bench_library(args: &AigArgs, shared: &Path, me: &Path, tmp: &Path) -> Result<(), Failure> {
     let lib = shared.join("dynamatic_blif/library");
-    let files = aigcmd::collect_jobs(std::slice::from_ref(&lib), &tmp.join("kiln_lib"), Format::Aig)?;
+    let files = aigcmd::collect_jobs(
+        std::slice::from_ref(&lib),
+        &tmp.join("kiln_lib"),
+        Format::Aig,
+    )?;
     for jobs in [1, args.jobs] {
         let ours = measure_runs(args.runs, || {
             let mut c = Command::new(me);

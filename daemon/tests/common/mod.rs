@@ -52,3 +52,37 @@ fn find_func_end(text: &str, start: usize) -> usize {
     }
     panic!("unterminated function")
 }
+
+/// The shared corpus (`../shared` or `$KILN_SHARED_DIR`): `None` outside CI when absent;
+/// under `CI=true` its absence is a failure.
+pub fn shared_dir() -> Option<PathBuf> {
+    let dir = std::env::var_os("KILN_SHARED_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared"));
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    let strict = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1")
+        || std::env::var("KILN_REQUIRE_EXTERNAL").is_ok_and(|v| v == "1");
+    assert!(
+        !strict,
+        "shared corpus {} is required under CI",
+        dir.display()
+    );
+    eprintln!("skipping: shared corpus {} not present", dir.display());
+    None
+}
+
+/// Copy a directory tree.
+pub fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_tree(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), target).unwrap();
+        }
+    }
+}
