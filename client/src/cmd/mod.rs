@@ -5,7 +5,13 @@ use clap::Subcommand;
 
 pub mod aig;
 pub mod bench;
+pub mod cache;
+pub mod daemon;
 pub mod parse;
+pub mod shutdown;
+pub mod stats;
+pub mod status;
+pub mod watch;
 
 #[derive(Subcommand)]
 pub enum Command {
@@ -16,6 +22,19 @@ pub enum Command {
     /// Benchmarks, per area.
     #[command(subcommand)]
     Bench(bench::Bench),
+    /// Run the workspace's daemon in the foreground.
+    Daemon(daemon::Args),
+    /// Show the workspace's daemon (version, build, pid, socket).
+    Status(status::Args),
+    /// Query executions and cache hits per query kind, from the daemon.
+    Stats(stats::Args),
+    /// Stop the workspace's daemon.
+    Shutdown(shutdown::Args),
+    /// The persistent cache: statistics and garbage collection.
+    #[command(subcommand)]
+    Cache(cache::Cache),
+    /// Build, then rebuild on every change, through the daemon.
+    Watch(watch::Args),
 }
 
 pub fn run(command: Command) -> Result<(), Failure> {
@@ -23,5 +42,11 @@ pub fn run(command: Command) -> Result<(), Failure> {
         Command::Parse(args) => parse::run(args),
         Command::Aig(args) => aig::run(args),
         Command::Bench(b) => bench::run(b),
+        Command::Daemon(a) => daemon::run(a),
+        Command::Status(a) => status::run(a),
+        Command::Stats(a) => stats::run(a),
+        Command::Shutdown(a) => shutdown::run(a),
+        Command::Cache(c) => cache::run(c),
+        Command::Watch(a) => watch::run(a),
     }
 }
