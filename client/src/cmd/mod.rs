@@ -12,6 +12,11 @@ pub mod shutdown;
 pub mod stats;
 pub mod status;
 pub mod watch;
+pub mod build;
+#[path = "gen.rs"]
+pub mod generate;
+pub mod graph;
+pub mod sim;
 
 #[derive(Subcommand)]
 pub enum Command {
@@ -35,6 +40,14 @@ pub enum Command {
     Cache(cache::Cache),
     /// Build, then rebuild on every change, through the daemon.
     Watch(watch::Args),
+    /// Compile a design (APS: a module with `tor.design`) to CMT2 MLIR and rules JSON.
+    Build(build::Args),
+    /// Run one APS instruction on the TOR interpreter or the rule simulator.
+    Sim(sim::Args),
+    /// Graphviz view of one function's rules and FIFOs.
+    Graph(graph::Args),
+    /// Generate a random workload (`aps`).
+    Gen(generate::Args),
 }
 
 pub fn run(command: Command) -> Result<(), Failure> {
@@ -48,5 +61,9 @@ pub fn run(command: Command) -> Result<(), Failure> {
         Command::Shutdown(a) => shutdown::run(a),
         Command::Cache(c) => cache::run(c),
         Command::Watch(a) => watch::run(a),
+        Command::Build(args) => build::run(args),
+        Command::Sim(args) => sim::run(args),
+        Command::Graph(args) => graph::run(args),
+        Command::Gen(args) => generate::run(args),
     }
 }

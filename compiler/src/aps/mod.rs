@@ -88,8 +88,16 @@ pub fn build_file_circuit(name: &str, circuits: Vec<Circuit>) -> Circuit {
         name: name.to_string(),
         ..Circuit::default()
     };
+    let mut known = std::collections::HashSet::new();
     for c in circuits {
-        all.merge(c);
+        let fresh = c
+            .instances
+            .into_iter()
+            .filter(|i| known.insert(i.name.clone()));
+        all.instances.extend(fresh);
+        all.rules.extend(c.rules);
+        all.precedence.extend(c.precedence);
+        all.schedule.extend(c.schedule);
     }
     all
 }

@@ -237,8 +237,7 @@ fn int_attr(op: &Operation, name: &str) -> Option<i128> {
     op.attr(name).and_then(Attribute::as_int)
 }
 
-struct Builder<'a> {
-    ctx: &'a DesignContext,
+struct Builder {
     seg: Segmentation,
 }
 
@@ -292,7 +291,7 @@ pub fn segment_function(ctx: &DesignContext, func: &Operation) -> Result<Segment
         fifos: Vec::new(),
         values,
     };
-    let mut b = Builder { ctx, seg };
+    let mut b = Builder { seg };
     let root = b.alloc(None, func.span, prefix.trim_end_matches('_').to_string());
     let body = b.container(
         root,
@@ -359,7 +358,7 @@ fn scan_values(op: &Operation, t: &mut ValueTable) -> Result<(), Diagnostic> {
     Ok(())
 }
 
-impl<'a> Builder<'a> {
+impl Builder {
     fn alloc(&mut self, parent: Option<BlockId>, span: Span, name: String) -> BlockId {
         let id = self.seg.blocks.len();
         self.seg.blocks.push(BlockInfo {
@@ -399,7 +398,7 @@ impl<'a> Builder<'a> {
         &mut self,
         parent: BlockId,
         prefix: String,
-        ops: &'a [Operation],
+        ops: &[Operation],
         inputs: Vec<Port>,
         token_in: TokenIn,
         token_out: Option<String>,
@@ -623,7 +622,7 @@ impl<'a> Builder<'a> {
             .collect()
     }
 
-    fn loop_kind(&mut self, id: BlockId, op: &'a Operation) -> Result<BlockKind, Diagnostic> {
+    fn loop_kind(&mut self, id: BlockId, op: &Operation) -> Result<BlockKind, Diagnostic> {
         let loop_name = format!("{}_loop", self.seg.blocks[id].name);
         let body = op
             .regions
@@ -694,7 +693,7 @@ impl<'a> Builder<'a> {
         Ok(BlockKind::Loop { info, body: c })
     }
 
-    fn if_kind(&mut self, id: BlockId, op: &'a Operation) -> Result<BlockKind, Diagnostic> {
+    fn if_kind(&mut self, id: BlockId, op: &Operation) -> Result<BlockKind, Diagnostic> {
         let name = self.seg.blocks[id].name.clone();
         let cond = op
             .operands
@@ -710,10 +709,13 @@ impl<'a> Builder<'a> {
         }
         let mut branches = Vec::new();
         for (r, tag) in op.regions.iter().zip(["then", "else"]) {
-            let Some(block) = r.blocks.first() else {
-                branches.push(None);
-                continue;
+            let empty = crate::mlir::ast::Block {
+                label: None,
+                args: Vec::new(),
+                ops: Vec::new(),
+                span: r.span,
             };
+            let block = r.blocks.first().unwrap_or(&empty);
             let yields = yield_values(block);
             if yields.len() != results.len() {
                 return Err(Diagnostic::error(

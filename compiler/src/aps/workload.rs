@@ -1,1 +1,556 @@
-//! Workload generator (filled below).
+//! Workload generator: random but valid scheduled TOR/APS modules for differential testing
+//! and benchmarks (`kiln gen aps`).
+//!
+//! A module has 2–3 memory-map entries (4 cyclic banks of `memref<4xi32>` each), two global
+//! registers and hoisted constants; every function reads rs1/rs2 in slot 0, then runs a
+//! random sequence of straight-line chunks (arithmetic, compares/selects, casts,
+//! `comb.extract`, bank loads/stores, split scratchpad loads, CPU-memory loads/stores,
+//! globals, bursts), `tor.for` loops (constant or runtime bounds, ascending, descending,
+//! zero-trip, iteration values) and `tor.if`s (with and without results), nested up to
+//! depth 2, and ends with `aps.writerf`. `starttime`s never decrease in program order;
+//! memory accesses after a store start a new slot, request/collect pairs occupy two
+//! consecutive slots, so the timed rules and the untimed interpreter must agree.
+//!
+//! Ops without a custom assembly format in the parser (`aps.spm.*`, `aps.itfc.load/store_*`,
+//! `aps.global*`) are written in generic form.
+
+/// SplitMix64: small, fast, and stable across platforms.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        if n == 0 { 0 } else { self.next() % n }
+    }
+    fn chance(&mut self, percent: u64) -> bool {
+        self.below(100) < percent
+    }
+    fn pick<'a, T>(&mut self, xs: &'a [T]) -> &'a T {
+        &xs[self.below(xs.len() as u64) as usize]
+    }
+}
+
+const CONSTS: [i64; 12] = [0, 1, 2, 3, 4, 5, 7, 8, 12, 16, 42, -1];
+
+fn cname(v: i64) -> String {
+    if v < 0 {
+        format!("%cm{}_i32", -v)
+    } else {
+        format!("%c{v}_i32")
+    }
+}
+
+struct Gen {
+    rng: Rng,
+    out: String,
+    next: u32,
+    t: i64,
+    dirty: bool,
+    entries: u32,
+    ind: usize,
+}
+
+/// A module with `functions` functions, fully determined by `seed`.
+pub fn generate(functions: usize, seed: u64) -> String {
+    let mut g = Gen {
+        rng: Rng(seed),
+        out: String::new(),
+        next: 0,
+        t: 0,
+        dirty: false,
+        entries: 0,
+        ind: 0,
+    };
+    g.entries = 2 + g.rng.below(2) as u32;
+    g.module(functions);
+    g.out
+}
+
+impl Gen {
+    fn line(&mut self, s: &str) {
+        for _ in 0..self.ind {
+            self.out.push_str("  ");
+        }
+        self.out.push_str(s);
+        self.out.push('\n');
+    }
+
+    fn fresh(&mut self) -> String {
+        self.next += 1;
+        format!("%v{}", self.next - 1)
+    }
+
+    fn at(&self) -> String {
+        format!(
+            "{{starttime = {} : i32, endtime = {} : i32}}",
+            self.t,
+            self.t + 1
+        )
+    }
+
+    fn on(&self) -> String {
+        format!("on ({} to {})", self.t, self.t + 1)
+    }
+
+    fn module(&mut self, functions: usize) {
+        self.line("module {");
+        self.ind = 1;
+        self.line("aps.memorymap {");
+        for k in 0..self.entries {
+            let banks: Vec<String> = (0..4).map(|j| format!("@mem{k}_{j}")).collect();
+            let l = format!(
+                "  aps.mem_entry \"mem{k}\" : banks([{}]), base({}), size(64), count(4), cyclic(1)",
+                banks.join(", "),
+                64 * k
+            );
+            self.line(&l);
+        }
+        self.line("  aps.mem_finish");
+        self.line("}");
+        self.line("tor.design @aps_isaxes {");
+        self.ind = 2;
+        for v in CONSTS {
+            let l = format!("{} = arith.constant {v} : i32", cname(v));
+            self.line(&l);
+        }
+        for k in 0..self.entries {
+            for j in 0..4 {
+                let init = if self.rng.chance(50) {
+                    let xs: Vec<String> = (0..4)
+                        .map(|_| (self.rng.below(200) as i64 - 50).to_string())
+                        .collect();
+                    format!("dense<[{}]>", xs.join(", "))
+                } else {
+                    "uninitialized".to_string()
+                };
+                let l = format!("memref.global @mem{k}_{j} : memref<4xi32> = {init}");
+                self.line(&l);
+            }
+        }
+        for gi in 0..2 {
+            let v = self.rng.below(100);
+            let l = format!("memref.global @g{gi} : memref<i32> = dense<{v}>");
+            self.line(&l);
+        }
+        self.line("memref.global @_cpu_memory : memref<1xi32> = uninitialized");
+        for n in 0..functions {
+            self.function(n);
+        }
+        self.ind = 1;
+        self.line("}");
+        self.ind = 0;
+        self.line("}");
+    }
+
+    fn function(&mut self, n: usize) {
+        let l = format!(
+            "tor.func @f{n}(%arg0: i5, %arg1: i5, %arg2: i5, ...) attributes {{funct7 = 0 : i32, opcode = {} : i32, scheduled = true}} {{",
+            43 + n
+        );
+        self.line(&l);
+        self.ind += 1;
+        self.next = 0;
+        self.t = 0;
+        self.dirty = false;
+        let rs1 = self.fresh();
+        let rs2 = self.fresh();
+        let at = self.at();
+        self.line(&format!("{rs1} = aps.readrf %arg0 {at} : i5 -> i32"));
+        self.line(&format!("{rs2} = aps.readrf %arg1 {at} : i5 -> i32"));
+        for k in 0..self.entries {
+            for j in 0..4 {
+                self.line(&format!(
+                    "%m{k}_{j} = memref.get_global @mem{k}_{j} : memref<4xi32> {at}"
+                ));
+            }
+        }
+        self.line(&format!(
+            "%cpu = memref.get_global @_cpu_memory : memref<1xi32> {at}"
+        ));
+        let mut pool = vec![rs1, rs2];
+        let items = 4 + self.rng.below(6);
+        self.seq(0, &mut pool, items);
+        self.bump();
+        let v = self.rng.pick(&pool).clone();
+        let at = self.at();
+        self.line(&format!("aps.writerf %arg2, {v} {at} : i5, i32"));
+        self.line("tor.return");
+        self.ind -= 1;
+        self.line("}");
+    }
+
+    fn bump(&mut self) {
+        self.t += 1;
+        self.dirty = false;
+    }
+
+    /// Memory accesses after a store in the same slot move to a new slot.
+    fn mem_slot(&mut self) {
+        if self.dirty {
+            self.bump();
+        }
+    }
+
+    fn seq(&mut self, depth: u32, pool: &mut Vec<String>, items: u64) {
+        for _ in 0..items {
+            let r = self.rng.below(100);
+            if depth < 2 && r < 18 {
+                self.for_loop(depth, pool);
+            } else if depth < 2 && r < 32 {
+                self.if_op(depth, pool);
+            } else if r < 40 {
+                self.burst(pool);
+            } else {
+                let n = 1 + self.rng.below(5);
+                for _ in 0..n {
+                    self.straight_op(pool);
+                }
+            }
+        }
+    }
+
+    fn val(&mut self, pool: &[String]) -> String {
+        if self.rng.chance(20) {
+            cname(*self.rng.pick(&CONSTS))
+        } else {
+            self.rng.pick(pool).clone()
+        }
+    }
+
+    fn bank(&mut self) -> String {
+        let k = self.rng.below(self.entries as u64);
+        let j = self.rng.below(4);
+        format!("%m{k}_{j}")
+    }
+
+    fn straight_op(&mut self, pool: &mut Vec<String>) {
+        if self.rng.chance(35) {
+            self.bump();
+        }
+        let r = self.rng.below(15);
+        let a = self.val(pool);
+        let b = self.val(pool);
+        let x = self.fresh();
+        match r {
+            0..=2 => {
+                let op = *self.rng.pick(&["tor.addi", "tor.subi", "tor.muli"]);
+                let on = self.on();
+                self.line(&format!("{x} = {op} {a} {b} {on} : (i32, i32) -> i32"));
+            }
+            3 | 4 => {
+                let op = *self.rng.pick(&[
+                    "arith.andi",
+                    "arith.ori",
+                    "arith.xori",
+                    "arith.shli",
+                    "arith.shrui",
+                    "arith.shrsi",
+                ]);
+                let b = if op.contains("sh") {
+                    cname(*self.rng.pick(&[0, 1, 3, 7, 16]))
+                } else {
+                    b
+                };
+                let at = self.at();
+                self.line(&format!("{x} = {op} {a}, {b} {at} : i32"));
+            }
+            5 | 6 => {
+                let pred = *self.rng.pick(&[
+                    "eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge",
+                ]);
+                let on = self.on();
+                let c = self.fresh();
+                self.line(&format!(
+                    "{c} = tor.cmpi {pred} {a} {b} {on} : (i32, i32) -> i1"
+                ));
+                let (p, q) = (self.val(pool), self.val(pool));
+                let at = self.at();
+                self.line(&format!("{x} = arith.select {c}, {p}, {q} {at} : i32"));
+            }
+            7 => {
+                let w = *self.rng.pick(&[1u32, 8, 16]);
+                let n = self.fresh();
+                let at = self.at();
+                if self.rng.chance(50) {
+                    self.line(&format!("{n} = arith.trunci {a} {at} : i32 to i{w}"));
+                } else {
+                    let lo = self.rng.below((32 - w) as u64 + 1);
+                    self.line(&format!(
+                        "{n} = comb.extract {a} from {lo} {at} : (i32) -> i{w}"
+                    ));
+                }
+                let ext = *self.rng.pick(&["arith.extui", "arith.extsi"]);
+                self.line(&format!("{x} = {ext} {n} {at} : i{w} to i32"));
+            }
+            8 | 9 => {
+                self.mem_slot();
+                let m = self.bank();
+                let at = self.at();
+                self.line(&format!(
+                    "{x} = aps.memload {m}[{a}] {at} : memref<4xi32>, i32 -> i32"
+                ));
+            }
+            10 => {
+                self.mem_slot();
+                let m = self.bank();
+                let at = self.at();
+                self.line(&format!(
+                    "aps.memstore {a}, {m}[{b}] {at} : i32, memref<4xi32>, i32"
+                ));
+                self.dirty = true;
+                return;
+            }
+            11 => {
+                self.mem_slot();
+                let m = self.bank();
+                let tok = self.fresh();
+                let at = self.at();
+                self.line(&format!(
+                    "{tok} = \"aps.spm.load_req\"({m}, {a}) {at} : (memref<4xi32>, i32) -> none"
+                ));
+                self.bump();
+                let at = self.at();
+                self.line(&format!(
+                    "{x} = \"aps.spm.load_collect\"({tok}) {at} : (none) -> i32"
+                ));
+            }
+            12 => {
+                self.mem_slot();
+                let addr = self.cpu_addr(pool);
+                let tok = self.fresh();
+                let at = self.at();
+                self.line(&format!("{tok} = \"aps.itfc.load_req\"(%cpu, {addr}) {at} : (memref<1xi32>, i32) -> none"));
+                self.bump();
+                let at = self.at();
+                self.line(&format!(
+                    "{x} = \"aps.itfc.load_collect\"({tok}) {at} : (none) -> i32"
+                ));
+            }
+            13 => {
+                self.mem_slot();
+                let addr = self.cpu_addr(pool);
+                let tok = self.fresh();
+                let at = self.at();
+                self.line(&format!("{tok} = \"aps.itfc.store_req\"({a}, %cpu, {addr}) {at} : (i32, memref<1xi32>, i32) -> none"));
+                self.bump();
+                let at = self.at();
+                self.line(&format!(
+                    "\"aps.itfc.store_collect\"({tok}) {at} : (none) -> ()"
+                ));
+                self.dirty = true;
+                return;
+            }
+            _ => {
+                self.mem_slot();
+                let gi = self.rng.below(2);
+                let t = self.t;
+                if self.rng.chance(50) {
+                    self.line(&format!("{x} = \"aps.globalload\"() {{global = @g{gi}, starttime = {t} : i32, endtime = {} : i32}} : () -> i32", t + 1));
+                } else {
+                    self.line(&format!("\"aps.globalstore\"({a}) {{global = @g{gi}, starttime = {t} : i32, endtime = {} : i32}} : (i32) -> ()", t + 1));
+                    self.dirty = true;
+                    return;
+                }
+            }
+        }
+        pool.push(x);
+    }
+
+    /// rs1 or rs2 plus a small word offset (CPU memory the harness initialises).
+    fn cpu_addr(&mut self, pool: &[String]) -> String {
+        let base = pool[self.rng.below(2) as usize].clone();
+        let off = cname(*self.rng.pick(&[0, 4, 8, 12, 16]));
+        let x = self.fresh();
+        let on = self.on();
+        self.line(&format!(
+            "{x} = tor.addi {base} {off} {on} : (i32, i32) -> i32"
+        ));
+        x
+    }
+
+    fn burst(&mut self, pool: &mut [String]) {
+        self.mem_slot();
+        let k = self.rng.below(self.entries as u64);
+        let banks: Vec<String> = (0..4).map(|j| format!("%m{k}_{j}")).collect();
+        let start = cname(*self.rng.pick(&[0, 4, 8]));
+        let len = cname(*self.rng.pick(&[4, 8, 16, 12]));
+        let addr = self.cpu_addr(pool);
+        let tok = self.fresh();
+        let at = self.at();
+        let tys = "(memref<4xi32>, memref<4xi32>, memref<4xi32>, memref<4xi32>)";
+        if self.rng.chance(60) {
+            self.line(&format!("{tok} = aps.itfc.burst_load_req {addr}, ({}) [{start}], {len} {at} : i32, {tys}, i32, i32 -> none", banks.join(", ")));
+            self.bump();
+            let at = self.at();
+            self.line(&format!("aps.itfc.burst_load_collect {tok} {at} : none"));
+        } else {
+            self.line(&format!("{tok} = aps.itfc.burst_store_req({}) [{start}], {addr}, {len} {at} : {tys}, i32, i32, i32 -> none", banks.join(", ")));
+            self.bump();
+            let at = self.at();
+            self.line(&format!("aps.itfc.burst_store_collect {tok} {at} : none"));
+        }
+        self.dirty = true;
+    }
+
+    /// A bound: a constant or a small runtime value (`x & 7`).
+    fn bound(&mut self, pool: &mut Vec<String>, consts: &[i64]) -> String {
+        if self.rng.chance(30) {
+            let a = self.rng.pick(pool).clone();
+            let x = self.fresh();
+            let at = self.at();
+            self.line(&format!("{x} = arith.andi {a}, %c7_i32 {at} : i32"));
+            x
+        } else {
+            cname(*self.rng.pick(consts))
+        }
+    }
+
+    fn for_loop(&mut self, depth: u32, pool: &mut Vec<String>) {
+        let kind = self.rng.below(10);
+        let (lb, ub, step) = match kind {
+            0 => (cname(5), self.bound(pool, &[0, 1, 2]), cname(-1)),
+            1 => (cname(3), cname(1), cname(1)),
+            2 => (cname(0), self.bound(pool, &[4, 7]), cname(2)),
+            _ => (
+                self.bound(pool, &[0, 1]),
+                self.bound(pool, &[0, 2, 3, 4]),
+                cname(1),
+            ),
+        };
+        let n_iter = self.rng.below(3) as usize;
+        let inits: Vec<String> = (0..n_iter).map(|_| self.val(pool)).collect();
+        self.bump();
+        let start = self.t;
+        let iv = self.fresh();
+        let iters: Vec<String> = (0..n_iter).map(|_| self.fresh()).collect();
+        let res = if n_iter > 0 { Some(self.fresh()) } else { None };
+        let saved = std::mem::take(&mut self.out);
+        let ind = self.ind;
+        self.ind += 1;
+        self.bump();
+        let mut inner = pool.clone();
+        inner.push(iv.clone());
+        inner.extend(iters.iter().cloned());
+        let items = self.rng.below(3);
+        self.seq(depth + 1, &mut inner, items);
+        let mut ys = Vec::new();
+        for it in &iters {
+            let y = self.fresh();
+            let o = self.val(&inner);
+            let on = self.on();
+            self.line(&format!("{y} = tor.addi {it} {o} {on} : (i32, i32) -> i32"));
+            ys.push(y);
+        }
+        if !ys.is_empty() {
+            let tys = vec!["i32"; ys.len()].join(", ");
+            self.line(&format!("tor.yield {} : {tys}", ys.join(", ")));
+        }
+        let end = self.t + 1;
+        self.ind = ind;
+        let body = std::mem::replace(&mut self.out, saved);
+        let iter_text = if iters.is_empty() {
+            String::new()
+        } else {
+            let parts: Vec<String> = iters
+                .iter()
+                .zip(&inits)
+                .map(|(a, i)| format!("{a} = {i} : i32"))
+                .collect();
+            format!(" iter_args({})", parts.join(", "))
+        };
+        let (lhs, arrow) = match &res {
+            Some(r) if n_iter == 1 => (format!("{r} = "), " -> (i32)".to_string()),
+            Some(r) => (
+                format!("{r}:{n_iter} = "),
+                format!(" -> ({})", vec!["i32"; n_iter].join(", ")),
+            ),
+            None => (String::new(), String::new()),
+        };
+        self.line(&format!(
+            "{lhs}tor.for {iv} = ({lb} : i32) to ({ub} : i32) step ({step} : i32){iter_text} on ({start} to {end}){arrow} {{"
+        ));
+        self.out.push_str(&body);
+        self.line("}");
+        self.t = end;
+        self.bump();
+        if let Some(r) = res {
+            if n_iter == 1 {
+                pool.push(r);
+            } else {
+                pool.extend((0..n_iter).map(|i| format!("{r}#{i}")));
+            }
+        }
+    }
+
+    fn if_op(&mut self, depth: u32, pool: &mut Vec<String>) {
+        let (a, b) = (self.val(pool), self.val(pool));
+        let pred = *self.rng.pick(&["eq", "ne", "slt", "sge", "ult", "ugt"]);
+        let c = self.fresh();
+        let on = self.on();
+        self.line(&format!(
+            "{c} = tor.cmpi {pred} {a} {b} {on} : (i32, i32) -> i1"
+        ));
+        self.bump();
+        let start = self.t;
+        let with_result = self.rng.chance(60);
+        let with_else = with_result || self.rng.chance(50);
+        let res = if with_result {
+            Some(self.fresh())
+        } else {
+            None
+        };
+        let saved = std::mem::take(&mut self.out);
+        let ind = self.ind;
+        let mut end = start + 1;
+        let mut branches = Vec::new();
+        for _ in 0..if with_else { 2 } else { 1 } {
+            self.t = start;
+            self.ind = ind + 1;
+            self.bump();
+            let mut inner = pool.clone();
+            let items = self.rng.below(3);
+            self.seq(depth + 1, &mut inner, items);
+            if with_result {
+                let y = self.val(&inner);
+                self.line(&format!("tor.yield {y} : i32"));
+            }
+            end = end.max(self.t + 1);
+            branches.push(std::mem::take(&mut self.out));
+        }
+        self.ind = ind;
+        self.out = saved;
+        let (lhs, arrow) = match &res {
+            Some(r) => (format!("{r} = "), " -> (i32)"),
+            None => (String::new(), ""),
+        };
+        self.line(&format!(
+            "{lhs}tor.if {c} on ({start} to {end}){arrow} then {{"
+        ));
+        self.out.push_str(&branches[0]);
+        if let Some(e) = branches.get(1) {
+            self.line("} else {");
+            self.out.push_str(e);
+        }
+        self.line("}");
+        self.t = end;
+        self.bump();
+        if let Some(r) = res {
+            pool.push(r);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn generation_is_deterministic() {
+        assert_eq!(super::generate(3, 7), super::generate(3, 7));
+        assert_ne!(super::generate(3, 7), super::generate(3, 8));
+    }
+}

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 pub fn to_json(circuit: &Circuit) -> String {
-    let mut s = serde_json::to_string_pretty(circuit).unwrap_or_default();
+    let mut s = serde_json::to_string(circuit).unwrap_or_default();
     s.push('\n');
     s
 }

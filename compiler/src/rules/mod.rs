@@ -247,8 +247,10 @@ impl Circuit {
     /// Merge `other` into `self`: instances deduplicated by name (first wins), rules,
     /// precedence and schedule appended.
     pub fn merge(&mut self, other: Circuit) {
+        let mut known: std::collections::HashSet<String> =
+            self.instances.iter().map(|i| i.name.clone()).collect();
         for inst in other.instances {
-            if !self.instances.iter().any(|i| i.name == inst.name) {
+            if known.insert(inst.name.clone()) {
                 self.instances.push(inst);
             }
         }

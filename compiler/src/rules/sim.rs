@@ -154,7 +154,8 @@ struct Tx {
     mem_resp_taken: usize,
 }
 
-/// Why a call could not happen.
+/// Why a call could not happen (`instance.method`), for deadlock reports.
+#[allow(dead_code)]
 struct Blocked(String);
 
 pub fn simulate(

@@ -1,0 +1,31 @@
+//! `kiln gen aps --functions N --seed S -o FILE`: write a random valid scheduled TOR/APS
+//! module (see `compiler::aps::workload`).
+
+use crate::io::{self, Failure};
+use std::path::PathBuf;
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Kind {
+    Aps,
+}
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// What to generate.
+    #[arg(value_enum)]
+    pub kind: Kind,
+    #[arg(long, default_value_t = 10)]
+    pub functions: usize,
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    #[arg(short = 'o', long = "output")]
+    pub output: PathBuf,
+}
+
+pub fn run(args: Args) -> Result<(), Failure> {
+    let text = match args.kind {
+        Kind::Aps => compiler::aps::workload::generate(args.functions, args.seed),
+    };
+    io::write_atomic(&args.output, text.as_bytes())?;
+    Ok(())
+}
