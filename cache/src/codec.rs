@@ -1,10 +1,15 @@
 //! The one place that knows the on-disk encoding of cache entries.
 //!
-//! An entry is `MAGIC (8 bytes) | format version (u32 LE) | payload length (u64 LE) |
-//! SHA-256 of the payload (32 bytes) | payload`, where the payload is the value encoded with
-//! `bincode` 2 (serde path, standard configuration). Anything that does not match exactly —
-//! wrong magic, other version, short read, trailing bytes, checksum mismatch, undecodable
-//! payload — is a [`CodecError`], which the store treats as a miss.
+//! An entry is `MAGIC (8 bytes) | format version (u32 LE) | payload encoding (u8) |
+//! payload length (u64 LE) | SHA-256 of the payload (32 bytes) | payload`. The payload is
+//! the value encoded with `bincode` 2 (serde path, standard configuration). bincode is not
+//! self-describing, so serde features that need `deserialize_any` (internally tagged or
+//! untagged enums, flattening) cannot be decoded from it: [`encode`] checks that the bincode
+//! bytes decode, and otherwise stores the value as JSON (encoding 1), which can.
+//!
+//! Anything that does not match exactly — wrong magic, other version, unknown encoding,
+//! short read, trailing bytes, checksum mismatch, undecodable payload — is a [`CodecError`],
+//! which the store treats as a miss.
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -13,8 +18,10 @@ use sha2::{Digest, Sha256};
 /// First bytes of every entry.
 pub const MAGIC: &[u8; 8] = b"KILNCACH";
 /// Bumped whenever the entry layout or the payload codec changes.
-pub const FORMAT_VERSION: u32 = 1;
-const HEADER_LEN: usize = 8 + 4 + 8 + 32;
+pub const FORMAT_VERSION: u32 = 2;
+const HEADER_LEN: usize = 8 + 4 + 1 + 8 + 32;
+const BINCODE: u8 = 0;
+const JSON: u8 = 1;
 
 /// Why bytes could not be decoded as an entry.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -22,6 +29,7 @@ pub enum CodecError {
     Truncated { len: usize },
     BadMagic,
     Version(u32),
+    Encoding(u8),
     Length { declared: u64, actual: usize },
     Checksum,
     Payload(String),
@@ -33,6 +41,7 @@ impl std::fmt::Display for CodecError {
             CodecError::Truncated { len } => write!(f, "truncated entry ({len} bytes)"),
             CodecError::BadMagic => write!(f, "bad magic"),
             CodecError::Version(v) => write!(f, "format version {v}, expected {FORMAT_VERSION}"),
+            CodecError::Encoding(e) => write!(f, "unknown payload encoding {e}"),
             CodecError::Length { declared, actual } => {
                 write!(f, "payload length {actual}, header says {declared}")
             }
@@ -42,13 +51,29 @@ impl std::fmt::Display for CodecError {
     }
 }
 
-/// Encode `value` as a complete entry (header + payload).
-pub fn encode<T: Serialize>(value: &T) -> Result<Vec<u8>, CodecError> {
-    let payload = bincode::serde::encode_to_vec(value, bincode::config::standard())
+/// Encode `value` as a complete entry (header + payload): bincode when the bincode bytes
+/// decode back, else JSON when that decodes back, else an error (the value is not cacheable).
+pub fn encode<T: Serialize + DeserializeOwned>(value: &T) -> Result<Vec<u8>, CodecError> {
+    let config = bincode::config::standard();
+    let bin = bincode::serde::encode_to_vec(value, config)
         .map_err(|e| CodecError::Payload(e.to_string()))?;
+    let (encoding, payload) = if decode_payload::<T>(BINCODE, &bin).is_ok() {
+        (BINCODE, bin)
+    } else {
+        let json = serde_json::to_vec(value).map_err(|e| CodecError::Payload(e.to_string()))?;
+        // Some shapes decode from neither (serde buffers internally tagged enums in a form
+        // that cannot hold `u128`): such values are not cacheable.
+        decode_payload::<T>(JSON, &json).map_err(|e| {
+            CodecError::Payload(format!(
+                "value does not round-trip through bincode or JSON: {e}"
+            ))
+        })?;
+        (JSON, json)
+    };
     let mut out = Vec::with_capacity(HEADER_LEN + payload.len());
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    out.push(encoding);
     out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
     out.extend_from_slice(&Sha256::digest(&payload));
     out.extend_from_slice(&payload);
@@ -67,7 +92,11 @@ pub fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, CodecError> {
     if version != FORMAT_VERSION {
         return Err(CodecError::Version(version));
     }
-    let declared = u64::from_le_bytes(bytes[12..20].try_into().expect("8 bytes"));
+    let encoding = bytes[12];
+    if encoding != BINCODE && encoding != JSON {
+        return Err(CodecError::Encoding(encoding));
+    }
+    let declared = u64::from_le_bytes(bytes[13..21].try_into().expect("8 bytes"));
     let payload = &bytes[HEADER_LEN..];
     if declared != payload.len() as u64 {
         return Err(CodecError::Length {
@@ -75,8 +104,15 @@ pub fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, CodecError> {
             actual: payload.len(),
         });
     }
-    if Sha256::digest(payload).as_slice() != &bytes[20..52] {
+    if Sha256::digest(payload).as_slice() != &bytes[21..53] {
         return Err(CodecError::Checksum);
+    }
+    decode_payload(encoding, payload)
+}
+
+fn decode_payload<T: DeserializeOwned>(encoding: u8, payload: &[u8]) -> Result<T, CodecError> {
+    if encoding == JSON {
+        return serde_json::from_slice(payload).map_err(|e| CodecError::Payload(e.to_string()));
     }
     let (value, used) = bincode::serde::decode_from_slice(payload, bincode::config::standard())
         .map_err(|e| CodecError::Payload(e.to_string()))?;
@@ -124,6 +160,22 @@ mod tests {
             let r: Result<BTreeMap<String, Vec<u32>>, _> = decode(&b);
             assert!(r.is_err(), "flip at byte {i} accepted");
         }
+    }
+
+    #[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+    #[serde(tag = "kind")]
+    enum Tagged {
+        A { x: u32 },
+        B { y: String },
+    }
+
+    #[test]
+    fn values_bincode_cannot_decode_go_as_json() {
+        let v = vec![Tagged::A { x: 1 }, Tagged::B { y: "b".into() }];
+        let bytes = encode(&v).unwrap();
+        assert_eq!(bytes[12], JSON);
+        assert_eq!(decode::<Vec<Tagged>>(&bytes).unwrap(), v);
+        assert_eq!(encode(&sample()).unwrap()[12], BINCODE);
     }
 
     #[test]

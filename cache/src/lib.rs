@@ -2,7 +2,8 @@
 //!
 //! Results of cached queries are stored under `<root>/objects/<2 hex>/<62 hex>`, named by a
 //! [`Key`]: the SHA-256 of (build id, query kind, digests of the inputs). Values are any
-//! `serde` type, encoded by [`codec`] with a header (magic, format version, checksum).
+//! `serde` type, encoded by [`codec`] (bincode, with a JSON fallback for the serde shapes
+//! bincode cannot decode) with a header (magic, format version, checksum).
 //! A corrupted or truncated entry is a miss (logged with `tracing::warn!` and deleted), so the
 //! caller recomputes and overwrites it. Writes are atomic (temp file + rename). The store has a
 //! size cap: entries are evicted least-recently-used first, recency being the file mtime,
@@ -152,7 +153,11 @@ impl Store {
 
     /// Store `value` under `key` (atomically). Runs a collection when the bytes written since
     /// the last one exceed a tenth of the cap.
-    pub fn put<T: Serialize>(&self, key: &Key, value: &T) -> std::io::Result<()> {
+    pub fn put<T: Serialize + DeserializeOwned>(
+        &self,
+        key: &Key,
+        value: &T,
+    ) -> std::io::Result<()> {
         let bytes = codec::encode(value).map_err(|e| std::io::Error::other(e.to_string()))?;
         let path = self.entry_path(key);
         write_atomic(&path, &bytes)?;

@@ -34,11 +34,26 @@ pub struct Connector {
 
 impl Connector {
     pub fn new(workspace: &Path, exe: PathBuf) -> Result<Connector, String> {
-        let dir = DaemonDir::for_workspace(workspace).map_err(|e| e.to_string())?;
+        Connector::in_base(None, workspace, exe)
+    }
+
+    /// Like [`Connector::new`] with the daemon directories under `base` (also passed to the
+    /// daemons it starts).
+    pub fn in_base(
+        base: Option<&Path>,
+        workspace: &Path,
+        exe: PathBuf,
+    ) -> Result<Connector, String> {
+        let dir = DaemonDir::for_workspace(base, workspace).map_err(|e| e.to_string())?;
+        let mut daemon_args = Vec::new();
+        if let Some(b) = base {
+            daemon_args.push("--runtime-dir".to_string());
+            daemon_args.push(b.to_string_lossy().into_owned());
+        }
         Ok(Connector {
             dir,
             exe,
-            daemon_args: Vec::new(),
+            daemon_args,
         })
     }
 

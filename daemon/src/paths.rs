@@ -29,13 +29,21 @@ pub struct Info {
 }
 
 impl DaemonDir {
-    /// The daemon directory of `workspace`, created with mode 0700.
-    pub fn for_workspace(workspace: &Path) -> io::Result<DaemonDir> {
+    /// The daemon directory of `workspace`, created with mode 0700, under `base` (default:
+    /// `$XDG_RUNTIME_DIR/kiln`, else `<temp dir>/kiln-<uid>`).
+    pub fn for_workspace(base: Option<&Path>, workspace: &Path) -> io::Result<DaemonDir> {
         let workspace = workspace
             .canonicalize()
             .unwrap_or_else(|_| workspace.to_path_buf());
         let digest = kiln_cache::digest(workspace.as_os_str().as_encoded_bytes());
-        let dir = base_dir()?.join(&kiln_cache::hex(&digest)[..16]);
+        let base = match base {
+            Some(b) => {
+                create_private_dir(b)?;
+                b.to_path_buf()
+            }
+            None => base_dir()?,
+        };
+        let dir = base.join(&kiln_cache::hex(&digest)[..16]);
         create_private_dir(&dir)?;
         Ok(DaemonDir { dir, workspace })
     }

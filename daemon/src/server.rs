@@ -31,6 +31,8 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 #[derive(Debug, Clone)]
 pub struct Options {
     pub workspace: PathBuf,
+    pub runtime_dir: Option<PathBuf>,
+    pub cache_dir: PathBuf,
     pub idle_timeout: Duration,
     pub log_json: bool,
     pub cache_cap_bytes: u64,
@@ -198,7 +200,8 @@ impl Kiln for Service {
 
 /// Run the daemon in the foreground until it is told to stop.
 pub fn run(opts: Options) -> Result<(), String> {
-    let dir = DaemonDir::for_workspace(&opts.workspace).map_err(|e| e.to_string())?;
+    let dir = DaemonDir::for_workspace(opts.runtime_dir.as_deref(), &opts.workspace)
+        .map_err(|e| e.to_string())?;
     let mut pid_file = std::fs::OpenOptions::new()
         .create(true)
         .truncate(false)
@@ -218,7 +221,7 @@ pub fn run(opts: Options) -> Result<(), String> {
     pid_file.rewind().map_err(|e| e.to_string())?;
     writeln!(pid_file, "{}", std::process::id()).map_err(|e| e.to_string())?;
 
-    let store = kiln_cache::Store::open(paths::cache_dir(), opts.cache_cap_bytes)
+    let store = kiln_cache::Store::open(&opts.cache_dir, opts.cache_cap_bytes)
         .inspect_err(|e| tracing::warn!(error = %e, "persistent cache unavailable"))
         .ok();
     let db = Db::new(store);
@@ -338,6 +341,12 @@ pub struct Args {
     /// Size cap of the persistent cache, in bytes.
     #[arg(long, default_value_t = kiln_cache::DEFAULT_CAP_BYTES)]
     pub cache_cap: u64,
+    /// Persistent cache directory (default: $KILN_CACHE_DIR, $XDG_CACHE_HOME/kiln, ~/.cache/kiln).
+    #[arg(long)]
+    pub cache_dir: Option<PathBuf>,
+    /// Base of the per-workspace daemon directories (default: $XDG_RUNTIME_DIR/kiln).
+    #[arg(long)]
+    pub runtime_dir: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -354,6 +363,8 @@ impl Args {
         };
         Ok(Options {
             workspace,
+            runtime_dir: self.runtime_dir.clone(),
+            cache_dir: self.cache_dir.clone().unwrap_or_else(paths::cache_dir),
             idle_timeout: Duration::from_secs(self.idle_timeout),
             log_json: self.log_format == LogFormat::Json,
             cache_cap_bytes: self.cache_cap,

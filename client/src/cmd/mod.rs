@@ -5,18 +5,18 @@ use clap::Subcommand;
 
 pub mod aig;
 pub mod bench;
+pub mod build;
 pub mod cache;
 pub mod daemon;
-pub mod parse;
-pub mod shutdown;
-pub mod stats;
-pub mod status;
-pub mod watch;
-pub mod build;
 #[path = "gen.rs"]
 pub mod generate;
 pub mod graph;
+pub mod parse;
+pub mod shutdown;
 pub mod sim;
+pub mod stats;
+pub mod status;
+pub mod watch;
 
 #[derive(Subcommand)]
 pub enum Command {
