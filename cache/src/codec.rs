@@ -55,11 +55,19 @@ impl std::fmt::Display for CodecError {
 /// decode back, else JSON when that decodes back, else an error (the value is not cacheable).
 pub fn encode<T: Serialize + DeserializeOwned>(value: &T) -> Result<Vec<u8>, CodecError> {
     let config = bincode::config::standard();
-    let bin = bincode::serde::encode_to_vec(value, config)
-        .map_err(|e| CodecError::Payload(e.to_string()))?;
-    let (encoding, payload) = if decode_payload::<T>(BINCODE, &bin).is_ok() {
+    let type_name = std::any::type_name::<T>();
+    let bin = if json_types().contains(type_name) {
+        None
+    } else {
+        let bin = bincode::serde::encode_to_vec(value, config)
+            .map_err(|e| CodecError::Payload(e.to_string()))?;
+        Some(bin).filter(|b| decode_payload::<T>(BINCODE, b).is_ok())
+    };
+    let (encoding, payload) = if let Some(bin) = bin {
         (BINCODE, bin)
     } else {
+        // Remember the type: its other values go straight to JSON.
+        json_types().insert(type_name);
         let json = serde_json::to_vec(value).map_err(|e| CodecError::Payload(e.to_string()))?;
         // Some shapes decode from neither (serde buffers internally tagged enums in a form
         // that cannot hold `u128`): such values are not cacheable.
@@ -108,6 +116,13 @@ pub fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, CodecError> {
         return Err(CodecError::Checksum);
     }
     decode_payload(encoding, payload)
+}
+
+/// Types for which bincode could not decode a value once.
+fn json_types() -> std::sync::MutexGuard<'static, std::collections::BTreeSet<&'static str>> {
+    static TYPES: std::sync::Mutex<std::collections::BTreeSet<&'static str>> =
+        std::sync::Mutex::new(std::collections::BTreeSet::new());
+    TYPES.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 fn decode_payload<T: DeserializeOwned>(encoding: u8, payload: &[u8]) -> Result<T, CodecError> {

@@ -32,6 +32,7 @@ pub fn connector() -> Result<Connector, String> {
 
 /// Build through the daemon (started if needed). `Err(Fallback)` says why the daemon could
 /// not do it; the caller then calls [`build_in_process`].
+#[allow(dead_code)] // Entry point for `kiln build` (see ARCHITECTURE.md, `daemon`).
 pub fn build_via_daemon(req: proto::BuildRequest) -> Result<proto::BuildReply, Fallback> {
     let c = connector().map_err(Fallback)?;
     kiln_daemon::client::build_via_daemon(&c, req)
@@ -49,6 +50,7 @@ pub fn build_in_process(req: &proto::BuildRequest) -> Result<proto::BuildReply, 
 
 /// Build via the daemon unless `no_daemon`; fall back to in-process (with a note on stderr)
 /// when the daemon cannot be used.
+#[allow(dead_code)] // Entry point for `kiln build` (see ARCHITECTURE.md, `daemon`).
 pub fn build(req: proto::BuildRequest, no_daemon: bool) -> Result<proto::BuildReply, Failure> {
     if no_daemon {
         return build_in_process(&req);
@@ -83,6 +85,7 @@ pub fn request(
 }
 
 /// Print a reply's diagnostics on stderr; the exit status it calls for.
+#[allow(dead_code)] // Used by `kiln build` with [`build`].
 pub fn report(reply: &proto::BuildReply) -> Result<(), Failure> {
     for d in &reply.diagnostics {
         eprint!("{}", d.rendered);

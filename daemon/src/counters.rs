@@ -19,6 +19,7 @@ pub const KINDS: &[&str] = &[
     "model_text",
     "blif_parse",
     "aig",
+    "emit_aig",
 ];
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]

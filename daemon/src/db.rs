@@ -29,6 +29,8 @@ use std::sync::Arc;
 pub struct Runtime {
     pub counters: Counters,
     pub store: Option<Store>,
+    /// What this process last wrote where (to skip re-reading unchanged outputs).
+    pub written: crate::driver::OutputLog,
 }
 
 #[salsa::db]
@@ -61,6 +63,7 @@ impl Db {
             runtime: Arc::new(Runtime {
                 counters: Counters::default(),
                 store,
+                written: Default::default(),
             }),
         }
     }
@@ -176,7 +179,8 @@ fn context_digest(ctx: &DesignContext) -> [u8; 32] {
     kiln_cache::digest(serde_json::to_string(ctx).unwrap_or_default().as_bytes())
 }
 
-/// The function parsed on its own: spans relative to its first byte. *Cached* (`parse`).
+/// The function parsed on its own: spans relative to its first byte. Only run when a
+/// segmentation is not in the persistent cache.
 #[salsa::tracked(returns(ref))]
 pub fn function_op(
     db: &dyn KilnDb,
@@ -184,9 +188,8 @@ pub fn function_op(
     symbol: String,
 ) -> Option<Result<Operation, Diagnostic>> {
     let item = function_text(db, file, symbol).as_ref()?;
-    let digest = kiln_cache::digest(item.text.as_bytes());
-    Some(cached(db, "parse", &[&digest], || {
-        let module = compiler::mlir::parse(&item.text)?;
+    db.runtime().counters.executed("parse");
+    Some(compiler::mlir::parse(&item.text).and_then(|module| {
         module
             .ops
             .into_iter()
@@ -202,19 +205,23 @@ pub fn segmentation(
     file: SourceFile,
     symbol: String,
 ) -> Option<Result<Segmentation, Diagnostic>> {
-    let op = match function_op(db, file, symbol.clone()).as_ref()? {
-        Ok(op) => op,
-        Err(d) => return Some(Err(d.clone())),
-    };
+    let f = function_digest(db, file, &symbol)?;
     let ctx = match design_context(db, file) {
         Ok(c) => c,
         Err(d) => return Some(Err(d.clone())),
     };
-    let f = function_digest(db, file, &symbol)?;
     let c = context_digest(ctx);
-    Some(cached(db, "segmentation", &[&f, &c], || {
-        compiler::aps::segment_function(ctx, op)
-    }))
+    // The function is parsed only when the result is not in the persistent cache.
+    Some(cached(
+        db,
+        "segmentation",
+        &[&f, &c],
+        || match function_op(db, file, symbol.clone()).as_ref() {
+            Some(Ok(op)) => compiler::aps::segment_function(ctx, op),
+            Some(Err(d)) => Err(d.clone()),
+            None => Err(Diagnostic::error(Span::point(0), "function vanished")),
+        },
+    ))
 }
 
 /// The rules of block `block` of function `symbol`. *Cached* (`handler`).
@@ -226,17 +233,22 @@ pub fn block_rules(
     block: usize,
 ) -> Result<BlockRules, Diagnostic> {
     let missing = || Diagnostic::error(Span::point(0), format!("no function `@{symbol}`"));
-    let seg = segmentation(db, file, symbol.clone())
-        .as_ref()
-        .ok_or_else(missing)?
-        .as_ref()
-        .map_err(Clone::clone)?;
     let ctx = design_context(db, file).as_ref().map_err(Clone::clone)?;
     let f = function_digest(db, file, &symbol).ok_or_else(missing)?;
     let c = context_digest(ctx);
-    cached(db, "handler", &[&f, &c, &block.to_le_bytes()], || {
-        compiler::aps::handle_block(ctx, seg, block)
-    })
+    cached(
+        db,
+        "handler",
+        &[&f, &c, &(block as u64).to_le_bytes()],
+        || {
+            let seg = segmentation(db, file, symbol.clone())
+                .as_ref()
+                .ok_or_else(missing)?
+                .as_ref()
+                .map_err(Clone::clone)?;
+            compiler::aps::handle_block(ctx, seg, block)
+        },
+    )
 }
 
 /// The function's circuit, assembled from its segmentation and block rules.
@@ -262,12 +274,37 @@ pub fn function_circuit(
     Some(Ok(compiler::aps::assemble(ctx, seg, &blocks)))
 }
 
-/// What a file produces: output texts by kind, and diagnostics with file-relative spans.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
+/// What a file produces: output bytes by kind, and diagnostics with file-relative spans.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FileOutputs {
-    pub outputs: Vec<(OutputKind, Vec<u8>)>,
+    pub outputs: Vec<(OutputKind, OutputBytes)>,
     pub diagnostics: Vec<Diagnostic>,
 }
+
+/// An output's bytes (shared, so a build does not copy them) and their SHA-256, computed
+/// once when the output changes (so an unchanged output costs nothing per build).
+#[derive(Clone, Debug)]
+pub struct OutputBytes {
+    pub bytes: Arc<Vec<u8>>,
+    pub sha256: [u8; 32],
+}
+
+impl OutputBytes {
+    pub fn new(bytes: Vec<u8>) -> OutputBytes {
+        OutputBytes {
+            sha256: kiln_cache::digest(&bytes),
+            bytes: Arc::new(bytes),
+        }
+    }
+}
+
+impl PartialEq for OutputBytes {
+    fn eq(&self, other: &OutputBytes) -> bool {
+        self.sha256 == other.sha256 && self.bytes.len() == other.bytes.len()
+    }
+}
+
+impl Eq for OutputBytes {}
 
 /// Kinds of output files, named `<stem>.<suffix>` in the output directory.
 #[derive(
@@ -348,11 +385,11 @@ pub fn mlir_outputs(db: &dyn KilnDb, file: SourceFile) -> FileOutputs {
         outputs: vec![
             (
                 OutputKind::Cmt2,
-                compiler::rules::emit_cmt2(&circuit).into_bytes(),
+                OutputBytes::new(compiler::rules::emit_cmt2(&circuit).into_bytes()),
             ),
             (
                 OutputKind::RulesJson,
-                compiler::rules::to_json(&circuit).into_bytes(),
+                OutputBytes::new(compiler::rules::to_json(&circuit).into_bytes()),
             ),
         ],
         diagnostics,
@@ -506,5 +543,28 @@ pub fn blif_top(db: &dyn KilnDb, file: BlifFile) -> (Option<Aig>, Vec<Diagnostic
             diags.push(e.clone().shifted(top.offset as i64));
             (None, diags)
         }
+    }
+}
+
+/// The outputs of a BLIF file: its top model as binary and ASCII AIGER.
+#[salsa::tracked(returns(ref))]
+pub fn blif_outputs(db: &dyn KilnDb, file: BlifFile) -> FileOutputs {
+    db.runtime().counters.executed("emit_aig");
+    let (aig, diagnostics) = blif_top(db, file);
+    let outputs = aig.as_ref().map_or_else(Vec::new, |g| {
+        vec![
+            (
+                OutputKind::Aig,
+                OutputBytes::new(compiler::aig::write_aiger_binary(g)),
+            ),
+            (
+                OutputKind::Aag,
+                OutputBytes::new(compiler::aig::write_aag(g).into_bytes()),
+            ),
+        ]
+    });
+    FileOutputs {
+        outputs,
+        diagnostics: diagnostics.clone(),
     }
 }

@@ -7,7 +7,7 @@
 //! output texts; [`write_outputs`] writes them atomically, only when their bytes change.
 
 use crate::counters;
-use crate::db::{self, BlifFile, Db, OutputKind, SourceFile};
+use crate::db::{self, BlifFile, Db, KilnDb, OutputBytes, OutputKind, SourceFile};
 use crate::proto;
 use compiler::diag::{self, Diagnostic, Severity};
 use salsa::{Durability, Setter};
@@ -117,7 +117,7 @@ enum Loaded {
 
 /// What the file looked like when last read; unchanged metadata means unchanged text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Stamp {
+pub struct Stamp {
     len: u64,
     mtime_ns: i128,
     ctime_ns: i128,
@@ -244,7 +244,7 @@ fn read_text(path: &Path) -> Result<String, String> {
 pub struct Output {
     pub path: PathBuf,
     pub kind: OutputKind,
-    pub bytes: Vec<u8>,
+    pub bytes: OutputBytes,
 }
 
 /// The outputs and rendered diagnostics of a build.
@@ -260,7 +260,7 @@ pub fn compute(db: &Db, spec: &BuildSpec, resolved: &Resolved) -> Computed {
     let mut out = Computed::default();
     for (job, loaded) in &resolved.inputs {
         let display = job.input.display().to_string();
-        let (outputs, diagnostics, text) = match loaded {
+        let (file_outputs, text) = match loaded {
             Loaded::Unreadable(msg) => {
                 out.diagnostics.push(proto::FileDiagnostics {
                     path: display,
@@ -269,30 +269,20 @@ pub fn compute(db: &Db, spec: &BuildSpec, resolved: &Resolved) -> Computed {
                 });
                 continue;
             }
-            Loaded::Mlir(f) => {
-                let r = db::mlir_outputs(db, *f);
-                (r.outputs.clone(), &r.diagnostics, f.text(db))
-            }
-            Loaded::Blif(f) => {
-                let (aig, diags) = db::blif_top(db, *f);
-                let outputs = aig.as_ref().map_or_else(Vec::new, |g| {
-                    vec![
-                        (OutputKind::Aig, compiler::aig::write_aiger_binary(g)),
-                        (OutputKind::Aag, compiler::aig::write_aag(g).into_bytes()),
-                    ]
-                });
-                (outputs, diags, f.text(db))
-            }
+            Loaded::Mlir(f) => (db::mlir_outputs(db, *f), f.text(db)),
+            Loaded::Blif(f) => (db::blif_outputs(db, *f), f.text(db)),
         };
-        if !diagnostics.is_empty() {
-            out.diagnostics.push(render(&display, text, diagnostics));
+        if !file_outputs.diagnostics.is_empty() {
+            out.diagnostics
+                .push(render(&display, text, &file_outputs.diagnostics));
         }
         let default_kinds: &[OutputKind] = if is_blif(&job.input) {
             &[OutputKind::Aig]
         } else {
             &[OutputKind::Cmt2, OutputKind::RulesJson]
         };
-        for (kind, bytes) in outputs {
+        for (kind, bytes) in &file_outputs.outputs {
+            let kind = *kind;
             let wanted = if spec.kinds.is_empty() {
                 default_kinds.contains(&kind)
             } else {
@@ -304,7 +294,7 @@ pub fn compute(db: &Db, spec: &BuildSpec, resolved: &Resolved) -> Computed {
                 out.outputs.push(Output {
                     path: PathBuf::from(name),
                     kind,
-                    bytes,
+                    bytes: bytes.clone(),
                 });
             }
         }
@@ -323,18 +313,51 @@ fn render(path: &str, text: &str, diags: &[Diagnostic]) -> proto::FileDiagnostic
     }
 }
 
+/// What this process last wrote to each output path: the bytes' digest and the file's
+/// stamp just after writing. An output whose digest and on-disk stamp are unchanged is not
+/// re-read (it cannot differ unless someone else wrote the file, which changes its stamp).
+#[derive(Debug, Default)]
+pub struct OutputLog(std::sync::Mutex<BTreeMap<PathBuf, ([u8; 32], Stamp)>>);
+
+impl OutputLog {
+    fn unchanged(&self, path: &Path, sha256: &[u8; 32]) -> bool {
+        let log = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let Some((digest, stamp)) = log.get(path) else {
+            return false;
+        };
+        digest == sha256 && fs::metadata(path).is_ok_and(|m| Stamp::of(&m) == *stamp)
+    }
+
+    fn record(&self, path: &Path, sha256: [u8; 32]) {
+        if let Ok(m) = fs::metadata(path) {
+            let mut log = self.0.lock().unwrap_or_else(|e| e.into_inner());
+            log.insert(path.to_path_buf(), (sha256, Stamp::of(&m)));
+        }
+    }
+}
+
 /// Write every output atomically (only when its bytes change) and describe the result.
-pub fn write_outputs(computed: &Computed) -> Result<Vec<proto::OutputFile>, String> {
+pub fn write_outputs(
+    computed: &Computed,
+    log: &OutputLog,
+) -> Result<Vec<proto::OutputFile>, String> {
     computed
         .outputs
         .iter()
         .map(|o| {
-            let written = write_atomic(&o.path, &o.bytes)
-                .map_err(|e| format!("{}: error: {e}", o.path.display()))?;
+            let sha = o.bytes.sha256;
+            let written = if log.unchanged(&o.path, &sha) {
+                false
+            } else {
+                let w = write_atomic(&o.path, &o.bytes.bytes)
+                    .map_err(|e| format!("{}: error: {e}", o.path.display()))?;
+                log.record(&o.path, sha);
+                w
+            };
             Ok(proto::OutputFile {
                 path: o.path.to_string_lossy().into_owned(),
                 kind: o.kind.name().to_string(),
-                sha256: kiln_cache::hex(&kiln_cache::digest(&o.bytes)),
+                sha256: kiln_cache::hex(&sha),
                 written,
             })
         })
@@ -375,18 +398,19 @@ pub fn build_in_process(ws: &mut Workspace, spec: &BuildSpec) -> proto::BuildRep
     let resolved = ws.sync(spec);
     let computed = compute(&ws.db, spec, &resolved);
     let after = ws.db.counters().snapshot();
-    reply(computed, &before, &after, start)
+    reply(computed, &ws.db.runtime().written, &before, &after, start)
 }
 
 /// Assemble the reply: write outputs, attach diagnostics and the counter delta.
 pub fn reply(
     computed: Computed,
+    log: &OutputLog,
     before: &counters::Snapshot,
     after: &counters::Snapshot,
     start: Instant,
 ) -> proto::BuildReply {
     let mut diagnostics = computed.diagnostics.clone();
-    let files = match write_outputs(&computed) {
+    let files = match write_outputs(&computed, log) {
         Ok(f) => f,
         Err(msg) => {
             diagnostics.push(proto::FileDiagnostics {

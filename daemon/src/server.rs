@@ -80,7 +80,7 @@ impl State {
                 Ok(computed) => {
                     self.builds.fetch_add(1, Ordering::Relaxed);
                     let after = self.runtime.counters.snapshot();
-                    return driver::reply(computed, &before, &after, start);
+                    return driver::reply(computed, &self.runtime.written, &before, &after, start);
                 }
                 Err(c) => {
                     tracing::debug!(reason = ?c, "build cancelled by an input change; retrying");

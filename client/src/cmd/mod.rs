@@ -5,6 +5,7 @@ use clap::Subcommand;
 
 pub mod aig;
 pub mod bench;
+pub mod bench_daemon;
 pub mod build;
 pub mod cache;
 pub mod daemon;
@@ -40,6 +41,8 @@ pub enum Command {
     Cache(cache::Cache),
     /// Build, then rebuild on every change, through the daemon.
     Watch(watch::Args),
+    /// Daemon latency figures: cold build, warm no-op, one-function and one-BLIF-file edits.
+    BenchDaemon(bench_daemon::Args),
     /// Compile a design (APS: a module with `tor.design`) to CMT2 MLIR and rules JSON.
     Build(build::Args),
     /// Run one APS instruction on the TOR interpreter or the rule simulator.
@@ -61,6 +64,7 @@ pub fn run(command: Command) -> Result<(), Failure> {
         Command::Shutdown(a) => shutdown::run(a),
         Command::Cache(c) => cache::run(c),
         Command::Watch(a) => watch::run(a),
+        Command::BenchDaemon(a) => bench_daemon::run(a),
         Command::Build(args) => build::run(args),
         Command::Sim(args) => sim::run(args),
         Command::Graph(args) => graph::run(args),
