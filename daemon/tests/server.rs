@@ -267,7 +267,7 @@ fn kill_9_during_a_build_then_the_next_build_succeeds() {
     let env = Env::new(&[]);
     let big = env.ws().join("src/big.mlir");
     fs::write(&big, common::generated_module(1000)).unwrap();
-    let req = env.request(&[big.clone()], "out");
+    let req = env.request(std::slice::from_ref(&big), "out");
     // Start the daemon, then kill it in the middle of a cold build.
     assert!(env.build(&env.request(&[], "none")).ok);
     let pid = env.pid().unwrap();
