@@ -5,6 +5,7 @@
 //! stderr), 2 usage errors (from clap).
 
 mod cmd;
+mod daemon_client;
 mod io;
 
 use clap::Parser;

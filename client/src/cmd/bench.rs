@@ -19,6 +19,8 @@ use std::time::Instant;
 pub enum Bench {
     /// MLIR parsing throughput in MB/s.
     Parse(super::bench_parse::ParseArgs),
+    /// Daemon latency: cold build, warm no-op, one-function and one-BLIF-file edits.
+    Daemon(super::bench_daemon::Args),
     /// BLIF→AIG: kiln vs ABC (`--abc`) on blif_bench and the Dynamatic library.
     Aig(AigArgs),
     /// Lower one file or directory and write AIGER (the measured child process of `bench aig`).
@@ -71,6 +73,7 @@ const FILES: &[&str] = &[
 pub fn run(b: Bench) -> Result<(), Failure> {
     match b {
         Bench::Parse(args) => super::bench_parse::run(args),
+        Bench::Daemon(args) => super::bench_daemon::run(args),
         Bench::Aig(args) => bench_aig(args),
         Bench::AigOne {
             input,

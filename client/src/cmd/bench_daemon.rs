@@ -1,0 +1,215 @@
+//! `kiln bench daemon [--library DIR] [--runs N]`: the daemon's latency figures.
+//!
+//! In a fresh workspace (own runtime and cache directories, so everything starts cold) it
+//! measures, through the same client calls `kiln build` makes (connect, `Status` handshake,
+//! `Build`): the cold build of a generated 1,000-function APS module, the warm no-op round
+//! trip, a one-function edit (write + build, end to end), and, with a BLIF library (default:
+//! the shared Dynamatic library when present), a one-file library edit. It also checks that
+//! the daemon's outputs equal a cold in-process build byte for byte.
+
+use crate::daemon_client::{self, fail};
+use crate::io::Failure;
+use kiln_daemon::client::{Connector, build_via_daemon};
+use kiln_daemon::proto;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// BLIF library directory to copy and edit (default: the shared Dynamatic library).
+    #[arg(long)]
+    pub library: Option<PathBuf>,
+    /// Repetitions of each warm measurement (median reported).
+    #[arg(long, default_value_t = 50)]
+    pub runs: usize,
+    /// Functions in the generated APS module.
+    #[arg(long, default_value_t = 1000)]
+    pub functions: usize,
+}
+
+pub fn run(args: Args) -> Result<(), Failure> {
+    let root = tempfile::tempdir().map_err(fail)?;
+    let ws = root.path().join("ws");
+    std::fs::create_dir_all(&ws).map_err(fail)?;
+    let exe = std::env::current_exe().map_err(fail)?;
+    let mut c = Connector::in_base(Some(&root.path().join("run")), &ws, exe).map_err(fail)?;
+    c.daemon_args.push("--cache-dir".into());
+    c.daemon_args
+        .push(root.path().join("cache").to_string_lossy().into_owned());
+    let result = bench(&args, &c, &ws);
+    stop(&c);
+    result
+}
+
+fn bench(args: &Args, c: &Connector, ws: &Path) -> Result<(), Failure> {
+    let t = Instant::now();
+    build(c, &daemon_client::request(&[], &[], &ws.join("none")))?;
+    println!("daemon start + first round trip: {:.1} ms", ms(t.elapsed()));
+
+    let big = ws.join("big.mlir");
+    let text = compiler::aps::workload::generate(args.functions, 1);
+    std::fs::write(&big, &text).map_err(fail)?;
+    let req = daemon_client::request(std::slice::from_ref(&big), &[], &ws.join("out"));
+    let t = Instant::now();
+    build(c, &req)?;
+    let cold = t.elapsed();
+    println!(
+        "cold build, {} functions (daemon): {:.1} ms",
+        args.functions,
+        ms(cold)
+    );
+
+    let t = Instant::now();
+    let in_proc = daemon_client::build_in_process(&daemon_client::request(
+        std::slice::from_ref(&big),
+        &[],
+        &ws.join("out-inproc"),
+    ))?;
+    println!("cold build (in process): {:.1} ms", ms(t.elapsed()));
+    let daemon_files = build(c, &req)?.files;
+    let same = daemon_files.len() == in_proc.files.len()
+        && daemon_files
+            .iter()
+            .zip(&in_proc.files)
+            .all(|(a, b)| a.sha256 == b.sha256);
+    println!("daemon and in-process outputs identical: {same}");
+
+    let noop = median((0..args.runs.max(1)).map(|_| timed(|| build(c, &req))))?;
+    println!("warm no-op round trip: p50 {:.2} ms", ms(noop));
+
+    let target = format!("tor.func @f{}(", args.functions / 2);
+    let start = text
+        .find(&target)
+        .ok_or_else(|| fail("function not found"))?;
+    let edit = median((0..args.runs.max(1)).map(|i| {
+        let (from, to) = if i % 2 == 0 {
+            ("tor.addi", "tor.subi")
+        } else {
+            ("tor.subi", "tor.addi")
+        };
+        let current = std::fs::read_to_string(&big).map_err(fail)?;
+        let k = start + current[start..].find(from).ok_or_else(|| fail("no op"))?;
+        let edited = format!("{}{to}{}", &current[..k], &current[k + from.len()..]);
+        timed(|| {
+            std::fs::write(&big, &edited).map_err(fail)?;
+            build(c, &req)
+        })
+    }))?;
+    println!(
+        "one-function edit (write + build): p50 {:.2} ms, {:.0}x faster than the cold build",
+        ms(edit),
+        cold.as_secs_f64() / edit.as_secs_f64()
+    );
+
+    let Some(lib) = args.library.clone().or_else(shared_library) else {
+        println!("BLIF library edit: skipped (no --library and no shared Dynamatic library)");
+        return Ok(());
+    };
+    bench_library(args, c, ws, &lib)
+}
+
+fn bench_library(args: &Args, c: &Connector, ws: &Path, lib: &Path) -> Result<(), Failure> {
+    let copy = ws.join("lib");
+    copy_tree(lib, &copy)?;
+    let req = daemon_client::request(std::slice::from_ref(&copy), &[], &ws.join("lib-out"));
+    let t = Instant::now();
+    let reply = build(c, &req)?;
+    println!(
+        "BLIF library cold build ({} files): {:.1} ms",
+        reply.files.len(),
+        ms(t.elapsed())
+    );
+    let noop = median((0..args.runs.max(1)).map(|_| timed(|| build(c, &req))))?;
+    println!("BLIF library no-op round trip: p50 {:.2} ms", ms(noop));
+    let victim = first_blif(&copy).ok_or_else(|| fail("no BLIF file in the library"))?;
+    let original = std::fs::read_to_string(&victim).map_err(fail)?;
+    let edit = median((0..args.runs.max(1)).map(|i| {
+        let text = format!("# edit {i}\n{original}");
+        timed(|| {
+            std::fs::write(&victim, &text).map_err(fail)?;
+            build(c, &req)
+        })
+    }))?;
+    println!(
+        "one-file BLIF library edit (write + build): p50 {:.2} ms",
+        ms(edit)
+    );
+    Ok(())
+}
+
+fn build(c: &Connector, req: &proto::BuildRequest) -> Result<proto::BuildReply, Failure> {
+    let r = build_via_daemon(c, req.clone()).map_err(|f| fail(f.0))?;
+    if !r.ok {
+        return Err(fail(format!("build failed: {:?}", r.diagnostics)));
+    }
+    Ok(r)
+}
+
+fn timed<T>(f: impl FnOnce() -> Result<T, Failure>) -> Result<Duration, Failure> {
+    let t = Instant::now();
+    f()?;
+    Ok(t.elapsed())
+}
+
+fn median(samples: impl Iterator<Item = Result<Duration, Failure>>) -> Result<Duration, Failure> {
+    let mut v = samples.collect::<Result<Vec<_>, _>>()?;
+    v.sort();
+    Ok(v[v.len() / 2])
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+fn shared_library() -> Option<PathBuf> {
+    let shared = std::env::var_os("KILN_SHARED_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("../shared"));
+    let lib = shared.join("dynamatic_blif/library");
+    lib.is_dir().then_some(lib)
+}
+
+fn first_blif(dir: &Path) -> Option<PathBuf> {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .ok()?
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            if let Some(f) = first_blif(&p) {
+                return Some(f);
+            }
+        } else if p.extension().is_some_and(|x| x == "blif") {
+            return Some(p);
+        }
+    }
+    None
+}
+
+fn copy_tree(from: &Path, to: &Path) -> Result<(), Failure> {
+    std::fs::create_dir_all(to).map_err(fail)?;
+    for e in std::fs::read_dir(from).map_err(fail)? {
+        let e = e.map_err(fail)?;
+        let target = to.join(e.file_name());
+        if e.file_type().map_err(fail)?.is_dir() {
+            copy_tree(&e.path(), &target)?;
+        } else {
+            std::fs::copy(e.path(), target).map_err(fail)?;
+        }
+    }
+    Ok(())
+}
+
+fn stop(c: &Connector) {
+    let Ok(rt) = daemon_client::runtime() else {
+        return;
+    };
+    rt.block_on(async {
+        if let Some(mut client) = c.connect_existing().await {
+            let _ = client.shutdown(proto::ShutdownRequest {}).await;
+        }
+        let _ = c.wait_until_gone(Duration::from_secs(20)).await;
+    });
+}

@@ -1,0 +1,16 @@
+//! `kiln daemon [--workspace DIR] [--idle-timeout SECS] [--log-format text|json]`: run the
+//! workspace's daemon in the foreground (clients normally start it on first use).
+
+use crate::daemon_client;
+use crate::io::Failure;
+
+pub type Args = kiln_daemon::server::Args;
+
+pub fn run(mut args: Args) -> Result<(), Failure> {
+    if args.workspace.is_none() {
+        args.workspace = Some(daemon_client::workspace());
+    }
+    args.options()
+        .and_then(kiln_daemon::server::run)
+        .map_err(daemon_client::fail)
+}

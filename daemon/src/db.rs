@@ -1,0 +1,570 @@
+//! The salsa database: inputs, tracked queries and the persistent-cache hook.
+//!
+//! Inputs are MLIR source files (`SourceFile`: path, text) and BLIF files (`BlifFile`, set
+//! with high durability). Every query below takes its item by symbol and
+//! reads only that item's own text (see [`crate::items`]), so an edit recomputes only what
+//! reads the changed text: salsa's early cutoff stops at the first query whose value did not
+//! change. Query bodies are `compiler` functions; the kinds marked *cached* also go through
+//! the persistent store, keyed by the digests of the texts they read, so that a restarted
+//! daemon serves them from disk.
+
+use crate::counters::Counters;
+use crate::items::{self, Item};
+use compiler::aig::{Aig, Lowered};
+use compiler::aps::{BlockRules, DesignContext, Segmentation};
+use compiler::blif::Model;
+use compiler::diag::Diagnostic;
+use compiler::diag::Span;
+use compiler::mlir::ast::Operation;
+use compiler::rules::Circuit;
+use kiln_cache::{Key, Store};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// State shared by every clone of a database and read (never tracked) by query bodies.
+#[derive(Debug)]
+pub struct Runtime {
+    pub counters: Counters,
+    pub store: Option<Store>,
+    /// What this process last wrote where (to skip re-reading unchanged outputs).
+    pub written: crate::driver::OutputLog,
+}
+
+#[salsa::db]
+pub trait KilnDb: salsa::Database {
+    fn runtime(&self) -> &Runtime;
+}
+
+#[salsa::db]
+#[derive(Clone)]
+pub struct Db {
+    storage: salsa::Storage<Self>,
+    runtime: Arc<Runtime>,
+}
+
+#[salsa::db]
+impl salsa::Database for Db {}
+
+#[salsa::db]
+impl KilnDb for Db {
+    fn runtime(&self) -> &Runtime {
+        &self.runtime
+    }
+}
+
+impl Db {
+    /// A database whose cached query kinds read and write `store` (if any).
+    pub fn new(store: Option<Store>) -> Db {
+        Db {
+            storage: salsa::Storage::new(None),
+            runtime: Arc::new(Runtime {
+                counters: Counters::default(),
+                store,
+                written: Default::default(),
+            }),
+        }
+    }
+
+    /// The shared runtime (counters, store), usable without holding a database handle:
+    /// a live clone would block input writes until dropped.
+    pub fn shared_runtime(&self) -> Arc<Runtime> {
+        self.runtime.clone()
+    }
+
+    pub fn counters(&self) -> &Counters {
+        &self.runtime.counters
+    }
+
+    pub fn store(&self) -> Option<&Store> {
+        self.runtime.store.as_ref()
+    }
+}
+
+/// A source file given to `Build` (MLIR).
+#[salsa::input(debug)]
+pub struct SourceFile {
+    #[returns(ref)]
+    pub path: PathBuf,
+    #[returns(ref)]
+    pub text: String,
+}
+
+/// One BLIF file (set with high durability: library files change rarely, so salsa skips
+/// re-validating what depends only on them).
+#[salsa::input(debug)]
+pub struct BlifFile {
+    #[returns(ref)]
+    pub path: PathBuf,
+    #[returns(ref)]
+    pub text: String,
+}
+
+/// Digest of the running kiln build, part of every persistent cache key: a different
+/// compiler may compute different results from the same inputs.
+pub fn build_id() -> &'static str {
+    env!("KILN_BUILD_ID")
+}
+
+/// Run `compute` unless the store holds the result of `kind` over inputs with these digests.
+/// Counts an execution or a cache hit.
+pub fn cached<T: Serialize + DeserializeOwned>(
+    db: &dyn KilnDb,
+    kind: &'static str,
+    digests: &[&[u8]],
+    compute: impl FnOnce() -> T,
+) -> T {
+    let rt = db.runtime();
+    let Some(store) = rt.store.as_ref() else {
+        rt.counters.executed(kind);
+        return compute();
+    };
+    let key = Key::new(build_id(), kind, digests);
+    if let Some(v) = store.get::<T>(&key) {
+        rt.counters.cache_hit(kind);
+        return v;
+    }
+    rt.counters.executed(kind);
+    let v = compute();
+    if let Err(e) = store.put(&key, &v) {
+        tracing::warn!(kind, error = %e, "cannot write cache entry");
+    }
+    v
+}
+
+// ---------------------------------------------------------------------------------------
+// MLIR (APS flow): design context, and functions keyed by symbol.
+
+/// The file split lexically into its `tor.func` items and the rest (the design context).
+#[salsa::tracked(returns(ref))]
+pub fn mlir_split(db: &dyn KilnDb, file: SourceFile) -> items::Split {
+    db.runtime().counters.executed("mlir_items");
+    items::split_functions(file.text(db))
+}
+
+/// Design-level facts (memory map, globals, constants), from the file without its
+/// functions. Unchanged by edits inside functions or comments after the design header.
+#[salsa::tracked(returns(ref))]
+pub fn design_context(db: &dyn KilnDb, file: SourceFile) -> Result<DesignContext, Diagnostic> {
+    db.runtime().counters.executed("context");
+    let module = compiler::mlir::parse(&mlir_split(db, file).context)?;
+    compiler::aps::design_context(&module)
+}
+
+/// The text of the function `symbol` (exactly as written), or `None` when the file has no
+/// such function. Unchanged when other parts of the file change, so its dependents are not
+/// re-executed.
+#[salsa::tracked(returns(ref))]
+pub fn function_text(db: &dyn KilnDb, file: SourceFile, symbol: String) -> Option<Item> {
+    db.runtime().counters.executed("function_text");
+    mlir_split(db, file)
+        .functions
+        .iter()
+        .find(|i| i.symbol == symbol)
+        .map(|i| Item {
+            offset: 0,
+            ..i.clone()
+        })
+}
+
+fn function_digest(db: &dyn KilnDb, file: SourceFile, symbol: &str) -> Option<[u8; 32]> {
+    function_text(db, file, symbol.to_string())
+        .as_ref()
+        .map(|i| kiln_cache::digest(i.text.as_bytes()))
+}
+
+fn context_digest(ctx: &DesignContext) -> [u8; 32] {
+    kiln_cache::digest(serde_json::to_string(ctx).unwrap_or_default().as_bytes())
+}
+
+/// The function parsed on its own: spans relative to its first byte. Only run when a
+/// segmentation is not in the persistent cache.
+#[salsa::tracked(returns(ref))]
+pub fn function_op(
+    db: &dyn KilnDb,
+    file: SourceFile,
+    symbol: String,
+) -> Option<Result<Operation, Diagnostic>> {
+    let item = function_text(db, file, symbol).as_ref()?;
+    db.runtime().counters.executed("parse");
+    Some(compiler::mlir::parse(&item.text).and_then(|module| {
+        module
+            .ops
+            .into_iter()
+            .next()
+            .ok_or_else(|| Diagnostic::error(Span::point(0), "empty function item"))
+    }))
+}
+
+/// The function's block tree, FIFOs and ports. *Cached* (`segmentation`).
+#[salsa::tracked(returns(ref))]
+pub fn segmentation(
+    db: &dyn KilnDb,
+    file: SourceFile,
+    symbol: String,
+) -> Option<Result<Segmentation, Diagnostic>> {
+    let f = function_digest(db, file, &symbol)?;
+    let ctx = match design_context(db, file) {
+        Ok(c) => c,
+        Err(d) => return Some(Err(d.clone())),
+    };
+    let c = context_digest(ctx);
+    // The function is parsed only when the result is not in the persistent cache.
+    Some(cached(
+        db,
+        "segmentation",
+        &[&f, &c],
+        || match function_op(db, file, symbol.clone()).as_ref() {
+            Some(Ok(op)) => compiler::aps::segment_function(ctx, op),
+            Some(Err(d)) => Err(d.clone()),
+            None => Err(Diagnostic::error(Span::point(0), "function vanished")),
+        },
+    ))
+}
+
+/// The rules of block `block` of function `symbol`. *Cached* (`handler`).
+#[salsa::tracked(returns(ref))]
+pub fn block_rules(
+    db: &dyn KilnDb,
+    file: SourceFile,
+    symbol: String,
+    block: usize,
+) -> Result<BlockRules, Diagnostic> {
+    let missing = || Diagnostic::error(Span::point(0), format!("no function `@{symbol}`"));
+    let ctx = design_context(db, file).as_ref().map_err(Clone::clone)?;
+    let f = function_digest(db, file, &symbol).ok_or_else(missing)?;
+    let c = context_digest(ctx);
+    cached(
+        db,
+        "handler",
+        &[&f, &c, &(block as u64).to_le_bytes()],
+        || {
+            let seg = segmentation(db, file, symbol.clone())
+                .as_ref()
+                .ok_or_else(missing)?
+                .as_ref()
+                .map_err(Clone::clone)?;
+            compiler::aps::handle_block(ctx, seg, block)
+        },
+    )
+}
+
+/// The function's circuit, assembled from its segmentation and block rules.
+#[salsa::tracked(returns(ref))]
+pub fn function_circuit(
+    db: &dyn KilnDb,
+    file: SourceFile,
+    symbol: String,
+) -> Option<Result<Circuit, Diagnostic>> {
+    let seg = match segmentation(db, file, symbol.clone()).as_ref()? {
+        Ok(s) => s,
+        Err(d) => return Some(Err(d.clone())),
+    };
+    let mut blocks = Vec::with_capacity(seg.blocks.len());
+    for id in 0..seg.blocks.len() {
+        match block_rules(db, file, symbol.clone(), id) {
+            Ok(b) => blocks.push(b.clone()),
+            Err(d) => return Some(Err(d.clone())),
+        }
+    }
+    db.runtime().counters.executed("assemble");
+    let ctx = design_context(db, file).as_ref().ok()?;
+    Some(Ok(compiler::aps::assemble(ctx, seg, &blocks)))
+}
+
+/// What a file produces: output bytes by kind, and diagnostics with file-relative spans.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FileOutputs {
+    pub outputs: Vec<(OutputKind, OutputBytes)>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// An output's bytes (shared, so a build does not copy them) and their SHA-256, computed
+/// once when the output changes (so an unchanged output costs nothing per build).
+#[derive(Clone, Debug)]
+pub struct OutputBytes {
+    pub bytes: Arc<Vec<u8>>,
+    pub sha256: [u8; 32],
+}
+
+impl OutputBytes {
+    pub fn new(bytes: Vec<u8>) -> OutputBytes {
+        OutputBytes {
+            sha256: kiln_cache::digest(&bytes),
+            bytes: Arc::new(bytes),
+        }
+    }
+}
+
+impl PartialEq for OutputBytes {
+    fn eq(&self, other: &OutputBytes) -> bool {
+        self.sha256 == other.sha256 && self.bytes.len() == other.bytes.len()
+    }
+}
+
+impl Eq for OutputBytes {}
+
+/// Kinds of output files, named `<stem>.<suffix>` in the output directory.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, serde::Deserialize,
+)]
+pub enum OutputKind {
+    /// CMT2 MLIR of the file's merged circuit (`<stem>.cmt2.mlir`).
+    Cmt2,
+    /// The rule IR as JSON (`<stem>.rules.json`).
+    RulesJson,
+    /// Binary AIGER of a BLIF file's top model (`<stem>.aig`).
+    Aig,
+    /// ASCII AIGER (`<stem>.aag`).
+    Aag,
+}
+
+impl OutputKind {
+    pub const ALL: &[OutputKind] = &[
+        OutputKind::Cmt2,
+        OutputKind::RulesJson,
+        OutputKind::Aig,
+        OutputKind::Aag,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            OutputKind::Cmt2 => "cmt2",
+            OutputKind::RulesJson => "rules-json",
+            OutputKind::Aig => "aig",
+            OutputKind::Aag => "aag",
+        }
+    }
+
+    pub fn suffix(self) -> &'static str {
+        match self {
+            OutputKind::Cmt2 => "cmt2.mlir",
+            OutputKind::RulesJson => "rules.json",
+            OutputKind::Aig => "aig",
+            OutputKind::Aag => "aag",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<OutputKind> {
+        OutputKind::ALL.iter().copied().find(|k| k.name() == name)
+    }
+}
+
+/// The outputs of an APS file: per-function circuits merged in source order (named after
+/// the file's stem) and emitted. Any error suppresses the outputs of the file.
+#[salsa::tracked(returns(ref))]
+pub fn mlir_outputs(db: &dyn KilnDb, file: SourceFile) -> FileOutputs {
+    db.runtime().counters.executed("emit");
+    let mut diagnostics = Vec::new();
+    if let Err(d) = design_context(db, file) {
+        diagnostics.push(d.clone());
+    }
+    let mut circuits = Vec::new();
+    for item in &mlir_split(db, file).functions {
+        match function_circuit(db, file, item.symbol.clone()) {
+            Some(Ok(c)) => circuits.push(c.clone()),
+            Some(Err(d)) => diagnostics.push(d.clone().shifted(item.offset as i64)),
+            None => {}
+        }
+    }
+    if !diagnostics.is_empty() {
+        return FileOutputs {
+            outputs: Vec::new(),
+            diagnostics,
+        };
+    }
+    let stem = file
+        .path(db)
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let circuit = compiler::aps::build_file_circuit(&stem, circuits);
+    FileOutputs {
+        outputs: vec![
+            (
+                OutputKind::Cmt2,
+                OutputBytes::new(compiler::rules::emit_cmt2(&circuit).into_bytes()),
+            ),
+            (
+                OutputKind::RulesJson,
+                OutputBytes::new(compiler::rules::to_json(&circuit).into_bytes()),
+            ),
+        ],
+        diagnostics,
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// BLIF: models keyed by name, lowered one at a time.
+
+/// The models of one BLIF file, split lexically.
+#[salsa::tracked(returns(ref))]
+pub fn blif_models(db: &dyn KilnDb, file: BlifFile) -> Vec<Item> {
+    db.runtime().counters.executed("blif_models");
+    items::blif_models(file.text(db))
+}
+
+/// The text of model `name` (its first definition in the file), position-independent.
+#[salsa::tracked(returns(ref))]
+pub fn model_text(db: &dyn KilnDb, file: BlifFile, name: String) -> Option<String> {
+    db.runtime().counters.executed("model_text");
+    blif_models(db, file)
+        .iter()
+        .find(|m| m.symbol == name)
+        .map(|m| m.text.clone())
+}
+
+/// Model `name` parsed on its own (spans relative to its `.model` line), with the reader's
+/// warnings.
+#[salsa::tracked(returns(ref))]
+pub fn model_parsed(
+    db: &dyn KilnDb,
+    file: BlifFile,
+    name: String,
+) -> Option<Result<(Model, Vec<Diagnostic>), Diagnostic>> {
+    let text = model_text(db, file, name).as_ref()?;
+    db.runtime().counters.executed("blif_parse");
+    Some(compiler::blif::parse(text).and_then(|p| {
+        let warnings = p.warnings;
+        p.file
+            .models
+            .into_iter()
+            .next()
+            .map(|m| (m, warnings))
+            .ok_or_else(|| Diagnostic::error(Span::point(0), "empty model"))
+    }))
+}
+
+/// The models `name` instantiates, if it instantiates itself (directly or not): the cycle.
+#[salsa::tracked(returns(ref))]
+pub fn instantiation_cycle(db: &dyn KilnDb, file: BlifFile, name: String) -> Option<Vec<String>> {
+    // Iterative DFS over subckt names, reading each model's parse (no recursive queries, so
+    // a cyclic netlist cannot become a salsa cycle).
+    let mut stack: Vec<(String, Vec<String>)> = vec![(name.clone(), vec![name.clone()])];
+    let mut seen = std::collections::BTreeSet::new();
+    while let Some((m, path)) = stack.pop() {
+        let Some(Ok((model, _))) = model_parsed(db, file, m.clone()) else {
+            continue;
+        };
+        for s in &model.subckts {
+            let child = s.model.name.clone();
+            if child == name {
+                let mut cycle = path.clone();
+                cycle.push(child);
+                return Some(cycle);
+            }
+            if seen.insert(child.clone()) {
+                let mut p = path.clone();
+                p.push(child.clone());
+                stack.push((child, p));
+            }
+        }
+    }
+    None
+}
+
+/// Model `name` lowered to an AIG, given its children's AIGs. *Cached* (`aig`), keyed by
+/// the model's text and its children's AIGs.
+#[salsa::tracked(returns(ref))]
+pub fn model_aig(db: &dyn KilnDb, file: BlifFile, name: String) -> Result<Lowered, Diagnostic> {
+    let (model, _) = match model_parsed(db, file, name.clone()) {
+        None => {
+            return Err(Diagnostic::error(
+                Span::point(0),
+                format!("no model `{name}`"),
+            ));
+        }
+        Some(r) => r.as_ref().map_err(Clone::clone)?,
+    };
+    if let Some(cycle) = instantiation_cycle(db, file, name.clone()) {
+        return Err(Diagnostic::error(
+            model.span,
+            format!("model `{name}` instantiates itself: {}", cycle.join(" -> ")),
+        ));
+    }
+    let mut children = BTreeMap::new();
+    for s in &model.subckts {
+        let child = &s.model.name;
+        if children.contains_key(child) {
+            continue;
+        }
+        if model_text(db, file, child.clone()).is_none() {
+            return Err(Diagnostic::error(
+                s.model.span,
+                format!("unknown model `{child}`"),
+            ));
+        }
+        let lowered = model_aig(db, file, child.clone())
+            .as_ref()
+            .map_err(|d| Diagnostic::error(s.span, format!("in model `{child}`: {}", d.message)))?;
+        children.insert(child.clone(), lowered.aig.clone());
+    }
+    let text = model_text(db, file, name)
+        .as_ref()
+        .map_or("", |t| t.as_str());
+    let digest = kiln_cache::digest(text.as_bytes());
+    let children_digest = kiln_cache::digest(
+        serde_json::to_string(&children)
+            .unwrap_or_default()
+            .as_bytes(),
+    );
+    cached(db, "aig", &[&digest, &children_digest], || {
+        compiler::aig::lower_model(model, &children)
+    })
+}
+
+/// The top (first) model's AIG of a BLIF file, with every diagnostic (file-relative).
+#[salsa::tracked(returns(ref))]
+pub fn blif_top(db: &dyn KilnDb, file: BlifFile) -> (Option<Aig>, Vec<Diagnostic>) {
+    let models = blif_models(db, file);
+    let Some(top) = models.first() else {
+        let d = Diagnostic::error(Span::point(0), "no model in file");
+        return (None, vec![d]);
+    };
+    let mut diags = Vec::new();
+    for m in models {
+        if let Some(Ok((_, warnings))) = model_parsed(db, file, m.symbol.clone()) {
+            diags.extend(warnings.iter().map(|w| w.clone().shifted(m.offset as i64)));
+        }
+    }
+    match model_aig(db, file, top.symbol.clone()) {
+        Ok(l) => {
+            diags.extend(
+                l.warnings
+                    .iter()
+                    .map(|w| w.clone().shifted(top.offset as i64)),
+            );
+            (Some(l.aig.clone()), diags)
+        }
+        Err(e) => {
+            // Errors inside a child model are reported at the instantiation in `top`.
+            diags.push(e.clone().shifted(top.offset as i64));
+            (None, diags)
+        }
+    }
+}
+
+/// The outputs of a BLIF file: its top model as binary and ASCII AIGER.
+#[salsa::tracked(returns(ref))]
+pub fn blif_outputs(db: &dyn KilnDb, file: BlifFile) -> FileOutputs {
+    db.runtime().counters.executed("emit_aig");
+    let (aig, diagnostics) = blif_top(db, file);
+    let outputs = aig.as_ref().map_or_else(Vec::new, |g| {
+        vec![
+            (
+                OutputKind::Aig,
+                OutputBytes::new(compiler::aig::write_aiger_binary(g)),
+            ),
+            (
+                OutputKind::Aag,
+                OutputBytes::new(compiler::aig::write_aag(g).into_bytes()),
+            ),
+        ]
+    });
+    FileOutputs {
+        outputs,
+        diagnostics: diagnostics.clone(),
+    }
+}

@@ -1,0 +1,20 @@
+//! kiln's incremental daemon: a salsa database over source files and the BLIF library
+//! ([`db`]), the driver from inputs to output files shared by daemon and in-process runs
+//! ([`driver`]), and the gRPC server over a Unix socket ([`server`]).
+//!
+//! Architecture invariant: the compiler knows nothing of salsa; every query body here is a
+//! call into `compiler` on owned values.
+
+pub mod client;
+pub mod counters;
+pub mod db;
+pub mod driver;
+pub mod items;
+pub mod paths;
+pub mod server;
+pub mod watch;
+
+/// Generated gRPC types and stubs for `proto/kiln.proto` (package `kiln.v1`).
+pub mod proto {
+    tonic::include_proto!("kiln.v1");
+}

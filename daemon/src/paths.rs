@@ -1,0 +1,138 @@
+//! Where a daemon lives: a per-user, per-workspace directory with mode 0700 holding the
+//! socket, the pid file (exclusively locked while the daemon runs), the info file, the
+//! lifecycle lock taken by clients that start or stop a daemon, and the log.
+//!
+//! The base is `$XDG_RUNTIME_DIR/kiln`, else `<temp dir>/kiln-<uid>`; the workspace is
+//! identified by a digest of its canonical path, short enough to keep the socket path under
+//! the 108-byte `sun_path` limit. The persistent cache lives elsewhere ([`cache_dir`]): it
+//! must survive logouts, which clear `XDG_RUNTIME_DIR`.
+
+use serde::{Deserialize, Serialize};
+use std::fs;
+use std::io;
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Clone)]
+pub struct DaemonDir {
+    pub dir: PathBuf,
+    pub workspace: PathBuf,
+}
+
+/// What a running daemon says about itself (written once it listens).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Info {
+    pub version: String,
+    pub build_id: String,
+    pub pid: u32,
+    pub socket: PathBuf,
+}
+
+impl DaemonDir {
+    /// The daemon directory of `workspace`, created with mode 0700, under `base` (default:
+    /// `$XDG_RUNTIME_DIR/kiln`, else `<temp dir>/kiln-<uid>`).
+    pub fn for_workspace(base: Option<&Path>, workspace: &Path) -> io::Result<DaemonDir> {
+        let workspace = workspace
+            .canonicalize()
+            .unwrap_or_else(|_| workspace.to_path_buf());
+        let digest = kiln_cache::digest(workspace.as_os_str().as_encoded_bytes());
+        let base = match base {
+            Some(b) => {
+                create_private_dir(b)?;
+                b.to_path_buf()
+            }
+            None => base_dir()?,
+        };
+        let dir = base.join(&kiln_cache::hex(&digest)[..16]);
+        create_private_dir(&dir)?;
+        Ok(DaemonDir { dir, workspace })
+    }
+
+    pub fn socket(&self) -> PathBuf {
+        self.dir.join("sock")
+    }
+    pub fn pid_file(&self) -> PathBuf {
+        self.dir.join("daemon.pid")
+    }
+    pub fn info_file(&self) -> PathBuf {
+        self.dir.join("daemon.info")
+    }
+    pub fn lifecycle_lock(&self) -> PathBuf {
+        self.dir.join("lifecycle.lock")
+    }
+    pub fn log_file(&self) -> PathBuf {
+        self.dir.join("daemon.log")
+    }
+
+    pub fn read_info(&self) -> Option<Info> {
+        let text = fs::read_to_string(self.info_file()).ok()?;
+        serde_json::from_str(&text).ok()
+    }
+
+    pub fn write_info(&self, info: &Info) -> io::Result<()> {
+        let tmp = self
+            .dir
+            .join(format!(".daemon.info.{}", std::process::id()));
+        fs::write(
+            &tmp,
+            serde_json::to_vec_pretty(info).map_err(io::Error::other)?,
+        )?;
+        fs::rename(tmp, self.info_file())
+    }
+}
+
+fn base_dir() -> io::Result<PathBuf> {
+    if let Some(x) = std::env::var_os("XDG_RUNTIME_DIR").filter(|x| !x.is_empty()) {
+        let base = PathBuf::from(x).join("kiln");
+        if create_private_dir(&base).is_ok() {
+            return Ok(base);
+        }
+    }
+    let uid = fs::metadata("/proc/self")?.uid();
+    let base = std::env::temp_dir().join(format!("kiln-{uid}"));
+    create_private_dir(&base)?;
+    Ok(base)
+}
+
+/// Create `dir` (mode 0700) if needed; refuse a directory owned by someone else, and tighten
+/// its mode if it is ours.
+fn create_private_dir(dir: &Path) -> io::Result<()> {
+    match fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+    {
+        Ok(()) => {}
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+        Err(e) => return Err(e),
+    }
+    let meta = fs::metadata(dir)?;
+    let uid = fs::metadata("/proc/self")?.uid();
+    if meta.uid() != uid {
+        return Err(io::Error::other(format!(
+            "{} is owned by uid {}, not {uid}",
+            dir.display(),
+            meta.uid()
+        )));
+    }
+    if meta.permissions().mode() & 0o777 != 0o700 {
+        fs::set_permissions(dir, fs::Permissions::from_mode(0o700))?;
+    }
+    Ok(())
+}
+
+/// The persistent cache directory: `$KILN_CACHE_DIR`, else `$XDG_CACHE_HOME/kiln`, else
+/// `~/.cache/kiln`, else `<temp dir>/kiln-cache-<uid>`.
+pub fn cache_dir() -> PathBuf {
+    if let Some(x) = std::env::var_os("KILN_CACHE_DIR").filter(|x| !x.is_empty()) {
+        return PathBuf::from(x);
+    }
+    if let Some(x) = std::env::var_os("XDG_CACHE_HOME").filter(|x| !x.is_empty()) {
+        return PathBuf::from(x).join("kiln");
+    }
+    if let Some(h) = std::env::var_os("HOME").filter(|x| !x.is_empty()) {
+        return PathBuf::from(h).join(".cache/kiln");
+    }
+    let uid = fs::metadata("/proc/self").map(|m| m.uid()).unwrap_or(0);
+    std::env::temp_dir().join(format!("kiln-cache-{uid}"))
+}

@@ -1,0 +1,88 @@
+//! Shared helpers for the daemon tests: generated APS modules and spec construction.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+/// `tests/data/<rel>` at the repository root.
+pub fn data(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/data")
+        .join(rel)
+}
+
+/// An APS module with `n` copies of `flow_burst_add` (`@f0` … `@f{n-1}`, distinct
+/// opcode/funct7), separated by comment lines.
+pub fn generated_module(n: usize) -> String {
+    let base = std::fs::read_to_string(data("aps/flow_burst_add.mlir")).unwrap();
+    let start = base.find("    tor.func @flow_burst_add").unwrap();
+    let body_end = find_func_end(&base, start);
+    let func = &base[start..body_end];
+    let mut funcs = String::new();
+    for i in 0..n {
+        let f = func
+            .replace("@flow_burst_add", &format!("@f{i}"))
+            .replace("funct7 = 0 : i32", &format!("funct7 = {} : i32", i % 128))
+            .replace(
+                "opcode = 43 : i32",
+                &format!("opcode = {} : i32", 43 + i / 128),
+            );
+        funcs.push_str(&format!("    // function {i}\n{f}\n"));
+    }
+    format!("{}{}{}", &base[..start], funcs, &base[body_end + 1..])
+}
+
+fn find_func_end(text: &str, start: usize) -> usize {
+    let mut depth = 0;
+    for (i, c) in text[start..].char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    // The function's attribute dict closes at depth 0 too: stop only at the
+                    // body's closing brace, which ends a line.
+                    let rest = &text[start + i + 1..];
+                    if rest.starts_with('\n') && text[..start + i].ends_with("    ") {
+                        return start + i + 1;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    panic!("unterminated function")
+}
+
+/// The shared corpus (`../shared` or `$KILN_SHARED_DIR`): `None` outside CI when absent;
+/// under `CI=true` its absence is a failure.
+pub fn shared_dir() -> Option<PathBuf> {
+    let dir = std::env::var_os("KILN_SHARED_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared"));
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    let strict = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1")
+        || std::env::var("KILN_REQUIRE_EXTERNAL").is_ok_and(|v| v == "1");
+    assert!(
+        !strict,
+        "shared corpus {} is required under CI",
+        dir.display()
+    );
+    eprintln!("skipping: shared corpus {} not present", dir.display());
+    None
+}
+
+/// Copy a directory tree.
+pub fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_tree(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), target).unwrap();
+        }
+    }
+}

@@ -1,0 +1,180 @@
+//! Early cutoff, asserted through the per-query-kind execution counters, on in-process
+//! workspaces (the daemon runs the same driver on the same database).
+
+mod common;
+
+use kiln_daemon::counters::{self, Snapshot};
+use kiln_daemon::db::Db;
+use kiln_daemon::driver::{self, BuildSpec, Workspace};
+use std::fs;
+
+fn count(s: &Snapshot, kind: &str) -> u64 {
+    s.get(kind).map_or(0, |c| c.executions)
+}
+
+#[test]
+fn flow_burst_add_matches_the_whole_module_flow() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("flow_burst_add.mlir");
+    fs::copy(common::data("aps/flow_burst_add.mlir"), &src).unwrap();
+    let spec = BuildSpec {
+        inputs: vec![src.clone()],
+        out_dir: dir.path().join("out"),
+        ..BuildSpec::default()
+    };
+    let mut ws = Workspace::new(Db::new(None));
+    let reply = driver::build_in_process(&mut ws, &spec);
+    assert!(reply.ok, "{:?}", reply.diagnostics);
+    let module = compiler::mlir::parse(&fs::read_to_string(&src).unwrap()).unwrap();
+    let circuit = compiler::aps::build_file_circuit(
+        "flow_burst_add",
+        compiler::aps::build_module(&module).unwrap(),
+    );
+    let out = |s: &str| fs::read_to_string(dir.path().join("out").join(s)).unwrap();
+    assert_eq!(
+        out("flow_burst_add.cmt2.mlir"),
+        compiler::rules::emit_cmt2(&circuit)
+    );
+    assert_eq!(
+        out("flow_burst_add.rules.json"),
+        compiler::rules::to_json(&circuit)
+    );
+}
+
+#[test]
+fn edits_recompute_only_what_they_touch() {
+    let n = 1000;
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("big.mlir");
+    let text = common::generated_module(n);
+    fs::write(&src, &text).unwrap();
+    let spec = BuildSpec {
+        inputs: vec![src.clone()],
+        out_dir: dir.path().join("out"),
+        ..BuildSpec::default()
+    };
+    let mut ws = Workspace::new(Db::new(None));
+    let cold = ws.db.counters().snapshot();
+    let reply = driver::build_in_process(&mut ws, &spec);
+    assert!(reply.ok, "{:?}", reply.diagnostics);
+    let after_cold = ws.db.counters().snapshot();
+    let d = counters::diff(&cold, &after_cold);
+    assert_eq!(count(&d, "segmentation"), n as u64);
+    let blocks_per_fn = count(&d, "handler") / n as u64;
+    assert!(blocks_per_fn >= 2);
+
+    // No-op rebuild: nothing executes.
+    driver::build_in_process(&mut ws, &spec);
+    let noop = counters::diff(&after_cold, &ws.db.counters().snapshot());
+    assert!(noop.values().all(|c| c.executions == 0), "{noop:?}");
+
+    // A comment: no segmentation, no handler.
+    let before = ws.db.counters().snapshot();
+    fs::write(
+        &src,
+        text.replace("// function 500\n", "// function 500, edited\n"),
+    )
+    .unwrap();
+    driver::build_in_process(&mut ws, &spec);
+    let d = counters::diff(&before, &ws.db.counters().snapshot());
+    assert_eq!(count(&d, "segmentation"), 0, "{d:?}");
+    assert_eq!(count(&d, "handler"), 0, "{d:?}");
+    assert_eq!(count(&d, "parse"), 0, "{d:?}");
+
+    // One function body: exactly one segmentation, handlers only for its blocks.
+    let before = ws.db.counters().snapshot();
+    let f = text.find("tor.func @f500(").unwrap();
+    let k = f + text[f..].find("tor.addi").unwrap();
+    let edited = format!("{}tor.subi{}", &text[..k], &text[k + "tor.addi".len()..]);
+    fs::write(&src, &edited).unwrap();
+    let reply = driver::build_in_process(&mut ws, &spec);
+    assert!(reply.ok, "{:?}", reply.diagnostics);
+    let d = counters::diff(&before, &ws.db.counters().snapshot());
+    assert_eq!(count(&d, "parse"), 1, "{d:?}");
+    assert_eq!(count(&d, "segmentation"), 1, "{d:?}");
+    assert!(count(&d, "handler") >= 1, "{d:?}");
+    assert!(count(&d, "handler") <= blocks_per_fn, "{d:?}");
+    assert_eq!(count(&d, "assemble"), 1, "{d:?}");
+
+    // The incremental result equals a cold build of the edited file.
+    let cold_dir = tempfile::tempdir().unwrap();
+    let cold_spec = BuildSpec {
+        out_dir: cold_dir.path().to_path_buf(),
+        ..spec.clone()
+    };
+    driver::build_in_process(&mut Workspace::new(Db::new(None)), &cold_spec);
+    for name in ["big.cmt2.mlir", "big.rules.json"] {
+        assert_eq!(
+            fs::read(dir.path().join("out").join(name)).unwrap(),
+            fs::read(cold_dir.path().join(name)).unwrap(),
+            "{name}"
+        );
+    }
+}
+
+/// What `kiln aig` writes for a BLIF text: the whole file lowered at once.
+fn whole_file_aig(text: &str) -> Vec<u8> {
+    let parsed = compiler::blif::parse(text).unwrap();
+    let mut lowered = compiler::aig::lower_file(&parsed.file).unwrap();
+    let top = lowered.top.clone();
+    compiler::aig::write_aiger_binary(&lowered.models.remove(&top).unwrap().aig)
+}
+
+fn blif_library_edit(lib: &std::path::Path, check_every: usize) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("lib");
+    common::copy_tree(lib, &root);
+    let spec = BuildSpec {
+        inputs: vec![root.clone()],
+        out_dir: dir.path().join("out"),
+        ..BuildSpec::default()
+    };
+    let mut ws = Workspace::new(Db::new(None));
+    let reply = driver::build_in_process(&mut ws, &spec);
+    assert!(reply.ok, "{:?}", reply.diagnostics);
+    assert!(!reply.files.is_empty());
+
+    // Model-by-model lowering equals whole-file lowering, byte for byte.
+    for f in reply.files.iter().step_by(check_every) {
+        let out = std::path::Path::new(&f.path);
+        let rel = out.strip_prefix(dir.path().join("out")).unwrap();
+        let src = root.join(rel).with_extension("blif");
+        let text = fs::read_to_string(&src).unwrap();
+        assert_eq!(fs::read(out).unwrap(), whole_file_aig(&text), "{}", f.path);
+    }
+
+    // Edit one file (one model): exactly one AIG is recomputed.
+    let victim = root.join("addi/4/addi.blif");
+    let text = fs::read_to_string(&victim).unwrap();
+    let before = ws.db.counters().snapshot();
+    fs::write(&victim, format!("# edited\n{text}")).unwrap();
+    driver::build_in_process(&mut ws, &spec);
+    let d = counters::diff(&before, &ws.db.counters().snapshot());
+    assert_eq!(count(&d, "aig"), 0, "a comment changes no model: {d:?}");
+
+    let before = ws.db.counters().snapshot();
+    // Flip the first cover row that starts with `1`.
+    let k = text.find("\n1").unwrap();
+    let edited = format!("{}\n0{}", &text[..k], &text[k + 2..]);
+    fs::write(&victim, &edited).unwrap();
+    let reply = driver::build_in_process(&mut ws, &spec);
+    assert!(reply.ok, "{:?}", reply.diagnostics);
+    let d = counters::diff(&before, &ws.db.counters().snapshot());
+    assert_eq!(count(&d, "aig"), 1, "{d:?}");
+    assert_eq!(count(&d, "blif_models"), 1, "{d:?}");
+    let out = dir.path().join("out/addi/4/addi.aig");
+    assert_eq!(fs::read(out).unwrap(), whole_file_aig(&edited));
+}
+
+#[test]
+fn editing_one_library_file_recomputes_one_aig() {
+    blif_library_edit(&common::data("daemon/blif_lib"), 1);
+}
+
+#[test]
+fn editing_one_file_of_the_dynamatic_library_recomputes_one_aig() {
+    let Some(shared) = common::shared_dir() else {
+        return;
+    };
+    blif_library_edit(&shared.join("dynamatic_blif/library"), 50);
+}

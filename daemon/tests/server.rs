@@ -1,0 +1,335 @@
+//! The daemon as a process: builds over gRPC equal in-process builds; restart from the
+//! persistent cache recomputes nothing; a truncated cache entry is recomputed; `kill -9`
+//! is survived by the next build; concurrent clients; idle shutdown; stale daemon files.
+//!
+//! Every test has its own workspace, runtime directory and cache directory, and stops its
+//! daemon (by pid) when it ends.
+
+mod common;
+
+use kiln_daemon::client::{Connector, build_via_daemon};
+use kiln_daemon::db::Db;
+use kiln_daemon::driver::{self, BuildSpec, Workspace};
+use kiln_daemon::proto;
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+struct Env {
+    root: tempfile::TempDir,
+    connector: Connector,
+}
+
+impl Env {
+    fn new(extra: &[&str]) -> Env {
+        let root = tempfile::tempdir().unwrap();
+        let ws = root.path().join("ws");
+        fs::create_dir_all(ws.join("src")).unwrap();
+        let exe = PathBuf::from(env!("CARGO_BIN_EXE_kiln-daemon"));
+        let mut connector = Connector::in_base(Some(&root.path().join("run")), &ws, exe).unwrap();
+        connector.daemon_args.push("--cache-dir".into());
+        connector
+            .daemon_args
+            .push(root.path().join("cache").to_string_lossy().into_owned());
+        connector
+            .daemon_args
+            .extend(extra.iter().map(|s| s.to_string()));
+        Env { root, connector }
+    }
+
+    fn ws(&self) -> PathBuf {
+        self.root.path().join("ws")
+    }
+
+    fn cache_dir(&self) -> PathBuf {
+        self.root.path().join("cache")
+    }
+
+    fn request(&self, inputs: &[PathBuf], out: &str) -> proto::BuildRequest {
+        BuildSpec {
+            inputs: inputs.to_vec(),
+            out_dir: self.ws().join(out),
+            kinds: Vec::new(),
+        }
+        .to_proto()
+    }
+
+    fn build(&self, req: &proto::BuildRequest) -> proto::BuildReply {
+        build_via_daemon(&self.connector, req.clone()).expect("daemon build")
+    }
+
+    fn pid(&self) -> Option<u32> {
+        self.connector.dir.read_info().map(|i| i.pid)
+    }
+
+    fn shutdown(&self) {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            if let Some(mut c) = self.connector.connect_existing().await {
+                let _ = c.shutdown(proto::ShutdownRequest {}).await;
+            }
+            self.connector
+                .wait_until_gone(Duration::from_secs(20))
+                .await
+                .unwrap();
+        });
+    }
+
+    fn stats(&self) -> proto::StatsReply {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            let mut c = self.connector.connect_existing().await.unwrap();
+            c.stats(proto::StatsRequest {}).await.unwrap().into_inner()
+        })
+    }
+}
+
+impl Drop for Env {
+    fn drop(&mut self) {
+        if let Some(pid) = self.pid() {
+            let _ = std::process::Command::new("kill")
+                .arg("-9")
+                .arg(pid.to_string())
+                .status();
+        }
+    }
+}
+
+fn counts(reply: &proto::BuildReply) -> BTreeMap<String, (u64, u64)> {
+    reply
+        .counts
+        .iter()
+        .map(|c| (c.kind.clone(), (c.executions, c.cache_hits)))
+        .collect()
+}
+
+fn outputs(reply: &proto::BuildReply) -> Vec<(String, String)> {
+    let mut v: Vec<_> = reply
+        .files
+        .iter()
+        .map(|f| (f.path.clone(), f.sha256.clone()))
+        .collect();
+    v.sort();
+    v
+}
+
+/// The same build, cold, in this process (into `out`).
+fn in_process(inputs: &[PathBuf], out: &Path) -> proto::BuildReply {
+    let spec = BuildSpec {
+        inputs: inputs.to_vec(),
+        out_dir: out.to_path_buf(),
+        kinds: Vec::new(),
+    };
+    driver::build_in_process(&mut Workspace::new(Db::new(None)), &spec)
+}
+
+fn sample_inputs(env: &Env) -> Vec<PathBuf> {
+    let mlir = env.ws().join("src/flow_burst_add.mlir");
+    fs::copy(common::data("aps/flow_burst_add.mlir"), &mlir).unwrap();
+    let lib = env.ws().join("lib");
+    common::copy_tree(&common::data("daemon/blif_lib"), &lib);
+    vec![mlir, lib]
+}
+
+fn assert_same_bytes(a: &proto::BuildReply, a_out: &Path, b: &proto::BuildReply, b_out: &Path) {
+    let rel = |r: &proto::BuildReply, base: &Path| -> Vec<(PathBuf, String)> {
+        let mut v: Vec<_> = r
+            .files
+            .iter()
+            .map(|f| {
+                let p = Path::new(&f.path).strip_prefix(base).unwrap().to_path_buf();
+                (p, f.sha256.clone())
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(rel(a, a_out), rel(b, b_out));
+    for f in &a.files {
+        let p = Path::new(&f.path);
+        let other = b_out.join(p.strip_prefix(a_out).unwrap());
+        assert_eq!(fs::read(p).unwrap(), fs::read(other).unwrap());
+    }
+}
+
+/// Blocks of `flow_burst_add` whose handler output the cache codec cannot store.
+fn uncacheable_blocks() -> u64 {
+    let text = fs::read_to_string(common::data("aps/flow_burst_add.mlir")).unwrap();
+    let m = compiler::mlir::parse(&text).unwrap();
+    let ctx = compiler::aps::design_context(&m).unwrap();
+    let seg = compiler::aps::segment_function(&ctx, compiler::aps::functions(&m)[0]).unwrap();
+    (0..seg.blocks.len())
+        .filter(|&b| {
+            let rules = compiler::aps::handle_block(&ctx, &seg, b).unwrap();
+            kiln_cache::codec::encode(&rules).is_err()
+        })
+        .count() as u64
+}
+
+#[test]
+fn restart_serves_from_disk_and_outputs_match_in_process() {
+    let env = Env::new(&[]);
+    let inputs = sample_inputs(&env);
+    let req = env.request(&inputs, "out");
+    let first = env.build(&req);
+    assert!(first.ok, "{:?}", first.diagnostics);
+    let c = counts(&first);
+    assert_eq!(c["segmentation"].0, 1);
+    assert_eq!(c["aig"].0, 6);
+
+    let cold_out = env.ws().join("cold");
+    let cold = in_process(&inputs, &cold_out);
+    assert_same_bytes(&first, &env.ws().join("out"), &cold, &cold_out);
+
+    // Warm no-op: nothing executes, nothing is rewritten.
+    let again = env.build(&req);
+    assert!(
+        again
+            .counts
+            .iter()
+            .all(|c| c.executions == 0 && c.cache_hits == 0)
+    );
+    assert!(again.files.iter().all(|f| !f.written));
+    assert_eq!(env.stats().builds, 2);
+
+    let first_pid = env.pid().unwrap();
+    env.shutdown();
+    let restarted = env.build(&req);
+    assert_ne!(env.pid().unwrap(), first_pid);
+    let c = counts(&restarted);
+    for kind in ["segmentation", "aig"] {
+        assert_eq!(c[kind].0, 0, "{kind} executed after restart: {c:?}");
+        assert!(c[kind].1 > 0, "{kind} not served from the cache: {c:?}");
+    }
+    assert_eq!(c["parse"].0, 0, "{c:?}");
+    // Handler outputs that the codec cannot round-trip are recomputed; all others come from
+    // disk.
+    assert_eq!(c["handler"].0, uncacheable_blocks(), "{c:?}");
+    assert_eq!(c["handler"].0 + c["handler"].1, 5, "{c:?}");
+    assert_eq!(outputs(&restarted), outputs(&first));
+    assert!(restarted.files.iter().all(|f| !f.written));
+}
+
+#[test]
+fn truncated_cache_entry_is_detected_and_recomputed() {
+    let env = Env::new(&[]);
+    let inputs = sample_inputs(&env);
+    let req = env.request(&inputs, "out");
+    let first = env.build(&req);
+    assert!(first.ok);
+    env.shutdown();
+
+    let mut entries = Vec::new();
+    for shard in fs::read_dir(env.cache_dir().join("objects")).unwrap() {
+        for e in fs::read_dir(shard.unwrap().path()).unwrap() {
+            entries.push(e.unwrap().path());
+        }
+    }
+    entries.sort();
+    let victim = &entries[entries.len() / 2];
+    let len = fs::metadata(victim).unwrap().len();
+    fs::OpenOptions::new()
+        .write(true)
+        .open(victim)
+        .unwrap()
+        .set_len(len / 2)
+        .unwrap();
+
+    let second = env.build(&req);
+    assert!(second.ok);
+    let executed: u64 = second.counts.iter().map(|c| c.executions).sum::<u64>();
+    let cached_kinds_executed: u64 = second
+        .counts
+        .iter()
+        .filter(|c| ["segmentation", "handler", "aig"].contains(&c.kind.as_str()))
+        .map(|c| c.executions)
+        .sum();
+    assert_eq!(
+        cached_kinds_executed,
+        1 + uncacheable_blocks(),
+        "{:?}",
+        counts(&second)
+    );
+    assert!(executed >= 1);
+    assert_eq!(env.stats().cache_corrupt, 1);
+    assert_eq!(outputs(&second), outputs(&first));
+}
+
+#[test]
+fn kill_9_during_a_build_then_the_next_build_succeeds() {
+    let env = Env::new(&[]);
+    let big = env.ws().join("src/big.mlir");
+    fs::write(&big, common::generated_module(1000)).unwrap();
+    let req = env.request(std::slice::from_ref(&big), "out");
+    // Start the daemon, then kill it in the middle of a cold build.
+    assert!(env.build(&env.request(&[], "none")).ok);
+    let pid = env.pid().unwrap();
+    let connector = env.connector.clone();
+    let r2 = req.clone();
+    let t = std::thread::spawn(move || build_via_daemon(&connector, r2));
+    std::thread::sleep(Duration::from_millis(300));
+    let killed = std::process::Command::new("kill")
+        .args(["-9", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    // The interrupted call retries once on a fresh daemon, or reports the failure.
+    let _ = t.join().unwrap();
+    let next = env.build(&req);
+    assert!(next.ok, "{:?}", next.diagnostics);
+    assert_ne!(env.pid().unwrap(), pid);
+    let cold_out = env.ws().join("cold");
+    let cold = in_process(&[big], &cold_out);
+    assert_same_bytes(&next, &env.ws().join("out"), &cold, &cold_out);
+}
+
+#[test]
+fn concurrent_clients_get_identical_outputs() {
+    let env = Env::new(&[]);
+    let inputs = sample_inputs(&env);
+    let req = env.request(&inputs, "out");
+    let reference = outputs(&env.build(&req));
+    std::thread::scope(|s| {
+        for _ in 0..16 {
+            s.spawn(|| {
+                for _ in 0..100 {
+                    let r = env.build(&req);
+                    assert!(r.ok);
+                    assert_eq!(outputs(&r), reference);
+                }
+            });
+        }
+    });
+    assert_eq!(env.stats().builds, 1 + 16 * 100);
+}
+
+#[test]
+fn idle_daemon_exits_and_stale_files_are_cleaned() {
+    let env = Env::new(&["--idle-timeout", "1"]);
+    assert!(env.build(&env.request(&[], "none")).ok);
+    let pid = env.pid().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while env.connector.daemon_alive() {
+        assert!(
+            Instant::now() < deadline,
+            "daemon {pid} did not exit when idle"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // Leave stale files behind, as a crashed daemon would: the next build replaces them.
+    fs::write(env.connector.dir.socket(), b"").unwrap();
+    fs::write(
+        env.connector.dir.info_file(),
+        r#"{"version":"0","build_id":"x","pid":1,"socket":"/nonexistent"}"#,
+    )
+    .unwrap();
+    assert!(env.build(&env.request(&[], "none")).ok);
+    assert_ne!(env.pid().unwrap(), 1);
+}
