@@ -140,3 +140,30 @@ pub fn compare(c: &Circuit, cmds: &[Command], mem: BTreeMap<u32, u8>, tag: &str)
     let _ = std::fs::remove_dir_all(&dir);
     Some(got)
 }
+
+/// `yosys synth -top top` with `check -assert`; fails on latches. Returns the cell count.
+pub fn yosys_synth(dir: &Path, file: &str, top: &str) -> u64 {
+    let script = format!("read_verilog -sv {file}; synth -top {top}; check -assert; stat");
+    let out = Proc::new("yosys")
+        .args(["-p", &script])
+        .current_dir(dir)
+        .output()
+        .expect("run yosys");
+    let log = String::from_utf8_lossy(&out.stdout).to_string();
+    std::fs::write(dir.join("yosys.log"), &log).unwrap();
+    assert!(
+        out.status.success(),
+        "yosys failed ({}): {}\n{}",
+        dir.display(),
+        String::from_utf8_lossy(&out.stderr),
+        log.lines().rev().take(30).collect::<Vec<_>>().join("\n")
+    );
+    assert!(!log.contains("$dlatch") && !log.contains("Latch inferred"), "latch inferred");
+    assert!(!log.contains("multiple conflicting drivers"), "multiple drivers");
+    let stat = log.rsplit("=== design hierarchy ===").next().unwrap_or(&log);
+    stat.lines()
+        .filter_map(|l| l.trim().strip_prefix("Number of cells:"))
+        .filter_map(|v| v.trim().parse::<u64>().ok())
+        .last()
+        .expect("cell count in yosys stat")
+}
