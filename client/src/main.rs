@@ -9,6 +9,11 @@ mod io;
 
 use clap::Parser;
 
+/// mimalloc reuses freed memory without glibc's consolidation passes, which dominate the
+/// cost of building and dropping large op trees (see `kiln bench parse`).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Parser)]
 #[command(
     name = "kiln",

@@ -33,3 +33,15 @@ fn generated_modules_are_deterministic() {
         assert_eq!(emit(&text), emit(&text), "seed {seed}");
     }
 }
+
+#[test]
+fn parallel_file_build_equals_sequential_emitters() {
+    for seed in [3, 4] {
+        let text = aps::workload::generate(7, seed);
+        let m = compiler::mlir::parse(&text).unwrap();
+        let c = aps::build_file_circuit("g", aps::build_module(&m).unwrap());
+        let out = aps::build_file(&m, "g").unwrap();
+        assert_eq!(out.cmt2, rules::emit_cmt2(&c));
+        assert_eq!(out.json, rules::to_json(&c));
+    }
+}

@@ -79,3 +79,35 @@ fn nested_input_distribution_structure() {
         assert!(names.contains(&want), "missing {want} in {names:?}");
     }
 }
+
+/// Seed 003, edge case 3 and open question 1: the loop body never uses the induction
+/// variable; the distribution rule still dequeues it (and discards it) every iteration.
+#[test]
+fn unused_input_is_dequeued_and_discarded() {
+    assert_eq!(run_both("count", -2, 3), (30, 30));
+    assert_eq!(run_both("count", 4, 3), (0, 0));
+    let text = std::fs::read_to_string(common::data("aps/features.mlir")).unwrap();
+    let m = compiler::mlir::parse(&text).unwrap();
+    let ctx = aps::design_context(&m).unwrap();
+    let f = aps::functions(&m)[3];
+    let seg = aps::segment_function(&ctx, f).unwrap();
+    let body = seg
+        .blocks
+        .iter()
+        .find_map(|b| match &b.kind {
+            aps::segment::BlockKind::Loop { body, .. } => Some(body),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(body.inputs[0].value, "%i");
+    let dist = body.dist.as_ref().unwrap();
+    assert!(
+        dist.routes[0].is_empty(),
+        "the induction variable goes nowhere"
+    );
+    assert_eq!(
+        dist.routes[1].len(),
+        1,
+        "the iteration value goes to the one sub-block"
+    );
+}

@@ -5,8 +5,8 @@
 //! function so that another flow (Handshake) can plug in beside it.
 
 use crate::io::{self, Failure};
+use compiler::aps;
 use compiler::mlir::ast::ModuleAst;
-use compiler::{aps, rules};
 use std::path::{Path, PathBuf};
 
 #[derive(clap::Args)]
@@ -52,16 +52,15 @@ fn build_aps(
     stem: &str,
     out_dir: &Path,
 ) -> Result<Result<(), Failure>, compiler::diag::Diagnostic> {
-    let circuits = aps::build_module(module)?;
-    let circuit = aps::build_file_circuit(stem, circuits);
+    let out = aps::build_file(module, stem)?;
     let write = || -> Result<(), Failure> {
         io::write_atomic(
             &out_dir.join(format!("{stem}.cmt2.mlir")),
-            rules::emit_cmt2(&circuit).as_bytes(),
+            out.cmt2.as_bytes(),
         )?;
         io::write_atomic(
             &out_dir.join(format!("{stem}.rules.json")),
-            rules::to_json(&circuit).as_bytes(),
+            out.json.as_bytes(),
         )?;
         Ok(())
     };

@@ -102,6 +102,98 @@ pub fn build_file_circuit(name: &str, circuits: Vec<Circuit>) -> Circuit {
     all
 }
 
+/// The files `kiln build` writes for one module.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub struct FileOutputs {
+    /// `<stem>.cmt2.mlir`: equal to `rules::emit_cmt2` of the merged circuit.
+    pub cmt2: String,
+    /// `<stem>.rules.json`: equal to `rules::to_json` of the merged circuit.
+    pub json: String,
+}
+
+/// Per-function part of [`build_file`]: the circuit without its rules, plus the rules'
+/// CMT2 and JSON text.
+struct FunctionParts {
+    circuit: Circuit,
+    cmt2: String,
+    json: String,
+}
+
+fn function_parts(ctx: &DesignContext, func: &Operation) -> Result<FunctionParts, Diagnostic> {
+    let mut circuit = build_function(ctx, func)?;
+    let cmt2 = rules::emit::cmt2_rules(&circuit.rules);
+    let json = rules::emit::rules_json(&circuit.rules);
+    circuit.rules.clear();
+    Ok(FunctionParts {
+        circuit,
+        cmt2,
+        json,
+    })
+}
+
+/// Build every function and emit the file outputs. Functions are built and emitted in
+/// parallel (scoped threads, one contiguous chunk each) and assembled in source order, so
+/// the result is identical to the sequential `build_file_circuit` + emitters.
+pub fn build_file(module: &ModuleAst, name: &str) -> Result<FileOutputs, Diagnostic> {
+    let ctx = design_context(module)?;
+    let funcs = functions(module);
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(funcs.len().max(1));
+    let chunk = funcs.len().div_ceil(threads).max(1);
+    let parts: Vec<Result<Vec<FunctionParts>, Diagnostic>> = std::thread::scope(|s| {
+        let handles: Vec<_> = funcs
+            .chunks(chunk)
+            .map(|fs| {
+                let ctx = &ctx;
+                s.spawn(move || fs.iter().map(|f| function_parts(ctx, f)).collect())
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join().unwrap_or_else(|_| {
+                    Err(Diagnostic::global_error(
+                        "internal error: a build thread panicked",
+                    ))
+                })
+            })
+            .collect()
+    });
+    let mut all = Circuit {
+        name: name.to_string(),
+        ..Circuit::default()
+    };
+    let mut known = std::collections::HashSet::new();
+    let (mut cmt2_parts, mut json_parts) = (Vec::new(), Vec::new());
+    for p in parts {
+        for f in p? {
+            let fresh = f
+                .circuit
+                .instances
+                .into_iter()
+                .filter(|i| known.insert(i.name.clone()));
+            all.instances.extend(fresh);
+            all.precedence.extend(f.circuit.precedence);
+            all.schedule.extend(f.circuit.schedule);
+            cmt2_parts.push(f.cmt2);
+            if !f.json.is_empty() {
+                json_parts.push(f.json);
+            }
+        }
+    }
+    // One allocation per output: the rule texts are large, so avoid re-copying them.
+    let header = rules::emit::cmt2_header(name, &all.instances);
+    let footer = rules::emit::cmt2_footer(&all.precedence);
+    let size = header.len() + footer.len() + cmt2_parts.iter().map(String::len).sum::<usize>();
+    let mut cmt2 = String::with_capacity(size);
+    cmt2.push_str(&header);
+    cmt2_parts.iter().for_each(|p| cmt2.push_str(p));
+    cmt2.push_str(&footer);
+    let json = rules::emit::json_from_parts(&all, &json_parts);
+    Ok(FileOutputs { cmt2, json })
+}
+
 /// Whether a module belongs to the APS flow (it contains a `tor.design`).
 pub fn is_aps_module(module: &ModuleAst) -> bool {
     context::design_op(module).is_some()

@@ -416,17 +416,20 @@ impl Builder {
                 Piece::Ctl(op) => ("if", op.span),
             };
             names.push((format!("{prefix}{label}_{n}"), span));
-            let mut u = BTreeSet::new();
+            // One pass per piece: values defined and used inside the same piece need no FIFO.
             let list: Vec<&Operation> = match p {
                 Piece::Basic(ops) => ops.clone(),
                 Piece::Ctl(op) => vec![*op],
             };
+            let (mut defined, mut used) = (BTreeSet::new(), BTreeSet::new());
             for op in &list {
-                free_uses(op, &mut u);
                 for r in result_names(op) {
-                    def_of.insert(r, n);
+                    def_of.insert(r.clone(), n);
+                    defined.insert(r);
                 }
+                collect(op, &mut defined, &mut used);
             }
+            let u: BTreeSet<String> = used.into_iter().filter(|v| !defined.contains(v)).collect();
             uses.push(u.into_iter().filter(|v| !self.is_virtual(v)).collect());
         }
         let ids: Vec<BlockId> = names

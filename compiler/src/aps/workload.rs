@@ -174,7 +174,7 @@ impl Gen {
             "%cpu = memref.get_global @_cpu_memory : memref<1xi32> {at}"
         ));
         let mut pool = vec![rs1, rs2];
-        let items = 4 + self.rng.below(6);
+        let items = 7 + self.rng.below(8);
         self.seq(0, &mut pool, items);
         self.bump();
         let v = self.rng.pick(&pool).clone();

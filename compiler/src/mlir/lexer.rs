@@ -94,25 +94,55 @@ impl Kind {
     }
 }
 
+/// Byte classes, one bit each, looked up in [`CLASS`] (the lexer's inner loops).
+const ID_START: u8 = 1;
+const ID_CHAR: u8 = 2;
+const SUFFIX_CHAR: u8 = 4;
+const SPACE: u8 = 8;
+
+static CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        let b = i as u8;
+        let alpha = b.is_ascii_alphabetic();
+        let alnum = b.is_ascii_alphanumeric();
+        if alpha || b == b'_' {
+            t[i] |= ID_START;
+        }
+        if alnum || b == b'_' || b == b'$' || b == b'.' {
+            t[i] |= ID_CHAR | SUFFIX_CHAR;
+        }
+        if b == b'-' {
+            t[i] |= SUFFIX_CHAR;
+        }
+        if b.is_ascii_whitespace() {
+            t[i] |= SPACE;
+        }
+        i += 1;
+    }
+    t
+};
+
 pub fn is_id_start(b: u8) -> bool {
-    b.is_ascii_alphabetic() || b == b'_'
+    CLASS[b as usize] & ID_START != 0
 }
 
 pub fn is_id_char(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'$' | b'.')
+    CLASS[b as usize] & ID_CHAR != 0
 }
 
 fn is_suffix_char(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'$' | b'.' | b'-')
+    CLASS[b as usize] & SUFFIX_CHAR != 0
 }
 
 /// Skip whitespace and `//` comments starting at `pos`.
 pub fn skip_trivia(src: &[u8], mut pos: usize) -> usize {
     loop {
-        while pos < src.len() && src[pos].is_ascii_whitespace() {
+        while pos < src.len() && CLASS[src[pos] as usize] & SPACE != 0 {
             pos += 1;
         }
-        if pos + 1 < src.len() && src[pos] == b'/' && src[pos + 1] == b'/' {
+        if src.get(pos) == Some(&b'/') && src.get(pos + 1) == Some(&b'/') {
             while pos < src.len() && src[pos] != b'\n' {
                 pos += 1;
             }
@@ -129,6 +159,14 @@ pub fn lex_at(src: &[u8], pos: usize) -> Token {
     let Some(&b) = src.get(start) else {
         return tok(Kind::Eof, start);
     };
+    if is_id_start(b) {
+        // The most frequent token: op names, keywords, types.
+        let mut end = start + 1;
+        while end < src.len() && is_id_char(src[end]) {
+            end += 1;
+        }
+        return tok(Kind::BareId, end);
+    }
     let next = src.get(start + 1).copied().unwrap_or(0);
     match b {
         b'(' => tok(Kind::LParen, start + 1),
@@ -169,13 +207,6 @@ pub fn lex_at(src: &[u8], pos: usize) -> Token {
         }
         b'@' => lex_sigil(src, start, Kind::AtId, is_suffix_char),
         b'0'..=b'9' => lex_number(src, start, start),
-        _ if is_id_start(b) => {
-            let mut end = start + 1;
-            while end < src.len() && is_id_char(src[end]) {
-                end += 1;
-            }
-            tok(Kind::BareId, end)
-        }
         _ => tok(Kind::Error, start + utf8_len(b)),
     }
 }

@@ -8,16 +8,134 @@
 //! [`Diagnostic`] with a byte span, never a panic.
 
 pub mod ast;
+pub mod handshake_ops;
 pub mod lexer;
 pub mod ops;
 pub mod parser;
 pub mod printer;
+pub mod structural_ops;
+pub mod synthetic;
 
 use crate::diag::Diagnostic;
 
 /// Parse MLIR text into the generic operation tree; the first error ends the parse.
 pub fn parse(text: &str) -> Result<ast::ModuleAst, Diagnostic> {
     parser::Parser::new(text).parse_module()
+}
+
+/// Parse a file that may hold several `// -----`-separated inputs: one tree per chunk, with
+/// every span (of trees and diagnostics) relative to the whole `text`. Errors: the first
+/// error of each failing chunk.
+pub fn parse_split(text: &str) -> Result<Vec<ast::ModuleAst>, Vec<Diagnostic>> {
+    let mut modules = Vec::new();
+    let mut errors = Vec::new();
+    for (offset, chunk) in split_input_file(text) {
+        match parse(chunk) {
+            Ok(mut m) => {
+                shift_module(&mut m, offset as i64);
+                modules.push(m);
+            }
+            Err(d) => errors.push(d.shifted(offset as i64)),
+        }
+    }
+    if errors.is_empty() {
+        Ok(modules)
+    } else {
+        Err(errors)
+    }
+}
+
+fn shift_module(m: &mut ast::ModuleAst, delta: i64) {
+    if delta == 0 {
+        return;
+    }
+    m.span = m.span.shifted(delta);
+    m.ops.iter_mut().for_each(|op| shift_op(op, delta));
+}
+
+fn shift_op(op: &mut ast::Operation, delta: i64) {
+    op.span = op.span.shifted(delta);
+    op.results
+        .iter_mut()
+        .for_each(|r| r.span = r.span.shifted(delta));
+    op.operands
+        .iter_mut()
+        .for_each(|o| o.span = o.span.shifted(delta));
+    op.attrs.iter_mut().for_each(|a| shift_attr(a, delta));
+    for region in &mut op.regions {
+        region.span = region.span.shifted(delta);
+        for block in &mut region.blocks {
+            block.span = block.span.shifted(delta);
+            block
+                .args
+                .iter_mut()
+                .for_each(|a| a.span = a.span.shifted(delta));
+            block.ops.iter_mut().for_each(|o| shift_op(o, delta));
+        }
+    }
+    for succ in &mut op.successors {
+        succ.span = succ.span.shifted(delta);
+        succ.args
+            .iter_mut()
+            .for_each(|o| o.span = o.span.shifted(delta));
+    }
+}
+
+fn shift_attr(a: &mut ast::NamedAttr, delta: i64) {
+    a.span = a.span.shifted(delta);
+    shift_value(&mut a.value, delta);
+}
+
+fn shift_value(v: &mut ast::Attribute, delta: i64) {
+    match v {
+        ast::Attribute::Dict(entries) => entries.iter_mut().for_each(|e| shift_attr(e, delta)),
+        ast::Attribute::Array(items) | ast::Attribute::Dense { elems: items, .. } => {
+            items.iter_mut().for_each(|x| shift_value(x, delta))
+        }
+        _ => {}
+    }
+}
+
+/// Calls `f` on every operation of `ops`, outer before inner, in source order.
+pub fn walk<'a>(ops: &'a [ast::Operation], f: &mut impl FnMut(&'a ast::Operation)) {
+    for op in ops {
+        f(op);
+        for region in &op.regions {
+            for block in &region.blocks {
+                walk(&block.ops, f);
+            }
+        }
+    }
+}
+
+/// What `kiln parse` reports about parsed inputs.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub struct Summary {
+    /// `(op name, symbol name)` of every `tor.func`, `handshake.func` and `func.func`.
+    pub functions: Vec<(String, String)>,
+    /// Operation count per dialect prefix (`builtin` for unqualified names).
+    pub ops_per_dialect: std::collections::BTreeMap<String, usize>,
+    pub total_ops: usize,
+}
+
+pub fn summarize(modules: &[ast::ModuleAst]) -> Summary {
+    let mut s = Summary::default();
+    for m in modules {
+        walk(&m.ops, &mut |op| {
+            s.total_ops += 1;
+            *s.ops_per_dialect
+                .entry(op.dialect().to_string())
+                .or_default() += 1;
+            if matches!(
+                op.name.as_str(),
+                "tor.func" | "handshake.func" | "func.func"
+            ) {
+                let name = op.attr("sym_name").and_then(|a| a.as_str()).unwrap_or("");
+                s.functions.push((op.name.clone(), name.to_string()));
+            }
+        });
+    }
+    s
 }
 
 /// Print a tree in generic form (see [`printer`]).
@@ -31,16 +149,22 @@ pub fn print(m: &ast::ModuleAst) -> String {
 pub fn split_input_file(text: &str) -> Vec<(usize, &str)> {
     let mut chunks = Vec::new();
     let mut chunk_start = 0;
-    let mut line_start = 0;
-    while line_start < text.len() {
-        let line_end = text[line_start..]
-            .find('\n')
-            .map_or(text.len(), |i| line_start + i + 1);
-        if text[line_start..line_end].trim() == "// -----" {
-            chunks.push((chunk_start, &text[chunk_start..line_start]));
-            chunk_start = line_end;
+    let mut pos = 0;
+    // `/` is rare in MLIR (comments only), and `find(char)` is a fast memchr.
+    while let Some(i) = text[pos..].find('/') {
+        let at = pos + i;
+        pos = at + 1;
+        if !text[at..].starts_with("// -----") {
+            continue;
         }
-        line_start = line_end;
+        let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+        let line_end = text[at..].find('\n').map_or(text.len(), |i| at + i + 1);
+        if line_start < chunk_start || text[line_start..line_end].trim() != "// -----" {
+            continue;
+        }
+        chunks.push((chunk_start, &text[chunk_start..line_start]));
+        chunk_start = line_end;
+        pos = line_end;
     }
     chunks.push((chunk_start, &text[chunk_start..]));
     chunks

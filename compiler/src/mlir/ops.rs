@@ -48,19 +48,21 @@
 //! | `seq.compreg %d, %clk (reset %r, %v)? (initial %i)? dict : T` | d, clk, (r, v), (i) | `reset`/`initial` (Unit) when present, dict | – | result T |
 //! | `seq.initial (%a, ..)? {..} : (T..) -> R` | in order | dict | body | from the type |
 //!
-//! The handshake, CMT2 and FIRRTL formats are documented in [`super::handshake_ops`] and
-//! [`super::structural_ops`].
+//! The handshake, CMT2 and FIRRTL formats are implemented and documented in
+//! [`super::handshake_ops`] and [`super::structural_ops`]; their ops are entries of this table.
 
 use super::ast::*;
 use super::lexer::Kind;
 use super::parser::{PResult, Parser, i32_attr, merge_absent};
+use super::{handshake_ops, structural_ops};
 use crate::diag::{Diagnostic, Span};
 
 /// A custom-format parser: called after the op name; fills operands, attributes, regions
 /// and types of `op` (whose name and results are already set).
 pub type OpParser = fn(&mut Parser, &mut Operation) -> PResult<()>;
 
-/// Op name → parser, sorted by name (checked by a unit test; looked up by binary search).
+/// THE op table: op name → custom-format parser, for every dialect, sorted by name (checked
+/// by a unit test; looked up by binary search). Adding an op is one entry here.
 pub static TABLE: &[(&str, OpParser)] = &[
     ("aps.itfc.burst_load_collect", aps_generic),
     ("aps.itfc.burst_load_req", aps_generic),
@@ -111,6 +113,22 @@ pub static TABLE: &[(&str, OpParser)] = &[
     ("arith.uitofp", arith_cast),
     ("arith.xori", arith_binary),
     ("builtin.module", module),
+    ("cmt2.bind.bare", structural_ops::structural_op),
+    ("cmt2.bind.method", structural_ops::structural_op),
+    ("cmt2.bind.value", structural_ops::structural_op),
+    ("cmt2.call", structural_ops::structural_op),
+    ("cmt2.circuit", structural_ops::structural_op),
+    ("cmt2.instance", structural_ops::structural_op),
+    ("cmt2.interface", structural_ops::structural_op),
+    ("cmt2.interface.decl", structural_ops::structural_op),
+    ("cmt2.interface.def", structural_ops::structural_op),
+    ("cmt2.method", structural_ops::structural_op),
+    ("cmt2.module", structural_ops::structural_op),
+    ("cmt2.module.extern.firrtl", structural_ops::structural_op),
+    ("cmt2.module.extern.hw", structural_ops::structural_op),
+    ("cmt2.return", structural_ops::structural_op),
+    ("cmt2.rule", structural_ops::structural_op),
+    ("cmt2.value", structural_ops::structural_op),
     ("comb.add", comb_variadic),
     ("comb.and", comb_variadic),
     ("comb.divs", comb_variadic),
@@ -127,9 +145,117 @@ pub static TABLE: &[(&str, OpParser)] = &[
     ("comb.shru", comb_variadic),
     ("comb.sub", comb_variadic),
     ("comb.xor", comb_variadic),
+    ("firrtl.add", structural_ops::structural_op),
+    ("firrtl.and", structural_ops::structural_op),
+    ("firrtl.andr", structural_ops::structural_op),
+    ("firrtl.asSInt", structural_ops::structural_op),
+    ("firrtl.asUInt", structural_ops::structural_op),
+    ("firrtl.bits", structural_ops::structural_op),
+    ("firrtl.cat", structural_ops::structural_op),
+    ("firrtl.circuit", structural_ops::structural_op),
+    ("firrtl.connect", structural_ops::structural_op),
+    ("firrtl.constant", structural_ops::structural_op),
+    ("firrtl.dshl", structural_ops::structural_op),
+    ("firrtl.dshr", structural_ops::structural_op),
+    ("firrtl.eq", structural_ops::structural_op),
+    ("firrtl.extmodule", structural_ops::structural_op),
+    ("firrtl.geq", structural_ops::structural_op),
+    ("firrtl.gt", structural_ops::structural_op),
+    ("firrtl.head", structural_ops::structural_op),
+    ("firrtl.leq", structural_ops::structural_op),
+    ("firrtl.lt", structural_ops::structural_op),
+    ("firrtl.matchingconnect", structural_ops::structural_op),
+    ("firrtl.module", structural_ops::structural_op),
+    ("firrtl.mul", structural_ops::structural_op),
+    ("firrtl.mux", structural_ops::structural_op),
+    ("firrtl.neq", structural_ops::structural_op),
+    ("firrtl.node", structural_ops::structural_op),
+    ("firrtl.not", structural_ops::structural_op),
+    ("firrtl.or", structural_ops::structural_op),
+    ("firrtl.orr", structural_ops::structural_op),
+    ("firrtl.pad", structural_ops::structural_op),
+    ("firrtl.reg", structural_ops::structural_op),
+    ("firrtl.regreset", structural_ops::structural_op),
+    ("firrtl.shl", structural_ops::structural_op),
+    ("firrtl.shr", structural_ops::structural_op),
+    ("firrtl.sub", structural_ops::structural_op),
+    ("firrtl.tail", structural_ops::structural_op),
+    ("firrtl.when", structural_ops::structural_op),
+    ("firrtl.wire", structural_ops::structural_op),
+    ("firrtl.xor", structural_ops::structural_op),
+    ("firrtl.xorr", structural_ops::structural_op),
     ("func.call", func_call),
     ("func.func", func_like),
     ("func.return", return_like),
+    ("handshake.absf", handshake_ops::handshake_op),
+    ("handshake.addf", handshake_ops::handshake_op),
+    ("handshake.addi", handshake_ops::handshake_op),
+    ("handshake.andi", handshake_ops::handshake_op),
+    ("handshake.blocker", handshake_ops::handshake_op),
+    ("handshake.br", handshake_ops::handshake_op),
+    ("handshake.buffer", handshake_ops::handshake_op),
+    ("handshake.bundle", handshake_ops::handshake_op),
+    ("handshake.cmpf", handshake_ops::handshake_op),
+    ("handshake.cmpi", handshake_ops::handshake_op),
+    ("handshake.cond_br", handshake_ops::handshake_op),
+    ("handshake.constant", handshake_ops::handshake_op),
+    ("handshake.control_merge", handshake_ops::handshake_op),
+    ("handshake.divf", handshake_ops::handshake_op),
+    ("handshake.divsi", handshake_ops::handshake_op),
+    ("handshake.divui", handshake_ops::handshake_op),
+    ("handshake.end", handshake_ops::handshake_op),
+    ("handshake.extf", handshake_ops::handshake_op),
+    ("handshake.extsi", handshake_ops::handshake_op),
+    ("handshake.extui", handshake_ops::handshake_op),
+    ("handshake.fork", handshake_ops::handshake_op),
+    ("handshake.fptosi", handshake_ops::handshake_op),
+    ("handshake.func", func_like),
+    ("handshake.init", handshake_ops::handshake_op),
+    ("handshake.join", handshake_ops::handshake_op),
+    ("handshake.lazy_fork", handshake_ops::handshake_op),
+    ("handshake.load", handshake_ops::handshake_op),
+    ("handshake.lsq", handshake_ops::handshake_op),
+    ("handshake.maximumf", handshake_ops::handshake_op),
+    ("handshake.maxsi", handshake_ops::handshake_op),
+    ("handshake.maxui", handshake_ops::handshake_op),
+    ("handshake.mem_controller", handshake_ops::handshake_op),
+    ("handshake.merge", handshake_ops::handshake_op),
+    ("handshake.minimumf", handshake_ops::handshake_op),
+    ("handshake.minsi", handshake_ops::handshake_op),
+    ("handshake.minui", handshake_ops::handshake_op),
+    ("handshake.mulf", handshake_ops::handshake_op),
+    ("handshake.muli", handshake_ops::handshake_op),
+    ("handshake.mux", handshake_ops::handshake_op),
+    ("handshake.negf", handshake_ops::handshake_op),
+    ("handshake.non_spec", handshake_ops::handshake_op),
+    ("handshake.not", handshake_ops::handshake_op),
+    ("handshake.ori", handshake_ops::handshake_op),
+    ("handshake.passer", handshake_ops::handshake_op),
+    ("handshake.remsi", handshake_ops::handshake_op),
+    ("handshake.select", handshake_ops::handshake_op),
+    ("handshake.shli", handshake_ops::handshake_op),
+    ("handshake.shrsi", handshake_ops::handshake_op),
+    ("handshake.shrui", handshake_ops::handshake_op),
+    ("handshake.sink", handshake_ops::handshake_op),
+    ("handshake.sitofp", handshake_ops::handshake_op),
+    ("handshake.source", handshake_ops::handshake_op),
+    ("handshake.spec_commit", handshake_ops::handshake_op),
+    ("handshake.spec_save_commit", handshake_ops::handshake_op),
+    (
+        "handshake.spec_v2_repeating_init",
+        handshake_ops::handshake_op,
+    ),
+    ("handshake.spec_v2_resolver", handshake_ops::handshake_op),
+    ("handshake.speculating_branch", handshake_ops::handshake_op),
+    ("handshake.speculator", handshake_ops::handshake_op),
+    ("handshake.store", handshake_ops::handshake_op),
+    ("handshake.subf", handshake_ops::handshake_op),
+    ("handshake.subi", handshake_ops::handshake_op),
+    ("handshake.truncf", handshake_ops::handshake_op),
+    ("handshake.trunci", handshake_ops::handshake_op),
+    ("handshake.uitofp", handshake_ops::handshake_op),
+    ("handshake.unbundle", handshake_ops::handshake_op),
+    ("handshake.xori", handshake_ops::handshake_op),
     ("hw.constant", constant_like),
     ("hw.output", return_like),
     ("memref.get_global", memref_get_global),
@@ -175,12 +301,10 @@ pub static TABLE: &[(&str, OpParser)] = &[
     ("tor.yield", tor_terminator),
 ];
 
-/// Look `name` up in all tables (this one and the dialect-specific ones).
+/// The parser of the op called `name` (fully qualified).
 pub fn lookup(name: &str) -> Option<OpParser> {
-    if let Ok(i) = TABLE.binary_search_by(|(n, _)| (*n).cmp(name)) {
-        return Some(TABLE[i].1);
-    }
-    None
+    let i = TABLE.binary_search_by(|(n, _)| (*n).cmp(name)).ok()?;
+    Some(TABLE[i].1)
 }
 
 /// Resolve a custom-form op name as written to its full name and parser.

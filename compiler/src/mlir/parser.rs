@@ -33,6 +33,11 @@ pub struct Parser<'a> {
     /// Dialect that unqualified op names resolve to (`handshake` inside `handshake.func`).
     pub default_dialect: &'static str,
     depth: u32,
+    /// The token after `tok`, once computed (lookahead is frequent: dict vs region, `:`).
+    next: std::cell::Cell<Option<Token>>,
+    /// Entries of the attribute dictionaries being parsed (nested dicts stack up), so each
+    /// finished dict is one exact-size allocation instead of a growing `Vec`.
+    attr_stack: Vec<NamedAttr>,
 }
 
 /// Nesting limit for regions/attributes/types, so that hostile input cannot overflow the stack.
@@ -48,6 +53,8 @@ impl<'a> Parser<'a> {
             prev_end: 0,
             default_dialect: "builtin",
             depth: 0,
+            next: std::cell::Cell::new(None),
+            attr_stack: Vec::new(),
         }
     }
 
@@ -56,7 +63,10 @@ impl<'a> Parser<'a> {
     pub fn bump(&mut self) -> Token {
         let t = self.tok;
         self.prev_end = t.end;
-        self.tok = lex_at(self.bytes, t.end);
+        self.tok = self
+            .next
+            .take()
+            .unwrap_or_else(|| lex_at(self.bytes, t.end));
         t
     }
 
@@ -75,6 +85,7 @@ impl<'a> Parser<'a> {
     pub fn reset_to(&mut self, pos: usize) {
         self.prev_end = pos;
         self.tok = lex_at(self.bytes, pos);
+        self.next.set(None);
     }
 
     pub fn text(&self, t: Token) -> &'a str {
@@ -107,7 +118,14 @@ impl<'a> Parser<'a> {
 
     /// The token `n` positions after the current one (`peek(0)` is the next).
     pub fn peek(&self, n: usize) -> Token {
-        let mut t = lex_at(self.bytes, self.tok.end);
+        let mut t = match self.next.get() {
+            Some(t) => t,
+            None => {
+                let t = lex_at(self.bytes, self.tok.end);
+                self.next.set(Some(t));
+                t
+            }
+        };
         for _ in 0..n {
             t = lex_at(self.bytes, t.end);
         }
@@ -538,14 +556,19 @@ impl<'a> Parser<'a> {
     /// Result types after `->`: a parenthesized list or one type (which may be a function type).
     pub fn parse_result_types(&mut self) -> PResult<Vec<Type>> {
         if self.at(Kind::LParen) {
-            // `(T) -> U` is a function type; `(T, U)` is a result list.
-            let save = self.tok;
+            // `(T, U)` is a result list; `(T) -> U` is one function type (built from the list
+            // already read: re-parsing would be exponential in the nesting depth).
             let list = self.parse_paren_types()?;
-            if !self.at(Kind::Arrow) {
+            if !self.eat(Kind::Arrow) {
                 return Ok(list);
             }
-            self.reset_to(save.start);
-            return Ok(vec![self.parse_type()?]);
+            self.enter()?;
+            let results = self.parse_result_types()?;
+            self.leave();
+            return Ok(vec![Type::Function {
+                inputs: list,
+                results,
+            }]);
         }
         Ok(vec![self.parse_type()?])
     }
@@ -572,6 +595,11 @@ impl<'a> Parser<'a> {
                 }
                 self.expect(Kind::Greater)?;
                 Ok(Type::Tuple(elems))
+            }
+            "_" => {
+                // The "no data" type of `bundle`/`unbundle`.
+                self.bump();
+                Ok(Type::Opaque("_".to_string()))
             }
             _ if is_builtin_type_name(word) => {
                 self.bump();
@@ -775,7 +803,15 @@ impl<'a> Parser<'a> {
             return Err(self.unexpected("integer"));
         }
         let t = self.bump();
-        parse_int_text(self.text(t))
+        let text = self.text(t);
+        // Fast path: short unsigned decimals (almost every literal).
+        if text.len() <= 18 && text.bytes().all(|b| b.is_ascii_digit()) {
+            let v = text
+                .bytes()
+                .fold(0i64, |acc, b| acc * 10 + i64::from(b - b'0'));
+            return Ok(i128::from(v));
+        }
+        parse_int_text(text)
             .ok_or_else(|| Diagnostic::error(self.span(t), "integer literal too large"))
     }
 
@@ -783,10 +819,11 @@ impl<'a> Parser<'a> {
     pub fn parse_attr_dict(&mut self) -> PResult<Vec<NamedAttr>> {
         self.enter()?;
         self.expect(Kind::LBrace)?;
-        let mut out = Vec::new();
+        let base = self.attr_stack.len();
         if !self.eat(Kind::RBrace) {
             loop {
-                out.push(self.parse_named_attr()?);
+                let a = self.parse_named_attr()?;
+                self.attr_stack.push(a);
                 if !self.eat(Kind::Comma) {
                     break;
                 }
@@ -797,7 +834,7 @@ impl<'a> Parser<'a> {
             self.bump();
         }
         self.leave();
-        Ok(out)
+        Ok(self.attr_stack.drain(base..).collect())
     }
 
     fn parse_named_attr(&mut self) -> PResult<NamedAttr> {
@@ -1073,35 +1110,39 @@ pub fn merge_absent(attrs: &mut Vec<NamedAttr>, extra: impl IntoIterator<Item = 
 
 /// `i32`, `ui8`, `f32`, `index`, `none`: `Some(Ok)`; a malformed width: `Some(Err)`.
 fn scalar_type(word: &str) -> Option<Result<Type, String>> {
-    let int = |digits: &str, signedness| {
-        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-            return None;
+    let b = word.as_bytes();
+    let (signedness, digits) = match b.first()? {
+        b'i' if word == "index" => return Some(Ok(Type::Index)),
+        b'i' => (Signedness::Signless, &b[1..]),
+        b's' if b.get(1) == Some(&b'i') => (Signedness::Signed, &b[2..]),
+        b'u' if b.get(1) == Some(&b'i') => (Signedness::Unsigned, &b[2..]),
+        b'n' if word == "none" => return Some(Ok(Type::None)),
+        b'f' => {
+            return match word {
+                "f16" => Some(Ok(Type::Float(16))),
+                "f32" => Some(Ok(Type::Float(32))),
+                "f64" => Some(Ok(Type::Float(64))),
+                "f80" => Some(Ok(Type::Float(80))),
+                "f128" => Some(Ok(Type::Float(128))),
+                _ => None,
+            };
         }
-        Some(match digits.parse::<u32>() {
-            Ok(width) if width <= 1 << 24 => Ok(Type::Integer { width, signedness }),
-            _ => Err(format!("integer type '{word}' is too wide")),
-        })
+        _ => return None,
     };
-    match word {
-        "index" => return Some(Ok(Type::Index)),
-        "none" => return Some(Ok(Type::None)),
-        "f16" => return Some(Ok(Type::Float(16))),
-        "f32" => return Some(Ok(Type::Float(32))),
-        "f64" => return Some(Ok(Type::Float(64))),
-        "f80" => return Some(Ok(Type::Float(80))),
-        "f128" => return Some(Ok(Type::Float(128))),
-        _ => {}
+    if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
+        return None;
     }
-    if let Some(d) = word.strip_prefix("si") {
-        return int(d, Signedness::Signed);
+    let mut width: u64 = 0;
+    for d in digits {
+        width = width * 10 + u64::from(d - b'0');
+        if width > 1 << 24 {
+            return Some(Err(format!("integer type '{word}' is too wide")));
+        }
     }
-    if let Some(d) = word.strip_prefix("ui") {
-        return int(d, Signedness::Unsigned);
-    }
-    if let Some(d) = word.strip_prefix('i') {
-        return int(d, Signedness::Signless);
-    }
-    None
+    Some(Ok(Type::Integer {
+        width: width as u32,
+        signedness,
+    }))
 }
 
 /// Bare words that start a builtin type.
@@ -1109,7 +1150,7 @@ pub fn is_builtin_type_name(word: &str) -> bool {
     scalar_type(word).is_some()
         || matches!(
             word,
-            "memref" | "tuple" | "vector" | "tensor" | "complex" | "bf16" | "tf32"
+            "memref" | "tuple" | "vector" | "tensor" | "complex" | "bf16" | "tf32" | "_"
         )
 }
 
@@ -1166,4 +1207,249 @@ pub fn unescape(body: &str) -> Result<String, (usize, String)> {
         i += 2;
     }
     String::from_utf8(out).map_err(|_| (0, "string escapes do not form valid UTF-8".to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::mlir::ast::*;
+    use crate::mlir::{parse, print};
+
+    fn op(text: &str) -> Operation {
+        let m = parse(text).unwrap_or_else(|d| panic!("{}", d.render("t", text)));
+        let again = parse(&print(&m)).expect("reparse");
+        assert_eq!(again.without_spans(), m.without_spans());
+        m.ops.into_iter().next().expect("one op")
+    }
+
+    fn err(text: &str) -> (usize, String) {
+        let d = parse(text).expect_err("must fail");
+        (d.span.expect("span").start as usize, d.message)
+    }
+
+    #[test]
+    fn generic_op_with_successors_regions_and_properties() {
+        let o = op(
+            r#"%r:2, %s = "x.y"(%a, %b#1)[^bb1(%a : i32), ^bb2] <{p = 1}> ({^bb0(%z: i8): "x.z"() : () -> ()}, {}) {k = "v"} : (i32, i64) -> (i1, i1, f32)"#,
+        );
+        assert_eq!(o.name, "x.y");
+        assert_eq!(o.num_results(), 3);
+        assert_eq!(o.operands[1].index, Some(1));
+        assert_eq!(o.successors.len(), 2);
+        assert_eq!(o.successors[0].args[0].name, "%a");
+        assert_eq!(o.regions.len(), 2);
+        assert_eq!(o.regions[0].blocks[0].label, None);
+        assert_eq!(o.regions[0].blocks[0].args[0].ty, Type::int(8));
+        assert!(o.regions[1].blocks.is_empty());
+        assert_eq!(o.attrs.len(), 2);
+        assert_eq!(o.result_types[2], Type::Float(32));
+    }
+
+    #[test]
+    fn types_parse_structurally() {
+        let o = op(
+            r#""a.b"() : (memref<4x?xi32, strided<[1, 4]>>, si8, ui3, index, none, tuple<i1, f64>, !seq.clock, !hw.modty<input a : i32>) -> (<i1, [spec: i1, tag: i2 (U)]>, <>, !handshake.control<[e: i1]>)"#,
+        );
+        assert_eq!(
+            o.operand_types[0],
+            Type::MemRef {
+                shape: vec![Some(4), None],
+                elem: Box::new(Type::int(32)),
+                rest: vec!["strided<[1, 4]>".into()],
+            }
+        );
+        assert_eq!(o.operand_types[6], Type::Opaque("!seq.clock".into()));
+        assert_eq!(
+            o.operand_types[7],
+            Type::Opaque("!hw.modty<input a : i32>".into())
+        );
+        match &o.result_types[0] {
+            Type::Channel { data, extra } => {
+                assert_eq!(**data, Type::int(1));
+                assert_eq!(extra[1].name, "tag");
+                assert!(extra[1].upstream);
+            }
+            t => panic!("{t:?}"),
+        }
+        assert_eq!(o.result_types[1], Type::Control { extra: vec![] });
+    }
+
+    #[test]
+    fn attributes_parse_structurally() {
+        let o = op(
+            r#""a.b"() {i = -7 : i64, h = 0xFF, f = 1.000000e+01 : f32, s = "q\"\n\41", u, b = false, arr = [1, @x::@y, i32], d = {k = unit}, dn = dense<[[1, 2], [3, 4]]> : tensor<2x2xi32>, o = #handshake<timing {R: 1}>, kw = ONE_SLOT_BREAK_DV, un = uninitialized} : () -> ()"#,
+        );
+        let get = |n| o.attr(n).expect(n).clone();
+        assert_eq!(
+            get("i"),
+            Attribute::Integer {
+                value: -7,
+                ty: Some(Type::int(64))
+            }
+        );
+        assert_eq!(get("h").as_int(), Some(255));
+        assert_eq!(
+            get("f"),
+            Attribute::Float {
+                text: "1.000000e+01".into(),
+                ty: Some(Type::Float(32))
+            }
+        );
+        assert_eq!(get("s"), Attribute::String("q\"\nA".into()));
+        assert_eq!(get("u"), Attribute::Unit);
+        assert_eq!(get("b"), Attribute::Bool(false));
+        match get("arr") {
+            Attribute::Array(items) => {
+                assert_eq!(items[1], Attribute::SymbolRef(vec!["x".into(), "y".into()]));
+                assert_eq!(items[2], Attribute::Type(Type::int(32)));
+            }
+            a => panic!("{a:?}"),
+        }
+        match get("dn") {
+            Attribute::Dense { elems, ty } => {
+                assert_eq!(elems.len(), 4);
+                assert!(matches!(ty, Some(Type::Opaque(t)) if t == "tensor<2x2xi32>"));
+            }
+            a => panic!("{a:?}"),
+        }
+        assert_eq!(
+            get("o"),
+            Attribute::Opaque("#handshake<timing {R: 1}>".into())
+        );
+        assert_eq!(get("kw"), Attribute::Keyword("ONE_SLOT_BREAK_DV".into()));
+        assert_eq!(get("un"), Attribute::Uninitialized);
+    }
+
+    #[test]
+    fn integer_limits() {
+        let max = i128::MAX.to_string();
+        let o = op(&format!(r#""a.b"() {{v = {max}, w = -{max}}} : () -> ()"#));
+        assert_eq!(o.attr("v").and_then(Attribute::as_int), Some(i128::MAX));
+        let too_big = format!(r#""a.b"() {{v = {}0}} : () -> ()"#, i128::MAX);
+        let (at, msg) = err(&too_big);
+        assert_eq!((at, msg.as_str()), (13, "integer literal too large"));
+    }
+
+    #[test]
+    fn arith_and_memref_custom_forms() {
+        let c = op("%true = arith.constant true");
+        assert_eq!(c.result_types, vec![Type::int(1)]);
+        assert_eq!(c.attr("value"), Some(&Attribute::Bool(true)));
+        let c = op(r#"%c = arith.constant {dump = "op_0"} 0 : i32"#);
+        assert_eq!(c.attrs[0].name, "value");
+        assert_eq!(c.attr("dump").and_then(Attribute::as_str), Some("op_0"));
+        let cmp = op("%b = arith.cmpi slt, %x, %y : i32");
+        assert_eq!(
+            cmp.attr("predicate"),
+            Some(&Attribute::Keyword("slt".into()))
+        );
+        assert_eq!(cmp.result_types, vec![Type::int(1)]);
+        let g = op(r#"memref.global "private" constant @g : memref<2xi8> = dense<[1, 2]> {a}"#);
+        let names: Vec<&str> = g.attrs.iter().map(|a| a.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "sym_visibility",
+                "constant",
+                "sym_name",
+                "type",
+                "initial_value",
+                "a"
+            ]
+        );
+    }
+
+    #[test]
+    fn tor_forms() {
+        let f = op(
+            "tor.for %i = (%a : i32) to (%b : i32) step (%c : i32) iter_args(%x = %d : i8) on (1 to 2) { tor.yield %x : i8 }",
+        );
+        assert_eq!(f.operands.len(), 4);
+        let args: Vec<&str> = f.regions[0].blocks[0]
+            .args
+            .iter()
+            .map(|a| a.name.as_str())
+            .collect();
+        assert_eq!(args, ["%i", "%x"]);
+        let c = op(r#"%r = tor.cmpi "slt" %a %b on (1 to 2) : i32"#);
+        assert_eq!(c.attr("predicate"), Some(&Attribute::String("slt".into())));
+        assert_eq!(c.result_types, vec![Type::int(1)]);
+        let i = op("tor.if %c on (0 to 1) then { tor.yield } else { tor.yield }");
+        assert_eq!(i.regions.len(), 2);
+        let t = op("tor.timegraph (0 to 13){\n}");
+        assert_eq!(t.attr("endtime").and_then(Attribute::as_int), Some(13));
+    }
+
+    #[test]
+    fn handshake_forms() {
+        let f = op(
+            "handshake.func @f(%a: !handshake.channel<i32>, %s: !handshake.channel<i1>) -> (!handshake.channel<i32>) {\n  %m = mux %s [%a, %a] : <i1>, [<i32>, <i32>] to <i32>\n  %t, %e = cond_br %s, %m : <i1>, <i32>\n  %f:2 = fork [2] %t : <i32>\n  %b = buffer %f#0, bufferType = FIFO_BREAK_NONE, numSlots = 2 {debugCounter = false} : <i32>\n  %c = cmpi sle, %b, %f#1 : <i32>\n  sink %e : <i32>\n  end {handshake.name = \"end0\"} %b : <i32>\n}",
+        );
+        let body = &f.regions[0].blocks[0].ops;
+        let names: Vec<&str> = body.iter().map(|o| o.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "handshake.mux",
+                "handshake.cond_br",
+                "handshake.fork",
+                "handshake.buffer",
+                "handshake.cmpi",
+                "handshake.sink",
+                "handshake.end"
+            ]
+        );
+        assert_eq!(body[0].operands[0].name, "%s");
+        assert_eq!(body[0].result_types.len(), 1);
+        assert_eq!(body[1].result_types.len(), 2);
+        assert_eq!(body[2].attr("size").and_then(Attribute::as_int), Some(2));
+        assert_eq!(
+            body[3].attr("numSlots").and_then(Attribute::as_int),
+            Some(2)
+        );
+        assert_eq!(body[3].attr("debugCounter"), Some(&Attribute::Bool(false)));
+        match &body[4].result_types[0] {
+            Type::Channel { data, .. } => assert_eq!(**data, Type::int(1)),
+            t => panic!("{t:?}"),
+        }
+        assert_eq!(body[6].operands.len(), 1);
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_stack_overflow() {
+        let attrs = format!(r#""a.b"() {{x = {}}} : () -> ()"#, "[".repeat(100_000));
+        assert_eq!(err(&attrs).1, "nesting too deep");
+        let types = format!(r#""a.b"() : () -> {}"#, "tuple<".repeat(100_000));
+        assert_eq!(err(&types).1, "nesting too deep");
+        let regions = r#""a.b"() ({"#.repeat(50_000);
+        assert_eq!(err(&regions).1, "nesting too deep");
+    }
+
+    #[test]
+    fn nested_result_types_parse_in_linear_time() {
+        let n = 150;
+        let text = format!(
+            r#""a.b"() : () -> {}i1{}"#,
+            "(".repeat(n),
+            ") -> i1".repeat(n)
+        );
+        let o = op(&text);
+        assert!(matches!(&o.result_types[0], Type::Function { .. }));
+        let list = format!(
+            r#""cmt2.x"() : () -> ()
+cmt2.return {} : i1"#,
+            vec!["%a"; 20_000].join(", ")
+        );
+        let m = parse(&list).expect("long operand run");
+        assert_eq!(m.ops[1].operands.len(), 20_000);
+    }
+
+    #[test]
+    fn truncated_inputs_never_panic() {
+        let text = include_str!("../../../examples/aps/flow_burst_add.mlir");
+        for end in (0..text.len()).step_by(7) {
+            if text.is_char_boundary(end) {
+                let _ = parse(&text[..end]);
+            }
+        }
+    }
 }

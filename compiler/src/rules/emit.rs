@@ -14,6 +14,53 @@ pub fn to_json(circuit: &Circuit) -> String {
     s
 }
 
+/// [`to_json`] assembled from pieces: `rules_json` holds comma-joined JSON texts of rules
+/// (each as [`rules_json`] gives them).
+pub fn json_from_parts(circuit_without_rules: &Circuit, rules_json: &[String]) -> String {
+    let j = |v: &dyn erased::Ser| v.json();
+    let head = format!(
+        "{{\"name\":{},\"instances\":{},\"rules\":[",
+        j(&circuit_without_rules.name),
+        j(&circuit_without_rules.instances)
+    );
+    let tail = format!(
+        "],\"precedence\":{},\"schedule\":{}}}\n",
+        j(&circuit_without_rules.precedence),
+        j(&circuit_without_rules.schedule)
+    );
+    let body: usize = rules_json.iter().map(|r| r.len() + 1).sum();
+    let mut out = String::with_capacity(head.len() + body + tail.len());
+    out.push_str(&head);
+    for (i, r) in rules_json.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(r);
+    }
+    out.push_str(&tail);
+    out
+}
+
+/// JSON of each rule, comma-joined (the inside of the `rules` array of [`to_json`]).
+pub fn rules_json(rules: &[Rule]) -> String {
+    rules
+        .iter()
+        .map(|r| serde_json::to_string(r).unwrap_or_default())
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+mod erased {
+    pub trait Ser {
+        fn json(&self) -> String;
+    }
+    impl<T: serde::Serialize> Ser for T {
+        fn json(&self) -> String {
+            serde_json::to_string(self).unwrap_or_default()
+        }
+    }
+}
+
 fn ty(width: u32) -> String {
     format!("!firrtl.uint<{}>", width.max(1))
 }
@@ -33,18 +80,28 @@ fn module_name(inst: &Instance) -> String {
 /// CMT2 MLIR: one `cmt2.circuit` with an extern declaration per primitive module and a
 /// `main` module holding the instances, rules and precedence.
 pub fn emit_cmt2(circuit: &Circuit) -> String {
+    let mut out = cmt2_header(&circuit.name, &circuit.instances);
+    for rule in &circuit.rules {
+        emit_rule(&mut out, rule);
+    }
+    out.push_str(&cmt2_footer(&circuit.precedence));
+    out
+}
+
+/// Everything of [`emit_cmt2`] before the first rule.
+pub fn cmt2_header(name: &str, instances: &[Instance]) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "// kiln: rules for `{}`", circuit.name);
+    let _ = writeln!(out, "// kiln: rules for `{name}`");
     out.push_str("cmt2.circuit {\n");
     let mut modules: BTreeMap<String, &Instance> = BTreeMap::new();
-    for inst in &circuit.instances {
+    for inst in instances {
         modules.entry(module_name(inst)).or_insert(inst);
     }
     for (name, inst) in &modules {
         emit_extern(&mut out, name, inst);
     }
     out.push_str("  cmt2.module @main(%clk: !firrtl.clock, %rst: !firrtl.uint<1>) {\n");
-    for inst in &circuit.instances {
+    for inst in instances {
         let _ = writeln!(
             out,
             "    cmt2.instance @{} = @{}(%clk, %rst) : !firrtl.clock, !firrtl.uint<1> with []",
@@ -52,17 +109,25 @@ pub fn emit_cmt2(circuit: &Circuit) -> String {
             module_name(inst)
         );
     }
-    for rule in &circuit.rules {
+    out
+}
+
+/// The rules of [`emit_cmt2`], in order.
+pub fn cmt2_rules(rules: &[Rule]) -> String {
+    let mut out = String::new();
+    for rule in rules {
         emit_rule(&mut out, rule);
     }
-    let prec: Vec<String> = circuit
-        .precedence
+    out
+}
+
+/// Everything of [`emit_cmt2`] after the last rule.
+pub fn cmt2_footer(precedence: &[(String, String)]) -> String {
+    let prec: Vec<String> = precedence
         .iter()
         .map(|(a, b)| format!("[@{a}, @{b}]"))
         .collect();
-    let _ = writeln!(out, "  }} {{precedence = [{}]}}", prec.join(", "));
-    out.push_str("}\n");
-    out
+    format!("  }} {{precedence = [{}]}}\n}}\n", prec.join(", "))
 }
 
 fn emit_extern(out: &mut String, name: &str, inst: &Instance) {
@@ -135,7 +200,9 @@ fn emit_stmts(out: &mut String, stmts: &[Stmt], widths: &mut BTreeMap<u32, u32>,
                     Expr::Const(c) => format!("%v{var} = firrtl.constant {c} : {}", ty(*width)),
                     Expr::Prim(op, args) => prim_text(*var, *op, args, *width, widths),
                 };
-                let _ = writeln!(out, "{pad}{line}");
+                for l in line.lines() {
+                    let _ = writeln!(out, "{pad}{l}");
+                }
             }
             Stmt::Call {
                 result,
@@ -184,6 +251,8 @@ fn emit_stmts(out: &mut String, stmts: &[Stmt], widths: &mut BTreeMap<u32, u32>,
     }
 }
 
+/// One primitive as FIRRTL ops: widening ops (`add`, `sub`, `mul`, `dshl`, `pad`) are
+/// followed by `bits` back to the result width; signed ops go through `asSInt`/`asUInt`.
 fn prim_text(
     var: u32,
     op: PrimOp,
@@ -191,50 +260,188 @@ fn prim_text(
     width: u32,
     widths: &BTreeMap<u32, u32>,
 ) -> String {
-    let a: Vec<String> = args.iter().map(|x| format!("%v{x}")).collect();
-    let tys: Vec<String> = args
-        .iter()
-        .map(|x| ty(widths.get(x).copied().unwrap_or(1)))
-        .collect();
-    let name = match op {
-        PrimOp::Add => "kiln.add",
-        PrimOp::Sub => "kiln.sub",
-        PrimOp::Mul => "kiln.mul",
-        PrimOp::And => "firrtl.and",
-        PrimOp::Or => "firrtl.or",
-        PrimOp::Xor => "firrtl.xor",
-        PrimOp::Shl => "firrtl.dshl",
-        PrimOp::ShrU => "firrtl.dshr",
-        PrimOp::ShrS => "kiln.ashr",
-        PrimOp::Eq => "firrtl.eq",
-        PrimOp::Ne => "firrtl.neq",
-        PrimOp::Ult => "firrtl.lt",
-        PrimOp::Ule => "firrtl.leq",
-        PrimOp::Ugt => "firrtl.gt",
-        PrimOp::Uge => "firrtl.geq",
-        PrimOp::Slt => "kiln.slt",
-        PrimOp::Sle => "kiln.sle",
-        PrimOp::Sgt => "kiln.sgt",
-        PrimOp::Sge => "kiln.sge",
-        PrimOp::Mux => "firrtl.mux",
-        PrimOp::Bits { lo } => {
-            return format!(
-                "%v{var} = firrtl.bits {} {} to {lo} : ({}) -> {}",
-                a.join(", "),
-                lo + width - 1,
-                tys.join(", "),
-                ty(width)
-            );
-        }
-        PrimOp::ZExt => "firrtl.pad",
-        PrimOp::SExt => "kiln.sext",
+    let w = |x: u32| widths.get(&x).copied().unwrap_or(1).max(1);
+    let a = args.first().copied().unwrap_or(0);
+    let b = args.get(1).copied().unwrap_or(0);
+    let (wa, wb) = (w(a), w(b));
+    let u = |n: u32| ty(n);
+    let si = |n: u32| format!("!firrtl.sint<{}>", n.max(1));
+    let mut lines = Vec::new();
+    let mut tmp = 0;
+    let mut fresh = || {
+        tmp += 1;
+        format!("%v{var}_{tmp}")
     };
-    format!(
-        "%v{var} = {name} {} : ({}) -> {}",
-        a.join(", "),
-        tys.join(", "),
-        ty(width)
-    )
+    let trunc = |lines: &mut Vec<String>, src: &str, src_w: u32| {
+        lines.push(format!(
+            "%v{var} = firrtl.bits {src} {} to 0 : ({}) -> {}",
+            width.max(1) - 1,
+            u(src_w),
+            u(width)
+        ));
+    };
+    match op {
+        PrimOp::Add | PrimOp::Sub | PrimOp::Mul => {
+            let name = match op {
+                PrimOp::Add => "add",
+                PrimOp::Sub => "sub",
+                _ => "mul",
+            };
+            let rw = if op == PrimOp::Mul {
+                wa + wb
+            } else {
+                wa.max(wb) + 1
+            };
+            let t = fresh();
+            lines.push(format!(
+                "{t} = firrtl.{name} %v{a}, %v{b} : ({}, {}) -> {}",
+                u(wa),
+                u(wb),
+                u(rw)
+            ));
+            trunc(&mut lines, &t, rw);
+        }
+        PrimOp::And | PrimOp::Or | PrimOp::Xor => {
+            let name = format!("{op:?}").to_lowercase();
+            let rw = wa.max(wb);
+            let t = fresh();
+            lines.push(format!(
+                "{t} = firrtl.{name} %v{a}, %v{b} : ({}, {}) -> {}",
+                u(wa),
+                u(wb),
+                u(rw)
+            ));
+            trunc(&mut lines, &t, rw);
+        }
+        PrimOp::Shl | PrimOp::ShrU => {
+            let (name, rw) = if op == PrimOp::Shl {
+                ("dshl", wa + (1u32 << wb.min(5)) - 1)
+            } else {
+                ("dshr", wa)
+            };
+            let t = fresh();
+            lines.push(format!(
+                "{t} = firrtl.{name} %v{a}, %v{b} : ({}, {}) -> {}",
+                u(wa),
+                u(wb),
+                u(rw)
+            ));
+            trunc(&mut lines, &t, rw);
+        }
+        PrimOp::ShrS => {
+            let (s, t, r) = (fresh(), fresh(), fresh());
+            lines.push(format!(
+                "{s} = firrtl.asSInt %v{a} : ({}) -> {}",
+                u(wa),
+                si(wa)
+            ));
+            lines.push(format!(
+                "{t} = firrtl.dshr {s}, %v{b} : ({}, {}) -> {}",
+                si(wa),
+                u(wb),
+                si(wa)
+            ));
+            lines.push(format!(
+                "{r} = firrtl.asUInt {t} : ({}) -> {}",
+                si(wa),
+                u(wa)
+            ));
+            trunc(&mut lines, &r, wa);
+        }
+        PrimOp::Eq | PrimOp::Ne | PrimOp::Ult | PrimOp::Ule | PrimOp::Ugt | PrimOp::Uge => {
+            let name = match op {
+                PrimOp::Eq => "eq",
+                PrimOp::Ne => "neq",
+                PrimOp::Ult => "lt",
+                PrimOp::Ule => "leq",
+                PrimOp::Ugt => "gt",
+                _ => "geq",
+            };
+            lines.push(format!(
+                "%v{var} = firrtl.{name} %v{a}, %v{b} : ({}, {}) -> {}",
+                u(wa),
+                u(wb),
+                u(1)
+            ));
+        }
+        PrimOp::Slt | PrimOp::Sle | PrimOp::Sgt | PrimOp::Sge => {
+            let name = match op {
+                PrimOp::Slt => "lt",
+                PrimOp::Sle => "leq",
+                PrimOp::Sgt => "gt",
+                _ => "geq",
+            };
+            let (x, y) = (fresh(), fresh());
+            lines.push(format!(
+                "{x} = firrtl.asSInt %v{a} : ({}) -> {}",
+                u(wa),
+                si(wa)
+            ));
+            lines.push(format!(
+                "{y} = firrtl.asSInt %v{b} : ({}) -> {}",
+                u(wb),
+                si(wb)
+            ));
+            lines.push(format!(
+                "%v{var} = firrtl.{name} {x}, {y} : ({}, {}) -> {}",
+                si(wa),
+                si(wb),
+                u(1)
+            ));
+        }
+        PrimOp::Mux => {
+            let c = args.get(2).copied().unwrap_or(0);
+            let wc = w(c);
+            let rw = wb.max(wc);
+            let t = fresh();
+            lines.push(format!(
+                "{t} = firrtl.mux(%v{a}, %v{b}, %v{c}) : ({}, {}, {}) -> {}",
+                u(wa),
+                u(wb),
+                u(wc),
+                u(rw)
+            ));
+            trunc(&mut lines, &t, rw);
+        }
+        PrimOp::Bits { lo } => {
+            lines.push(format!(
+                "%v{var} = firrtl.bits %v{a} {} to {lo} : ({}) -> {}",
+                lo + width.max(1) - 1,
+                u(wa),
+                u(width)
+            ));
+        }
+        PrimOp::ZExt => {
+            let t = fresh();
+            lines.push(format!(
+                "{t} = firrtl.pad %v{a}, {width} : ({}) -> {}",
+                u(wa),
+                u(width.max(wa))
+            ));
+            trunc(&mut lines, &t, width.max(wa));
+        }
+        PrimOp::SExt => {
+            let (s, p, r) = (fresh(), fresh(), fresh());
+            let pw = width.max(wa);
+            lines.push(format!(
+                "{s} = firrtl.asSInt %v{a} : ({}) -> {}",
+                u(wa),
+                si(wa)
+            ));
+            lines.push(format!(
+                "{p} = firrtl.pad {s}, {width} : ({}) -> {}",
+                si(wa),
+                si(pw)
+            ));
+            lines.push(format!(
+                "{r} = firrtl.asUInt {p} : ({}) -> {}",
+                si(pw),
+                u(pw)
+            ));
+            trunc(&mut lines, &r, pw);
+        }
+    }
+    lines.join("\n")
 }
 
 /// Graphviz DOT: one cluster per block (rule origin), rules as boxes, FIFOs as ellipses,

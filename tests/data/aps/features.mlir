@@ -47,5 +47,15 @@ module {
       aps.writerf %arg2, %x {starttime = 6 : i32, endtime = 7 : i32} : i5, i32
       tor.return
     }
+    tor.func @count(%arg0: i5, %arg1: i5, %arg2: i5, ...) attributes {funct7 = 0 : i32, opcode = 4 : i32} {
+      %0 = aps.readrf %arg0 {starttime = 0 : i32, endtime = 1 : i32} : i5 -> i32
+      %1 = aps.readrf %arg1 {starttime = 0 : i32, endtime = 1 : i32} : i5 -> i32
+      %r = tor.for %i = (%0 : i32) to (%1 : i32) step (%c1_i32 : i32) iter_args(%acc = %c0_i32 : i32) on (1 to 3) -> (i32) {
+        %s = tor.addi %acc %c5_i32 on (2 to 3) : (i32, i32) -> i32
+        tor.yield %s : i32
+      }
+      aps.writerf %arg2, %r {starttime = 4 : i32, endtime = 5 : i32} : i5, i32
+      tor.return
+    }
   }
 }

@@ -1,0 +1,4 @@
+// expect: 4:1: unbalanced '}'
+module {
+}
+}
