@@ -48,10 +48,15 @@ fn program(seed: u64) -> (String, compiler::rules::Circuit, Command, BTreeMap<u3
 
 fn check_seed(seed: u64) -> u64 {
     let (tag, circuit, cmd, mem) = program(seed);
-    let want = sim::simulate(&circuit, std::slice::from_ref(&cmd), mem.clone(), &SimConfig::default())
-        .unwrap_or_else(|e| panic!("{tag}: rule simulator: {e}"));
+    let want = sim::simulate(
+        &circuit,
+        std::slice::from_ref(&cmd),
+        mem.clone(),
+        &SimConfig::default(),
+    )
+    .unwrap_or_else(|e| panic!("{tag}: rule simulator: {e}"));
     let dir = scratch_dir(&tag);
-    prepare(&dir, &circuit, &[cmd], &mem);
+    prepare(&dir, &circuit, &[cmd], &mem, 2 * want.cycles + 1000);
     let got = run(&dir);
     check(&tag, &want, &got);
     let _ = std::fs::remove_dir_all(&dir);

@@ -44,8 +44,9 @@ fn flow_burst_add_rtl_matches_rule_sim() {
 /// -assert`), prints the cell count. Also checks that emission is byte-identical.
 #[test]
 fn flow_burst_add_yosys_synth() {
-    let text = std::fs::read_to_string(common::repo_root().join("examples/aps/flow_burst_add.mlir"))
-        .unwrap();
+    let text =
+        std::fs::read_to_string(common::repo_root().join("examples/aps/flow_burst_add.mlir"))
+            .unwrap();
     let circuit = file_circuit("flow_burst_add", &text);
     let sv_text = compiler::rules::sv::emit_sv(&circuit).unwrap();
     assert_eq!(sv_text, compiler::rules::sv::emit_sv(&circuit).unwrap());

@@ -16,6 +16,9 @@ pub struct Args {
     /// Where outputs go (created if missing).
     #[arg(long, default_value = "out")]
     pub out_dir: PathBuf,
+    /// Also write `<stem>.sv` (SystemVerilog of the rule circuit).
+    #[arg(long, value_enum)]
+    pub emit: Option<super::rtl::Emit>,
 }
 
 /// The flows `kiln build` knows, chosen from the parsed input.
@@ -43,7 +46,11 @@ pub fn run(args: Args) -> Result<(), Failure> {
         None => Err(Failure::input(format!(
             "{path}: error: no flow accepts this input (expected a module with `tor.design`)"
         ))),
-    }?
+    }??;
+    if args.emit == Some(super::rtl::Emit::Sv) {
+        super::rtl::emit_sv_file(&module, &stem, &args.out_dir)?;
+    }
+    Ok(())
 }
 
 /// The APS flow: one circuit per function, merged into one file.

@@ -9,6 +9,7 @@ pub mod build;
 pub mod generate;
 pub mod graph;
 pub mod parse;
+pub mod rtl;
 pub mod sim;
 
 #[derive(Subcommand)]

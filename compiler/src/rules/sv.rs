@@ -1425,3 +1425,68 @@ endmodule
         conns = conns.join(",\n    "),
     )
 }
+
+/// The testbench's `mem.hex` for an initial CPU memory.
+pub fn mem_hex(mem: &BTreeMap<u32, u8>) -> String {
+    mem.iter()
+        .map(|(a, v)| format!("@{a:x} {v:02x}\n"))
+        .collect()
+}
+
+/// The testbench's `cmds.txt` (`id rs1 rs2 rd` per line).
+pub fn cmds_text(cmds: &[super::sim::Command]) -> String {
+    cmds.iter()
+        .map(|c| format!("{} {} {} {}\n", c.id, c.rs1, c.rs2, c.rd))
+        .collect()
+}
+
+/// What a testbench run wrote to `out.txt`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TbOutput {
+    /// `(rd, value, cycle)` in response order.
+    pub responses: Vec<(u32, u32, u64)>,
+    pub cycles: u64,
+    /// Non-zero CPU memory bytes.
+    pub cpu_mem: BTreeMap<u32, u8>,
+    /// Bank contents by SystemVerilog instance name ([`ident`] of the IR name).
+    pub banks: BTreeMap<String, Vec<u128>>,
+    pub regs: BTreeMap<String, u128>,
+    /// `ok` or `timeout`.
+    pub status: String,
+    /// CPU-memory accesses outside the modelled window.
+    pub errors: u64,
+}
+
+/// Parse `out.txt`; malformed lines are an error naming the line.
+pub fn parse_tb_output(text: &str) -> Result<TbOutput, String> {
+    let mut r = TbOutput::default();
+    for line in text.lines() {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        let bad = || format!("malformed testbench output line `{line}`");
+        let n = |i: usize| f.get(i).and_then(|x| x.parse::<u64>().ok()).ok_or_else(bad);
+        let h = |i: usize| {
+            f.get(i)
+                .and_then(|x| u128::from_str_radix(x, 16).ok())
+                .ok_or_else(bad)
+        };
+        let s = |i: usize| f.get(i).map(|x| x.to_string()).ok_or_else(bad);
+        match f.first().copied() {
+            Some("resp") => r.responses.push((n(1)? as u32, n(2)? as u32, n(3)?)),
+            Some("cycles") => {
+                let c: i64 = s(1)?.parse().map_err(|_| bad())?;
+                r.cycles = c.max(0) as u64;
+            }
+            Some("status") => r.status = s(1)?,
+            Some("errors") => r.errors = n(1)?,
+            Some("mem") => {
+                r.cpu_mem.insert(n(1)? as u32, n(2)? as u8);
+            }
+            Some("bank") => r.banks.entry(s(1)?).or_default().push(h(3)?),
+            Some("reg") => {
+                r.regs.insert(s(1)?, h(2)?);
+            }
+            _ => {}
+        }
+    }
+    Ok(r)
+}

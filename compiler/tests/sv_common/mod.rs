@@ -17,17 +17,7 @@ pub fn file_circuit(name: &str, text: &str) -> Circuit {
     compiler::aps::build_file_circuit(name, cs)
 }
 
-/// What the RTL run produced.
-#[derive(Debug, Default, PartialEq, Eq)]
-pub struct RtlRun {
-    pub responses: Vec<(u32, u32, u64)>,
-    pub cycles: u64,
-    pub cpu_mem: BTreeMap<u32, u8>,
-    pub banks: BTreeMap<String, Vec<u128>>,
-    pub regs: BTreeMap<String, u128>,
-    pub status: String,
-    pub errors: u64,
-}
+pub use compiler::rules::sv::TbOutput as RtlRun;
 
 pub fn scratch_dir(tag: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("kiln-sv-{}-{tag}", std::process::id()));
@@ -37,21 +27,29 @@ pub fn scratch_dir(tag: &str) -> PathBuf {
 }
 
 /// Write the design, testbench and inputs into `dir`; compile with `iverilog -g2012`.
-pub fn prepare(dir: &Path, c: &Circuit, cmds: &[Command], mem: &BTreeMap<u32, u8>) {
+/// The testbench gives up after `max_cycles` (a failed run, never a hang).
+pub fn prepare(
+    dir: &Path,
+    c: &Circuit,
+    cmds: &[Command],
+    mem: &BTreeMap<u32, u8>,
+    max_cycles: u64,
+) {
     let (text, info) = sv::emit_sv_with_info(c).expect("emit sv");
-    let tb = sv::testbench(c, &info, &TbConfig::default());
+    let cfg = TbConfig {
+        max_cycles,
+        ..TbConfig::default()
+    };
+    let tb = sv::testbench(c, &info, &cfg);
+    assert_eq!(
+        tb,
+        sv::testbench(c, &info, &cfg),
+        "testbench is deterministic"
+    );
     std::fs::write(dir.join("dut.sv"), &text).unwrap();
     std::fs::write(dir.join("tb.sv"), tb).unwrap();
-    let mut hex = String::new();
-    for (a, v) in mem {
-        hex.push_str(&format!("@{a:x} {v:02x}\n"));
-    }
-    std::fs::write(dir.join("mem.hex"), hex).unwrap();
-    let cmd_text: String = cmds
-        .iter()
-        .map(|c| format!("{} {} {} {}\n", c.id, c.rs1, c.rs2, c.rd))
-        .collect();
-    std::fs::write(dir.join("cmds.txt"), cmd_text).unwrap();
+    std::fs::write(dir.join("mem.hex"), sv::mem_hex(mem)).unwrap();
+    std::fs::write(dir.join("cmds.txt"), sv::cmds_text(cmds)).unwrap();
     let out = Proc::new("iverilog")
         .args(["-g2012", "-o", "sim.vvp", "tb.sv", "dut.sv"])
         .current_dir(dir)
@@ -72,31 +70,7 @@ pub fn run(dir: &Path) -> RtlRun {
         .output()
         .expect("run vvp");
     assert!(out.status.success(), "vvp failed in {}", dir.display());
-    parse(&std::fs::read_to_string(dir.join("out.txt")).unwrap())
-}
-
-fn parse(text: &str) -> RtlRun {
-    let mut r = RtlRun::default();
-    for line in text.lines() {
-        let f: Vec<&str> = line.split_whitespace().collect();
-        let n = |i: usize| f[i].parse::<u64>().unwrap();
-        let h = |i: usize| u128::from_str_radix(f[i], 16).unwrap();
-        match f.first().copied() {
-            Some("resp") => r.responses.push((n(1) as u32, n(2) as u32, n(3))),
-            Some("cycles") => r.cycles = f[1].parse::<i64>().unwrap().max(0) as u64,
-            Some("status") => r.status = f[1].to_string(),
-            Some("errors") => r.errors = n(1),
-            Some("mem") => {
-                r.cpu_mem.insert(n(1) as u32, n(2) as u8);
-            }
-            Some("bank") => r.banks.entry(f[1].to_string()).or_default().push(h(3)),
-            Some("reg") => {
-                r.regs.insert(f[1].to_string(), h(2));
-            }
-            _ => {}
-        }
-    }
-    r
+    sv::parse_tb_output(&std::fs::read_to_string(dir.join("out.txt")).unwrap()).unwrap()
 }
 
 /// Check an RTL run against the rule simulator's result.
@@ -134,7 +108,7 @@ pub fn compare(c: &Circuit, cmds: &[Command], mem: BTreeMap<u32, u8>, tag: &str)
         return None;
     }
     let dir = scratch_dir(tag);
-    prepare(&dir, c, cmds, &mem);
+    prepare(&dir, c, cmds, &mem, 2 * want.cycles + 1000);
     let got = run(&dir);
     check(tag, &want, &got);
     let _ = std::fs::remove_dir_all(&dir);
@@ -158,12 +132,21 @@ pub fn yosys_synth(dir: &Path, file: &str, top: &str) -> u64 {
         String::from_utf8_lossy(&out.stderr),
         log.lines().rev().take(30).collect::<Vec<_>>().join("\n")
     );
-    assert!(!log.contains("$dlatch") && !log.contains("Latch inferred"), "latch inferred");
-    assert!(!log.contains("multiple conflicting drivers"), "multiple drivers");
-    let stat = log.rsplit("=== design hierarchy ===").next().unwrap_or(&log);
+    assert!(
+        !log.contains("$dlatch") && !log.contains("Latch inferred"),
+        "latch inferred"
+    );
+    assert!(
+        !log.contains("multiple conflicting drivers"),
+        "multiple drivers"
+    );
+    let stat = log
+        .rsplit("=== design hierarchy ===")
+        .next()
+        .unwrap_or(&log);
     stat.lines()
+        .rev()
         .filter_map(|l| l.trim().strip_prefix("Number of cells:"))
-        .filter_map(|v| v.trim().parse::<u64>().ok())
-        .last()
+        .find_map(|v| v.trim().parse::<u64>().ok())
         .expect("cell count in yosys stat")
 }
