@@ -83,3 +83,42 @@ fn sv_rtl_matches_rule_sim_50_programs() {
         cycles.iter().sum::<u64>()
     );
 }
+
+#[test]
+#[ignore = "long run: cargo test --release --test sv_diff -- --ignored"]
+fn sv_rtl_matches_rule_sim_long() {
+    if !common::have_tool("iverilog") {
+        return;
+    }
+    let seeds: Vec<u64> = (1000..1300).collect();
+    let halves: Vec<Vec<u64>> = seeds.chunks(150).map(|c| c.to_vec()).collect();
+    std::thread::scope(|s| {
+        for h in &halves {
+            s.spawn(move || {
+                h.iter().for_each(|&k| {
+                    check_seed(k);
+                })
+            });
+        }
+    });
+}
+
+/// yosys accepts generated designs that use every interface (memory lanes, bursts, split
+/// bank reads) without latches.
+#[test]
+#[ignore = "slow: yosys on several generated designs"]
+fn sv_generated_designs_synthesize() {
+    if !common::have_tool("yosys") {
+        return;
+    }
+    for seed in [1u64, 2, 3] {
+        let (tag, circuit, _, _) = program(seed);
+        let dir = scratch_dir(&format!("ys{tag}"));
+        let text = compiler::rules::sv::emit_sv(&circuit).unwrap();
+        std::fs::write(dir.join("d.sv"), text).unwrap();
+        let top = compiler::rules::sv::ident(&circuit.name);
+        let cells = yosys_synth(&dir, "d.sv", &top);
+        eprintln!("{tag}: {cells} cells");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
