@@ -21,6 +21,9 @@ pub struct Args {
     /// Options of the Handshake → Synth flow.
     #[command(flatten)]
     pub handshake: super::synth::HandshakeArgs,
+    /// Also write `<stem>.sv` (SystemVerilog of the rule circuit).
+    #[arg(long, value_enum)]
+    pub emit: Option<super::rtl::Emit>,
 }
 
 /// The flows `kiln build` knows, chosen from the parsed input.
@@ -51,18 +54,25 @@ pub fn run(args: Args) -> Result<(), Failure> {
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| "out".into());
     match select_flow(&module) {
-        Some(Flow::Aps) => build_aps(&module, &stem, &args.out_dir)
-            .map_err(|d| Failure::diagnostics(&[d], &path, &text)),
-        Some(Flow::Handshake) => Ok(super::synth::build_handshake(
-            &args.file,
-            &text,
-            &args.handshake,
-            &args.out_dir,
-        )),
+        Some(Flow::Aps) => {
+            build_aps(&module, &stem, &args.out_dir)
+                .map_err(|d| Failure::diagnostics(&[d], &path, &text))??;
+            if args.emit == Some(super::rtl::Emit::Sv) {
+                super::rtl::emit_sv_file(&module, &stem, &args.out_dir)?;
+            }
+            Ok(())
+        }
+        Some(Flow::Handshake) if args.emit.is_some() => Err(Failure {
+            message: format!("{path}: error: --emit sv applies to APS designs only"),
+            code: 2,
+        }),
+        Some(Flow::Handshake) => {
+            super::synth::build_handshake(&args.file, &text, &args.handshake, &args.out_dir)
+        }
         None => Err(Failure::input(format!(
             "{path}: error: no flow accepts this input (expected a module with `tor.design` or a `handshake.func`)"
         ))),
-    }?
+    }
 }
 
 /// The APS flow: one circuit per function, merged into one file.

@@ -14,6 +14,7 @@ pub mod daemon;
 pub mod generate;
 pub mod graph;
 pub mod parse;
+pub mod rtl;
 pub mod shutdown;
 pub mod sim;
 pub mod stats;

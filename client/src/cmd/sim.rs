@@ -17,6 +17,8 @@ use std::path::PathBuf;
 pub enum Engine {
     Tor,
     Rules,
+    /// The generated SystemVerilog under Icarus Verilog (see `rtl.rs`).
+    Rtl,
 }
 
 #[derive(clap::Args)]
@@ -113,6 +115,10 @@ pub fn run(args: Args) -> Result<(), Failure> {
         None => BTreeMap::new(),
     };
     let (values, mem, cycles) = match args.engine {
+        Engine::Rtl => {
+            super::rtl::run_rtl(&ctx, func, args.rs1, args.rs2, mem, args.dma_latency, fail)
+                .map(|(v, m, c)| (v, m, Some(c)))?
+        }
         Engine::Tor => {
             let r =
                 aps::interp::run(&ctx, func, args.rs1, args.rs2, mem, 100_000_000).map_err(fail)?;

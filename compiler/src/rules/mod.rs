@@ -22,7 +22,9 @@
 //! (`Vec`s in generation order), so equal inputs give byte-identical emitted text.
 
 pub mod emit;
+pub mod schedule;
 pub mod sim;
+pub mod sv;
 
 pub use emit::{emit_cmt2, to_dot, to_json};
 

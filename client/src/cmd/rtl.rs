@@ -1,0 +1,139 @@
+//! The SystemVerilog side of the APS flow in the CLI: `kiln build --emit sv` (writes
+//! `<stem>.sv`) and `kiln sim --engine rtl` (runs the generated RTL with its testbench under
+//! Icarus Verilog and reports what the rule simulator reports).
+//!
+//! The hooks in `build.rs` and `sim.rs` are one line each; everything else lives here.
+
+use crate::io::{self, Failure};
+use compiler::aps;
+use compiler::diag::Diagnostic;
+use compiler::mlir::ast::ModuleAst;
+use compiler::mlir::ast::{Attribute, Operation};
+use compiler::rules::Circuit;
+use compiler::rules::sim::Command;
+use compiler::rules::sv::{self, TbConfig};
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Command as Proc;
+
+/// Response values, final CPU memory and cycle count of an RTL run.
+pub type RtlRun = (Vec<u32>, BTreeMap<u32, u8>, u64);
+
+/// Extra outputs of `kiln build`.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Emit {
+    /// `<stem>.sv`: the rule circuit of every function as one SystemVerilog top.
+    Sv,
+}
+
+/// Write `<stem>.sv` for an APS module: all functions merged into one circuit named `stem`.
+pub fn emit_sv_file(module: &ModuleAst, stem: &str, out_dir: &Path) -> Result<(), Failure> {
+    let circuits = aps::build_module(module).map_err(|d| Failure::input(d.message))?;
+    let circuit = aps::build_file_circuit(stem, circuits);
+    let text = sv::emit_sv(&circuit).map_err(|d| Failure::input(d.message))?;
+    io::write_atomic(&out_dir.join(format!("{stem}.sv")), text.as_bytes())?;
+    Ok(())
+}
+
+/// `kiln sim --engine rtl`: build `func`'s circuit and run it on one command (`rd` 1, as
+/// the rule engine does) in the RTL testbench. Returns responses, CPU memory and cycles.
+#[allow(clippy::too_many_arguments)]
+pub fn run_rtl(
+    ctx: &aps::DesignContext,
+    func: &Operation,
+    rs1: u32,
+    rs2: u32,
+    mem: BTreeMap<u32, u8>,
+    dma_latency: u32,
+    fail: impl Fn(Diagnostic) -> Failure,
+) -> Result<RtlRun, Failure> {
+    let circuit = aps::build_function(ctx, func).map_err(fail)?;
+    let id = func.attr("opcode").and_then(Attribute::as_int).unwrap_or(0) as u32;
+    let cmd = Command {
+        id,
+        rs1,
+        rs2,
+        rd: 1,
+    };
+    run_circuit(&circuit, &cmd, mem, dma_latency)
+}
+
+/// Run `circuit` on one command in the RTL testbench (Icarus Verilog). Returns the response
+/// values, the final CPU memory and the cycle count.
+pub fn run_circuit(
+    circuit: &Circuit,
+    cmd: &Command,
+    mem: BTreeMap<u32, u8>,
+    dma_latency: u32,
+) -> Result<RtlRun, Failure> {
+    let tool_missing = |t: &str, e: std::io::Error| {
+        Failure::input(format!(
+            "error: `--engine rtl` needs Icarus Verilog (`{t}`: {e}); install `iverilog`"
+        ))
+    };
+    let (text, info) = sv::emit_sv_with_info(circuit).map_err(|d| Failure::input(d.message))?;
+    let cfg = TbConfig {
+        dma_latency,
+        ..TbConfig::default()
+    };
+    if let Some(a) = mem.keys().find(|a| **a >= cfg.mem_bytes) {
+        return Err(Failure::input(format!(
+            "error: CPU memory address {a:#x} is outside the RTL testbench window [0, {:#x})",
+            cfg.mem_bytes
+        )));
+    }
+    let dir = std::env::temp_dir().join(format!("kiln-rtl-{}", std::process::id()));
+    let io_err = |e: std::io::Error| Failure::input(format!("error: {}: {e}", dir.display()));
+    std::fs::create_dir_all(&dir).map_err(io_err)?;
+    let files = [
+        ("dut.sv", text),
+        ("tb.sv", sv::testbench(circuit, &info, &cfg)),
+        ("mem.hex", sv::mem_hex(&mem)),
+        ("cmds.txt", sv::cmds_text(std::slice::from_ref(cmd))),
+    ];
+    for (name, body) in &files {
+        io::write_atomic(&dir.join(name), body.as_bytes())?;
+    }
+    let compile = Proc::new("iverilog")
+        .args(["-g2012", "-o", "sim.vvp", "tb.sv", "dut.sv"])
+        .current_dir(&dir)
+        .output()
+        .map_err(|e| tool_missing("iverilog", e))?;
+    if !compile.status.success() {
+        return Err(Failure::input(format!(
+            "error: iverilog rejected the generated design in {}:\n{}",
+            dir.display(),
+            String::from_utf8_lossy(&compile.stderr)
+        )));
+    }
+    let run = Proc::new("vvp")
+        .args(["-n", "sim.vvp"])
+        .current_dir(&dir)
+        .output()
+        .map_err(|e| tool_missing("vvp", e))?;
+    let out = std::fs::read_to_string(dir.join("out.txt")).map_err(io_err)?;
+    if !run.status.success() {
+        return Err(Failure::input("error: the RTL simulation failed"));
+    }
+    let r = sv::parse_tb_output(&out).map_err(|m| Failure::input(format!("error: {m}")))?;
+    let _ = std::fs::remove_dir_all(&dir);
+    if r.status != "ok" {
+        return Err(Failure::input(format!(
+            "error: RTL simulation did not finish ({})",
+            r.status
+        )));
+    }
+    if r.errors > 0 {
+        return Err(Failure::input(
+            "error: the design accessed CPU memory outside the testbench window",
+        ));
+    }
+    // The testbench dumps non-zero bytes; keep every initially present address too.
+    let mut final_mem: BTreeMap<u32, u8> = mem.keys().map(|a| (*a, 0)).collect();
+    final_mem.extend(r.cpu_mem);
+    Ok((
+        r.responses.iter().map(|x| x.1).collect(),
+        final_mem,
+        r.cycles,
+    ))
+}

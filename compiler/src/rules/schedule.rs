@@ -1,0 +1,227 @@
+//! Static schedule of a rule [`Circuit`] for the RTL backend: the per-cycle rule order and
+//! the conflict analysis of the methods the rules call.
+//!
+//! The order is the one [`super::sim::simulate`] uses (the circuit's `schedule`, then any
+//! rule it does not name, in definition order), because the simulator defines cycle
+//! exactness. Within a cycle the rules compose *sequentially* in that order: a rule sees
+//! the effects of earlier fired rules that the simulator makes visible in the same cycle
+//! (FIFO dequeues free room and advance the head, a started DMA transfer makes the engine
+//! busy, a register write blocks a second write), and nothing else (writes, enqueues and
+//! bank updates commit at the clock edge).
+//!
+//! Method pairs are classified as
+//! - *conflict*: the later call is not ready once the earlier one happened (register
+//!   write/write, DMA start/start, DMA start/poll, RoCC command/command and
+//!   response/response);
+//! - *sequential*: both may fire, the later one sees the earlier one's effect on readiness
+//!   (FIFO deq/deq, deq/enq, enq/enq; CPU-memory request lanes and response queue);
+//! - *free*: no interaction (reads, bank writes, different instances).
+//!
+//! Precedence pairs declared by the handlers (`a` before `b`) are checked against the
+//! order; a violated pair is reported, never silently reordered.
+
+use super::{Circuit, InstanceKind, Stmt};
+use std::collections::BTreeMap;
+
+/// How two method calls on the same instance interact within one cycle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub enum Relation {
+    Conflict,
+    Sequential,
+}
+
+/// A pair of rules (earlier, later in the order) whose calls interact.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub struct Interaction {
+    pub earlier: String,
+    pub later: String,
+    pub relation: Relation,
+    /// `instance.method/method` pairs that cause it.
+    pub via: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub struct Schedule {
+    /// Indices into `circuit.rules`, in per-cycle evaluation order.
+    pub order: Vec<usize>,
+    pub interactions: Vec<Interaction>,
+    /// Declared precedence pairs `(a, b)` that the order does not honour.
+    pub violated_precedence: Vec<(String, String)>,
+}
+
+/// Derive the schedule; `Err` names a schedule entry without a rule.
+pub fn analyse(c: &Circuit) -> Result<Schedule, String> {
+    let order = rule_order(c)?;
+    let pos: BTreeMap<&str, usize> = order
+        .iter()
+        .enumerate()
+        .map(|(p, &i)| (c.rules[i].name.as_str(), p))
+        .collect();
+    let violated_precedence = c
+        .precedence
+        .iter()
+        .filter(|(a, b)| match (pos.get(a.as_str()), pos.get(b.as_str())) {
+            (Some(pa), Some(pb)) => pa > pb,
+            _ => false,
+        })
+        .cloned()
+        .collect();
+    let calls: Vec<Vec<(String, String)>> = order
+        .iter()
+        .map(|&i| {
+            let mut v = Vec::new();
+            let r = &c.rules[i];
+            if let Some((g, _)) = &r.guard {
+                collect_calls(g, &mut v);
+            }
+            collect_calls(&r.body, &mut v);
+            v
+        })
+        .collect();
+    let mut interactions = Vec::new();
+    for a in 0..order.len() {
+        for b in a + 1..order.len() {
+            if let Some(ix) = interact(c, &calls[a], &calls[b]) {
+                interactions.push(Interaction {
+                    earlier: c.rules[order[a]].name.clone(),
+                    later: c.rules[order[b]].name.clone(),
+                    relation: ix.0,
+                    via: ix.1,
+                });
+            }
+        }
+    }
+    Ok(Schedule {
+        order,
+        interactions,
+        violated_precedence,
+    })
+}
+
+/// The simulator's order: the declared schedule, then unnamed rules in definition order.
+fn rule_order(c: &Circuit) -> Result<Vec<usize>, String> {
+    let by_name: BTreeMap<&str, usize> = c
+        .rules
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (r.name.as_str(), i))
+        .collect();
+    let mut order = Vec::new();
+    for name in &c.schedule {
+        let i = by_name
+            .get(name.as_str())
+            .ok_or_else(|| format!("schedule names unknown rule `{name}`"))?;
+        order.push(*i);
+    }
+    for (i, r) in c.rules.iter().enumerate() {
+        if !c.schedule.contains(&r.name) {
+            order.push(i);
+        }
+    }
+    Ok(order)
+}
+
+fn collect_calls(stmts: &[Stmt], out: &mut Vec<(String, String)>) {
+    for s in stmts {
+        match s {
+            Stmt::Call { inst, method, .. } => out.push((inst.clone(), method.clone())),
+            Stmt::If {
+                then_body,
+                else_body,
+                ..
+            } => {
+                collect_calls(then_body, out);
+                collect_calls(else_body, out);
+            }
+            Stmt::Let { .. } => {}
+        }
+    }
+}
+
+/// The strongest relation between the calls of an earlier and a later rule.
+fn interact(
+    c: &Circuit,
+    a: &[(String, String)],
+    b: &[(String, String)],
+) -> Option<(Relation, Vec<String>)> {
+    let mut rel = None;
+    let mut via = Vec::new();
+    for (ia, ma) in a {
+        for (ib, mb) in b {
+            if ia != ib {
+                continue;
+            }
+            let Some(kind) = c.instance(ia).map(|i| &i.kind) else {
+                continue;
+            };
+            let Some(r) = method_relation(kind, ma, mb) else {
+                continue;
+            };
+            let tag = format!("{ia}.{ma}/{mb}");
+            if !via.contains(&tag) {
+                via.push(tag);
+            }
+            if r == Relation::Conflict || rel.is_none() {
+                rel = Some(r);
+            }
+        }
+    }
+    rel.map(|r| (r, via))
+}
+
+/// Same-cycle relation of an earlier call `a` and a later call `b` on one instance.
+pub fn method_relation(kind: &InstanceKind, a: &str, b: &str) -> Option<Relation> {
+    let dma_start = |m: &str| m == "cpu_to_isax" || m == "isax_to_cpu";
+    match kind {
+        InstanceKind::Fifo { .. } => Some(Relation::Sequential),
+        InstanceKind::Reg { .. } => (a == "write" && b == "write").then_some(Relation::Conflict),
+        InstanceKind::Bank { .. } => None,
+        InstanceKind::Rocc => {
+            let both_cmd = a.starts_with("cmd_to_user_") && b.starts_with("cmd_to_user_");
+            let both_resp = a == "resp_from_user" && b == "resp_from_user";
+            (both_cmd || both_resp).then_some(Relation::Conflict)
+        }
+        InstanceKind::Dma { .. } => {
+            (dma_start(a) && (dma_start(b) || b == "poll_for_idle")).then_some(Relation::Conflict)
+        }
+        InstanceKind::MemPort => Some(Relation::Sequential),
+    }
+}
+
+/// The comment block describing the schedule (each line starts with `// `).
+pub fn describe(c: &Circuit, s: &Schedule) -> String {
+    let mut out = String::new();
+    out.push_str("// Static schedule (rules evaluated in this order every cycle; a rule fires\n");
+    out.push_str("// when its guard holds and every method it calls on the taken path is ready\n");
+    out.push_str("// given the effects of the rules fired before it in the same cycle):\n");
+    for (p, &i) in s.order.iter().enumerate() {
+        out.push_str(&format!("//   {p:3}  {}\n", c.rules[i].name));
+    }
+    if s.interactions.is_empty() {
+        out.push_str("// Interactions: none (all rules are conflict-free).\n");
+    } else {
+        out.push_str("// Interactions (earlier -> later):\n");
+        for ix in &s.interactions {
+            let kind = match ix.relation {
+                Relation::Conflict => "conflict  ",
+                Relation::Sequential => "sequential",
+            };
+            out.push_str(&format!(
+                "//   {kind} {} -> {} via {}\n",
+                ix.earlier,
+                ix.later,
+                ix.via.join(", ")
+            ));
+        }
+    }
+    if s.violated_precedence.is_empty() {
+        out.push_str("// Declared precedence: all pairs honoured by the order.\n");
+    } else {
+        for (a, b) in &s.violated_precedence {
+            out.push_str(&format!(
+                "// WARNING: declared precedence {a} < {b} is not honoured by the order\n"
+            ));
+        }
+    }
+    out
+}

@@ -1,0 +1,152 @@
+//! Shared harness of the SystemVerilog backend tests: build a file's circuit, run the rule
+//! simulator, emit the RTL and its testbench, run Icarus Verilog, and compare responses
+//! (with their cycles), CPU memory, banks, registers and the cycle count.
+#![allow(dead_code)]
+
+use compiler::rules::sim::{self, Command, SimConfig};
+use compiler::rules::sv::{self, TbConfig};
+use compiler::rules::{Circuit, sv::ident};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command as Proc;
+
+/// All functions of a module merged into one circuit, as `kiln build` does.
+pub fn file_circuit(name: &str, text: &str) -> Circuit {
+    let m = compiler::mlir::parse(text).unwrap_or_else(|d| panic!("{}", d.render(name, text)));
+    let cs = compiler::aps::build_module(&m).unwrap_or_else(|d| panic!("{}", d.render(name, text)));
+    compiler::aps::build_file_circuit(name, cs)
+}
+
+pub use compiler::rules::sv::TbOutput as RtlRun;
+
+pub fn scratch_dir(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("kiln-sv-{}-{tag}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Write the design, testbench and inputs into `dir`; compile with `iverilog -g2012`.
+/// The testbench gives up after `max_cycles` (a failed run, never a hang).
+pub fn prepare(
+    dir: &Path,
+    c: &Circuit,
+    cmds: &[Command],
+    mem: &BTreeMap<u32, u8>,
+    max_cycles: u64,
+) {
+    let (text, info) = sv::emit_sv_with_info(c).expect("emit sv");
+    let cfg = TbConfig {
+        max_cycles,
+        ..TbConfig::default()
+    };
+    let tb = sv::testbench(c, &info, &cfg);
+    assert_eq!(
+        tb,
+        sv::testbench(c, &info, &cfg),
+        "testbench is deterministic"
+    );
+    std::fs::write(dir.join("dut.sv"), &text).unwrap();
+    std::fs::write(dir.join("tb.sv"), tb).unwrap();
+    std::fs::write(dir.join("mem.hex"), sv::mem_hex(mem)).unwrap();
+    std::fs::write(dir.join("cmds.txt"), sv::cmds_text(cmds)).unwrap();
+    let out = Proc::new("iverilog")
+        .args(["-g2012", "-o", "sim.vvp", "tb.sv", "dut.sv"])
+        .current_dir(dir)
+        .output()
+        .expect("run iverilog");
+    assert!(
+        out.status.success(),
+        "iverilog failed in {}: {}",
+        dir.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+pub fn run(dir: &Path) -> RtlRun {
+    let out = Proc::new("vvp")
+        .args(["-n", "sim.vvp"])
+        .current_dir(dir)
+        .output()
+        .expect("run vvp");
+    assert!(out.status.success(), "vvp failed in {}", dir.display());
+    sv::parse_tb_output(&std::fs::read_to_string(dir.join("out.txt")).unwrap()).unwrap()
+}
+
+/// Check an RTL run against the rule simulator's result.
+pub fn check(tag: &str, want: &sim::SimResult, got: &RtlRun) {
+    assert_eq!(got.status, "ok", "{tag}: RTL run status");
+    assert_eq!(
+        got.errors, 0,
+        "{tag}: CPU memory accesses outside the window"
+    );
+    let resp: Vec<(u32, u32, u64)> = want
+        .responses
+        .iter()
+        .map(|r| (r.rd, r.value, r.cycle))
+        .collect();
+    assert_eq!(got.responses, resp, "{tag}: responses (rd, value, cycle)");
+    assert_eq!(got.cycles, want.cycles, "{tag}: cycle count");
+    let nz: BTreeMap<u32, u8> = want
+        .cpu_mem
+        .iter()
+        .filter(|(_, v)| **v != 0)
+        .map(|(a, v)| (*a, *v))
+        .collect();
+    assert_eq!(got.cpu_mem, nz, "{tag}: CPU memory");
+    for (b, data) in &want.banks {
+        assert_eq!(got.banks.get(&ident(b)), Some(data), "{tag}: bank {b}");
+    }
+    assert_eq!(got.regs, want.regs, "{tag}: registers");
+}
+
+/// Simulate, run the RTL and compare; `None` when Icarus Verilog is not installed.
+pub fn compare(c: &Circuit, cmds: &[Command], mem: BTreeMap<u32, u8>, tag: &str) -> Option<RtlRun> {
+    let want = sim::simulate(c, cmds, mem.clone(), &SimConfig::default())
+        .unwrap_or_else(|e| panic!("{tag}: rule simulator: {e}"));
+    if !crate::common::have_tool("iverilog") {
+        return None;
+    }
+    let dir = scratch_dir(tag);
+    prepare(&dir, c, cmds, &mem, 2 * want.cycles + 1000);
+    let got = run(&dir);
+    check(tag, &want, &got);
+    let _ = std::fs::remove_dir_all(&dir);
+    Some(got)
+}
+
+/// `yosys synth -top top` with `check -assert`; fails on latches. Returns the cell count.
+pub fn yosys_synth(dir: &Path, file: &str, top: &str) -> u64 {
+    let script = format!("read_verilog -sv {file}; synth -top {top}; check -assert; stat");
+    let out = Proc::new("yosys")
+        .args(["-p", &script])
+        .current_dir(dir)
+        .output()
+        .expect("run yosys");
+    let log = String::from_utf8_lossy(&out.stdout).to_string();
+    std::fs::write(dir.join("yosys.log"), &log).unwrap();
+    assert!(
+        out.status.success(),
+        "yosys failed ({}): {}\n{}",
+        dir.display(),
+        String::from_utf8_lossy(&out.stderr),
+        log.lines().rev().take(30).collect::<Vec<_>>().join("\n")
+    );
+    assert!(
+        !log.contains("$dlatch") && !log.contains("Latch inferred"),
+        "latch inferred"
+    );
+    assert!(
+        !log.contains("multiple conflicting drivers"),
+        "multiple drivers"
+    );
+    let stat = log
+        .rsplit("=== design hierarchy ===")
+        .next()
+        .unwrap_or(&log);
+    stat.lines()
+        .rev()
+        .filter_map(|l| l.trim().strip_prefix("Number of cells:"))
+        .find_map(|v| v.trim().parse::<u64>().ok())
+        .expect("cell count in yosys stat")
+}
