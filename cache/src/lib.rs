@@ -2,8 +2,7 @@
 //!
 //! Results of cached queries are stored under `<root>/objects/<2 hex>/<62 hex>`, named by a
 //! [`Key`]: the SHA-256 of (build id, query kind, digests of the inputs). Values are any
-//! `serde` type, encoded by [`codec`] (bincode, with a JSON fallback for the serde shapes
-//! bincode cannot decode) with a header (magic, format version, checksum).
+//! `serde` type, encoded by [`codec`] (bincode) with a header (magic, format version, checksum).
 //! A corrupted or truncated entry is a miss (logged with `tracing::warn!` and deleted), so the
 //! caller recomputes and overwrites it. Writes are atomic (temp file + rename). The store has a
 //! size cap: entries are evicted least-recently-used first, recency being the file mtime,
