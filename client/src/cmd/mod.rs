@@ -17,6 +17,7 @@ pub mod sim;
 pub mod stats;
 pub mod status;
 pub mod watch;
+pub mod worker;
 
 #[derive(Subcommand)]
 pub enum Command {
@@ -48,6 +49,8 @@ pub enum Command {
     Graph(graph::Args),
     /// Generate a random workload (`aps`).
     Gen(generate::Args),
+    /// Build-system worker: Bazel (`--persistent_worker`), Buck2 (`--buck2`) or one-shot.
+    Worker(worker::Args),
 }
 
 pub fn run(command: Command) -> Result<(), Failure> {
@@ -65,5 +68,6 @@ pub fn run(command: Command) -> Result<(), Failure> {
         Command::Sim(args) => sim::run(args),
         Command::Graph(args) => graph::run(args),
         Command::Gen(args) => generate::run(args),
+        Command::Worker(a) => worker::run(a),
     }
 }

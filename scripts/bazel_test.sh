@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# Real-Bazel check of the kiln rules (bazel/) on the example workspace (examples/bazel/):
+# cold build on persistent workers, edit one input and rebuild (same worker pids, only the
+# edited target's action runs), singleplex, --worker_sandboxing, the JSON protocol,
+# outputs byte-identical to a one-shot `kiln worker --no-daemon`, and `bazel test` of an
+# sh_test. Installs Debian's bazel-bootstrap (4.2.3) when bazel is missing. Works offline
+# (overrides for the repositories `bazel test` wants). Exits non-zero on any failure.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+
+if ! command -v bazel >/dev/null 2>&1; then
+  echo "bazel_test: installing bazel-bootstrap" >&2
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq bazel-bootstrap bazel-rules-java >/dev/null
+fi
+[ -d /usr/share/bazel/rules/java ] || { echo "bazel_test: bazel-rules-java missing" >&2; exit 1; }
+
+# buildifier lint of the Bazel and Buck2 rules and examples (npm, pinned, local prefix).
+BUILDIFIER_VERSION=8.2.1
+BUILDIFIER=$ROOT/target/buildifier/node_modules/.bin/buildifier
+if ! "$BUILDIFIER" --version 2>/dev/null | grep -q "$BUILDIFIER_VERSION"; then
+  command -v npm >/dev/null 2>&1 || {
+    SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq npm >/dev/null
+  }
+  npm install --silent --no-audit --no-fund --prefix "$ROOT/target/buildifier" \
+    "@bazel/buildifier@$BUILDIFIER_VERSION" >/dev/null
+fi
+"$BUILDIFIER" --mode=check --lint=warn -r bazel buck2-rules examples/bazel
+"$BUILDIFIER" --type=build --mode=check --lint=warn examples/buck2/hw/BUCK examples/buck2/toolchains/BUCK
+echo "bazel_test: buildifier clean" >&2
+
+cargo build --release -q -p kiln-client
+KILN=$ROOT/target/release/kiln
+
+TMP=$(mktemp -d)
+WS=$TMP/repo/examples/bazel
+BAZEL=(bazel --output_user_root="$TMP/bazel_root" --max_idle_secs=600)
+cleanup() {
+  (cd "$WS" 2>/dev/null && "${BAZEL[@]}" shutdown >/dev/null 2>&1) || true
+  chmod -R u+w "$TMP" 2>/dev/null || true
+  rm -rf "$TMP"
+}
+trap cleanup EXIT
+fail() { echo "bazel_test: FAIL: $*" >&2; exit 1; }
+
+# The workspace and the rules, laid out as in the repository; the kiln binary as a tool.
+mkdir -p "$TMP/repo/examples"
+cp -r bazel "$TMP/repo/bazel"
+cp -r examples/bazel "$WS"
+cp "$KILN" "$WS/tools/kiln"
+
+# Offline stand-ins for the repositories `bazel test` fetches.
+OV=$TMP/overrides
+mkdir -p "$OV/remote_coverage_tools" "$OV/rules_cc/cc"
+touch "$OV/remote_coverage_tools/WORKSPACE" "$OV/rules_cc/WORKSPACE" "$OV/rules_cc/BUILD"
+printf '#!/bin/sh\nexit 0\n' > "$OV/remote_coverage_tools/noop.sh"
+chmod +x "$OV/remote_coverage_tools/noop.sh"
+cat > "$OV/remote_coverage_tools/BUILD" <<'B'
+package(default_visibility = ["//visibility:public"])
+sh_binary(name = "coverage_report_generator", srcs = ["noop.sh"])
+sh_binary(name = "lcov_merger", srcs = ["noop.sh"])
+B
+touch "$OV/rules_cc/cc/BUILD"
+cat > "$OV/rules_cc/cc/defs.bzl" <<'B'
+"""Forwards the rules_cc macros to the native rules."""
+def cc_binary(**kw): native.cc_binary(**kw)
+def cc_library(**kw): native.cc_library(**kw)
+def cc_test(**kw): native.cc_test(**kw)
+def cc_proto_library(**kw): native.cc_proto_library(**kw)
+def cc_toolchain(**kw): native.cc_toolchain(**kw)
+def cc_toolchain_suite(**kw): native.cc_toolchain_suite(**kw)
+def cc_import(**kw): native.cc_import(**kw)
+def objc_library(**kw): native.objc_library(**kw)
+B
+cat > "$WS/.bazelrc" <<B
+build --override_repository=remote_coverage_tools=$OV/remote_coverage_tools
+build --override_repository=rules_cc=$OV/rules_cc
+build --override_repository=rules_java=/usr/share/bazel/rules/java
+build --experimental_worker_allow_json_protocol
+build --show_result=0
+B
+printf 'bazel-bin\nbazel-out\nbazel-testlogs\nbazel-bazel\n' > "$WS/.bazelignore"
+
+cd "$WS"
+TARGETS=(//hw:burst //hw:mux //hw:addi)
+LOG=$TMP/bazel.log
+
+# Run bazel, keep its output in $LOG; "$(summary)" is its process summary line.
+run() { "${BAZEL[@]}" "$@" >"$LOG" 2>&1 || { cat "$LOG" >&2; fail "bazel $*"; }; }
+summary() { grep -E '[0-9]+ process(es)?[:.]' "$LOG" | tail -1; }
+workers_ran() { summary | grep -oE '[0-9]+ (multiplex-)?worker' | awk '{s+=$1} END {print s+0}'; }
+# Pids of kiln workers whose cwd is under our output root.
+worker_pids() {
+  for p in $(pgrep -f 'kiln worker' || true); do
+    case "$(readlink "/proc/$p/cwd" 2>/dev/null)" in "$TMP"/*) echo "$p" ;; esac
+  done | sort
+}
+# Outputs of the three targets with their hashes.
+outputs_hash() {
+  (cd bazel-bin/hw && find burst mux addi -type f ! -name '*.params' | sort | xargs sha256sum)
+}
+
+# Reference: one-shot in-process builds of the same inputs.
+REF=$TMP/ref
+for t in burst:mlir mux:blif addi:blif; do
+  n=${t%%:*}; x=${t##*:}
+  "$KILN" worker --no-daemon --out-dir "$REF/$n" "hw/$n.$x" || fail "one-shot $n"
+done
+(cd "$REF" && find burst mux addi -type f | sort | xargs sha256sum) > "$TMP/ref.sha"
+[ "$(wc -l < "$TMP/ref.sha")" -eq 4 ] || fail "reference outputs: $(cat "$TMP/ref.sha")"
+check_outputs() {
+  outputs_hash > "$TMP/got.sha"
+  diff "$TMP/ref.sha" "$TMP/got.sha" >&2 || fail "$1: outputs differ from the one-shot build"
+}
+
+echo "bazel_test: cold build (multiplex, proto)" >&2
+run build "${TARGETS[@]}"
+[ "$(workers_ran)" -eq 3 ] || fail "cold build: expected 3 worker actions: $(summary)"
+check_outputs "cold build"
+PIDS1=$(worker_pids)
+[ -n "$PIDS1" ] || fail "no kiln worker process alive after the build"
+
+echo "bazel_test: edit one input, rebuild" >&2
+printf '# edited\n' >> hw/mux.blif
+run build "${TARGETS[@]}"
+[ "$(workers_ran)" -eq 1 ] || fail "rebuild: expected 1 worker action: $(summary)"
+PIDS2=$(worker_pids)
+[ "$PIDS1" = "$PIDS2" ] || fail "worker processes changed: [$PIDS1] -> [$PIDS2]"
+check_outputs "rebuild"
+
+echo "bazel_test: singleplex workers" >&2
+run clean
+run build --define=kiln_worker_multiplex=0 "${TARGETS[@]}"
+[ "$(workers_ran)" -eq 3 ] || fail "singleplex: expected 3 worker actions: $(summary)"
+check_outputs "singleplex"
+
+echo "bazel_test: --worker_sandboxing" >&2
+run clean
+run build --define=kiln_worker_multiplex=0 --worker_sandboxing "${TARGETS[@]}"
+[ "$(workers_ran)" -eq 3 ] || fail "sandboxed: expected 3 worker actions: $(summary)"
+check_outputs "worker sandboxing"
+
+echo "bazel_test: JSON protocol" >&2
+run clean
+run build --define=kiln_worker_protocol=json "${TARGETS[@]}"
+[ "$(workers_ran)" -eq 3 ] || fail "json: expected 3 worker actions: $(summary)"
+check_outputs "json"
+
+echo "bazel_test: bazel test" >&2
+run test //hw:outputs_test
+grep -q "1 test passes" "$LOG" || { cat "$LOG" >&2; fail "sh_test did not pass"; }
+
+echo "bazel_test: ok" >&2
