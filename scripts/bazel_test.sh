@@ -89,7 +89,10 @@ TARGETS=(//hw:burst //hw:mux //hw:addi)
 LOG=$TMP/bazel.log
 
 # Run bazel, keep its output in $LOG; "$(summary)" is its process summary line.
-run() { "${BAZEL[@]}" "$@" >"$LOG" 2>&1 || { cat "$LOG" >&2; fail "bazel $*"; }; }
+run() {
+  "${BAZEL[@]}" "$@" >"$LOG" 2>&1 || { cat "$LOG" >&2; fail "bazel $*"; }
+  grep -E '[0-9]+ process(es)?[:.]' "$LOG" | tail -1 | sed 's/^/  /' >&2 || true
+}
 summary() { grep -E '[0-9]+ process(es)?[:.]' "$LOG" | tail -1; }
 workers_ran() { summary | grep -oE '[0-9]+ (multiplex-)?worker' | awk '{s+=$1} END {print s+0}'; }
 # Pids of kiln workers whose cwd is under our output root.

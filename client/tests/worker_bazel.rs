@@ -1,7 +1,7 @@
 //! `kiln worker --persistent_worker` driven like Bazel: length-delimited protobuf and
 //! concatenated JSON, singleplex and multiplex, cancel, sandbox_dir, bad input.
 
-#[path = "worker_common.rs"]
+#[path = "worker_common/mod.rs"]
 mod common;
 
 use common::{OUTPUTS, Ws, action, tree};

@@ -1,7 +1,7 @@
 //! Plays Buck2 against `kiln worker --buck2`: spawns it with `WORKER_SOCKET`, connects
 //! over the Unix socket, runs commands through `Execute` and `Exec`, cancels one.
 
-#[path = "worker_common.rs"]
+#[path = "worker_common/mod.rs"]
 mod common;
 
 use common::{Ws, action, tree};

@@ -2,7 +2,7 @@
 //! (proto), Buck2 worker, one-shot with an @flagfile, one-shot through a daemon, and
 //! one-shot in process (`--no-daemon`).
 
-#[path = "worker_common.rs"]
+#[path = "worker_common/mod.rs"]
 mod common;
 
 use common::{OUTPUTS, Ws, action, tree};
