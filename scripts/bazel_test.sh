@@ -15,6 +15,12 @@ if ! command -v bazel >/dev/null 2>&1; then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq bazel-bootstrap bazel-rules-java >/dev/null
 fi
+if ! command -v nginx >/dev/null 2>&1 && [ ! -x /usr/sbin/nginx ]; then
+  echo "bazel_test: installing nginx" >&2
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq nginx >/dev/null
+fi
+NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 [ -d /usr/share/bazel/rules/java ] || { echo "bazel_test: bazel-rules-java missing" >&2; exit 1; }
 
 # buildifier lint of the Bazel and Buck2 rules and examples (npm, pinned, local prefix).
@@ -28,7 +34,7 @@ if ! "$BUILDIFIER" --version 2>/dev/null | grep -q "$BUILDIFIER_VERSION"; then
   npm install --silent --no-audit --no-fund --prefix "$ROOT/target/buildifier" \
     "@bazel/buildifier@$BUILDIFIER_VERSION" >/dev/null
 fi
-"$BUILDIFIER" --mode=check --lint=warn -r bazel buck2-rules examples/bazel
+"$BUILDIFIER" --mode=check --lint=warn -r bazel examples/bazel buck2-rules/kiln.bzl
 "$BUILDIFIER" --type=build --mode=check --lint=warn examples/buck2/hw/BUCK examples/buck2/toolchains/BUCK
 echo "bazel_test: buildifier clean" >&2
 
@@ -40,6 +46,8 @@ WS=$TMP/repo/examples/bazel
 BAZEL=(bazel --output_user_root="$TMP/bazel_root" --max_idle_secs=600)
 cleanup() {
   (cd "$WS" 2>/dev/null && "${BAZEL[@]}" shutdown >/dev/null 2>&1) || true
+  [ -s "$TMP/nginx/nginx.pid" ] && kill "$(cat "$TMP/nginx/nginx.pid")" 2>/dev/null || true
+  [ -n "${BG_PID:-}" ] && kill "$BG_PID" 2>/dev/null || true
   chmod -R u+w "$TMP" 2>/dev/null || true
   rm -rf "$TMP"
 }
@@ -155,5 +163,103 @@ check_outputs "json"
 echo "bazel_test: bazel test" >&2
 run test //hw:outputs_test
 grep -q "1 test passes" "$LOG" || { cat "$LOG" >&2; fail "sh_test did not pass"; }
+
+echo "bazel_test: --remote_cache against nginx (WebDAV)" >&2
+mkdir -p "$TMP/nginx/cache" "$TMP/nginx/tmp"
+PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+USER_LINE=""; [ "$(id -u)" -eq 0 ] && USER_LINE="user root root;"
+cat > "$TMP/nginx/nginx.conf" <<N
+$USER_LINE
+daemon on;
+worker_processes 1;
+pid $TMP/nginx/nginx.pid;
+error_log $TMP/nginx/error.log;
+events {}
+http {
+  access_log $TMP/nginx/access.log;
+  client_body_temp_path $TMP/nginx/tmp/body;
+  proxy_temp_path $TMP/nginx/tmp/proxy;
+  fastcgi_temp_path $TMP/nginx/tmp/fastcgi;
+  uwsgi_temp_path $TMP/nginx/tmp/uwsgi;
+  scgi_temp_path $TMP/nginx/tmp/scgi;
+  server {
+    listen 127.0.0.1:$PORT;
+    root $TMP/nginx/cache;
+    location / {
+      dav_methods PUT;
+      create_full_put_path on;
+      client_max_body_size 0;
+    }
+  }
+}
+N
+"$NGINX" -c "$TMP/nginx/nginx.conf" -p "$TMP/nginx" 2>"$TMP/nginx/start.log" || { cat "$TMP/nginx/start.log" >&2; fail "nginx did not start"; }
+REMOTE=(--remote_cache="http://127.0.0.1:$PORT")
+run clean
+run build "${REMOTE[@]}" "${TARGETS[@]}"
+[ "$(workers_ran)" -eq 3 ] || fail "remote cache, first build: expected 3 worker actions: $(summary)"
+[ "$(find "$TMP/nginx/cache/ac" -type f | wc -l)" -ge 3 ] || fail "no action results uploaded to nginx"
+run clean
+run build "${REMOTE[@]}" "${TARGETS[@]}"
+summary | grep -q '3 remote cache hit' || fail "after clean: expected 3 remote cache hits: $(summary)"
+[ "$(workers_ran)" -eq 0 ] || fail "after clean: kiln ran again: $(summary)"
+check_outputs "nginx remote cache"
+
+echo "bazel_test: --remote_cache against BuildGrid (REAPI gRPC)" >&2
+VENV=$ROOT/target/buildgrid-venv
+if ! "$VENV/bin/bgd" --help >/dev/null 2>&1; then
+  python3 -m venv "$VENV" 2>/dev/null || {
+    SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq python3-venv >/dev/null
+    python3 -m venv "$VENV"
+  }
+  "$VENV/bin/pip" install -q 'buildgrid==0.4.4'
+fi
+mkdir -p "$TMP/buildgrid/cas"
+BG_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+cat > "$TMP/buildgrid/cache.yml" <<Y
+server:
+  - !channel
+    address: "127.0.0.1:$BG_PORT"
+    insecure-mode: true
+authorization:
+  method: none
+storages:
+  - !disk-storage &cas
+    path: $TMP/buildgrid/cas
+caches:
+  - !lru-action-cache &ac
+    storage: *cas
+    max-cached-refs: 10000
+    allow-updates: true
+instances:
+  - name: ""
+    services:
+      - !action-cache
+        cache: *ac
+      - !cas
+        storage: *cas
+      - !bytestream
+        storage: *cas
+Y
+setsid "$VENV/bin/bgd" server start "$TMP/buildgrid/cache.yml" >"$TMP/buildgrid/server.log" 2>&1 &
+BG_PID=$!
+for _ in $(seq 1 120); do
+  python3 -c "import socket; socket.create_connection(('127.0.0.1', $BG_PORT), 0.5)" 2>/dev/null && break
+  kill -0 "$BG_PID" 2>/dev/null || { cat "$TMP/buildgrid/server.log" >&2; fail "BuildGrid exited"; }
+  sleep 0.5
+done
+REMOTE=(--remote_cache="grpc://127.0.0.1:$BG_PORT")
+run clean
+run build "${REMOTE[@]}" "${TARGETS[@]}"
+[ "$(workers_ran)" -eq 3 ] || fail "BuildGrid, first build: expected 3 worker actions: $(summary)"
+run clean
+run build "${REMOTE[@]}" "${TARGETS[@]}"
+summary | grep -q '3 remote cache hit' || fail "after clean: expected 3 BuildGrid cache hits: $(summary)"
+[ "$(workers_ran)" -eq 0 ] || fail "after clean: kiln ran again: $(summary)"
+check_outputs "BuildGrid remote cache"
+kill "$BG_PID" 2>/dev/null || true
+wait "$BG_PID" 2>/dev/null || true
+BG_PID=""
 
 echo "bazel_test: ok" >&2
