@@ -194,7 +194,12 @@ fn json_concatenated_requests_without_separator() {
     assert!(by_id(0).get("exitCode").is_none(), "{:?}", by_id(0));
     assert!(by_id(7).get("exitCode").is_none());
     assert_eq!(by_id(8)["exitCode"], 1);
-    assert!(by_id(8)["output"].as_str().unwrap().contains("bad.mlir:3:1: error"));
+    assert!(
+        by_id(8)["output"]
+            .as_str()
+            .unwrap()
+            .contains("bad.mlir:3:1: error")
+    );
     assert_eq!(tree(&ws.dir().join("j1")), tree(&ws.dir().join("j2")));
     assert_eq!(tree(&ws.dir().join("j1")).len(), 3);
 }

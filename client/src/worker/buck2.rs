@@ -87,26 +87,20 @@ impl Worker for Service {
             None => return Err(Status::invalid_argument("event without data")),
         };
         let mut done = self.start(cmd);
-        loop {
-            tokio::select! {
-                outcome = &mut done => {
-                    let o = outcome.map_err(|_| Status::internal("build thread died"))?;
-                    return Ok(response(o));
+        let died = |_| Status::internal("build thread died");
+        tokio::select! {
+            outcome = &mut done => outcome.map(response).map_err(died),
+            event = events.next() => match event {
+                Some(Ok(ExecuteEvent { data: Some(execute_event::Data::Command(_)) })) => {
+                    Err(Status::invalid_argument("second command on one stream"))
                 }
-                event = events.next() => match event {
-                    Some(Ok(ExecuteEvent { data: Some(execute_event::Data::Command(_)) })) => {
-                        return Err(Status::invalid_argument("second command on one stream"));
-                    }
-                    Some(Ok(ExecuteEvent { data: Some(execute_event::Data::Cancel(_)) })) | Some(Err(_)) => {
-                        return Ok(cancelled());
-                    }
-                    // The client half-closed its side: wait for the result.
-                    None | Some(Ok(ExecuteEvent { data: None })) => {
-                        let o = done.await.map_err(|_| Status::internal("build thread died"))?;
-                        return Ok(response(o));
-                    }
-                },
-            }
+                Some(Ok(ExecuteEvent { data: Some(execute_event::Data::Cancel(_)) }))
+                | Some(Err(_)) => Ok(cancelled()),
+                // The client half-closed its side: wait for the result.
+                None | Some(Ok(ExecuteEvent { data: None })) => {
+                    done.await.map(response).map_err(died)
+                }
+            },
         }
     }
 }
