@@ -3,34 +3,37 @@
 # cold build on persistent workers, edit one input and rebuild (same worker pids, only the
 # edited target's action runs), singleplex, --worker_sandboxing, the JSON protocol,
 # outputs byte-identical to a one-shot `kiln worker --no-daemon`, and `bazel test` of an
-# sh_test. Installs Debian's bazel-bootstrap (4.2.3) when bazel is missing. Works offline
-# (overrides for the repositories `bazel test` wants). Exits non-zero on any failure.
+# sh_test, then `--remote_cache` against nginx (WebDAV) and BuildGrid (REAPI gRPC): after
+# `bazel clean` every kiln action is a remote cache hit. Installs what it needs (Debian
+# bazel-bootstrap 4.2.3, nginx, npm buildifier, pip BuildGrid 0.4.4); the builds themselves
+# are offline (overrides for the repositories `bazel test` wants). Servers bind 127.0.0.1
+# on free ports and are stopped by pid. Exits non-zero on any failure.
 set -euo pipefail
+START=$SECONDS
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 
-if ! command -v bazel >/dev/null 2>&1; then
-  echo "bazel_test: installing bazel-bootstrap" >&2
+# Debian packages this check needs, installed when missing.
+need=()
+command -v bazel >/dev/null 2>&1 || need+=(bazel-bootstrap)
+[ -d /usr/share/bazel/rules/java ] || need+=(bazel-rules-java)
+command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || need+=(nginx)
+command -v pgrep >/dev/null 2>&1 || need+=(procps)
+command -v python3 >/dev/null 2>&1 || need+=(python3)
+python3 -c 'import ensurepip' >/dev/null 2>&1 || need+=(python3-venv)
+command -v npm >/dev/null 2>&1 || need+=(npm)
+if [ ${#need[@]} -gt 0 ]; then
+  echo "bazel_test: installing ${need[*]}" >&2
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
   $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq bazel-bootstrap bazel-rules-java >/dev/null
-fi
-if ! command -v nginx >/dev/null 2>&1 && [ ! -x /usr/sbin/nginx ]; then
-  echo "bazel_test: installing nginx" >&2
-  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq nginx >/dev/null
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
 fi
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
-[ -d /usr/share/bazel/rules/java ] || { echo "bazel_test: bazel-rules-java missing" >&2; exit 1; }
 
 # buildifier lint of the Bazel and Buck2 rules and examples (npm, pinned, local prefix).
 BUILDIFIER_VERSION=8.2.1
 BUILDIFIER=$ROOT/target/buildifier/node_modules/.bin/buildifier
 if ! "$BUILDIFIER" --version 2>/dev/null | grep -q "$BUILDIFIER_VERSION"; then
-  command -v npm >/dev/null 2>&1 || {
-    SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq npm >/dev/null
-  }
   npm install --silent --no-audit --no-fund --prefix "$ROOT/target/buildifier" \
     "@bazel/buildifier@$BUILDIFIER_VERSION" >/dev/null
 fi
@@ -152,6 +155,12 @@ echo "bazel_test: --worker_sandboxing" >&2
 run clean
 run build --define=kiln_worker_multiplex=0 --worker_sandboxing "${TARGETS[@]}"
 [ "$(workers_ran)" -eq 3 ] || fail "sandboxed: expected 3 worker actions: $(summary)"
+# Sandboxed workers run in <output_base>/bazel-workers/worker-<N>-<Mnemonic>/<ws>.
+SANDBOXED=0
+for p in $(worker_pids); do
+  case "$(readlink "/proc/$p/cwd")" in */bazel-workers/worker-*) SANDBOXED=$((SANDBOXED + 1)) ;; esac
+done
+[ "$SANDBOXED" -ge 2 ] || fail "no worker runs in a worker sandbox directory"
 check_outputs "worker sandboxing"
 
 echo "bazel_test: JSON protocol" >&2
@@ -193,7 +202,7 @@ http {
   }
 }
 N
-"$NGINX" -c "$TMP/nginx/nginx.conf" -p "$TMP/nginx" 2>"$TMP/nginx/start.log" || { cat "$TMP/nginx/start.log" >&2; fail "nginx did not start"; }
+"$NGINX" -e "$TMP/nginx/error.log" -c "$TMP/nginx/nginx.conf" -p "$TMP/nginx" 2>"$TMP/nginx/start.log" || { cat "$TMP/nginx/start.log" >&2; fail "nginx did not start"; }
 REMOTE=(--remote_cache="http://127.0.0.1:$PORT")
 run clean
 run build "${REMOTE[@]}" "${TARGETS[@]}"
@@ -208,11 +217,7 @@ check_outputs "nginx remote cache"
 echo "bazel_test: --remote_cache against BuildGrid (REAPI gRPC)" >&2
 VENV=$ROOT/target/buildgrid-venv
 if ! "$VENV/bin/bgd" --help >/dev/null 2>&1; then
-  python3 -m venv "$VENV" 2>/dev/null || {
-    SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq python3-venv >/dev/null
-    python3 -m venv "$VENV"
-  }
+  python3 -m venv "$VENV"
   "$VENV/bin/pip" install -q 'buildgrid==0.4.4'
 fi
 mkdir -p "$TMP/buildgrid/cas"
@@ -262,4 +267,4 @@ kill "$BG_PID" 2>/dev/null || true
 wait "$BG_PID" 2>/dev/null || true
 BG_PID=""
 
-echo "bazel_test: ok" >&2
+echo "bazel_test: ok ($((SECONDS - START)) s)" >&2
