@@ -11,3 +11,4 @@ fi
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --release -- -D warnings
 cargo test --workspace --release
+bash scripts/bazel_test.sh

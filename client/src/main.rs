@@ -7,6 +7,7 @@
 mod cmd;
 mod daemon_client;
 mod io;
+mod worker;
 
 use clap::Parser;
 

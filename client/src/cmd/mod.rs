@@ -22,6 +22,7 @@ pub mod status;
 pub mod synth;
 pub mod synth_report;
 pub mod watch;
+pub mod worker;
 
 #[derive(Subcommand)]
 pub enum Command {
@@ -58,6 +59,8 @@ pub enum Command {
     Cache(cache::Cache),
     /// Build, then rebuild on every change, through the daemon.
     Watch(watch::Args),
+    /// Build-system worker: Bazel (`--persistent_worker`), Buck2 (`--buck2`) or one-shot.
+    Worker(worker::Args),
 }
 
 pub fn run(command: Command) -> Result<(), Failure> {
@@ -77,5 +80,6 @@ pub fn run(command: Command) -> Result<(), Failure> {
         Command::Shutdown(a) => shutdown::run(a),
         Command::Cache(c) => cache::run(c),
         Command::Watch(a) => watch::run(a),
+        Command::Worker(a) => worker::run(a),
     }
 }

@@ -1,0 +1,205 @@
+//! `kiln worker --persistent_worker` driven like Bazel: length-delimited protobuf and
+//! concatenated JSON, singleplex and multiplex, cancel, sandbox_dir, bad input.
+
+#[path = "worker_common/mod.rs"]
+mod common;
+
+use common::{OUTPUTS, Ws, action, tree};
+use prost::Message;
+use std::io::{Read, Write};
+use std::process::{Child, ChildStdin, ChildStdout, Stdio};
+
+mod pb {
+    include!(concat!(env!("OUT_DIR"), "/blaze.worker.rs"));
+}
+use pb::{WorkRequest, WorkResponse};
+
+fn spawn(ws: &Ws, extra: &[&str], delay_ms: Option<u64>) -> (Child, ChildStdin, ChildStdout) {
+    let mut cmd = ws.kiln();
+    cmd.args(["worker", "--no-daemon"])
+        .args(extra)
+        .arg("--persistent_worker")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit());
+    if let Some(ms) = delay_ms {
+        cmd.env("KILN_WORKER_TEST_DELAY_MS", ms.to_string());
+    }
+    let mut child = cmd.spawn().unwrap();
+    let stdin = child.stdin.take().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    (child, stdin, stdout)
+}
+
+fn request(id: i32, args: Vec<String>) -> WorkRequest {
+    WorkRequest {
+        arguments: args,
+        request_id: id,
+        ..Default::default()
+    }
+}
+
+fn send(stdin: &mut ChildStdin, req: &WorkRequest) {
+    stdin
+        .write_all(&req.encode_length_delimited_to_vec())
+        .unwrap();
+    stdin.flush().unwrap();
+}
+
+fn recv(stdout: &mut ChildStdout) -> WorkResponse {
+    let mut len = 0usize;
+    for shift in (0..35).step_by(7) {
+        let mut b = [0u8];
+        stdout.read_exact(&mut b).unwrap();
+        len |= usize::from(b[0] & 0x7f) << shift;
+        if b[0] & 0x80 == 0 {
+            break;
+        }
+    }
+    let mut buf = vec![0u8; len];
+    stdout.read_exact(&mut buf).unwrap();
+    WorkResponse::decode(buf.as_slice()).unwrap()
+}
+
+fn finish(mut child: Child, stdin: ChildStdin) {
+    drop(stdin);
+    let status = child.wait().unwrap();
+    assert!(status.success(), "worker exited with {status}");
+}
+
+#[test]
+fn proto_singleplex_serves_several_requests_in_one_process() {
+    let ws = Ws::new();
+    let (child, mut stdin, mut stdout) = spawn(&ws, &[], None);
+    send(&mut stdin, &request(0, action("out1")));
+    let r1 = recv(&mut stdout);
+    assert_eq!(
+        (r1.exit_code, r1.request_id, r1.was_cancelled),
+        (0, 0, false),
+        "{}",
+        r1.output
+    );
+    send(&mut stdin, &request(0, action("out2")));
+    let r2 = recv(&mut stdout);
+    assert_eq!(r2.exit_code, 0, "{}", r2.output);
+    let (t1, t2) = (tree(&ws.dir().join("out1")), tree(&ws.dir().join("out2")));
+    let names: Vec<_> = t1
+        .iter()
+        .map(|(p, _)| p.to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, OUTPUTS);
+    assert_eq!(t1, t2);
+    // Bad input: exit code 1 and a located diagnostic in `output`, the worker lives on.
+    send(
+        &mut stdin,
+        &request(
+            0,
+            vec!["--out-dir".into(), "out3".into(), "src/bad.mlir".into()],
+        ),
+    );
+    let r3 = recv(&mut stdout);
+    assert_eq!(r3.exit_code, 1);
+    assert!(r3.output.contains("bad.mlir:3:1: error"), "{}", r3.output);
+    send(&mut stdin, &request(0, vec!["--bogus".into()]));
+    assert_eq!(recv(&mut stdout).exit_code, 2);
+    finish(child, stdin);
+}
+
+#[test]
+fn proto_multiplex_echoes_ids_and_cancels() {
+    let ws = Ws::new();
+    let (child, mut stdin, mut stdout) = spawn(&ws, &[], Some(400));
+    for id in 1..=3 {
+        send(&mut stdin, &request(id, action(&format!("m{id}"))));
+    }
+    // Cancel request 2 while it is held.
+    send(
+        &mut stdin,
+        &WorkRequest {
+            request_id: 2,
+            cancel: true,
+            ..Default::default()
+        },
+    );
+    let mut got: Vec<WorkResponse> = (0..3).map(|_| recv(&mut stdout)).collect();
+    got.sort_by_key(|r| r.request_id);
+    assert_eq!(
+        got.iter().map(|r| r.request_id).collect::<Vec<_>>(),
+        [1, 2, 3]
+    );
+    assert!(got[1].was_cancelled);
+    assert!(!got[0].was_cancelled && !got[2].was_cancelled);
+    assert_eq!((got[0].exit_code, got[2].exit_code), (0, 0));
+    assert_eq!(tree(&ws.dir().join("m1")), tree(&ws.dir().join("m3")));
+    // Exactly one response per request: nothing more arrives before EOF.
+    drop(stdin);
+    let mut rest = Vec::new();
+    stdout.read_to_end(&mut rest).unwrap();
+    assert!(
+        rest.is_empty(),
+        "extra bytes after the last response: {rest:?}"
+    );
+    let mut child = child;
+    assert!(child.wait().unwrap().success());
+}
+
+#[test]
+fn proto_paths_resolve_against_sandbox_dir() {
+    let ws = Ws::new();
+    let sandbox = ws.dir().join("sandbox/1");
+    std::fs::create_dir_all(sandbox.join("src")).unwrap();
+    for f in ["burst.mlir", "mux.blif"] {
+        std::fs::copy(ws.dir().join("src").join(f), sandbox.join("src").join(f)).unwrap();
+    }
+    let (child, mut stdin, mut stdout) = spawn(&ws, &[], None);
+    let mut req = request(5, action("out"));
+    req.sandbox_dir = "sandbox/1".into();
+    send(&mut stdin, &req);
+    let r = recv(&mut stdout);
+    assert_eq!((r.exit_code, r.request_id), (0, 5), "{}", r.output);
+    assert_eq!(tree(&sandbox.join("out")).len(), 3);
+    assert!(!ws.dir().join("out").exists());
+    finish(child, stdin);
+}
+
+#[test]
+fn json_concatenated_requests_without_separator() {
+    let ws = Ws::new();
+    let (child, mut stdin, stdout) = spawn(&ws, &["--worker-protocol", "json"], None);
+    let args = serde_json::to_string(&action("j1")).unwrap();
+    let args2 = serde_json::to_string(&action("j2")).unwrap();
+    // Singleplex with an unknown field and an input digest, then multiplex ids 7 and 8,
+    // written back to back exactly as Bazel 4 does.
+    let text = format!(
+        "{{\"arguments\":{args},\"inputs\":[{{\"path\":\"src/burst.mlir\",\"digest\":\"YWJj\"}}],\"someFutureField\":{{\"x\":[1]}}}}\
+         {{\"arguments\":{args2},\"requestId\":7}}\
+         {{\"arguments\":[\"--out-dir\",\"j3\",\"src/bad.mlir\"],\"requestId\":8,\"verbosity\":10}}"
+    );
+    stdin.write_all(text.as_bytes()).unwrap();
+    stdin.flush().unwrap();
+    drop(stdin);
+    let responses: Vec<serde_json::Value> = serde_json::Deserializer::from_reader(stdout)
+        .into_iter::<serde_json::Value>()
+        .map(Result::unwrap)
+        .collect();
+    let mut child = child;
+    assert!(child.wait().unwrap().success());
+    assert_eq!(responses.len(), 3, "{responses:?}");
+    let by_id = |id: i64| {
+        responses
+            .iter()
+            .find(|r| r.get("requestId").and_then(|v| v.as_i64()).unwrap_or(0) == id)
+            .unwrap_or_else(|| panic!("no response for {id}: {responses:?}"))
+    };
+    assert!(by_id(0).get("exitCode").is_none(), "{:?}", by_id(0));
+    assert!(by_id(7).get("exitCode").is_none());
+    assert_eq!(by_id(8)["exitCode"], 1);
+    assert!(
+        by_id(8)["output"]
+            .as_str()
+            .unwrap()
+            .contains("bad.mlir:3:1: error")
+    );
+    assert_eq!(tree(&ws.dir().join("j1")), tree(&ws.dir().join("j2")));
+    assert_eq!(tree(&ws.dir().join("j1")).len(), 3);
+}

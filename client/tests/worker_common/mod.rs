@@ -1,0 +1,85 @@
+//! Shared helpers of the worker tests (included with `#[path]`; not a test on its own).
+#![allow(dead_code)]
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+pub fn data(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/data")
+        .join(rel)
+}
+
+/// A private workspace with the APS and BLIF sample inputs under `src/`, plus private
+/// runtime and cache directories for any daemon a test starts.
+pub struct Ws {
+    pub root: tempfile::TempDir,
+}
+
+impl Ws {
+    pub fn new() -> Ws {
+        let root = tempfile::tempdir().unwrap();
+        for d in ["ws/src", "run", "cache"] {
+            fs::create_dir_all(root.path().join(d)).unwrap();
+        }
+        let src = root.path().join("ws/src");
+        fs::copy(data("aps/flow_burst_add.mlir"), src.join("burst.mlir")).unwrap();
+        fs::copy(
+            data("daemon/blif_lib/mux/2/2/1/mux.blif"),
+            src.join("mux.blif"),
+        )
+        .unwrap();
+        fs::write(src.join("bad.mlir"), "module {\n  %0 = \n}\n").unwrap();
+        Ws { root }
+    }
+
+    pub fn dir(&self) -> PathBuf {
+        self.root.path().join("ws")
+    }
+
+    pub fn kiln(&self) -> Command {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_kiln"));
+        c.env("KILN_WORKSPACE", self.dir())
+            .env("XDG_RUNTIME_DIR", self.root.path().join("run"))
+            .env("KILN_CACHE_DIR", self.root.path().join("cache"))
+            .current_dir(self.dir());
+        c
+    }
+}
+
+impl Drop for Ws {
+    fn drop(&mut self) {
+        let _ = self.kiln().arg("shutdown").output();
+    }
+}
+
+/// Every file under `dir` with its bytes, sorted by relative path.
+pub fn tree(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                let rel = p.strip_prefix(dir).unwrap().to_path_buf();
+                out.push((rel, fs::read(&p).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The action arguments building the two good inputs into `out`.
+pub fn action(out: &str) -> Vec<String> {
+    ["--out-dir", out, "src/burst.mlir", "src/mux.blif"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
+}
+
+/// The names the action writes.
+pub const OUTPUTS: [&str; 3] = ["burst.cmt2.mlir", "burst.rules.json", "mux.aig"];

@@ -1,0 +1,270 @@
+#!/usr/bin/env bash
+# Real-Bazel check of the kiln rules (bazel/) on the example workspace (examples/bazel/):
+# cold build on persistent workers, edit one input and rebuild (same worker pids, only the
+# edited target's action runs), singleplex, --worker_sandboxing, the JSON protocol,
+# outputs byte-identical to a one-shot `kiln worker --no-daemon`, and `bazel test` of an
+# sh_test, then `--remote_cache` against nginx (WebDAV) and BuildGrid (REAPI gRPC): after
+# `bazel clean` every kiln action is a remote cache hit. Installs what it needs (Debian
+# bazel-bootstrap 4.2.3, nginx, npm buildifier, pip BuildGrid 0.4.4); the builds themselves
+# are offline (overrides for the repositories `bazel test` wants). Servers bind 127.0.0.1
+# on free ports and are stopped by pid. Exits non-zero on any failure.
+set -euo pipefail
+START=$SECONDS
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+
+# Debian packages this check needs, installed when missing.
+need=()
+command -v bazel >/dev/null 2>&1 || need+=(bazel-bootstrap)
+[ -d /usr/share/bazel/rules/java ] || need+=(bazel-rules-java)
+command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || need+=(nginx)
+command -v pgrep >/dev/null 2>&1 || need+=(procps)
+command -v python3 >/dev/null 2>&1 || need+=(python3)
+python3 -c 'import ensurepip' >/dev/null 2>&1 || need+=(python3-venv)
+command -v npm >/dev/null 2>&1 || need+=(npm)
+if [ ${#need[@]} -gt 0 ]; then
+  echo "bazel_test: installing ${need[*]}" >&2
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+NGINX=$(command -v nginx || echo /usr/sbin/nginx)
+
+# buildifier lint of the Bazel and Buck2 rules and examples (npm, pinned, local prefix).
+BUILDIFIER_VERSION=8.2.1
+BUILDIFIER=$ROOT/target/buildifier/node_modules/.bin/buildifier
+if ! "$BUILDIFIER" --version 2>/dev/null | grep -q "$BUILDIFIER_VERSION"; then
+  npm install --silent --no-audit --no-fund --prefix "$ROOT/target/buildifier" \
+    "@bazel/buildifier@$BUILDIFIER_VERSION" >/dev/null
+fi
+"$BUILDIFIER" --mode=check --lint=warn -r bazel examples/bazel buck2-rules/kiln.bzl
+"$BUILDIFIER" --type=build --mode=check --lint=warn examples/buck2/hw/BUCK examples/buck2/toolchains/BUCK
+echo "bazel_test: buildifier clean" >&2
+
+cargo build --release -q -p kiln-client
+KILN=$ROOT/target/release/kiln
+
+TMP=$(mktemp -d)
+WS=$TMP/repo/examples/bazel
+BAZEL=(bazel --output_user_root="$TMP/bazel_root" --max_idle_secs=600)
+cleanup() {
+  (cd "$WS" 2>/dev/null && "${BAZEL[@]}" shutdown >/dev/null 2>&1) || true
+  [ -s "$TMP/nginx/nginx.pid" ] && kill "$(cat "$TMP/nginx/nginx.pid")" 2>/dev/null || true
+  [ -n "${BG_PID:-}" ] && kill "$BG_PID" 2>/dev/null || true
+  chmod -R u+w "$TMP" 2>/dev/null || true
+  rm -rf "$TMP"
+}
+trap cleanup EXIT
+fail() { echo "bazel_test: FAIL: $*" >&2; exit 1; }
+
+# The workspace and the rules, laid out as in the repository; the kiln binary as a tool.
+mkdir -p "$TMP/repo/examples"
+cp -r bazel "$TMP/repo/bazel"
+cp -r examples/bazel "$WS"
+cp "$KILN" "$WS/tools/kiln"
+
+# Offline stand-ins for the repositories `bazel test` fetches.
+OV=$TMP/overrides
+mkdir -p "$OV/remote_coverage_tools" "$OV/rules_cc/cc"
+touch "$OV/remote_coverage_tools/WORKSPACE" "$OV/rules_cc/WORKSPACE" "$OV/rules_cc/BUILD"
+printf '#!/bin/sh\nexit 0\n' > "$OV/remote_coverage_tools/noop.sh"
+chmod +x "$OV/remote_coverage_tools/noop.sh"
+cat > "$OV/remote_coverage_tools/BUILD" <<'B'
+package(default_visibility = ["//visibility:public"])
+sh_binary(name = "coverage_report_generator", srcs = ["noop.sh"])
+sh_binary(name = "lcov_merger", srcs = ["noop.sh"])
+B
+touch "$OV/rules_cc/cc/BUILD"
+cat > "$OV/rules_cc/cc/defs.bzl" <<'B'
+"""Forwards the rules_cc macros to the native rules."""
+def cc_binary(**kw): native.cc_binary(**kw)
+def cc_library(**kw): native.cc_library(**kw)
+def cc_test(**kw): native.cc_test(**kw)
+def cc_proto_library(**kw): native.cc_proto_library(**kw)
+def cc_toolchain(**kw): native.cc_toolchain(**kw)
+def cc_toolchain_suite(**kw): native.cc_toolchain_suite(**kw)
+def cc_import(**kw): native.cc_import(**kw)
+def objc_library(**kw): native.objc_library(**kw)
+B
+cat > "$WS/.bazelrc" <<B
+build --override_repository=remote_coverage_tools=$OV/remote_coverage_tools
+build --override_repository=rules_cc=$OV/rules_cc
+build --override_repository=rules_java=/usr/share/bazel/rules/java
+build --experimental_worker_allow_json_protocol
+build --show_result=0
+B
+printf 'bazel-bin\nbazel-out\nbazel-testlogs\nbazel-bazel\n' > "$WS/.bazelignore"
+
+cd "$WS"
+TARGETS=(//hw:burst //hw:mux //hw:addi)
+LOG=$TMP/bazel.log
+
+# Run bazel, keep its output in $LOG; "$(summary)" is its process summary line.
+run() {
+  "${BAZEL[@]}" "$@" >"$LOG" 2>&1 || { cat "$LOG" >&2; fail "bazel $*"; }
+  grep -E '[0-9]+ process(es)?[:.]' "$LOG" | tail -1 | sed 's/^/  /' >&2 || true
+}
+summary() { grep -E '[0-9]+ process(es)?[:.]' "$LOG" | tail -1; }
+workers_ran() { summary | grep -oE '[0-9]+ (multiplex-)?worker' | awk '{s+=$1} END {print s+0}'; }
+# Pids of kiln workers whose cwd is under our output root.
+worker_pids() {
+  for p in $(pgrep -f 'kiln worker' || true); do
+    case "$(readlink "/proc/$p/cwd" 2>/dev/null)" in "$TMP"/*) echo "$p" ;; esac
+  done | sort
+}
+# Outputs of the three targets with their hashes.
+outputs_hash() {
+  (cd bazel-bin/hw && find burst mux addi -type f ! -name '*.params' | sort | xargs sha256sum)
+}
+
+# Reference: one-shot in-process builds of the same inputs.
+REF=$TMP/ref
+for t in burst:mlir mux:blif addi:blif; do
+  n=${t%%:*}; x=${t##*:}
+  "$KILN" worker --no-daemon --out-dir "$REF/$n" "hw/$n.$x" || fail "one-shot $n"
+done
+(cd "$REF" && find burst mux addi -type f | sort | xargs sha256sum) > "$TMP/ref.sha"
+[ "$(wc -l < "$TMP/ref.sha")" -eq 4 ] || fail "reference outputs: $(cat "$TMP/ref.sha")"
+check_outputs() {
+  outputs_hash > "$TMP/got.sha"
+  diff "$TMP/ref.sha" "$TMP/got.sha" >&2 || fail "$1: outputs differ from the one-shot build"
+}
+
+echo "bazel_test: cold build (multiplex, proto)" >&2
+run build "${TARGETS[@]}"
+[ "$(workers_ran)" -eq 3 ] || fail "cold build: expected 3 worker actions: $(summary)"
+check_outputs "cold build"
+PIDS1=$(worker_pids)
+[ -n "$PIDS1" ] || fail "no kiln worker process alive after the build"
+
+echo "bazel_test: edit one input, rebuild" >&2
+printf '# edited\n' >> hw/mux.blif
+run build "${TARGETS[@]}"
+[ "$(workers_ran)" -eq 1 ] || fail "rebuild: expected 1 worker action: $(summary)"
+PIDS2=$(worker_pids)
+[ "$PIDS1" = "$PIDS2" ] || fail "worker processes changed: [$PIDS1] -> [$PIDS2]"
+check_outputs "rebuild"
+
+echo "bazel_test: singleplex workers" >&2
+run clean
+run build --define=kiln_worker_multiplex=0 "${TARGETS[@]}"
+[ "$(workers_ran)" -eq 3 ] || fail "singleplex: expected 3 worker actions: $(summary)"
+check_outputs "singleplex"
+
+echo "bazel_test: --worker_sandboxing" >&2
+run clean
+run build --define=kiln_worker_multiplex=0 --worker_sandboxing "${TARGETS[@]}"
+[ "$(workers_ran)" -eq 3 ] || fail "sandboxed: expected 3 worker actions: $(summary)"
+# Sandboxed workers run in <output_base>/bazel-workers/worker-<N>-<Mnemonic>/<ws>.
+SANDBOXED=0
+for p in $(worker_pids); do
+  case "$(readlink "/proc/$p/cwd")" in */bazel-workers/worker-*) SANDBOXED=$((SANDBOXED + 1)) ;; esac
+done
+[ "$SANDBOXED" -ge 2 ] || fail "no worker runs in a worker sandbox directory"
+check_outputs "worker sandboxing"
+
+echo "bazel_test: JSON protocol" >&2
+run clean
+run build --define=kiln_worker_protocol=json "${TARGETS[@]}"
+[ "$(workers_ran)" -eq 3 ] || fail "json: expected 3 worker actions: $(summary)"
+check_outputs "json"
+
+echo "bazel_test: bazel test" >&2
+run test //hw:outputs_test
+grep -q "1 test passes" "$LOG" || { cat "$LOG" >&2; fail "sh_test did not pass"; }
+
+echo "bazel_test: --remote_cache against nginx (WebDAV)" >&2
+mkdir -p "$TMP/nginx/cache" "$TMP/nginx/tmp"
+PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+USER_LINE=""; [ "$(id -u)" -eq 0 ] && USER_LINE="user root root;"
+cat > "$TMP/nginx/nginx.conf" <<N
+$USER_LINE
+daemon on;
+worker_processes 1;
+pid $TMP/nginx/nginx.pid;
+error_log $TMP/nginx/error.log;
+events {}
+http {
+  access_log $TMP/nginx/access.log;
+  client_body_temp_path $TMP/nginx/tmp/body;
+  proxy_temp_path $TMP/nginx/tmp/proxy;
+  fastcgi_temp_path $TMP/nginx/tmp/fastcgi;
+  uwsgi_temp_path $TMP/nginx/tmp/uwsgi;
+  scgi_temp_path $TMP/nginx/tmp/scgi;
+  server {
+    listen 127.0.0.1:$PORT;
+    root $TMP/nginx/cache;
+    location / {
+      dav_methods PUT;
+      create_full_put_path on;
+      client_max_body_size 0;
+    }
+  }
+}
+N
+"$NGINX" -e "$TMP/nginx/error.log" -c "$TMP/nginx/nginx.conf" -p "$TMP/nginx" 2>"$TMP/nginx/start.log" || { cat "$TMP/nginx/start.log" >&2; fail "nginx did not start"; }
+REMOTE=(--remote_cache="http://127.0.0.1:$PORT")
+run clean
+run build "${REMOTE[@]}" "${TARGETS[@]}"
+[ "$(workers_ran)" -eq 3 ] || fail "remote cache, first build: expected 3 worker actions: $(summary)"
+[ "$(find "$TMP/nginx/cache/ac" -type f | wc -l)" -ge 3 ] || fail "no action results uploaded to nginx"
+run clean
+run build "${REMOTE[@]}" "${TARGETS[@]}"
+summary | grep -q '3 remote cache hit' || fail "after clean: expected 3 remote cache hits: $(summary)"
+[ "$(workers_ran)" -eq 0 ] || fail "after clean: kiln ran again: $(summary)"
+check_outputs "nginx remote cache"
+
+echo "bazel_test: --remote_cache against BuildGrid (REAPI gRPC)" >&2
+VENV=$ROOT/target/buildgrid-venv
+if ! "$VENV/bin/bgd" --help >/dev/null 2>&1; then
+  python3 -m venv "$VENV"
+  "$VENV/bin/pip" install -q 'buildgrid==0.4.4'
+fi
+mkdir -p "$TMP/buildgrid/cas"
+BG_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+cat > "$TMP/buildgrid/cache.yml" <<Y
+server:
+  - !channel
+    address: "127.0.0.1:$BG_PORT"
+    insecure-mode: true
+authorization:
+  method: none
+storages:
+  - !disk-storage &cas
+    path: $TMP/buildgrid/cas
+caches:
+  - !lru-action-cache &ac
+    storage: *cas
+    max-cached-refs: 10000
+    allow-updates: true
+instances:
+  - name: ""
+    services:
+      - !action-cache
+        cache: *ac
+      - !cas
+        storage: *cas
+      - !bytestream
+        storage: *cas
+Y
+setsid "$VENV/bin/bgd" server start "$TMP/buildgrid/cache.yml" >"$TMP/buildgrid/server.log" 2>&1 &
+BG_PID=$!
+for _ in $(seq 1 120); do
+  python3 -c "import socket; socket.create_connection(('127.0.0.1', $BG_PORT), 0.5)" 2>/dev/null && break
+  kill -0 "$BG_PID" 2>/dev/null || { cat "$TMP/buildgrid/server.log" >&2; fail "BuildGrid exited"; }
+  sleep 0.5
+done
+REMOTE=(--remote_cache="grpc://127.0.0.1:$BG_PORT")
+run clean
+run build "${REMOTE[@]}" "${TARGETS[@]}"
+[ "$(workers_ran)" -eq 3 ] || fail "BuildGrid, first build: expected 3 worker actions: $(summary)"
+run clean
+run build "${REMOTE[@]}" "${TARGETS[@]}"
+summary | grep -q '3 remote cache hit' || fail "after clean: expected 3 BuildGrid cache hits: $(summary)"
+[ "$(workers_ran)" -eq 0 ] || fail "after clean: kiln ran again: $(summary)"
+check_outputs "BuildGrid remote cache"
+kill "$BG_PID" 2>/dev/null || true
+wait "$BG_PID" 2>/dev/null || true
+BG_PID=""
+
+echo "bazel_test: ok ($((SECONDS - START)) s)" >&2
