@@ -16,8 +16,9 @@
 //! The type list after `:` is `T, [T, T] to T, T` (brackets flatten, `_` is `Opaque("_")`)
 //! or one function type. Types are assigned as follows, first rule that applies:
 //! 0. `spec_commit`, `spec_save_commit`, `speculating_branch`, `speculator` (their type lists
-//!    do not follow the textual operand order): all types as written in `operand_types`, no
-//!    result types;
+//!    do not follow the textual operand order): types placed by each op's Dynamatic assembly
+//!    format (see `speculation_layout`); a list of any other shape stays as written in
+//!    `operand_types`, with no result types;
 //! 1. a function type `(A..) -> (R..)`: operand types A, result types R;
 //! 2. a `to` separator: types before it are operand types, after it result types;
 //! 3. as many types as operands + results: operands first, then results;
@@ -175,14 +176,23 @@ fn parse_type_groups(p: &mut Parser) -> PResult<Vec<Vec<Type>>> {
     }
 }
 
-/// Speculation ops whose type lists do not follow the textual operand order: their types are
-/// kept as written (rule 0 in the module doc).
-const AS_WRITTEN: &[&str] = &[
-    "handshake.spec_commit",
-    "handshake.spec_save_commit",
-    "handshake.speculating_branch",
-    "handshake.speculator",
-];
+/// Speculation ops list their types in their own order (rule 0 in the module doc), given
+/// here as (operand type indices, result type indices) into the written list, for the
+/// textual operands `[%a] %b`. Dynamatic's assembly formats:
+/// `spec_commit[%ctrl] %data : dataIn, dataOut, ctrl`;
+/// `spec_save_commit[%ctrl] %data : data, ctrl`;
+/// `speculating_branch[%spec] %cond : spec, cond, true, false`;
+/// `speculator[%in] %trigger : in, trigger, dataOut, saveCtrl, commitCtrl, SCSaveCtrl,
+/// SCCommitCtrl, SCIsMisspec`.
+fn speculation_layout(name: &str) -> Option<(&'static [usize], &'static [usize])> {
+    Some(match name {
+        "handshake.spec_commit" => (&[2, 0], &[1]),
+        "handshake.spec_save_commit" => (&[1, 0], &[0]),
+        "handshake.speculating_branch" => (&[0, 1], &[2, 3]),
+        "handshake.speculator" => (&[0, 1], &[2, 3, 4, 5, 6, 7]),
+        _ => return None,
+    })
+}
 
 pub(crate) fn assign_types(op: &mut Operation, mut groups: Vec<Vec<Type>>, inline: Vec<Type>) {
     let n_ops = op.operands.len() - inline.len();
@@ -195,7 +205,15 @@ pub(crate) fn assign_types(op: &mut Operation, mut groups: Vec<Vec<Type>>, inlin
         return;
     }
     let types = groups.into_iter().flatten().collect::<Vec<_>>();
-    if AS_WRITTEN.contains(&op.name.as_str()) {
+    if let Some((operands, results)) = speculation_layout(&op.name) {
+        let fits = |idx: &[usize]| idx.iter().all(|&i| i < types.len());
+        if fits(operands) && fits(results) && n_ops == operands.len() && n_res == results.len() {
+            op.operand_types
+                .extend(operands.iter().map(|&i| types[i].clone()));
+            op.result_types = results.iter().map(|&i| types[i].clone()).collect();
+            return;
+        }
+        // Any other shape: keep the types as written, as operand types.
         op.operand_types.extend(types);
         return;
     }
