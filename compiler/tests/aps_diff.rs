@@ -5,24 +5,6 @@
 use compiler::aps::{self, interp, workload};
 use compiler::mlir::ast::Attribute;
 use compiler::rules::sim::{self, Command, SimConfig};
-use std::collections::BTreeMap;
-
-const RS1: u32 = 0x1000;
-const RS2: u32 = 0x2000;
-
-fn cpu_mem(seed: u64) -> BTreeMap<u32, u8> {
-    let mut mem = BTreeMap::new();
-    let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
-    for base in [RS1, RS2] {
-        for i in 0..32u32 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            sim::write_word(&mut mem, base + 4 * i, (x % 1000) as u32);
-        }
-    }
-    mem
-}
 
 /// Run one seed; returns the number of functions checked.
 fn check_seed(seed: u64, functions: usize) -> usize {
@@ -36,13 +18,20 @@ fn check_seed(seed: u64, functions: usize) -> usize {
         let circuit = aps::build_function(&ctx, f)
             .unwrap_or_else(|d| panic!("seed {seed}: {}", d.render("gen", &text)));
         let opcode = f.attr("opcode").and_then(Attribute::as_int).unwrap() as u32;
-        let mem = cpu_mem(seed);
-        let want = interp::run(&ctx, f, RS1, RS2, mem.clone(), 10_000_000)
-            .unwrap_or_else(|d| panic!("seed {seed}: {}", d.render("gen", &text)));
+        let mem = workload::cpu_memory(seed);
+        let want = interp::run(
+            &ctx,
+            f,
+            workload::RS1,
+            workload::RS2,
+            mem.clone(),
+            10_000_000,
+        )
+        .unwrap_or_else(|d| panic!("seed {seed}: {}", d.render("gen", &text)));
         let cmd = Command {
             id: opcode,
-            rs1: RS1,
-            rs2: RS2,
+            rs1: workload::RS1,
+            rs2: workload::RS2,
             rd: 3,
         };
         let got = sim::simulate(&circuit, &[cmd], mem, &SimConfig::default())

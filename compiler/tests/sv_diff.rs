@@ -12,23 +12,6 @@ use compiler::rules::sim::{self, Command, SimConfig};
 use std::collections::BTreeMap;
 use sv_common::*;
 
-const RS1: u32 = 0x1000;
-const RS2: u32 = 0x2000;
-
-fn cpu_mem(seed: u64) -> BTreeMap<u32, u8> {
-    let mut mem = BTreeMap::new();
-    let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
-    for base in [RS1, RS2] {
-        for i in 0..32u32 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            sim::write_word(&mut mem, base + 4 * i, (x % 1000) as u32);
-        }
-    }
-    mem
-}
-
 /// One generated program: (tag, circuit, command, memory).
 fn program(seed: u64) -> (String, compiler::rules::Circuit, Command, BTreeMap<u32, u8>) {
     let text = workload::generate(1, seed);
@@ -39,11 +22,16 @@ fn program(seed: u64) -> (String, compiler::rules::Circuit, Command, BTreeMap<u3
     let opcode = f.attr("opcode").and_then(Attribute::as_int).unwrap() as u32;
     let cmd = Command {
         id: opcode,
-        rs1: RS1,
-        rs2: RS2,
+        rs1: workload::RS1,
+        rs2: workload::RS2,
         rd: 3,
     };
-    (format!("seed{seed}"), circuit, cmd, cpu_mem(seed))
+    (
+        format!("seed{seed}"),
+        circuit,
+        cmd,
+        workload::cpu_memory(seed),
+    )
 }
 
 fn check_seed(seed: u64) -> u64 {

@@ -56,6 +56,27 @@ struct Gen {
     ind: usize,
 }
 
+/// Where generated programs' burst addresses point: `rs1` and `rs2` of the command that
+/// tests and benchmarks send to a generated function.
+pub const RS1: u32 = 0x1000;
+pub const RS2: u32 = 0x2000;
+
+/// Initial CPU memory for a generated program: 32 pseudo-random words (0..1000) at each of
+/// [`RS1`] and [`RS2`], a function of `seed` only.
+pub fn cpu_memory(seed: u64) -> std::collections::BTreeMap<u32, u8> {
+    let mut mem = std::collections::BTreeMap::new();
+    let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    for base in [RS1, RS2] {
+        for i in 0..32u32 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            crate::rules::sim::write_word(&mut mem, base + 4 * i, (x % 1000) as u32);
+        }
+    }
+    mem
+}
+
 /// A module with `functions` functions, fully determined by `seed`.
 pub fn generate(functions: usize, seed: u64) -> String {
     let mut g = Gen {
