@@ -2,7 +2,6 @@
 //! rules, FIFOs and blocks (SVG through `dot -Tsvg` when Graphviz is installed).
 
 use crate::io::{self, Failure};
-use compiler::mlir::ast::Attribute;
 use compiler::{aps, rules};
 use std::io::Write as _;
 use std::path::PathBuf;
@@ -24,9 +23,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
     let fail = |d| Failure::diagnostics(&[d], &path, &text);
     let module = compiler::mlir::parse(&text).map_err(fail)?;
     let ctx = aps::design_context(&module).map_err(fail)?;
-    let func = aps::functions(&module)
-        .into_iter()
-        .find(|f| matches!(f.attr("sym_name"), Some(Attribute::String(s)) if *s == args.func))
+    let func = aps::function_named(&module, &args.func)
         .ok_or_else(|| Failure::input(format!("{path}: error: no function `@{}`", args.func)))?;
     let dot = rules::to_dot(&aps::build_function(&ctx, func).map_err(fail)?);
     let bytes = if args.output.extension().is_some_and(|e| e == "svg") {

@@ -106,9 +106,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
     let fail = |d| Failure::diagnostics(&[d], &path, &text);
     let module = compiler::mlir::parse(&text).map_err(fail)?;
     let ctx = aps::design_context(&module).map_err(fail)?;
-    let func = aps::functions(&module)
-        .into_iter()
-        .find(|f| matches!(f.attr("sym_name"), Some(Attribute::String(s)) if *s == args.func))
+    let func = aps::function_named(&module, &args.func)
         .ok_or_else(|| Failure::input(format!("{path}: error: no function `@{}`", args.func)))?;
     let mem = match &args.cpu_mem {
         Some(p) => read_mem(p)?,

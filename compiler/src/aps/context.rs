@@ -81,6 +81,13 @@ pub fn functions(module: &ModuleAst) -> Vec<&Operation> {
         .unwrap_or_default()
 }
 
+/// The `tor.func` named `@name` (its `sym_name`), if the design has one.
+pub fn function_named<'m>(module: &'m ModuleAst, name: &str) -> Option<&'m Operation> {
+    functions(module)
+        .into_iter()
+        .find(|f| matches!(f.attr("sym_name"), Some(Attribute::String(s)) if s == name))
+}
+
 pub fn type_width(t: &Type) -> u32 {
     match t {
         Type::Integer { width, .. } => *width,

@@ -24,7 +24,7 @@ mod ops;
 pub mod segment;
 pub mod workload;
 
-pub use context::{DesignContext, design_context, functions};
+pub use context::{DesignContext, design_context, function_named, functions};
 pub use handlers::{BlockRules, handle_block};
 pub use segment::{BlockId, Segmentation, segment_function};
 
