@@ -281,29 +281,17 @@ fn prim_text(
         ));
     };
     match op {
-        PrimOp::Add | PrimOp::Sub | PrimOp::Mul => {
-            let name = match op {
-                PrimOp::Add => "add",
-                PrimOp::Sub => "sub",
-                _ => "mul",
+        PrimOp::Add | PrimOp::Sub | PrimOp::Mul | PrimOp::And | PrimOp::Or | PrimOp::Xor => {
+            // FIRRTL widens add/sub by one bit and mul to the sum of widths; bitwise ops take
+            // the wider operand. The result is truncated back to the op's width.
+            let (name, rw) = match op {
+                PrimOp::Add => ("add", wa.max(wb) + 1),
+                PrimOp::Sub => ("sub", wa.max(wb) + 1),
+                PrimOp::Mul => ("mul", wa + wb),
+                PrimOp::And => ("and", wa.max(wb)),
+                PrimOp::Or => ("or", wa.max(wb)),
+                _ => ("xor", wa.max(wb)),
             };
-            let rw = if op == PrimOp::Mul {
-                wa + wb
-            } else {
-                wa.max(wb) + 1
-            };
-            let t = fresh();
-            lines.push(format!(
-                "{t} = firrtl.{name} %v{a}, %v{b} : ({}, {}) -> {}",
-                u(wa),
-                u(wb),
-                u(rw)
-            ));
-            trunc(&mut lines, &t, rw);
-        }
-        PrimOp::And | PrimOp::Or | PrimOp::Xor => {
-            let name = format!("{op:?}").to_lowercase();
-            let rw = wa.max(wb);
             let t = fresh();
             lines.push(format!(
                 "{t} = firrtl.{name} %v{a}, %v{b} : ({}, {}) -> {}",
