@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Installs what kiln's tests need on a Debian machine: the oracle tools (ABC, yosys,
-# Verilator, Icarus Verilog, Graphviz). Idempotent; silent when everything is present.
+# Verilator, Icarus Verilog, Graphviz) and CIRCT's parser/verifier (PyPI `pycde`, in a venv
+# under target/). Idempotent; silent when everything is present.
 set -euo pipefail
 need=()
+python3 -c 'import ensurepip' >/dev/null 2>&1 || need+=(python3-venv)
 for pkg_cmd in berkeley-abc:berkeley-abc yosys:yosys verilator:verilator iverilog:iverilog graphviz:dot; do
   pkg=${pkg_cmd%%:*}; cmd=${pkg_cmd##*:}
   command -v "$cmd" >/dev/null 2>&1 || need+=("$pkg")
@@ -16,3 +18,12 @@ fi
 for cmd in berkeley-abc yosys verilator iverilog dot; do
   command -v "$cmd" >/dev/null 2>&1 || { echo "setup: $cmd still missing after install" >&2; exit 1; }
 done
+# CIRCT (hw/seq/comb/synth dialects) for checking the emitted Synth MLIR: scripts/circt_check.py.
+CIRCT_VENV=$(cd "$(dirname "$0")/.." && pwd)/target/circt-venv
+if ! "$CIRCT_VENV/bin/python" -c 'import pycde.circt' >/dev/null 2>&1; then
+  echo "setup: installing pycde (CIRCT Python bindings) into $CIRCT_VENV" >&2
+  rm -rf "$CIRCT_VENV"
+  python3 -m venv "$CIRCT_VENV"
+  "$CIRCT_VENV/bin/pip" install -q 'pycde==0.12.1'
+  "$CIRCT_VENV/bin/python" -c 'import pycde.circt' || { echo "setup: pycde unusable" >&2; exit 1; }
+fi
