@@ -4,7 +4,9 @@
 # edited target's action runs), singleplex, --worker_sandboxing, the JSON protocol,
 # outputs byte-identical to a one-shot `kiln worker --no-daemon`, and `bazel test` of an
 # sh_test, then `--remote_cache` against nginx (WebDAV) and BuildGrid (REAPI gRPC): after
-# `bazel clean` every kiln action is a remote cache hit. Installs what it needs (Debian
+# `bazel clean` every kiln action is a remote cache hit; and kiln's own remote cache tier
+# (`kiln build --remote-cache`) against the same two servers: an empty local cache is
+# served entirely by the remote, a tampered CAS blob is rejected. Installs what it needs (Debian
 # bazel-bootstrap 4.2.3, nginx, npm buildifier, pip BuildGrid 0.4.4); the builds themselves
 # are offline (overrides for the repositories `bazel test` wants). Servers bind 127.0.0.1
 # on free ports and are stopped by pid. Exits non-zero on any failure.
@@ -130,6 +132,69 @@ check_outputs() {
   diff "$TMP/ref.sha" "$TMP/got.sha" >&2 || fail "$1: outputs differ from the one-shot build"
 }
 
+# kiln's own remote cache tier (`kiln build --remote-cache URL`), against the server just
+# started: builds with an empty local cache A upload every cached query result; builds
+# with a second empty local cache B are served entirely by the remote (every lookup a
+# remote hit) with byte-identical outputs; after one kiln CAS blob is tampered with on the
+# server's disk, builds with an empty cache C reject exactly that entry, recompute it and
+# still write the same outputs. $1 = label, $2 = URL, $3 = directory of the server's blobs.
+KILN_INPUTS=(hw/burst.mlir hw/mux.blif hw/addi.blif)
+# Sum of one counter over the `kiln: cache:` summary lines of a log.
+counter() { grep -o "$2 [0-9]*" "$1" | awk '{s+=$NF} END {print s+0}'; }
+kiln_builds() { # $1 = url, $2 = local cache dir, $3 = out dir, $4 = log
+  local t0=$SECONDS
+  for f in "${KILN_INPUTS[@]}"; do
+    "$KILN" build --remote-cache "$1" --cache-dir "$2" --out-dir "$3" "$f" 2>>"$4" || { cat "$4" >&2; fail "kiln build --remote-cache $1 $f"; }
+  done
+}
+kiln_remote_check() {
+  local label=$1 url=$2 blobs=$3 d=$TMP/kiln-remote-$1
+  mkdir -p "$d"
+  kiln_builds "$url" "$d/A" "$d/outA" "$d/A.log"
+  local n; n=$(counter "$d/A.log" lookups)
+  [ "$n" -gt 0 ] || fail "$label: no cache lookups: $(cat "$d/A.log")"
+  [ "$(counter "$d/A.log" uploads)" -eq "$n" ] || fail "$label: expected $n uploads: $(cat "$d/A.log")"
+  for f in burst.cmt2.mlir burst.rules.json mux.aig addi.aig; do
+    cmp -s "$d/outA/$f" "$REF/${f%%.*}/$f" || fail "$label: $f differs from the one-shot build"
+  done
+  kiln_builds "$url" "$d/B" "$d/outB" "$d/B.log"
+  [ "$(counter "$d/B.log" 'remote hits')" -eq "$n" ] || fail "$label: expected $n remote hits from an empty local cache: $(cat "$d/B.log")"
+  [ "$(counter "$d/B.log" 'local hits')" -eq 0 ] || fail "$label: local hits in an empty cache"
+  diff -r "$d/outA" "$d/outB" >&2 || fail "$label: outputs served from the remote differ"
+  echo "  $label: $n/$n remote hits from an empty local cache, outputs identical" >&2
+  local blob
+  blob=$(python3 - "$blobs" <<'PY'
+import os, sys
+# A kiln entry blob: 32-byte key, then the entry's magic.
+for root, _, files in sorted(os.walk(sys.argv[1])):
+    for f in sorted(files):
+        p = os.path.join(root, f)
+        with open(p, "rb") as fh:
+            head = fh.read(40)
+        if head[32:40] == b"KILNCACH":
+            b = bytearray(open(p, "rb").read())
+            b[-1] ^= 1
+            open(p, "wb").write(b)
+            print(p)
+            sys.exit(0)
+sys.exit(1)
+PY
+) || fail "$label: no kiln blob found under $blobs"
+  kiln_builds "$url" "$d/C" "$d/outC" "$d/C.log"
+  [ "$(counter "$d/C.log" rejected)" -eq 1 ] || fail "$label: tampered blob $blob not rejected: $(cat "$d/C.log")"
+  [ "$(counter "$d/C.log" 'remote hits')" -eq $((n - 1)) ] || fail "$label: expected $((n - 1)) remote hits after tampering: $(cat "$d/C.log")"
+  grep -q "remote cache entry rejected" "$d/C.log" || fail "$label: rejection not logged"
+  diff -r "$d/outA" "$d/outC" >&2 || fail "$label: outputs differ after a tampered blob"
+  echo "  $label: tampered blob rejected (logged), recomputed, outputs identical" >&2
+}
+# The remote tier's own protocol test (large blobs: ByteStream over gRPC), run against
+# the live server. $1 = test name, $2 = variable, $3 = URL.
+kiln_remote_unit() {
+  env "$2=$3" cargo test --release -q -p kiln-cache --test remote_servers -- --ignored --exact "$1" >"$TMP/remote_unit.log" 2>&1 \
+    || { cat "$TMP/remote_unit.log" >&2; fail "cargo test $1"; }
+  grep -q "1 passed" "$TMP/remote_unit.log" || { cat "$TMP/remote_unit.log" >&2; fail "$1 did not run"; }
+}
+
 echo "bazel_test: cold build (multiplex, proto)" >&2
 run build "${TARGETS[@]}"
 [ "$(workers_ran)" -eq 3 ] || fail "cold build: expected 3 worker actions: $(summary)"
@@ -213,6 +278,9 @@ run build "${REMOTE[@]}" "${TARGETS[@]}"
 summary | grep -q '3 remote cache hit' || fail "after clean: expected 3 remote cache hits: $(summary)"
 [ "$(workers_ran)" -eq 0 ] || fail "after clean: kiln ran again: $(summary)"
 check_outputs "nginx remote cache"
+echo "bazel_test: kiln --remote-cache against nginx (HTTP /ac /cas)" >&2
+(cd "$ROOT" && kiln_remote_unit http_cache_round_trip KILN_TEST_REMOTE_HTTP "http://127.0.0.1:$PORT")
+kiln_remote_check nginx "http://127.0.0.1:$PORT" "$TMP/nginx/cache/cas"
 
 echo "bazel_test: --remote_cache against BuildGrid (REAPI gRPC)" >&2
 VENV=$ROOT/target/buildgrid-venv
@@ -263,6 +331,11 @@ run build "${REMOTE[@]}" "${TARGETS[@]}"
 summary | grep -q '3 remote cache hit' || fail "after clean: expected 3 BuildGrid cache hits: $(summary)"
 [ "$(workers_ran)" -eq 0 ] || fail "after clean: kiln ran again: $(summary)"
 check_outputs "BuildGrid remote cache"
+echo "bazel_test: kiln --remote-cache against BuildGrid (REAPI gRPC)" >&2
+(cd "$ROOT" && kiln_remote_unit grpc_cache_round_trip KILN_TEST_REMOTE_GRPC "grpc://127.0.0.1:$BG_PORT")
+# BuildGrid verifies uploads ("Data does not match hash"), so the tampering is done on its
+# disk storage.
+kiln_remote_check buildgrid "grpc://127.0.0.1:$BG_PORT" "$TMP/buildgrid/cas"
 kill "$BG_PID" 2>/dev/null || true
 wait "$BG_PID" 2>/dev/null || true
 BG_PID=""
