@@ -98,7 +98,7 @@ B
 printf 'bazel-bin\nbazel-out\nbazel-testlogs\nbazel-bazel\n' > "$WS/.bazelignore"
 
 cd "$WS"
-TARGETS=(//hw:burst //hw:mux //hw:addi)
+TARGETS=(//hw:burst //hw:mux //hw:addi //hw:gcd)
 LOG=$TMP/bazel.log
 
 # Run bazel, keep its output in $LOG; "$(summary)" is its process summary line.
@@ -116,17 +116,24 @@ worker_pids() {
 }
 # Outputs of the three targets with their hashes.
 outputs_hash() {
-  (cd bazel-bin/hw && find burst mux addi -type f ! -name '*.params' | sort | xargs sha256sum)
+  (cd bazel-bin/hw && find burst mux addi gcd -type f ! -name '*.params' | sort | xargs sha256sum)
 }
 
 # Reference: one-shot in-process builds of the same inputs.
 REF=$TMP/ref
-for t in burst:mlir mux:blif addi:blif; do
-  n=${t%%:*}; x=${t##*:}
-  "$KILN" worker --no-daemon --out-dir "$REF/$n" "hw/$n.$x" || fail "one-shot $n"
+"$KILN" worker --no-daemon --out-dir "$REF/burst" --kind cmt2 --kind rules-json --kind sv hw/burst.mlir || fail "one-shot burst"
+for n in mux addi; do
+  "$KILN" worker --no-daemon --out-dir "$REF/$n" "hw/$n.blif" || fail "one-shot $n"
 done
-(cd "$REF" && find burst mux addi -type f | sort | xargs sha256sum) > "$TMP/ref.sha"
-[ "$(wc -l < "$TMP/ref.sha")" -eq 4 ] || fail "reference outputs: $(cat "$TMP/ref.sha")"
+"$KILN" worker --no-daemon --out-dir "$REF/gcd" --kind synth --blif-lib hw/handshake/library hw/handshake/gcd.mlir || fail "one-shot gcd"
+(cd "$REF" && find burst mux addi gcd -type f | sort | xargs sha256sum) > "$TMP/ref.sha"
+[ "$(wc -l < "$TMP/ref.sha")" -eq 9 ] || fail "reference outputs: $(cat "$TMP/ref.sha")"
+# The direct kinds are the same bytes as `kiln build --emit sv` and `kiln synth`.
+"$KILN" build --emit sv --out-dir "$TMP/ref-build" hw/burst.mlir || fail "kiln build --emit sv"
+"$KILN" synth --blif-lib hw/handshake/library --out-dir "$TMP/ref-build" hw/handshake/gcd.mlir || fail "kiln synth"
+for f in burst/burst.sv gcd/gcd.synth.mlir gcd/gcd.aig gcd/gcd.blif gcd/gcd.hier.blif; do
+  cmp -s "$REF/$f" "$TMP/ref-build/${f#*/}" || fail "worker $f differs from kiln build/synth"
+done
 check_outputs() {
   outputs_hash > "$TMP/got.sha"
   diff "$TMP/ref.sha" "$TMP/got.sha" >&2 || fail "$1: outputs differ from the one-shot build"
@@ -197,7 +204,7 @@ kiln_remote_unit() {
 
 echo "bazel_test: cold build (multiplex, proto)" >&2
 run build "${TARGETS[@]}"
-[ "$(workers_ran)" -eq 3 ] || fail "cold build: expected 3 worker actions: $(summary)"
+[ "$(workers_ran)" -eq 4 ] || fail "cold build: expected 4 worker actions: $(summary)"
 check_outputs "cold build"
 PIDS1=$(worker_pids)
 [ -n "$PIDS1" ] || fail "no kiln worker process alive after the build"
@@ -213,13 +220,13 @@ check_outputs "rebuild"
 echo "bazel_test: singleplex workers" >&2
 run clean
 run build --define=kiln_worker_multiplex=0 "${TARGETS[@]}"
-[ "$(workers_ran)" -eq 3 ] || fail "singleplex: expected 3 worker actions: $(summary)"
+[ "$(workers_ran)" -eq 4 ] || fail "singleplex: expected 4 worker actions: $(summary)"
 check_outputs "singleplex"
 
 echo "bazel_test: --worker_sandboxing" >&2
 run clean
 run build --define=kiln_worker_multiplex=0 --worker_sandboxing "${TARGETS[@]}"
-[ "$(workers_ran)" -eq 3 ] || fail "sandboxed: expected 3 worker actions: $(summary)"
+[ "$(workers_ran)" -eq 4 ] || fail "sandboxed: expected 4 worker actions: $(summary)"
 # Sandboxed workers run in <output_base>/bazel-workers/worker-<N>-<Mnemonic>/<ws>.
 SANDBOXED=0
 for p in $(worker_pids); do
@@ -231,7 +238,7 @@ check_outputs "worker sandboxing"
 echo "bazel_test: JSON protocol" >&2
 run clean
 run build --define=kiln_worker_protocol=json "${TARGETS[@]}"
-[ "$(workers_ran)" -eq 3 ] || fail "json: expected 3 worker actions: $(summary)"
+[ "$(workers_ran)" -eq 4 ] || fail "json: expected 4 worker actions: $(summary)"
 check_outputs "json"
 
 echo "bazel_test: bazel test" >&2
@@ -271,11 +278,11 @@ N
 REMOTE=(--remote_cache="http://127.0.0.1:$PORT")
 run clean
 run build "${REMOTE[@]}" "${TARGETS[@]}"
-[ "$(workers_ran)" -eq 3 ] || fail "remote cache, first build: expected 3 worker actions: $(summary)"
-[ "$(find "$TMP/nginx/cache/ac" -type f | wc -l)" -ge 3 ] || fail "no action results uploaded to nginx"
+[ "$(workers_ran)" -eq 4 ] || fail "remote cache, first build: expected 4 worker actions: $(summary)"
+[ "$(find "$TMP/nginx/cache/ac" -type f | wc -l)" -ge 4 ] || fail "no action results uploaded to nginx"
 run clean
 run build "${REMOTE[@]}" "${TARGETS[@]}"
-summary | grep -q '3 remote cache hit' || fail "after clean: expected 3 remote cache hits: $(summary)"
+summary | grep -q '4 remote cache hit' || fail "after clean: expected 4 remote cache hits: $(summary)"
 [ "$(workers_ran)" -eq 0 ] || fail "after clean: kiln ran again: $(summary)"
 check_outputs "nginx remote cache"
 echo "bazel_test: kiln --remote-cache against nginx (HTTP /ac /cas)" >&2
@@ -325,10 +332,10 @@ done
 REMOTE=(--remote_cache="grpc://127.0.0.1:$BG_PORT")
 run clean
 run build "${REMOTE[@]}" "${TARGETS[@]}"
-[ "$(workers_ran)" -eq 3 ] || fail "BuildGrid, first build: expected 3 worker actions: $(summary)"
+[ "$(workers_ran)" -eq 4 ] || fail "BuildGrid, first build: expected 4 worker actions: $(summary)"
 run clean
 run build "${REMOTE[@]}" "${TARGETS[@]}"
-summary | grep -q '3 remote cache hit' || fail "after clean: expected 3 BuildGrid cache hits: $(summary)"
+summary | grep -q '4 remote cache hit' || fail "after clean: expected 4 BuildGrid cache hits: $(summary)"
 [ "$(workers_ran)" -eq 0 ] || fail "after clean: kiln ran again: $(summary)"
 check_outputs "BuildGrid remote cache"
 echo "bazel_test: kiln --remote-cache against BuildGrid (REAPI gRPC)" >&2
