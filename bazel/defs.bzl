@@ -1,7 +1,11 @@
 """Bazel rules for kiln.
 
-- `kiln_aps_library`: TOR/APS MLIR -> `<stem>.cmt2.mlir` and `<stem>.rules.json`.
+- `kiln_aps_library`: TOR/APS MLIR -> `<stem>.cmt2.mlir`, `<stem>.rules.json` and (unless
+  `sv = False`) `<stem>.sv`.
 - `kiln_blif_aig`: BLIF -> binary AIGER `<stem>.aig`.
+- `kiln_blif_library`: a directory of per-unit BLIF files (the Handshake unit library).
+- `kiln_handshake_synth`: Handshake MLIR + a `kiln_blif_library` -> `<stem>.synth.mlir`,
+  `<stem>.aig`, `<stem>.blif` (flat) and `<stem>.hier.blif`.
 - `kiln_toolchain`: the `kiln` binary, registered for `@rules_kiln//:toolchain_type`.
 
 Every action runs `kiln worker` with its per-action arguments in an `@flagfile`, declares
@@ -25,6 +29,26 @@ KilnApsInfo = provider(
         "cmt2": "File: the CMT2 MLIR circuit",
         "rules_json": "File: the rules JSON",
         "src": "File: the APS MLIR input",
+        "sv": "File: the SystemVerilog circuit, or None",
+    },
+)
+
+KilnBlifLibraryInfo = provider(
+    doc = "A per-unit BLIF library for Handshake -> Synth.",
+    fields = {
+        "files": "depset of File: the library's BLIF files",
+        "root": "string: execroot-relative directory the unit paths are relative to",
+    },
+)
+
+KilnSynthInfo = provider(
+    doc = "Outputs of a Handshake -> Synth lowering.",
+    fields = {
+        "aig": "File: binary AIGER of the flat circuit",
+        "blif": "File: flat BLIF",
+        "hier_blif": "File: hierarchical BLIF (top model + each used unit once)",
+        "src": "File: the Handshake MLIR input",
+        "synth_mlir": "File: Synth MLIR",
     },
 )
 
@@ -59,14 +83,21 @@ kiln_toolchain = rule(
 def _stem(f):
     return f.basename[:-len("." + f.extension)] if f.extension else f.basename
 
-def _run_kiln(ctx, src, outputs, kinds, mnemonic):
-    """Declares one `kiln worker` action building `src` into the outputs' directory."""
+def _run_kiln(ctx, src, outputs, kinds, mnemonic, library = None):
+    """Declares one `kiln worker` action building `src` into the outputs' directory.
+
+    `library` (a KilnBlifLibraryInfo) adds `--blif-lib` and the library files as inputs.
+    """
     kiln = ctx.toolchains[_TOOLCHAIN].kiln.kiln
     protocol = ctx.var.get("kiln_worker_protocol", "proto")
     args = ctx.actions.args()
     args.add("--out-dir", outputs[0].dirname)
     for kind in kinds:
         args.add("--kind", kind)
+    inputs = [src]
+    if library:
+        args.add("--blif-lib", library.root)
+        inputs = depset([src], transitive = [library.files])
     args.add(src)
     args.use_param_file("@%s", use_always = True)
     args.set_param_file_format("multiline")
@@ -81,7 +112,7 @@ def _run_kiln(ctx, src, outputs, kinds, mnemonic):
     ctx.actions.run(
         executable = kiln,
         arguments = ["worker", "--worker-protocol=" + protocol, args],
-        inputs = [src],
+        inputs = inputs,
         outputs = outputs,
         mnemonic = mnemonic,
         progress_message = "kiln %s %s" % (mnemonic, src.short_path),
@@ -93,12 +124,21 @@ def _kiln_aps_library_impl(ctx):
     stem = _stem(src)
     cmt2 = ctx.actions.declare_file("%s/%s.cmt2.mlir" % (ctx.label.name, stem))
     rules_json = ctx.actions.declare_file("%s/%s.rules.json" % (ctx.label.name, stem))
-    _run_kiln(ctx, src, [cmt2, rules_json], ["cmt2", "rules-json"], "KilnAps")
     files = [cmt2, rules_json]
+    kinds = ["cmt2", "rules-json"]
+    sv = None
+    if ctx.attr.sv:
+        sv = ctx.actions.declare_file("%s/%s.sv" % (ctx.label.name, stem))
+        files.append(sv)
+        kinds.append("sv")
+    _run_kiln(ctx, src, files, kinds, "KilnAps")
+    groups = {"cmt2": depset([cmt2]), "rules_json": depset([rules_json])}
+    if sv:
+        groups["sv"] = depset([sv])
     return [
         DefaultInfo(files = depset(files), runfiles = ctx.runfiles(files = files)),
-        KilnApsInfo(cmt2 = cmt2, rules_json = rules_json, src = src),
-        OutputGroupInfo(cmt2 = depset([cmt2]), rules_json = depset([rules_json])),
+        KilnApsInfo(cmt2 = cmt2, rules_json = rules_json, src = src, sv = sv),
+        OutputGroupInfo(**groups),
     ]
 
 kiln_aps_library = rule(
@@ -109,6 +149,10 @@ kiln_aps_library = rule(
             doc = "The APS MLIR file (a module with `tor.design`).",
             allow_single_file = [".mlir"],
             mandatory = True,
+        ),
+        "sv": attr.bool(
+            doc = "Also emit `<stem>.sv`, the SystemVerilog of the merged rule circuit.",
+            default = True,
         ),
     },
     toolchains = [_TOOLCHAIN],
@@ -130,6 +174,74 @@ kiln_blif_aig = rule(
         "src": attr.label(
             doc = "The BLIF file.",
             allow_single_file = [".blif"],
+            mandatory = True,
+        ),
+    },
+    toolchains = [_TOOLCHAIN],
+)
+
+def _kiln_blif_library_impl(ctx):
+    parts = [p for p in [ctx.label.workspace_root, ctx.label.package, ctx.attr.strip_prefix] if p]
+    root = "/".join(parts)
+    for f in ctx.files.srcs:
+        if not f.path.startswith(root + "/"):
+            fail("%s is not under the library root %s" % (f.path, root))
+    files = depset(ctx.files.srcs)
+    return [
+        DefaultInfo(files = files),
+        KilnBlifLibraryInfo(files = files, root = root),
+    ]
+
+kiln_blif_library = rule(
+    implementation = _kiln_blif_library_impl,
+    doc = "A per-unit BLIF library (`<unit>/<params>/<unit>.blif` under one root directory).",
+    attrs = {
+        "srcs": attr.label_list(
+            doc = "The library's BLIF files (source files of this package).",
+            allow_files = [".blif"],
+            mandatory = True,
+        ),
+        "strip_prefix": attr.string(
+            doc = "Directory, relative to the package, that unit paths are relative to.",
+            default = "",
+        ),
+    },
+)
+
+def _kiln_handshake_synth_impl(ctx):
+    src = ctx.file.src
+    stem = _stem(src)
+    names = ["synth.mlir", "aig", "blif", "hier.blif"]
+    synth_mlir, aig, blif, hier_blif = [
+        ctx.actions.declare_file("%s/%s.%s" % (ctx.label.name, stem, n))
+        for n in names
+    ]
+    files = [synth_mlir, aig, blif, hier_blif]
+    library = ctx.attr.library[KilnBlifLibraryInfo]
+    _run_kiln(ctx, src, files, ["synth"], "KilnSynth", library = library)
+    return [
+        DefaultInfo(files = depset(files), runfiles = ctx.runfiles(files = files)),
+        KilnSynthInfo(
+            aig = aig,
+            blif = blif,
+            hier_blif = hier_blif,
+            src = src,
+            synth_mlir = synth_mlir,
+        ),
+    ]
+
+kiln_handshake_synth = rule(
+    implementation = _kiln_handshake_synth_impl,
+    doc = "Lowers a Handshake MLIR circuit (one `handshake.func`) to Synth MLIR, AIGER and BLIF.",
+    attrs = {
+        "library": attr.label(
+            doc = "The unit library (a kiln_blif_library).",
+            providers = [KilnBlifLibraryInfo],
+            mandatory = True,
+        ),
+        "src": attr.label(
+            doc = "The Handshake MLIR file.",
+            allow_single_file = [".mlir"],
             mandatory = True,
         ),
     },

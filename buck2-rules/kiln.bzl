@@ -2,8 +2,13 @@
 
 - `kiln_worker`: a `WorkerInfo` for `kiln worker --buck2`, shared by every kiln action of
   a build (Buck2 keys workers by this provider instance, so it lives in its own rule).
-- `kiln_aps_library`: TOR/APS MLIR -> `<stem>.cmt2.mlir` and `<stem>.rules.json`.
+- `kiln_aps_library`: TOR/APS MLIR -> `<stem>.cmt2.mlir`, `<stem>.rules.json` and (unless
+  `sv = False`) `<stem>.sv`.
 - `kiln_blif_aig`: BLIF -> binary AIGER `<stem>.aig`.
+- `kiln_blif_library`: the per-unit BLIF library of Handshake -> Synth, laid out as one
+  directory (`srcs` maps each unit path, e.g. `addi/32/addi.blif`, to its source).
+- `kiln_handshake_synth`: Handshake MLIR + a `kiln_blif_library` -> `<stem>.synth.mlir`,
+  `<stem>.aig`, `<stem>.blif` and `<stem>.hier.blif`.
 
 Actions run through the worker when Buck2 uses persistent workers, else the fallback
 `kiln worker ARGS...` runs once; the arguments are the same either way.
@@ -12,6 +17,18 @@ Actions run through the worker when Buck2 uses persistent workers, else the fall
 KilnApsInfo = provider(doc = "Outputs of an APS compile.", fields = {
     "cmt2": provider_field(typing.Any, default = None),
     "rules_json": provider_field(typing.Any, default = None),
+    "sv": provider_field(typing.Any, default = None),
+})
+
+KilnBlifLibraryInfo = provider(doc = "A per-unit BLIF library laid out as one directory.", fields = {
+    "dir": provider_field(typing.Any, default = None),
+})
+
+KilnSynthInfo = provider(doc = "Outputs of a Handshake to Synth lowering.", fields = {
+    "aig": provider_field(typing.Any, default = None),
+    "blif": provider_field(typing.Any, default = None),
+    "hier_blif": provider_field(typing.Any, default = None),
+    "synth_mlir": provider_field(typing.Any, default = None),
 })
 
 KilnAigInfo = provider(doc = "Outputs of a BLIF to AIG lowering.", fields = {
@@ -39,7 +56,7 @@ def _stem(name: str) -> str:
     dot = base.rfind(".")
     return base[:dot] if dot > 0 else base
 
-def _run_kiln(ctx: AnalysisContext, kinds: list[str], suffixes: list[str], category: str) -> list:
+def _run_kiln(ctx: AnalysisContext, kinds: list[str], suffixes: list[str], category: str, extra: list = []) -> list:
     src = ctx.attrs.src
     stem = _stem(src.short_path)
     outs = [ctx.actions.declare_output("{}/{}.{}".format(ctx.label.name, stem, s)) for s in suffixes]
@@ -47,7 +64,7 @@ def _run_kiln(ctx: AnalysisContext, kinds: list[str], suffixes: list[str], categ
     kind_flags = []
     for kind in kinds:
         kind_flags += ["--kind", kind]
-    args = cmd_args("--out-dir", out_dir, kind_flags, src)
+    args = cmd_args("--out-dir", out_dir, kind_flags, extra, src)
     worker = ctx.attrs._worker
     ctx.actions.run(
         args,
@@ -61,16 +78,23 @@ def _run_kiln(ctx: AnalysisContext, kinds: list[str], suffixes: list[str], categ
     return outs
 
 def _kiln_aps_library_impl(ctx: AnalysisContext) -> list[Provider]:
-    cmt2, rules_json = _run_kiln(ctx, ["cmt2", "rules-json"], ["cmt2.mlir", "rules.json"], "kiln_aps")
+    kinds = ["cmt2", "rules-json"]
+    suffixes = ["cmt2.mlir", "rules.json"]
+    if ctx.attrs.sv:
+        kinds.append("sv")
+        suffixes.append("sv")
+    outs = _run_kiln(ctx, kinds, suffixes, "kiln_aps")
+    sv = outs[2] if ctx.attrs.sv else None
     return [
-        DefaultInfo(default_outputs = [cmt2, rules_json]),
-        KilnApsInfo(cmt2 = cmt2, rules_json = rules_json),
+        DefaultInfo(default_outputs = outs),
+        KilnApsInfo(cmt2 = outs[0], rules_json = outs[1], sv = sv),
     ]
 
 kiln_aps_library = rule(
     impl = _kiln_aps_library_impl,
     attrs = {
         "src": attrs.source(),
+        "sv": attrs.bool(default = True),
         "_worker": attrs.default_only(attrs.dep(default = "toolchains//:kiln_worker")),
     },
 )
@@ -85,6 +109,43 @@ def _kiln_blif_aig_impl(ctx: AnalysisContext) -> list[Provider]:
 kiln_blif_aig = rule(
     impl = _kiln_blif_aig_impl,
     attrs = {
+        "src": attrs.source(),
+        "_worker": attrs.default_only(attrs.dep(default = "toolchains//:kiln_worker")),
+    },
+)
+
+def _kiln_blif_library_impl(ctx: AnalysisContext) -> list[Provider]:
+    lib = ctx.actions.symlinked_dir(ctx.label.name, ctx.attrs.srcs)
+    return [
+        DefaultInfo(default_output = lib),
+        KilnBlifLibraryInfo(dir = lib),
+    ]
+
+kiln_blif_library = rule(
+    impl = _kiln_blif_library_impl,
+    attrs = {
+        "srcs": attrs.dict(key = attrs.string(), value = attrs.source()),
+    },
+)
+
+def _kiln_handshake_synth_impl(ctx: AnalysisContext) -> list[Provider]:
+    lib = ctx.attrs.library[KilnBlifLibraryInfo].dir
+    synth_mlir, aig, blif, hier_blif = _run_kiln(
+        ctx,
+        ["synth"],
+        ["synth.mlir", "aig", "blif", "hier.blif"],
+        "kiln_synth",
+        extra = ["--blif-lib", lib],
+    )
+    return [
+        DefaultInfo(default_outputs = [synth_mlir, aig, blif, hier_blif]),
+        KilnSynthInfo(synth_mlir = synth_mlir, aig = aig, blif = blif, hier_blif = hier_blif),
+    ]
+
+kiln_handshake_synth = rule(
+    impl = _kiln_handshake_synth_impl,
+    attrs = {
+        "library": attrs.dep(providers = [KilnBlifLibraryInfo]),
         "src": attrs.source(),
         "_worker": attrs.default_only(attrs.dep(default = "toolchains//:kiln_worker")),
     },

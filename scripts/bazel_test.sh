@@ -4,7 +4,9 @@
 # edited target's action runs), singleplex, --worker_sandboxing, the JSON protocol,
 # outputs byte-identical to a one-shot `kiln worker --no-daemon`, and `bazel test` of an
 # sh_test, then `--remote_cache` against nginx (WebDAV) and BuildGrid (REAPI gRPC): after
-# `bazel clean` every kiln action is a remote cache hit. Installs what it needs (Debian
+# `bazel clean` every kiln action is a remote cache hit; and kiln's own remote cache tier
+# (`kiln build --remote-cache`) against the same two servers: an empty local cache is
+# served entirely by the remote, a tampered CAS blob is rejected. Installs what it needs (Debian
 # bazel-bootstrap 4.2.3, nginx, npm buildifier, pip BuildGrid 0.4.4); the builds themselves
 # are offline (overrides for the repositories `bazel test` wants). Servers bind 127.0.0.1
 # on free ports and are stopped by pid. Exits non-zero on any failure.
@@ -51,6 +53,7 @@ cleanup() {
   (cd "$WS" 2>/dev/null && "${BAZEL[@]}" shutdown >/dev/null 2>&1) || true
   [ -s "$TMP/nginx/nginx.pid" ] && kill "$(cat "$TMP/nginx/nginx.pid")" 2>/dev/null || true
   [ -n "${BG_PID:-}" ] && kill "$BG_PID" 2>/dev/null || true
+  [ -n "${DAEMON_PID:-}" ] && kill "$DAEMON_PID" 2>/dev/null || true
   chmod -R u+w "$TMP" 2>/dev/null || true
   rm -rf "$TMP"
 }
@@ -96,7 +99,7 @@ B
 printf 'bazel-bin\nbazel-out\nbazel-testlogs\nbazel-bazel\n' > "$WS/.bazelignore"
 
 cd "$WS"
-TARGETS=(//hw:burst //hw:mux //hw:addi)
+TARGETS=(//hw:burst //hw:mux //hw:addi //hw:gcd)
 LOG=$TMP/bazel.log
 
 # Run bazel, keep its output in $LOG; "$(summary)" is its process summary line.
@@ -114,25 +117,122 @@ worker_pids() {
 }
 # Outputs of the three targets with their hashes.
 outputs_hash() {
-  (cd bazel-bin/hw && find burst mux addi -type f ! -name '*.params' | sort | xargs sha256sum)
+  (cd bazel-bin/hw && find burst mux addi gcd -type f ! -name '*.params' | sort | xargs sha256sum)
 }
 
 # Reference: one-shot in-process builds of the same inputs.
 REF=$TMP/ref
-for t in burst:mlir mux:blif addi:blif; do
-  n=${t%%:*}; x=${t##*:}
-  "$KILN" worker --no-daemon --out-dir "$REF/$n" "hw/$n.$x" || fail "one-shot $n"
+"$KILN" worker --no-daemon --out-dir "$REF/burst" --kind cmt2 --kind rules-json --kind sv hw/burst.mlir || fail "one-shot burst"
+for n in mux addi; do
+  "$KILN" worker --no-daemon --out-dir "$REF/$n" "hw/$n.blif" || fail "one-shot $n"
 done
-(cd "$REF" && find burst mux addi -type f | sort | xargs sha256sum) > "$TMP/ref.sha"
-[ "$(wc -l < "$TMP/ref.sha")" -eq 4 ] || fail "reference outputs: $(cat "$TMP/ref.sha")"
+"$KILN" worker --no-daemon --out-dir "$REF/gcd" --kind synth --blif-lib hw/handshake/library hw/handshake/gcd.mlir || fail "one-shot gcd"
+(cd "$REF" && find burst mux addi gcd -type f | sort | xargs sha256sum) > "$TMP/ref.sha"
+[ "$(wc -l < "$TMP/ref.sha")" -eq 9 ] || fail "reference outputs: $(cat "$TMP/ref.sha")"
+# The direct kinds are the same bytes as `kiln build --emit sv` and `kiln synth`.
+"$KILN" build --emit sv --out-dir "$TMP/ref-build" hw/burst.mlir || fail "kiln build --emit sv"
+"$KILN" synth --blif-lib hw/handshake/library --out-dir "$TMP/ref-build" hw/handshake/gcd.mlir || fail "kiln synth"
+for f in burst/burst.sv gcd/gcd.synth.mlir gcd/gcd.aig gcd/gcd.blif gcd/gcd.hier.blif; do
+  cmp -s "$REF/$f" "$TMP/ref-build/${f#*/}" || fail "worker $f differs from kiln build/synth"
+done
 check_outputs() {
   outputs_hash > "$TMP/got.sha"
   diff "$TMP/ref.sha" "$TMP/got.sha" >&2 || fail "$1: outputs differ from the one-shot build"
 }
 
+# kiln's own remote cache tier (`kiln build --remote-cache URL`), against the server just
+# started: builds with an empty local cache A upload every cached query result; builds
+# with a second empty local cache B are served entirely by the remote (every lookup a
+# remote hit) with byte-identical outputs; after one kiln CAS blob is tampered with on the
+# server's disk, builds with an empty cache C reject exactly that entry, recompute it and
+# still write the same outputs. $1 = label, $2 = URL, $3 = directory of the server's blobs.
+KILN_INPUTS=(hw/burst.mlir hw/mux.blif hw/addi.blif)
+# Sum of one counter over the `kiln: cache:` summary lines of a log.
+counter() { grep -o "$2 [0-9]*" "$1" | awk '{s+=$NF} END {print s+0}'; }
+kiln_builds() { # $1 = url, $2 = local cache dir, $3 = out dir, $4 = log; prints wall ms
+  local t0; t0=$(date +%s%N)
+  for f in "${KILN_INPUTS[@]}"; do
+    "$KILN" build --remote-cache "$1" --cache-dir "$2" --out-dir "$3" "$f" 2>>"$4" || { cat "$4" >&2; fail "kiln build --remote-cache $1 $f"; }
+  done
+  echo $(( ($(date +%s%N) - t0) / 1000000 ))
+}
+kiln_remote_check() {
+  local label=$1 url=$2 blobs=$3 d=$TMP/kiln-remote-$1
+  mkdir -p "$d"
+  local ms_a ms_b ms_c ms_l
+  ms_a=$(kiln_builds "$url" "$d/A" "$d/outA" "$d/A.log")
+  local n; n=$(counter "$d/A.log" lookups)
+  [ "$n" -gt 0 ] || fail "$label: no cache lookups: $(cat "$d/A.log")"
+  [ "$(counter "$d/A.log" uploads)" -eq "$n" ] || fail "$label: expected $n uploads: $(cat "$d/A.log")"
+  for f in burst.cmt2.mlir burst.rules.json mux.aig addi.aig; do
+    cmp -s "$d/outA/$f" "$REF/${f%%.*}/$f" || fail "$label: $f differs from the one-shot build"
+  done
+  ms_b=$(kiln_builds "$url" "$d/B" "$d/outB" "$d/B.log")
+  ms_l=$(kiln_builds "$url" "$d/B" "$d/outL" "$d/L.log")
+  [ "$(counter "$d/L.log" 'local hits')" -eq "$n" ] || fail "$label: expected $n local hits on a rebuild: $(cat "$d/L.log")"
+  [ "$(counter "$d/B.log" 'remote hits')" -eq "$n" ] || fail "$label: expected $n remote hits from an empty local cache: $(cat "$d/B.log")"
+  [ "$(counter "$d/B.log" 'local hits')" -eq 0 ] || fail "$label: local hits in an empty cache"
+  diff -r "$d/outA" "$d/outB" >&2 || fail "$label: outputs served from the remote differ"
+  echo "  $label: $n/$n remote hits from an empty local cache, outputs identical" >&2
+  # The daemon with the same tier in front of an empty cache: builds through it (the worker
+  # one-shot uses the workspace's running daemon) are served by the remote too.
+  "$KILN" daemon --remote-cache "$url" --cache-dir "$d/D" --idle-timeout 300 >"$d/daemon.out" 2>&1 &
+  DAEMON_PID=$!
+  for _ in $(seq 1 200); do "$KILN" status >/dev/null 2>&1 && break; sleep 0.1; done
+  for f in hw/burst.mlir hw/mux.blif hw/addi.blif; do
+    "$KILN" worker --out-dir "$d/outD" "$f" || fail "$label: worker build through the daemon"
+  done
+  "$KILN" stats --json >"$d/stats.json" || fail "$label: kiln stats"
+  "$KILN" shutdown >/dev/null 2>&1 || true
+  wait "$DAEMON_PID" 2>/dev/null || true
+  DAEMON_PID=""
+  python3 - "$d/stats.json" "$url" "$n" <<'PY' || fail "$label: daemon stats: $(cat "$d/stats.json")"
+import json, sys
+s = json.load(open(sys.argv[1]))
+r = s["remote"]
+assert r["url"] == sys.argv[2], r
+assert r["hits"] == int(sys.argv[3]) and r["rejected"] == 0 and r["errors"] == 0, r
+assert s["builds"] == 3, s
+PY
+  diff -r "$d/outA" "$d/outD" >&2 || fail "$label: outputs built through the daemon differ"
+  echo "  $label: daemon --remote-cache: $n/$n remote hits (kiln stats), outputs identical" >&2
+  local blob
+  blob=$(python3 - "$blobs" <<'PY'
+import os, sys
+# A kiln entry blob: 32-byte key, then the entry's magic.
+for root, _, files in sorted(os.walk(sys.argv[1])):
+    for f in sorted(files):
+        p = os.path.join(root, f)
+        with open(p, "rb") as fh:
+            head = fh.read(40)
+        if head[32:40] == b"KILNCACH":
+            b = bytearray(open(p, "rb").read())
+            b[-1] ^= 1
+            open(p, "wb").write(b)
+            print(p)
+            sys.exit(0)
+sys.exit(1)
+PY
+) || fail "$label: no kiln blob found under $blobs"
+  ms_c=$(kiln_builds "$url" "$d/C" "$d/outC" "$d/C.log")
+  [ "$(counter "$d/C.log" rejected)" -eq 1 ] || fail "$label: tampered blob $blob not rejected: $(cat "$d/C.log")"
+  [ "$(counter "$d/C.log" 'remote hits')" -eq $((n - 1)) ] || fail "$label: expected $((n - 1)) remote hits after tampering: $(cat "$d/C.log")"
+  grep -q "remote cache entry rejected" "$d/C.log" || fail "$label: rejection not logged"
+  diff -r "$d/outA" "$d/outC" >&2 || fail "$label: outputs differ after a tampered blob"
+  echo "  $label: tampered blob rejected (logged), recomputed, outputs identical" >&2
+  echo "  $label: wall ms for ${#KILN_INPUTS[@]} builds: empty caches (compute + upload) $ms_a, remote hits $ms_b, local hits $ms_l, one rejected $ms_c" >&2
+}
+# The remote tier's own protocol test (large blobs: ByteStream over gRPC), run against
+# the live server. $1 = test name, $2 = variable, $3 = URL.
+kiln_remote_unit() {
+  env "$2=$3" cargo test --release -q -p kiln-cache --test remote_servers -- --ignored --exact "$1" >"$TMP/remote_unit.log" 2>&1 \
+    || { cat "$TMP/remote_unit.log" >&2; fail "cargo test $1"; }
+  grep -q "1 passed" "$TMP/remote_unit.log" || { cat "$TMP/remote_unit.log" >&2; fail "$1 did not run"; }
+}
+
 echo "bazel_test: cold build (multiplex, proto)" >&2
 run build "${TARGETS[@]}"
-[ "$(workers_ran)" -eq 3 ] || fail "cold build: expected 3 worker actions: $(summary)"
+[ "$(workers_ran)" -eq 4 ] || fail "cold build: expected 4 worker actions: $(summary)"
 check_outputs "cold build"
 PIDS1=$(worker_pids)
 [ -n "$PIDS1" ] || fail "no kiln worker process alive after the build"
@@ -148,13 +248,13 @@ check_outputs "rebuild"
 echo "bazel_test: singleplex workers" >&2
 run clean
 run build --define=kiln_worker_multiplex=0 "${TARGETS[@]}"
-[ "$(workers_ran)" -eq 3 ] || fail "singleplex: expected 3 worker actions: $(summary)"
+[ "$(workers_ran)" -eq 4 ] || fail "singleplex: expected 4 worker actions: $(summary)"
 check_outputs "singleplex"
 
 echo "bazel_test: --worker_sandboxing" >&2
 run clean
 run build --define=kiln_worker_multiplex=0 --worker_sandboxing "${TARGETS[@]}"
-[ "$(workers_ran)" -eq 3 ] || fail "sandboxed: expected 3 worker actions: $(summary)"
+[ "$(workers_ran)" -eq 4 ] || fail "sandboxed: expected 4 worker actions: $(summary)"
 # Sandboxed workers run in <output_base>/bazel-workers/worker-<N>-<Mnemonic>/<ws>.
 SANDBOXED=0
 for p in $(worker_pids); do
@@ -166,7 +266,7 @@ check_outputs "worker sandboxing"
 echo "bazel_test: JSON protocol" >&2
 run clean
 run build --define=kiln_worker_protocol=json "${TARGETS[@]}"
-[ "$(workers_ran)" -eq 3 ] || fail "json: expected 3 worker actions: $(summary)"
+[ "$(workers_ran)" -eq 4 ] || fail "json: expected 4 worker actions: $(summary)"
 check_outputs "json"
 
 echo "bazel_test: bazel test" >&2
@@ -206,13 +306,16 @@ N
 REMOTE=(--remote_cache="http://127.0.0.1:$PORT")
 run clean
 run build "${REMOTE[@]}" "${TARGETS[@]}"
-[ "$(workers_ran)" -eq 3 ] || fail "remote cache, first build: expected 3 worker actions: $(summary)"
-[ "$(find "$TMP/nginx/cache/ac" -type f | wc -l)" -ge 3 ] || fail "no action results uploaded to nginx"
+[ "$(workers_ran)" -eq 4 ] || fail "remote cache, first build: expected 4 worker actions: $(summary)"
+[ "$(find "$TMP/nginx/cache/ac" -type f | wc -l)" -ge 4 ] || fail "no action results uploaded to nginx"
 run clean
 run build "${REMOTE[@]}" "${TARGETS[@]}"
-summary | grep -q '3 remote cache hit' || fail "after clean: expected 3 remote cache hits: $(summary)"
+summary | grep -q '4 remote cache hit' || fail "after clean: expected 4 remote cache hits: $(summary)"
 [ "$(workers_ran)" -eq 0 ] || fail "after clean: kiln ran again: $(summary)"
 check_outputs "nginx remote cache"
+echo "bazel_test: kiln --remote-cache against nginx (HTTP /ac /cas)" >&2
+(cd "$ROOT" && kiln_remote_unit http_cache_round_trip KILN_TEST_REMOTE_HTTP "http://127.0.0.1:$PORT")
+kiln_remote_check nginx "http://127.0.0.1:$PORT" "$TMP/nginx/cache/cas"
 
 echo "bazel_test: --remote_cache against BuildGrid (REAPI gRPC)" >&2
 VENV=$ROOT/target/buildgrid-venv
@@ -257,12 +360,17 @@ done
 REMOTE=(--remote_cache="grpc://127.0.0.1:$BG_PORT")
 run clean
 run build "${REMOTE[@]}" "${TARGETS[@]}"
-[ "$(workers_ran)" -eq 3 ] || fail "BuildGrid, first build: expected 3 worker actions: $(summary)"
+[ "$(workers_ran)" -eq 4 ] || fail "BuildGrid, first build: expected 4 worker actions: $(summary)"
 run clean
 run build "${REMOTE[@]}" "${TARGETS[@]}"
-summary | grep -q '3 remote cache hit' || fail "after clean: expected 3 BuildGrid cache hits: $(summary)"
+summary | grep -q '4 remote cache hit' || fail "after clean: expected 4 BuildGrid cache hits: $(summary)"
 [ "$(workers_ran)" -eq 0 ] || fail "after clean: kiln ran again: $(summary)"
 check_outputs "BuildGrid remote cache"
+echo "bazel_test: kiln --remote-cache against BuildGrid (REAPI gRPC)" >&2
+(cd "$ROOT" && kiln_remote_unit grpc_cache_round_trip KILN_TEST_REMOTE_GRPC "grpc://127.0.0.1:$BG_PORT")
+# BuildGrid verifies uploads ("Data does not match hash"), so the tampering is done on its
+# disk storage.
+kiln_remote_check buildgrid "grpc://127.0.0.1:$BG_PORT" "$TMP/buildgrid/cas"
 kill "$BG_PID" 2>/dev/null || true
 wait "$BG_PID" 2>/dev/null || true
 BG_PID=""

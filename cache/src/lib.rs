@@ -8,10 +8,16 @@
 //! size cap: entries are evicted least-recently-used first, recency being the file mtime,
 //! which a hit refreshes.
 //!
+//! A store may have a [`remote::Remote`] tier (Bazel HTTP cache or REAPI gRPC): a local
+//! miss asks the remote, and a verified remote hit is written to the local store; every
+//! local write is also uploaded. Remote faults (unreachable server, poisoned blob) are
+//! misses, logged and counted.
+//!
 //! Architecture invariant: the cache knows nothing about compiler types; it stores serde
 //! values under opaque digests.
 
 pub mod codec;
+pub mod remote;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -32,9 +38,10 @@ pub fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// The name of a cache entry.
+/// The name of a cache entry: the SHA-256 of a length-prefixed preimage, and that
+/// preimage's length (a REAPI digest names both).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Key([u8; 32]);
+pub struct Key([u8; 32], u64);
 
 impl Key {
     /// Key of the result of query `kind` over inputs with the given digests, computed by the
@@ -42,18 +49,29 @@ impl Key {
     /// collide by concatenation.
     pub fn new(build_id: &str, kind: &str, input_digests: &[&[u8]]) -> Key {
         let mut h = Sha256::new();
+        let mut len = 0u64;
         for part in [build_id.as_bytes(), kind.as_bytes()]
             .into_iter()
             .chain(input_digests.iter().copied())
         {
             h.update((part.len() as u64).to_le_bytes());
             h.update(part);
+            len += 8 + part.len() as u64;
         }
-        Key(h.finalize().into())
+        Key(h.finalize().into(), len)
     }
 
     pub fn to_hex(&self) -> String {
         hex(&self.0)
+    }
+
+    pub fn as_bytes(&self) -> &[u8; 32] {
+        &self.0
+    }
+
+    /// Length of the hashed preimage.
+    pub fn preimage_len(&self) -> u64 {
+        self.1
     }
 }
 
@@ -73,6 +91,16 @@ pub struct Counters {
     pub corrupt: u64,
     pub writes: u64,
     pub evictions: u64,
+    /// Local misses served by the remote tier (verified, then written locally).
+    pub remote_hits: u64,
+    /// Local misses the remote tier did not have either.
+    pub remote_misses: u64,
+    /// Remote entries that failed verification (poisoned or malformed): misses.
+    pub remote_rejected: u64,
+    /// Entries uploaded to the remote tier.
+    pub remote_uploads: u64,
+    /// Remote operations that failed in transport (misses / lost uploads).
+    pub remote_errors: u64,
 }
 
 /// Result of a garbage collection.
@@ -98,6 +126,12 @@ pub struct Store {
     corrupt: AtomicU64,
     writes: AtomicU64,
     evictions: AtomicU64,
+    remote: Option<remote::Remote>,
+    remote_hits: AtomicU64,
+    remote_misses: AtomicU64,
+    remote_rejected: AtomicU64,
+    remote_uploads: AtomicU64,
+    remote_errors: AtomicU64,
 }
 
 impl Store {
@@ -114,7 +148,23 @@ impl Store {
             corrupt: AtomicU64::new(0),
             writes: AtomicU64::new(0),
             evictions: AtomicU64::new(0),
+            remote: None,
+            remote_hits: AtomicU64::new(0),
+            remote_misses: AtomicU64::new(0),
+            remote_rejected: AtomicU64::new(0),
+            remote_uploads: AtomicU64::new(0),
+            remote_errors: AtomicU64::new(0),
         })
+    }
+
+    /// Add a remote tier behind the local store.
+    pub fn with_remote(mut self, remote: remote::Remote) -> Store {
+        self.remote = Some(remote);
+        self
+    }
+
+    pub fn remote(&self) -> Option<&remote::Remote> {
+        self.remote.as_ref()
     }
 
     pub fn root(&self) -> &Path {
@@ -127,8 +177,13 @@ impl Store {
         self.root.join("objects").join(&h[..2]).join(&h[2..])
     }
 
-    /// The value stored under `key`, or `None` (absent, unreadable or corrupt entry).
+    /// The value stored under `key`, or `None` (absent, unreadable or corrupt entry). A
+    /// local miss asks the remote tier, if any.
     pub fn get<T: DeserializeOwned>(&self, key: &Key) -> Option<T> {
+        self.get_local(key).or_else(|| self.get_remote(key))
+    }
+
+    fn get_local<T: DeserializeOwned>(&self, key: &Key) -> Option<T> {
         let path = self.entry_path(key);
         let Ok(bytes) = fs::read(&path) else {
             self.misses.fetch_add(1, Ordering::Relaxed);
@@ -150,6 +205,51 @@ impl Store {
         }
     }
 
+    /// The remote tier's entry for `key`, decoded and written to the local store.
+    fn get_remote<T: DeserializeOwned>(&self, key: &Key) -> Option<T> {
+        let remote = self.remote.as_ref()?;
+        let bytes = match remote.get(key) {
+            Ok(Some(b)) => b,
+            Ok(None) => {
+                self.remote_misses.fetch_add(1, Ordering::Relaxed);
+                return None;
+            }
+            Err(f) => {
+                self.remote_fault(remote, key, &f);
+                return None;
+            }
+        };
+        let value = match codec::decode(&bytes) {
+            Ok(v) => v,
+            Err(e) => {
+                self.remote_fault(remote, key, &remote::Fault::Rejected(e.to_string()));
+                return None;
+            }
+        };
+        self.remote_hits.fetch_add(1, Ordering::Relaxed);
+        tracing::debug!(key = %key.to_hex(), url = remote.url(), "remote cache hit");
+        match write_atomic(&self.entry_path(key), &bytes) {
+            Ok(()) => {
+                self.writes.fetch_add(1, Ordering::Relaxed);
+            }
+            Err(e) => tracing::warn!(error = %e, "cannot store a remote cache hit locally"),
+        }
+        Some(value)
+    }
+
+    fn remote_fault(&self, remote: &remote::Remote, key: &Key, fault: &remote::Fault) {
+        match fault {
+            remote::Fault::Rejected(why) => {
+                self.remote_rejected.fetch_add(1, Ordering::Relaxed);
+                tracing::warn!(key = %key.to_hex(), url = remote.url(), %why, "remote cache entry rejected; treating as a miss");
+            }
+            remote::Fault::Transport(why) => {
+                self.remote_errors.fetch_add(1, Ordering::Relaxed);
+                tracing::warn!(key = %key.to_hex(), url = remote.url(), %why, "remote cache unavailable");
+            }
+        }
+    }
+
     /// Store `value` under `key` (atomically). Runs a collection when the bytes written since
     /// the last one exceed a tenth of the cap.
     pub fn put<T: Serialize + DeserializeOwned>(
@@ -161,6 +261,7 @@ impl Store {
         let path = self.entry_path(key);
         write_atomic(&path, &bytes)?;
         self.writes.fetch_add(1, Ordering::Relaxed);
+        self.upload(key, &bytes);
         let since = self
             .written_since_gc
             .fetch_add(bytes.len() as u64, Ordering::Relaxed)
@@ -172,6 +273,20 @@ impl Store {
         Ok(())
     }
 
+    /// Upload an encoded entry to the remote tier (failures are logged and counted: the
+    /// local result stands).
+    fn upload(&self, key: &Key, bytes: &[u8]) {
+        let Some(remote) = self.remote.as_ref() else {
+            return;
+        };
+        match remote.put(key, bytes) {
+            Ok(()) => {
+                self.remote_uploads.fetch_add(1, Ordering::Relaxed);
+            }
+            Err(f) => self.remote_fault(remote, key, &f),
+        }
+    }
+
     pub fn counters(&self) -> Counters {
         Counters {
             hits: self.hits.load(Ordering::Relaxed),
@@ -179,6 +294,11 @@ impl Store {
             corrupt: self.corrupt.load(Ordering::Relaxed),
             writes: self.writes.load(Ordering::Relaxed),
             evictions: self.evictions.load(Ordering::Relaxed),
+            remote_hits: self.remote_hits.load(Ordering::Relaxed),
+            remote_misses: self.remote_misses.load(Ordering::Relaxed),
+            remote_rejected: self.remote_rejected.load(Ordering::Relaxed),
+            remote_uploads: self.remote_uploads.load(Ordering::Relaxed),
+            remote_errors: self.remote_errors.load(Ordering::Relaxed),
         }
     }
 

@@ -136,3 +136,18 @@ pub fn cache_dir() -> PathBuf {
     let uid = fs::metadata("/proc/self").map(|m| m.uid()).unwrap_or(0);
     std::env::temp_dir().join(format!("kiln-cache-{uid}"))
 }
+
+/// Open the persistent store at `dir` with a size cap, behind which `remote` (a remote
+/// cache URL, see [`kiln_cache::remote::Remote`]) is consulted on local misses.
+pub fn open_store(
+    dir: &Path,
+    cap_bytes: u64,
+    remote: Option<&str>,
+) -> Result<kiln_cache::Store, String> {
+    let store =
+        kiln_cache::Store::open(dir, cap_bytes).map_err(|e| format!("{}: {e}", dir.display()))?;
+    match remote.filter(|u| !u.is_empty()) {
+        Some(url) => Ok(store.with_remote(kiln_cache::remote::Remote::connect(url)?)),
+        None => Ok(store),
+    }
+}

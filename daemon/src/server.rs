@@ -36,6 +36,8 @@ pub struct Options {
     pub idle_timeout: Duration,
     pub log_json: bool,
     pub cache_cap_bytes: u64,
+    /// Remote cache tier behind the local store (`http://…` or `grpc://…`).
+    pub remote_cache: Option<String>,
 }
 
 struct State {
@@ -185,6 +187,18 @@ impl Kiln for Service {
             cache_corrupt: cache.corrupt,
             builds: s.builds.load(Ordering::Relaxed),
             cancelled_retries: s.retries.load(Ordering::Relaxed),
+            remote_url: s
+                .runtime
+                .store
+                .as_ref()
+                .and_then(|st| st.remote())
+                .map(|r| r.url().to_string())
+                .unwrap_or_default(),
+            remote_hits: cache.remote_hits,
+            remote_misses: cache.remote_misses,
+            remote_rejected: cache.remote_rejected,
+            remote_uploads: cache.remote_uploads,
+            remote_errors: cache.remote_errors,
         }))
     }
 
@@ -221,7 +235,8 @@ pub fn run(opts: Options) -> Result<(), String> {
     pid_file.rewind().map_err(|e| e.to_string())?;
     writeln!(pid_file, "{}", std::process::id()).map_err(|e| e.to_string())?;
 
-    let store = kiln_cache::Store::open(&opts.cache_dir, opts.cache_cap_bytes)
+    let remote = opts.remote_cache.as_deref();
+    let store = paths::open_store(&opts.cache_dir, opts.cache_cap_bytes, remote)
         .inspect_err(|e| tracing::warn!(error = %e, "persistent cache unavailable"))
         .ok();
     let db = Db::new(store);
@@ -347,6 +362,10 @@ pub struct Args {
     /// Base of the per-workspace daemon directories (default: $XDG_RUNTIME_DIR/kiln).
     #[arg(long)]
     pub runtime_dir: Option<PathBuf>,
+    /// Remote cache tier behind the local cache: `http://HOST:PORT[/PREFIX]` (Bazel HTTP
+    /// cache protocol) or `grpc://HOST:PORT[/INSTANCE]` (REAPI).
+    #[arg(long, env = "KILN_REMOTE_CACHE")]
+    pub remote_cache: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -357,6 +376,10 @@ pub enum LogFormat {
 
 impl Args {
     pub fn options(&self) -> Result<Options, String> {
+        let remote_cache = self.remote_cache.clone().filter(|u| !u.is_empty());
+        if let Some(url) = &remote_cache {
+            kiln_cache::remote::Remote::connect(url)?; // reject a malformed URL up front
+        }
         let workspace = match &self.workspace {
             Some(w) => w.clone(),
             None => std::env::current_dir().map_err(|e| e.to_string())?,
@@ -368,6 +391,7 @@ impl Args {
             idle_timeout: Duration::from_secs(self.idle_timeout),
             log_json: self.log_format == LogFormat::Json,
             cache_cap_bytes: self.cache_cap,
+            remote_cache,
         })
     }
 }

@@ -24,6 +24,10 @@ pub struct Args {
     /// Also write `<stem>.sv` (SystemVerilog of the rule circuit).
     #[arg(long, value_enum)]
     pub emit: Option<super::rtl::Emit>,
+    /// Build through the cached query pipeline with this remote cache tier behind the local
+    /// cache: `http://HOST:PORT[/PREFIX]` or `grpc://HOST:PORT[/INSTANCE]`.
+    #[command(flatten)]
+    pub remote: super::build_cached::RemoteArgs,
 }
 
 /// The flows `kiln build` knows, chosen from the parsed input.
@@ -44,6 +48,9 @@ fn select_flow(module: &ModuleAst) -> Option<Flow> {
 }
 
 pub fn run(args: Args) -> Result<(), Failure> {
+    if let Some(url) = args.remote.url() {
+        return super::build_cached::run(&args, url);
+    }
     let path = args.file.display().to_string();
     let text = io::read_source(&args.file)?;
     let module =

@@ -41,6 +41,9 @@ pub fn run(args: Args) -> Result<(), Failure> {
             "cancelled_retries": s.cancelled_retries,
             "cache": {"entries": s.cache_entries, "bytes": s.cache_bytes, "hits": s.cache_hits,
                       "misses": s.cache_misses, "corrupt": s.cache_corrupt},
+            "remote": {"url": s.remote_url, "hits": s.remote_hits, "misses": s.remote_misses,
+                       "rejected": s.remote_rejected, "uploads": s.remote_uploads,
+                       "errors": s.remote_errors},
         });
         println!("{v}");
         return Ok(());
@@ -59,5 +62,16 @@ pub fn run(args: Args) -> Result<(), Failure> {
         s.cache_misses,
         s.cache_corrupt
     );
+    if !s.remote_url.is_empty() {
+        println!(
+            "remote {}: {} hits, {} misses, {} rejected, {} uploads, {} errors",
+            s.remote_url,
+            s.remote_hits,
+            s.remote_misses,
+            s.remote_rejected,
+            s.remote_uploads,
+            s.remote_errors
+        );
+    }
     Ok(())
 }

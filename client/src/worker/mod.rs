@@ -13,6 +13,7 @@
 
 pub mod bazel;
 pub mod buck2;
+pub mod direct;
 
 use crate::daemon_client;
 use clap::Parser;
@@ -48,9 +49,13 @@ pub struct ActionArgs {
     /// Output directory.
     #[arg(long)]
     pub out_dir: PathBuf,
-    /// Output kinds to emit (`cmt2`, `rules-json`, `aig`, `aag`); default: the flow's own.
+    /// Output kinds to emit (`cmt2`, `rules-json`, `aig`, `aag`, `sv`, and `synth` for
+    /// Handshake → Synth); default: the flow's own.
     #[arg(long = "kind")]
     pub kinds: Vec<String>,
+    /// The per-unit BLIF library of a `synth` action.
+    #[arg(long)]
+    pub blif_lib: Option<PathBuf>,
     /// Build in this process even when a daemon runs.
     #[arg(long)]
     pub no_daemon: bool,
@@ -103,24 +108,43 @@ pub fn run_action(args: &[String], base: &Path, policy: DaemonPolicy) -> Outcome
         Ok(p) => p,
         Err(e) => return Outcome::usage(e.to_string()),
     };
-    let req = proto::BuildRequest {
-        inputs: parsed
-            .inputs
-            .iter()
-            .map(|p| resolve(base, p).to_string_lossy().into_owned())
-            .collect(),
-        output_kinds: parsed.kinds.clone(),
-        out_dir: resolve(base, &parsed.out_dir)
-            .to_string_lossy()
-            .into_owned(),
-    };
+    let inputs: Vec<PathBuf> = parsed.inputs.iter().map(|p| resolve(base, p)).collect();
+    let out_dir = resolve(base, &parsed.out_dir);
+    let (direct, pipeline): (Vec<String>, Vec<String>) = parsed
+        .kinds
+        .iter()
+        .cloned()
+        .partition(|k| direct::KINDS.contains(&k.as_str()));
     test_delay();
-    let no_daemon = parsed.no_daemon || policy.never;
-    let reply = match build(req, no_daemon, policy.start) {
-        Ok(r) => r,
-        Err(msg) => return Outcome::usage(msg),
+    let mut result = Outcome {
+        exit_code: 0,
+        output: String::new(),
     };
-    outcome(&reply)
+    // Only direct kinds asked for: the pipeline has nothing to do (no kinds = its defaults).
+    if !pipeline.is_empty() || direct.is_empty() {
+        let req = proto::BuildRequest {
+            inputs: inputs
+                .iter()
+                .map(|p| p.to_string_lossy().into_owned())
+                .collect(),
+            output_kinds: pipeline,
+            out_dir: out_dir.to_string_lossy().into_owned(),
+        };
+        let no_daemon = parsed.no_daemon || policy.never;
+        result = match build(req, no_daemon, policy.start) {
+            Ok(r) => outcome(&r),
+            Err(msg) => return Outcome::usage(msg),
+        };
+    }
+    if result.exit_code != 0 || direct.is_empty() {
+        return result;
+    }
+    let blif_lib = parsed.blif_lib.as_deref().map(|l| resolve(base, l));
+    let d = direct::build(&inputs, &direct, &out_dir, blif_lib);
+    Outcome {
+        exit_code: d.exit_code,
+        output: result.output + &d.output,
+    }
 }
 
 /// Build through a daemon if allowed and reachable, else in process.

@@ -1,0 +1,318 @@
+//! REAPI v2 over gRPC: `ActionCache.GetActionResult` / `UpdateActionResult`,
+//! `ContentAddressableStorage.FindMissingBlobs` / `BatchUpdateBlobs` / `BatchReadBlobs`,
+//! and `ByteStream.Read` / `Write` for blobs larger than a batch may carry (the limit is the
+//! server's `max_batch_total_size_bytes`, asked once through `Capabilities`, capped below
+//! gRPC's 4 MiB default message size). Plain HTTP/2 (no TLS in this build); the URL's path
+//! is the instance name.
+
+use super::Fault;
+use super::pb::google::bytestream::byte_stream_client::ByteStreamClient;
+use super::pb::google::bytestream::{ReadRequest, WriteRequest};
+use super::pb::reapi::action_cache_client::ActionCacheClient;
+use super::pb::reapi::batch_update_blobs_request;
+use super::pb::reapi::capabilities_client::CapabilitiesClient;
+use super::pb::reapi::content_addressable_storage_client::ContentAddressableStorageClient;
+use super::pb::reapi::{
+    ActionResult, BatchReadBlobsRequest, BatchUpdateBlobsRequest, Digest, FindMissingBlobsRequest,
+    GetActionResultRequest, GetCapabilitiesRequest, UpdateActionResultRequest,
+};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use tokio::sync::OnceCell;
+use tonic::Code;
+use tonic::transport::{Channel, Endpoint};
+
+/// Largest batch we send or request, whatever the server announces (gRPC's default
+/// message limit is 4 MiB; leave room for the envelope).
+const BATCH_CAP: i64 = 4 * 1024 * 1024 - 64 * 1024;
+/// ByteStream chunk size.
+const CHUNK: usize = 1024 * 1024;
+
+#[derive(Clone)]
+pub struct GrpcCache {
+    instance: String,
+    channel: Channel,
+    max_batch: Arc<OnceCell<i64>>,
+}
+
+impl GrpcCache {
+    /// `rest` is the URL after `grpc://`: `host:port[/instance]`.
+    pub fn new(rest: &str) -> Result<GrpcCache, String> {
+        let (authority, instance) = rest.split_once('/').unwrap_or((rest, ""));
+        let endpoint = Endpoint::from_shared(format!("http://{authority}"))
+            .map_err(|e| format!("remote cache grpc://{rest}: {e}"))?
+            .connect_timeout(std::time::Duration::from_secs(5));
+        Ok(GrpcCache {
+            instance: instance.trim_end_matches('/').to_string(),
+            channel: endpoint.connect_lazy(),
+            max_batch: Arc::new(OnceCell::new()),
+        })
+    }
+
+    pub async fn get_action_result(&self, d: Digest) -> Result<Option<ActionResult>, Fault> {
+        let req = GetActionResultRequest {
+            instance_name: self.instance.clone(),
+            action_digest: Some(d),
+            ..Default::default()
+        };
+        match ActionCacheClient::new(self.channel.clone())
+            .get_action_result(req)
+            .await
+        {
+            Ok(r) => Ok(Some(r.into_inner())),
+            Err(s) if s.code() == Code::NotFound => Ok(None),
+            Err(s) => Err(transport("GetActionResult", &s)),
+        }
+    }
+
+    pub async fn update_action_result(&self, d: Digest, ar: ActionResult) -> Result<(), Fault> {
+        let req = UpdateActionResultRequest {
+            instance_name: self.instance.clone(),
+            action_digest: Some(d),
+            action_result: Some(ar),
+        };
+        ActionCacheClient::new(self.channel.clone())
+            .update_action_result(req)
+            .await
+            .map(|_| ())
+            .map_err(|s| transport("UpdateActionResult", &s))
+    }
+
+    pub async fn read_blob(&self, d: Digest) -> Result<Option<Vec<u8>>, Fault> {
+        if d.size_bytes > self.max_batch().await {
+            return self.bytestream_read(d).await;
+        }
+        let req = BatchReadBlobsRequest {
+            instance_name: self.instance.clone(),
+            digests: vec![d.clone()],
+        };
+        let resp = ContentAddressableStorageClient::new(self.channel.clone())
+            .batch_read_blobs(req)
+            .await
+            .map_err(|s| transport("BatchReadBlobs", &s))?
+            .into_inner();
+        let Some(r) = resp
+            .responses
+            .into_iter()
+            .find(|r| r.digest.as_ref() == Some(&d))
+        else {
+            return Err(Fault::Transport(format!(
+                "BatchReadBlobs: no response for {}",
+                d.hash
+            )));
+        };
+        match r.status.map_or(0, |s| s.code) {
+            0 => Ok(Some(r.data)),
+            5 => Ok(None),
+            c => Err(Fault::Transport(format!(
+                "BatchReadBlobs {}: status {c}",
+                d.hash
+            ))),
+        }
+    }
+
+    /// Upload `data` unless the server already has it.
+    pub async fn write_blob(&self, d: Digest, data: Vec<u8>) -> Result<(), Fault> {
+        let mut cas = ContentAddressableStorageClient::new(self.channel.clone());
+        let missing = cas
+            .find_missing_blobs(FindMissingBlobsRequest {
+                instance_name: self.instance.clone(),
+                blob_digests: vec![d.clone()],
+            })
+            .await
+            .map_err(|s| transport("FindMissingBlobs", &s))?
+            .into_inner()
+            .missing_blob_digests;
+        if missing.is_empty() {
+            return Ok(());
+        }
+        if d.size_bytes > self.max_batch().await {
+            return self.bytestream_write(d, data).await;
+        }
+        let resp = cas
+            .batch_update_blobs(BatchUpdateBlobsRequest {
+                instance_name: self.instance.clone(),
+                requests: vec![batch_update_blobs_request::Request {
+                    digest: Some(d.clone()),
+                    data,
+                }],
+            })
+            .await
+            .map_err(|s| transport("BatchUpdateBlobs", &s))?
+            .into_inner();
+        let code = resp
+            .responses
+            .iter()
+            .find(|r| r.digest.as_ref() == Some(&d))
+            .map(|r| r.status.as_ref().map_or(0, |s| s.code));
+        match code {
+            Some(0) => Ok(()),
+            c => Err(Fault::Transport(format!(
+                "BatchUpdateBlobs {}: status {c:?}",
+                d.hash
+            ))),
+        }
+    }
+
+    async fn bytestream_read(&self, d: Digest) -> Result<Option<Vec<u8>>, Fault> {
+        let req = ReadRequest {
+            resource_name: read_resource(&self.instance, &d),
+            read_offset: 0,
+            read_limit: 0,
+        };
+        let mut stream = match ByteStreamClient::new(self.channel.clone()).read(req).await {
+            Ok(s) => s.into_inner(),
+            Err(s) if s.code() == Code::NotFound => return Ok(None),
+            Err(s) => return Err(transport("ByteStream.Read", &s)),
+        };
+        let mut data = Vec::with_capacity(d.size_bytes.max(0) as usize);
+        loop {
+            match stream.message().await {
+                Ok(Some(chunk)) => data.extend_from_slice(&chunk.data),
+                Ok(None) => return Ok(Some(data)),
+                Err(s) if s.code() == Code::NotFound => return Ok(None),
+                Err(s) => return Err(transport("ByteStream.Read", &s)),
+            }
+        }
+    }
+
+    async fn bytestream_write(&self, d: Digest, data: Vec<u8>) -> Result<(), Fault> {
+        let resource = write_resource(&self.instance, &upload_id(), &d);
+        let chunks: Vec<WriteRequest> = data
+            .chunks(CHUNK)
+            .enumerate()
+            .map(|(i, c)| WriteRequest {
+                resource_name: if i == 0 {
+                    resource.clone()
+                } else {
+                    String::new()
+                },
+                write_offset: (i * CHUNK) as i64,
+                finish_write: (i + 1) * CHUNK >= data.len(),
+                data: c.to_vec(),
+            })
+            .collect();
+        let resp = ByteStreamClient::new(self.channel.clone())
+            .write(tokio_stream::iter(chunks))
+            .await
+            .map_err(|s| transport("ByteStream.Write", &s))?
+            .into_inner();
+        if resp.committed_size != d.size_bytes {
+            return Err(Fault::Transport(format!(
+                "ByteStream.Write {}: committed {} of {} bytes",
+                d.hash, resp.committed_size, d.size_bytes
+            )));
+        }
+        Ok(())
+    }
+
+    /// The batch size limit: the server's announcement (once), capped at [`BATCH_CAP`].
+    async fn max_batch(&self) -> i64 {
+        *self
+            .max_batch
+            .get_or_init(|| async {
+                let req = GetCapabilitiesRequest {
+                    instance_name: self.instance.clone(),
+                };
+                let announced = CapabilitiesClient::new(self.channel.clone())
+                    .get_capabilities(req)
+                    .await
+                    .ok()
+                    .and_then(|r| r.into_inner().cache_capabilities)
+                    .map_or(0, |c| c.max_batch_total_size_bytes);
+                if announced > 0 {
+                    announced.min(BATCH_CAP)
+                } else {
+                    BATCH_CAP
+                }
+            })
+            .await
+    }
+}
+
+fn transport(rpc: &str, s: &tonic::Status) -> Fault {
+    Fault::Transport(format!("{rpc}: {:?}: {}", s.code(), s.message()))
+}
+
+fn prefix(instance: &str) -> String {
+    if instance.is_empty() {
+        String::new()
+    } else {
+        format!("{instance}/")
+    }
+}
+
+/// `{instance/}blobs/{hash}/{size}`.
+pub fn read_resource(instance: &str, d: &Digest) -> String {
+    format!("{}blobs/{}/{}", prefix(instance), d.hash, d.size_bytes)
+}
+
+/// `{instance/}uploads/{uuid}/blobs/{hash}/{size}`.
+pub fn write_resource(instance: &str, uuid: &str, d: &Digest) -> String {
+    format!(
+        "{}uploads/{uuid}/blobs/{}/{}",
+        prefix(instance),
+        d.hash,
+        d.size_bytes
+    )
+}
+
+/// A version-4-shaped UUID, unique per process and call (no randomness needed: it only
+/// keeps concurrent uploads apart).
+fn upload_id() -> String {
+    static SEQ: AtomicU64 = AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let seed = format!(
+        "{}-{nanos}-{}",
+        std::process::id(),
+        SEQ.fetch_add(1, Ordering::Relaxed)
+    );
+    let mut b = crate::digest(seed.as_bytes());
+    b[6] = (b[6] & 0x0f) | 0x40;
+    b[8] = (b[8] & 0x3f) | 0x80;
+    let h = crate::hex(&b[..16]);
+    format!(
+        "{}-{}-{}-{}-{}",
+        &h[..8],
+        &h[8..12],
+        &h[12..16],
+        &h[16..20],
+        &h[20..32]
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resource_names() {
+        let d = Digest {
+            hash: "ab".repeat(32),
+            size_bytes: 7,
+        };
+        assert_eq!(read_resource("", &d), format!("blobs/{}/7", d.hash));
+        assert_eq!(
+            read_resource("main", &d),
+            format!("main/blobs/{}/7", d.hash)
+        );
+        assert_eq!(
+            write_resource("a/b", "u", &d),
+            format!("a/b/uploads/u/blobs/{}/7", d.hash)
+        );
+    }
+
+    #[test]
+    fn upload_ids_are_uuid_v4_shaped_and_distinct() {
+        let (a, b) = (upload_id(), upload_id());
+        assert_ne!(a, b);
+        let parts: Vec<&str> = a.split('-').collect();
+        assert_eq!(
+            parts.iter().map(|p| p.len()).collect::<Vec<_>>(),
+            [8, 4, 4, 4, 12]
+        );
+        assert!(parts[2].starts_with('4'));
+    }
+}

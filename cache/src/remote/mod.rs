@@ -1,0 +1,429 @@
+//! The remote tier of the cache: one cache entry per action, shared between machines.
+//!
+//! A kiln cache entry maps onto the Bazel/REAPI model as one action with one output file:
+//! the action digest is the entry's [`Key`] (the SHA-256 of its length-prefixed preimage,
+//! whose length is the digest's size), and the `ActionResult` names one output,
+//! [`ENTRY_PATH`], whose CAS blob is the key followed by the encoded entry (see
+//! [`crate::codec`]). Two protocols carry it:
+//! - [`http`]: Bazel's HTTP cache protocol (`GET/PUT <base>/ac/<hash>` with a serialized
+//!   `ActionResult`, `<base>/cas/<hash>` with the blob), e.g. nginx with WebDAV PUT;
+//! - [`grpc`]: REAPI v2 gRPC (`ActionCache`, `ContentAddressableStorage`, `ByteStream` for
+//!   blobs larger than a batch), e.g. BuildGrid.
+//!
+//! Reads are verified: the action result must name exactly one blob; the blob's SHA-256
+//! and size must match its digest and it must start with the requested key. Anything else
+//! is a *rejected* entry — logged with `tracing::warn!` and treated as a miss, so the caller
+//! recomputes and uploads a good entry. Transport errors are misses too; after
+//! [`MAX_STRIKES`] consecutive ones the tier switches itself off for the life of the
+//! process (a build never waits on a dead server more than that).
+//!
+//! Calls are synchronous for the caller: each runs on the tier's own small tokio runtime
+//! with a timeout, so the store can be used from plain threads and from inside another
+//! runtime's blocking tasks alike.
+//!
+//! Architecture invariant: keys and blobs depend only on the build id and input digests,
+//! never on paths or the machine, so an entry written on one machine is a hit on another.
+
+pub mod grpc;
+pub mod http;
+
+use crate::Key;
+use sha2::{Digest as _, Sha256};
+use std::future::Future;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::time::Duration;
+
+/// Generated REAPI (subset), ByteStream and `google.rpc.Status` types and clients, nested
+/// like their packages (the generated code refers to other packages by relative path).
+#[allow(clippy::all)]
+pub mod pb {
+    pub mod build {
+        pub mod bazel {
+            pub mod remote {
+                pub mod execution {
+                    pub mod v2 {
+                        tonic::include_proto!("build.bazel.remote.execution.v2");
+                    }
+                }
+            }
+        }
+    }
+    pub mod google {
+        pub mod rpc {
+            tonic::include_proto!("google.rpc");
+        }
+        pub mod bytestream {
+            tonic::include_proto!("google.bytestream");
+        }
+    }
+    pub use build::bazel::remote::execution::v2 as reapi;
+}
+
+use pb::reapi::{ActionResult, Digest, OutputFile};
+
+/// The path of a kiln entry's one output in its `ActionResult`.
+pub const ENTRY_PATH: &str = "kiln-cache-entry";
+/// Consecutive transport errors after which the remote tier is switched off.
+pub const MAX_STRIKES: u32 = 3;
+/// Deadline of one remote operation (lookup + download, or upload).
+pub const TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Why a remote read gave nothing usable.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Fault {
+    /// The server could not be reached or answered with an error.
+    Transport(String),
+    /// The server answered, but with something that fails verification (poisoned blob,
+    /// wrong key, malformed action result).
+    Rejected(String),
+}
+
+impl std::fmt::Display for Fault {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Fault::Transport(m) => write!(f, "transport: {m}"),
+            Fault::Rejected(m) => write!(f, "rejected: {m}"),
+        }
+    }
+}
+
+/// The REAPI digest (SHA-256 hex, size) of `bytes`.
+pub fn blob_digest(bytes: &[u8]) -> Digest {
+    Digest {
+        hash: crate::hex(&Sha256::digest(bytes)),
+        size_bytes: bytes.len() as i64,
+    }
+}
+
+/// The action digest under which the entry for `key` is cached.
+pub fn action_digest(key: &Key) -> Digest {
+    Digest {
+        hash: key.to_hex(),
+        size_bytes: key.preimage_len() as i64,
+    }
+}
+
+/// The CAS blob of an entry: the key, then the encoded entry.
+pub fn make_blob(key: &Key, entry: &[u8]) -> Vec<u8> {
+    let mut blob = Vec::with_capacity(32 + entry.len());
+    blob.extend_from_slice(key.as_bytes());
+    blob.extend_from_slice(entry);
+    blob
+}
+
+/// The action result that names `blob` as the entry's one output.
+pub fn make_action_result(blob: &Digest) -> ActionResult {
+    ActionResult {
+        output_files: vec![OutputFile {
+            path: ENTRY_PATH.to_string(),
+            digest: Some(blob.clone()),
+            ..Default::default()
+        }],
+        ..Default::default()
+    }
+}
+
+/// The digest of the entry blob an action result names, if it is well-formed.
+pub fn entry_blob_digest(ar: &ActionResult) -> Result<Digest, Fault> {
+    let [file] = ar.output_files.as_slice() else {
+        return Err(Fault::Rejected(format!(
+            "action result has {} output files, expected 1",
+            ar.output_files.len()
+        )));
+    };
+    if file.path != ENTRY_PATH || ar.exit_code != 0 {
+        return Err(Fault::Rejected(format!(
+            "action result names `{}` (exit code {})",
+            file.path, ar.exit_code
+        )));
+    }
+    let d = file
+        .digest
+        .clone()
+        .ok_or_else(|| Fault::Rejected("output file without digest".into()))?;
+    let hex_ok = d.hash.len() == 64 && d.hash.bytes().all(|b| b.is_ascii_hexdigit());
+    if !hex_ok || d.size_bytes < 32 {
+        return Err(Fault::Rejected(format!(
+            "bad blob digest {}/{}",
+            d.hash, d.size_bytes
+        )));
+    }
+    Ok(d)
+}
+
+/// Check a downloaded blob against its digest and the key it must carry; the entry bytes.
+pub fn verify_blob(key: &Key, digest: &Digest, blob: &[u8]) -> Result<Vec<u8>, Fault> {
+    let actual = blob_digest(blob);
+    if actual.hash != digest.hash.to_ascii_lowercase() || actual.size_bytes != digest.size_bytes {
+        return Err(Fault::Rejected(format!(
+            "blob {}/{} has digest {}/{}",
+            digest.hash, digest.size_bytes, actual.hash, actual.size_bytes
+        )));
+    }
+    if blob.get(..32) != Some(key.as_bytes().as_slice()) {
+        return Err(Fault::Rejected(format!(
+            "blob {} belongs to another key",
+            digest.hash
+        )));
+    }
+    Ok(blob[32..].to_vec())
+}
+
+/// The protocol-specific half of the tier.
+#[derive(Clone)]
+enum Backend {
+    Http(Arc<http::HttpCache>),
+    Grpc(Arc<grpc::GrpcCache>),
+}
+
+impl Backend {
+    async fn get_action_result(&self, d: Digest) -> Result<Option<ActionResult>, Fault> {
+        match self {
+            Backend::Http(h) => h.get_action_result(&d).await,
+            Backend::Grpc(g) => g.get_action_result(d).await,
+        }
+    }
+
+    async fn read_blob(&self, d: Digest) -> Result<Option<Vec<u8>>, Fault> {
+        match self {
+            Backend::Http(h) => h.read_blob(&d).await,
+            Backend::Grpc(g) => g.read_blob(d).await,
+        }
+    }
+
+    async fn write_blob(&self, d: Digest, data: Vec<u8>) -> Result<(), Fault> {
+        match self {
+            Backend::Http(h) => h.write_blob(&d, data).await,
+            Backend::Grpc(g) => g.write_blob(d, data).await,
+        }
+    }
+
+    async fn update_action_result(&self, d: Digest, ar: ActionResult) -> Result<(), Fault> {
+        match self {
+            Backend::Http(h) => h.update_action_result(&d, &ar).await,
+            Backend::Grpc(g) => g.update_action_result(d, ar).await,
+        }
+    }
+
+    /// The entry bytes cached for `key`, verified; `None` on a clean miss.
+    async fn fetch(self, key: Key) -> Result<Option<Vec<u8>>, Fault> {
+        let Some(ar) = self.get_action_result(action_digest(&key)).await? else {
+            return Ok(None);
+        };
+        let digest = entry_blob_digest(&ar)?;
+        let Some(blob) = self.read_blob(digest.clone()).await? else {
+            return Ok(None);
+        };
+        verify_blob(&key, &digest, &blob).map(Some)
+    }
+
+    /// Upload the blob, then the action result naming it (readers never see an action
+    /// result whose blob is missing).
+    async fn store(self, key: Key, entry: Vec<u8>) -> Result<(), Fault> {
+        let blob = make_blob(&key, &entry);
+        let digest = blob_digest(&blob);
+        self.write_blob(digest.clone(), blob).await?;
+        self.update_action_result(action_digest(&key), make_action_result(&digest))
+            .await
+    }
+}
+
+/// A connection to a remote cache (`http://host:port[/prefix]` or
+/// `grpc://host:port[/instance]`).
+pub struct Remote {
+    url: String,
+    backend: Backend,
+    runtime: Option<tokio::runtime::Runtime>,
+    strikes: AtomicU32,
+    disabled: AtomicBool,
+}
+
+impl std::fmt::Debug for Remote {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Remote").field("url", &self.url).finish()
+    }
+}
+
+impl Remote {
+    /// Parse `url` and prepare the client (connections are made on first use).
+    pub fn connect(url: &str) -> Result<Remote, String> {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_name("kiln-remote-cache")
+            .enable_all()
+            .build()
+            .map_err(|e| format!("remote cache runtime: {e}"))?;
+        let backend = {
+            let _guard = runtime.enter();
+            if let Some(rest) = url.strip_prefix("grpc://") {
+                Backend::Grpc(Arc::new(grpc::GrpcCache::new(rest)?))
+            } else if url.starts_with("http://") {
+                Backend::Http(Arc::new(http::HttpCache::new(url)?))
+            } else {
+                return Err(format!(
+                    "remote cache `{url}`: expected http://HOST:PORT[/PREFIX] or grpc://HOST:PORT[/INSTANCE] (TLS is not supported)"
+                ));
+            }
+        };
+        Ok(Remote {
+            url: url.to_string(),
+            backend,
+            runtime: Some(runtime),
+            strikes: AtomicU32::new(0),
+            disabled: AtomicBool::new(false),
+        })
+    }
+
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// Whether repeated transport errors switched the tier off.
+    pub fn is_disabled(&self) -> bool {
+        self.disabled.load(Ordering::Relaxed)
+    }
+
+    /// The verified entry bytes cached for `key`; `Ok(None)` on a miss.
+    pub fn get(&self, key: &Key) -> Result<Option<Vec<u8>>, Fault> {
+        let fut = self.backend.clone().fetch(*key);
+        self.run(fut)
+    }
+
+    /// Upload the entry bytes for `key`.
+    pub fn put(&self, key: &Key, entry: &[u8]) -> Result<(), Fault> {
+        let fut = self.backend.clone().store(*key, entry.to_vec());
+        self.run(fut)
+    }
+
+    /// Run `fut` on the tier's runtime with [`TIMEOUT`], counting transport strikes.
+    fn run<T: Send + 'static>(
+        &self,
+        fut: impl Future<Output = Result<T, Fault>> + Send + 'static,
+    ) -> Result<T, Fault> {
+        if self.is_disabled() {
+            return Err(Fault::Transport("remote cache switched off".into()));
+        }
+        let Some(rt) = self.runtime.as_ref() else {
+            return Err(Fault::Transport("remote cache runtime gone".into()));
+        };
+        let (tx, rx) = std::sync::mpsc::channel();
+        rt.spawn(async move {
+            let r = tokio::time::timeout(TIMEOUT, fut)
+                .await
+                .unwrap_or_else(|_| Err(Fault::Transport(format!("timed out after {TIMEOUT:?}"))));
+            let _ = tx.send(r);
+        });
+        let result = rx
+            .recv()
+            .unwrap_or_else(|_| Err(Fault::Transport("remote task failed".into())));
+        self.record(&result);
+        result
+    }
+
+    fn record<T>(&self, result: &Result<T, Fault>) {
+        if !matches!(result, Err(Fault::Transport(_))) {
+            self.strikes.store(0, Ordering::Relaxed);
+            return;
+        }
+        let strikes = self.strikes.fetch_add(1, Ordering::Relaxed) + 1;
+        if strikes >= MAX_STRIKES && !self.disabled.swap(true, Ordering::Relaxed) {
+            tracing::warn!(url = %self.url, strikes, "remote cache unreachable; switched off for this process");
+        }
+    }
+}
+
+impl Drop for Remote {
+    fn drop(&mut self) {
+        // Never block (the store may be dropped inside another runtime).
+        if let Some(rt) = self.runtime.take() {
+            rt.shutdown_background();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key() -> Key {
+        Key::new("build", "kind", &[b"input"])
+    }
+
+    #[test]
+    fn action_digest_is_the_digest_of_the_key_preimage() {
+        let k = key();
+        let d = action_digest(&k);
+        let mut pre = Vec::new();
+        for part in [&b"build"[..], b"kind", b"input"] {
+            pre.extend_from_slice(&(part.len() as u64).to_le_bytes());
+            pre.extend_from_slice(part);
+        }
+        assert_eq!(d, blob_digest(&pre));
+    }
+
+    #[test]
+    fn a_good_blob_verifies_and_yields_the_entry() {
+        let k = key();
+        let blob = make_blob(&k, b"entry bytes");
+        let ar = make_action_result(&blob_digest(&blob));
+        let d = entry_blob_digest(&ar).unwrap();
+        assert_eq!(verify_blob(&k, &d, &blob).unwrap(), b"entry bytes");
+    }
+
+    #[test]
+    fn poisoned_blobs_are_rejected() {
+        let k = key();
+        let blob = make_blob(&k, b"entry bytes");
+        let d = blob_digest(&blob);
+        let mut bad = blob.clone();
+        *bad.last_mut().unwrap() ^= 1;
+        assert!(matches!(verify_blob(&k, &d, &bad), Err(Fault::Rejected(_))));
+        assert!(matches!(
+            verify_blob(&k, &d, &blob[..blob.len() - 1]),
+            Err(Fault::Rejected(_))
+        ));
+        // A consistent blob of another key (action cache pointing at the wrong entry).
+        let other = Key::new("build", "kind", &[b"other"]);
+        let blob2 = make_blob(&other, b"entry bytes");
+        assert!(matches!(
+            verify_blob(&k, &blob_digest(&blob2), &blob2),
+            Err(Fault::Rejected(_))
+        ));
+    }
+
+    #[test]
+    fn malformed_action_results_are_rejected() {
+        let good = make_action_result(&blob_digest(&make_blob(&key(), b"x")));
+        let mut two = good.clone();
+        two.output_files.push(two.output_files[0].clone());
+        let mut renamed = good.clone();
+        renamed.output_files[0].path = "other".into();
+        let mut failed = good.clone();
+        failed.exit_code = 1;
+        let mut bad_hash = good.clone();
+        bad_hash.output_files[0].digest.as_mut().unwrap().hash = "zz".into();
+        for ar in [ActionResult::default(), two, renamed, failed, bad_hash] {
+            assert!(matches!(entry_blob_digest(&ar), Err(Fault::Rejected(_))));
+        }
+    }
+
+    #[test]
+    fn urls_are_checked() {
+        assert!(Remote::connect("https://example.invalid").is_err());
+        assert!(Remote::connect("ftp://x").is_err());
+        assert!(Remote::connect("http://127.0.0.1:1/prefix").is_ok());
+        assert!(Remote::connect("grpc://127.0.0.1:1/instance").is_ok());
+    }
+
+    #[test]
+    fn an_unreachable_server_is_a_transport_fault_then_switched_off() {
+        // Port 1 on loopback: connection refused at once.
+        let r = Remote::connect("http://127.0.0.1:1").unwrap();
+        for _ in 0..MAX_STRIKES {
+            assert!(matches!(r.get(&key()), Err(Fault::Transport(_))));
+        }
+        assert!(r.is_disabled());
+        assert!(matches!(r.put(&key(), b"e"), Err(Fault::Transport(_))));
+    }
+}
