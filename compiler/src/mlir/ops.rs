@@ -67,7 +67,7 @@ use crate::diag::{Diagnostic, Span};
 pub type OpParser = fn(&mut Parser, &mut Operation) -> PResult<()>;
 
 /// THE op table: op name → custom-format parser, for every dialect, sorted by name (checked
-/// by a unit test; looked up by binary search). Adding an op is one entry here.
+/// by a unit test; looked up through a hash index built once). Adding an op is one entry here.
 pub static TABLE: &[(&str, OpParser)] = &[
     ("aps.itfc.burst_load_collect", aps_generic),
     ("aps.itfc.burst_load_req", aps_generic),
