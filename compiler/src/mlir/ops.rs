@@ -67,7 +67,7 @@ use crate::diag::{Diagnostic, Span};
 pub type OpParser = fn(&mut Parser, &mut Operation) -> PResult<()>;
 
 /// THE op table: op name → custom-format parser, for every dialect, sorted by name (checked
-/// by a unit test; looked up by binary search). Adding an op is one entry here.
+/// by a unit test; looked up through a hash index built once). Adding an op is one entry here.
 pub static TABLE: &[(&str, OpParser)] = &[
     ("aps.itfc.burst_load_collect", aps_generic),
     ("aps.itfc.burst_load_req", aps_generic),
@@ -315,8 +315,39 @@ pub static TABLE: &[(&str, OpParser)] = &[
 
 /// The parser of the op called `name` (fully qualified).
 pub fn lookup(name: &str) -> Option<OpParser> {
-    let i = TABLE.binary_search_by(|(n, _)| (*n).cmp(name)).ok()?;
-    Some(TABLE[i].1)
+    index().get(name).copied()
+}
+
+type NameHash = std::hash::BuildHasherDefault<Fnv1a>;
+
+/// [`TABLE`] as a hash map, built once: one lookup per parsed op, where a binary search
+/// costs a string comparison per probe. Only looked up, never iterated.
+fn index() -> &'static std::collections::HashMap<&'static str, OpParser, NameHash> {
+    static INDEX: std::sync::OnceLock<std::collections::HashMap<&'static str, OpParser, NameHash>> =
+        std::sync::OnceLock::new();
+    INDEX.get_or_init(|| TABLE.iter().copied().collect())
+}
+
+/// FNV-1a: op names are short, trusted keys, so a fast non-keyed hash is enough.
+#[derive(Default)]
+struct Fnv1a(u64);
+
+impl std::hash::Hasher for Fnv1a {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        let mut h = if self.0 == 0 {
+            0xcbf2_9ce4_8422_2325
+        } else {
+            self.0
+        };
+        for &b in bytes {
+            h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+        self.0 = h;
+    }
 }
 
 /// Resolve a custom-form op name as written to its full name and parser.
@@ -806,22 +837,28 @@ fn memref_store(p: &mut Parser, op: &mut Operation) -> PResult<()> {
 /// Operands in textual order with `%m[%i]`, `(%a, %b)` and `[%c]` groups flattened, then
 /// the dict, then `: A, (B, C), D -> R` with parenthesized groups flattened.
 fn aps_generic(p: &mut Parser, op: &mut Operation) -> PResult<()> {
+    // Operands and types collect on the parser's stacks, so each list is one exact-size
+    // allocation.
+    let base = p.operand_stack.len();
     loop {
         match p.tok.kind {
             Kind::PercentId => {
-                op.operands.push(p.parse_operand()?);
-                if p.at(Kind::LBracket) {
-                    index_list(p, op)?;
+                let o = p.parse_operand()?;
+                p.operand_stack.push(o);
+                if p.eat(Kind::LBracket) {
+                    p.push_operand_list_until(Kind::RBracket)?;
+                    p.expect(Kind::RBracket)?;
                 }
             }
-            Kind::LBracket if p.peek(0).kind == Kind::PercentId => {
-                index_list(p, op)?;
-            }
-            Kind::LParen if p.peek(0).kind == Kind::PercentId => {
+            Kind::LBracket | Kind::LParen if p.peek(0).kind == Kind::PercentId => {
+                let close = if p.at(Kind::LBracket) {
+                    Kind::RBracket
+                } else {
+                    Kind::RParen
+                };
                 p.bump();
-                let group = p.parse_operand_list_until(Kind::RParen)?;
-                p.expect(Kind::RParen)?;
-                op.operands.extend(group);
+                p.push_operand_list_until(close)?;
+                p.expect(close)?;
             }
             _ => break,
         }
@@ -832,21 +869,25 @@ fn aps_generic(p: &mut Parser, op: &mut Operation) -> PResult<()> {
             }
         }
     }
+    op.operands.extend(p.operand_stack.drain(base..));
     p.parse_opt_attr_dict(&mut op.attrs)?;
     if !p.eat(Kind::Colon) {
         return Ok(());
     }
+    let base = p.type_stack.len();
     loop {
         if p.eat(Kind::LParen) {
-            op.operand_types.extend(p.parse_type_list()?);
+            p.push_type_list()?;
             p.expect(Kind::RParen)?;
         } else {
-            op.operand_types.push(p.parse_type()?);
+            let t = p.parse_type()?;
+            p.type_stack.push(t);
         }
         if !p.eat(Kind::Comma) {
             break;
         }
     }
+    op.operand_types.extend(p.type_stack.drain(base..));
     if p.eat(Kind::Arrow) {
         op.result_types = p.parse_result_types()?;
     }
