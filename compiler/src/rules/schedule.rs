@@ -23,6 +23,59 @@
 use super::{Circuit, InstanceKind, Stmt};
 use std::collections::BTreeMap;
 
+/// Depth of the CPU-memory response queue per request lane (see [`mem_lanes`]).
+pub const MEM_QUEUE_PER_LANE: u32 = 4;
+
+/// Request lanes `L` of every CPU-memory port: the largest number of `load_req`/`store_req`
+/// calls one rule makes on it (both arms of every `If` counted), at least 1. At most `L`
+/// requests are accepted per cycle and at most `MEM_QUEUE_PER_LANE · L` load responses
+/// may be outstanding; the simulator and the RTL both use these numbers.
+pub fn mem_lanes(c: &Circuit) -> BTreeMap<String, u32> {
+    let mut lanes = BTreeMap::new();
+    for i in &c.instances {
+        if matches!(i.kind, InstanceKind::MemPort) {
+            lanes.insert(i.name.clone(), 1);
+        }
+    }
+    for r in &c.rules {
+        let mut n: BTreeMap<String, u32> = BTreeMap::new();
+        if let Some((g, _)) = &r.guard {
+            count_mem_reqs(c, g, &mut n);
+        }
+        count_mem_reqs(c, &r.body, &mut n);
+        for (m, k) in n {
+            let e = lanes.entry(m).or_insert(1);
+            *e = (*e).max(k);
+        }
+    }
+    lanes
+}
+
+fn count_mem_reqs(c: &Circuit, stmts: &[Stmt], n: &mut BTreeMap<String, u32>) {
+    for s in stmts {
+        match s {
+            Stmt::Call { inst, method, .. }
+                if (method == "load_req" || method == "store_req")
+                    && matches!(
+                        c.instance(inst).map(|i| &i.kind),
+                        Some(InstanceKind::MemPort)
+                    ) =>
+            {
+                *n.entry(inst.clone()).or_insert(0) += 1;
+            }
+            Stmt::If {
+                then_body,
+                else_body,
+                ..
+            } => {
+                count_mem_reqs(c, then_body, n);
+                count_mem_reqs(c, else_body, n);
+            }
+            _ => {}
+        }
+    }
+}
+
 /// How two method calls on the same instance interact within one cycle.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum Relation {
