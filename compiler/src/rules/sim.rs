@@ -71,6 +71,8 @@ pub struct Response {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SimResult {
     pub responses: Vec<Response>,
+    /// The cycle each command was accepted, in command order.
+    pub accepted: Vec<u64>,
     pub cpu_mem: BTreeMap<u32, u8>,
     pub banks: BTreeMap<String, Vec<u128>>,
     pub regs: BTreeMap<String, u128>,
@@ -166,6 +168,7 @@ struct State {
     index: HashMap<String, usize>,
     cmds: VecDeque<Command>,
     responses: Vec<Response>,
+    accepted: Vec<u64>,
     cpu_mem: BTreeMap<u32, u8>,
     mem_pending: Vec<(u32, u32)>,
     cycle: u64,
@@ -368,6 +371,7 @@ impl State {
             index,
             cmds: cmds.iter().cloned().collect(),
             responses: Vec::new(),
+            accepted: Vec::new(),
             cpu_mem,
             mem_pending: Vec::new(),
             cycle: 0,
@@ -587,6 +591,7 @@ impl State {
         if tx.cmd_taken {
             self.cmds.pop_front();
             self.cmd_taken = true;
+            self.accepted.push(self.cycle);
         }
         for (rd, value) in tx.responses {
             self.resp_sent = true;
@@ -780,6 +785,7 @@ impl State {
         }
         Ok(SimResult {
             responses: self.responses.clone(),
+            accepted: self.accepted.clone(),
             cpu_mem: self.cpu_mem.clone(),
             banks,
             regs,

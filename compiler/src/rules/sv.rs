@@ -26,9 +26,13 @@
 //!   `<m>_resp_{valid,data}` (responses in request order, compacted from lane 0), and an
 //!   internal response queue. `L` is the largest number of requests one rule issues.
 //!
-//! Assumptions and known differences from the simulator (see ARCHITECTURE.md): one RoCC
-//! command and one response per cycle; at most `L` memory requests per cycle; the memory
-//! response queue holds `4·L` entries; burst lanes exist for element sizes 1, 2, 4, 8 bytes.
+//! The interface limits are shared with the simulator ([`super::sim`] documents them): one
+//! RoCC command and one response per cycle, arbitrated in rule order (the first ready call
+//! site in the schedule wins, later ones are not ready); at most `L` memory requests per
+//! cycle and a load request only when the `4·L`-entry response queue has room for it
+//! ([`super::schedule::mem_lanes`]); DMA data in 64-bit beats at the end of the busy
+//! window. Remaining assumption: burst lanes exist for element sizes 1, 2, 4, 8 bytes (an
+//! entry with another element size moves no data in the RTL).
 
 use super::schedule::{self, Schedule};
 use super::{Circuit, Expr, InstanceKind, PrimOp, Rule, Stmt, Var};
@@ -1229,11 +1233,13 @@ pub fn batch_top(modules: &[String]) -> String {
 
 /// A behavioural testbench for the top of `c` (module `kiln_tb`). It reads `cmds.txt`
 /// (`id rs1 rs2 rd` per line) and `mem.hex` (`$readmemh` bytes), drives the RoCC command
-/// port, answers CPU-memory loads one cycle after the request, runs the DMA engine with the
-/// simulator's latency model (busy `bursts × latency` cycles from the request cycle, beats
-/// in the last cycles of that window), stops when nothing fired and nothing is in flight,
-/// and writes `out.txt`: `resp rd value cycle`, `status`, `cycles`, `mem addr byte`
-/// (non-zero bytes), `bank name index value`, `reg name value`.
+/// port (commands in order, one per cycle), answers CPU-memory loads one cycle after the
+/// request, runs the DMA engine with the simulator's model (busy for
+/// `max(bursts × latency, beats + 1)` cycles from the request cycle, one 64-bit beat per
+/// cycle in the last cycles of that window; see [`super::sim`]), stops when nothing fired
+/// and nothing is in flight, and writes `out.txt`: `cmd cycle` (per accepted command),
+/// `resp rd value cycle`, `status`, `cycles`, `mem addr byte` (non-zero bytes),
+/// `bank name index value`, `reg name value`.
 pub fn testbench(c: &Circuit, info: &TopInfo, cfg: &TbConfig) -> String {
     let mut decl = String::new();
     let mut conns: Vec<String> = vec![".clk(clk)".into(), ".rst(rst)".into()];
@@ -1269,7 +1275,7 @@ pub fn testbench(c: &Circuit, info: &TopInfo, cfg: &TbConfig) -> String {
             "    rocc_cmd_valid = cmd_i < ncmd;\n    rocc_cmd_funct = 7'd0; rocc_cmd_rs1 = 5'd0; rocc_cmd_rs2 = 5'd0;\n    rocc_cmd_opcode = cmd_id[cmd_i][6:0];\n    rocc_cmd_rd = cmd_rd[cmd_i][4:0];\n    rocc_cmd_rs1data = cmd_rs1[cmd_i];\n    rocc_cmd_rs2data = cmd_rs2[cmd_i];\n    rocc_resp_ready = 1'b1;\n",
         );
         sample.push_str(
-            "    if (rocc_cmd_valid && rocc_cmd_ready) cmd_i = cmd_i + 1;\n    if (rocc_resp_valid && rocc_resp_ready) $fdisplay(out, \"resp %0d %0d %0d\", rocc_resp_rd, rocc_resp_data, cyc);\n",
+            "    if (rocc_cmd_valid && rocc_cmd_ready) begin\n      $fdisplay(out, \"cmd %0d\", cyc);\n      cmd_i = cmd_i + 1;\n    end\n    if (rocc_resp_valid && rocc_resp_ready) $fdisplay(out, \"resp %0d %0d %0d\", rocc_resp_rd, rocc_resp_data, cyc);\n",
         );
     }
     for (m, lanes) in &info.memports {
@@ -1434,7 +1440,7 @@ module {module};
     if (fired) last_fire = cyc;
 {sample}  endtask
 
-  always #5 clk = ~clk;
+  always #5 if (!finished) clk = ~clk;
   initial begin
     clk = 0; rst = 1; errors = 0; cmd_i = 0; ncmd = 0; cyc = 0; last_fire = -1; done = 0;
 {dma_init}{mem_init}    for (k = 0; k < MEMSZ; k = k + 1) mem[k] = 8'd0;
@@ -1499,6 +1505,8 @@ pub fn cmds_text(cmds: &[super::sim::Command]) -> String {
 pub struct TbOutput {
     /// `(rd, value, cycle)` in response order.
     pub responses: Vec<(u32, u32, u64)>,
+    /// The cycle each command was accepted.
+    pub accepted: Vec<u64>,
     pub cycles: u64,
     /// Non-zero CPU memory bytes.
     pub cpu_mem: BTreeMap<u32, u8>,
@@ -1526,6 +1534,7 @@ pub fn parse_tb_output(text: &str) -> Result<TbOutput, String> {
         let s = |i: usize| f.get(i).map(|x| x.to_string()).ok_or_else(bad);
         match f.first().copied() {
             Some("resp") => r.responses.push((n(1)? as u32, n(2)? as u32, n(3)?)),
+            Some("cmd") => r.accepted.push(n(1)?),
             Some("cycles") => {
                 let c: i64 = s(1)?.parse().map_err(|_| bad())?;
                 r.cycles = c.max(0) as u64;
