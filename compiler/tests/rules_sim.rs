@@ -3,6 +3,12 @@
 //! commit at the edge, DMA latency and beat timing, one RoCC command and one response per
 //! cycle in rule order, and deadlock detection naming the stuck rules.
 
+//! The circuits of the interface tests also run as RTL (Icarus Verilog, when installed) and
+//! must agree with the simulator cycle for cycle.
+
+mod common;
+mod sv_common;
+
 use compiler::rules::sim::{self, Command, SimConfig, SimError};
 use compiler::rules::{BodyBuilder, Circuit, Instance, InstanceKind, Rule};
 use std::collections::BTreeMap;
@@ -228,6 +234,7 @@ fn one_command_accepted_per_cycle() {
     assert_eq!(r.accepted, vec![0, 1]);
     let got: Vec<(u32, u64)> = r.responses.iter().map(|x| (x.rd, x.cycle)).collect();
     assert_eq!(got, vec![(1, 1), (2, 2)]);
+    sv_common::compare(&c, &[cmd(7), cmd(8)], BTreeMap::new(), "one_cmd");
 }
 
 /// Two rules ready to respond in the same cycle: the first in the schedule sends, the
@@ -260,6 +267,7 @@ fn one_response_per_cycle_in_rule_order() {
     let got: Vec<(u32, u64)> = r.responses.iter().map(|x| (x.rd, x.cycle)).collect();
     assert_eq!(got, vec![(2, 1), (1, 2)]);
     assert_eq!(r.cycles, 3);
+    sv_common::compare(&c, &[cmd(7)], BTreeMap::new(), "one_resp");
 }
 
 /// A 64-byte DMA load requested in cycle 0 with the default 16 cycles per burst: 8 beats of
@@ -350,7 +358,8 @@ fn dma_data_arrives_beat_by_beat_at_the_end_of_the_window() {
     for i in 0..16u32 {
         sim::write_word(&mut mem, 0x100 + 4 * i, 100 + i);
     }
-    let r = sim::simulate(&c, &[cmd(7)], mem, &SimConfig::default()).unwrap();
+    let r = sim::simulate(&c, &[cmd(7)], mem.clone(), &SimConfig::default()).unwrap();
+    sv_common::compare(&c, &[cmd(7)], mem, "dma_beats");
     assert_eq!(r.regs["seen0"], 9, "beat 0 moves in cycle 8");
     assert_eq!(r.regs["seen15"], 16, "beat 7 moves in cycle 15");
     assert_eq!(r.responses[0].cycle, 16, "idle again at cycle 16");
