@@ -19,6 +19,11 @@
 //!
 //! Precedence pairs declared by the handlers (`a` before `b`) are checked against the
 //! order; a violated pair is reported, never silently reordered.
+//!
+//! The same order arbitrates the shared interfaces (RoCC command and response ports, DMA
+//! request, CPU-memory request lanes): the first ready call site in the order wins.
+//! [`mem_lanes`] gives the lane count `L` and the response-queue size both the simulator
+//! and the RTL use.
 
 use super::{Circuit, InstanceKind, Stmt};
 use std::collections::BTreeMap;
@@ -267,6 +272,11 @@ pub fn describe(c: &Circuit, s: &Schedule) -> String {
             ));
         }
     }
+    out.push_str("// Interface arbitration (the rule simulator's model): one RoCC command is\n");
+    out.push_str("// accepted and one response sent per cycle, and the DMA engine takes one\n");
+    out.push_str("// request per cycle; the first ready call site in this order wins, later\n");
+    out.push_str("// ones are not ready in that cycle. CPU-memory requests take lanes in this\n");
+    out.push_str("// order; a load needs room in the response queue.\n");
     if s.violated_precedence.is_empty() {
         out.push_str("// Declared precedence: all pairs honoured by the order.\n");
     } else {
