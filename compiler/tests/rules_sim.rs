@@ -1,6 +1,13 @@
 //! Rule simulator semantics on hand-built circuits: FIFO timing (enqueued data visible the
 //! next cycle, enq allowed in the cycle of a deq), one firing per rule per cycle, register
-//! commit at the edge, DMA latency, and deadlock detection naming the stuck rules.
+//! commit at the edge, DMA latency and beat timing, one RoCC command and one response per
+//! cycle in rule order, and deadlock detection naming the stuck rules.
+
+//! The circuits of the interface tests also run as RTL (Icarus Verilog, when installed) and
+//! must agree with the simulator cycle for cycle.
+
+mod common;
+mod sv_common;
 
 use compiler::rules::sim::{self, Command, SimConfig, SimError};
 use compiler::rules::{BodyBuilder, Circuit, Instance, InstanceKind, Rule};
@@ -174,4 +181,187 @@ fn register_writes_commit_at_the_edge_and_dma_blocks_polls() {
     // Old value 10 seen in the writing cycle, new value 3 later; the poll waits 16 cycles.
     assert_eq!(r.responses[0].value, 13);
     assert_eq!(r.responses[0].cycle, 16);
+}
+
+fn rocc() -> Instance {
+    Instance {
+        name: "rocc".into(),
+        kind: InstanceKind::Rocc,
+    }
+}
+
+fn cmd(id: u32) -> Command {
+    Command {
+        id,
+        rs1: 0,
+        rs2: 0,
+        rd: id,
+    }
+}
+
+/// Two rules that could each take a command in cycle 0: the RoCC port accepts one command
+/// per cycle, so the second waits a cycle even though a different rule takes it.
+#[test]
+fn one_command_accepted_per_cycle() {
+    let mut a = BodyBuilder::new();
+    let x = a.call_value("rocc", "cmd_to_user_7", vec![], 96);
+    a.call("fa", "enq", vec![x]);
+    let mut b = BodyBuilder::new();
+    let y = b.call_value("rocc", "cmd_to_user_8", vec![], 96);
+    b.call("fb", "enq", vec![y]);
+    let mut ra = BodyBuilder::new();
+    let v = ra.call_value("fa", "deq", vec![], 32);
+    let rd = ra.konst(1, 5);
+    ra.call("rocc", "resp_from_user", vec![rd, v]);
+    let mut rb = BodyBuilder::new();
+    let v = rb.call_value("fb", "deq", vec![], 32);
+    let rd = rb.konst(2, 5);
+    rb.call("rocc", "resp_from_user", vec![rd, v]);
+    let c = Circuit {
+        name: "c".into(),
+        instances: vec![rocc(), fifo("fa"), fifo("fb")],
+        rules: vec![rule("ra", ra), rule("rb", rb), rule("a", a), rule("b", b)],
+        precedence: vec![],
+        schedule: vec!["ra".into(), "rb".into(), "a".into(), "b".into()],
+    };
+    let r = sim::simulate(
+        &c,
+        &[cmd(7), cmd(8)],
+        BTreeMap::new(),
+        &SimConfig::default(),
+    )
+    .unwrap();
+    assert_eq!(r.accepted, vec![0, 1]);
+    let got: Vec<(u32, u64)> = r.responses.iter().map(|x| (x.rd, x.cycle)).collect();
+    assert_eq!(got, vec![(1, 1), (2, 2)]);
+    sv_common::compare(&c, &[cmd(7), cmd(8)], BTreeMap::new(), "one_cmd");
+}
+
+/// Two rules ready to respond in the same cycle: the first in the schedule sends, the
+/// other is not ready (does not fire) and sends the next cycle.
+#[test]
+fn one_response_per_cycle_in_rule_order() {
+    let mut a = BodyBuilder::new();
+    let x = a.call_value("rocc", "cmd_to_user_7", vec![], 96);
+    a.call("fa", "enq", vec![x]);
+    a.call("fb", "enq", vec![x]);
+    let responder = |f: &str, rd: u128| {
+        let mut b = BodyBuilder::new();
+        let v = b.call_value(f, "deq", vec![], 32);
+        let rd = b.konst(rd, 5);
+        b.call("rocc", "resp_from_user", vec![rd, v]);
+        b
+    };
+    let c = Circuit {
+        name: "c".into(),
+        instances: vec![rocc(), fifo("fa"), fifo("fb")],
+        rules: vec![
+            rule("ra", responder("fa", 1)),
+            rule("rb", responder("fb", 2)),
+            rule("a", a),
+        ],
+        precedence: vec![],
+        schedule: vec!["rb".into(), "ra".into(), "a".into()],
+    };
+    let r = sim::simulate(&c, &[cmd(7)], BTreeMap::new(), &SimConfig::default()).unwrap();
+    let got: Vec<(u32, u64)> = r.responses.iter().map(|x| (x.rd, x.cycle)).collect();
+    assert_eq!(got, vec![(2, 1), (1, 2)]);
+    assert_eq!(r.cycles, 3);
+    sv_common::compare(&c, &[cmd(7)], BTreeMap::new(), "one_resp");
+}
+
+/// A 64-byte DMA load requested in cycle 0 with the default 16 cycles per burst: 8 beats of
+/// 8 bytes in cycles 8..15 (the last 8 cycles of the busy window), each visible the cycle
+/// after; `poll_for_idle` is ready from cycle 16.
+#[test]
+fn dma_data_arrives_beat_by_beat_at_the_end_of_the_window() {
+    let banks: Vec<String> = (0..4).map(|k| format!("m_{k}")).collect();
+    let mut instances = vec![
+        rocc(),
+        Instance {
+            name: "dma".into(),
+            kind: InstanceKind::Dma {
+                latency: 0,
+                entries: vec![compiler::rules::DmaEntry {
+                    name: "m".into(),
+                    base: 0,
+                    size: 64,
+                    elem_bytes: 4,
+                    banks: banks.clone(),
+                    cyclic: true,
+                }],
+            },
+        },
+        fifo("go"),
+    ];
+    for (name, init) in [("t", 0u128), ("seen0", 0), ("seen15", 0)] {
+        instances.push(Instance {
+            name: name.into(),
+            kind: InstanceKind::Reg { width: 32, init },
+        });
+    }
+    for b in &banks {
+        instances.push(Instance {
+            name: b.clone(),
+            kind: InstanceKind::Bank {
+                width: 32,
+                depth: 4,
+                init: vec![],
+            },
+        });
+    }
+    let mut start = BodyBuilder::new();
+    start.call_value("rocc", "cmd_to_user_7", vec![], 96);
+    let (cpu, isax, len) = (
+        start.konst(0x100, 32),
+        start.konst(0, 32),
+        start.konst(6, 4),
+    );
+    start.call("dma", "cpu_to_isax", vec![cpu, isax, len]);
+    // A cycle counter that records when elements 0 (beat 0) and 15 (beat 7) first appear.
+    let mut w = BodyBuilder::new();
+    let t = w.call_value("t", "read", vec![], 32);
+    let limit = w.konst(20, 32);
+    let guard = w.prim(compiler::rules::PrimOp::Ult, vec![t, limit], 1);
+    let guard_stmts = std::mem::take(&mut w.stmts);
+    let one = w.konst(1, 32);
+    let t1 = w.prim(compiler::rules::PrimOp::Add, vec![t, one], 32);
+    w.call("t", "write", vec![t1]);
+    for (reg, bank, off) in [("seen0", "m_0", 0u128), ("seen15", "m_3", 3)] {
+        let i = w.konst(off, 2);
+        let v = w.call_value(bank, "read", vec![i], 32);
+        let s = w.call_value(reg, "read", vec![], 32);
+        let zero = w.konst(0, 32);
+        let arrived = w.prim(compiler::rules::PrimOp::Ne, vec![v, zero], 1);
+        let unseen = w.prim(compiler::rules::PrimOp::Eq, vec![s, zero], 1);
+        let first = w.prim(compiler::rules::PrimOp::And, vec![arrived, unseen], 1);
+        w.if_else(first, |b| b.call(reg, "write", vec![t]), |_| {});
+    }
+    let mut fin = BodyBuilder::new();
+    fin.call_value("dma", "poll_for_idle", vec![], 1);
+    fin.call_value("go", "deq", vec![], 32);
+    let rd = fin.konst(1, 5);
+    let z = fin.konst(0, 32);
+    fin.call("rocc", "resp_from_user", vec![rd, z]);
+    let tok = start.konst(1, 32);
+    start.call("go", "enq", vec![tok]);
+    let mut watch = rule("watch", w);
+    watch.guard = Some((guard_stmts, guard));
+    let c = Circuit {
+        name: "d".into(),
+        instances,
+        rules: vec![rule("fin", fin), watch, rule("start", start)],
+        precedence: vec![],
+        schedule: vec!["fin".into(), "watch".into(), "start".into()],
+    };
+    let mut mem = BTreeMap::new();
+    for i in 0..16u32 {
+        sim::write_word(&mut mem, 0x100 + 4 * i, 100 + i);
+    }
+    let r = sim::simulate(&c, &[cmd(7)], mem.clone(), &SimConfig::default()).unwrap();
+    sv_common::compare(&c, &[cmd(7)], mem, "dma_beats");
+    assert_eq!(r.regs["seen0"], 9, "beat 0 moves in cycle 8");
+    assert_eq!(r.regs["seen15"], 16, "beat 7 moves in cycle 15");
+    assert_eq!(r.responses[0].cycle, 16, "idle again at cycle 16");
+    assert_eq!(r.banks["m_1"], vec![101, 105, 109, 113]);
 }

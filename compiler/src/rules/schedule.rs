@@ -19,9 +19,67 @@
 //!
 //! Precedence pairs declared by the handlers (`a` before `b`) are checked against the
 //! order; a violated pair is reported, never silently reordered.
+//!
+//! The same order arbitrates the shared interfaces (RoCC command and response ports, DMA
+//! request, CPU-memory request lanes): the first ready call site in the order wins.
+//! [`mem_lanes`] gives the lane count `L` and the response-queue size both the simulator
+//! and the RTL use.
 
 use super::{Circuit, InstanceKind, Stmt};
 use std::collections::BTreeMap;
+
+/// Depth of the CPU-memory response queue per request lane (see [`mem_lanes`]).
+pub const MEM_QUEUE_PER_LANE: u32 = 4;
+
+/// Request lanes `L` of every CPU-memory port: the largest number of `load_req`/`store_req`
+/// calls one rule makes on it (both arms of every `If` counted), at least 1. At most `L`
+/// requests are accepted per cycle and at most `MEM_QUEUE_PER_LANE · L` load responses
+/// may be outstanding; the simulator and the RTL both use these numbers.
+pub fn mem_lanes(c: &Circuit) -> BTreeMap<String, u32> {
+    let mut lanes = BTreeMap::new();
+    for i in &c.instances {
+        if matches!(i.kind, InstanceKind::MemPort) {
+            lanes.insert(i.name.clone(), 1);
+        }
+    }
+    for r in &c.rules {
+        let mut n: BTreeMap<String, u32> = BTreeMap::new();
+        if let Some((g, _)) = &r.guard {
+            count_mem_reqs(c, g, &mut n);
+        }
+        count_mem_reqs(c, &r.body, &mut n);
+        for (m, k) in n {
+            let e = lanes.entry(m).or_insert(1);
+            *e = (*e).max(k);
+        }
+    }
+    lanes
+}
+
+fn count_mem_reqs(c: &Circuit, stmts: &[Stmt], n: &mut BTreeMap<String, u32>) {
+    for s in stmts {
+        match s {
+            Stmt::Call { inst, method, .. }
+                if (method == "load_req" || method == "store_req")
+                    && matches!(
+                        c.instance(inst).map(|i| &i.kind),
+                        Some(InstanceKind::MemPort)
+                    ) =>
+            {
+                *n.entry(inst.clone()).or_insert(0) += 1;
+            }
+            Stmt::If {
+                then_body,
+                else_body,
+                ..
+            } => {
+                count_mem_reqs(c, then_body, n);
+                count_mem_reqs(c, else_body, n);
+            }
+            _ => {}
+        }
+    }
+}
 
 /// How two method calls on the same instance interact within one cycle.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -214,6 +272,11 @@ pub fn describe(c: &Circuit, s: &Schedule) -> String {
             ));
         }
     }
+    out.push_str("// Interface arbitration (the rule simulator's model): one RoCC command is\n");
+    out.push_str("// accepted and one response sent per cycle, and the DMA engine takes one\n");
+    out.push_str("// request per cycle; the first ready call site in this order wins, later\n");
+    out.push_str("// ones are not ready in that cycle. CPU-memory requests take lanes in this\n");
+    out.push_str("// order; a load needs room in the response queue.\n");
     if s.violated_precedence.is_empty() {
         out.push_str("// Declared precedence: all pairs honoured by the order.\n");
     } else {

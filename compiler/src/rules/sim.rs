@@ -5,10 +5,29 @@
 //! is ready; its effects then become part of the cycle. FIFO semantics follow the STL
 //! `FIFO1_PUSH`/`FIFO2_I` modules: `deq` needs a committed element, `enq` needs room after
 //! this cycle's dequeues, and enqueued data becomes visible at the next cycle. Registers and
-//! bank writes commit at the clock edge (reads see old values). The DMA engine is busy for
-//! `latency` cycles per started 64-byte burst and copies its data when it finishes;
-//! `poll_for_idle` is ready only while it is idle. The CPU memory port answers a load one
-//! cycle after the request.
+//! bank writes commit at the clock edge (reads see old values).
+//!
+//! The interfaces are modelled as the RTL of [`super::sv`] implements them, so that both
+//! agree cycle for cycle:
+//! - RoCC: one command port and one response port. Commands are presented in order; at
+//!   most one is accepted and at most one response is sent per cycle. Arbitration is the
+//!   rule order: the first rule in the schedule whose `cmd_to_user_<id>` matches the
+//!   presented opcode (7 bits) takes the command, the first rule calling `resp_from_user`
+//!   sends its response; later rules calling the same method in that cycle are not ready
+//!   (they do not fire and retry the next cycle).
+//! - DMA (one transfer at a time per engine): a request accepted in cycle `s` moving `n`
+//!   bytes (the `2^log2_bytes` requested, clipped to whole elements of the memory-map entry
+//!   that holds `isax_addr`) in `b = ⌈n/8⌉` 64-bit beats keeps the engine busy until cycle
+//!   `u = s + max(bursts · latency, b + 1)` (`bursts = ⌈2^log2_bytes / 64⌉`, `latency`
+//!   default 16: the schedule's 16 cycles per 64-byte burst); `poll_for_idle` and a new
+//!   request are ready again from cycle `u`. Beat `k` (transfer bytes `8k..8k+8`) moves in
+//!   cycle `u − b + k`, i.e. the data arrives beat by beat in the last `b` cycles of the
+//!   window: a beat reads the state committed before its cycle and its writes commit at
+//!   that cycle's edge, after the rules' writes to the same word (the burst port is the
+//!   last write port of a bank).
+//! - CPU memory (HellaCache style): a load is answered the cycle after its request;
+//!   at most `L` requests per cycle and at most `4·L` outstanding load responses per port
+//!   ([`super::schedule::mem_lanes`]); responses are consumed in request order.
 //!
 //! The run ends when nothing can fire and no transfer is in flight: with every FIFO empty
 //! and every command consumed it is a success, otherwise a deadlock naming the rules that
@@ -52,6 +71,8 @@ pub struct Response {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SimResult {
     pub responses: Vec<Response>,
+    /// The cycle each command was accepted, in command order.
+    pub accepted: Vec<u64>,
     pub cpu_mem: BTreeMap<u32, u8>,
     pub banks: BTreeMap<String, Vec<u128>>,
     pub regs: BTreeMap<String, u128>,
@@ -107,8 +128,11 @@ struct Transfer {
     to_isax: bool,
     cpu_addr: u32,
     isax_addr: u32,
+    /// Bytes actually moved (whole elements inside one memory-map entry).
     bytes: u32,
-    done_at: u64,
+    /// First beat's cycle and the first cycle the engine is idle again.
+    beat0: u64,
+    until: u64,
 }
 
 struct Dma {
@@ -117,13 +141,25 @@ struct Dma {
     active: Option<Transfer>,
 }
 
+/// A CPU-memory port: its lane count, queue capacity and the load responses in flight
+/// (`(cycle visible from, data)` in request order).
+struct MemPort {
+    lanes: u32,
+    queue: u32,
+    resp: VecDeque<(u64, u128)>,
+    /// Responses outstanding at the start of the cycle, requests and loads issued so far.
+    outstanding: u32,
+    reqs: u32,
+    loads: u32,
+}
+
 enum Slot {
     Fifo(Fifo),
     Reg(Reg),
     Bank(Bank),
     Rocc,
     Dma(Dma),
-    MemPort,
+    MemPort(MemPort),
 }
 
 struct State {
@@ -132,10 +168,13 @@ struct State {
     index: HashMap<String, usize>,
     cmds: VecDeque<Command>,
     responses: Vec<Response>,
+    accepted: Vec<u64>,
     cpu_mem: BTreeMap<u32, u8>,
     mem_pending: Vec<(u32, u32)>,
-    mem_resp: VecDeque<(u64, u128)>,
     cycle: u64,
+    /// A command was accepted / a response sent in this cycle (one port each).
+    cmd_taken: bool,
+    resp_sent: bool,
 }
 
 /// Effects of one tentative firing.
@@ -149,9 +188,57 @@ struct Tx {
     dma_start: Option<(usize, Transfer)>,
     cmd_taken: bool,
     responses: Vec<(u32, u32)>,
-    mem_loads: Vec<u32>,
-    mem_stores: Vec<(u32, u32)>,
-    mem_resp_taken: usize,
+    /// (port, address) of load requests; stores; port of each consumed load response.
+    mem_loads: Vec<(usize, u32)>,
+    mem_stores: Vec<(usize, u32, u32)>,
+    mem_resp_taken: Vec<usize>,
+}
+
+/// One element a DMA beat moves, applied at the clock edge.
+enum BeatWrite {
+    Bank {
+        slot: usize,
+        index: usize,
+        value: u128,
+    },
+    Cpu {
+        addr: u32,
+        bytes: u32,
+        value: u128,
+    },
+}
+
+impl Dma {
+    /// The memory-map entry holding scratchpad address `isax` (non-empty banks only).
+    fn entry(&self, isax: u32) -> Option<&DmaEntry> {
+        self.entries
+            .iter()
+            .find(|e| isax >= e.base && isax - e.base < e.size && !e.banks.is_empty())
+    }
+
+    /// A transfer requested in cycle `now` (see the module docs for the timing).
+    fn transfer(&self, to_isax: bool, cpu: u32, isax: u32, log2: u128, now: u64) -> Transfer {
+        let requested = u32::try_from(log2)
+            .ok()
+            .and_then(|l| 1u32.checked_shl(l))
+            .unwrap_or(0);
+        let bursts = requested.div_ceil(64).max(1) as u64;
+        let bytes = self.entry(isax).map_or(0, |e| {
+            let eb = e.elem_bytes.max(1);
+            let room = (e.size - (isax - e.base)).div_ceil(eb);
+            (requested / eb).min(room) * eb
+        });
+        let beats = bytes.div_ceil(8) as u64;
+        let until = now + (bursts * self.latency as u64).max(beats + 1);
+        Transfer {
+            to_isax,
+            cpu_addr: cpu,
+            isax_addr: isax,
+            bytes,
+            beat0: until - beats,
+            until,
+        }
+    }
 }
 
 /// Why a call could not happen (`instance.method`), for deadlock reports.
@@ -218,6 +305,7 @@ impl State {
         cpu_mem: BTreeMap<u32, u8>,
         cfg: &SimConfig,
     ) -> Result<State, SimError> {
+        let lanes = super::schedule::mem_lanes(circuit);
         let mut slots = Vec::new();
         let mut names = Vec::new();
         let mut index = HashMap::new();
@@ -256,7 +344,17 @@ impl State {
                     entries: entries.clone(),
                     active: None,
                 }),
-                InstanceKind::MemPort => Slot::MemPort,
+                InstanceKind::MemPort => {
+                    let l = lanes.get(&inst.name).copied().unwrap_or(1);
+                    Slot::MemPort(MemPort {
+                        lanes: l,
+                        queue: super::schedule::MEM_QUEUE_PER_LANE * l,
+                        resp: VecDeque::new(),
+                        outstanding: 0,
+                        reqs: 0,
+                        loads: 0,
+                    })
+                }
             };
             if index.insert(inst.name.clone(), slots.len()).is_some() {
                 return Err(SimError::Malformed(format!(
@@ -273,10 +371,12 @@ impl State {
             index,
             cmds: cmds.iter().cloned().collect(),
             responses: Vec::new(),
+            accepted: Vec::new(),
             cpu_mem,
             mem_pending: Vec::new(),
-            mem_resp: VecDeque::new(),
             cycle: 0,
+            cmd_taken: false,
+            resp_sent: false,
         })
     }
 
@@ -388,13 +488,19 @@ impl State {
                 Ok(0)
             }
             (Slot::Rocc, "resp_from_user") => {
+                if self.resp_sent || !tx.responses.is_empty() {
+                    return Err(blocked());
+                }
                 tx.responses.push((arg(0) as u32, arg(1) as u32));
                 Ok(0)
             }
             (Slot::Rocc, m) if m.starts_with("cmd_to_user_") => {
                 let id: u32 = m["cmd_to_user_".len()..].parse().map_err(|_| blocked())?;
+                if self.cmd_taken || tx.cmd_taken || id >= 128 {
+                    return Err(blocked());
+                }
                 match self.cmds.front() {
-                    Some(c) if c.id == id && !tx.cmd_taken => {
+                    Some(c) if c.id & 0x7f == id => {
                         tx.cmd_taken = true;
                         Ok(pack_cmd(c))
                     }
@@ -411,32 +517,40 @@ impl State {
                 if d.active.is_some() || tx.dma_start.is_some() {
                     return Err(blocked());
                 }
-                let bytes = 1u32.checked_shl(arg(2) as u32).unwrap_or(0);
-                let bursts = bytes.div_ceil(64).max(1) as u64;
-                let t = Transfer {
-                    to_isax: method == "cpu_to_isax",
-                    cpu_addr: arg(0) as u32,
-                    isax_addr: arg(1) as u32,
-                    bytes,
-                    done_at: self.cycle + bursts * d.latency as u64,
-                };
+                let t = d.transfer(
+                    method == "cpu_to_isax",
+                    arg(0) as u32,
+                    arg(1) as u32,
+                    arg(2),
+                    self.cycle,
+                );
                 tx.dma_start = Some((idx, t));
                 Ok(0)
             }
-            (Slot::MemPort, "load_req") => {
-                tx.mem_loads.push(arg(0) as u32);
+            (Slot::MemPort(p), "load_req" | "store_req") => {
+                let reqs = tx.mem_loads.iter().filter(|(i, _)| *i == idx).count()
+                    + tx.mem_stores.iter().filter(|(i, _, _)| *i == idx).count();
+                if p.reqs as usize + reqs >= p.lanes as usize {
+                    return Err(blocked());
+                }
+                if method == "store_req" {
+                    tx.mem_stores.push((idx, arg(0) as u32, arg(1) as u32));
+                    return Ok(0);
+                }
+                let loads = tx.mem_loads.iter().filter(|(i, _)| *i == idx).count();
+                if (p.outstanding + p.loads) as usize + loads >= p.queue as usize {
+                    return Err(blocked());
+                }
+                tx.mem_loads.push((idx, arg(0) as u32));
                 Ok(0)
             }
-            (Slot::MemPort, "store_req") => {
-                tx.mem_stores.push((arg(0) as u32, arg(1) as u32));
-                Ok(0)
-            }
-            (Slot::MemPort, "load_resp") => {
-                let (at, v) = *self.mem_resp.get(tx.mem_resp_taken).ok_or_else(blocked)?;
+            (Slot::MemPort(p), "load_resp") => {
+                let taken = tx.mem_resp_taken.iter().filter(|&&i| i == idx).count();
+                let (at, v) = *p.resp.get(taken).ok_or_else(blocked)?;
                 if at > self.cycle {
                     return Err(blocked());
                 }
-                tx.mem_resp_taken += 1;
+                tx.mem_resp_taken.push(idx);
                 Ok(v)
             }
             _ => Err(Blocked(format!("unknown method {inst}.{method}"))),
@@ -476,26 +590,45 @@ impl State {
         }
         if tx.cmd_taken {
             self.cmds.pop_front();
+            self.cmd_taken = true;
+            self.accepted.push(self.cycle);
         }
         for (rd, value) in tx.responses {
+            self.resp_sent = true;
             self.responses.push(Response {
                 rd,
                 value,
                 cycle: self.cycle,
             });
         }
-        for _ in 0..tx.mem_resp_taken {
-            self.mem_resp.pop_front();
+        for idx in tx.mem_resp_taken {
+            if let Slot::MemPort(p) = &mut self.slots[idx] {
+                p.resp.pop_front();
+            }
         }
-        for addr in tx.mem_loads {
+        for (idx, addr) in tx.mem_loads {
             let v = read_word(&self.cpu_mem, addr) as u128;
-            self.mem_resp.push_back((self.cycle + 1, v));
+            if let Slot::MemPort(p) = &mut self.slots[idx] {
+                p.resp.push_back((self.cycle + 1, v));
+                p.reqs += 1;
+                p.loads += 1;
+            }
         }
-        self.mem_pending.extend(tx.mem_stores);
+        for (idx, addr, v) in tx.mem_stores {
+            if let Slot::MemPort(p) = &mut self.slots[idx] {
+                p.reqs += 1;
+            }
+            self.mem_pending.push((addr, v));
+        }
     }
 
     /// Commit the clock edge; returns whether work is still in flight (DMA, memory).
+    ///
+    /// Order (the RTL's port order): DMA beats read the state committed before this
+    /// cycle; the rules' bank writes commit, then the DMA's; the rules' CPU stores, then the
+    /// DMA's.
     fn end_of_cycle(&mut self) -> bool {
+        let beats = self.dma_beats();
         for slot in &mut self.slots {
             match slot {
                 Slot::Fifo(f) => f.items.extend(f.pending.drain(..)),
@@ -518,67 +651,91 @@ impl State {
         for (addr, v) in std::mem::take(&mut self.mem_pending) {
             write_word(&mut self.cpu_mem, addr, v);
         }
-        let mut busy = !self.mem_resp.is_empty();
-        let finished: Vec<(usize, Transfer)> = self
-            .slots
-            .iter()
-            .enumerate()
-            .filter_map(|(i, s)| match s {
-                Slot::Dma(d) => d.active.clone().map(|t| (i, t)),
-                _ => None,
-            })
-            .collect();
-        for (idx, t) in finished {
-            busy = true;
-            if self.cycle + 1 >= t.done_at {
-                self.complete_transfer(idx, &t);
-                if let Slot::Dma(d) = &mut self.slots[idx] {
-                    d.active = None;
+        for w in beats {
+            match w {
+                BeatWrite::Bank { slot, index, value } => {
+                    if let Slot::Bank(b) = &mut self.slots[slot] {
+                        b.data[index] = mask(value, b.width);
+                    }
                 }
+                BeatWrite::Cpu { addr, bytes, value } => {
+                    write_bytes(&mut self.cpu_mem, addr, bytes, value)
+                }
+            }
+        }
+        self.cmd_taken = false;
+        self.resp_sent = false;
+        let next = self.cycle + 1;
+        let mut busy = false;
+        for slot in &mut self.slots {
+            match slot {
+                Slot::MemPort(p) => {
+                    p.outstanding = p.resp.len() as u32;
+                    p.reqs = 0;
+                    p.loads = 0;
+                    busy |= !p.resp.is_empty();
+                }
+                Slot::Dma(d) => {
+                    if let Some(t) = &d.active {
+                        busy = true;
+                        if next >= t.until {
+                            d.active = None;
+                        }
+                    }
+                }
+                _ => {}
             }
         }
         busy
     }
 
-    fn complete_transfer(&mut self, dma: usize, t: &Transfer) {
-        let entries = match &self.slots[dma] {
-            Slot::Dma(d) => d.entries.clone(),
-            _ => return,
-        };
-        let Some(e) = entries
-            .iter()
-            .find(|e| t.isax_addr >= e.base && t.isax_addr < e.base + e.size)
-        else {
-            return;
-        };
-        if e.banks.is_empty() {
-            return;
-        }
-        let eb = e.elem_bytes.max(1);
-        let n = e.banks.len() as u32;
-        let per_bank = e.size / eb / n;
-        for k in 0..t.bytes / eb {
-            let isax = t.isax_addr + k * eb;
-            if isax >= e.base + e.size {
-                break;
+    /// The element moves of every DMA beat of this cycle, read from the committed state.
+    fn dma_beats(&self) -> Vec<BeatWrite> {
+        let mut out = Vec::new();
+        for slot in &self.slots {
+            let Slot::Dma(d) = slot else { continue };
+            let Some(t) = &d.active else { continue };
+            if self.cycle < t.beat0 || self.cycle >= t.until {
+                continue;
             }
-            let el = (isax - e.base) / eb;
-            let (bank, off) = crate::aps::memory::locate(el, n, per_bank, e.cyclic);
-            let Some(&bi) = self.index.get(&e.banks[bank as usize]) else {
+            let Some(e) = d.entry(t.isax_addr) else {
                 continue;
             };
-            let cpu = t.cpu_addr.wrapping_add(k * eb);
-            if let Slot::Bank(b) = &mut self.slots[bi] {
-                let Some(i) = bank_index(off as u128, b.data.len()) else {
+            let beat = (self.cycle - t.beat0) as u32;
+            let eb = e.elem_bytes.max(1);
+            let n = e.banks.len() as u32;
+            let per_bank = e.size / eb / n;
+            let lo = 8 * beat;
+            let hi = (lo + 8).min(t.bytes);
+            for off in (lo..hi).step_by(eb as usize) {
+                let el = (t.isax_addr + off - e.base) / eb;
+                let (bank, boff) = crate::aps::memory::locate(el, n, per_bank, e.cyclic);
+                let Some(&bi) = e.banks.get(bank as usize).and_then(|b| self.index.get(b)) else {
                     continue;
                 };
-                if t.to_isax {
-                    b.data[i] = mask(read_bytes(&self.cpu_mem, cpu, eb), b.width);
+                let Slot::Bank(b) = &self.slots[bi] else {
+                    continue;
+                };
+                let Some(index) = bank_index(boff as u128, b.data.len()) else {
+                    continue;
+                };
+                let cpu = t.cpu_addr.wrapping_add(off);
+                out.push(if t.to_isax {
+                    BeatWrite::Bank {
+                        slot: bi,
+                        index,
+                        value: read_bytes(&self.cpu_mem, cpu, eb),
+                    }
                 } else {
-                    write_bytes(&mut self.cpu_mem, cpu, eb, b.data[i]);
-                }
+                    BeatWrite::Cpu {
+                        addr: cpu,
+                        bytes: eb,
+                        value: b.data[index],
+                    }
+                });
             }
         }
+        out
     }
 
     fn finish(&self, order: &[&super::Rule], cycles: u64) -> Result<SimResult, SimError> {
@@ -628,6 +785,7 @@ impl State {
         }
         Ok(SimResult {
             responses: self.responses.clone(),
+            accepted: self.accepted.clone(),
             cpu_mem: self.cpu_mem.clone(),
             banks,
             regs,

@@ -26,9 +26,13 @@
 //!   `<m>_resp_{valid,data}` (responses in request order, compacted from lane 0), and an
 //!   internal response queue. `L` is the largest number of requests one rule issues.
 //!
-//! Assumptions and known differences from the simulator (see ARCHITECTURE.md): one RoCC
-//! command and one response per cycle; at most `L` memory requests per cycle; the memory
-//! response queue holds `4·L` entries; burst lanes exist for element sizes 1, 2, 4, 8 bytes.
+//! The interface limits are shared with the simulator ([`super::sim`] documents them): one
+//! RoCC command and one response per cycle, arbitrated in rule order (the first ready call
+//! site in the schedule wins, later ones are not ready); at most `L` memory requests per
+//! cycle and a load request only when the `4·L`-entry response queue has room for it
+//! ([`super::schedule::mem_lanes`]); DMA data in 64-bit beats at the end of the busy
+//! window. Remaining assumption: burst lanes exist for element sizes 1, 2, 4, 8 bytes (an
+//! entry with another element size moves no data in the RTL).
 
 use super::schedule::{self, Schedule};
 use super::{Circuit, Expr, InstanceKind, PrimOp, Rule, Stmt, Var};
@@ -36,8 +40,7 @@ use crate::diag::Diagnostic;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-/// Depth multiplier of the CPU-memory response queue (entries per request lane).
-const MEM_QUEUE_PER_LANE: u32 = 4;
+use super::schedule::MEM_QUEUE_PER_LANE;
 
 /// Facts about the emitted top module that a testbench needs.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -57,6 +60,25 @@ pub fn emit_sv(c: &Circuit) -> Result<String, Diagnostic> {
 }
 
 pub fn emit_sv_with_info(c: &Circuit) -> Result<(String, TopInfo), Diagnostic> {
+    let parts = emit_sv_parts(c)?;
+    let mut out = parts.top;
+    for text in parts.primitives.values() {
+        out.push_str(text);
+    }
+    Ok((out, parts.info))
+}
+
+/// The emitted design in parts: the top module (with the schedule comment block) and the
+/// primitive modules by name. Primitive text depends only on the name (its parameter set),
+/// so designs compiled together (a batch of testbenches) share one copy of each.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SvParts {
+    pub top: String,
+    pub primitives: BTreeMap<String, String>,
+    pub info: TopInfo,
+}
+
+pub fn emit_sv_parts(c: &Circuit) -> Result<SvParts, Diagnostic> {
     let sched = schedule::analyse(c).map_err(Diagnostic::global_error)?;
     let mut e = Emitter::new(c);
     for &ri in &sched.order {
@@ -171,23 +193,7 @@ struct RuleCx {
 
 impl<'a> Emitter<'a> {
     fn new(c: &'a Circuit) -> Emitter<'a> {
-        let mut mem_lanes = BTreeMap::new();
-        for r in &c.rules {
-            let mut n: BTreeMap<String, u32> = BTreeMap::new();
-            count_mem_reqs(c, &r.body, &mut n);
-            if let Some((g, _)) = &r.guard {
-                count_mem_reqs(c, g, &mut n);
-            }
-            for (m, k) in n {
-                let e = mem_lanes.entry(m).or_insert(1);
-                *e = (*e).max(k);
-            }
-        }
-        for i in &c.instances {
-            if matches!(i.kind, InstanceKind::MemPort) {
-                mem_lanes.entry(i.name.clone()).or_insert(1);
-            }
-        }
+        let mem_lanes = schedule::mem_lanes(c);
         Emitter {
             c,
             body: String::new(),
@@ -404,6 +410,8 @@ impl<'a> Emitter<'a> {
             || Diagnostic::global_error(format!("unknown method `{inst}.{method}` in the rule IR"));
         let mut value: Option<(String, u32)> = None;
         let mut class: Option<&'static str> = None;
+        // A second class a call counts under (load requests: the response queue's room).
+        let mut also: Option<&'static str> = None;
         let mut site = Site::default();
         let ready: String = match (kind, method) {
             (InstanceKind::Fifo { width, depth }, "deq") => {
@@ -523,7 +531,18 @@ impl<'a> Emitter<'a> {
                     if st { arg(1, 32) } else { "32'd0".into() },
                 ];
                 class = Some("req");
-                format!("({i}_req_ready & ({lane} < 8'd{lanes}))")
+                if st {
+                    format!("({i}_req_ready & ({lane} < 8'd{lanes}))")
+                } else {
+                    // Room in the response queue for every load outstanding at the start of
+                    // the cycle and every load issued before this one in the cycle.
+                    also = Some("load");
+                    let loads = count(&self.before(cx, inst, "load"));
+                    format!(
+                        "({i}_req_ready & ({lane} < 8'd{lanes}) & (({i}__q_cnt + {i}__in_n + {loads}) < 8'd{}))",
+                        MEM_QUEUE_PER_LANE * lanes
+                    )
+                }
             }
             (InstanceKind::MemPort, "load_resp") => {
                 let kname = format!("{}__k{k}", cx.name);
@@ -546,6 +565,10 @@ impl<'a> Emitter<'a> {
         let rname = format!("{}__rdy{k}", cx.name);
         let _ = writeln!(self.body, "  logic {rname};\n  assign {rname} = {ready};");
         cx.sites.push((path.to_string(), rname));
+        if let Some(cl) = also {
+            cx.local.push((inst.to_string(), cl, path.to_string()));
+            cx.pending.push((inst.to_string(), cl, Site::default(), k));
+        }
         if let Some(cl) = class {
             cx.local.push((inst.to_string(), cl, path.to_string()));
             cx.pending.push((inst.to_string(), cl, site, k));
@@ -571,7 +594,7 @@ impl<'a> Emitter<'a> {
             .unwrap_or_default()
     }
 
-    fn finish(mut self, sched: &Schedule) -> (String, TopInfo) {
+    fn finish(mut self, sched: &Schedule) -> SvParts {
         let c = self.c;
         let top = ident(&c.name);
         let mut info = TopInfo {
@@ -639,10 +662,11 @@ impl<'a> Emitter<'a> {
             "\n  // Observability for testbenches: some rule fired / memory responses pending.\n  logic kiln_any_fire;\n  assign kiln_any_fire = {};\nendmodule\n",
             any(&self.fires)
         );
-        for text in prims.values() {
-            out.push_str(text);
+        SvParts {
+            top: out,
+            primitives: prims,
+            info,
         }
-        (out, info)
     }
 
     fn fifo(
@@ -974,31 +998,6 @@ fn and_or(sites: &[Site], w: u32, sel: impl Fn(&Site) -> String, field: usize) -
     format!("({})", terms.join(" | "))
 }
 
-fn count_mem_reqs(c: &Circuit, stmts: &[Stmt], n: &mut BTreeMap<String, u32>) {
-    for s in stmts {
-        match s {
-            Stmt::Call { inst, method, .. }
-                if (method == "load_req" || method == "store_req")
-                    && matches!(
-                        c.instance(inst).map(|i| &i.kind),
-                        Some(InstanceKind::MemPort)
-                    ) =>
-            {
-                *n.entry(inst.clone()).or_insert(0) += 1;
-            }
-            Stmt::If {
-                then_body,
-                else_body,
-                ..
-            } => {
-                count_mem_reqs(c, then_body, n);
-                count_mem_reqs(c, else_body, n);
-            }
-            _ => {}
-        }
-    }
-}
-
 fn rocc_ports() -> Vec<String> {
     [
         "  // RoCC command (Decoupled): taken when valid & ready; ready depends on valid/opcode",
@@ -1185,6 +1184,14 @@ pub struct TbConfig {
     pub max_cycles: u64,
     /// CPU memory window `[0, mem_bytes)` modelled by the testbench.
     pub mem_bytes: u32,
+    /// Module name of the testbench and the prefix of its files (`<prefix>cmds.txt`,
+    /// `<prefix>mem.hex`, `<prefix>out.txt`): several testbenches can share one
+    /// simulation (see [`batch_top`]).
+    pub module: String,
+    pub file_prefix: String,
+    /// Whether the testbench ends the simulation (`$finish`) when done; otherwise it sets
+    /// `finished` and a [`batch_top`] ends the run once every testbench is done.
+    pub standalone: bool,
 }
 
 impl Default for TbConfig {
@@ -1193,17 +1200,46 @@ impl Default for TbConfig {
             dma_latency: 16,
             max_cycles: 5_000_000,
             mem_bytes: 1 << 16,
+            module: "kiln_tb".into(),
+            file_prefix: String::new(),
+            standalone: true,
         }
     }
 }
 
+/// A top module `kiln_batch` instantiating the (non-standalone) testbench modules
+/// `modules` and finishing the simulation once all of them are done.
+pub fn batch_top(modules: &[String]) -> String {
+    let mut out = String::from(
+        "`timescale 1ns/1ps\n// Runs several kiln testbenches in one simulation.\nmodule kiln_batch;\n",
+    );
+    for (k, m) in modules.iter().enumerate() {
+        let _ = writeln!(out, "  {m} tb{k} ();");
+    }
+    let all: Vec<String> = (0..modules.len())
+        .map(|k| format!("tb{k}.finished"))
+        .collect();
+    let _ = writeln!(
+        out,
+        "  initial begin\n    wait ({});\n    $finish;\n  end\nendmodule",
+        if all.is_empty() {
+            "1'b1".into()
+        } else {
+            all.join(" && ")
+        }
+    );
+    out
+}
+
 /// A behavioural testbench for the top of `c` (module `kiln_tb`). It reads `cmds.txt`
 /// (`id rs1 rs2 rd` per line) and `mem.hex` (`$readmemh` bytes), drives the RoCC command
-/// port, answers CPU-memory loads one cycle after the request, runs the DMA engine with the
-/// simulator's latency model (busy `bursts × latency` cycles from the request cycle, beats
-/// in the last cycles of that window), stops when nothing fired and nothing is in flight,
-/// and writes `out.txt`: `resp rd value cycle`, `status`, `cycles`, `mem addr byte`
-/// (non-zero bytes), `bank name index value`, `reg name value`.
+/// port (commands in order, one per cycle), answers CPU-memory loads one cycle after the
+/// request, runs the DMA engine with the simulator's model (busy for
+/// `max(bursts × latency, beats + 1)` cycles from the request cycle, one 64-bit beat per
+/// cycle in the last cycles of that window; see [`super::sim`]), stops when nothing fired
+/// and nothing is in flight, and writes `out.txt`: `cmd cycle` (per accepted command),
+/// `resp rd value cycle`, `status`, `cycles`, `mem addr byte` (non-zero bytes),
+/// `bank name index value`, `reg name value`.
 pub fn testbench(c: &Circuit, info: &TopInfo, cfg: &TbConfig) -> String {
     let mut decl = String::new();
     let mut conns: Vec<String> = vec![".clk(clk)".into(), ".rst(rst)".into()];
@@ -1239,7 +1275,7 @@ pub fn testbench(c: &Circuit, info: &TopInfo, cfg: &TbConfig) -> String {
             "    rocc_cmd_valid = cmd_i < ncmd;\n    rocc_cmd_funct = 7'd0; rocc_cmd_rs1 = 5'd0; rocc_cmd_rs2 = 5'd0;\n    rocc_cmd_opcode = cmd_id[cmd_i][6:0];\n    rocc_cmd_rd = cmd_rd[cmd_i][4:0];\n    rocc_cmd_rs1data = cmd_rs1[cmd_i];\n    rocc_cmd_rs2data = cmd_rs2[cmd_i];\n    rocc_resp_ready = 1'b1;\n",
         );
         sample.push_str(
-            "    if (rocc_cmd_valid && rocc_cmd_ready) cmd_i = cmd_i + 1;\n    if (rocc_resp_valid && rocc_resp_ready) $fdisplay(out, \"resp %0d %0d %0d\", rocc_resp_rd, rocc_resp_data, cyc);\n",
+            "    if (rocc_cmd_valid && rocc_cmd_ready) begin\n      $fdisplay(out, \"cmd %0d\", cyc);\n      cmd_i = cmd_i + 1;\n    end\n    if (rocc_resp_valid && rocc_resp_ready) $fdisplay(out, \"resp %0d %0d %0d\", rocc_resp_rd, rocc_resp_data, cyc);\n",
         );
     }
     for (m, lanes) in &info.memports {
@@ -1309,20 +1345,40 @@ pub fn testbench(c: &Circuit, info: &TopInfo, cfg: &TbConfig) -> String {
             drive,
             "    {d}_idle = !{d}_active;\n    {d}_req_ready = !{d}_active;\n    {d}_burst_wen = 1'b0; {d}_burst_mask = 8'd0; {d}_burst_addr = 32'd0; {d}_burst_wdata = 64'd0;\n    if ({d}_active && cyc >= {d}_beat0 && cyc < {d}_until) begin\n      b = cyc - {d}_beat0;\n      {d}_burst_addr = {d}_isax + 8*b;\n      {d}_burst_wen = {d}_dir;\n      for (k = 0; k < 8; k = k + 1) if (8*b + k < {d}_nbytes) begin\n        {d}_burst_mask[k] = 1'b1;\n        {d}_burst_wdata[k*8 +: 8] = rdbyte({d}_cpu + 8*b + k);\n      end\n    end"
         );
+        // Bytes moved: whole elements of the entry holding isax_addr (the simulator's
+        // `Dma::transfer`); `lim` counts elements, `ebv` is the element size. The engine
+        // is busy until max(bursts * latency, beats + 1) cycles after the request; the
+        // beats use the last cycles of that window.
         let mut clip = String::new();
-        for e in &entries {
+        for e in entries.iter().filter(|e| !e.banks.is_empty()) {
             let eb = e.elem_bytes.max(1);
+            let end = e.base as u64 + e.size as u64;
             let _ = writeln!(
                 clip,
-                "        if ({d}_isax >= {} && {d}_isax < {}) lim = (({} - {d}_isax + {eb} - 1) / {eb}) * {eb};",
+                "      if ({d}_isax >= {} && {d}_isax < {end}) begin lim = ({end} - {d}_isax + {eb} - 1) / {eb}; ebv = {eb}; end",
                 e.base,
-                e.base as u64 + e.size as u64,
-                e.base as u64 + e.size as u64
             );
         }
-        let _ = writeln!(
+        let _ = write!(
             sample,
-            "    if ({d}_active && cyc >= {d}_beat0 && cyc < {d}_until && !{d}_dir)\n      for (k = 0; k < 8; k = k + 1) if ({d}_burst_mask[k]) wrbyte({d}_cpu + ({d}_burst_addr - {d}_isax) + k, {d}_burst_rdata[k*8 +: 8]);\n    if ({d}_req_valid && {d}_req_ready) begin\n      bytes = ({d}_req_log2_bytes < 32) ? (64'd1 << {d}_req_log2_bytes) : 0;\n      bursts = (bytes + 63) / 64; if (bursts == 0) bursts = 1;\n      {d}_active = 1'b1; {d}_dir = {d}_req_to_isax;\n      {d}_cpu = {d}_req_cpu_addr; {d}_isax = {d}_req_isax_addr;\n      {d}_until = cyc + bursts * {lat};\n      lim = 0;\n{clip}      {d}_nbytes = (bytes < lim) ? bytes : lim;\n      {d}_beat0 = {d}_until - ({d}_nbytes + 7) / 8;\n    end\n    if ({d}_active) begin\n      busy = 1;\n      if (cyc + 1 >= {d}_until) {d}_active = 1'b0;\n    end"
+            "    if ({d}_active && cyc >= {d}_beat0 && cyc < {d}_until && !{d}_dir)
+      for (k = 0; k < 8; k = k + 1) if ({d}_burst_mask[k]) wrbyte({d}_cpu + ({d}_burst_addr - {d}_isax) + k, {d}_burst_rdata[k*8 +: 8]);
+    if ({d}_req_valid && {d}_req_ready) begin
+      bytes = ({d}_req_log2_bytes < 32) ? (64'd1 << {d}_req_log2_bytes) : 0;
+      bursts = (bytes + 63) / 64; if (bursts == 0) bursts = 1;
+      {d}_active = 1'b1; {d}_dir = {d}_req_to_isax;
+      {d}_cpu = {d}_req_cpu_addr; {d}_isax = {d}_req_isax_addr;
+      lim = 0; ebv = 1;
+{clip}      {d}_nbytes = ((bytes / ebv < lim) ? bytes / ebv : lim) * ebv;
+      {d}_until = cyc + bursts * {lat};
+      if ({d}_until < cyc + ({d}_nbytes + 7) / 8 + 1) {d}_until = cyc + ({d}_nbytes + 7) / 8 + 1;
+      {d}_beat0 = {d}_until - ({d}_nbytes + 7) / 8;
+    end
+    if ({d}_active) begin
+      busy = 1;
+      if (cyc + 1 >= {d}_until) {d}_active = 1'b0;
+    end
+"
         );
     }
     for (b, depth) in &info.banks {
@@ -1348,12 +1404,13 @@ pub fn testbench(c: &Circuit, info: &TopInfo, cfg: &TbConfig) -> String {
     format!(
         "`timescale 1ns/1ps
 // Testbench for `{top}`: CPU memory, DMA engine and RoCC driver (behavioural).
-module kiln_tb;
+module {module};
   localparam integer MEMSZ = {memsz};
   logic clk, rst;
   logic [7:0] mem [0:MEMSZ-1];
   logic [31:0] cmd_id [0:255], cmd_rs1 [0:255], cmd_rs2 [0:255], cmd_rd [0:255];
-  integer fd, out, ncmd, cmd_i, cyc, last_fire, k, b, errors, lim, busy, fired, done;
+  integer fd, out, ncmd, cmd_i, cyc, last_fire, k, b, errors, lim, ebv, busy, fired, done;
+  logic finished = 1'b0;
   logic [63:0] bytes, bursts;
   integer a0, a1, a2, a3;
 {decl}
@@ -1383,18 +1440,18 @@ module kiln_tb;
     if (fired) last_fire = cyc;
 {sample}  endtask
 
-  always #5 clk = ~clk;
+  always #5 if (!finished) clk = ~clk;
   initial begin
     clk = 0; rst = 1; errors = 0; cmd_i = 0; ncmd = 0; cyc = 0; last_fire = -1; done = 0;
 {dma_init}{mem_init}    for (k = 0; k < MEMSZ; k = k + 1) mem[k] = 8'd0;
-    $readmemh(\"mem.hex\", mem);
-    fd = $fopen(\"cmds.txt\", \"r\");
+    $readmemh(\"{prefix}mem.hex\", mem);
+    fd = $fopen(\"{prefix}cmds.txt\", \"r\");
     while ($fscanf(fd, \"%d %d %d %d\\n\", a0, a1, a2, a3) == 4) begin
       cmd_id[ncmd] = a0; cmd_rs1[ncmd] = a1; cmd_rs2[ncmd] = a2; cmd_rd[ncmd] = a3;
       ncmd = ncmd + 1;
     end
     $fclose(fd);
-    out = $fopen(\"out.txt\", \"w\");
+    out = $fopen(\"{prefix}out.txt\", \"w\");
     drive;
     @(posedge clk);
     #1 rst = 0;
@@ -1415,11 +1472,14 @@ module kiln_tb;
     $fdisplay(out, \"errors %0d\", errors);
     for (k = 0; k < MEMSZ; k = k + 1) if (mem[k] != 0) $fdisplay(out, \"mem %0d %0d\", k, mem[k]);
 {dump}    $fclose(out);
-    $finish;
-  end
+    finished = 1'b1;
+{finish}  end
 endmodule
 ",
         top = info.top,
+        module = cfg.module,
+        prefix = cfg.file_prefix,
+        finish = if cfg.standalone { "    $finish;\n" } else { "" },
         memsz = cfg.mem_bytes,
         maxc = cfg.max_cycles,
         conns = conns.join(",\n    "),
@@ -1445,6 +1505,8 @@ pub fn cmds_text(cmds: &[super::sim::Command]) -> String {
 pub struct TbOutput {
     /// `(rd, value, cycle)` in response order.
     pub responses: Vec<(u32, u32, u64)>,
+    /// The cycle each command was accepted.
+    pub accepted: Vec<u64>,
     pub cycles: u64,
     /// Non-zero CPU memory bytes.
     pub cpu_mem: BTreeMap<u32, u8>,
@@ -1472,6 +1534,7 @@ pub fn parse_tb_output(text: &str) -> Result<TbOutput, String> {
         let s = |i: usize| f.get(i).map(|x| x.to_string()).ok_or_else(bad);
         match f.first().copied() {
             Some("resp") => r.responses.push((n(1)? as u32, n(2)? as u32, n(3)?)),
+            Some("cmd") => r.accepted.push(n(1)?),
             Some("cycles") => {
                 let c: i64 = s(1)?.parse().map_err(|_| bad())?;
                 r.cycles = c.max(0) as u64;

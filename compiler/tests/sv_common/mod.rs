@@ -1,6 +1,8 @@
 //! Shared harness of the SystemVerilog backend tests: build a file's circuit, run the rule
-//! simulator, emit the RTL and its testbench, run Icarus Verilog, and compare responses
-//! (with their cycles), CPU memory, banks, registers and the cycle count.
+//! simulator, emit the RTL and its testbench, run Icarus Verilog, and compare command
+//! acceptance and responses (with their cycles), CPU memory, banks, registers and the cycle
+//! count. [`compare_batch`] compiles many designs with one `iverilog` call and runs them in
+//! one `vvp` process (one testbench module per design, files prefixed per design).
 #![allow(dead_code)]
 
 use compiler::rules::sim::{self, Command, SimConfig};
@@ -80,6 +82,10 @@ pub fn check(tag: &str, want: &sim::SimResult, got: &RtlRun) {
         got.errors, 0,
         "{tag}: CPU memory accesses outside the window"
     );
+    assert_eq!(
+        got.accepted, want.accepted,
+        "{tag}: command acceptance cycles"
+    );
     let resp: Vec<(u32, u32, u64)> = want
         .responses
         .iter()
@@ -149,4 +155,105 @@ pub fn yosys_synth(dir: &Path, file: &str, top: &str) -> u64 {
         .filter_map(|l| l.trim().strip_prefix("Number of cells:"))
         .find_map(|v| v.trim().parse::<u64>().ok())
         .expect("cell count in yosys stat")
+}
+
+/// One differential case: a circuit, its commands (all queued at cycle 0) and memory.
+pub struct Case {
+    pub tag: String,
+    pub circuit: Circuit,
+    pub cmds: Vec<Command>,
+    pub mem: BTreeMap<u32, u8>,
+}
+
+/// Simulate every case with the rule simulator, compile all their RTL designs and
+/// testbenches with ONE `iverilog` call, run them in ONE `vvp` process, and check each RTL
+/// run against its simulation. Returns the simulator's results in case order. Each design
+/// gets a unique top (`dut<k>`) and testbench (`kiln_tb_<k>`); primitive modules are
+/// shared (their text is a function of their name, which is asserted).
+pub fn compare_batch(batch: &str, cases: &[Case]) -> Vec<sim::SimResult> {
+    let mut wants = Vec::new();
+    let mut tops = String::new();
+    let mut prims: BTreeMap<String, String> = BTreeMap::new();
+    let mut tbs = String::new();
+    let mut modules = Vec::new();
+    let dir = scratch_dir(batch);
+    for (k, case) in cases.iter().enumerate() {
+        let want = sim::simulate(
+            &case.circuit,
+            &case.cmds,
+            case.mem.clone(),
+            &SimConfig::default(),
+        )
+        .unwrap_or_else(|e| panic!("{}: rule simulator: {e}", case.tag));
+        let mut c = case.circuit.clone();
+        c.name = format!("dut{k}");
+        let parts = sv::emit_sv_parts(&c).expect("emit sv");
+        for (name, text) in parts.primitives {
+            let prev = prims.entry(name.clone()).or_insert_with(|| text.clone());
+            assert_eq!(*prev, text, "primitive {name} has one text per name");
+        }
+        tops.push_str(&parts.top);
+        let cfg = TbConfig {
+            max_cycles: 2 * want.cycles + 1000,
+            module: format!("kiln_tb_{k}"),
+            file_prefix: format!("c{k}_"),
+            standalone: false,
+            ..TbConfig::default()
+        };
+        tbs.push_str(&sv::testbench(&c, &parts.info, &cfg));
+        modules.push(cfg.module.clone());
+        std::fs::write(dir.join(format!("c{k}_mem.hex")), sv::mem_hex(&case.mem)).unwrap();
+        std::fs::write(
+            dir.join(format!("c{k}_cmds.txt")),
+            sv::cmds_text(&case.cmds),
+        )
+        .unwrap();
+        wants.push(want);
+    }
+    let mut text = tops;
+    for p in prims.values() {
+        text.push_str(p);
+    }
+    text.push_str(&tbs);
+    text.push_str(&sv::batch_top(&modules));
+    std::fs::write(dir.join("batch.sv"), text).unwrap();
+    let out = Proc::new("iverilog")
+        .args(["-g2012", "-s", "kiln_batch", "-o", "sim.vvp", "batch.sv"])
+        .current_dir(&dir)
+        .output()
+        .expect("run iverilog");
+    assert!(
+        out.status.success(),
+        "iverilog failed in {}: {}",
+        dir.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = Proc::new("vvp")
+        .args(["-n", "sim.vvp"])
+        .current_dir(&dir)
+        .output()
+        .expect("run vvp");
+    assert!(out.status.success(), "vvp failed in {}", dir.display());
+    for (k, (case, want)) in cases.iter().zip(&wants).enumerate() {
+        let text = std::fs::read_to_string(dir.join(format!("c{k}_out.txt")))
+            .unwrap_or_else(|e| panic!("{}: no testbench output: {e}", case.tag));
+        let got = sv::parse_tb_output(&text).unwrap();
+        check(&case.tag, want, &got);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    wants
+}
+
+/// Run `cases` as `batches` batches on that many threads; results in case order.
+pub fn compare_batches(name: &str, cases: Vec<Case>, batches: usize) -> Vec<sim::SimResult> {
+    let per = cases.len().div_ceil(batches.max(1)).max(1);
+    let chunks: Vec<&[Case]> = cases.chunks(per).collect();
+    std::thread::scope(|s| {
+        let hs: Vec<_> = chunks
+            .iter()
+            .enumerate()
+            .map(|(i, c)| s.spawn(move || compare_batch(&format!("{name}-b{i}"), c)))
+            .collect();
+        hs.into_iter().flat_map(|h| h.join().unwrap()).collect()
+    })
 }
