@@ -160,6 +160,14 @@ fn phases(text: &str, tmp: &Path) -> Result<(), Failure> {
         "aps::build_file (parallel)",
         "segmentation + handlers + emission, all functions".into(),
     );
+    same_as_build(tmp, "g.cmt2.mlir", fused.cmt2_text().as_bytes())?;
+    same_as_build(tmp, "g.rules.json", fused.json_text().as_bytes())?;
+    p.lap("(compare with kiln build)", String::new());
+    super::build::write_aps(&fused, "g", &out)?;
+    p.lap(
+        "write (build_file's pieces)",
+        "two files on two threads".into(),
+    );
     drop(fused);
     drop(module);
     p.lap("drop op tree", String::new());
