@@ -5,7 +5,8 @@
 //! directory per run, so nothing is skipped as unchanged), measured like `kiln bench aig`:
 //! median wall and CPU (user + system) time, peak RSS from `wait4`. The outputs of all runs
 //! must be byte-identical. `--build-arg` passes extra arguments to `kiln build` (e.g.
-//! `--no-daemon` where builds go through a daemon by default).
+//! `--no-daemon` where builds go through a daemon by default); `--kiln BIN` measures another
+//! binary's `kiln build` (before/after comparisons).
 //!
 //! Then the same work is done in this process phase by phase, each phase on its own and on
 //! one thread, so the numbers say where the time goes: parse, segmentation + handlers (all
@@ -34,6 +35,10 @@ pub struct Args {
     /// Extra argument for the measured `kiln build` (repeatable).
     #[arg(long, allow_hyphen_values = true)]
     pub build_arg: Vec<String>,
+    /// The `kiln` binary whose `build` is measured (default: this one), e.g. an older
+    /// build for a before/after comparison.
+    #[arg(long)]
+    pub kiln: Option<std::path::PathBuf>,
 }
 
 pub fn run(args: Args) -> Result<(), Failure> {
@@ -58,7 +63,10 @@ fn mb(bytes: usize) -> f64 {
 
 /// `runs` cold child builds, each into a fresh directory; checks that all outputs agree.
 fn cold_builds(args: &Args, input: &Path, tmp: &Path) -> Result<(), Failure> {
-    let me = std::env::current_exe().map_err(|e| Failure::input(e.to_string()))?;
+    let me = match &args.kiln {
+        Some(k) => k.clone(),
+        None => std::env::current_exe().map_err(|e| Failure::input(e.to_string()))?,
+    };
     let mut run = 0;
     let sample = measure_runs(args.runs, || {
         run += 1;
@@ -109,29 +117,50 @@ fn read(path: &Path) -> Result<Vec<u8>, Failure> {
     std::fs::read(path).map_err(|e| Failure::input(format!("{}: {e}", path.display())))
 }
 
-/// A stopwatch that prints one line per phase.
+/// A stopwatch that prints one line per phase: wall time and the process's CPU time
+/// (user + system, all threads), which a busy machine inflates less than wall time.
 struct Phases {
     last: Instant,
+    last_cpu: f64,
 }
 
 impl Phases {
-    fn lap(&mut self, what: &str, detail: String) {
-        let now = Instant::now();
-        println!(
-            "  {what:<28} {:>8.1} ms  {detail}",
-            (now - self.last).as_secs_f64() * 1e3
-        );
-        self.last = now;
+    fn start() -> Phases {
+        Phases {
+            last: Instant::now(),
+            last_cpu: process_cpu_seconds(),
+        }
     }
+
+    fn lap(&mut self, what: &str, detail: String) {
+        let (now, cpu) = (Instant::now(), process_cpu_seconds());
+        println!(
+            "  {what:<30} {:>8.1} {:>8.1}  {detail}",
+            (now - self.last).as_secs_f64() * 1e3,
+            (cpu - self.last_cpu) * 1e3
+        );
+        (self.last, self.last_cpu) = (now, cpu);
+    }
+}
+
+/// User + system CPU seconds of this process so far.
+fn process_cpu_seconds() -> f64 {
+    // SAFETY: rusage is plain old data; getrusage fills it.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: RUSAGE_SELF with a valid out-pointer.
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) } != 0 {
+        return 0.0;
+    }
+    let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+    tv(ru.ru_utime) + tv(ru.ru_stime)
 }
 
 /// The build's phases one after the other in this process (one thread each).
 fn phases(text: &str, tmp: &Path) -> Result<(), Failure> {
     let fail = |d: compiler::diag::Diagnostic| Failure::diagnostics(&[d], "g.mlir", text);
-    println!("in-process phases (sequential, one thread):");
-    let mut p = Phases {
-        last: Instant::now(),
-    };
+    println!("in-process phases (sequential, one thread unless noted):");
+    println!("  {:<30} {:>8} {:>8}", "phase", "wall ms", "cpu ms");
+    let mut p = Phases::start();
     let module = compiler::mlir::parse(text).map_err(fail)?;
     p.lap("parse", format!("{:.1} MB", mb(text.len())));
     let circuits = aps::build_module(&module).map_err(fail)?;
