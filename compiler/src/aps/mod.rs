@@ -39,11 +39,21 @@ pub fn assemble(ctx: &DesignContext, seg: &Segmentation, blocks: &[BlockRules]) 
 
 /// [`assemble`] taking the handler outputs by value (no copies of the rule bodies).
 fn assemble_owned(ctx: &DesignContext, seg: &Segmentation, blocks: Vec<BlockRules>) -> Circuit {
+    let shared = ctx.shared_instances();
+    // Sized up front: these vectors are large, and growing them re-copies them.
+    let instances = shared.len()
+        + 1
+        + seg.fifos.len()
+        + blocks.iter().map(|b| b.instances.len()).sum::<usize>();
+    let rule_count = blocks.iter().map(|b| b.rules.len()).sum::<usize>();
     let mut c = Circuit {
         name: seg.func.clone(),
-        ..Circuit::default()
+        instances: Vec::with_capacity(instances),
+        rules: Vec::with_capacity(rule_count),
+        precedence: Vec::with_capacity(blocks.iter().map(|b| b.precedence.len()).sum()),
+        schedule: Vec::with_capacity(rule_count),
     };
-    c.instances.extend(ctx.shared_instances());
+    c.instances.extend(shared);
     c.instances.push(rules::Instance {
         name: seg.reg_rd.clone(),
         kind: rules::InstanceKind::Reg { width: 5, init: 0 },
@@ -89,11 +99,16 @@ pub fn build_module(module: &ModuleAst) -> Result<Vec<Circuit>, Diagnostic> {
 
 /// All functions merged into one circuit (shared instances once), as `kiln build` writes it.
 pub fn build_file_circuit(name: &str, circuits: Vec<Circuit>) -> Circuit {
+    let count = |f: fn(&Circuit) -> usize| circuits.iter().map(f).sum::<usize>();
     let mut all = Circuit {
         name: name.to_string(),
-        ..Circuit::default()
+        instances: Vec::with_capacity(count(|c| c.instances.len())),
+        rules: Vec::with_capacity(count(|c| c.rules.len())),
+        precedence: Vec::with_capacity(count(|c| c.precedence.len())),
+        schedule: Vec::with_capacity(count(|c| c.schedule.len())),
     };
-    let mut known = std::collections::HashSet::new();
+    let mut known = crate::fxhash::FxHashSet::<String>::default();
+    known.reserve(all.instances.capacity());
     for c in circuits {
         let fresh = c
             .instances
@@ -215,6 +230,16 @@ pub fn build_file(module: &ModuleAst, name: &str) -> Result<FileOutputs, Diagnos
         ..Circuit::default()
     };
     let mut known = crate::fxhash::FxHashSet::<String>::default();
+    let (instances, rules) = parts
+        .iter()
+        .flatten()
+        .flat_map(|p| &p.circuits)
+        .fold((0, 0), |(i, r), c| {
+            (i + c.instances.len(), r + c.schedule.len())
+        });
+    known.reserve(instances);
+    all.instances.reserve(instances);
+    all.schedule.reserve(rules);
     let mut out = FileOutputs::default();
     let (mut cmt2_rules, mut json_rules) = (Vec::new(), Vec::new());
     for p in parts {
