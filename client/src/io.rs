@@ -59,10 +59,37 @@ pub fn write_atomic_unsynced(path: &Path, bytes: &[u8]) -> Result<bool, Failure>
 }
 
 fn write_atomic_with(path: &Path, bytes: &[u8], sync: bool) -> Result<bool, Failure> {
+    write_atomic_parts(path, &[bytes], sync)
+}
+
+/// Whether the file at `path` holds exactly the concatenation of `parts` (read only when
+/// its size matches).
+fn holds(path: &Path, parts: &[&[u8]]) -> bool {
+    let len: usize = parts.iter().map(|p| p.len()).sum();
+    if !fs::metadata(path).is_ok_and(|m| m.len() == len as u64) {
+        return false;
+    }
+    let Ok(existing) = fs::read(path) else {
+        return false;
+    };
+    let mut rest = existing.as_slice();
+    for p in parts {
+        let Some((head, tail)) = rest.split_at_checked(p.len()) else {
+            return false;
+        };
+        if head != *p {
+            return false;
+        }
+        rest = tail;
+    }
+    rest.is_empty()
+}
+
+/// [`write_atomic`] of the concatenation of `parts`, written piece by piece (large outputs
+/// are never copied into one buffer); `sync` adds an fsync before the rename.
+pub fn write_atomic_parts(path: &Path, parts: &[&[u8]], sync: bool) -> Result<bool, Failure> {
     let fail = |e: std::io::Error| Failure::input(format!("{}: error: {e}", path.display()));
-    if let Ok(existing) = fs::read(path)
-        && existing == bytes
-    {
+    if holds(path, parts) {
         return Ok(false);
     }
     let dir = match path.parent() {
@@ -83,7 +110,9 @@ fn write_atomic_with(path: &Path, bytes: &[u8], sync: bool) -> Result<bool, Fail
         }
         r => r.map_err(fail)?,
     };
-    f.write_all(bytes).map_err(fail)?;
+    for p in parts {
+        f.write_all(p).map_err(fail)?;
+    }
     if sync {
         f.sync_all().map_err(fail)?;
     }

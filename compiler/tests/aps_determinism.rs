@@ -41,7 +41,7 @@ fn parallel_file_build_equals_sequential_emitters() {
         let m = compiler::mlir::parse(&text).unwrap();
         let c = aps::build_file_circuit("g", aps::build_module(&m).unwrap());
         let out = aps::build_file(&m, "g").unwrap();
-        assert_eq!(out.cmt2, rules::emit_cmt2(&c));
-        assert_eq!(out.json, rules::to_json(&c));
+        assert_eq!(out.cmt2_text(), rules::emit_cmt2(&c));
+        assert_eq!(out.json_text(), rules::to_json(&c));
     }
 }

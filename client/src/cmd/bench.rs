@@ -23,6 +23,8 @@ pub enum Bench {
     Daemon(super::bench_daemon::Args),
     /// BLIF→AIG: kiln vs ABC (`--abc`) on blif_bench and the Dynamatic library.
     Aig(AigArgs),
+    /// Cold `kiln build` of a generated APS module, with an in-process phase breakdown.
+    Aps(super::bench_aps::Args),
     /// Lower one file or directory and write AIGER (the measured child process of `bench aig`).
     #[command(hide = true)]
     AigOne {
@@ -75,6 +77,7 @@ pub fn run(b: Bench) -> Result<(), Failure> {
         Bench::Parse(args) => super::bench_parse::run(args),
         Bench::Daemon(args) => super::bench_daemon::run(args),
         Bench::Aig(args) => bench_aig(args),
+        Bench::Aps(args) => super::bench_aps::run(args),
         Bench::AigOne {
             input,
             out,
@@ -141,10 +144,10 @@ fn phases(input: &Path, out: &Path) -> Result<(), Failure> {
 
 /// One measured run: wall seconds, CPU seconds (user + system), peak RSS in KB.
 #[derive(Clone, Copy)]
-struct Sample {
-    wall: f64,
-    cpu: f64,
-    rss: u64,
+pub(super) struct Sample {
+    pub wall: f64,
+    pub cpu: f64,
+    pub rss: u64,
 }
 
 /// Wall and CPU seconds and peak RSS of one child process; fails on a non-zero exit.
@@ -176,7 +179,10 @@ fn measure(cmd: &mut Command) -> Result<Sample, Failure> {
 }
 
 /// Median wall and CPU time and maximum peak RSS over `runs` runs.
-fn measure_runs(runs: usize, mut make: impl FnMut() -> Command) -> Result<Sample, Failure> {
+pub(super) fn measure_runs(
+    runs: usize,
+    mut make: impl FnMut() -> Command,
+) -> Result<Sample, Failure> {
     let mut samples = Vec::new();
     for _ in 0..runs.max(1) {
         samples.push(measure(&mut make())?);
@@ -190,6 +196,18 @@ fn measure_runs(runs: usize, mut make: impl FnMut() -> Command) -> Result<Sample
         cpu: median(samples.iter().map(|s| s.cpu).collect()),
         rss: samples.iter().map(|s| s.rss).max().unwrap_or(0),
     })
+}
+
+/// A temporary directory for inputs and outputs of measured runs: on tmpfs (`/dev/shm`)
+/// when `tmpfs` is set and there is one, else in the system temporary directory.
+pub(super) fn scratch_dir(tmpfs: bool) -> Result<tempfile::TempDir, Failure> {
+    let shm = Path::new("/dev/shm");
+    let tmp = if tmpfs && shm.is_dir() {
+        tempfile::tempdir_in(shm)
+    } else {
+        tempfile::tempdir()
+    };
+    tmp.map_err(|e| Failure::input(e.to_string()))
 }
 
 fn shared_dir(arg: Option<PathBuf>) -> Result<PathBuf, Failure> {
@@ -211,13 +229,7 @@ fn bench_aig(args: AigArgs) -> Result<(), Failure> {
     // Outputs of both tools go to tmpfs when there is one: on a disk file system, inode
     // allocation for thousands of new files dominates both tools' run time and varies with
     // the file system's history.
-    let shm = Path::new("/dev/shm");
-    let tmp = if shm.is_dir() {
-        tempfile::tempdir_in(shm)
-    } else {
-        tempfile::tempdir()
-    };
-    let tmp = tmp.map_err(|e| Failure::input(e.to_string()))?;
+    let tmp = scratch_dir(true)?;
     println!("outputs in {}", tmp.path().display());
     let out = tmp.path().join("out.aig");
     println!(

@@ -67,6 +67,9 @@ pub fn run(args: Args) -> Result<(), Failure> {
             if args.emit == Some(super::rtl::Emit::Sv) {
                 super::rtl::emit_sv_file(&module, &stem, &args.out_dir)?;
             }
+            // The process ends after this command: freeing the op tree node by node would
+            // only cost time.
+            std::mem::forget(module);
             Ok(())
         }
         Some(Flow::Handshake) if args.emit.is_some() => Err(Failure {
@@ -89,16 +92,24 @@ fn build_aps(
     out_dir: &Path,
 ) -> Result<Result<(), Failure>, compiler::diag::Diagnostic> {
     let out = aps::build_file(module, stem)?;
-    let write = || -> Result<(), Failure> {
-        io::write_atomic(
-            &out_dir.join(format!("{stem}.cmt2.mlir")),
-            out.cmt2.as_bytes(),
-        )?;
-        io::write_atomic(
-            &out_dir.join(format!("{stem}.rules.json")),
-            out.json.as_bytes(),
-        )?;
-        Ok(())
+    Ok(write_aps(&out, stem, out_dir))
+}
+
+/// Write `<stem>.cmt2.mlir` and `<stem>.rules.json`, one thread each, piece by piece.
+/// Without fsync, as the daemon's driver writes them: they are regenerable, and the
+/// temp file + rename still keeps readers from ever seeing a partial file.
+pub fn write_aps(out: &aps::FileOutputs, stem: &str, out_dir: &Path) -> Result<(), Failure> {
+    let write = |suffix: &str, parts: &[String]| {
+        let parts: Vec<&[u8]> = parts.iter().map(|p| p.as_bytes()).collect();
+        let path = out_dir.join(format!("{stem}.{suffix}"));
+        io::write_atomic_parts(&path, &parts, false).map(|_| ())
     };
-    Ok(write())
+    std::thread::scope(|s| {
+        let json = s.spawn(|| write("rules.json", &out.json));
+        let cmt2 = write("cmt2.mlir", &out.cmt2);
+        let json = json
+            .join()
+            .unwrap_or_else(|_| Err(Failure::input("internal error: a writer thread panicked")));
+        cmt2.and(json)
+    })
 }

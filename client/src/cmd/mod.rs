@@ -5,6 +5,7 @@ use clap::Subcommand;
 
 pub mod aig;
 pub mod bench;
+pub mod bench_aps;
 pub mod bench_daemon;
 pub mod bench_parse;
 pub mod build;

@@ -39,11 +39,21 @@ pub fn assemble(ctx: &DesignContext, seg: &Segmentation, blocks: &[BlockRules]) 
 
 /// [`assemble`] taking the handler outputs by value (no copies of the rule bodies).
 fn assemble_owned(ctx: &DesignContext, seg: &Segmentation, blocks: Vec<BlockRules>) -> Circuit {
+    let shared = ctx.shared_instances();
+    // Sized up front: these vectors are large, and growing them re-copies them.
+    let instances = shared.len()
+        + 1
+        + seg.fifos.len()
+        + blocks.iter().map(|b| b.instances.len()).sum::<usize>();
+    let rule_count = blocks.iter().map(|b| b.rules.len()).sum::<usize>();
     let mut c = Circuit {
         name: seg.func.clone(),
-        ..Circuit::default()
+        instances: Vec::with_capacity(instances),
+        rules: Vec::with_capacity(rule_count),
+        precedence: Vec::with_capacity(blocks.iter().map(|b| b.precedence.len()).sum()),
+        schedule: Vec::with_capacity(rule_count),
     };
-    c.instances.extend(ctx.shared_instances());
+    c.instances.extend(shared);
     c.instances.push(rules::Instance {
         name: seg.reg_rd.clone(),
         kind: rules::InstanceKind::Reg { width: 5, init: 0 },
@@ -89,11 +99,16 @@ pub fn build_module(module: &ModuleAst) -> Result<Vec<Circuit>, Diagnostic> {
 
 /// All functions merged into one circuit (shared instances once), as `kiln build` writes it.
 pub fn build_file_circuit(name: &str, circuits: Vec<Circuit>) -> Circuit {
+    let count = |f: fn(&Circuit) -> usize| circuits.iter().map(f).sum::<usize>();
     let mut all = Circuit {
         name: name.to_string(),
-        ..Circuit::default()
+        instances: Vec::with_capacity(count(|c| c.instances.len())),
+        rules: Vec::with_capacity(count(|c| c.rules.len())),
+        precedence: Vec::with_capacity(count(|c| c.precedence.len())),
+        schedule: Vec::with_capacity(count(|c| c.schedule.len())),
     };
-    let mut known = std::collections::HashSet::new();
+    let mut known = crate::fxhash::FxHashSet::<String>::default();
+    known.reserve(all.instances.capacity());
     for c in circuits {
         let fresh = c
             .instances
@@ -107,38 +122,77 @@ pub fn build_file_circuit(name: &str, circuits: Vec<Circuit>) -> Circuit {
     all
 }
 
-/// The files `kiln build` writes for one module.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+/// The files `kiln build` writes for one module, each as consecutive pieces (large texts
+/// are not re-copied into one buffer; writers write the pieces in order).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct FileOutputs {
-    /// `<stem>.cmt2.mlir`: equal to `rules::emit_cmt2` of the merged circuit.
-    pub cmt2: String,
-    /// `<stem>.rules.json`: equal to `rules::to_json` of the merged circuit.
-    pub json: String,
+    /// `<stem>.cmt2.mlir`: concatenated, equal to `rules::emit_cmt2` of the merged circuit.
+    pub cmt2: Vec<String>,
+    /// `<stem>.rules.json`: concatenated, equal to `rules::to_json` of the merged circuit.
+    pub json: Vec<String>,
 }
 
-/// Per-function part of [`build_file`]: the circuit without its rules, plus the rules'
-/// CMT2 and JSON text.
-struct FunctionParts {
-    circuit: Circuit,
-    cmt2: String,
-    json: String,
+impl FileOutputs {
+    /// The whole `<stem>.cmt2.mlir` text.
+    pub fn cmt2_text(&self) -> String {
+        self.cmt2.concat()
+    }
+
+    /// The whole `<stem>.rules.json` text.
+    pub fn json_text(&self) -> String {
+        self.json.concat()
+    }
 }
 
-fn function_parts(ctx: &DesignContext, func: &Operation) -> Result<FunctionParts, Diagnostic> {
-    let mut circuit = build_function(ctx, func)?;
-    let cmt2 = rules::emit::cmt2_rules(&circuit.rules);
-    let json = rules::emit::rules_json(&circuit.rules);
-    circuit.rules.clear();
-    Ok(FunctionParts {
-        circuit,
-        cmt2,
-        json,
-    })
+/// A new text piece of the parallel build reserves at least this much: capacity that is
+/// never written is never touched, so large pieces cost no memory traffic, and the few
+/// functions that do not fit start the next piece instead of re-copying a grown buffer.
+const PIECE: usize = 32 << 20;
+
+/// What one build thread produces for its contiguous run of functions: their circuits
+/// without rules, and the rules' CMT2 and JSON text (each rule's JSON followed by a comma).
+#[derive(Default)]
+struct ThreadOutput {
+    circuits: Vec<Circuit>,
+    cmt2: Vec<String>,
+    json: Vec<Vec<u8>>,
+}
+
+impl ThreadOutput {
+    /// Emit `circuit`'s rules into the current pieces, starting new ones when the rules'
+    /// estimated size does not fit.
+    fn emit(&mut self, mut circuit: Circuit) {
+        let need: usize = circuit.rules.iter().map(rules::emit::rule_capacity).sum();
+        if self
+            .cmt2
+            .last()
+            .is_none_or(|p| p.capacity() - p.len() < need)
+        {
+            self.cmt2.push(String::with_capacity(need.max(PIECE)));
+        }
+        if self
+            .json
+            .last()
+            .is_none_or(|p| p.capacity() - p.len() < need)
+        {
+            self.json.push(Vec::with_capacity(need.max(PIECE)));
+        }
+        if let (Some(cmt2), Some(json)) = (self.cmt2.last_mut(), self.json.last_mut()) {
+            rules::emit::write_cmt2_rules(cmt2, &circuit.rules);
+            for r in &circuit.rules {
+                rules::emit::write_rules_json(json, std::slice::from_ref(r));
+                json.push(b',');
+            }
+        }
+        circuit.rules = Vec::new();
+        self.circuits.push(circuit);
+    }
 }
 
 /// Build every function and emit the file outputs. Functions are built and emitted in
-/// parallel (scoped threads, one contiguous chunk each) and assembled in source order, so
-/// the result is identical to the sequential `build_file_circuit` + emitters.
+/// parallel (scoped threads, one contiguous run of functions each, each function's rule IR
+/// dropped as soon as its text is written) and assembled in source order, so the result
+/// is identical to the sequential `build_file_circuit` + emitters.
 pub fn build_file(module: &ModuleAst, name: &str) -> Result<FileOutputs, Diagnostic> {
     let ctx = design_context(module)?;
     let funcs = functions(module);
@@ -146,12 +200,18 @@ pub fn build_file(module: &ModuleAst, name: &str) -> Result<FileOutputs, Diagnos
         .map_or(1, |n| n.get())
         .min(funcs.len().max(1));
     let chunk = funcs.len().div_ceil(threads).max(1);
-    let parts: Vec<Result<Vec<FunctionParts>, Diagnostic>> = std::thread::scope(|s| {
+    let parts: Vec<Result<ThreadOutput, Diagnostic>> = std::thread::scope(|s| {
         let handles: Vec<_> = funcs
             .chunks(chunk)
             .map(|fs| {
                 let ctx = &ctx;
-                s.spawn(move || fs.iter().map(|f| function_parts(ctx, f)).collect())
+                s.spawn(move || {
+                    let mut out = ThreadOutput::default();
+                    for f in fs {
+                        out.emit(build_function(ctx, f)?);
+                    }
+                    Ok(out)
+                })
             })
             .collect();
         handles
@@ -169,34 +229,47 @@ pub fn build_file(module: &ModuleAst, name: &str) -> Result<FileOutputs, Diagnos
         name: name.to_string(),
         ..Circuit::default()
     };
-    let mut known = std::collections::HashSet::new();
-    let (mut cmt2_parts, mut json_parts) = (Vec::new(), Vec::new());
+    let mut known = crate::fxhash::FxHashSet::<String>::default();
+    let (instances, rules) = parts
+        .iter()
+        .flatten()
+        .flat_map(|p| &p.circuits)
+        .fold((0, 0), |(i, r), c| {
+            (i + c.instances.len(), r + c.schedule.len())
+        });
+    known.reserve(instances);
+    all.instances.reserve(instances);
+    all.schedule.reserve(rules);
+    let mut out = FileOutputs::default();
+    let (mut cmt2_rules, mut json_rules) = (Vec::new(), Vec::new());
     for p in parts {
-        for f in p? {
-            let fresh = f
-                .circuit
+        let p = p?;
+        for c in p.circuits {
+            let fresh = c
                 .instances
                 .into_iter()
                 .filter(|i| known.insert(i.name.clone()));
             all.instances.extend(fresh);
-            all.precedence.extend(f.circuit.precedence);
-            all.schedule.extend(f.circuit.schedule);
-            cmt2_parts.push(f.cmt2);
-            if !f.json.is_empty() {
-                json_parts.push(f.json);
-            }
+            all.precedence.extend(c.precedence);
+            all.schedule.extend(c.schedule);
         }
+        cmt2_rules.extend(p.cmt2.into_iter().filter(|t| !t.is_empty()));
+        let json = p.json.into_iter().filter(|t| !t.is_empty());
+        json_rules.extend(json.map(|t| String::from_utf8(t).unwrap_or_default()));
     }
-    // One allocation per output: the rule texts are large, so avoid re-copying them.
-    let header = rules::emit::cmt2_header(name, &all.instances);
-    let footer = rules::emit::cmt2_footer(&all.precedence);
-    let size = header.len() + footer.len() + cmt2_parts.iter().map(String::len).sum::<usize>();
-    let mut cmt2 = String::with_capacity(size);
-    cmt2.push_str(&header);
-    cmt2_parts.iter().for_each(|p| cmt2.push_str(p));
-    cmt2.push_str(&footer);
-    let json = rules::emit::json_from_parts(&all, &json_parts);
-    Ok(FileOutputs { cmt2, json })
+    // Every rule's JSON is followed by a comma; the last one is not.
+    if let Some(last) = json_rules.last_mut() {
+        last.pop();
+    }
+    out.cmt2
+        .push(rules::emit::cmt2_header(name, &all.instances));
+    out.cmt2.extend(cmt2_rules);
+    out.cmt2.push(rules::emit::cmt2_footer(&all.precedence));
+    let (head, tail) = rules::emit::json_head_tail(&all);
+    out.json.push(head);
+    out.json.extend(json_rules);
+    out.json.push(tail);
+    Ok(out)
 }
 
 /// Whether a module belongs to the APS flow (it contains a `tor.design`).

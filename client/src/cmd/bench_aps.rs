@@ -1,0 +1,205 @@
+//! `kiln bench aps [--functions N] [--seed S] [--runs R]`: cold `kiln build` of a generated
+//! APS module (`compiler::aps::workload`, as `kiln gen aps` writes it).
+//!
+//! Every timed build is a child process `kiln build FILE --out-dir DIR` (a fresh output
+//! directory per run, so nothing is skipped as unchanged), measured like `kiln bench aig`:
+//! median wall and CPU (user + system) time, peak RSS from `wait4`. The outputs of all runs
+//! must be byte-identical. `--build-arg` passes extra arguments to `kiln build` (e.g.
+//! `--no-daemon` where builds go through a daemon by default); `--kiln BIN` measures another
+//! binary's `kiln build` (before/after comparisons).
+//!
+//! Then the same work is done in this process phase by phase, each phase on its own and on
+//! one thread, so the numbers say where the time goes: parse, segmentation + handlers (all
+//! functions' circuits), merge into the file circuit, CMT2 emission, JSON emission, write;
+//! and, for comparison, the fused parallel `aps::build_file` that `kiln build` runs.
+//! Inputs and outputs live on tmpfs when there is one.
+
+use super::bench::{measure_runs, scratch_dir};
+use crate::io::{self, Failure};
+use compiler::{aps, rules};
+use std::path::Path;
+use std::process::Command;
+use std::time::Instant;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Functions in the generated module.
+    #[arg(long, default_value_t = 1000)]
+    pub functions: usize,
+    /// Seed of the generator.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Cold builds (median reported).
+    #[arg(long, default_value_t = 3)]
+    pub runs: usize,
+    /// Extra argument for the measured `kiln build` (repeatable).
+    #[arg(long, allow_hyphen_values = true)]
+    pub build_arg: Vec<String>,
+    /// The `kiln` binary whose `build` is measured (default: this one), e.g. an older
+    /// build for a before/after comparison.
+    #[arg(long)]
+    pub kiln: Option<std::path::PathBuf>,
+}
+
+pub fn run(args: Args) -> Result<(), Failure> {
+    let tmp = scratch_dir(true)?;
+    let input = tmp.path().join("g.mlir");
+    let text = aps::workload::generate(args.functions, args.seed);
+    io::write_atomic_unsynced(&input, text.as_bytes())?;
+    println!(
+        "input: {} functions, seed {}, {:.1} MB, in {}",
+        args.functions,
+        args.seed,
+        mb(text.len()),
+        tmp.path().display()
+    );
+    cold_builds(&args, &input, tmp.path())?;
+    phases(&text, tmp.path())
+}
+
+fn mb(bytes: usize) -> f64 {
+    bytes as f64 / (1 << 20) as f64
+}
+
+/// `runs` cold child builds, each into a fresh directory; checks that all outputs agree.
+fn cold_builds(args: &Args, input: &Path, tmp: &Path) -> Result<(), Failure> {
+    let me = match &args.kiln {
+        Some(k) => k.clone(),
+        None => std::env::current_exe().map_err(|e| Failure::input(e.to_string()))?,
+    };
+    let mut run = 0;
+    let sample = measure_runs(args.runs, || {
+        run += 1;
+        let mut c = Command::new(&me);
+        c.arg("build")
+            .arg(input)
+            .arg("--out-dir")
+            .arg(tmp.join(format!("out{run}")));
+        c.args(&args.build_arg);
+        c
+    })?;
+    println!(
+        "cold kiln build, median of {}: wall {:.3} s, cpu {:.3} s, peak RSS {:.0} MB",
+        args.runs.max(1),
+        sample.wall,
+        sample.cpu,
+        sample.rss as f64 / 1024.0
+    );
+    for name in ["g.cmt2.mlir", "g.rules.json"] {
+        let first = read(&tmp.join("out1").join(name))?;
+        for r in 2..=run {
+            if read(&tmp.join(format!("out{r}")).join(name))? != first {
+                return Err(Failure::input(format!(
+                    "{name} differs between runs 1 and {r}"
+                )));
+            }
+        }
+        println!("  {name}: {:.1} MB, identical in all runs", mb(first.len()));
+    }
+    // `out1` stays: the in-process phases compare their outputs with it.
+    for r in 2..=run {
+        std::fs::remove_dir_all(tmp.join(format!("out{r}"))).ok();
+    }
+    Ok(())
+}
+
+/// The in-process output must equal what `kiln build` wrote.
+fn same_as_build(tmp: &Path, name: &str, bytes: &[u8]) -> Result<(), Failure> {
+    if read(&tmp.join("out1").join(name))? != bytes {
+        return Err(Failure::input(format!(
+            "{name}: the in-process emitters differ from kiln build"
+        )));
+    }
+    Ok(())
+}
+
+fn read(path: &Path) -> Result<Vec<u8>, Failure> {
+    std::fs::read(path).map_err(|e| Failure::input(format!("{}: {e}", path.display())))
+}
+
+/// A stopwatch that prints one line per phase: wall time and the process's CPU time
+/// (user + system, all threads), which a busy machine inflates less than wall time.
+struct Phases {
+    last: Instant,
+    last_cpu: f64,
+}
+
+impl Phases {
+    fn start() -> Phases {
+        Phases {
+            last: Instant::now(),
+            last_cpu: process_cpu_seconds(),
+        }
+    }
+
+    fn lap(&mut self, what: &str, detail: String) {
+        let (now, cpu) = (Instant::now(), process_cpu_seconds());
+        println!(
+            "  {what:<30} {:>8.1} {:>8.1}  {detail}",
+            (now - self.last).as_secs_f64() * 1e3,
+            (cpu - self.last_cpu) * 1e3
+        );
+        (self.last, self.last_cpu) = (now, cpu);
+    }
+}
+
+/// User + system CPU seconds of this process so far.
+fn process_cpu_seconds() -> f64 {
+    // SAFETY: rusage is plain old data; getrusage fills it.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: RUSAGE_SELF with a valid out-pointer.
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) } != 0 {
+        return 0.0;
+    }
+    let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+    tv(ru.ru_utime) + tv(ru.ru_stime)
+}
+
+/// The build's phases one after the other in this process (one thread each).
+fn phases(text: &str, tmp: &Path) -> Result<(), Failure> {
+    let fail = |d: compiler::diag::Diagnostic| Failure::diagnostics(&[d], "g.mlir", text);
+    println!("in-process phases (sequential, one thread unless noted):");
+    println!("  {:<30} {:>8} {:>8}", "phase", "wall ms", "cpu ms");
+    let mut p = Phases::start();
+    let module = compiler::mlir::parse(text).map_err(fail)?;
+    p.lap("parse", format!("{:.1} MB", mb(text.len())));
+    let circuits = aps::build_module(&module).map_err(fail)?;
+    let rule_count: usize = circuits.iter().map(|c| c.rules.len()).sum();
+    p.lap(
+        "segmentation + handlers",
+        format!("{} circuits, {rule_count} rules", circuits.len()),
+    );
+    let circuit = aps::build_file_circuit("g", circuits);
+    p.lap("merge", format!("{} instances", circuit.instances.len()));
+    let cmt2 = rules::emit_cmt2(&circuit);
+    p.lap("emit CMT2", format!("{:.1} MB", mb(cmt2.len())));
+    let json = rules::to_json(&circuit);
+    p.lap("emit JSON", format!("{:.1} MB", mb(json.len())));
+    let out = tmp.join("phases");
+    io::write_atomic_unsynced(&out.join("g.cmt2.mlir"), cmt2.as_bytes())?;
+    io::write_atomic_unsynced(&out.join("g.rules.json"), json.as_bytes())?;
+    p.lap("write", String::new());
+    same_as_build(tmp, "g.cmt2.mlir", cmt2.as_bytes())?;
+    same_as_build(tmp, "g.rules.json", json.as_bytes())?;
+    p.lap("(compare with kiln build)", String::new());
+    drop((cmt2, json, circuit));
+    p.lap("drop outputs and circuit", String::new());
+    let fused = aps::build_file(&module, "g").map_err(fail)?;
+    p.lap(
+        "aps::build_file (parallel)",
+        "segmentation + handlers + emission, all functions".into(),
+    );
+    same_as_build(tmp, "g.cmt2.mlir", fused.cmt2_text().as_bytes())?;
+    same_as_build(tmp, "g.rules.json", fused.json_text().as_bytes())?;
+    p.lap("(compare with kiln build)", String::new());
+    super::build::write_aps(&fused, "g", &out)?;
+    p.lap(
+        "write (build_file's pieces)",
+        "two files on two threads".into(),
+    );
+    drop(fused);
+    drop(module);
+    p.lap("drop op tree", String::new());
+    std::fs::remove_dir_all(&out).ok();
+    Ok(())
+}
