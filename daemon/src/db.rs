@@ -279,6 +279,8 @@ pub fn function_circuit(
 pub struct FileOutputs {
     pub outputs: Vec<(OutputKind, OutputBytes)>,
     pub diagnostics: Vec<Diagnostic>,
+    /// Messages about other files, already rendered: (text, is an error).
+    pub rendered: Vec<(String, bool)>,
 }
 
 /// An output's bytes (shared, so a build does not copy them) and their SHA-256, computed
@@ -319,6 +321,14 @@ pub enum OutputKind {
     Aig,
     /// ASCII AIGER (`<stem>.aag`).
     Aag,
+    /// SystemVerilog of an APS file's merged circuit (`<stem>.sv`), only when asked for.
+    Sv,
+    /// Synth MLIR of a Handshake circuit (`<stem>.synth.mlir`).
+    SynthMlir,
+    /// Flat BLIF of a Handshake circuit (`<stem>.blif`).
+    FlatBlif,
+    /// Hierarchical BLIF of a Handshake circuit: top + each used unit once (`<stem>.hier.blif`).
+    HierBlif,
 }
 
 impl OutputKind {
@@ -327,6 +337,10 @@ impl OutputKind {
         OutputKind::RulesJson,
         OutputKind::Aig,
         OutputKind::Aag,
+        OutputKind::Sv,
+        OutputKind::SynthMlir,
+        OutputKind::FlatBlif,
+        OutputKind::HierBlif,
     ];
 
     pub fn name(self) -> &'static str {
@@ -335,6 +349,10 @@ impl OutputKind {
             OutputKind::RulesJson => "rules-json",
             OutputKind::Aig => "aig",
             OutputKind::Aag => "aag",
+            OutputKind::Sv => "sv",
+            OutputKind::SynthMlir => "synth-mlir",
+            OutputKind::FlatBlif => "blif",
+            OutputKind::HierBlif => "hier-blif",
         }
     }
 
@@ -344,6 +362,10 @@ impl OutputKind {
             OutputKind::RulesJson => "rules.json",
             OutputKind::Aig => "aig",
             OutputKind::Aag => "aag",
+            OutputKind::Sv => "sv",
+            OutputKind::SynthMlir => "synth.mlir",
+            OutputKind::FlatBlif => "blif",
+            OutputKind::HierBlif => "hier.blif",
         }
     }
 
@@ -371,8 +393,8 @@ pub fn mlir_outputs(db: &dyn KilnDb, file: SourceFile) -> FileOutputs {
     }
     if !diagnostics.is_empty() {
         return FileOutputs {
-            outputs: Vec::new(),
             diagnostics,
+            ..FileOutputs::default()
         };
     }
     let stem = file
@@ -393,6 +415,229 @@ pub fn mlir_outputs(db: &dyn KilnDb, file: SourceFile) -> FileOutputs {
             ),
         ],
         diagnostics,
+        rendered: Vec::new(),
+    }
+}
+
+/// `<stem>.sv` of an APS file: the same merged circuit as [`mlir_outputs`], as
+/// SystemVerilog. Only computed when a build asks for it.
+#[salsa::tracked(returns(ref))]
+pub fn mlir_sv(db: &dyn KilnDb, file: SourceFile) -> Result<OutputBytes, Diagnostic> {
+    db.runtime().counters.executed("emit_sv");
+    let mut circuits = Vec::new();
+    for item in &mlir_split(db, file).functions {
+        match function_circuit(db, file, item.symbol.clone()) {
+            Some(Ok(c)) => circuits.push(c.clone()),
+            Some(Err(d)) => return Err(d.clone().shifted(item.offset as i64)),
+            None => {}
+        }
+    }
+    let stem = file
+        .path(db)
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let circuit = compiler::aps::build_file_circuit(&stem, circuits);
+    let text = compiler::rules::sv::emit_sv(&circuit)?;
+    Ok(OutputBytes::new(text.into_bytes()))
+}
+
+/// Which flow an MLIR file goes to, decided lexically (cheap, and unchanged by edits
+/// inside functions): a `tor.design` in the design context is APS, else a
+/// `handshake.func` anywhere is Handshake.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Flow {
+    Aps,
+    Handshake,
+    Unknown,
+}
+
+#[salsa::tracked]
+pub fn mlir_flow(db: &dyn KilnDb, file: SourceFile) -> Flow {
+    if mlir_split(db, file).context.contains("tor.design") {
+        return Flow::Aps;
+    }
+    if file.text(db).contains("handshake.func") {
+        return Flow::Handshake;
+    }
+    Flow::Unknown
+}
+
+/// The outcome of an MLIR file no flow accepts: its parse error, else a plain error.
+#[salsa::tracked(returns(ref))]
+pub fn unknown_flow_outputs(db: &dyn KilnDb, file: SourceFile) -> FileOutputs {
+    let diagnostic = match compiler::mlir::parse(file.text(db)) {
+        Err(d) => d,
+        Ok(_) => Diagnostic::global_error(
+            "no flow accepts this input (expected a module with `tor.design` or a `handshake.func`)",
+        ),
+    };
+    FileOutputs {
+        diagnostics: vec![diagnostic],
+        ..FileOutputs::default()
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Handshake → Synth: the circuit's front end, then one library unit per used BLIF file
+// (built from that file's per-model AIG queries), then the synthesized outputs.
+
+/// Options of a Handshake build (`kiln build --blif-lib ...`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct HandshakeOpts {
+    /// The BLIF library directory, if one was given or found.
+    pub lib_dir: Option<PathBuf>,
+    /// Path-table override file and its text.
+    pub path_table: Option<(PathBuf, String)>,
+    pub dialect: compiler::handshake::Dialect,
+    pub naming: compiler::handshake::Naming,
+}
+
+/// A library file as found for a Handshake build.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UnitSource {
+    File(BlifFile),
+    /// The file exists but is not UTF-8 (the unit is ignored, with a warning).
+    NotUtf8,
+}
+
+/// One Handshake input with its options and the library files its ops use (set by the
+/// driver after reading [`handshake_front`]'s library paths from disk).
+#[salsa::input(debug)]
+pub struct HandshakeJob {
+    pub file: SourceFile,
+    #[returns(ref)]
+    pub opts: HandshakeOpts,
+    /// Library path (relative to the library directory) → file; missing files are absent.
+    #[returns(ref)]
+    pub units: BTreeMap<String, UnitSource>,
+}
+
+/// The analysed circuit, its marks and the library files they use.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Front {
+    pub circuit: compiler::handshake::Circuit,
+    pub marks: Vec<compiler::handshake::UnitRef>,
+    pub library_paths: Vec<String>,
+}
+
+/// Why a Handshake front end failed: a diagnostic in the input, or a rendered error about
+/// another file (the path table) or the options.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FrontError {
+    Input(Diagnostic),
+    Rendered(String),
+}
+
+/// Parse, analyse and mark the circuit: independent of the library files' contents.
+#[salsa::tracked(returns(ref))]
+pub fn handshake_front(db: &dyn KilnDb, job: HandshakeJob) -> Result<Front, FrontError> {
+    use compiler::handshake;
+    db.runtime().counters.executed("handshake_front");
+    let opts = job.opts(db);
+    let module = compiler::mlir::parse(job.file(db).text(db)).map_err(FrontError::Input)?;
+    let func = handshake::find_func(&module.ops).map_err(FrontError::Input)?;
+    let circuit = handshake::analyze(func, opts.naming).map_err(FrontError::Input)?;
+    let table = match &opts.path_table {
+        None => handshake::PathTable::default(),
+        Some((path, text)) => handshake::PathTable::with_overrides(text)
+            .map_err(|d| FrontError::Rendered(d.render(&path.display().to_string(), text)))?,
+    };
+    let marks = handshake::mark::mark_circuit(func, &circuit, &table).map_err(FrontError::Input)?;
+    let library_paths = handshake::library_paths(&marks);
+    Ok(Front {
+        circuit,
+        marks,
+        library_paths,
+    })
+}
+
+/// A library file's unit: its first model's AIG (the per-model query [`model_aig`],
+/// persistently cached), as a handshake net. Errors are file-relative.
+#[salsa::tracked(returns(ref))]
+pub fn lib_unit(
+    db: &dyn KilnDb,
+    file: BlifFile,
+) -> Result<compiler::handshake::LibUnit, Diagnostic> {
+    db.runtime().counters.executed("lib_unit");
+    let first = blif_models(db, file)
+        .first()
+        .ok_or_else(|| Diagnostic::global_error("library file has no .model"))?;
+    let lowered = model_aig(db, file, first.symbol.clone())
+        .as_ref()
+        .map_err(|d| d.clone().shifted(first.offset as i64))?;
+    Ok(compiler::handshake::LibUnit {
+        model: first.symbol.clone(),
+        net: compiler::handshake::aig_io::from_aig(&lowered.aig),
+        undriven: lowered.undriven.clone(),
+    })
+}
+
+/// The four outputs of a Handshake circuit (`kiln synth`'s), with warnings.
+#[salsa::tracked(returns(ref))]
+pub fn handshake_outputs(db: &dyn KilnDb, job: HandshakeJob) -> FileOutputs {
+    use compiler::handshake::{self, aig_io};
+    db.runtime().counters.executed("handshake_emit");
+    let failed = |diagnostics: Vec<Diagnostic>, rendered: Vec<(String, bool)>| FileOutputs {
+        diagnostics,
+        rendered,
+        ..FileOutputs::default()
+    };
+    let front = match handshake_front(db, job) {
+        Ok(f) => f,
+        Err(FrontError::Input(d)) => return failed(vec![d.clone()], Vec::new()),
+        Err(FrontError::Rendered(r)) => return failed(Vec::new(), vec![(r.clone(), true)]),
+    };
+    let opts = job.opts(db);
+    let Some(lib_dir) = &opts.lib_dir else {
+        let msg = "error: no BLIF library: pass --blif-lib DIR, set `blif_lib` in kiln.toml or $KILN_BLIF_LIB\n";
+        return failed(Vec::new(), vec![(msg.to_string(), true)]);
+    };
+    let mut units = BTreeMap::new();
+    let mut texts = BTreeMap::new();
+    let mut rendered = Vec::new();
+    let all = job.units(db);
+    for rel in &front.library_paths {
+        let shown = lib_dir.join(rel).display().to_string();
+        match all.get(rel) {
+            None => {}
+            Some(UnitSource::NotUtf8) => {
+                rendered.push((format!("warning: {shown}: not UTF-8; unit ignored"), false));
+            }
+            Some(UnitSource::File(f)) => match lib_unit(db, *f) {
+                Ok(u) => {
+                    units.insert(rel.clone(), u.clone());
+                    texts.insert(rel.clone(), f.text(db).clone());
+                }
+                Err(d) => {
+                    rendered.push((format!("warning: {}", d.render(&shown, f.text(db))), false))
+                }
+            },
+        }
+    }
+    let out = match handshake::build(&front.circuit, &front.marks, &units) {
+        Ok(o) => o,
+        Err(d) => return failed(vec![d], rendered),
+    };
+    let hier = match aig_io::hier_blif(&out, &texts) {
+        Ok(h) => h,
+        Err(d) => return failed(vec![d], rendered),
+    };
+    FileOutputs {
+        outputs: vec![
+            (
+                OutputKind::SynthMlir,
+                OutputBytes::new(handshake::emit::synth_mlir(&out, opts.dialect).into_bytes()),
+            ),
+            (OutputKind::Aig, OutputBytes::new(aig_io::flat_aiger(&out))),
+            (
+                OutputKind::FlatBlif,
+                OutputBytes::new(aig_io::flat_blif(&out).into_bytes()),
+            ),
+            (OutputKind::HierBlif, OutputBytes::new(hier.into_bytes())),
+        ],
+        diagnostics: out.warnings.clone(),
+        rendered,
     }
 }
 
@@ -566,5 +811,6 @@ pub fn blif_outputs(db: &dyn KilnDb, file: BlifFile) -> FileOutputs {
     FileOutputs {
         outputs,
         diagnostics: diagnostics.clone(),
+        rendered: Vec::new(),
     }
 }

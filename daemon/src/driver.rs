@@ -7,9 +7,12 @@
 //! output texts; [`write_outputs`] writes them atomically, only when their bytes change.
 
 use crate::counters;
-use crate::db::{self, BlifFile, Db, KilnDb, OutputBytes, OutputKind, SourceFile};
+use crate::db::{
+    self, BlifFile, Db, Flow, HandshakeJob, HandshakeOpts, KilnDb, OutputBytes, OutputKind,
+    SourceFile, UnitSource,
+};
 use crate::proto;
-use compiler::diag::{self, Diagnostic, Severity};
+use compiler::diag::{self, Severity};
 use salsa::{Durability, Setter};
 use std::collections::BTreeMap;
 use std::fs;
@@ -27,6 +30,60 @@ pub struct BuildSpec {
     pub inputs: Vec<PathBuf>,
     pub kinds: Vec<OutputKind>,
     pub out_dir: PathBuf,
+    pub handshake: HandshakeSpec,
+}
+
+/// Options for Handshake inputs (absolute paths).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HandshakeSpec {
+    pub blif_lib: Option<PathBuf>,
+    pub path_table: Option<PathBuf>,
+    pub dialect: compiler::handshake::Dialect,
+    pub naming: compiler::handshake::Naming,
+}
+
+impl HandshakeSpec {
+    fn from_proto(req: &proto::BuildRequest) -> Result<HandshakeSpec, String> {
+        use compiler::handshake::{Dialect, Naming};
+        let path = |s: &str| (!s.is_empty()).then(|| PathBuf::from(s));
+        let dialect = match req.synth_dialect.as_str() {
+            "" | "circt" => Dialect::Circt,
+            "dynamatic" => Dialect::Dynamatic,
+            d => return Err(format!("unknown synth dialect `{d}`")),
+        };
+        let naming = match req.naming.as_str() {
+            "" | "arg-names" => Naming::ArgNames,
+            "in-out" => Naming::InOut,
+            n => return Err(format!("unknown naming `{n}`")),
+        };
+        Ok(HandshakeSpec {
+            blif_lib: path(&req.blif_lib),
+            path_table: path(&req.path_table),
+            dialect,
+            naming,
+        })
+    }
+
+    fn fill_proto(&self, req: &mut proto::BuildRequest) {
+        use compiler::handshake::{Dialect, Naming};
+        let s = |p: &Option<PathBuf>| {
+            p.as_ref()
+                .map(|p| p.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        };
+        req.blif_lib = s(&self.blif_lib);
+        req.path_table = s(&self.path_table);
+        req.synth_dialect = match self.dialect {
+            Dialect::Circt => "circt",
+            Dialect::Dynamatic => "dynamatic",
+        }
+        .into();
+        req.naming = match self.naming {
+            Naming::ArgNames => "arg-names",
+            Naming::InOut => "in-out",
+        }
+        .into();
+    }
 }
 
 impl BuildSpec {
@@ -40,16 +97,20 @@ impl BuildSpec {
             inputs: req.inputs.iter().map(PathBuf::from).collect(),
             kinds,
             out_dir: PathBuf::from(&req.out_dir),
+            handshake: HandshakeSpec::from_proto(req)?,
         })
     }
 
     pub fn to_proto(&self) -> proto::BuildRequest {
         let s = |p: &PathBuf| p.to_string_lossy().into_owned();
-        proto::BuildRequest {
+        let mut req = proto::BuildRequest {
             inputs: self.inputs.iter().map(s).collect(),
             output_kinds: self.kinds.iter().map(|k| k.name().to_string()).collect(),
             out_dir: s(&self.out_dir),
-        }
+            ..Default::default()
+        };
+        self.handshake.fill_proto(&mut req);
+        req
     }
 }
 
@@ -111,6 +172,7 @@ pub fn is_mlir(p: &Path) -> bool {
 #[derive(Debug, Clone)]
 enum Loaded {
     Mlir(SourceFile),
+    Handshake(HandshakeJob),
     Blif(BlifFile),
     Unreadable(String),
 }
@@ -140,6 +202,7 @@ pub struct Workspace {
     pub db: Db,
     sources: BTreeMap<PathBuf, (SourceFile, Option<Stamp>)>,
     blifs: BTreeMap<PathBuf, (BlifFile, Option<Stamp>)>,
+    handshake_jobs: BTreeMap<PathBuf, HandshakeJob>,
 }
 
 /// The inputs of one build, resolved to database handles (valid for any clone of the db).
@@ -154,6 +217,7 @@ impl Workspace {
             db,
             sources: BTreeMap::new(),
             blifs: BTreeMap::new(),
+            handshake_jobs: BTreeMap::new(),
         }
     }
 
@@ -163,7 +227,12 @@ impl Workspace {
         let inputs = jobs(spec)
             .into_iter()
             .map(|job| {
-                let loaded = self.sync_input(&job.input);
+                let loaded = match self.sync_input(&job.input) {
+                    Loaded::Mlir(f) if *db::mlir_flow(&self.db, f) == Flow::Handshake => {
+                        Loaded::Handshake(self.sync_handshake(&job.input, f, &spec.handshake))
+                    }
+                    other => other,
+                };
                 (job, loaded)
             })
             .collect();
@@ -228,6 +297,61 @@ impl Workspace {
     }
 }
 
+impl Workspace {
+    /// The Handshake job of `path`: options (with the path table read), then the library
+    /// files the circuit's marks name, read (or skipped by stamp) like any input.
+    fn sync_handshake(
+        &mut self,
+        path: &Path,
+        file: SourceFile,
+        spec: &HandshakeSpec,
+    ) -> HandshakeJob {
+        let opts = HandshakeOpts {
+            lib_dir: spec.blif_lib.clone(),
+            path_table: spec
+                .path_table
+                .as_ref()
+                .map(|p| (p.clone(), fs::read_to_string(p).unwrap_or_default())),
+            dialect: spec.dialect,
+            naming: spec.naming,
+        };
+        let job = match self.handshake_jobs.get(path) {
+            Some(j) => *j,
+            None => {
+                let j = HandshakeJob::new(&self.db, file, opts.clone(), BTreeMap::new());
+                self.handshake_jobs.insert(path.to_path_buf(), j);
+                j
+            }
+        };
+        if *job.file(&self.db) != file {
+            job.set_file(&mut self.db).to(file);
+        }
+        if job.opts(&self.db) != &opts {
+            job.set_opts(&mut self.db).to(opts.clone());
+        }
+        let paths = match (db::handshake_front(&self.db, job), &opts.lib_dir) {
+            (Ok(front), Some(_)) => front.library_paths.clone(),
+            _ => Vec::new(),
+        };
+        let mut units = BTreeMap::new();
+        for rel in paths {
+            let Some(dir) = &opts.lib_dir else { break };
+            let full = dir.join(&rel);
+            if !full.is_file() {
+                continue;
+            }
+            match self.sync_input(&full) {
+                Loaded::Blif(f) => units.insert(rel, UnitSource::File(f)),
+                _ => units.insert(rel, UnitSource::NotUtf8),
+            };
+        }
+        if job.units(&self.db) != &units {
+            job.set_units(&mut self.db).to(units);
+        }
+        job
+    }
+}
+
 fn read_text(path: &Path) -> Result<String, String> {
     let bytes = fs::read(path).map_err(|e| format!("{}: error: {e}\n", path.display()))?;
     match diag::decode_utf8(&bytes) {
@@ -269,17 +393,22 @@ pub fn compute(db: &Db, spec: &BuildSpec, resolved: &Resolved) -> Computed {
                 });
                 continue;
             }
-            Loaded::Mlir(f) => (db::mlir_outputs(db, *f), f.text(db)),
-            Loaded::Blif(f) => (db::blif_outputs(db, *f), f.text(db)),
+            Loaded::Mlir(f) => (mlir_file_outputs(db, spec, *f), f.text(db)),
+            Loaded::Handshake(j) => (handshake_file_outputs(db, spec, *j), j.file(db).text(db)),
+            Loaded::Blif(f) => (db::blif_outputs(db, *f).clone(), f.text(db)),
         };
-        if !file_outputs.diagnostics.is_empty() {
-            out.diagnostics
-                .push(render(&display, text, &file_outputs.diagnostics));
+        if !file_outputs.diagnostics.is_empty() || !file_outputs.rendered.is_empty() {
+            out.diagnostics.push(render(&display, text, &file_outputs));
         }
-        let default_kinds: &[OutputKind] = if is_blif(&job.input) {
-            &[OutputKind::Aig]
-        } else {
-            &[OutputKind::Cmt2, OutputKind::RulesJson]
+        let default_kinds: &[OutputKind] = match loaded {
+            Loaded::Blif(_) => &[OutputKind::Aig],
+            Loaded::Handshake(_) => &[
+                OutputKind::SynthMlir,
+                OutputKind::Aig,
+                OutputKind::FlatBlif,
+                OutputKind::HierBlif,
+            ],
+            _ => &[OutputKind::Cmt2, OutputKind::RulesJson],
         };
         for (kind, bytes) in &file_outputs.outputs {
             let kind = *kind;
@@ -302,14 +431,65 @@ pub fn compute(db: &Db, spec: &BuildSpec, resolved: &Resolved) -> Computed {
     out
 }
 
-fn render(path: &str, text: &str, diags: &[Diagnostic]) -> proto::FileDiagnostics {
+/// An MLIR file's outputs by flow: APS (plus `<stem>.sv` when asked for), or the error
+/// of a file no flow accepts.
+fn mlir_file_outputs(db: &Db, spec: &BuildSpec, f: SourceFile) -> db::FileOutputs {
+    // Handshake files arrive as `Loaded::Handshake` jobs (see `Workspace::sync`).
+    if *db::mlir_flow(db, f) != Flow::Aps {
+        return db::unknown_flow_outputs(db, f).clone();
+    }
+    let mut outs = db::mlir_outputs(db, f).clone();
+    if !spec.kinds.contains(&OutputKind::Sv) || !outs.diagnostics.is_empty() {
+        return outs;
+    }
+    match db::mlir_sv(db, f) {
+        Ok(sv) => outs.outputs.push((OutputKind::Sv, sv.clone())),
+        Err(d) => {
+            outs.outputs.clear();
+            outs.diagnostics.push(d.clone());
+        }
+    }
+    outs
+}
+
+fn handshake_file_outputs(db: &Db, spec: &BuildSpec, job: HandshakeJob) -> db::FileOutputs {
+    if spec.kinds.contains(&OutputKind::Sv) {
+        let msg = format!(
+            "{}: error: --emit sv applies to APS designs only\n",
+            job.file(db).path(db).display()
+        );
+        return db::FileOutputs {
+            rendered: vec![(msg, true)],
+            ..Default::default()
+        };
+    }
+    db::handshake_outputs(db, job).clone()
+}
+
+/// A file's messages as one block: warnings about other files, then the file's own
+/// diagnostics (with source lines), then errors about other files.
+fn render(path: &str, text: &str, outs: &db::FileOutputs) -> proto::FileDiagnostics {
+    let diags = &outs.diagnostics;
+    let mut rendered = String::new();
+    for (r, _) in outs.rendered.iter().filter(|(_, e)| !e) {
+        rendered.push_str(r);
+        if !r.ends_with('\n') {
+            rendered.push('\n');
+        }
+    }
+    rendered.push_str(&diag::render_all(diags, path, text));
+    for (r, _) in outs.rendered.iter().filter(|(_, e)| *e) {
+        rendered.push_str(r);
+    }
+    let errors = diags
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .count()
+        + outs.rendered.iter().filter(|(_, e)| *e).count();
     proto::FileDiagnostics {
         path: path.to_string(),
-        rendered: diag::render_all(diags, path, text),
-        errors: diags
-            .iter()
-            .filter(|d| d.severity == Severity::Error)
-            .count() as u32,
+        rendered,
+        errors: errors as u32,
     }
 }
 

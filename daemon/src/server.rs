@@ -198,6 +198,16 @@ impl Kiln for Service {
     }
 }
 
+/// The build id this daemon announces in `Status` and its info file: its own, unless
+/// `KILN_DAEMON_ANNOUNCE_BUILD_ID` says otherwise (to make a running daemon look like one of
+/// another build, e.g. to test that clients restart it). Cache keys always use the real one.
+fn announced_build_id() -> String {
+    std::env::var("KILN_DAEMON_ANNOUNCE_BUILD_ID")
+        .ok()
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| crate::db::build_id().to_string())
+}
+
 /// Run the daemon in the foreground until it is told to stop.
 pub fn run(opts: Options) -> Result<(), String> {
     let dir = DaemonDir::for_workspace(opts.runtime_dir.as_deref(), &opts.workspace)
@@ -227,7 +237,7 @@ pub fn run(opts: Options) -> Result<(), String> {
     let db = Db::new(store);
     let info = Info {
         version: VERSION.to_string(),
-        build_id: crate::db::build_id().to_string(),
+        build_id: announced_build_id(),
         pid: std::process::id(),
         socket: dir.socket(),
     };

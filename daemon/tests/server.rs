@@ -51,6 +51,7 @@ impl Env {
             inputs: inputs.to_vec(),
             out_dir: self.ws().join(out),
             kinds: Vec::new(),
+            ..Default::default()
         }
         .to_proto()
     }

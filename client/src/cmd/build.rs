@@ -1,14 +1,18 @@
 //! `kiln build FILE.mlir --out-dir DIR`: compile a design with the flow its content selects.
 //!
-//! Dispatch is on content: a module containing `tor.design` goes to the APS flow, which
-//! writes `DIR/<stem>.cmt2.mlir` and `DIR/<stem>.rules.json`; a module containing a
-//! `handshake.func` goes to Handshake → Synth (`cmd/synth`), which writes
-//! `<stem>.synth.mlir`, `.aig`, `.blif` and `.hier.blif` from the `--blif-lib` library.
-//! Each flow lives in its own function.
+//! Dispatch is on content, in the daemon's driver (`kiln_daemon::driver`): a module whose
+//! design context has `tor.design` goes to the APS flow, which writes `DIR/<stem>.cmt2.mlir`
+//! and `DIR/<stem>.rules.json` (and `<stem>.sv` with `--emit sv`); a module with a
+//! `handshake.func` goes to Handshake → Synth, which writes `<stem>.synth.mlir`, `.aig`,
+//! `.blif` and `.hier.blif` from the `--blif-lib` library (the outputs of `kiln synth`).
+//!
+//! The build goes through the workspace's daemon (started on first use; see
+//! `daemon_client`), or runs the same driver in this process with `--no-daemon` or when the
+//! daemon cannot be used. Both write byte-identical outputs. This module only turns the
+//! command line into a build request and the reply into diagnostics and an exit code.
 
-use crate::io::{self, Failure};
-use compiler::aps;
-use compiler::mlir::ast::ModuleAst;
+use crate::daemon_client;
+use crate::io::Failure;
 use std::path::{Path, PathBuf};
 
 #[derive(clap::Args)]
@@ -24,74 +28,56 @@ pub struct Args {
     /// Also write `<stem>.sv` (SystemVerilog of the rule circuit).
     #[arg(long, value_enum)]
     pub emit: Option<super::rtl::Emit>,
-}
-
-/// The flows `kiln build` knows, chosen from the parsed input.
-enum Flow {
-    Aps,
-    Handshake,
-}
-
-fn select_flow(module: &ModuleAst) -> Option<Flow> {
-    if aps::is_aps_module(module) {
-        return Some(Flow::Aps);
-    }
-    let mut has_handshake = false;
-    compiler::mlir::walk(&module.ops, &mut |op| {
-        has_handshake |= op.name == "handshake.func"
-    });
-    has_handshake.then_some(Flow::Handshake)
+    /// Build in this process instead of through the workspace's daemon.
+    #[arg(long)]
+    pub no_daemon: bool,
 }
 
 pub fn run(args: Args) -> Result<(), Failure> {
-    let path = args.file.display().to_string();
-    let text = io::read_source(&args.file)?;
-    let module =
-        compiler::mlir::parse(&text).map_err(|d| Failure::diagnostics(&[d], &path, &text))?;
-    let stem = args
-        .file
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "out".into());
-    match select_flow(&module) {
-        Some(Flow::Aps) => {
-            build_aps(&module, &stem, &args.out_dir)
-                .map_err(|d| Failure::diagnostics(&[d], &path, &text))??;
-            if args.emit == Some(super::rtl::Emit::Sv) {
-                super::rtl::emit_sv_file(&module, &stem, &args.out_dir)?;
-            }
-            Ok(())
-        }
-        Some(Flow::Handshake) if args.emit.is_some() => Err(Failure {
-            message: format!("{path}: error: --emit sv applies to APS designs only"),
-            code: 2,
-        }),
-        Some(Flow::Handshake) => {
-            super::synth::build_handshake(&args.file, &text, &args.handshake, &args.out_dir)
-        }
-        None => Err(Failure::input(format!(
-            "{path}: error: no flow accepts this input (expected a module with `tor.design` or a `handshake.func`)"
-        ))),
+    let kinds: Vec<String> = match args.emit {
+        Some(super::rtl::Emit::Sv) => ["cmt2", "rules-json", "sv"].map(String::from).to_vec(),
+        None => Vec::new(),
+    };
+    let mut req = daemon_client::request(std::slice::from_ref(&args.file), &kinds, &args.out_dir);
+    handshake_options(&mut req, &args.file, &args.handshake);
+    let absolute = req.inputs[0].clone();
+    let mut reply = daemon_client::build(req, args.no_daemon)?;
+    // Name the input as the user did (the request carries it absolute).
+    let given = args.file.display().to_string();
+    for d in &mut reply.diagnostics {
+        d.rendered = d.rendered.replace(&absolute, &given);
     }
+    daemon_client::report(&reply)
 }
 
-/// The APS flow: one circuit per function, merged into one file.
-fn build_aps(
-    module: &ModuleAst,
-    stem: &str,
-    out_dir: &Path,
-) -> Result<Result<(), Failure>, compiler::diag::Diagnostic> {
-    let out = aps::build_file(module, stem)?;
-    let write = || -> Result<(), Failure> {
-        io::write_atomic(
-            &out_dir.join(format!("{stem}.cmt2.mlir")),
-            out.cmt2.as_bytes(),
-        )?;
-        io::write_atomic(
-            &out_dir.join(format!("{stem}.rules.json")),
-            out.json.as_bytes(),
-        )?;
-        Ok(())
+/// The Handshake options of the request. The library is resolved here (`--blif-lib`,
+/// `kiln.toml`, `$KILN_BLIF_LIB`: the client's view); when none is found the request has
+/// none, and a Handshake input then fails with the same message `kiln synth` gives.
+fn handshake_options(
+    req: &mut kiln_daemon::proto::BuildRequest,
+    file: &Path,
+    args: &super::synth::HandshakeArgs,
+) {
+    let abs = |p: &Path| {
+        std::path::absolute(p)
+            .unwrap_or_else(|_| p.to_path_buf())
+            .to_string_lossy()
+            .into_owned()
     };
-    Ok(write())
+    if let Ok(lib) = super::synth::library_dir(file, args) {
+        req.blif_lib = abs(&lib);
+    }
+    if let Some(t) = &args.path_table {
+        req.path_table = abs(t);
+    }
+    req.synth_dialect = match args.synth_dialect {
+        super::synth::DialectArg::Circt => "circt",
+        super::synth::DialectArg::Dynamatic => "dynamatic",
+    }
+    .into();
+    req.naming = match args.naming {
+        super::synth::NamingArg::ArgNames => "arg-names",
+        super::synth::NamingArg::InOut => "in-out",
+    }
+    .into();
 }

@@ -113,6 +113,7 @@ pub fn run_action(args: &[String], base: &Path, policy: DaemonPolicy) -> Outcome
         out_dir: resolve(base, &parsed.out_dir)
             .to_string_lossy()
             .into_owned(),
+        ..Default::default()
     };
     test_delay();
     let no_daemon = parsed.no_daemon || policy.never;
