@@ -144,12 +144,29 @@ pub fn mlir_split(db: &dyn KilnDb, file: SourceFile) -> items::Split {
     items::split_functions(file.text(db))
 }
 
+/// The file with its functions blanked: unchanged by edits inside functions that keep
+/// their line structure, so [`design_context`] (a parse of the whole text) is cut off here.
+#[salsa::tracked(returns(ref))]
+pub fn context_text(db: &dyn KilnDb, file: SourceFile) -> String {
+    mlir_split(db, file).context.clone()
+}
+
+/// Where each function symbol first occurs in [`mlir_split`]'s list.
+#[salsa::tracked(returns(ref))]
+pub fn function_index(db: &dyn KilnDb, file: SourceFile) -> BTreeMap<String, usize> {
+    let mut index = BTreeMap::new();
+    for (i, item) in mlir_split(db, file).functions.iter().enumerate() {
+        index.entry(item.symbol.clone()).or_insert(i);
+    }
+    index
+}
+
 /// Design-level facts (memory map, globals, constants), from the file without its
 /// functions. Unchanged by edits inside functions or comments after the design header.
 #[salsa::tracked(returns(ref))]
 pub fn design_context(db: &dyn KilnDb, file: SourceFile) -> Result<DesignContext, Diagnostic> {
     db.runtime().counters.executed("context");
-    let module = compiler::mlir::parse(&mlir_split(db, file).context)?;
+    let module = compiler::mlir::parse(context_text(db, file))?;
     compiler::aps::design_context(&module)
 }
 
@@ -159,14 +176,11 @@ pub fn design_context(db: &dyn KilnDb, file: SourceFile) -> Result<DesignContext
 #[salsa::tracked(returns(ref))]
 pub fn function_text(db: &dyn KilnDb, file: SourceFile, symbol: String) -> Option<Item> {
     db.runtime().counters.executed("function_text");
-    mlir_split(db, file)
-        .functions
-        .iter()
-        .find(|i| i.symbol == symbol)
-        .map(|i| Item {
-            offset: 0,
-            ..i.clone()
-        })
+    let i = *function_index(db, file).get(&symbol)?;
+    mlir_split(db, file).functions.get(i).map(|i| Item {
+        offset: 0,
+        ..i.clone()
+    })
 }
 
 fn function_digest(db: &dyn KilnDb, file: SourceFile, symbol: &str) -> Option<[u8; 32]> {
@@ -283,26 +297,55 @@ pub struct FileOutputs {
     pub rendered: Vec<(String, bool)>,
 }
 
-/// An output's bytes (shared, so a build does not copy them) and their SHA-256, computed
-/// once when the output changes (so an unchanged output costs nothing per build).
+/// An output file's bytes as a sequence of shared parts: an APS file's CMT2 is its header,
+/// one part per function and its footer, so that an edit neither re-emits nor copies the
+/// parts of unchanged functions (salsa hands back the same `Arc`s). The driver hashes and
+/// writes the parts (see `driver::OutputLog`).
 #[derive(Clone, Debug)]
 pub struct OutputBytes {
-    pub bytes: Arc<Vec<u8>>,
-    pub sha256: [u8; 32],
+    pub parts: Arc<Vec<Arc<[u8]>>>,
 }
 
 impl OutputBytes {
+    /// One part.
     pub fn new(bytes: Vec<u8>) -> OutputBytes {
+        OutputBytes::from_parts(vec![Arc::from(bytes)])
+    }
+
+    pub fn from_parts(parts: Vec<Arc<[u8]>>) -> OutputBytes {
         OutputBytes {
-            sha256: kiln_cache::digest(&bytes),
-            bytes: Arc::new(bytes),
+            parts: Arc::new(parts),
         }
+    }
+
+    pub fn len(&self) -> usize {
+        self.parts.iter().map(|p| p.len()).sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The bytes in one buffer.
+    pub fn to_vec(&self) -> Vec<u8> {
+        let mut v = Vec::with_capacity(self.len());
+        self.parts.iter().for_each(|p| v.extend_from_slice(p));
+        v
     }
 }
 
+/// Equal parts: the same shared part (no byte comparison), or equal bytes. Outputs split
+/// differently into parts compare unequal, which only costs a rewrite of equal bytes
+/// (that the driver then skips).
 impl PartialEq for OutputBytes {
     fn eq(&self, other: &OutputBytes) -> bool {
-        self.sha256 == other.sha256 && self.bytes.len() == other.bytes.len()
+        Arc::ptr_eq(&self.parts, &other.parts)
+            || (self.parts.len() == other.parts.len()
+                && self
+                    .parts
+                    .iter()
+                    .zip(other.parts.iter())
+                    .all(|(a, b)| Arc::ptr_eq(a, b) || a == b))
     }
 }
 
@@ -374,8 +417,45 @@ impl OutputKind {
     }
 }
 
-/// The outputs of an APS file: per-function circuits merged in source order (named after
-/// the file's stem) and emitted. Any error suppresses the outputs of the file.
+/// A function's part of its file's outputs: its circuit without rules (for the file's
+/// header and footer) and its rules as CMT2 and JSON text (position-independent).
+#[derive(Debug, PartialEq, Eq)]
+pub struct Emitted {
+    pub frame: Circuit,
+    pub cmt2: Arc<[u8]>,
+    /// Comma-joined JSON of the rules; empty when the function has none.
+    pub json: Arc<[u8]>,
+}
+
+/// The function's rules emitted once per change of the function (not per file build).
+#[salsa::tracked(returns(ref))]
+pub fn function_emitted(
+    db: &dyn KilnDb,
+    file: SourceFile,
+    symbol: String,
+) -> Option<Result<Arc<Emitted>, Diagnostic>> {
+    let circuit = match function_circuit(db, file, symbol).as_ref()? {
+        Ok(c) => c,
+        Err(d) => return Some(Err(d.clone())),
+    };
+    db.runtime().counters.executed("emit_function");
+    let frame = Circuit {
+        name: circuit.name.clone(),
+        instances: circuit.instances.clone(),
+        rules: Vec::new(),
+        precedence: circuit.precedence.clone(),
+        schedule: circuit.schedule.clone(),
+    };
+    Some(Ok(Arc::new(Emitted {
+        frame,
+        cmt2: Arc::from(compiler::rules::emit::cmt2_rules(&circuit.rules).into_bytes()),
+        json: Arc::from(compiler::rules::emit::rules_json(&circuit.rules).into_bytes()),
+    })))
+}
+
+/// The outputs of an APS file: the per-function parts in source order between a header and
+/// a footer computed from the merged circuit without rules (named after the file's stem).
+/// Byte for byte `compiler::aps::build_file`. Any error suppresses the outputs of the file.
 #[salsa::tracked(returns(ref))]
 pub fn mlir_outputs(db: &dyn KilnDb, file: SourceFile) -> FileOutputs {
     db.runtime().counters.executed("emit");
@@ -383,10 +463,10 @@ pub fn mlir_outputs(db: &dyn KilnDb, file: SourceFile) -> FileOutputs {
     if let Err(d) = design_context(db, file) {
         diagnostics.push(d.clone());
     }
-    let mut circuits = Vec::new();
+    let mut parts = Vec::new();
     for item in &mlir_split(db, file).functions {
-        match function_circuit(db, file, item.symbol.clone()) {
-            Some(Ok(c)) => circuits.push(c.clone()),
+        match function_emitted(db, file, item.symbol.clone()) {
+            Some(Ok(e)) => parts.push(e.clone()),
             Some(Err(d)) => diagnostics.push(d.clone().shifted(item.offset as i64)),
             None => {}
         }
@@ -402,21 +482,47 @@ pub fn mlir_outputs(db: &dyn KilnDb, file: SourceFile) -> FileOutputs {
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let circuit = compiler::aps::build_file_circuit(&stem, circuits);
     FileOutputs {
-        outputs: vec![
-            (
-                OutputKind::Cmt2,
-                OutputBytes::new(compiler::rules::emit_cmt2(&circuit).into_bytes()),
-            ),
-            (
-                OutputKind::RulesJson,
-                OutputBytes::new(compiler::rules::to_json(&circuit).into_bytes()),
-            ),
-        ],
+        outputs: assemble_aps(&stem, &parts),
         diagnostics,
         rendered: Vec::new(),
     }
+}
+
+/// CMT2 = header + each function's rules + footer; JSON = head + the functions' rules
+/// joined by commas + tail, with header/footer/head/tail those of the merged circuit.
+fn assemble_aps(stem: &str, parts: &[Arc<Emitted>]) -> Vec<(OutputKind, OutputBytes)> {
+    let frame =
+        compiler::aps::build_file_circuit(stem, parts.iter().map(|e| e.frame.clone()).collect());
+    let shared = |s: String| -> Arc<[u8]> { Arc::from(s.into_bytes()) };
+    let mut cmt2 = Vec::with_capacity(parts.len() + 2);
+    cmt2.push(shared(compiler::rules::emit::cmt2_header(
+        stem,
+        &frame.instances,
+    )));
+    cmt2.extend(parts.iter().map(|e| e.cmt2.clone()));
+    cmt2.push(shared(compiler::rules::emit::cmt2_footer(
+        &frame.precedence,
+    )));
+    // `json_from_parts` with no rules is head + tail; the head ends at the `"rules":[` key
+    // (a bare quote cannot occur inside a JSON string, so the first match is the key).
+    let empty = compiler::rules::emit::json_from_parts(&frame, &[]);
+    let cut = empty
+        .find("\"rules\":[")
+        .map_or(0, |i| i + "\"rules\":[".len());
+    let comma: Arc<[u8]> = Arc::from(&b","[..]);
+    let mut json = vec![shared(empty[..cut].to_string())];
+    for e in parts.iter().filter(|e| !e.json.is_empty()) {
+        if json.len() > 1 {
+            json.push(comma.clone());
+        }
+        json.push(e.json.clone());
+    }
+    json.push(shared(empty[cut..].to_string()));
+    vec![
+        (OutputKind::Cmt2, OutputBytes::from_parts(cmt2)),
+        (OutputKind::RulesJson, OutputBytes::from_parts(json)),
+    ]
 }
 
 /// `<stem>.sv` of an APS file: the same merged circuit as [`mlir_outputs`], as
@@ -454,7 +560,7 @@ pub enum Flow {
 
 #[salsa::tracked]
 pub fn mlir_flow(db: &dyn KilnDb, file: SourceFile) -> Flow {
-    if mlir_split(db, file).context.contains("tor.design") {
+    if context_text(db, file).contains("tor.design") {
         return Flow::Aps;
     }
     if file.text(db).contains("handshake.func") {

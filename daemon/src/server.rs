@@ -68,19 +68,26 @@ impl State {
         let start = Instant::now();
         let before = self.runtime.counters.snapshot();
         loop {
+            let t = Instant::now();
             let (db, resolved) = {
                 let mut ws = self.ws.lock().unwrap_or_else(|e| e.into_inner());
                 let resolved = ws.sync(spec);
                 (ws.db.clone(), resolved)
             };
+            let sync = t.elapsed();
             let result =
                 salsa::Cancelled::catch(AssertUnwindSafe(|| driver::compute(&db, spec, &resolved)));
             drop(db);
+            let phases = driver::Phases {
+                sync,
+                compute: t.elapsed() - sync,
+            };
             match result {
                 Ok(computed) => {
                     self.builds.fetch_add(1, Ordering::Relaxed);
                     let after = self.runtime.counters.snapshot();
-                    return driver::reply(computed, &self.runtime.written, &before, &after, start);
+                    let log = &self.runtime.written;
+                    return driver::reply(computed, log, &before, &after, start, phases);
                 }
                 Err(c) => {
                     tracing::debug!(reason = ?c, "build cancelled by an input change; retrying");
@@ -208,6 +215,11 @@ fn announced_build_id() -> String {
         .unwrap_or_else(|| crate::db::build_id().to_string())
 }
 
+fn watching(mut ws: Workspace) -> Workspace {
+    ws.watch_directories();
+    ws
+}
+
 /// Run the daemon in the foreground until it is told to stop.
 pub fn run(opts: Options) -> Result<(), String> {
     let dir = DaemonDir::for_workspace(opts.runtime_dir.as_deref(), &opts.workspace)
@@ -243,7 +255,7 @@ pub fn run(opts: Options) -> Result<(), String> {
     };
     let state = Arc::new(State {
         runtime: db.shared_runtime(),
-        ws: Mutex::new(Workspace::new(db)),
+        ws: Mutex::new(watching(Workspace::new(db))),
         started: Instant::now(),
         last_activity_ms: AtomicU64::new(0),
         in_flight: AtomicUsize::new(0),
