@@ -219,11 +219,14 @@ pub struct Workspace {
     /// Change marks of watched directories (in the daemon); `None`: stat everything.
     marks: Option<crate::marks::Marks>,
     /// The resolved jobs of each (input directory, output directory) at the last build.
-    dirs: BTreeMap<(PathBuf, PathBuf), Arc<Vec<(Job, Loaded)>>>,
+    dirs: BTreeMap<(PathBuf, PathBuf), Arc<Vec<JobInput>>>,
     sources: BTreeMap<PathBuf, (SourceFile, Option<Stamp>)>,
     blifs: BTreeMap<PathBuf, (BlifFile, Option<Stamp>)>,
     handshake_jobs: BTreeMap<PathBuf, HandshakeJob>,
 }
+
+/// A job with its input's database handle.
+type JobInput = (Job, Loaded);
 
 /// The inputs of one build, resolved to database handles (valid for any clone of the db).
 #[derive(Debug, Clone)]
@@ -490,8 +493,10 @@ pub struct Computed {
 /// Run the queries for every input. Pure with respect to the filesystem; may unwind with
 /// `salsa::Cancelled` when another thread writes an input.
 pub fn compute(db: &Db, spec: &BuildSpec, resolved: &Resolved) -> Computed {
-    let mut out = Computed::default();
-    out.output_marks = resolved.output_marks.clone();
+    let mut out = Computed {
+        output_marks: resolved.output_marks.clone(),
+        ..Computed::default()
+    };
     for (job, loaded) in resolved.inputs.iter().flat_map(|v| v.iter()) {
         let display = job.input.display().to_string();
         let (file_outputs, text) = match loaded {
