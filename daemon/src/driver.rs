@@ -465,7 +465,7 @@ impl Workspace {
 fn read_text(path: &Path) -> Result<String, String> {
     let bytes = fs::read(path).map_err(|e| format!("{}: error: {e}\n", path.display()))?;
     match diag::decode_utf8(&bytes) {
-        Ok(_) => Ok(String::from_utf8_lossy(&bytes).into_owned()),
+        Ok(_) => String::from_utf8(bytes).map_err(|e| format!("{}: error: {e}\n", path.display())),
         Err(d) => Err(d.render(
             &path.display().to_string(),
             &String::from_utf8_lossy(&bytes),
