@@ -297,10 +297,10 @@ impl Workspace {
         let marks = self.take_marks(dir);
         if let (RootMarks::Changed(changed), Some(last)) = (&marks, self.dirs.get(&key)) {
             let last = last.clone();
-            self.db.counters().executed("dir_marks");
             if changed.is_empty() {
                 return last;
             }
+            self.db.counters().executed("dir_resync");
             if let Some(v) = self.resync_marked(&last, changed, spec) {
                 let v = Arc::new(v);
                 self.dirs.insert(key, v.clone());

@@ -385,10 +385,10 @@ fn watcher_marks_keep_directory_builds_exact() {
         "no-op writes nothing"
     );
     let scans = |r: &proto::BuildReply| counts(r).get("dir_scan").map_or(0, |c| c.0);
-    let marked = |r: &proto::BuildReply| counts(r).get("dir_marks").map_or(0, |c| c.0);
+    let marked = |r: &proto::BuildReply| counts(r).get("dir_resync").map_or(0, |c| c.0);
     assert_eq!(
         (scans(&noop), marked(&noop)),
-        (0, 1),
+        (0, 0),
         "the no-op used the marks"
     );
 
