@@ -640,6 +640,11 @@ impl OutputLog {
     /// the last call for `path`.
     fn digest(&self, path: &Path, bytes: &OutputBytes) -> [u8; 32] {
         let lock = || self.hashed.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(h) = lock().get(path)
+            && std::sync::Arc::ptr_eq(&h.parts, &bytes.parts)
+        {
+            return h.sha256;
+        }
         let last = lock().remove(path);
         let (start, mut hasher, mut mids) = match last {
             Some(mut h) => {
@@ -712,7 +717,12 @@ pub fn write_outputs(
     log: &OutputLog,
     times: &mut WriteTimes,
 ) -> Result<Vec<proto::OutputFile>, String> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    // Threads pay off for big outputs only; many small ones would contend on the log.
+    let big = computed.outputs.iter().any(|o| o.bytes.len() > 1 << 20);
+    let threads = match big {
+        true => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        false => 1,
+    };
     let per = computed.outputs.len().div_ceil(threads).max(1);
     let results: Vec<(Result<Vec<proto::OutputFile>, String>, WriteTimes)> =
         std::thread::scope(|s| {
