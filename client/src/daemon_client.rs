@@ -24,15 +24,18 @@ pub fn workspace() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("."))
 }
 
-/// How to reach this workspace's daemon; it is started as `<this exe> daemon`.
+/// How to reach this workspace's daemon; it is started as `<exe> daemon`, where `<exe>` is
+/// `$KILN_DAEMON_EXE` if set, else this executable.
 pub fn connector() -> Result<Connector, String> {
-    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let exe = match std::env::var_os("KILN_DAEMON_EXE").filter(|e| !e.is_empty()) {
+        Some(e) => PathBuf::from(e),
+        None => std::env::current_exe().map_err(|e| e.to_string())?,
+    };
     Connector::new(&workspace(), exe)
 }
 
 /// Build through the daemon (started if needed). `Err(Fallback)` says why the daemon could
 /// not do it; the caller then calls [`build_in_process`].
-#[allow(dead_code)] // Entry point for `kiln build` (see ARCHITECTURE.md, `daemon`).
 pub fn build_via_daemon(req: proto::BuildRequest) -> Result<proto::BuildReply, Fallback> {
     let c = connector().map_err(Fallback)?;
     kiln_daemon::client::build_via_daemon(&c, req)
@@ -48,11 +51,16 @@ pub fn build_in_process(req: &proto::BuildRequest) -> Result<proto::BuildReply, 
     Ok(driver::build_in_process(&mut ws, &spec))
 }
 
-/// Build via the daemon unless `no_daemon`; fall back to in-process (with a note on stderr)
-/// when the daemon cannot be used.
-#[allow(dead_code)] // Entry point for `kiln build` (see ARCHITECTURE.md, `daemon`).
+/// Whether the user asked for an in-process build: `--no-daemon`, or `$KILN_NO_DAEMON` set
+/// and not `0`.
+pub fn no_daemon_requested(flag: bool) -> bool {
+    flag || std::env::var("KILN_NO_DAEMON").is_ok_and(|v| !v.is_empty() && v != "0")
+}
+
+/// Build via the daemon unless `no_daemon` (or `$KILN_NO_DAEMON` is set and not `0`); fall
+/// back to in-process (with one note on stderr) when the daemon cannot be used.
 pub fn build(req: proto::BuildRequest, no_daemon: bool) -> Result<proto::BuildReply, Failure> {
-    if no_daemon {
+    if no_daemon_requested(no_daemon) {
         return build_in_process(&req);
     }
     match build_via_daemon(req.clone()) {
@@ -81,23 +89,24 @@ pub fn request(
         inputs: inputs.iter().map(|p| abs(p)).collect(),
         output_kinds: kinds.to_vec(),
         out_dir: abs(out_dir),
+        ..Default::default()
     }
 }
 
 /// Print a reply's diagnostics on stderr; the exit status it calls for.
-#[allow(dead_code)] // Used by `kiln build` with [`build`].
 pub fn report(reply: &proto::BuildReply) -> Result<(), Failure> {
+    let mut text = String::new();
     for d in &reply.diagnostics {
-        eprint!("{}", d.rendered);
+        text.push_str(&d.rendered);
         if !d.rendered.ends_with('\n') {
-            eprintln!();
+            text.push('\n');
         }
     }
-    if reply.ok {
-        Ok(())
-    } else {
-        Err(Failure::input(String::new()))
+    if !reply.ok {
+        return Err(Failure::input(text));
     }
+    eprint!("{text}");
+    Ok(())
 }
 
 /// A current-thread runtime for one command's RPCs.

@@ -4,7 +4,10 @@ use std::path::PathBuf;
 use std::process::Command;
 
 fn kiln() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_kiln"))
+    // In process: these tests share no workspace daemon (see build_daemon.rs for that path).
+    let mut c = Command::new(env!("CARGO_BIN_EXE_kiln"));
+    c.env("KILN_NO_DAEMON", "1");
+    c
 }
 
 fn example() -> PathBuf {

@@ -70,9 +70,24 @@ impl Env {
 }
 
 impl Drop for Env {
+    /// Ask the daemon to stop, and kill it by pid if it is still there (a failed test must
+    /// not leave a daemon behind).
     fn drop(&mut self) {
+        let pid = self.daemon_pid();
         let _ = self.run(&["shutdown"]);
+        if let Some(pid) = pid.filter(|p| still_a_kiln_daemon(*p)) {
+            let _ = Command::new("kill")
+                .args(["-9", &pid.to_string()])
+                .stderr(Stdio::null())
+                .status();
+        }
     }
+}
+
+/// Whether process `pid` still runs `kiln daemon` (so a reused pid is never killed).
+fn still_a_kiln_daemon(pid: u32) -> bool {
+    fs::read(format!("/proc/{pid}/cmdline"))
+        .is_ok_and(|c| c.split(|b| *b == 0).any(|arg| arg == b"daemon"))
 }
 
 /// Start `kiln watch` and wait for its first status line.
@@ -163,6 +178,7 @@ fn watch_converges_after_1000_rapid_edits() {
         inputs: vec![mlir.clone(), env.ws().join("lib")],
         out_dir: cold.clone(),
         kinds: Vec::new(),
+        ..Default::default()
     };
     let reply = driver::build_in_process(&mut Workspace::new(Db::new(None)), &spec);
     assert!(reply.ok, "{:?}", reply.diagnostics);

@@ -144,12 +144,29 @@ pub fn mlir_split(db: &dyn KilnDb, file: SourceFile) -> items::Split {
     items::split_functions(file.text(db))
 }
 
+/// The file with its functions blanked: unchanged by edits inside functions that keep
+/// their line structure, so [`design_context`] (a parse of the whole text) is cut off here.
+#[salsa::tracked(returns(ref))]
+pub fn context_text(db: &dyn KilnDb, file: SourceFile) -> String {
+    mlir_split(db, file).context.clone()
+}
+
+/// Where each function symbol first occurs in [`mlir_split`]'s list.
+#[salsa::tracked(returns(ref))]
+pub fn function_index(db: &dyn KilnDb, file: SourceFile) -> BTreeMap<String, usize> {
+    let mut index = BTreeMap::new();
+    for (i, item) in mlir_split(db, file).functions.iter().enumerate() {
+        index.entry(item.symbol.clone()).or_insert(i);
+    }
+    index
+}
+
 /// Design-level facts (memory map, globals, constants), from the file without its
 /// functions. Unchanged by edits inside functions or comments after the design header.
 #[salsa::tracked(returns(ref))]
 pub fn design_context(db: &dyn KilnDb, file: SourceFile) -> Result<DesignContext, Diagnostic> {
     db.runtime().counters.executed("context");
-    let module = compiler::mlir::parse(&mlir_split(db, file).context)?;
+    let module = compiler::mlir::parse(context_text(db, file))?;
     compiler::aps::design_context(&module)
 }
 
@@ -159,14 +176,11 @@ pub fn design_context(db: &dyn KilnDb, file: SourceFile) -> Result<DesignContext
 #[salsa::tracked(returns(ref))]
 pub fn function_text(db: &dyn KilnDb, file: SourceFile, symbol: String) -> Option<Item> {
     db.runtime().counters.executed("function_text");
-    mlir_split(db, file)
-        .functions
-        .iter()
-        .find(|i| i.symbol == symbol)
-        .map(|i| Item {
-            offset: 0,
-            ..i.clone()
-        })
+    let i = *function_index(db, file).get(&symbol)?;
+    mlir_split(db, file).functions.get(i).map(|i| Item {
+        offset: 0,
+        ..i.clone()
+    })
 }
 
 fn function_digest(db: &dyn KilnDb, file: SourceFile, symbol: &str) -> Option<[u8; 32]> {
@@ -279,28 +293,59 @@ pub fn function_circuit(
 pub struct FileOutputs {
     pub outputs: Vec<(OutputKind, OutputBytes)>,
     pub diagnostics: Vec<Diagnostic>,
+    /// Messages about other files, already rendered: (text, is an error).
+    pub rendered: Vec<(String, bool)>,
 }
 
-/// An output's bytes (shared, so a build does not copy them) and their SHA-256, computed
-/// once when the output changes (so an unchanged output costs nothing per build).
+/// An output file's bytes as a sequence of shared parts: an APS file's CMT2 is its header,
+/// one part per function and its footer, so that an edit neither re-emits nor copies the
+/// parts of unchanged functions (salsa hands back the same `Arc`s). The driver hashes and
+/// writes the parts (see `driver::OutputLog`).
 #[derive(Clone, Debug)]
 pub struct OutputBytes {
-    pub bytes: Arc<Vec<u8>>,
-    pub sha256: [u8; 32],
+    pub parts: Arc<Vec<Arc<[u8]>>>,
 }
 
 impl OutputBytes {
+    /// One part.
     pub fn new(bytes: Vec<u8>) -> OutputBytes {
+        OutputBytes::from_parts(vec![Arc::from(bytes)])
+    }
+
+    pub fn from_parts(parts: Vec<Arc<[u8]>>) -> OutputBytes {
         OutputBytes {
-            sha256: kiln_cache::digest(&bytes),
-            bytes: Arc::new(bytes),
+            parts: Arc::new(parts),
         }
+    }
+
+    pub fn len(&self) -> usize {
+        self.parts.iter().map(|p| p.len()).sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The bytes in one buffer.
+    pub fn to_vec(&self) -> Vec<u8> {
+        let mut v = Vec::with_capacity(self.len());
+        self.parts.iter().for_each(|p| v.extend_from_slice(p));
+        v
     }
 }
 
+/// Equal parts: the same shared part (no byte comparison), or equal bytes. Outputs split
+/// differently into parts compare unequal, which only costs a rewrite of equal bytes
+/// (that the driver then skips).
 impl PartialEq for OutputBytes {
     fn eq(&self, other: &OutputBytes) -> bool {
-        self.sha256 == other.sha256 && self.bytes.len() == other.bytes.len()
+        Arc::ptr_eq(&self.parts, &other.parts)
+            || (self.parts.len() == other.parts.len()
+                && self
+                    .parts
+                    .iter()
+                    .zip(other.parts.iter())
+                    .all(|(a, b)| Arc::ptr_eq(a, b) || a == b))
     }
 }
 
@@ -319,6 +364,14 @@ pub enum OutputKind {
     Aig,
     /// ASCII AIGER (`<stem>.aag`).
     Aag,
+    /// SystemVerilog of an APS file's merged circuit (`<stem>.sv`), only when asked for.
+    Sv,
+    /// Synth MLIR of a Handshake circuit (`<stem>.synth.mlir`).
+    SynthMlir,
+    /// Flat BLIF of a Handshake circuit (`<stem>.blif`).
+    FlatBlif,
+    /// Hierarchical BLIF of a Handshake circuit: top + each used unit once (`<stem>.hier.blif`).
+    HierBlif,
 }
 
 impl OutputKind {
@@ -327,6 +380,10 @@ impl OutputKind {
         OutputKind::RulesJson,
         OutputKind::Aig,
         OutputKind::Aag,
+        OutputKind::Sv,
+        OutputKind::SynthMlir,
+        OutputKind::FlatBlif,
+        OutputKind::HierBlif,
     ];
 
     pub fn name(self) -> &'static str {
@@ -335,6 +392,10 @@ impl OutputKind {
             OutputKind::RulesJson => "rules-json",
             OutputKind::Aig => "aig",
             OutputKind::Aag => "aag",
+            OutputKind::Sv => "sv",
+            OutputKind::SynthMlir => "synth-mlir",
+            OutputKind::FlatBlif => "blif",
+            OutputKind::HierBlif => "hier-blif",
         }
     }
 
@@ -344,6 +405,10 @@ impl OutputKind {
             OutputKind::RulesJson => "rules.json",
             OutputKind::Aig => "aig",
             OutputKind::Aag => "aag",
+            OutputKind::Sv => "sv",
+            OutputKind::SynthMlir => "synth.mlir",
+            OutputKind::FlatBlif => "blif",
+            OutputKind::HierBlif => "hier.blif",
         }
     }
 
@@ -352,8 +417,45 @@ impl OutputKind {
     }
 }
 
-/// The outputs of an APS file: per-function circuits merged in source order (named after
-/// the file's stem) and emitted. Any error suppresses the outputs of the file.
+/// A function's part of its file's outputs: its circuit without rules (for the file's
+/// header and footer) and its rules as CMT2 and JSON text (position-independent).
+#[derive(Debug, PartialEq, Eq)]
+pub struct Emitted {
+    pub frame: Circuit,
+    pub cmt2: Arc<[u8]>,
+    /// Comma-joined JSON of the rules; empty when the function has none.
+    pub json: Arc<[u8]>,
+}
+
+/// The function's rules emitted once per change of the function (not per file build).
+#[salsa::tracked(returns(ref))]
+pub fn function_emitted(
+    db: &dyn KilnDb,
+    file: SourceFile,
+    symbol: String,
+) -> Option<Result<Arc<Emitted>, Diagnostic>> {
+    let circuit = match function_circuit(db, file, symbol).as_ref()? {
+        Ok(c) => c,
+        Err(d) => return Some(Err(d.clone())),
+    };
+    db.runtime().counters.executed("emit_function");
+    let frame = Circuit {
+        name: circuit.name.clone(),
+        instances: circuit.instances.clone(),
+        rules: Vec::new(),
+        precedence: circuit.precedence.clone(),
+        schedule: circuit.schedule.clone(),
+    };
+    Some(Ok(Arc::new(Emitted {
+        frame,
+        cmt2: Arc::from(compiler::rules::emit::cmt2_rules(&circuit.rules).into_bytes()),
+        json: Arc::from(compiler::rules::emit::rules_json(&circuit.rules).into_bytes()),
+    })))
+}
+
+/// The outputs of an APS file: the per-function parts in source order between a header and
+/// a footer computed from the merged circuit without rules (named after the file's stem).
+/// Byte for byte `compiler::aps::build_file`. Any error suppresses the outputs of the file.
 #[salsa::tracked(returns(ref))]
 pub fn mlir_outputs(db: &dyn KilnDb, file: SourceFile) -> FileOutputs {
     db.runtime().counters.executed("emit");
@@ -361,18 +463,18 @@ pub fn mlir_outputs(db: &dyn KilnDb, file: SourceFile) -> FileOutputs {
     if let Err(d) = design_context(db, file) {
         diagnostics.push(d.clone());
     }
-    let mut circuits = Vec::new();
+    let mut parts = Vec::new();
     for item in &mlir_split(db, file).functions {
-        match function_circuit(db, file, item.symbol.clone()) {
-            Some(Ok(c)) => circuits.push(c.clone()),
+        match function_emitted(db, file, item.symbol.clone()) {
+            Some(Ok(e)) => parts.push(e.clone()),
             Some(Err(d)) => diagnostics.push(d.clone().shifted(item.offset as i64)),
             None => {}
         }
     }
     if !diagnostics.is_empty() {
         return FileOutputs {
-            outputs: Vec::new(),
             diagnostics,
+            ..FileOutputs::default()
         };
     }
     let stem = file
@@ -380,19 +482,268 @@ pub fn mlir_outputs(db: &dyn KilnDb, file: SourceFile) -> FileOutputs {
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
+    FileOutputs {
+        outputs: assemble_aps(&stem, &parts),
+        diagnostics,
+        rendered: Vec::new(),
+    }
+}
+
+/// CMT2 = header + each function's rules + footer; JSON = head + the functions' rules
+/// joined by commas + tail, with header/footer/head/tail those of the merged circuit.
+fn assemble_aps(stem: &str, parts: &[Arc<Emitted>]) -> Vec<(OutputKind, OutputBytes)> {
+    let frame =
+        compiler::aps::build_file_circuit(stem, parts.iter().map(|e| e.frame.clone()).collect());
+    let shared = |s: String| -> Arc<[u8]> { Arc::from(s.into_bytes()) };
+    let mut cmt2 = Vec::with_capacity(parts.len() + 2);
+    cmt2.push(shared(compiler::rules::emit::cmt2_header(
+        stem,
+        &frame.instances,
+    )));
+    cmt2.extend(parts.iter().map(|e| e.cmt2.clone()));
+    cmt2.push(shared(compiler::rules::emit::cmt2_footer(
+        &frame.precedence,
+    )));
+    // `json_from_parts` with no rules is head + tail; the head ends at the `"rules":[` key
+    // (a bare quote cannot occur inside a JSON string, so the first match is the key).
+    let empty = compiler::rules::emit::json_from_parts(&frame, &[]);
+    let cut = empty
+        .find("\"rules\":[")
+        .map_or(0, |i| i + "\"rules\":[".len());
+    let comma: Arc<[u8]> = Arc::from(&b","[..]);
+    let mut json = vec![shared(empty[..cut].to_string())];
+    for e in parts.iter().filter(|e| !e.json.is_empty()) {
+        if json.len() > 1 {
+            json.push(comma.clone());
+        }
+        json.push(e.json.clone());
+    }
+    json.push(shared(empty[cut..].to_string()));
+    vec![
+        (OutputKind::Cmt2, OutputBytes::from_parts(cmt2)),
+        (OutputKind::RulesJson, OutputBytes::from_parts(json)),
+    ]
+}
+
+/// `<stem>.sv` of an APS file: the same merged circuit as [`mlir_outputs`], as
+/// SystemVerilog. Only computed when a build asks for it.
+#[salsa::tracked(returns(ref))]
+pub fn mlir_sv(db: &dyn KilnDb, file: SourceFile) -> Result<OutputBytes, Diagnostic> {
+    db.runtime().counters.executed("emit_sv");
+    let mut circuits = Vec::new();
+    for item in &mlir_split(db, file).functions {
+        match function_circuit(db, file, item.symbol.clone()) {
+            Some(Ok(c)) => circuits.push(c.clone()),
+            Some(Err(d)) => return Err(d.clone().shifted(item.offset as i64)),
+            None => {}
+        }
+    }
+    let stem = file
+        .path(db)
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let circuit = compiler::aps::build_file_circuit(&stem, circuits);
+    let text = compiler::rules::sv::emit_sv(&circuit)?;
+    Ok(OutputBytes::new(text.into_bytes()))
+}
+
+/// Which flow an MLIR file goes to, decided lexically (cheap, and unchanged by edits
+/// inside functions): a `tor.design` in the design context is APS, else a
+/// `handshake.func` anywhere is Handshake.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Flow {
+    Aps,
+    Handshake,
+    Unknown,
+}
+
+#[salsa::tracked]
+pub fn mlir_flow(db: &dyn KilnDb, file: SourceFile) -> Flow {
+    if context_text(db, file).contains("tor.design") {
+        return Flow::Aps;
+    }
+    if file.text(db).contains("handshake.func") {
+        return Flow::Handshake;
+    }
+    Flow::Unknown
+}
+
+/// The outcome of an MLIR file no flow accepts: its parse error, else a plain error.
+#[salsa::tracked(returns(ref))]
+pub fn unknown_flow_outputs(db: &dyn KilnDb, file: SourceFile) -> FileOutputs {
+    let diagnostic = match compiler::mlir::parse(file.text(db)) {
+        Err(d) => d,
+        Ok(_) => Diagnostic::global_error(
+            "no flow accepts this input (expected a module with `tor.design` or a `handshake.func`)",
+        ),
+    };
+    FileOutputs {
+        diagnostics: vec![diagnostic],
+        ..FileOutputs::default()
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Handshake → Synth: the circuit's front end, then one library unit per used BLIF file
+// (built from that file's per-model AIG queries), then the synthesized outputs.
+
+/// Options of a Handshake build (`kiln build --blif-lib ...`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct HandshakeOpts {
+    /// The BLIF library directory, if one was given or found.
+    pub lib_dir: Option<PathBuf>,
+    /// Path-table override file and its text.
+    pub path_table: Option<(PathBuf, String)>,
+    pub dialect: compiler::handshake::Dialect,
+    pub naming: compiler::handshake::Naming,
+}
+
+/// A library file as found for a Handshake build.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UnitSource {
+    File(BlifFile),
+    /// The file exists but is not UTF-8 (the unit is ignored, with a warning).
+    NotUtf8,
+}
+
+/// One Handshake input with its options and the library files its ops use (set by the
+/// driver after reading [`handshake_front`]'s library paths from disk).
+#[salsa::input(debug)]
+pub struct HandshakeJob {
+    pub file: SourceFile,
+    #[returns(ref)]
+    pub opts: HandshakeOpts,
+    /// Library path (relative to the library directory) → file; missing files are absent.
+    #[returns(ref)]
+    pub units: BTreeMap<String, UnitSource>,
+}
+
+/// The analysed circuit, its marks and the library files they use.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Front {
+    pub circuit: compiler::handshake::Circuit,
+    pub marks: Vec<compiler::handshake::UnitRef>,
+    pub library_paths: Vec<String>,
+}
+
+/// Why a Handshake front end failed: a diagnostic in the input, or a rendered error about
+/// another file (the path table) or the options.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FrontError {
+    Input(Diagnostic),
+    Rendered(String),
+}
+
+/// Parse, analyse and mark the circuit: independent of the library files' contents.
+#[salsa::tracked(returns(ref))]
+pub fn handshake_front(db: &dyn KilnDb, job: HandshakeJob) -> Result<Front, FrontError> {
+    use compiler::handshake;
+    db.runtime().counters.executed("handshake_front");
+    let opts = job.opts(db);
+    let module = compiler::mlir::parse(job.file(db).text(db)).map_err(FrontError::Input)?;
+    let func = handshake::find_func(&module.ops).map_err(FrontError::Input)?;
+    let circuit = handshake::analyze(func, opts.naming).map_err(FrontError::Input)?;
+    let table = match &opts.path_table {
+        None => handshake::PathTable::default(),
+        Some((path, text)) => handshake::PathTable::with_overrides(text)
+            .map_err(|d| FrontError::Rendered(d.render(&path.display().to_string(), text)))?,
+    };
+    let marks = handshake::mark::mark_circuit(func, &circuit, &table).map_err(FrontError::Input)?;
+    let library_paths = handshake::library_paths(&marks);
+    Ok(Front {
+        circuit,
+        marks,
+        library_paths,
+    })
+}
+
+/// A library file's unit: its first model's AIG (the per-model query [`model_aig`],
+/// persistently cached), as a handshake net. Errors are file-relative.
+#[salsa::tracked(returns(ref))]
+pub fn lib_unit(
+    db: &dyn KilnDb,
+    file: BlifFile,
+) -> Result<compiler::handshake::LibUnit, Diagnostic> {
+    db.runtime().counters.executed("lib_unit");
+    let first = blif_models(db, file)
+        .first()
+        .ok_or_else(|| Diagnostic::global_error("library file has no .model"))?;
+    let lowered = model_aig(db, file, first.symbol.clone())
+        .as_ref()
+        .map_err(|d| d.clone().shifted(first.offset as i64))?;
+    Ok(compiler::handshake::LibUnit {
+        model: first.symbol.clone(),
+        net: compiler::handshake::aig_io::from_aig(&lowered.aig),
+        undriven: lowered.undriven.clone(),
+    })
+}
+
+/// The four outputs of a Handshake circuit (`kiln synth`'s), with warnings.
+#[salsa::tracked(returns(ref))]
+pub fn handshake_outputs(db: &dyn KilnDb, job: HandshakeJob) -> FileOutputs {
+    use compiler::handshake::{self, aig_io};
+    db.runtime().counters.executed("handshake_emit");
+    let failed = |diagnostics: Vec<Diagnostic>, rendered: Vec<(String, bool)>| FileOutputs {
+        diagnostics,
+        rendered,
+        ..FileOutputs::default()
+    };
+    let front = match handshake_front(db, job) {
+        Ok(f) => f,
+        Err(FrontError::Input(d)) => return failed(vec![d.clone()], Vec::new()),
+        Err(FrontError::Rendered(r)) => return failed(Vec::new(), vec![(r.clone(), true)]),
+    };
+    let opts = job.opts(db);
+    let Some(lib_dir) = &opts.lib_dir else {
+        let msg = "error: no BLIF library: pass --blif-lib DIR, set `blif_lib` in kiln.toml or $KILN_BLIF_LIB\n";
+        return failed(Vec::new(), vec![(msg.to_string(), true)]);
+    };
+    let mut units = BTreeMap::new();
+    let mut texts = BTreeMap::new();
+    let mut rendered = Vec::new();
+    let all = job.units(db);
+    for rel in &front.library_paths {
+        let shown = lib_dir.join(rel).display().to_string();
+        match all.get(rel) {
+            None => {}
+            Some(UnitSource::NotUtf8) => {
+                rendered.push((format!("warning: {shown}: not UTF-8; unit ignored"), false));
+            }
+            Some(UnitSource::File(f)) => match lib_unit(db, *f) {
+                Ok(u) => {
+                    units.insert(rel.clone(), u.clone());
+                    texts.insert(rel.clone(), f.text(db).clone());
+                }
+                Err(d) => {
+                    rendered.push((format!("warning: {}", d.render(&shown, f.text(db))), false))
+                }
+            },
+        }
+    }
+    let out = match handshake::build(&front.circuit, &front.marks, &units) {
+        Ok(o) => o,
+        Err(d) => return failed(vec![d], rendered),
+    };
+    let hier = match aig_io::hier_blif(&out, &texts) {
+        Ok(h) => h,
+        Err(d) => return failed(vec![d], rendered),
+    };
     FileOutputs {
         outputs: vec![
             (
-                OutputKind::Cmt2,
-                OutputBytes::new(compiler::rules::emit_cmt2(&circuit).into_bytes()),
+                OutputKind::SynthMlir,
+                OutputBytes::new(handshake::emit::synth_mlir(&out, opts.dialect).into_bytes()),
             ),
+            (OutputKind::Aig, OutputBytes::new(aig_io::flat_aiger(&out))),
             (
-                OutputKind::RulesJson,
-                OutputBytes::new(compiler::rules::to_json(&circuit).into_bytes()),
+                OutputKind::FlatBlif,
+                OutputBytes::new(aig_io::flat_blif(&out).into_bytes()),
             ),
+            (OutputKind::HierBlif, OutputBytes::new(hier.into_bytes())),
         ],
-        diagnostics,
+        diagnostics: out.warnings.clone(),
+        rendered,
     }
 }
 
@@ -566,5 +917,6 @@ pub fn blif_outputs(db: &dyn KilnDb, file: BlifFile) -> FileOutputs {
     FileOutputs {
         outputs,
         diagnostics: diagnostics.clone(),
+        rendered: Vec::new(),
     }
 }

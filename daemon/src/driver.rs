@@ -7,15 +7,21 @@
 //! output texts; [`write_outputs`] writes them atomically, only when their bytes change.
 
 use crate::counters;
-use crate::db::{self, BlifFile, Db, KilnDb, OutputBytes, OutputKind, SourceFile};
+use crate::db::{
+    self, BlifFile, Db, Flow, HandshakeJob, HandshakeOpts, KilnDb, OutputBytes, OutputKind,
+    SourceFile, UnitSource,
+};
+use crate::marks::RootMarks;
 use crate::proto;
-use compiler::diag::{self, Diagnostic, Severity};
+use compiler::diag::{self, Severity};
 use salsa::{Durability, Setter};
-use std::collections::BTreeMap;
+use sha2::{Digest, Sha256};
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::io::Write;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
@@ -27,6 +33,60 @@ pub struct BuildSpec {
     pub inputs: Vec<PathBuf>,
     pub kinds: Vec<OutputKind>,
     pub out_dir: PathBuf,
+    pub handshake: HandshakeSpec,
+}
+
+/// Options for Handshake inputs (absolute paths).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HandshakeSpec {
+    pub blif_lib: Option<PathBuf>,
+    pub path_table: Option<PathBuf>,
+    pub dialect: compiler::handshake::Dialect,
+    pub naming: compiler::handshake::Naming,
+}
+
+impl HandshakeSpec {
+    fn from_proto(req: &proto::BuildRequest) -> Result<HandshakeSpec, String> {
+        use compiler::handshake::{Dialect, Naming};
+        let path = |s: &str| (!s.is_empty()).then(|| PathBuf::from(s));
+        let dialect = match req.synth_dialect.as_str() {
+            "" | "circt" => Dialect::Circt,
+            "dynamatic" => Dialect::Dynamatic,
+            d => return Err(format!("unknown synth dialect `{d}`")),
+        };
+        let naming = match req.naming.as_str() {
+            "" | "arg-names" => Naming::ArgNames,
+            "in-out" => Naming::InOut,
+            n => return Err(format!("unknown naming `{n}`")),
+        };
+        Ok(HandshakeSpec {
+            blif_lib: path(&req.blif_lib),
+            path_table: path(&req.path_table),
+            dialect,
+            naming,
+        })
+    }
+
+    fn fill_proto(&self, req: &mut proto::BuildRequest) {
+        use compiler::handshake::{Dialect, Naming};
+        let s = |p: &Option<PathBuf>| {
+            p.as_ref()
+                .map(|p| p.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        };
+        req.blif_lib = s(&self.blif_lib);
+        req.path_table = s(&self.path_table);
+        req.synth_dialect = match self.dialect {
+            Dialect::Circt => "circt",
+            Dialect::Dynamatic => "dynamatic",
+        }
+        .into();
+        req.naming = match self.naming {
+            Naming::ArgNames => "arg-names",
+            Naming::InOut => "in-out",
+        }
+        .into();
+    }
 }
 
 impl BuildSpec {
@@ -40,16 +100,20 @@ impl BuildSpec {
             inputs: req.inputs.iter().map(PathBuf::from).collect(),
             kinds,
             out_dir: PathBuf::from(&req.out_dir),
+            handshake: HandshakeSpec::from_proto(req)?,
         })
     }
 
     pub fn to_proto(&self) -> proto::BuildRequest {
         let s = |p: &PathBuf| p.to_string_lossy().into_owned();
-        proto::BuildRequest {
+        let mut req = proto::BuildRequest {
             inputs: self.inputs.iter().map(s).collect(),
             output_kinds: self.kinds.iter().map(|k| k.name().to_string()).collect(),
             out_dir: s(&self.out_dir),
-        }
+            ..Default::default()
+        };
+        self.handshake.fill_proto(&mut req);
+        req
     }
 }
 
@@ -64,26 +128,39 @@ pub struct Job {
 pub fn jobs(spec: &BuildSpec) -> Vec<Job> {
     let mut out = Vec::new();
     for input in &spec.inputs {
-        if !input.is_dir() {
-            let stem = input.file_stem().unwrap_or_default();
-            out.push(Job {
-                input: input.clone(),
-                base: spec.out_dir.join(stem),
-            });
-            continue;
-        }
-        let mut found = Vec::new();
-        walk(input, &mut found);
-        found.sort();
-        for f in found {
-            let rel = f.strip_prefix(input).unwrap_or(&f).with_extension("");
-            out.push(Job {
-                base: spec.out_dir.join(rel),
-                input: f,
-            });
+        if input.is_dir() {
+            out.extend(dir_jobs(input, &spec.out_dir));
+        } else {
+            out.push(file_job(input, &spec.out_dir));
         }
     }
     out
+}
+
+fn file_job(input: &Path, out_dir: &Path) -> Job {
+    let stem = input.file_stem().unwrap_or_default();
+    Job {
+        input: input.to_path_buf(),
+        base: out_dir.join(stem),
+    }
+}
+
+/// The jobs of the `.mlir`/`.blif` files below `dir`, sorted by input path, with the tree
+/// mirrored under `out_dir`.
+fn dir_jobs(dir: &Path, out_dir: &Path) -> Vec<Job> {
+    let mut found = Vec::new();
+    walk(dir, &mut found);
+    found.sort();
+    found
+        .into_iter()
+        .map(|f| {
+            let rel = f.strip_prefix(dir).unwrap_or(&f).with_extension("");
+            Job {
+                base: out_dir.join(rel),
+                input: f,
+            }
+        })
+        .collect()
 }
 
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -111,6 +188,7 @@ pub fn is_mlir(p: &Path) -> bool {
 #[derive(Debug, Clone)]
 enum Loaded {
     Mlir(SourceFile),
+    Handshake(HandshakeJob),
     Blif(BlifFile),
     Unreadable(String),
 }
@@ -138,14 +216,24 @@ impl Stamp {
 /// The database and the handles of every input it has seen.
 pub struct Workspace {
     pub db: Db,
+    /// Change marks of watched directories (in the daemon); `None`: stat everything.
+    marks: Option<crate::marks::Marks>,
+    /// The resolved jobs of each (input directory, output directory) at the last build.
+    dirs: BTreeMap<(PathBuf, PathBuf), Arc<Vec<JobInput>>>,
     sources: BTreeMap<PathBuf, (SourceFile, Option<Stamp>)>,
     blifs: BTreeMap<PathBuf, (BlifFile, Option<Stamp>)>,
+    handshake_jobs: BTreeMap<PathBuf, HandshakeJob>,
 }
+
+/// A job with its input's database handle.
+type JobInput = (Job, Loaded);
 
 /// The inputs of one build, resolved to database handles (valid for any clone of the db).
 #[derive(Debug, Clone)]
 pub struct Resolved {
-    inputs: Vec<(Job, Loaded)>,
+    inputs: Vec<Arc<Vec<(Job, Loaded)>>>,
+    /// What may have changed in the output directory since the last build.
+    output_marks: RootMarks,
 }
 
 impl Workspace {
@@ -154,20 +242,111 @@ impl Workspace {
             db,
             sources: BTreeMap::new(),
             blifs: BTreeMap::new(),
+            handshake_jobs: BTreeMap::new(),
+            marks: None,
+            dirs: BTreeMap::new(),
         }
+    }
+
+    /// Use the file watcher's change marks for input and output directories (see
+    /// [`crate::marks`]), so that builds of big directories stat only what changed.
+    pub fn watch_directories(&mut self) {
+        self.marks = crate::marks::Marks::new();
     }
 
     /// Read the spec's inputs from disk (skipping files whose size, times and inode are
     /// unchanged); set the salsa inputs whose text changed.
     pub fn sync(&mut self, spec: &BuildSpec) -> Resolved {
-        let inputs = jobs(spec)
+        let mut inputs = Vec::with_capacity(spec.inputs.len());
+        for input in &spec.inputs {
+            if input.is_dir() {
+                inputs.push(self.sync_dir(input, spec));
+            } else {
+                let job = file_job(input, &spec.out_dir);
+                let loaded = self.load(&job.input, spec);
+                inputs.push(Arc::new(vec![(job, loaded)]));
+            }
+        }
+        let output_marks = self.take_marks(&spec.out_dir);
+        Resolved {
+            inputs,
+            output_marks,
+        }
+    }
+
+    fn take_marks(&mut self, root: &Path) -> RootMarks {
+        self.marks
+            .as_mut()
+            .map_or(RootMarks::Unknown, |m| m.take(root))
+    }
+
+    /// An input file's database handle (a Handshake file becomes its job).
+    fn load(&mut self, path: &Path, spec: &BuildSpec) -> Loaded {
+        match self.sync_input(path) {
+            Loaded::Mlir(f) if *db::mlir_flow(&self.db, f) == Flow::Handshake => {
+                Loaded::Handshake(self.sync_handshake(path, f, &spec.handshake))
+            }
+            other => other,
+        }
+    }
+
+    /// The jobs of an input directory: the last build's, with only the files the watcher
+    /// marked re-read; or, without trustworthy marks, every file walked and stat'ed.
+    fn sync_dir(&mut self, dir: &Path, spec: &BuildSpec) -> Arc<Vec<(Job, Loaded)>> {
+        let key = (dir.to_path_buf(), spec.out_dir.clone());
+        let marks = self.take_marks(dir);
+        if let (RootMarks::Changed(changed), Some(last)) = (&marks, self.dirs.get(&key)) {
+            let last = last.clone();
+            if changed.is_empty() {
+                return last;
+            }
+            self.db.counters().executed("dir_resync");
+            if let Some(v) = self.resync_marked(&last, changed, spec) {
+                let v = Arc::new(v);
+                self.dirs.insert(key, v.clone());
+                return v;
+            }
+        }
+        self.db.counters().executed("dir_scan");
+        let jobs = dir_jobs(dir, &spec.out_dir);
+        let v: Vec<(Job, Loaded)> = jobs
             .into_iter()
             .map(|job| {
-                let loaded = self.sync_input(&job.input);
+                let loaded = self.load(&job.input, spec);
                 (job, loaded)
             })
             .collect();
-        Resolved { inputs }
+        let v = Arc::new(v);
+        self.dirs.insert(key, v.clone());
+        v
+    }
+
+    /// `last` with the marked files re-read; `None` when the set of files may have changed
+    /// (a marked input file is gone, or a marked path is a new input file or a directory).
+    fn resync_marked(
+        &mut self,
+        last: &[(Job, Loaded)],
+        changed: &BTreeSet<PathBuf>,
+        spec: &BuildSpec,
+    ) -> Option<Vec<(Job, Loaded)>> {
+        let mut v = last.to_vec();
+        for p in changed {
+            match v.binary_search_by(|(j, _)| j.input.as_path().cmp(p)) {
+                Ok(i) => {
+                    if !p.is_file() {
+                        return None;
+                    }
+                    v[i].1 = self.load(p, spec);
+                }
+                Err(_) => {
+                    let gone_dir = !p.exists() && p.extension().is_none();
+                    if is_blif(p) || is_mlir(p) || p.is_dir() || gone_dir {
+                        return None;
+                    }
+                }
+            }
+        }
+        Some(v)
     }
 
     fn sync_input(&mut self, path: &Path) -> Loaded {
@@ -228,10 +407,65 @@ impl Workspace {
     }
 }
 
+impl Workspace {
+    /// The Handshake job of `path`: options (with the path table read), then the library
+    /// files the circuit's marks name, read (or skipped by stamp) like any input.
+    fn sync_handshake(
+        &mut self,
+        path: &Path,
+        file: SourceFile,
+        spec: &HandshakeSpec,
+    ) -> HandshakeJob {
+        let opts = HandshakeOpts {
+            lib_dir: spec.blif_lib.clone(),
+            path_table: spec
+                .path_table
+                .as_ref()
+                .map(|p| (p.clone(), fs::read_to_string(p).unwrap_or_default())),
+            dialect: spec.dialect,
+            naming: spec.naming,
+        };
+        let job = match self.handshake_jobs.get(path) {
+            Some(j) => *j,
+            None => {
+                let j = HandshakeJob::new(&self.db, file, opts.clone(), BTreeMap::new());
+                self.handshake_jobs.insert(path.to_path_buf(), j);
+                j
+            }
+        };
+        if *job.file(&self.db) != file {
+            job.set_file(&mut self.db).to(file);
+        }
+        if job.opts(&self.db) != &opts {
+            job.set_opts(&mut self.db).to(opts.clone());
+        }
+        let paths = match (db::handshake_front(&self.db, job), &opts.lib_dir) {
+            (Ok(front), Some(_)) => front.library_paths.clone(),
+            _ => Vec::new(),
+        };
+        let mut units = BTreeMap::new();
+        for rel in paths {
+            let Some(dir) = &opts.lib_dir else { break };
+            let full = dir.join(&rel);
+            if !full.is_file() {
+                continue;
+            }
+            match self.sync_input(&full) {
+                Loaded::Blif(f) => units.insert(rel, UnitSource::File(f)),
+                _ => units.insert(rel, UnitSource::NotUtf8),
+            };
+        }
+        if job.units(&self.db) != &units {
+            job.set_units(&mut self.db).to(units);
+        }
+        job
+    }
+}
+
 fn read_text(path: &Path) -> Result<String, String> {
     let bytes = fs::read(path).map_err(|e| format!("{}: error: {e}\n", path.display()))?;
     match diag::decode_utf8(&bytes) {
-        Ok(_) => Ok(String::from_utf8_lossy(&bytes).into_owned()),
+        Ok(_) => String::from_utf8(bytes).map_err(|e| format!("{}: error: {e}\n", path.display())),
         Err(d) => Err(d.render(
             &path.display().to_string(),
             &String::from_utf8_lossy(&bytes),
@@ -252,13 +486,18 @@ pub struct Output {
 pub struct Computed {
     pub outputs: Vec<Output>,
     pub diagnostics: Vec<proto::FileDiagnostics>,
+    /// What may have changed in the output directory since the last build.
+    pub output_marks: RootMarks,
 }
 
 /// Run the queries for every input. Pure with respect to the filesystem; may unwind with
 /// `salsa::Cancelled` when another thread writes an input.
 pub fn compute(db: &Db, spec: &BuildSpec, resolved: &Resolved) -> Computed {
-    let mut out = Computed::default();
-    for (job, loaded) in &resolved.inputs {
+    let mut out = Computed {
+        output_marks: resolved.output_marks.clone(),
+        ..Computed::default()
+    };
+    for (job, loaded) in resolved.inputs.iter().flat_map(|v| v.iter()) {
         let display = job.input.display().to_string();
         let (file_outputs, text) = match loaded {
             Loaded::Unreadable(msg) => {
@@ -269,17 +508,22 @@ pub fn compute(db: &Db, spec: &BuildSpec, resolved: &Resolved) -> Computed {
                 });
                 continue;
             }
-            Loaded::Mlir(f) => (db::mlir_outputs(db, *f), f.text(db)),
-            Loaded::Blif(f) => (db::blif_outputs(db, *f), f.text(db)),
+            Loaded::Mlir(f) => (mlir_file_outputs(db, spec, *f), f.text(db)),
+            Loaded::Handshake(j) => (handshake_file_outputs(db, spec, *j), j.file(db).text(db)),
+            Loaded::Blif(f) => (db::blif_outputs(db, *f).clone(), f.text(db)),
         };
-        if !file_outputs.diagnostics.is_empty() {
-            out.diagnostics
-                .push(render(&display, text, &file_outputs.diagnostics));
+        if !file_outputs.diagnostics.is_empty() || !file_outputs.rendered.is_empty() {
+            out.diagnostics.push(render(&display, text, &file_outputs));
         }
-        let default_kinds: &[OutputKind] = if is_blif(&job.input) {
-            &[OutputKind::Aig]
-        } else {
-            &[OutputKind::Cmt2, OutputKind::RulesJson]
+        let default_kinds: &[OutputKind] = match loaded {
+            Loaded::Blif(_) => &[OutputKind::Aig],
+            Loaded::Handshake(_) => &[
+                OutputKind::SynthMlir,
+                OutputKind::Aig,
+                OutputKind::FlatBlif,
+                OutputKind::HierBlif,
+            ],
+            _ => &[OutputKind::Cmt2, OutputKind::RulesJson],
         };
         for (kind, bytes) in &file_outputs.outputs {
             let kind = *kind;
@@ -302,71 +546,260 @@ pub fn compute(db: &Db, spec: &BuildSpec, resolved: &Resolved) -> Computed {
     out
 }
 
-fn render(path: &str, text: &str, diags: &[Diagnostic]) -> proto::FileDiagnostics {
+/// An MLIR file's outputs by flow: APS (plus `<stem>.sv` when asked for), or the error
+/// of a file no flow accepts.
+fn mlir_file_outputs(db: &Db, spec: &BuildSpec, f: SourceFile) -> db::FileOutputs {
+    // Handshake files arrive as `Loaded::Handshake` jobs (see `Workspace::sync`).
+    if *db::mlir_flow(db, f) != Flow::Aps {
+        return db::unknown_flow_outputs(db, f).clone();
+    }
+    let mut outs = db::mlir_outputs(db, f).clone();
+    if !spec.kinds.contains(&OutputKind::Sv) || !outs.diagnostics.is_empty() {
+        return outs;
+    }
+    match db::mlir_sv(db, f) {
+        Ok(sv) => outs.outputs.push((OutputKind::Sv, sv.clone())),
+        Err(d) => {
+            outs.outputs.clear();
+            outs.diagnostics.push(d.clone());
+        }
+    }
+    outs
+}
+
+fn handshake_file_outputs(db: &Db, spec: &BuildSpec, job: HandshakeJob) -> db::FileOutputs {
+    if spec.kinds.contains(&OutputKind::Sv) {
+        let msg = format!(
+            "{}: error: --emit sv applies to APS designs only\n",
+            job.file(db).path(db).display()
+        );
+        return db::FileOutputs {
+            rendered: vec![(msg, true)],
+            ..Default::default()
+        };
+    }
+    db::handshake_outputs(db, job).clone()
+}
+
+/// A file's messages as one block: warnings about other files, then the file's own
+/// diagnostics (with source lines), then errors about other files.
+fn render(path: &str, text: &str, outs: &db::FileOutputs) -> proto::FileDiagnostics {
+    let diags = &outs.diagnostics;
+    let mut rendered = String::new();
+    for (r, _) in outs.rendered.iter().filter(|(_, e)| !e) {
+        rendered.push_str(r);
+        if !r.ends_with('\n') {
+            rendered.push('\n');
+        }
+    }
+    rendered.push_str(&diag::render_all(diags, path, text));
+    for (r, _) in outs.rendered.iter().filter(|(_, e)| *e) {
+        rendered.push_str(r);
+    }
+    let errors = diags
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .count()
+        + outs.rendered.iter().filter(|(_, e)| *e).count();
     proto::FileDiagnostics {
         path: path.to_string(),
-        rendered: diag::render_all(diags, path, text),
-        errors: diags
-            .iter()
-            .filter(|d| d.severity == Severity::Error)
-            .count() as u32,
+        rendered,
+        errors: errors as u32,
     }
 }
 
-/// What this process last wrote to each output path: the bytes' digest and the file's
-/// stamp just after writing. An output whose digest and on-disk stamp are unchanged is not
-/// re-read (it cannot differ unless someone else wrote the file, which changes its stamp).
+/// What this process knows of each output path: the digest state of the parts it last
+/// hashed (SHA-256 midstates at every part boundary, so that an edit re-hashes only from the
+/// first changed part), and the digest and file stamp just after it last wrote the file. An
+/// output whose digest and on-disk stamp are unchanged is not re-read (it cannot differ
+/// unless someone else wrote the file, which changes its stamp).
 #[derive(Debug, Default)]
-pub struct OutputLog(std::sync::Mutex<BTreeMap<PathBuf, ([u8; 32], Stamp)>>);
+pub struct OutputLog {
+    hashed: std::sync::Mutex<BTreeMap<PathBuf, Hashed>>,
+    written: std::sync::Mutex<BTreeMap<PathBuf, ([u8; 32], Stamp)>>,
+}
+
+#[derive(Debug)]
+struct Hashed {
+    parts: std::sync::Arc<Vec<std::sync::Arc<[u8]>>>,
+    /// `mids[i]`: the hasher state after parts `0..i`.
+    mids: Vec<Sha256>,
+    sha256: [u8; 32],
+}
+
+/// Index of the first part that differs (shared parts are equal without a byte compare).
+fn first_change(old: &[std::sync::Arc<[u8]>], new: &[std::sync::Arc<[u8]>]) -> usize {
+    old.iter()
+        .zip(new)
+        .position(|(a, b)| !(std::sync::Arc::ptr_eq(a, b) || a == b))
+        .unwrap_or(old.len().min(new.len()))
+}
 
 impl OutputLog {
-    fn unchanged(&self, path: &Path, sha256: &[u8; 32]) -> bool {
-        let log = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        let Some((digest, stamp)) = log.get(path) else {
-            return false;
+    /// SHA-256 of `bytes`, resuming from the state before the first part that changed since
+    /// the last call for `path`.
+    fn digest(&self, path: &Path, bytes: &OutputBytes) -> [u8; 32] {
+        let lock = || self.hashed.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(h) = lock().get(path)
+            && std::sync::Arc::ptr_eq(&h.parts, &bytes.parts)
+        {
+            return h.sha256;
+        }
+        let last = lock().remove(path);
+        let (start, mut hasher, mut mids) = match last {
+            Some(mut h) => {
+                let same = std::sync::Arc::ptr_eq(&h.parts, &bytes.parts);
+                let k = if same {
+                    h.parts.len()
+                } else {
+                    first_change(&h.parts, &bytes.parts)
+                };
+                if k == h.parts.len() && k == bytes.parts.len() {
+                    let sha = h.sha256;
+                    h.parts = bytes.parts.clone();
+                    lock().insert(path.to_path_buf(), h);
+                    return sha;
+                }
+                let state = h.mids.get(k).cloned().unwrap_or_default();
+                h.mids.truncate(k);
+                (k, state, h.mids)
+            }
+            None => (0, Sha256::default(), Vec::new()),
         };
-        digest == sha256 && fs::metadata(path).is_ok_and(|m| Stamp::of(&m) == *stamp)
+        for part in &bytes.parts[start..] {
+            mids.push(hasher.clone());
+            hasher.update(part);
+        }
+        let sha256: [u8; 32] = hasher.finalize().into();
+        let hashed = Hashed {
+            parts: bytes.parts.clone(),
+            mids,
+            sha256,
+        };
+        lock().insert(path.to_path_buf(), hashed);
+        sha256
+    }
+
+    /// Whether the file is known to hold `sha256` (`Some(true)`), known to differ
+    /// (`Some(false)`), or unknown (`None`: not written by us, or changed since).
+    /// `unmarked`: the watcher saw no change of `path` since the last build, so its stamp
+    /// need not be checked.
+    fn holds(&self, path: &Path, sha256: &[u8; 32], unmarked: bool) -> Option<bool> {
+        let log = self.written.lock().unwrap_or_else(|e| e.into_inner());
+        let (digest, stamp) = log.get(path)?;
+        if unmarked {
+            return Some(digest == sha256);
+        }
+        let meta = fs::metadata(path).ok()?;
+        (Stamp::of(&meta) == *stamp).then_some(digest == sha256)
     }
 
     fn record(&self, path: &Path, sha256: [u8; 32]) {
         if let Ok(m) = fs::metadata(path) {
-            let mut log = self.0.lock().unwrap_or_else(|e| e.into_inner());
+            let mut log = self.written.lock().unwrap_or_else(|e| e.into_inner());
             log.insert(path.to_path_buf(), (sha256, Stamp::of(&m)));
         }
     }
 }
 
+/// Time spent hashing and writing outputs.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct WriteTimes {
+    pub hash: std::time::Duration,
+    pub write: std::time::Duration,
+}
+
 /// Write every output atomically (only when its bytes change) and describe the result.
+/// Outputs are split between the available cores (an APS file's two large outputs hash and
+/// write in parallel); `times` sums the threads' times.
 pub fn write_outputs(
     computed: &Computed,
     log: &OutputLog,
+    times: &mut WriteTimes,
 ) -> Result<Vec<proto::OutputFile>, String> {
-    computed
-        .outputs
-        .iter()
-        .map(|o| {
-            let sha = o.bytes.sha256;
-            let written = if log.unchanged(&o.path, &sha) {
-                false
-            } else {
-                let w = write_atomic(&o.path, &o.bytes.bytes)
-                    .map_err(|e| format!("{}: error: {e}", o.path.display()))?;
-                log.record(&o.path, sha);
-                w
-            };
-            Ok(proto::OutputFile {
-                path: o.path.to_string_lossy().into_owned(),
-                kind: o.kind.name().to_string(),
-                sha256: kiln_cache::hex(&sha),
-                written,
-            })
-        })
-        .collect()
+    // Threads pay off for big outputs only; many small ones would contend on the log.
+    let big = computed.outputs.iter().any(|o| o.bytes.len() > 1 << 20);
+    let threads = match big {
+        true => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        false => 1,
+    };
+    let per = computed.outputs.len().div_ceil(threads).max(1);
+    let results: Vec<(Result<Vec<proto::OutputFile>, String>, WriteTimes)> =
+        std::thread::scope(|s| {
+            let handles: Vec<_> = computed
+                .outputs
+                .chunks(per)
+                .map(|chunk| {
+                    s.spawn(move || {
+                        let mut t = WriteTimes::default();
+                        let r = chunk
+                            .iter()
+                            .map(|o| write_output(o, &computed.output_marks, log, &mut t))
+                            .collect();
+                        (r, t)
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join().unwrap_or_else(|_| {
+                        let e = Err("internal error: an output thread panicked".to_string());
+                        (e, WriteTimes::default())
+                    })
+                })
+                .collect()
+        });
+    let mut files = Vec::with_capacity(computed.outputs.len());
+    for (r, t) in results {
+        times.hash += t.hash;
+        times.write += t.write;
+        files.extend(r?);
+    }
+    Ok(files)
+}
+
+fn write_output(
+    o: &Output,
+    marks: &RootMarks,
+    log: &OutputLog,
+    times: &mut WriteTimes,
+) -> Result<proto::OutputFile, String> {
+    let t = Instant::now();
+    let sha = log.digest(&o.path, &o.bytes);
+    times.hash += t.elapsed();
+    let t = Instant::now();
+    let unmarked = match marks {
+        RootMarks::Changed(changed) => !changed.contains(&o.path),
+        RootMarks::Unknown => false,
+    };
+    let written = match log.holds(&o.path, &sha, unmarked) {
+        Some(true) => false,
+        known => {
+            let w = write_parts_atomic(&o.path, &o.bytes, known.is_none())
+                .map_err(|e| format!("{}: error: {e}", o.path.display()))?;
+            log.record(&o.path, sha);
+            w
+        }
+    };
+    times.write += t.elapsed();
+    Ok(proto::OutputFile {
+        path: o.path.to_string_lossy().into_owned(),
+        kind: o.kind.name().to_string(),
+        sha256: kiln_cache::hex(&sha),
+        written,
+    })
 }
 
 /// Temp file in the same directory + rename; nothing when the file already holds `bytes`.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<bool> {
-    if fs::read(path).is_ok_and(|existing| existing == bytes) {
+    write_parts_atomic(path, &OutputBytes::new(bytes.to_vec()), true)
+}
+
+/// [`write_atomic`] of parts, written with vectored writes. `compare`: check the existing
+/// file first (skipped when the caller knows it differs).
+fn write_parts_atomic(path: &Path, bytes: &OutputBytes, compare: bool) -> std::io::Result<bool> {
+    if compare && holds_bytes(path, bytes) {
         return Ok(false);
     }
     static SEQ: AtomicU64 = AtomicU64::new(0);
@@ -382,12 +815,59 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<bool> {
         SEQ.fetch_add(1, Ordering::Relaxed)
     ));
     let mut f = fs::File::create(&tmp)?;
-    f.write_all(bytes)?;
+    write_all_parts(&mut f, &bytes.parts)?;
     drop(f);
     fs::rename(&tmp, path).inspect_err(|_| {
         let _ = fs::remove_file(&tmp);
     })?;
     Ok(true)
+}
+
+/// Whether the file at `path` holds exactly `bytes` (size checked before reading).
+fn holds_bytes(path: &Path, bytes: &OutputBytes) -> bool {
+    if !fs::metadata(path).is_ok_and(|m| m.len() == bytes.len() as u64) {
+        return false;
+    }
+    let Ok(existing) = fs::read(path) else {
+        return false;
+    };
+    let mut rest = &existing[..];
+    for p in bytes.parts.iter() {
+        let Some((head, tail)) = rest.split_at_checked(p.len()) else {
+            return false;
+        };
+        if head != &p[..] {
+            return false;
+        }
+        rest = tail;
+    }
+    rest.is_empty()
+}
+
+/// `write_all` for a list of parts, up to 1,024 (`IOV_MAX`) parts per `writev`.
+fn write_all_parts(f: &mut fs::File, parts: &[std::sync::Arc<[u8]>]) -> std::io::Result<()> {
+    let mut bufs: Vec<std::io::IoSlice> = parts
+        .iter()
+        .filter(|p| !p.is_empty())
+        .map(|p| std::io::IoSlice::new(p))
+        .collect();
+    let mut rest = &mut bufs[..];
+    while !rest.is_empty() {
+        let n = rest.len().min(1024);
+        let written = f.write_vectored(&rest[..n])?;
+        if written == 0 {
+            return Err(std::io::ErrorKind::WriteZero.into());
+        }
+        std::io::IoSlice::advance_slices(&mut rest, written);
+    }
+    Ok(())
+}
+
+/// Phase times of a build, reported in the reply.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Phases {
+    pub sync: std::time::Duration,
+    pub compute: std::time::Duration,
 }
 
 /// A whole build in this process on `ws`: sync, compute, write. The daemon does the same
@@ -396,9 +876,21 @@ pub fn build_in_process(ws: &mut Workspace, spec: &BuildSpec) -> proto::BuildRep
     let start = Instant::now();
     let before = ws.db.counters().snapshot();
     let resolved = ws.sync(spec);
+    let sync = start.elapsed();
     let computed = compute(&ws.db, spec, &resolved);
+    let phases = Phases {
+        sync,
+        compute: start.elapsed() - sync,
+    };
     let after = ws.db.counters().snapshot();
-    reply(computed, &ws.db.runtime().written, &before, &after, start)
+    reply(
+        computed,
+        &ws.db.runtime().written,
+        &before,
+        &after,
+        start,
+        phases,
+    )
 }
 
 /// Assemble the reply: write outputs, attach diagnostics and the counter delta.
@@ -408,9 +900,11 @@ pub fn reply(
     before: &counters::Snapshot,
     after: &counters::Snapshot,
     start: Instant,
+    phases: Phases,
 ) -> proto::BuildReply {
     let mut diagnostics = computed.diagnostics.clone();
-    let files = match write_outputs(&computed, log) {
+    let mut times = WriteTimes::default();
+    let files = match write_outputs(&computed, log, &mut times) {
         Ok(f) => f,
         Err(msg) => {
             diagnostics.push(proto::FileDiagnostics {
@@ -422,12 +916,17 @@ pub fn reply(
         }
     };
     let ok = diagnostics.iter().all(|d| d.errors == 0);
+    let us = |d: std::time::Duration| d.as_micros() as u64;
     proto::BuildReply {
         files,
         diagnostics,
         ok,
         counts: to_proto_counts(&counters::diff(before, after)),
-        duration_us: start.elapsed().as_micros() as u64,
+        duration_us: us(start.elapsed()),
+        sync_us: us(phases.sync),
+        compute_us: us(phases.compute),
+        hash_us: us(times.hash),
+        write_us: us(times.write),
     }
 }
 

@@ -10,6 +10,7 @@ pub mod counters;
 pub mod db;
 pub mod driver;
 pub mod items;
+pub mod marks;
 pub mod paths;
 pub mod server;
 pub mod watch;

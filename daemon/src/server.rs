@@ -70,19 +70,26 @@ impl State {
         let start = Instant::now();
         let before = self.runtime.counters.snapshot();
         loop {
+            let t = Instant::now();
             let (db, resolved) = {
                 let mut ws = self.ws.lock().unwrap_or_else(|e| e.into_inner());
                 let resolved = ws.sync(spec);
                 (ws.db.clone(), resolved)
             };
+            let sync = t.elapsed();
             let result =
                 salsa::Cancelled::catch(AssertUnwindSafe(|| driver::compute(&db, spec, &resolved)));
             drop(db);
+            let phases = driver::Phases {
+                sync,
+                compute: t.elapsed() - sync,
+            };
             match result {
                 Ok(computed) => {
                     self.builds.fetch_add(1, Ordering::Relaxed);
                     let after = self.runtime.counters.snapshot();
-                    return driver::reply(computed, &self.runtime.written, &before, &after, start);
+                    let log = &self.runtime.written;
+                    return driver::reply(computed, log, &before, &after, start, phases);
                 }
                 Err(c) => {
                     tracing::debug!(reason = ?c, "build cancelled by an input change; retrying");
@@ -212,6 +219,21 @@ impl Kiln for Service {
     }
 }
 
+/// The build id this daemon announces in `Status` and its info file: its own, unless
+/// `KILN_DAEMON_ANNOUNCE_BUILD_ID` says otherwise (to make a running daemon look like one of
+/// another build, e.g. to test that clients restart it). Cache keys always use the real one.
+fn announced_build_id() -> String {
+    std::env::var("KILN_DAEMON_ANNOUNCE_BUILD_ID")
+        .ok()
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| crate::db::build_id().to_string())
+}
+
+fn watching(mut ws: Workspace) -> Workspace {
+    ws.watch_directories();
+    ws
+}
+
 /// Run the daemon in the foreground until it is told to stop.
 pub fn run(opts: Options) -> Result<(), String> {
     let dir = DaemonDir::for_workspace(opts.runtime_dir.as_deref(), &opts.workspace)
@@ -242,13 +264,13 @@ pub fn run(opts: Options) -> Result<(), String> {
     let db = Db::new(store);
     let info = Info {
         version: VERSION.to_string(),
-        build_id: crate::db::build_id().to_string(),
+        build_id: announced_build_id(),
         pid: std::process::id(),
         socket: dir.socket(),
     };
     let state = Arc::new(State {
         runtime: db.shared_runtime(),
-        ws: Mutex::new(Workspace::new(db)),
+        ws: Mutex::new(watching(Workspace::new(db))),
         started: Instant::now(),
         last_activity_ms: AtomicU64::new(0),
         in_flight: AtomicUsize::new(0),

@@ -51,6 +51,7 @@ impl Env {
             inputs: inputs.to_vec(),
             out_dir: self.ws().join(out),
             kinds: Vec::new(),
+            ..Default::default()
         }
         .to_proto()
     }
@@ -126,6 +127,7 @@ fn in_process(inputs: &[PathBuf], out: &Path) -> proto::BuildReply {
         inputs: inputs.to_vec(),
         out_dir: out.to_path_buf(),
         kinds: Vec::new(),
+        ..Default::default()
     };
     driver::build_in_process(&mut Workspace::new(Db::new(None)), &spec)
 }
@@ -335,4 +337,89 @@ fn idle_daemon_exits_and_stale_files_are_cleaned() {
     .unwrap();
     assert!(env.build(&env.request(&[], "none")).ok);
     assert_ne!(env.pid().unwrap(), 1);
+}
+
+/// The bytes of every file below `dir` (relative paths), skipping hidden files.
+fn tree(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if !e.file_name().to_string_lossy().starts_with('.') {
+                out.insert(
+                    p.strip_prefix(dir).unwrap().to_path_buf(),
+                    fs::read(&p).unwrap(),
+                );
+            }
+        }
+    }
+    out
+}
+
+/// A library directory built through the daemon, which re-reads only what its watcher
+/// marked: in-place edits, editor-style atomic saves, new and deleted files, and outputs
+/// changed behind its back all end in the outputs of a cold in-process build.
+#[test]
+fn watcher_marks_keep_directory_builds_exact() {
+    let env = Env::new(&[]);
+    let lib = env.ws().join("lib");
+    common::copy_tree(&common::data("daemon/blif_lib"), &lib);
+    let req = env.request(std::slice::from_ref(&lib), "out");
+    let out = env.ws().join("out");
+    let check = |what: &str| {
+        let reply = env.build(&req);
+        assert!(reply.ok, "{what}: {:?}", reply.diagnostics);
+        let cold = env.ws().join("cold");
+        let _ = fs::remove_dir_all(&cold);
+        assert!(in_process(std::slice::from_ref(&lib), &cold).ok);
+        assert_eq!(tree(&out), tree(&cold), "{what}");
+        reply
+    };
+    check("cold");
+    let noop = check("no-op");
+    assert!(
+        noop.files.iter().all(|f| !f.written),
+        "no-op writes nothing"
+    );
+    let scans = |r: &proto::BuildReply| counts(r).get("dir_scan").map_or(0, |c| c.0);
+    let marked = |r: &proto::BuildReply| counts(r).get("dir_resync").map_or(0, |c| c.0);
+    assert_eq!(
+        (scans(&noop), marked(&noop)),
+        (0, 0),
+        "the no-op used the marks"
+    );
+
+    let victim = lib.join("addi/4/addi.blif");
+    let text = fs::read_to_string(&victim).unwrap();
+    let k = text.find("\n1").unwrap();
+    let flipped = format!("{}\n0{}", &text[..k], &text[k + 2..]);
+    fs::write(&victim, &flipped).unwrap();
+    let r = check("in-place edit");
+    assert_eq!(r.files.iter().filter(|f| f.written).count(), 1);
+    assert_eq!(
+        (scans(&r), marked(&r)),
+        (0, 1),
+        "an edit re-reads only the marked file"
+    );
+
+    let tmp = lib.join("addi/4/.addi.blif.swp");
+    fs::write(&tmp, &text).unwrap();
+    fs::rename(&tmp, &victim).unwrap();
+    check("atomic save");
+
+    fs::create_dir_all(lib.join("new/1")).unwrap();
+    fs::write(lib.join("new/1/copy.blif"), &flipped).unwrap();
+    check("new file in a new directory");
+    fs::remove_file(lib.join("new/1/copy.blif")).unwrap();
+    let _ = fs::remove_dir_all(out.join("new"));
+    check("deleted file");
+
+    // An output changed by someone else is rewritten by the next build.
+    let first = out.join("addi/4/addi.aig");
+    fs::write(&first, b"clobbered").unwrap();
+    let r = check("clobbered output");
+    assert!(r.files.iter().any(|f| f.written));
 }

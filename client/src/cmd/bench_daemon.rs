@@ -75,7 +75,8 @@ fn bench(args: &Args, c: &Connector, ws: &Path) -> Result<(), Failure> {
     println!("daemon and in-process outputs identical: {same}");
 
     let noop = median((0..args.runs.max(1)).map(|_| timed(|| build(c, &req))))?;
-    println!("warm no-op round trip: p50 {:.2} ms", ms(noop));
+    println!("warm no-op round trip: p50 {:.2} ms", ms(noop.0));
+    println!("{}", noop.1);
 
     let target = format!("tor.func @f{}(", args.functions / 2);
     let start = text
@@ -97,9 +98,10 @@ fn bench(args: &Args, c: &Connector, ws: &Path) -> Result<(), Failure> {
     }))?;
     println!(
         "one-function edit (write + build): p50 {:.2} ms, {:.0}x faster than the cold build",
-        ms(edit),
-        cold.as_secs_f64() / edit.as_secs_f64()
+        ms(edit.0),
+        cold.as_secs_f64() / edit.0.as_secs_f64()
     );
+    println!("{}", edit.1);
 
     let Some(lib) = args.library.clone().or_else(shared_library) else {
         println!("BLIF library edit: skipped (no --library and no shared Dynamatic library)");
@@ -120,7 +122,8 @@ fn bench_library(args: &Args, c: &Connector, ws: &Path, lib: &Path) -> Result<()
         ms(t.elapsed())
     );
     let noop = median((0..args.runs.max(1)).map(|_| timed(|| build(c, &req))))?;
-    println!("BLIF library no-op round trip: p50 {:.2} ms", ms(noop));
+    println!("BLIF library no-op round trip: p50 {:.2} ms", ms(noop.0));
+    println!("{}", noop.1);
     let victim = first_blif(&copy).ok_or_else(|| fail("no BLIF file in the library"))?;
     let original = std::fs::read_to_string(&victim).map_err(fail)?;
     let edit = median((0..args.runs.max(1)).map(|i| {
@@ -132,8 +135,9 @@ fn bench_library(args: &Args, c: &Connector, ws: &Path, lib: &Path) -> Result<()
     }))?;
     println!(
         "one-file BLIF library edit (write + build): p50 {:.2} ms",
-        ms(edit)
+        ms(edit.0)
     );
+    println!("{}", edit.1);
     Ok(())
 }
 
@@ -145,16 +149,35 @@ fn build(c: &Connector, req: &proto::BuildRequest) -> Result<proto::BuildReply, 
     Ok(r)
 }
 
-fn timed<T>(f: impl FnOnce() -> Result<T, Failure>) -> Result<Duration, Failure> {
+/// One timed build: wall time at the client, and the reply (with the daemon's phases).
+type Sample = (Duration, proto::BuildReply);
+
+fn timed(f: impl FnOnce() -> Result<proto::BuildReply, Failure>) -> Result<Sample, Failure> {
     let t = Instant::now();
-    f()?;
-    Ok(t.elapsed())
+    let r = f()?;
+    Ok((t.elapsed(), r))
 }
 
-fn median(samples: impl Iterator<Item = Result<Duration, Failure>>) -> Result<Duration, Failure> {
-    let mut v = samples.collect::<Result<Vec<_>, _>>()?;
-    v.sort();
-    Ok(v[v.len() / 2])
+/// The median wall time; prints the median of each phase the daemon reports.
+fn median(
+    samples: impl Iterator<Item = Result<Sample, Failure>>,
+) -> Result<(Duration, String), Failure> {
+    let v = samples.collect::<Result<Vec<_>, _>>()?;
+    let mid = |f: &dyn Fn(&Sample) -> Duration| {
+        let mut d: Vec<Duration> = v.iter().map(f).collect();
+        d.sort();
+        d[d.len() / 2]
+    };
+    let us = Duration::from_micros;
+    let phases = format!(
+        "    daemon phases (p50): sync {:.2} ms, compute {:.2} ms, hash {:.2} ms, write {:.2} ms; daemon total {:.2} ms",
+        ms(mid(&|s| us(s.1.sync_us))),
+        ms(mid(&|s| us(s.1.compute_us))),
+        ms(mid(&|s| us(s.1.hash_us))),
+        ms(mid(&|s| us(s.1.write_us))),
+        ms(mid(&|s| us(s.1.duration_us))),
+    );
+    Ok((mid(&|s| s.0), phases))
 }
 
 fn ms(d: Duration) -> f64 {

@@ -1,14 +1,12 @@
-//! The SystemVerilog side of the APS flow in the CLI: `kiln build --emit sv` (writes
-//! `<stem>.sv`) and `kiln sim --engine rtl` (runs the generated RTL with its testbench under
-//! Icarus Verilog and reports what the rule simulator reports).
-//!
-//! The hooks in `build.rs` and `sim.rs` are one line each; everything else lives here.
+//! The SystemVerilog side of the APS flow in the CLI: the `--emit sv` option of `kiln build`
+//! (whose `<stem>.sv` the daemon's driver writes, `kiln_daemon::db::mlir_sv`) and
+//! `kiln sim --engine rtl` (runs the generated RTL with its testbench under Icarus Verilog
+//! and reports what the rule simulator reports).
 
 use crate::io::{self, Failure};
 use compiler::aps;
 use compiler::diag::Diagnostic;
-use compiler::mlir::ast::ModuleAst;
-use compiler::mlir::ast::{Attribute, Operation};
+use compiler::mlir::ast::{Attribute, ModuleAst, Operation};
 use compiler::rules::Circuit;
 use compiler::rules::sim::Command;
 use compiler::rules::sv::{self, TbConfig};
@@ -26,7 +24,8 @@ pub enum Emit {
     Sv,
 }
 
-/// Write `<stem>.sv` for an APS module: all functions merged into one circuit named `stem`.
+/// Write `<stem>.sv` for an APS module: all functions merged into one circuit named `stem`
+/// (the in-process twin of the driver's `mlir_sv`; same bytes).
 pub fn emit_sv_file(module: &ModuleAst, stem: &str, out_dir: &Path) -> Result<(), Failure> {
     let circuits = aps::build_module(module).map_err(|d| Failure::input(d.message))?;
     let circuit = aps::build_file_circuit(stem, circuits);

@@ -129,6 +129,7 @@ pub fn run_action(args: &[String], base: &Path, policy: DaemonPolicy) -> Outcome
                 .collect(),
             output_kinds: pipeline,
             out_dir: out_dir.to_string_lossy().into_owned(),
+            ..Default::default()
         };
         let no_daemon = parsed.no_daemon || policy.never;
         result = match build(req, no_daemon, policy.start) {
