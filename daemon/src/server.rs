@@ -337,7 +337,9 @@ async fn stop_signal(state: Arc<State>) {
     }
 }
 
-/// Log to `path` (appending), filtered by `RUST_LOG` (default `info`), as text or JSON lines.
+/// Log to `path` (appending), filtered by `RUST_LOG` (default `info,salsa=warn`: salsa logs
+/// every query execution at `info`, tens of thousands of lines per cold build), as text or
+/// JSON lines.
 fn init_logging(path: &Path, json: bool) -> Result<(), String> {
     use tracing_subscriber::EnvFilter;
     let file = std::fs::OpenOptions::new()
@@ -345,7 +347,8 @@ fn init_logging(path: &Path, json: bool) -> Result<(), String> {
         .append(true)
         .open(path)
         .map_err(|e| format!("{}: {e}", path.display()))?;
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    let filter =
+        EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info,salsa=warn"));
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_ansi(false)
