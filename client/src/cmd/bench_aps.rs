@@ -4,8 +4,9 @@
 //! Every timed build is a child process `kiln build FILE --out-dir DIR` (a fresh output
 //! directory per run, so nothing is skipped as unchanged), measured like `kiln bench aig`:
 //! median wall and CPU (user + system) time, peak RSS from `wait4`. The outputs of all runs
-//! must be byte-identical. `--build-arg` passes extra arguments to `kiln build` (e.g.
-//! `--no-daemon` where builds go through a daemon by default); `--kiln BIN` measures another
+//! must be byte-identical. Children run with `KILN_NO_DAEMON=1`: a cold build is an
+//! in-process one (a daemon would keep results across runs; `kiln bench daemon` measures the
+//! daemon's cold build). `--build-arg` passes extra arguments to `kiln build`; `--kiln BIN` measures another
 //! binary's `kiln build` (before/after comparisons).
 //!
 //! Then the same work is done in this process phase by phase, each phase on its own and on
@@ -75,6 +76,9 @@ fn cold_builds(args: &Args, input: &Path, tmp: &Path) -> Result<(), Failure> {
             .arg(input)
             .arg("--out-dir")
             .arg(tmp.join(format!("out{run}")));
+        // A cold build is an in-process one: a daemon would keep its results across the
+        // runs (its cold build is measured by `kiln bench daemon`).
+        c.env("KILN_NO_DAEMON", "1");
         c.args(&args.build_arg);
         c
     })?;
