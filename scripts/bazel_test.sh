@@ -54,6 +54,7 @@ cleanup() {
   [ -s "$TMP/nginx/nginx.pid" ] && kill "$(cat "$TMP/nginx/nginx.pid")" 2>/dev/null || true
   [ -n "${BG_PID:-}" ] && kill "$BG_PID" 2>/dev/null || true
   [ -n "${DAEMON_PID:-}" ] && kill "$DAEMON_PID" 2>/dev/null || true
+  (cd "$WS" 2>/dev/null && "$KILN" shutdown >/dev/null 2>&1) || true
   chmod -R u+w "$TMP" 2>/dev/null || true
   rm -rf "$TMP"
 }
@@ -130,7 +131,7 @@ done
 (cd "$REF" && find burst mux addi gcd -type f | sort | xargs sha256sum) > "$TMP/ref.sha"
 [ "$(wc -l < "$TMP/ref.sha")" -eq 9 ] || fail "reference outputs: $(cat "$TMP/ref.sha")"
 # The direct kinds are the same bytes as `kiln build --emit sv` and `kiln synth`.
-"$KILN" build --emit sv --out-dir "$TMP/ref-build" hw/burst.mlir || fail "kiln build --emit sv"
+"$KILN" build --no-daemon --emit sv --out-dir "$TMP/ref-build" hw/burst.mlir || fail "kiln build --emit sv"
 "$KILN" synth --blif-lib hw/handshake/library --out-dir "$TMP/ref-build" hw/handshake/gcd.mlir || fail "kiln synth"
 for f in burst/burst.sv gcd/gcd.synth.mlir gcd/gcd.aig gcd/gcd.blif gcd/gcd.hier.blif; do
   cmp -s "$REF/$f" "$TMP/ref-build/${f#*/}" || fail "worker $f differs from kiln build/synth"
@@ -160,7 +161,11 @@ kiln_remote_check() {
   local label=$1 url=$2 blobs=$3 d=$TMP/kiln-remote-$1
   mkdir -p "$d"
   local ms_a ms_b ms_c ms_l
+  { find "$blobs" -type f 2>/dev/null || true; } | sort >"$d/blobs0.txt"
   ms_a=$(kiln_builds "$url" "$d/A" "$d/outA" "$d/A.log")
+  # The blobs build A uploaded (not the protocol test's nor the daemon's below): the
+  # tampered one is chosen among these.
+  find "$blobs" -type f | sort | comm -13 "$d/blobs0.txt" - >"$d/blobsA.txt"
   local n; n=$(counter "$d/A.log" lookups)
   [ "$n" -gt 0 ] || fail "$label: no cache lookups: $(cat "$d/A.log")"
   [ "$(counter "$d/A.log" uploads)" -eq "$n" ] || fail "$label: expected $n uploads: $(cat "$d/A.log")"
@@ -176,6 +181,8 @@ kiln_remote_check() {
   echo "  $label: $n/$n remote hits from an empty local cache, outputs identical" >&2
   # The daemon with the same tier in front of an empty cache: builds through it (the worker
   # one-shot uses the workspace's running daemon) are served by the remote too.
+  # No other daemon may serve this workspace (`kiln build` starts one on first use).
+  "$KILN" shutdown >/dev/null 2>&1 || true
   "$KILN" daemon --remote-cache "$url" --cache-dir "$d/D" --idle-timeout 300 >"$d/daemon.out" 2>&1 &
   DAEMON_PID=$!
   for _ in $(seq 1 200); do "$KILN" status >/dev/null 2>&1 && break; sleep 0.1; done
@@ -197,20 +204,18 @@ PY
   diff -r "$d/outA" "$d/outD" >&2 || fail "$label: outputs built through the daemon differ"
   echo "  $label: daemon --remote-cache: $n/$n remote hits (kiln stats), outputs identical" >&2
   local blob
-  blob=$(python3 - "$blobs" <<'PY'
-import os, sys
+  blob=$(python3 - "$d/blobsA.txt" <<'PY'
+import sys
 # A kiln entry blob: 32-byte key, then the entry's magic.
-for root, _, files in sorted(os.walk(sys.argv[1])):
-    for f in sorted(files):
-        p = os.path.join(root, f)
-        with open(p, "rb") as fh:
-            head = fh.read(40)
-        if head[32:40] == b"KILNCACH":
-            b = bytearray(open(p, "rb").read())
-            b[-1] ^= 1
-            open(p, "wb").write(b)
-            print(p)
-            sys.exit(0)
+for p in open(sys.argv[1]).read().split():
+    with open(p, "rb") as fh:
+        head = fh.read(40)
+    if head[32:40] == b"KILNCACH":
+        b = bytearray(open(p, "rb").read())
+        b[-1] ^= 1
+        open(p, "wb").write(b)
+        print(p)
+        sys.exit(0)
 sys.exit(1)
 PY
 ) || fail "$label: no kiln blob found under $blobs"
