@@ -100,26 +100,24 @@ fn rule_json(out: &mut Vec<u8>, r: &Rule) {
     out.push(b'}');
 }
 
-fn stmts_json(out: &mut Vec<u8>, stmts: &[Stmt]) {
+/// A JSON array of `items`, each written by `item`.
+fn list_json<T>(out: &mut Vec<u8>, items: &[T], item: impl Fn(&mut Vec<u8>, &T)) {
     out.push(b'[');
-    for (i, s) in stmts.iter().enumerate() {
+    for (i, x) in items.iter().enumerate() {
         if i > 0 {
             out.push(b',');
         }
-        stmt_json(out, s);
+        item(out, x);
     }
     out.push(b']');
 }
 
+fn stmts_json(out: &mut Vec<u8>, stmts: &[Stmt]) {
+    list_json(out, stmts, stmt_json);
+}
+
 fn vars_json(out: &mut Vec<u8>, vars: &[u32]) {
-    out.push(b'[');
-    for (i, v) in vars.iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        json_u128(out, u128::from(*v));
-    }
-    out.push(b']');
+    list_json(out, vars, |out, v| json_u128(out, u128::from(*v)));
 }
 
 fn stmt_json(out: &mut Vec<u8>, s: &Stmt) {
