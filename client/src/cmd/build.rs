@@ -7,9 +7,10 @@
 //! `.blif` and `.hier.blif` from the `--blif-lib` library (the outputs of `kiln synth`).
 //!
 //! The build goes through the workspace's daemon (started on first use; see
-//! `daemon_client`), or runs the same driver in this process with `--no-daemon` or when the
-//! daemon cannot be used. Both write byte-identical outputs. This module only turns the
-//! command line into a build request and the reply into diagnostics and an exit code.
+//! `daemon_client`), or runs the same driver in this process when the daemon cannot be used.
+//! `--no-daemon` builds the whole file directly with the compiler (`run_direct`), and
+//! `--remote-cache` runs the driver in process on the layered store. All write
+//! byte-identical outputs.
 
 use crate::daemon_client;
 use crate::io::{self, Failure};
