@@ -1,35 +1,18 @@
 //! `kiln build`, `kiln sim`, `kiln graph` and `kiln gen aps` end to end.
 
-use std::path::PathBuf;
-use std::process::Command;
+mod cli;
 
-fn kiln() -> Command {
-    // In process: these tests share no workspace daemon (see build_daemon.rs for that path).
-    let mut c = Command::new(env!("CARGO_BIN_EXE_kiln"));
-    c.env("KILN_NO_DAEMON", "1");
-    c
-}
-
-fn example() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../examples/aps/flow_burst_add.mlir")
-}
+use cli::{example, kiln, ok};
 
 #[test]
 fn build_twice_gives_identical_bytes() {
     let dir = tempfile::tempdir().unwrap();
     for sub in ["a", "b"] {
-        let out = kiln()
+        ok(kiln()
             .arg("build")
             .arg(example())
             .arg("--out-dir")
-            .arg(dir.path().join(sub))
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+            .arg(dir.path().join(sub)));
     }
     for f in ["flow_burst_add.cmt2.mlir", "flow_burst_add.rules.json"] {
         let a = std::fs::read(dir.path().join("a").join(f)).unwrap();
@@ -51,7 +34,7 @@ fn sim_acceptance_on_both_engines() {
     )
     .unwrap();
     for engine in ["tor", "rules"] {
-        let out = kiln()
+        let out = ok(kiln()
             .args(["sim"])
             .arg(example())
             .args([
@@ -66,14 +49,7 @@ fn sim_acceptance_on_both_engines() {
                 "--json",
             ])
             .arg("--cpu-mem")
-            .arg(&mem)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+            .arg(&mem));
         let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         assert_eq!(v["responses"], serde_json::json!([{"value": 42}]));
         let c: Vec<i64> = (0..16).map(|i| (i + 1) + (101 + i)).collect();
@@ -106,27 +82,15 @@ fn bad_input_is_a_located_error() {
 fn gen_then_graph() {
     let dir = tempfile::tempdir().unwrap();
     let g = dir.path().join("g.mlir");
-    assert!(
-        kiln()
-            .args(["gen", "aps", "--functions", "2", "--seed", "5", "-o"])
-            .arg(&g)
-            .status()
-            .unwrap()
-            .success()
-    );
+    ok(kiln()
+        .args(["gen", "aps", "--functions", "2", "--seed", "5", "-o"])
+        .arg(&g));
     let dot = dir.path().join("g.dot");
-    let out = kiln()
+    ok(kiln()
         .arg("graph")
         .arg(&g)
         .args(["--func", "f1", "-o"])
-        .arg(&dot)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .arg(&dot));
     let text = std::fs::read_to_string(&dot).unwrap();
     assert!(text.starts_with("digraph \"f1\""));
     assert!(text.contains("inst44_block_0_slot_0_rule"));

@@ -2,7 +2,9 @@
 //! tests/data/handshake.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+mod cli;
+
+use cli::{kiln, ok};
 
 fn data(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -12,31 +14,18 @@ fn data(rel: &str) -> PathBuf {
         .join(rel)
 }
 
-fn kiln() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_kiln"));
-    c.env_remove("KILN_BLIF_LIB");
-    c
-}
-
 #[test]
 fn synth_writes_the_four_outputs_deterministically() {
     let dir = tempfile::tempdir().unwrap();
     let run = |dialect: &str| {
-        let out = kiln()
+        ok(kiln()
             .arg("synth")
             .arg(data("export_gcd.mlir"))
             .arg("--blif-lib")
             .arg(data("library"))
             .arg("--out-dir")
             .arg(dir.path())
-            .args(["--synth-dialect", dialect])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+            .args(["--synth-dialect", dialect]));
         ["synth.mlir", "aig", "blif", "hier.blif"]
             .map(|ext| std::fs::read(dir.path().join(format!("export_gcd.{ext}"))).unwrap())
     };
@@ -53,18 +42,11 @@ fn synth_writes_the_four_outputs_deterministically() {
 
 #[test]
 fn synth_report_lists_every_op() {
-    let out = kiln()
+    let out = ok(kiln()
         .arg("synth-report")
         .arg(data("export_gcd.mlir"))
         .arg("--blif-lib")
-        .arg(data("library"))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .arg(data("library")));
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("fork0"), "{text}");
     assert!(

@@ -1,48 +1,22 @@
 //! `kiln build --emit sv` and `kiln sim --engine rtl` end to end.
 
-use std::path::PathBuf;
-use std::process::Command;
+mod cli;
+#[path = "../../compiler/tests/common/mod.rs"]
+mod common;
 
-fn kiln() -> Command {
-    // In process: these tests share no workspace daemon (see build_daemon.rs for that path).
-    let mut c = Command::new(env!("CARGO_BIN_EXE_kiln"));
-    c.env("KILN_NO_DAEMON", "1");
-    c
-}
-
-fn example() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../examples/aps/flow_burst_add.mlir")
-}
-
-fn have(tool: &str) -> bool {
-    let ok = Command::new("sh")
-        .arg("-c")
-        .arg(format!("command -v {tool}"))
-        .output()
-        .is_ok_and(|o| o.status.success());
-    let ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
-    assert!(ok || !ci, "`{tool}` is required under CI");
-    ok
-}
+use cli::{example, kiln, ok};
 
 #[test]
 fn emit_sv_writes_identical_stem_sv() {
     let dir = tempfile::tempdir().unwrap();
     let mut texts = Vec::new();
     for sub in ["a", "b"] {
-        let out = kiln()
+        ok(kiln()
             .arg("build")
             .arg(example())
             .arg("--out-dir")
             .arg(dir.path().join(sub))
-            .args(["--emit", "sv"])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+            .args(["--emit", "sv"]));
         texts
             .push(std::fs::read_to_string(dir.path().join(sub).join("flow_burst_add.sv")).unwrap());
     }
@@ -53,7 +27,7 @@ fn emit_sv_writes_identical_stem_sv() {
 
 #[test]
 fn sim_engine_rtl_agrees_with_rules() {
-    if !have("iverilog") {
+    if !common::have_tool("iverilog") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -65,19 +39,12 @@ fn sim_engine_rtl_agrees_with_rules() {
     )
     .unwrap();
     let run = |engine: &str| {
-        let out = kiln()
+        let out = ok(kiln()
             .arg("sim")
             .arg(example())
             .args(["--func", "flow_burst_add", "--engine", engine])
             .args(["--rs1", "0x1000", "--rs2", "0x2000", "--json", "--cpu-mem"])
-            .arg(&mem)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+            .arg(&mem));
         String::from_utf8(out.stdout).unwrap()
     };
     let rtl = run("rtl");
