@@ -9,6 +9,7 @@
 
 use super::pb::bazel::{WorkRequest, WorkResponse};
 use super::{DaemonPolicy, Outcome};
+use base64::Engine;
 use prost::Message;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
@@ -39,7 +40,7 @@ struct JsonRequest {
 #[serde(default)]
 struct JsonInput {
     path: String,
-    /// Base64 in JSON; opaque to us.
+    /// The proto `bytes` field, base64 in JSON.
     digest: String,
 }
 
@@ -70,7 +71,10 @@ impl From<JsonRequest> for WorkRequest {
                 .into_iter()
                 .map(|i| super::pb::bazel::Input {
                     path: i.path,
-                    digest: i.digest.into_bytes(),
+                    // Undecodable: no digest (the file is then read as without one).
+                    digest: base64::engine::general_purpose::STANDARD
+                        .decode(i.digest.as_bytes())
+                        .unwrap_or_default(),
                 })
                 .collect(),
             request_id: j.request_id,
@@ -183,7 +187,9 @@ fn dispatch(
     let base = base_dir(cwd, &req.sandbox_dir);
     let responder = Arc::clone(responder);
     Some(std::thread::spawn(move || {
-        let Outcome { exit_code, output } = super::run_action(&req.arguments, &base, policy);
+        let digests = super::input_digests(&req.inputs, &base, policy);
+        let Outcome { exit_code, output } =
+            super::run_action(&req.arguments, &base, policy, &digests);
         responder.finish(WorkResponse {
             exit_code,
             output,
