@@ -49,6 +49,7 @@ if ! "$BUILDIFIER" --version 2>/dev/null | grep -q "$BUILDIFIER_VERSION"; then
 fi
 "$BUILDIFIER" --mode=check --lint=warn -r bazel examples/bazel buck2-rules/kiln.bzl
 "$BUILDIFIER" --type=build --mode=check --lint=warn examples/buck2/hw/BUCK examples/buck2/toolchains/BUCK
+"$BUILDIFIER" --type=module --mode=check --lint=warn bazel/MODULE.bazel examples/bazel/MODULE.bazel
 echo "bazel_test: buildifier clean" >&2
 
 cargo build --release -q -p kiln-client
