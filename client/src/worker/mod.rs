@@ -39,6 +39,8 @@ pub struct DaemonPolicy {
     pub start: bool,
     /// Do not pass the build system's input digests on (see [`input_digests`]).
     pub ignore_digests: bool,
+    /// Log one line per Bazel request on stderr (the worker's log file).
+    pub log_requests: bool,
 }
 
 /// One action's arguments, as listed in the flagfile.
