@@ -158,13 +158,21 @@ Y
 
 # Stops the bot, BuildGrid and PostgreSQL by pid (each waited for, then killed hard).
 buildgrid_stop() {
-  stop_pid "${BOT_PID:-}"; BOT_PID=""
-  stop_pid "${BG_PID:-}"; BG_PID=""
+  stop_group "${BOT_PID:-}"; BOT_PID=""
+  stop_group "${BG_PID:-}"; BG_PID=""
   stop_pid "${PG_PID:-}" INT; PG_PID=""
   [ -n "${PG_LAUNCHER:-}" ] && { wait "$PG_LAUNCHER" 2>/dev/null || true; }
   PG_LAUNCHER=""
   [ -n "${PG_DIR:-}" ] && rm -rf "$PG_DIR"
   PG_DIR=""
+}
+
+# A process started with setsid leads its own process group (group id = its pid): stop it,
+# then kill what is left of that group (e.g. a buildbox-run the bot was waiting for).
+stop_group() { # $1 = pid (may be empty)
+  [ -n "$1" ] || return 0
+  stop_pid "$1"
+  kill -KILL -- "-$1" 2>/dev/null || true
 }
 
 stop_pid() { # $1 = pid (may be empty), $2 = signal (default TERM)
