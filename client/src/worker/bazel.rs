@@ -5,10 +5,13 @@
 //! they are read with a streaming decoder; unknown fields are ignored. Every request runs
 //! on its own thread (multiplex: `request_id` is echoed); a `cancel` for an outstanding
 //! request answers it at once with `was_cancelled` and drops the late result, so each
-//! request gets exactly one response. Only responses go to stdout.
+//! request gets exactly one response. Only responses go to stdout. The inputs' digests go
+//! to the build (see [`super::input_digests`]); `--worker_verbose` (Bazel 5+ sends it as
+//! `verbosity`) makes each response say how many were used, `--log-requests` logs it.
 
 use super::pb::bazel::{WorkRequest, WorkResponse};
 use super::{DaemonPolicy, Outcome};
+use base64::Engine;
 use prost::Message;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
@@ -39,7 +42,7 @@ struct JsonRequest {
 #[serde(default)]
 struct JsonInput {
     path: String,
-    /// Base64 in JSON; opaque to us.
+    /// The proto `bytes` field, base64 in JSON.
     digest: String,
 }
 
@@ -70,7 +73,10 @@ impl From<JsonRequest> for WorkRequest {
                 .into_iter()
                 .map(|i| super::pb::bazel::Input {
                     path: i.path,
-                    digest: i.digest.into_bytes(),
+                    // Undecodable: no digest (the file is then read as without one).
+                    digest: base64::engine::general_purpose::STANDARD
+                        .decode(i.digest.as_bytes())
+                        .unwrap_or_default(),
                 })
                 .collect(),
             request_id: j.request_id,
@@ -183,7 +189,25 @@ fn dispatch(
     let base = base_dir(cwd, &req.sandbox_dir);
     let responder = Arc::clone(responder);
     Some(std::thread::spawn(move || {
-        let Outcome { exit_code, output } = super::run_action(&req.arguments, &base, policy);
+        let digests = super::input_digests(&req.inputs, &base, policy);
+        let Outcome {
+            exit_code,
+            mut output,
+        } = super::run_action(&req.arguments, &base, policy, &digests);
+        if policy.log_requests {
+            eprintln!(
+                "kiln worker: request {}: exit {exit_code}, {} input digests (SHA-256) passed to the build",
+                req.request_id,
+                digests.len()
+            );
+        }
+        // `--worker_verbose` (verbosity 10, newer Bazel): say how many digests were used.
+        if req.verbosity >= 10 {
+            output.push_str(&format!(
+                "kiln worker: {} input digests (SHA-256) passed to the build\n",
+                digests.len()
+            ));
+        }
         responder.finish(WorkResponse {
             exit_code,
             output,

@@ -37,6 +37,10 @@ pub struct DaemonPolicy {
     pub never: bool,
     /// Start the workspace's daemon when none runs (default: only use a running one).
     pub start: bool,
+    /// Do not pass the build system's input digests on (see [`input_digests`]).
+    pub ignore_digests: bool,
+    /// Log one line per Bazel request on stderr (the worker's log file).
+    pub log_requests: bool,
 }
 
 /// One action's arguments, as listed in the flagfile.
@@ -102,8 +106,53 @@ pub fn resolve(base: &Path, path: &Path) -> PathBuf {
     }
 }
 
-/// Run one action whose arguments are already expanded, with paths relative to `base`.
-pub fn run_action(args: &[String], base: &Path, policy: DaemonPolicy) -> Outcome {
+/// The SHA-256 digests among a Bazel request's inputs, for the `.mlir` and `.blif` files,
+/// with paths resolved against `base`. Bazel sends the lowercase hex of its digest (SHA-256
+/// by default) as the bytes; 32 raw bytes are taken as the digest itself. Other digests
+/// (other lengths: MD5, SHA-1, none for directories) are left out, so those files are read
+/// as without one. With `--digest_function=blake3` (also 64 hex digits) pass
+/// `--input-digests=ignore`.
+pub fn input_digests(
+    inputs: &[pb::bazel::Input],
+    base: &Path,
+    policy: DaemonPolicy,
+) -> Vec<proto::InputDigest> {
+    if policy.ignore_digests {
+        return Vec::new();
+    }
+    let sha256 = |d: &[u8]| -> Option<String> {
+        if d.len() == 32 {
+            return Some(d.iter().map(|b| format!("{b:02x}")).collect());
+        }
+        let text = std::str::from_utf8(d).ok()?;
+        kiln_daemon::digests::parse_hex(text)?;
+        Some(text.to_ascii_lowercase())
+    };
+    inputs
+        .iter()
+        .filter(|i| {
+            let p = Path::new(&i.path);
+            kiln_daemon::driver::is_mlir(p) || kiln_daemon::driver::is_blif(p)
+        })
+        .filter_map(|i| {
+            Some(proto::InputDigest {
+                path: resolve(base, Path::new(&i.path))
+                    .to_string_lossy()
+                    .into_owned(),
+                sha256: sha256(&i.digest)?,
+            })
+        })
+        .collect()
+}
+
+/// Run one action whose arguments are already expanded, with paths relative to `base`;
+/// `digests` are the build system's digests of input files (absolute paths).
+pub fn run_action(
+    args: &[String],
+    base: &Path,
+    policy: DaemonPolicy,
+    digests: &[proto::InputDigest],
+) -> Outcome {
     let parsed = match ActionArgs::try_parse_from(args) {
         Ok(p) => p,
         Err(e) => return Outcome::usage(e.to_string()),
@@ -129,6 +178,7 @@ pub fn run_action(args: &[String], base: &Path, policy: DaemonPolicy) -> Outcome
                 .collect(),
             output_kinds: pipeline,
             out_dir: out_dir.to_string_lossy().into_owned(),
+            input_digests: digests.to_vec(),
             ..Default::default()
         };
         let no_daemon = parsed.no_daemon || policy.never;
@@ -140,12 +190,44 @@ pub fn run_action(args: &[String], base: &Path, policy: DaemonPolicy) -> Outcome
     if result.exit_code != 0 || direct.is_empty() {
         return result;
     }
+    if let Err(msg) = verify_digests(digests) {
+        return Outcome {
+            exit_code: 1,
+            output: result.output + &msg,
+        };
+    }
     let blif_lib = parsed.blif_lib.as_deref().map(|l| resolve(base, l));
     let d = direct::build(&inputs, &direct, &out_dir, blif_lib);
     Outcome {
         exit_code: d.exit_code,
         output: result.output + &d.output,
     }
+}
+
+/// The direct kinds read their inputs here, not in the daemon: check the given digests
+/// against the files (the same check and diagnostic as the daemon's).
+fn verify_digests(digests: &[proto::InputDigest]) -> Result<(), String> {
+    if digests.is_empty() {
+        return Ok(());
+    }
+    let req = proto::BuildRequest {
+        input_digests: digests.to_vec(),
+        ..Default::default()
+    };
+    let mut check = kiln_daemon::digests::Digests::default();
+    check.begin(&kiln_daemon::digests::from_proto(&req)?);
+    for d in digests {
+        let path = Path::new(&d.path);
+        let bytes = std::fs::read(path).map_err(|e| {
+            format!(
+                "{}: error: {e}
+",
+                d.path
+            )
+        })?;
+        check.check(path, &bytes)?;
+    }
+    Ok(())
 }
 
 /// Build through a daemon if allowed and reachable, else in process.
@@ -200,7 +282,7 @@ pub fn outcome(reply: &proto::BuildReply) -> Outcome {
 pub fn run_oneshot(args: &[String], policy: DaemonPolicy) -> Outcome {
     let base = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
     match expand_flagfiles(args, &base) {
-        Ok(expanded) => run_action(&expanded, &base, policy),
+        Ok(expanded) => run_action(&expanded, &base, policy, &[]),
         Err(msg) => Outcome::usage(msg),
     }
 }
