@@ -48,8 +48,11 @@ pub struct Split {
 /// Split an APS file into its `tor.func` items (at module level, or inside a `tor.design`
 /// at module level) and the design context.
 pub fn split_functions(text: &str) -> Split {
-    let mut functions: Vec<Item> = (0..=2)
-        .flat_map(|depth| statements_at_depth(text, depth))
+    // One scan finds the statements at depths 0, 1 and 2 (the file is large: a scan per
+    // depth would triple the cost of every edit).
+    let mut functions: Vec<Item> = statements_at_depths(text)
+        .into_iter()
+        .flatten()
         .filter(|&(s, e)| {
             let t = &text[s..e];
             t.starts_with("tor.func") || t.starts_with("\"tor.func\"")
@@ -143,6 +146,71 @@ fn statements_at_depth(text: &str, want: usize) -> Vec<(usize, usize)> {
     }
     if let Some(s) = start {
         out.push((s, trim_end(text, bytes.len())));
+    }
+    out
+}
+
+/// [`statements_at_depth`] for depths 0, 1 and 2 at once, in one scan: every step of that
+/// scan touches only the statement that starts at the current depth, so the three scans
+/// are independent and can share the depth counter.
+fn statements_at_depths(text: &str) -> [Vec<(usize, usize)>; 3] {
+    let bytes = text.as_bytes();
+    let mut out: [Vec<(usize, usize)>; 3] = Default::default();
+    let mut start: [Option<usize>; 3] = [None; 3];
+    let mut depth = 0usize;
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes[i];
+        let slot = (depth < 3).then_some(depth);
+        match c {
+            b'/' if bytes.get(i + 1) == Some(&b'/') => {
+                i += bytes[i..]
+                    .iter()
+                    .position(|&b| b == b'\n')
+                    .unwrap_or(bytes.len() - i);
+                continue;
+            }
+            b'"' => {
+                if let Some(d) = slot {
+                    start[d] = start[d].or(Some(i));
+                }
+                i = skip_string(bytes, i);
+                continue;
+            }
+            b'\n' => {
+                if let Some(d) = slot
+                    && let Some(s) = start[d].take()
+                {
+                    out[d].push((s, i));
+                }
+            }
+            b'{' => {
+                if let Some(d) = slot {
+                    start[d] = start[d].or(Some(i));
+                }
+                depth += 1;
+            }
+            b'}' => {
+                if let Some(d) = slot
+                    && let Some(s) = start[d].take()
+                {
+                    out[d].push((s, trim_end(text, i)));
+                }
+                depth = depth.saturating_sub(1);
+            }
+            c if c.is_ascii_whitespace() => {}
+            _ => {
+                if let Some(d) = slot {
+                    start[d] = start[d].or(Some(i));
+                }
+            }
+        }
+        i += 1;
+    }
+    for (d, s) in start.into_iter().enumerate() {
+        if let Some(s) = s {
+            out[d].push((s, trim_end(text, bytes.len())));
+        }
     }
     out
 }
@@ -265,6 +333,15 @@ module {
         assert!(split.context.contains("// note"));
         assert!(split.context.contains("arith.constant"));
         assert_eq!(split.context.lines().count(), text.lines().count());
+    }
+
+    #[test]
+    fn one_scan_equals_a_scan_per_depth() {
+        let text = "module {\n  aps.memorymap {\n  }\n  tor.design @d {\n    tor.func @f() { \"}\" // }\n    }\n    x\n  }\n  y = \"{\"\n}\nz {";
+        let all = statements_at_depths(text);
+        for (d, v) in all.iter().enumerate() {
+            assert_eq!(*v, statements_at_depth(text, d), "depth {d}");
+        }
     }
 
     #[test]
