@@ -487,15 +487,19 @@ impl Workspace {
     }
 }
 
+/// The file as text (validated once: inputs can be large), or its located UTF-8 error.
 fn read_text(path: &Path) -> Result<String, String> {
     let bytes = fs::read(path).map_err(|e| format!("{}: error: {e}\n", path.display()))?;
-    match diag::decode_utf8(&bytes) {
-        Ok(_) => String::from_utf8(bytes).map_err(|e| format!("{}: error: {e}\n", path.display())),
-        Err(d) => Err(d.render(
-            &path.display().to_string(),
-            &String::from_utf8_lossy(&bytes),
-        )),
-    }
+    String::from_utf8(bytes).map_err(|e| {
+        let bytes = e.into_bytes();
+        match diag::decode_utf8(&bytes) {
+            Err(d) => d.render(
+                &path.display().to_string(),
+                &String::from_utf8_lossy(&bytes),
+            ),
+            Ok(_) => format!("{}: error: invalid UTF-8\n", path.display()),
+        }
+    })
 }
 
 /// One output file to write.
@@ -507,10 +511,14 @@ pub struct Output {
 }
 
 /// What one job (input file) produces: its outputs and its rendered diagnostics.
-#[derive(Debug, Default, PartialEq, Eq)]
+#[derive(Debug, Default)]
 pub struct JobResult {
     pub outputs: Vec<Output>,
     pub diagnostics: Option<proto::FileDiagnostics>,
+    /// Every output is on disk as this process last wrote or checked it, and nothing this
+    /// process wrote since replaced one (see [`OutputLog`]): a later build that hands back
+    /// this same result skips its outputs unless the watcher marked their paths.
+    on_disk: std::sync::atomic::AtomicBool,
 }
 
 /// The results of one entry of `BuildSpec::inputs` (a file, or a directory's files).
@@ -751,7 +759,15 @@ fn render(path: &str, text: &str, outs: &db::FileOutputs) -> proto::FileDiagnost
 #[derive(Debug, Default)]
 pub struct OutputLog {
     hashed: std::sync::Mutex<BTreeMap<PathBuf, Hashed>>,
-    written: std::sync::Mutex<std::collections::HashMap<PathBuf, (OutputBytes, Stamp)>>,
+    written: std::sync::Mutex<std::collections::HashMap<PathBuf, Logged>>,
+}
+
+/// An output as last written or checked, and the job result it was checked for.
+#[derive(Debug)]
+struct Logged {
+    bytes: OutputBytes,
+    stamp: Stamp,
+    owner: std::sync::Weak<JobResult>,
 }
 
 #[derive(Debug)]
@@ -839,7 +855,8 @@ impl OutputLog {
     fn holds(&self, path: &Path, bytes: &OutputBytes, unmarked: bool) -> Option<bool> {
         let (last, stamp) = {
             let log = self.written.lock().unwrap_or_else(|e| e.into_inner());
-            log.get(path).cloned()?
+            let l = log.get(path)?;
+            (l.bytes.clone(), l.stamp)
         };
         if !unmarked {
             let meta = fs::metadata(path).ok()?;
@@ -850,12 +867,72 @@ impl OutputLog {
         Some(same_bytes(&last, bytes))
     }
 
+    /// `path` now holds `bytes`: the result that last held it there is no longer on disk.
     fn record(&self, path: &Path, bytes: &OutputBytes) {
-        if let Ok(m) = fs::metadata(path) {
-            let mut log = self.written.lock().unwrap_or_else(|e| e.into_inner());
-            log.insert(path.to_path_buf(), (bytes.clone(), Stamp::of(&m)));
+        let stamp = fs::metadata(path).ok().map(|m| Stamp::of(&m));
+        let mut log = self.written.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(stamp) = stamp else {
+            if let Some(old) = log.remove(path) {
+                old.disown();
+            }
+            return;
+        };
+        let new = Logged {
+            bytes: bytes.clone(),
+            stamp,
+            owner: std::sync::Weak::new(),
+        };
+        if let Some(old) = log.insert(path.to_path_buf(), new) {
+            old.disown();
         }
     }
+
+    /// After every output of `result` was written or found on disk: mark it on disk,
+    /// unless another build of this process replaced one of its files meanwhile.
+    fn settle(&self, result: &Arc<JobResult>) {
+        let mut log = self.written.lock().unwrap_or_else(|e| e.into_inner());
+        for o in &result.outputs {
+            let Some(l) = log.get_mut(&o.path) else {
+                return;
+            };
+            if !same_bytes(&l.bytes, &o.bytes) {
+                return;
+            }
+            l.bytes = o.bytes.clone();
+            if !std::ptr::eq(l.owner.as_ptr(), Arc::as_ptr(result)) {
+                l.disown();
+                l.owner = Arc::downgrade(result);
+            }
+        }
+        result.on_disk.store(true, Ordering::Release);
+    }
+}
+
+impl Logged {
+    fn disown(&self) {
+        if let Some(owner) = self.owner.upgrade() {
+            owner.on_disk.store(false, Ordering::Release);
+        }
+    }
+}
+
+/// Whether the watcher marked neither `path` nor a directory above it.
+fn untouched(marks: &RootMarks, path: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let RootMarks::Changed(changed) = marks else {
+        return false;
+    };
+    if changed.is_empty() {
+        return true;
+    }
+    if changed.len() > 16 {
+        return !path.ancestors().any(|a| changed.contains(a));
+    }
+    let p = path.as_os_str().as_bytes();
+    !changed.iter().any(|m| {
+        let m = m.as_os_str().as_bytes();
+        p.starts_with(m) && (p.len() == m.len() || p[m.len()] == b'/')
+    })
 }
 
 /// Time spent hashing and writing outputs.
@@ -882,10 +959,36 @@ pub fn write_outputs(
     log: &OutputLog,
     times: &mut WriteTimes,
 ) -> Result<WrittenFiles, String> {
-    let todo: Vec<&Output> = computed.outputs().collect();
-    let checked = write_in_threads(&todo, computed, spec.digests, log, times)?;
+    let marks = &computed.output_marks;
+    let results: Vec<&Arc<JobResult>> = computed.groups.iter().flat_map(|g| g.iter()).collect();
+    let skip: Vec<bool> = results
+        .iter()
+        .map(|r| {
+            r.on_disk.load(Ordering::Acquire) && r.outputs.iter().all(|o| untouched(marks, &o.path))
+        })
+        .collect();
+    let todo: Vec<&Output> = results
+        .iter()
+        .zip(&skip)
+        .filter(|(_, s)| !**s)
+        .flat_map(|(r, _)| r.outputs.iter())
+        .collect();
+    let mut checked = write_in_threads(&todo, computed, spec.digests, log, times)?.into_iter();
+    for (r, _) in results.iter().zip(&skip).filter(|(_, s)| !**s) {
+        log.settle(r);
+    }
     let mut out = WrittenFiles::default();
-    for (o, (written, sha256)) in todo.iter().zip(checked) {
+    let all = results
+        .iter()
+        .zip(&skip)
+        .flat_map(|(r, s)| r.outputs.iter().map(move |o| (o, *s)));
+    for (o, skipped) in all {
+        let (written, sha256) = match skipped {
+            true => (false, skipped_digest(o, spec.digests, log, times)),
+            false => checked
+                .next()
+                .ok_or("internal error: an output was not checked")?,
+        };
         if spec.changed_only && !written {
             out.unchanged_omitted += 1;
             continue;
@@ -902,6 +1005,17 @@ pub fn write_outputs(
 
 /// Whether an output was written, and its digest (empty unless asked for).
 type Checked = (bool, String);
+
+/// The digest of a skipped output, if asked for.
+fn skipped_digest(o: &Output, digests: bool, log: &OutputLog, times: &mut WriteTimes) -> String {
+    if !digests {
+        return String::new();
+    }
+    let t = Instant::now();
+    let sha = kiln_cache::hex(&log.digest(&o.path, &o.bytes));
+    times.hash += t.elapsed();
+    sha
+}
 
 /// [`write_output`] of each of `todo`, in order, on up to one thread per core when some
 /// output is big (many small ones would only contend on the log).
@@ -970,11 +1084,7 @@ fn write_output(
         .unwrap_or_default();
     times.hash += t.elapsed();
     let t = Instant::now();
-    let unmarked = match marks {
-        RootMarks::Changed(changed) => !changed.contains(&o.path),
-        RootMarks::Unknown => false,
-    };
-    let written = match log.holds(&o.path, &o.bytes, unmarked) {
+    let written = match log.holds(&o.path, &o.bytes, untouched(marks, &o.path)) {
         Some(true) => false,
         known => {
             let w = write_parts_atomic(&o.path, &o.bytes, known.is_none())
