@@ -153,7 +153,7 @@ pub fn mlir_split(db: &dyn KilnDb, file: SourceFile) -> items::Split {
 /// The file with its functions blanked: unchanged by edits inside functions that keep
 /// their line structure, so [`design_context`] (a parse of the whole text) is cut off here.
 #[salsa::tracked(returns(ref))]
-pub fn context_text(db: &dyn KilnDb, file: SourceFile) -> String {
+pub fn context_text(db: &dyn KilnDb, file: SourceFile) -> Arc<String> {
     mlir_split(db, file).context.clone()
 }
 
@@ -172,7 +172,7 @@ pub fn function_index(db: &dyn KilnDb, file: SourceFile) -> BTreeMap<String, usi
 #[salsa::tracked(returns(ref))]
 pub fn design_context(db: &dyn KilnDb, file: SourceFile) -> Result<DesignContext, Diagnostic> {
     db.runtime().counters.executed("context");
-    let module = compiler::mlir::parse(context_text(db, file))?;
+    let module = compiler::mlir::parse(context_text(db, file).as_str())?;
     compiler::aps::design_context(&module)
 }
 

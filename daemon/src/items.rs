@@ -6,6 +6,7 @@
 //! Errors in the items themselves are found later by the real parsers, on each item's text.
 
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 /// One top-level item of a file: its symbol, where it starts, and its exact text.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -36,11 +37,12 @@ pub fn mlir_items(text: &str) -> Vec<Item> {
 }
 
 /// A file split into its functions and the rest.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Split {
     /// The file with every function's bytes replaced by spaces (newlines kept), so that
-    /// spans into it are spans into the file.
-    pub context: String,
+    /// spans into it are spans into the file. Shared: the file may be large, and the
+    /// context query hands it on without a copy.
+    pub context: Arc<String>,
     /// The `tor.func` operations, in source order.
     pub functions: Vec<Item>,
 }
@@ -70,7 +72,7 @@ pub fn split_functions(text: &str) -> Split {
         }
     }
     Split {
-        context: String::from_utf8(context).unwrap_or_default(),
+        context: Arc::new(String::from_utf8(context).unwrap_or_default()),
         functions,
     }
 }
@@ -159,16 +161,20 @@ fn statements_at_depths(text: &str) -> [Vec<(usize, usize)>; 3] {
     let mut start: [Option<usize>; 3] = [None; 3];
     let mut depth = 0usize;
     let mut i = 0;
+    // The next `/` at or after `i` (searched again once passed): rare in function bodies.
+    let mut next_slash: Option<usize> = None;
+    let find = |from: usize, at: Option<usize>| at.map_or(bytes.len(), |k| from + k);
     while i < bytes.len() {
         if depth >= 3 {
             // Inside a statement's braces only comments, strings and braces matter: skip
             // to the next of those (most of a file is function bodies).
-            match bytes[i..]
-                .iter()
-                .position(|&b| matches!(b, b'/' | b'"' | b'{' | b'}'))
-            {
-                Some(k) => i += k,
-                None => break,
+            if next_slash.is_none_or(|s| s < i) {
+                next_slash = Some(find(i, memchr::memchr(b'/', &bytes[i..])));
+            }
+            let other = find(i, memchr::memchr3(b'"', b'{', b'}', &bytes[i..]));
+            i = other.min(next_slash.unwrap_or(bytes.len()));
+            if i >= bytes.len() {
+                break;
             }
         }
         let c = bytes[i];
