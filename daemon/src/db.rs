@@ -553,13 +553,15 @@ pub struct ApsMemo {
     files: std::sync::Mutex<std::collections::HashMap<PathBuf, Arc<ApsAssembly>>>,
 }
 
+type AssembledFunction = (Arc<str>, Arc<str>, Arc<Emitted>);
+
 /// One APS file's outputs as last assembled by [`aps_outputs`], with what they were
 /// assembled from.
 #[derive(Debug)]
 pub struct ApsAssembly {
     context: DesignContext,
     /// Each function in source order: symbol, exact text, emitted rules.
-    functions: Vec<(Arc<str>, Arc<str>, Arc<Emitted>)>,
+    functions: Vec<AssembledFunction>,
     frame: FrameParts,
     outputs: Vec<(OutputKind, OutputBytes)>,
 }
@@ -586,7 +588,7 @@ pub fn aps_outputs(db: &dyn KilnDb, file: SourceFile) -> FileOutputs {
         files.get(path).cloned()
     };
     let last = last.filter(|l| l.context == *context);
-    let old: std::collections::HashMap<&str, &(Arc<str>, Arc<str>, Arc<Emitted>)> = last
+    let old: std::collections::HashMap<&str, &AssembledFunction> = last
         .iter()
         .flat_map(|l| l.functions.iter())
         .map(|f| (&*f.0, f))

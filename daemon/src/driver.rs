@@ -1079,9 +1079,10 @@ fn write_output(
     times: &mut WriteTimes,
 ) -> Result<Checked, String> {
     let t = Instant::now();
-    let sha256 = digests
-        .then(|| kiln_cache::hex(&log.digest(&o.path, &o.bytes)))
-        .unwrap_or_default();
+    let sha256 = match digests {
+        true => kiln_cache::hex(&log.digest(&o.path, &o.bytes)),
+        false => String::new(),
+    };
     times.hash += t.elapsed();
     let t = Instant::now();
     let written = match log.holds(&o.path, &o.bytes, untouched(marks, &o.path)) {
