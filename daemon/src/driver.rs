@@ -607,8 +607,11 @@ pub fn compute(db: &Db, spec: &BuildSpec, resolved: &Resolved) -> Computed {
     let mut groups = Vec::with_capacity(resolved.inputs.len());
     for (g, jobs) in resolved.inputs.iter().enumerate() {
         let last = last.get(g);
+        // A Handshake job also reads library files, which may have changed although the
+        // entry's own files did not.
+        let handshake = || jobs.iter().any(|(_, l)| matches!(l, Loaded::Handshake(_)));
         let results = match last {
-            Some((lj, lr)) if Arc::ptr_eq(lj, jobs) => lr.clone(),
+            Some((lj, lr)) if Arc::ptr_eq(lj, jobs) && !handshake() => lr.clone(),
             _ => Arc::new(
                 jobs.iter()
                     .enumerate()
