@@ -31,6 +31,10 @@ pub struct Runtime {
     pub store: Option<Store>,
     /// What this process last wrote where (to skip re-reading unchanged outputs).
     pub written: crate::driver::OutputLog,
+    /// The last results of each build's jobs (see `driver::ComputeMemo`).
+    pub computed: crate::driver::ComputeMemo,
+    /// The last assembly of each APS file (see [`aps_outputs`]).
+    pub aps: ApsMemo,
 }
 
 #[salsa::db]
@@ -64,6 +68,8 @@ impl Db {
                 counters: Counters::default(),
                 store,
                 written: Default::default(),
+                computed: Default::default(),
+                aps: Default::default(),
             }),
         }
     }
@@ -147,7 +153,7 @@ pub fn mlir_split(db: &dyn KilnDb, file: SourceFile) -> items::Split {
 /// The file with its functions blanked: unchanged by edits inside functions that keep
 /// their line structure, so [`design_context`] (a parse of the whole text) is cut off here.
 #[salsa::tracked(returns(ref))]
-pub fn context_text(db: &dyn KilnDb, file: SourceFile) -> String {
+pub fn context_text(db: &dyn KilnDb, file: SourceFile) -> Arc<String> {
     mlir_split(db, file).context.clone()
 }
 
@@ -166,7 +172,7 @@ pub fn function_index(db: &dyn KilnDb, file: SourceFile) -> BTreeMap<String, usi
 #[salsa::tracked(returns(ref))]
 pub fn design_context(db: &dyn KilnDb, file: SourceFile) -> Result<DesignContext, Diagnostic> {
     db.runtime().counters.executed("context");
-    let module = compiler::mlir::parse(context_text(db, file))?;
+    let module = compiler::mlir::parse(context_text(db, file).as_str())?;
     compiler::aps::design_context(&module)
 }
 
@@ -483,46 +489,175 @@ pub fn mlir_outputs(db: &dyn KilnDb, file: SourceFile) -> FileOutputs {
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
     FileOutputs {
-        outputs: assemble_aps(&stem, &parts),
+        outputs: join_aps(&frame_parts(&stem, &parts), &parts),
         diagnostics,
         rendered: Vec::new(),
     }
 }
 
-/// CMT2 = header + each function's rules + footer; JSON = head + the functions' rules
-/// joined by commas + tail, with header/footer/head/tail those of the merged circuit.
-fn assemble_aps(stem: &str, parts: &[Arc<Emitted>]) -> Vec<(OutputKind, OutputBytes)> {
+/// What an APS file's outputs hold besides the functions' rules: the CMT2 header and
+/// footer and the JSON head and tail, all from the merged circuit without rules. O(number
+/// of functions) to compute: [`aps_outputs`] reuses it while no function's frame changes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FrameParts {
+    cmt2_header: Arc<[u8]>,
+    cmt2_footer: Arc<[u8]>,
+    json_head: Arc<[u8]>,
+    json_tail: Arc<[u8]>,
+}
+
+fn frame_parts(stem: &str, parts: &[Arc<Emitted>]) -> FrameParts {
     let frame =
         compiler::aps::build_file_circuit(stem, parts.iter().map(|e| e.frame.clone()).collect());
-    let shared = |s: String| -> Arc<[u8]> { Arc::from(s.into_bytes()) };
-    let mut cmt2 = Vec::with_capacity(parts.len() + 2);
-    cmt2.push(shared(compiler::rules::emit::cmt2_header(
-        stem,
-        &frame.instances,
-    )));
-    cmt2.extend(parts.iter().map(|e| e.cmt2.clone()));
-    cmt2.push(shared(compiler::rules::emit::cmt2_footer(
-        &frame.precedence,
-    )));
+    let shared = |s: &str| -> Arc<[u8]> { Arc::from(s.as_bytes()) };
     // `json_from_parts` with no rules is head + tail; the head ends at the `"rules":[` key
     // (a bare quote cannot occur inside a JSON string, so the first match is the key).
     let empty = compiler::rules::emit::json_from_parts(&frame, &[]);
     let cut = empty
         .find("\"rules\":[")
         .map_or(0, |i| i + "\"rules\":[".len());
+    FrameParts {
+        cmt2_header: shared(&compiler::rules::emit::cmt2_header(stem, &frame.instances)),
+        cmt2_footer: shared(&compiler::rules::emit::cmt2_footer(&frame.precedence)),
+        json_head: shared(&empty[..cut]),
+        json_tail: shared(&empty[cut..]),
+    }
+}
+
+/// CMT2 = header + each function's rules + footer; JSON = head + the functions' rules
+/// joined by commas + tail. O(number of functions) pointer copies: no text is copied.
+fn join_aps(frame: &FrameParts, parts: &[Arc<Emitted>]) -> Vec<(OutputKind, OutputBytes)> {
+    let mut cmt2 = Vec::with_capacity(parts.len() + 2);
+    cmt2.push(frame.cmt2_header.clone());
+    cmt2.extend(parts.iter().map(|e| e.cmt2.clone()));
+    cmt2.push(frame.cmt2_footer.clone());
     let comma: Arc<[u8]> = Arc::from(&b","[..]);
-    let mut json = vec![shared(empty[..cut].to_string())];
+    let mut json = Vec::with_capacity(2 * parts.len() + 2);
+    json.push(frame.json_head.clone());
     for e in parts.iter().filter(|e| !e.json.is_empty()) {
         if json.len() > 1 {
             json.push(comma.clone());
         }
         json.push(e.json.clone());
     }
-    json.push(shared(empty[cut..].to_string()));
+    json.push(frame.json_tail.clone());
     vec![
         (OutputKind::Cmt2, OutputBytes::from_parts(cmt2)),
         (OutputKind::RulesJson, OutputBytes::from_parts(json)),
     ]
+}
+
+/// The last assembly of each APS file (by path), shared by every clone of a database.
+#[derive(Debug, Default)]
+pub struct ApsMemo {
+    files: std::sync::Mutex<std::collections::HashMap<PathBuf, Arc<ApsAssembly>>>,
+}
+
+type AssembledFunction = (Arc<str>, Arc<str>, Arc<Emitted>);
+
+/// One APS file's outputs as last assembled by [`aps_outputs`], with what they were
+/// assembled from.
+#[derive(Debug)]
+pub struct ApsAssembly {
+    context: DesignContext,
+    /// Each function in source order: symbol, exact text, emitted rules.
+    functions: Vec<AssembledFunction>,
+    frame: FrameParts,
+    outputs: Vec<(OutputKind, OutputBytes)>,
+}
+
+/// [`mlir_outputs`] assembled in O(changed functions): a function whose text and the
+/// design context are those of the last assembly of this file keeps its emitted rules
+/// (the database is not asked about it, so unchanged functions cost neither validation nor
+/// copies), and the header and footer are reused while every function's frame is
+/// unchanged. Equal byte for byte to [`mlir_outputs`], which serves every case this does
+/// not (errors, repeated symbols, the first build of a file).
+pub fn aps_outputs(db: &dyn KilnDb, file: SourceFile) -> FileOutputs {
+    let fallback = || mlir_outputs(db, file).clone();
+    let Ok(context) = design_context(db, file) else {
+        return fallback();
+    };
+    let split = mlir_split(db, file);
+    if function_index(db, file).len() != split.functions.len() {
+        return fallback();
+    }
+    let path = file.path(db);
+    let memo = &db.runtime().aps;
+    let last = {
+        let files = memo.files.lock().unwrap_or_else(|e| e.into_inner());
+        files.get(path).cloned()
+    };
+    let last = last.filter(|l| l.context == *context);
+    let old: std::collections::HashMap<&str, &AssembledFunction> = last
+        .iter()
+        .flat_map(|l| l.functions.iter())
+        .map(|f| (&*f.0, f))
+        .collect();
+    let mut functions = Vec::with_capacity(split.functions.len());
+    for item in &split.functions {
+        if let Some(f) = old.get(item.symbol.as_str())
+            && *f.1 == *item.text
+        {
+            functions.push((*f).clone());
+            continue;
+        }
+        let Some(Ok(e)) = function_emitted(db, file, item.symbol.clone()) else {
+            return fallback();
+        };
+        functions.push((
+            Arc::from(item.symbol.as_str()),
+            Arc::from(item.text.as_str()),
+            e.clone(),
+        ));
+    }
+    let parts: Vec<Arc<Emitted>> = functions.iter().map(|(_, _, e)| e.clone()).collect();
+    let unchanged = |l: &ApsAssembly| {
+        l.functions.len() == parts.len()
+            && l.functions
+                .iter()
+                .zip(&parts)
+                .all(|(a, b)| Arc::ptr_eq(&a.2, b))
+    };
+    if let Some(l) = last.as_ref().filter(|l| unchanged(l)) {
+        // Edits outside the functions that keep the design context (comments): the last
+        // outputs, whose shared parts the driver recognises without comparing bytes.
+        return FileOutputs {
+            outputs: l.outputs.clone(),
+            ..FileOutputs::default()
+        };
+    }
+    let same_frames = last.as_ref().is_some_and(|l| {
+        l.functions.len() == parts.len()
+            && l.functions
+                .iter()
+                .zip(&parts)
+                .all(|((_, _, a), b)| Arc::ptr_eq(a, b) || a.frame == b.frame)
+    });
+    let frame = match (&last, same_frames) {
+        (Some(l), true) => l.frame.clone(),
+        _ => {
+            db.runtime().counters.executed("emit_frame");
+            let stem = path
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            frame_parts(&stem, &parts)
+        }
+    };
+    let outputs = join_aps(&frame, &parts);
+    let assembly = ApsAssembly {
+        context: context.clone(),
+        functions,
+        frame,
+        outputs: outputs.clone(),
+    };
+    let mut files = memo.files.lock().unwrap_or_else(|e| e.into_inner());
+    files.insert(path.clone(), Arc::new(assembly));
+    FileOutputs {
+        outputs,
+        diagnostics: Vec::new(),
+        rendered: Vec::new(),
+    }
 }
 
 /// `<stem>.sv` of an APS file: the same merged circuit as [`mlir_outputs`], as

@@ -36,6 +36,10 @@ pub struct BuildSpec {
     pub handshake: HandshakeSpec,
     /// Known SHA-256 digests of input files (see [`crate::digests`]).
     pub input_digests: crate::digests::Given,
+    /// Fill in each output's SHA-256 in the reply (hashing costs time on big outputs).
+    pub digests: bool,
+    /// List only the files this build wrote (the reply counts the others).
+    pub changed_only: bool,
 }
 
 /// Options for Handshake inputs (absolute paths).
@@ -104,6 +108,8 @@ impl BuildSpec {
             out_dir: PathBuf::from(&req.out_dir),
             handshake: HandshakeSpec::from_proto(req)?,
             input_digests: crate::digests::from_proto(req)?,
+            digests: req.digests,
+            changed_only: req.changed_only,
         })
     }
 
@@ -113,6 +119,8 @@ impl BuildSpec {
             inputs: self.inputs.iter().map(s).collect(),
             output_kinds: self.kinds.iter().map(|k| k.name().to_string()).collect(),
             out_dir: s(&self.out_dir),
+            digests: self.digests,
+            changed_only: self.changed_only,
             ..Default::default()
         };
         self.handshake.fill_proto(&mut req);
@@ -188,12 +196,15 @@ pub fn is_mlir(p: &Path) -> bool {
     p.extension().is_some_and(|x| x == "mlir")
 }
 
-/// An input as read from disk: its database handle, or why it could not be read.
-#[derive(Debug, Clone)]
+/// An input as read from disk: its database handle, or why it could not be read. Source
+/// and BLIF files carry the generation of their text (see [`Workspace`]): equal handles
+/// with equal generations have equal texts, so the last build's results of the file can be
+/// reused without asking the database (see [`ComputeMemo`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
 enum Loaded {
-    Mlir(SourceFile),
+    Mlir(SourceFile, u64),
     Handshake(HandshakeJob),
-    Blif(BlifFile),
+    Blif(BlifFile, u64),
     Unreadable(String),
 }
 
@@ -224,10 +235,12 @@ pub struct Workspace {
     marks: Option<crate::marks::Marks>,
     /// The resolved jobs of each (input directory, output directory) at the last build.
     dirs: BTreeMap<(PathBuf, PathBuf), Arc<Vec<JobInput>>>,
-    sources: BTreeMap<PathBuf, (SourceFile, Option<Stamp>)>,
-    blifs: BTreeMap<PathBuf, (BlifFile, Option<Stamp>)>,
+    sources: BTreeMap<PathBuf, (SourceFile, Option<Stamp>, u64)>,
+    blifs: BTreeMap<PathBuf, (BlifFile, Option<Stamp>, u64)>,
     handshake_jobs: BTreeMap<PathBuf, HandshakeJob>,
     digests: crate::digests::Digests,
+    /// The last text generation handed out: every text set on an input gets a new one.
+    generation: u64,
 }
 
 /// A job with its input's database handle.
@@ -248,6 +261,7 @@ impl Workspace {
             sources: BTreeMap::new(),
             blifs: BTreeMap::new(),
             handshake_jobs: BTreeMap::new(),
+            generation: 0,
             marks: None,
             dirs: BTreeMap::new(),
             digests: Default::default(),
@@ -290,7 +304,7 @@ impl Workspace {
     /// An input file's database handle (a Handshake file becomes its job).
     fn load(&mut self, path: &Path, spec: &BuildSpec) -> Loaded {
         match self.sync_input(path) {
-            Loaded::Mlir(f) if *db::mlir_flow(&self.db, f) == Flow::Handshake => {
+            Loaded::Mlir(f, _) if *db::mlir_flow(&self.db, f) == Flow::Handshake => {
                 Loaded::Handshake(self.sync_handshake(path, f, &spec.handshake))
             }
             other => other,
@@ -363,15 +377,15 @@ impl Workspace {
         let stamp = fs::metadata(path).ok().map(|m| Stamp::of(&m));
         // A given digest not verified yet overrides the stamp: the file is read and checked.
         if stamp.is_some() && !self.digests.is_given(path) {
-            if let Some((f, s)) = self.sources.get(path)
+            if let Some((f, s, g)) = self.sources.get(path)
                 && *s == stamp
             {
-                return Loaded::Mlir(*f);
+                return Loaded::Mlir(*f, *g);
             }
-            if let Some((f, s)) = self.blifs.get(path)
+            if let Some((f, s, g)) = self.blifs.get(path)
                 && *s == stamp
             {
-                return Loaded::Blif(*f);
+                return Loaded::Blif(*f, *g);
             }
         }
         let text = match read_text(path) {
@@ -382,9 +396,11 @@ impl Workspace {
             return Loaded::Unreadable(msg);
         }
         if is_blif(path) {
-            Loaded::Blif(self.sync_blif(path, text, stamp))
+            let (f, g) = self.sync_blif(path, text, stamp);
+            Loaded::Blif(f, g)
         } else {
-            Loaded::Mlir(self.sync_mlir(path, text, stamp))
+            let (f, g) = self.sync_mlir(path, text, stamp);
+            Loaded::Mlir(f, g)
         }
     }
 
@@ -395,44 +411,53 @@ impl Workspace {
             return None;
         }
         let loaded = match (self.sources.get(path), self.blifs.get(path)) {
-            (Some((f, _)), _) => Loaded::Mlir(*f),
-            (None, Some((f, _))) => Loaded::Blif(*f),
+            (Some((f, _, g)), _) => Loaded::Mlir(*f, *g),
+            (None, Some((f, _, g))) => Loaded::Blif(*f, *g),
             (None, None) => return None,
         };
         self.db.counters().executed("input_digest_reused");
         Some(loaded)
     }
 
-    fn sync_mlir(&mut self, path: &Path, text: String, stamp: Option<Stamp>) -> SourceFile {
-        if let Some((f, s)) = self.sources.get_mut(path) {
-            *s = stamp;
-            let f = *f;
-            if f.text(&self.db) != &text {
-                f.set_text(&mut self.db).to(text);
-            }
-            return f;
-        }
-        let f = SourceFile::new(&self.db, path.to_path_buf(), text);
-        self.sources.insert(path.to_path_buf(), (f, stamp));
-        f
+    fn next_generation(&mut self) -> u64 {
+        self.generation += 1;
+        self.generation
     }
 
-    fn sync_blif(&mut self, path: &Path, text: String, stamp: Option<Stamp>) -> BlifFile {
-        if let Some((f, s)) = self.blifs.get_mut(path) {
-            *s = stamp;
-            let f = *f;
+    fn sync_mlir(&mut self, path: &Path, text: String, stamp: Option<Stamp>) -> (SourceFile, u64) {
+        if let Some(&(f, _, g)) = self.sources.get(path) {
+            let mut g = g;
+            if f.text(&self.db) != &text {
+                f.set_text(&mut self.db).to(text);
+                g = self.next_generation();
+            }
+            self.sources.insert(path.to_path_buf(), (f, stamp, g));
+            return (f, g);
+        }
+        let f = SourceFile::new(&self.db, path.to_path_buf(), text);
+        let g = self.next_generation();
+        self.sources.insert(path.to_path_buf(), (f, stamp, g));
+        (f, g)
+    }
+
+    fn sync_blif(&mut self, path: &Path, text: String, stamp: Option<Stamp>) -> (BlifFile, u64) {
+        if let Some(&(f, _, g)) = self.blifs.get(path) {
+            let mut g = g;
             if f.text(&self.db) != &text {
                 f.set_text(&mut self.db)
                     .with_durability(Durability::HIGH)
                     .to(text);
+                g = self.next_generation();
             }
-            return f;
+            self.blifs.insert(path.to_path_buf(), (f, stamp, g));
+            return (f, g);
         }
         let f = BlifFile::builder(path.to_path_buf(), text)
             .durability(Durability::HIGH)
             .new(&self.db);
-        self.blifs.insert(path.to_path_buf(), (f, stamp));
-        f
+        let g = self.next_generation();
+        self.blifs.insert(path.to_path_buf(), (f, stamp, g));
+        (f, g)
     }
 }
 
@@ -480,7 +505,7 @@ impl Workspace {
                 continue;
             }
             match self.sync_input(&full) {
-                Loaded::Blif(f) => units.insert(rel, UnitSource::File(f)),
+                Loaded::Blif(f, _) => units.insert(rel, UnitSource::File(f)),
                 _ => units.insert(rel, UnitSource::NotUtf8),
             };
         }
@@ -491,15 +516,19 @@ impl Workspace {
     }
 }
 
+/// The file as text (validated once: inputs can be large), or its located UTF-8 error.
 fn read_text(path: &Path) -> Result<String, String> {
     let bytes = fs::read(path).map_err(|e| format!("{}: error: {e}\n", path.display()))?;
-    match diag::decode_utf8(&bytes) {
-        Ok(_) => String::from_utf8(bytes).map_err(|e| format!("{}: error: {e}\n", path.display())),
-        Err(d) => Err(d.render(
-            &path.display().to_string(),
-            &String::from_utf8_lossy(&bytes),
-        )),
-    }
+    String::from_utf8(bytes).map_err(|e| {
+        let bytes = e.into_bytes();
+        match diag::decode_utf8(&bytes) {
+            Err(d) => d.render(
+                &path.display().to_string(),
+                &String::from_utf8_lossy(&bytes),
+            ),
+            Ok(_) => format!("{}: error: invalid UTF-8\n", path.display()),
+        }
+    })
 }
 
 /// One output file to write.
@@ -510,66 +539,181 @@ pub struct Output {
     pub bytes: OutputBytes,
 }
 
-/// The outputs and rendered diagnostics of a build.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Computed {
+/// What one job (input file) produces: its outputs and its rendered diagnostics.
+#[derive(Debug, Default)]
+pub struct JobResult {
     pub outputs: Vec<Output>,
-    pub diagnostics: Vec<proto::FileDiagnostics>,
+    pub diagnostics: Option<proto::FileDiagnostics>,
+    /// Every output is on disk as this process last wrote or checked it, and nothing this
+    /// process wrote since replaced one (see [`OutputLog`]): a later build that hands back
+    /// this same result skips its outputs unless the watcher marked their paths.
+    on_disk: std::sync::atomic::AtomicBool,
+}
+
+/// The results of one entry of `BuildSpec::inputs` (a file, or a directory's files).
+pub type GroupResults = Arc<Vec<Arc<JobResult>>>;
+
+/// The outputs and rendered diagnostics of a build, by input entry and job.
+#[derive(Debug, Clone, Default)]
+pub struct Computed {
+    pub groups: Vec<GroupResults>,
     /// What may have changed in the output directory since the last build.
     pub output_marks: RootMarks,
+}
+
+impl Computed {
+    pub fn outputs(&self) -> impl Iterator<Item = &Output> {
+        self.groups
+            .iter()
+            .flat_map(|g| g.iter())
+            .flat_map(|r| r.outputs.iter())
+    }
+
+    pub fn diagnostics(&self) -> impl Iterator<Item = &proto::FileDiagnostics> {
+        self.groups
+            .iter()
+            .flat_map(|g| g.iter())
+            .filter_map(|r| r.diagnostics.as_ref())
+    }
+}
+
+/// The last results of each (build spec, input entry): a build whose entry resolves to
+/// the same jobs reuses them whole (a no-op is O(1) per entry), and one whose entry
+/// changed reuses the result of every source or BLIF job whose handle and text
+/// generation are unchanged, so a one-file edit in a library of thousands of files asks
+/// the database about one file. Valid because such a job's outputs are a function of its
+/// text and the spec alone (Handshake jobs also read library files: never reused).
+#[derive(Debug, Default)]
+pub struct ComputeMemo {
+    last: std::sync::Mutex<Vec<MemoEntry>>,
+}
+
+#[derive(Debug)]
+struct MemoEntry {
+    spec: BuildSpec,
+    groups: Vec<(Arc<Vec<JobInput>>, GroupResults)>,
+}
+
+/// Specs remembered (most recent first); older ones are recomputed through the database.
+const MEMO_SPECS: usize = 8;
+
+impl ComputeMemo {
+    fn lookup(&self, spec: &BuildSpec) -> Vec<(Arc<Vec<JobInput>>, GroupResults)> {
+        let last = self.last.lock().unwrap_or_else(|e| e.into_inner());
+        last.iter()
+            .find(|e| same_outputs(&e.spec, spec))
+            .map(|e| e.groups.clone())
+            .unwrap_or_default()
+    }
+
+    fn store(&self, spec: &BuildSpec, groups: Vec<(Arc<Vec<JobInput>>, GroupResults)>) {
+        let mut last = self.last.lock().unwrap_or_else(|e| e.into_inner());
+        last.retain(|e| !same_outputs(&e.spec, spec));
+        last.insert(
+            0,
+            MemoEntry {
+                spec: spec.clone(),
+                groups,
+            },
+        );
+        last.truncate(MEMO_SPECS);
+    }
+}
+
+/// Whether two specs compute the same results (reply options aside).
+fn same_outputs(a: &BuildSpec, b: &BuildSpec) -> bool {
+    a.inputs == b.inputs
+        && a.kinds == b.kinds
+        && a.out_dir == b.out_dir
+        && a.handshake == b.handshake
 }
 
 /// Run the queries for every input. Pure with respect to the filesystem; may unwind with
 /// `salsa::Cancelled` when another thread writes an input.
 pub fn compute(db: &Db, spec: &BuildSpec, resolved: &Resolved) -> Computed {
-    let mut out = Computed {
+    let memo = &db.runtime().computed;
+    let last = memo.lookup(spec);
+    let mut groups = Vec::with_capacity(resolved.inputs.len());
+    for (g, jobs) in resolved.inputs.iter().enumerate() {
+        let last = last.get(g);
+        // A Handshake job also reads library files, which may have changed although the
+        // entry's own files did not.
+        let handshake = || jobs.iter().any(|(_, l)| matches!(l, Loaded::Handshake(_)));
+        let results = match last {
+            Some((lj, lr)) if Arc::ptr_eq(lj, jobs) && !handshake() => lr.clone(),
+            _ => Arc::new(
+                jobs.iter()
+                    .enumerate()
+                    .map(|(i, (job, loaded))| {
+                        let reusable = matches!(loaded, Loaded::Mlir(..) | Loaded::Blif(..));
+                        if let Some((lj, lr)) = last
+                            && reusable
+                            && lj.get(i).is_some_and(|(j, l)| j == job && l == loaded)
+                        {
+                            return lr[i].clone();
+                        }
+                        Arc::new(job_result(db, spec, job, loaded))
+                    })
+                    .collect(),
+            ),
+        };
+        groups.push(results);
+    }
+    let stored = resolved.inputs.iter().cloned().zip(groups.iter().cloned());
+    memo.store(spec, stored.collect());
+    Computed {
+        groups,
         output_marks: resolved.output_marks.clone(),
-        ..Computed::default()
-    };
-    for (job, loaded) in resolved.inputs.iter().flat_map(|v| v.iter()) {
-        let display = job.input.display().to_string();
-        let (file_outputs, text) = match loaded {
-            Loaded::Unreadable(msg) => {
-                out.diagnostics.push(proto::FileDiagnostics {
+    }
+}
+
+/// One job through the database.
+fn job_result(db: &Db, spec: &BuildSpec, job: &Job, loaded: &Loaded) -> JobResult {
+    let display = job.input.display().to_string();
+    let (file_outputs, text) = match loaded {
+        Loaded::Unreadable(msg) => {
+            return JobResult {
+                diagnostics: Some(proto::FileDiagnostics {
                     path: display,
                     rendered: msg.clone(),
                     errors: 1,
-                });
-                continue;
-            }
-            Loaded::Mlir(f) => (mlir_file_outputs(db, spec, *f), f.text(db)),
-            Loaded::Handshake(j) => (handshake_file_outputs(db, spec, *j), j.file(db).text(db)),
-            Loaded::Blif(f) => (db::blif_outputs(db, *f).clone(), f.text(db)),
-        };
-        if !file_outputs.diagnostics.is_empty() || !file_outputs.rendered.is_empty() {
-            out.diagnostics.push(render(&display, text, &file_outputs));
-        }
-        let default_kinds: &[OutputKind] = match loaded {
-            Loaded::Blif(_) => &[OutputKind::Aig],
-            Loaded::Handshake(_) => &[
-                OutputKind::SynthMlir,
-                OutputKind::Aig,
-                OutputKind::FlatBlif,
-                OutputKind::HierBlif,
-            ],
-            _ => &[OutputKind::Cmt2, OutputKind::RulesJson],
-        };
-        for (kind, bytes) in &file_outputs.outputs {
-            let kind = *kind;
-            let wanted = if spec.kinds.is_empty() {
-                default_kinds.contains(&kind)
-            } else {
-                spec.kinds.contains(&kind)
+                }),
+                ..JobResult::default()
             };
-            if wanted {
-                let mut name = job.base.clone().into_os_string();
-                name.push(format!(".{}", kind.suffix()));
-                out.outputs.push(Output {
-                    path: PathBuf::from(name),
-                    kind,
-                    bytes: bytes.clone(),
-                });
-            }
+        }
+        Loaded::Mlir(f, _) => (mlir_file_outputs(db, spec, *f), f.text(db)),
+        Loaded::Handshake(j) => (handshake_file_outputs(db, spec, *j), j.file(db).text(db)),
+        Loaded::Blif(f, _) => (db::blif_outputs(db, *f).clone(), f.text(db)),
+    };
+    let mut out = JobResult::default();
+    if !file_outputs.diagnostics.is_empty() || !file_outputs.rendered.is_empty() {
+        out.diagnostics = Some(render(&display, text, &file_outputs));
+    }
+    let default_kinds: &[OutputKind] = match loaded {
+        Loaded::Blif(..) => &[OutputKind::Aig],
+        Loaded::Handshake(_) => &[
+            OutputKind::SynthMlir,
+            OutputKind::Aig,
+            OutputKind::FlatBlif,
+            OutputKind::HierBlif,
+        ],
+        _ => &[OutputKind::Cmt2, OutputKind::RulesJson],
+    };
+    for (kind, bytes) in &file_outputs.outputs {
+        let kind = *kind;
+        let wanted = if spec.kinds.is_empty() {
+            default_kinds.contains(&kind)
+        } else {
+            spec.kinds.contains(&kind)
+        };
+        if wanted {
+            let mut name = job.base.clone().into_os_string();
+            name.push(format!(".{}", kind.suffix()));
+            out.outputs.push(Output {
+                path: PathBuf::from(name),
+                kind,
+                bytes: bytes.clone(),
+            });
         }
     }
     out
@@ -582,7 +726,7 @@ fn mlir_file_outputs(db: &Db, spec: &BuildSpec, f: SourceFile) -> db::FileOutput
     if *db::mlir_flow(db, f) != Flow::Aps {
         return db::unknown_flow_outputs(db, f).clone();
     }
-    let mut outs = db::mlir_outputs(db, f).clone();
+    let mut outs = db::aps_outputs(db, f);
     if !spec.kinds.contains(&OutputKind::Sv) || !outs.diagnostics.is_empty() {
         return outs;
     }
@@ -637,15 +781,25 @@ fn render(path: &str, text: &str, outs: &db::FileOutputs) -> proto::FileDiagnost
     }
 }
 
-/// What this process knows of each output path: the digest state of the parts it last
-/// hashed (SHA-256 midstates at every part boundary, so that an edit re-hashes only from the
-/// first changed part), and the digest and file stamp just after it last wrote the file. An
-/// output whose digest and on-disk stamp are unchanged is not re-read (it cannot differ
-/// unless someone else wrote the file, which changes its stamp).
+/// What this process knows of each output path: the bytes it last wrote there (shared
+/// parts) with the file's stamp just after the write, and, for clients that ask for
+/// digests, the SHA-256 state of the parts it last hashed (midstates at every part
+/// boundary, so that an edit re-hashes only from the first changed part). Change detection
+/// needs no digest: an output whose parts are those last written (the same shared parts, or
+/// equal bytes part by part) and whose file is unchanged since is neither rewritten nor
+/// re-read (it cannot differ unless someone else wrote the file, which changes its stamp).
 #[derive(Debug, Default)]
 pub struct OutputLog {
     hashed: std::sync::Mutex<BTreeMap<PathBuf, Hashed>>,
-    written: std::sync::Mutex<BTreeMap<PathBuf, ([u8; 32], Stamp)>>,
+    written: std::sync::Mutex<std::collections::HashMap<PathBuf, Logged>>,
+}
+
+/// An output as last written or checked, and the job result it was checked for.
+#[derive(Debug)]
+struct Logged {
+    bytes: OutputBytes,
+    stamp: Stamp,
+    owner: std::sync::Weak<JobResult>,
 }
 
 #[derive(Debug)]
@@ -654,6 +808,23 @@ struct Hashed {
     /// `mids[i]`: the hasher state after parts `0..i`.
     mids: Vec<Sha256>,
     sha256: [u8; 32],
+}
+
+/// Whether `a` and `b` hold the same bytes: compared part by part (shared parts without a
+/// byte compare) when their parts have the same lengths, else as whole texts.
+fn same_bytes(a: &OutputBytes, b: &OutputBytes) -> bool {
+    if Arc::ptr_eq(&a.parts, &b.parts) {
+        return true;
+    }
+    let aligned = a.parts.len() == b.parts.len()
+        && a.parts
+            .iter()
+            .zip(b.parts.iter())
+            .all(|(x, y)| x.len() == y.len());
+    if aligned {
+        return a == b;
+    }
+    a.len() == b.len() && a.to_vec() == b.to_vec()
 }
 
 /// Index of the first part that differs (shared parts are equal without a byte compare).
@@ -709,26 +880,91 @@ impl OutputLog {
         sha256
     }
 
-    /// Whether the file is known to hold `sha256` (`Some(true)`), known to differ
+    /// Whether the file is known to hold `bytes` (`Some(true)`), known to differ
     /// (`Some(false)`), or unknown (`None`: not written by us, or changed since).
     /// `unmarked`: the watcher saw no change of `path` since the last build, so its stamp
     /// need not be checked.
-    fn holds(&self, path: &Path, sha256: &[u8; 32], unmarked: bool) -> Option<bool> {
-        let log = self.written.lock().unwrap_or_else(|e| e.into_inner());
-        let (digest, stamp) = log.get(path)?;
-        if unmarked {
-            return Some(digest == sha256);
+    fn holds(&self, path: &Path, bytes: &OutputBytes, unmarked: bool) -> Option<bool> {
+        let (last, stamp) = {
+            let log = self.written.lock().unwrap_or_else(|e| e.into_inner());
+            let l = log.get(path)?;
+            (l.bytes.clone(), l.stamp)
+        };
+        if !unmarked {
+            let meta = fs::metadata(path).ok()?;
+            if Stamp::of(&meta) != stamp {
+                return None;
+            }
         }
-        let meta = fs::metadata(path).ok()?;
-        (Stamp::of(&meta) == *stamp).then_some(digest == sha256)
+        Some(same_bytes(&last, bytes))
     }
 
-    fn record(&self, path: &Path, sha256: [u8; 32]) {
-        if let Ok(m) = fs::metadata(path) {
-            let mut log = self.written.lock().unwrap_or_else(|e| e.into_inner());
-            log.insert(path.to_path_buf(), (sha256, Stamp::of(&m)));
+    /// `path` now holds `bytes`: the result that last held it there is no longer on disk.
+    fn record(&self, path: &Path, bytes: &OutputBytes) {
+        let stamp = fs::metadata(path).ok().map(|m| Stamp::of(&m));
+        let mut log = self.written.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(stamp) = stamp else {
+            if let Some(old) = log.remove(path) {
+                old.disown();
+            }
+            return;
+        };
+        let new = Logged {
+            bytes: bytes.clone(),
+            stamp,
+            owner: std::sync::Weak::new(),
+        };
+        if let Some(old) = log.insert(path.to_path_buf(), new) {
+            old.disown();
         }
     }
+
+    /// After every output of `result` was written or found on disk: mark it on disk,
+    /// unless another build of this process replaced one of its files meanwhile.
+    fn settle(&self, result: &Arc<JobResult>) {
+        let mut log = self.written.lock().unwrap_or_else(|e| e.into_inner());
+        for o in &result.outputs {
+            let Some(l) = log.get_mut(&o.path) else {
+                return;
+            };
+            if !same_bytes(&l.bytes, &o.bytes) {
+                return;
+            }
+            l.bytes = o.bytes.clone();
+            if !std::ptr::eq(l.owner.as_ptr(), Arc::as_ptr(result)) {
+                l.disown();
+                l.owner = Arc::downgrade(result);
+            }
+        }
+        result.on_disk.store(true, Ordering::Release);
+    }
+}
+
+impl Logged {
+    fn disown(&self) {
+        if let Some(owner) = self.owner.upgrade() {
+            owner.on_disk.store(false, Ordering::Release);
+        }
+    }
+}
+
+/// Whether the watcher marked neither `path` nor a directory above it.
+fn untouched(marks: &RootMarks, path: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let RootMarks::Changed(changed) = marks else {
+        return false;
+    };
+    if changed.is_empty() {
+        return true;
+    }
+    if changed.len() > 16 {
+        return !path.ancestors().any(|a| changed.contains(a));
+    }
+    let p = path.as_os_str().as_bytes();
+    !changed.iter().any(|m| {
+        let m = m.as_os_str().as_bytes();
+        p.starts_with(m) && (p.len() == m.len() || p[m.len()] == b'/')
+    })
 }
 
 /// Time spent hashing and writing outputs.
@@ -738,48 +974,127 @@ pub struct WriteTimes {
     pub write: std::time::Duration,
 }
 
+/// The files of a reply and how many unchanged ones it leaves out.
+#[derive(Debug, Default)]
+pub struct WrittenFiles {
+    pub files: Vec<proto::OutputFile>,
+    pub unchanged_omitted: u64,
+}
+
 /// Write every output atomically (only when its bytes change) and describe the result.
-/// Outputs are split between the available cores (an APS file's two large outputs hash and
-/// write in parallel); `times` sums the threads' times.
+/// Outputs are split between the available cores (an APS file's two large outputs write
+/// in parallel); `times` sums the threads' times. `spec.digests`: fill in SHA-256 digests;
+/// `spec.changed_only`: list the written files only (and count the others).
 pub fn write_outputs(
     computed: &Computed,
+    spec: &BuildSpec,
     log: &OutputLog,
     times: &mut WriteTimes,
-) -> Result<Vec<proto::OutputFile>, String> {
-    // Threads pay off for big outputs only; many small ones would contend on the log.
-    let big = computed.outputs.iter().any(|o| o.bytes.len() > 1 << 20);
+) -> Result<WrittenFiles, String> {
+    let marks = &computed.output_marks;
+    let results: Vec<&Arc<JobResult>> = computed.groups.iter().flat_map(|g| g.iter()).collect();
+    let skip: Vec<bool> = results
+        .iter()
+        .map(|r| {
+            r.on_disk.load(Ordering::Acquire) && r.outputs.iter().all(|o| untouched(marks, &o.path))
+        })
+        .collect();
+    let todo: Vec<&Output> = results
+        .iter()
+        .zip(&skip)
+        .filter(|(_, s)| !**s)
+        .flat_map(|(r, _)| r.outputs.iter())
+        .collect();
+    let mut checked = write_in_threads(&todo, computed, spec.digests, log, times)?.into_iter();
+    for (r, _) in results.iter().zip(&skip).filter(|(_, s)| !**s) {
+        log.settle(r);
+    }
+    let mut out = WrittenFiles::default();
+    let all = results
+        .iter()
+        .zip(&skip)
+        .flat_map(|(r, s)| r.outputs.iter().map(move |o| (o, *s)));
+    for (o, skipped) in all {
+        let (written, sha256) = match skipped {
+            true => (false, skipped_digest(o, spec.digests, log, times)),
+            false => checked
+                .next()
+                .ok_or("internal error: an output was not checked")?,
+        };
+        if spec.changed_only && !written {
+            out.unchanged_omitted += 1;
+            continue;
+        }
+        out.files.push(proto::OutputFile {
+            path: o.path.to_string_lossy().into_owned(),
+            kind: o.kind.name().to_string(),
+            sha256,
+            written,
+        });
+    }
+    Ok(out)
+}
+
+/// Whether an output was written, and its digest (empty unless asked for).
+type Checked = (bool, String);
+
+/// The digest of a skipped output, if asked for.
+fn skipped_digest(o: &Output, digests: bool, log: &OutputLog, times: &mut WriteTimes) -> String {
+    if !digests {
+        return String::new();
+    }
+    let t = Instant::now();
+    let sha = kiln_cache::hex(&log.digest(&o.path, &o.bytes));
+    times.hash += t.elapsed();
+    sha
+}
+
+/// [`write_output`] of each of `todo`, in order, on up to one thread per core when some
+/// output is big (many small ones would only contend on the log).
+fn write_in_threads(
+    todo: &[&Output],
+    computed: &Computed,
+    digests: bool,
+    log: &OutputLog,
+    times: &mut WriteTimes,
+) -> Result<Vec<Checked>, String> {
+    let big = todo.iter().any(|o| o.bytes.len() > 1 << 20);
     let threads = match big {
         true => std::thread::available_parallelism().map_or(1, |n| n.get()),
         false => 1,
     };
-    let per = computed.outputs.len().div_ceil(threads).max(1);
-    let results: Vec<(Result<Vec<proto::OutputFile>, String>, WriteTimes)> =
-        std::thread::scope(|s| {
-            let handles: Vec<_> = computed
-                .outputs
-                .chunks(per)
-                .map(|chunk| {
-                    s.spawn(move || {
-                        let mut t = WriteTimes::default();
-                        let r = chunk
-                            .iter()
-                            .map(|o| write_output(o, &computed.output_marks, log, &mut t))
-                            .collect();
-                        (r, t)
-                    })
+    let per = todo.len().div_ceil(threads).max(1);
+    let marks = &computed.output_marks;
+    let run = |chunk: &[&Output]| {
+        let mut t = WriteTimes::default();
+        let r: Result<Vec<_>, String> = chunk
+            .iter()
+            .map(|o| write_output(o, marks, digests, log, &mut t))
+            .collect();
+        (r, t)
+    };
+    if threads == 1 {
+        let (r, t) = run(todo);
+        times.hash += t.hash;
+        times.write += t.write;
+        return r;
+    }
+    let results: Vec<(Result<Vec<Checked>, String>, WriteTimes)> = std::thread::scope(|s| {
+        let handles: Vec<_> = todo
+            .chunks(per)
+            .map(|chunk| s.spawn(move || run(chunk)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join().unwrap_or_else(|_| {
+                    let e = Err("internal error: an output thread panicked".to_string());
+                    (e, WriteTimes::default())
                 })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| {
-                    h.join().unwrap_or_else(|_| {
-                        let e = Err("internal error: an output thread panicked".to_string());
-                        (e, WriteTimes::default())
-                    })
-                })
-                .collect()
-        });
-    let mut files = Vec::with_capacity(computed.outputs.len());
+            })
+            .collect()
+    });
+    let mut files = Vec::with_capacity(todo.len());
     for (r, t) in results {
         times.hash += t.hash;
         times.write += t.write;
@@ -791,33 +1106,28 @@ pub fn write_outputs(
 fn write_output(
     o: &Output,
     marks: &RootMarks,
+    digests: bool,
     log: &OutputLog,
     times: &mut WriteTimes,
-) -> Result<proto::OutputFile, String> {
+) -> Result<Checked, String> {
     let t = Instant::now();
-    let sha = log.digest(&o.path, &o.bytes);
+    let sha256 = match digests {
+        true => kiln_cache::hex(&log.digest(&o.path, &o.bytes)),
+        false => String::new(),
+    };
     times.hash += t.elapsed();
     let t = Instant::now();
-    let unmarked = match marks {
-        RootMarks::Changed(changed) => !changed.contains(&o.path),
-        RootMarks::Unknown => false,
-    };
-    let written = match log.holds(&o.path, &sha, unmarked) {
+    let written = match log.holds(&o.path, &o.bytes, untouched(marks, &o.path)) {
         Some(true) => false,
         known => {
             let w = write_parts_atomic(&o.path, &o.bytes, known.is_none())
                 .map_err(|e| format!("{}: error: {e}", o.path.display()))?;
-            log.record(&o.path, sha);
+            log.record(&o.path, &o.bytes);
             w
         }
     };
     times.write += t.elapsed();
-    Ok(proto::OutputFile {
-        path: o.path.to_string_lossy().into_owned(),
-        kind: o.kind.name().to_string(),
-        sha256: kiln_cache::hex(&sha),
-        written,
-    })
+    Ok((written, sha256))
 }
 
 /// Temp file in the same directory + rename; nothing when the file already holds `bytes`.
@@ -912,28 +1222,23 @@ pub fn build_in_process(ws: &mut Workspace, spec: &BuildSpec) -> proto::BuildRep
         compute: start.elapsed() - sync,
     };
     let after = ws.db.counters().snapshot();
-    reply(
-        computed,
-        &ws.db.runtime().written,
-        &before,
-        &after,
-        start,
-        phases,
-    )
+    let log = &ws.db.runtime().written;
+    reply(computed, spec, log, &before, &after, start, phases)
 }
 
 /// Assemble the reply: write outputs, attach diagnostics and the counter delta.
 pub fn reply(
     computed: Computed,
+    spec: &BuildSpec,
     log: &OutputLog,
     before: &counters::Snapshot,
     after: &counters::Snapshot,
     start: Instant,
     phases: Phases,
 ) -> proto::BuildReply {
-    let mut diagnostics = computed.diagnostics.clone();
+    let mut diagnostics: Vec<_> = computed.diagnostics().cloned().collect();
     let mut times = WriteTimes::default();
-    let files = match write_outputs(&computed, log, &mut times) {
+    let written = match write_outputs(&computed, spec, log, &mut times) {
         Ok(f) => f,
         Err(msg) => {
             diagnostics.push(proto::FileDiagnostics {
@@ -941,13 +1246,14 @@ pub fn reply(
                 rendered: msg,
                 errors: 1,
             });
-            Vec::new()
+            WrittenFiles::default()
         }
     };
     let ok = diagnostics.iter().all(|d| d.errors == 0);
     let us = |d: std::time::Duration| d.as_micros() as u64;
     proto::BuildReply {
-        files,
+        files: written.files,
+        unchanged_omitted: written.unchanged_omitted,
         diagnostics,
         ok,
         counts: to_proto_counts(&counters::diff(before, after)),

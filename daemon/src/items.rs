@@ -6,6 +6,7 @@
 //! Errors in the items themselves are found later by the real parsers, on each item's text.
 
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 /// One top-level item of a file: its symbol, where it starts, and its exact text.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -36,11 +37,12 @@ pub fn mlir_items(text: &str) -> Vec<Item> {
 }
 
 /// A file split into its functions and the rest.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Split {
     /// The file with every function's bytes replaced by spaces (newlines kept), so that
-    /// spans into it are spans into the file.
-    pub context: String,
+    /// spans into it are spans into the file. Shared: the file may be large, and the
+    /// context query hands it on without a copy.
+    pub context: Arc<String>,
     /// The `tor.func` operations, in source order.
     pub functions: Vec<Item>,
 }
@@ -48,8 +50,11 @@ pub struct Split {
 /// Split an APS file into its `tor.func` items (at module level, or inside a `tor.design`
 /// at module level) and the design context.
 pub fn split_functions(text: &str) -> Split {
-    let mut functions: Vec<Item> = (0..=2)
-        .flat_map(|depth| statements_at_depth(text, depth))
+    // One scan finds the statements at depths 0, 1 and 2 (the file is large: a scan per
+    // depth would triple the cost of every edit).
+    let mut functions: Vec<Item> = statements_at_depths(text)
+        .into_iter()
+        .flatten()
         .filter(|&(s, e)| {
             let t = &text[s..e];
             t.starts_with("tor.func") || t.starts_with("\"tor.func\"")
@@ -67,7 +72,7 @@ pub fn split_functions(text: &str) -> Split {
         }
     }
     Split {
-        context: String::from_utf8(context).unwrap_or_default(),
+        context: Arc::new(String::from_utf8(context).unwrap_or_default()),
         functions,
     }
 }
@@ -143,6 +148,86 @@ fn statements_at_depth(text: &str, want: usize) -> Vec<(usize, usize)> {
     }
     if let Some(s) = start {
         out.push((s, trim_end(text, bytes.len())));
+    }
+    out
+}
+
+/// [`statements_at_depth`] for depths 0, 1 and 2 at once, in one scan: every step of that
+/// scan touches only the statement that starts at the current depth, so the three scans
+/// are independent and can share the depth counter.
+fn statements_at_depths(text: &str) -> [Vec<(usize, usize)>; 3] {
+    let bytes = text.as_bytes();
+    let mut out: [Vec<(usize, usize)>; 3] = Default::default();
+    let mut start: [Option<usize>; 3] = [None; 3];
+    let mut depth = 0usize;
+    let mut i = 0;
+    // The next `/` at or after `i` (searched again once passed): rare in function bodies.
+    let mut next_slash: Option<usize> = None;
+    let find = |from: usize, at: Option<usize>| at.map_or(bytes.len(), |k| from + k);
+    while i < bytes.len() {
+        if depth >= 3 {
+            // Inside a statement's braces only comments, strings and braces matter: skip
+            // to the next of those (most of a file is function bodies).
+            if next_slash.is_none_or(|s| s < i) {
+                next_slash = Some(find(i, memchr::memchr(b'/', &bytes[i..])));
+            }
+            let other = find(i, memchr::memchr3(b'"', b'{', b'}', &bytes[i..]));
+            i = other.min(next_slash.unwrap_or(bytes.len()));
+            if i >= bytes.len() {
+                break;
+            }
+        }
+        let c = bytes[i];
+        let slot = (depth < 3).then_some(depth);
+        match c {
+            b'/' if bytes.get(i + 1) == Some(&b'/') => {
+                i += bytes[i..]
+                    .iter()
+                    .position(|&b| b == b'\n')
+                    .unwrap_or(bytes.len() - i);
+                continue;
+            }
+            b'"' => {
+                if let Some(d) = slot {
+                    start[d] = start[d].or(Some(i));
+                }
+                i = skip_string(bytes, i);
+                continue;
+            }
+            b'\n' => {
+                if let Some(d) = slot
+                    && let Some(s) = start[d].take()
+                {
+                    out[d].push((s, i));
+                }
+            }
+            b'{' => {
+                if let Some(d) = slot {
+                    start[d] = start[d].or(Some(i));
+                }
+                depth += 1;
+            }
+            b'}' => {
+                if let Some(d) = slot
+                    && let Some(s) = start[d].take()
+                {
+                    out[d].push((s, trim_end(text, i)));
+                }
+                depth = depth.saturating_sub(1);
+            }
+            c if c.is_ascii_whitespace() => {}
+            _ => {
+                if let Some(d) = slot {
+                    start[d] = start[d].or(Some(i));
+                }
+            }
+        }
+        i += 1;
+    }
+    for (d, s) in start.into_iter().enumerate() {
+        if let Some(s) = s {
+            out[d].push((s, trim_end(text, bytes.len())));
+        }
     }
     out
 }
@@ -265,6 +350,19 @@ module {
         assert!(split.context.contains("// note"));
         assert!(split.context.contains("arith.constant"));
         assert_eq!(split.context.lines().count(), text.lines().count());
+    }
+
+    #[test]
+    fn one_scan_equals_a_scan_per_depth() {
+        let text = "module {\n  aps.memorymap {\n  }\n  tor.design @d {\n    tor.func @f() { \"}\" // }\n    }\n    x\n  }\n  y = \"{\"\n}\nz {";
+        let generated = compiler::aps::workload::generate(30, 5);
+        for text in [text, "a { b { c { d / e \"{\" // {\n } } } f", &generated] {
+            let all = statements_at_depths(text);
+            assert!(all.iter().any(|v| !v.is_empty()));
+            for (d, v) in all.iter().enumerate() {
+                assert_eq!(*v, statements_at_depth(text, d), "depth {d}");
+            }
+        }
     }
 
     #[test]

@@ -89,7 +89,7 @@ impl State {
                     self.builds.fetch_add(1, Ordering::Relaxed);
                     let after = self.runtime.counters.snapshot();
                     let log = &self.runtime.written;
-                    return driver::reply(computed, log, &before, &after, start, phases);
+                    return driver::reply(computed, spec, log, &before, &after, start, phases);
                 }
                 Err(c) => {
                     tracing::debug!(reason = ?c, "build cancelled by an input change; retrying");

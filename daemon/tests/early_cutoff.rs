@@ -51,6 +51,7 @@ fn generated_module_matches_build_file() {
     let spec = BuildSpec {
         inputs: vec![src.clone()],
         out_dir: dir.path().join("out"),
+        digests: true,
         ..BuildSpec::default()
     };
     let mut ws = Workspace::new(Db::new(None));

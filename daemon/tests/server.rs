@@ -51,6 +51,7 @@ impl Env {
             inputs: inputs.to_vec(),
             out_dir: self.ws().join(out),
             kinds: Vec::new(),
+            digests: true,
             ..Default::default()
         }
         .to_proto()
@@ -127,6 +128,7 @@ fn in_process(inputs: &[PathBuf], out: &Path) -> proto::BuildReply {
         inputs: inputs.to_vec(),
         out_dir: out.to_path_buf(),
         kinds: Vec::new(),
+        digests: true,
         ..Default::default()
     };
     driver::build_in_process(&mut Workspace::new(Db::new(None)), &spec)

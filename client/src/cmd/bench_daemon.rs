@@ -5,7 +5,11 @@
 //! `Build`): the cold build of a generated 1,000-function APS module, the warm no-op round
 //! trip, a one-function edit (write + build, end to end), and, with a BLIF library (default:
 //! the shared Dynamatic library when present), a one-file library edit. It also checks that
-//! the daemon's outputs equal a cold in-process build byte for byte.
+//! the daemon's outputs equal a cold in-process build byte for byte (by digest), and
+//! measures the floor of the edit: writing the same output bytes with a plain temp file +
+//! rename per file (one thread each, as the daemon does), and hashing them.
+//!
+//! Timed builds send what `kiln build` sends (no digests, changed files only).
 
 use crate::daemon_client::{self, fail};
 use crate::io::Failure;
@@ -49,7 +53,7 @@ fn bench(args: &Args, c: &Connector, ws: &Path) -> Result<(), Failure> {
     let big = ws.join("big.mlir");
     let text = compiler::aps::workload::generate(args.functions, 1);
     std::fs::write(&big, &text).map_err(fail)?;
-    let req = daemon_client::request(std::slice::from_ref(&big), &[], &ws.join("out"));
+    let req = cli_request(std::slice::from_ref(&big), &ws.join("out"));
     let t = Instant::now();
     build(c, &req)?;
     let cold = t.elapsed();
@@ -60,13 +64,17 @@ fn bench(args: &Args, c: &Connector, ws: &Path) -> Result<(), Failure> {
     );
 
     let t = Instant::now();
-    let in_proc = daemon_client::build_in_process(&daemon_client::request(
-        std::slice::from_ref(&big),
-        &[],
-        &ws.join("out-inproc"),
-    ))?;
+    let mut in_proc_req =
+        daemon_client::request(std::slice::from_ref(&big), &[], &ws.join("out-inproc"));
+    in_proc_req.digests = true;
+    let in_proc = daemon_client::build_in_process(&in_proc_req)?;
     println!("cold build (in process): {:.1} ms", ms(t.elapsed()));
-    let daemon_files = build(c, &req)?.files;
+    let with_digests = proto::BuildRequest {
+        digests: true,
+        changed_only: false,
+        ..req.clone()
+    };
+    let daemon_files = build(c, &with_digests)?.files;
     let same = daemon_files.len() == in_proc.files.len()
         && daemon_files
             .iter()
@@ -102,6 +110,8 @@ fn bench(args: &Args, c: &Connector, ws: &Path) -> Result<(), Failure> {
         cold.as_secs_f64() / edit.0.as_secs_f64()
     );
     println!("{}", edit.1);
+    let outs = ["big.cmt2.mlir", "big.rules.json"].map(|n| ws.join("out").join(n));
+    floor(&outs, args.runs.max(1))?;
 
     let Some(lib) = args.library.clone().or_else(shared_library) else {
         println!("BLIF library edit: skipped (no --library and no shared Dynamatic library)");
@@ -113,12 +123,12 @@ fn bench(args: &Args, c: &Connector, ws: &Path) -> Result<(), Failure> {
 fn bench_library(args: &Args, c: &Connector, ws: &Path, lib: &Path) -> Result<(), Failure> {
     let copy = ws.join("lib");
     copy_tree(lib, &copy)?;
-    let req = daemon_client::request(std::slice::from_ref(&copy), &[], &ws.join("lib-out"));
+    let req = cli_request(std::slice::from_ref(&copy), &ws.join("lib-out"));
     let t = Instant::now();
     let reply = build(c, &req)?;
     println!(
         "BLIF library cold build ({} files): {:.1} ms",
-        reply.files.len(),
+        reply.files.len() as u64 + reply.unchanged_omitted,
         ms(t.elapsed())
     );
     let noop = median((0..args.runs.max(1)).map(|_| timed(|| build(c, &req))))?;
@@ -134,11 +144,101 @@ fn bench_library(args: &Args, c: &Connector, ws: &Path, lib: &Path) -> Result<()
         })
     }))?;
     println!(
-        "one-file BLIF library edit (write + build): p50 {:.2} ms",
+        "one-file BLIF library edit, a comment (write + build): p50 {:.2} ms",
         ms(edit.0)
     );
     println!("{}", edit.1);
+    // A logic edit: the first cover row starting with `1` flipped, and back, in turns;
+    // each build lowers the file's model again and writes its AIG.
+    let Some(k) = original.find("\n1") else {
+        println!(
+            "one-file BLIF library logic edit: skipped (no cover row in {})",
+            victim.display()
+        );
+        return Ok(());
+    };
+    let flipped = format!("{}\n0{}", &original[..k], &original[k + 2..]);
+    let mut aigs = Vec::new();
+    let edit = median((0..args.runs.max(1)).map(|i| {
+        let text = if i % 2 == 0 { &flipped } else { &original };
+        let r = timed(|| {
+            std::fs::write(&victim, text).map_err(fail)?;
+            build(c, &req)
+        });
+        if let Ok((_, reply)) = &r {
+            let n = reply.counts.iter().find(|q| q.kind == "aig");
+            aigs.push(n.map_or(0, |q| q.executions + q.cache_hits));
+        }
+        r
+    }))?;
+    println!(
+        "one-file BLIF library logic edit (write + build): p50 {:.2} ms; AIGs computed or loaded per build: {:?}",
+        ms(edit.0),
+        aigs
+    );
+    println!("{}", edit.1);
     Ok(())
+}
+
+/// The request `kiln build` makes for these inputs.
+fn cli_request(inputs: &[PathBuf], out_dir: &Path) -> proto::BuildRequest {
+    proto::BuildRequest {
+        changed_only: true,
+        ..daemon_client::request(inputs, &[], out_dir)
+    }
+}
+
+/// The floor of an edit that rewrites `outputs`: their bytes written again with a plain
+/// temp file + rename each (one thread per file, no fsync: what the daemon does, without
+/// any of its work), and their SHA-256 (what a client asking for digests adds).
+fn floor(outputs: &[PathBuf], runs: usize) -> Result<(), Failure> {
+    let bytes: Vec<Vec<u8>> = outputs
+        .iter()
+        .map(|p| std::fs::read(p).map_err(fail))
+        .collect::<Result<_, _>>()?;
+    let total: usize = bytes.iter().map(Vec::len).sum();
+    let write_once = || -> Result<Duration, Failure> {
+        let t = Instant::now();
+        std::thread::scope(|s| {
+            let handles: Vec<_> = outputs
+                .iter()
+                .zip(&bytes)
+                .map(|(p, b)| s.spawn(move || plain_write(p, b)))
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|_| Err(fail("writer panicked"))))
+                .collect::<Result<Vec<()>, Failure>>()
+        })?;
+        Ok(t.elapsed())
+    };
+    let mut writes = (0..runs)
+        .map(|_| write_once())
+        .collect::<Result<Vec<_>, _>>()?;
+    writes.sort();
+    let mut hashes: Vec<Duration> = (0..runs)
+        .map(|_| {
+            let t = Instant::now();
+            bytes.iter().for_each(|b| {
+                std::hint::black_box(kiln_cache::digest(b));
+            });
+            t.elapsed()
+        })
+        .collect();
+    hashes.sort();
+    println!(
+        "    floor: writing the same {:.1} MB (temp + rename, a thread per file): p50 {:.2} ms; SHA-256 of them (one thread): p50 {:.2} ms",
+        total as f64 / 1e6,
+        ms(writes[writes.len() / 2]),
+        ms(hashes[hashes.len() / 2])
+    );
+    Ok(())
+}
+
+fn plain_write(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
+    let tmp = path.with_extension("floor-tmp");
+    std::fs::write(&tmp, bytes).map_err(fail)?;
+    std::fs::rename(&tmp, path).map_err(fail)
 }
 
 fn build(c: &Connector, req: &proto::BuildRequest) -> Result<proto::BuildReply, Failure> {

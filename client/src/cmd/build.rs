@@ -53,6 +53,8 @@ pub fn run(args: Args) -> Result<(), Failure> {
     };
     let mut req = daemon_client::request(std::slice::from_ref(&args.file), &kinds, &args.out_dir);
     handshake_options(&mut req, &args.file, &args.handshake);
+    // The command reports diagnostics only: the daemon need not list unchanged files.
+    req.changed_only = true;
     let absolute = req.inputs[0].clone();
     let mut reply = daemon_client::build(req, args.no_daemon)?;
     // Name the input as the user did (the request carries it absolute).
