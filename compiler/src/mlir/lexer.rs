@@ -50,11 +50,36 @@ pub enum Kind {
     Error,
 }
 
+/// Offsets are `u32` (inputs are below 4 GiB, as [`crate::diag::Span`]s are), so a token is
+/// 12 bytes and [`lex_at`] returns it in registers rather than through memory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Token {
     pub kind: Kind,
-    pub start: usize,
-    pub end: usize,
+    start: u32,
+    end: u32,
+}
+
+impl Token {
+    #[inline(always)]
+    pub fn new(kind: Kind, start: usize, end: usize) -> Token {
+        Token {
+            kind,
+            start: start as u32,
+            end: end as u32,
+        }
+    }
+
+    /// Byte offset of the first byte.
+    #[inline(always)]
+    pub fn start(self) -> usize {
+        self.start as usize
+    }
+
+    /// Byte offset after the last byte.
+    #[inline(always)]
+    pub fn end(self) -> usize {
+        self.end as usize
+    }
 }
 
 impl Kind {
@@ -184,7 +209,7 @@ pub fn lex_at(src: &[u8], pos: usize) -> Token {
         }
         _ => skip_trivia(src, pos),
     };
-    let tok = |kind, end| Token { kind, start, end };
+    let tok = |kind, end| Token::new(kind, start, end);
     let Some(&b) = src.get(start) else {
         return tok(Kind::Eof, start);
     };
@@ -220,15 +245,12 @@ pub fn lex_at(src: &[u8], pos: usize) -> Token {
         b'!' => lex_sigil(src, start, Kind::BangId, ID_CHAR),
         b'@' if next == b'"' => {
             let s = lex_string(src, start + 1);
-            Token {
-                kind: if s.kind == Kind::Str {
-                    Kind::AtId
-                } else {
-                    Kind::Error
-                },
-                start,
-                end: s.end,
-            }
+            let kind = if s.kind == Kind::Str {
+                Kind::AtId
+            } else {
+                Kind::Error
+            };
+            Token::new(kind, start, s.end())
         }
         b'@' => lex_sigil(src, start, Kind::AtId, SUFFIX_CHAR),
         b'0'..=b'9' => lex_number(src, start, start),
@@ -249,30 +271,20 @@ fn utf8_len(b: u8) -> usize {
 fn lex_sigil(src: &[u8], start: usize, kind: Kind, class: u8) -> Token {
     let end = scan_class(src, start + 1, class);
     let kind = if end == start + 1 { Kind::Error } else { kind };
-    Token { kind, start, end }
+    Token::new(kind, start, end)
 }
 
 fn lex_string(src: &[u8], start: usize) -> Token {
     let mut i = start + 1;
     while i < src.len() {
         match src[i] {
-            b'"' => {
-                return Token {
-                    kind: Kind::Str,
-                    start,
-                    end: i + 1,
-                };
-            }
+            b'"' => return Token::new(Kind::Str, start, i + 1),
             b'\\' => i += 2,
             b'\n' => break,
             _ => i += 1,
         }
     }
-    Token {
-        kind: Kind::Error,
-        start,
-        end: start + 1,
-    }
+    Token::new(Kind::Error, start, start + 1)
 }
 
 /// `digits_start` is after an optional leading `-`.
@@ -284,21 +296,13 @@ fn lex_number(src: &[u8], start: usize, digits_start: usize) -> Token {
         while at(i).is_ascii_hexdigit() {
             i += 1;
         }
-        return Token {
-            kind: Kind::Int,
-            start,
-            end: i,
-        };
+        return Token::new(Kind::Int, start, i);
     }
     while at(i).is_ascii_digit() {
         i += 1;
     }
     if at(i) != b'.' || !at(i + 1).is_ascii_digit() {
-        return Token {
-            kind: Kind::Int,
-            start,
-            end: i,
-        };
+        return Token::new(Kind::Int, start, i);
     }
     i += 1;
     while at(i).is_ascii_digit() {
@@ -316,11 +320,7 @@ fn lex_number(src: &[u8], start: usize, digits_start: usize) -> Token {
             i = j;
         }
     }
-    Token {
-        kind: Kind::Float,
-        start,
-        end: i,
-    }
+    Token::new(Kind::Float, start, i)
 }
 
 #[cfg(test)]
@@ -337,7 +337,7 @@ mod tests {
             if matches!(t.kind, Kind::Eof | Kind::Error) {
                 return out;
             }
-            pos = t.end;
+            pos = t.end();
         }
     }
 
@@ -367,7 +367,7 @@ mod tests {
     #[test]
     fn unterminated_string_is_error() {
         let t = lex_at(b"  \"abc\n", 0);
-        assert_eq!((t.kind, t.start), (Kind::Error, 2));
+        assert_eq!((t.kind, t.start()), (Kind::Error, 2));
     }
 
     #[test]
