@@ -21,7 +21,9 @@
 //! empty span where something was expected).
 //!
 //! Speed (`kiln bench parse`): the hot shapes `name = value` and `: iN` are read from the
-//! bytes without lexing the `=` or the type; comma lists of unknown length are gathered on
+//! bytes without lexing the `=` or the type, and so are the most frequent attribute values
+//! (`N : iW`, strings without escapes); names are inline [`Name`]s, so parsing a name does
+//! not allocate; comma lists of unknown length are gathered on
 //! the parser's stacks and moved out as one exact-size `Vec`. Each fast path falls back to
 //! the general path (and its diagnostics) on anything it does not recognise.
 
@@ -888,7 +890,7 @@ impl<'a> Parser<'a> {
             let eq = super::lexer::skip_trivia(self.bytes, t.end());
             if self.bytes.get(eq) == Some(&b'=') {
                 let name = Name::new(self.text(t));
-                let value = match self.typed_int_at(eq + 1) {
+                let value = match self.simple_value_at(eq + 1) {
                     Some((value, end)) => {
                         self.reset_to(end);
                         value
@@ -922,10 +924,11 @@ impl<'a> Parser<'a> {
         })
     }
 
-    /// Fast path for the most frequent attribute value, `N : iW` (a short unsigned decimal
-    /// and an integer type), read from the bytes after `pos` without lexing its three tokens.
-    /// `None` (nothing consumed) for anything else, which the general path then parses.
-    fn typed_int_at(&self, pos: usize) -> Option<(Attribute, usize)> {
+    /// Fast path for the most frequent attribute values, `N : iW` (a short unsigned decimal
+    /// and an integer type) and a string without escapes, read from the bytes after `pos`
+    /// without lexing their tokens. Gives the value and its end; `None` (nothing consumed)
+    /// for anything else, which the general path then parses.
+    fn simple_value_at(&self, pos: usize) -> Option<(Attribute, usize)> {
         if self.depth >= MAX_DEPTH {
             return None; // the general path reports the nesting error
         }
@@ -934,31 +937,26 @@ impl<'a> Parser<'a> {
         while b.get(i) == Some(&b' ') {
             i += 1;
         }
-        let digits = i;
-        let mut value: i64 = 0;
-        while let Some(&d) = b.get(i).filter(|d| d.is_ascii_digit()) {
-            value = value * 10 + i64::from(d - b'0');
-            i += 1;
-            if i - digits > 18 {
-                return None;
+        match b.get(i)? {
+            b'"' => self.plain_string_at(i),
+            b'0'..=b'9' => typed_int_at(b, i),
+            _ => None,
+        }
+    }
+
+    /// `"text"` at `quote` without escapes or line breaks, as an [`Attribute::String`].
+    fn plain_string_at(&self, quote: usize) -> Option<(Attribute, usize)> {
+        let b = self.bytes;
+        let mut end = quote + 1;
+        loop {
+            match b.get(end)? {
+                b'"' => break,
+                b'\\' | b'\n' => return None,
+                _ => end += 1,
             }
         }
-        if i == digits {
-            return None;
-        }
-        while b.get(i) == Some(&b' ') {
-            i += 1;
-        }
-        if b.get(i) != Some(&b':') || b.get(i + 1) == Some(&b':') {
-            return None;
-        }
-        let at = super::lexer::skip_trivia(b, i + 1);
-        let (ty, end) = integer_type_at(b, at)?;
-        let value = Attribute::Integer {
-            value: i128::from(value),
-            ty: Some(ty),
-        };
-        Some((value, end))
+        let text = Name::new(&self.src[quote + 1..end]);
+        Some((Attribute::String(text), end + 1))
     }
 
     /// Whether the `{` at the current token opens an attribute dictionary (not a region).
@@ -1304,6 +1302,35 @@ fn integer_type_at(b: &[u8], pos: usize) -> Option<(Type, usize)> {
         return None;
     }
     Some((Type::Integer { width, signedness }, end))
+}
+
+/// `N : iW` at `digits` (see [`Parser::simple_value_at`]).
+fn typed_int_at(b: &[u8], digits: usize) -> Option<(Attribute, usize)> {
+    let mut i = digits;
+    let mut value: i64 = 0;
+    while let Some(&d) = b.get(i).filter(|d| d.is_ascii_digit()) {
+        value = value * 10 + i64::from(d - b'0');
+        i += 1;
+        if i - digits > 18 {
+            return None;
+        }
+    }
+    if i == digits {
+        return None;
+    }
+    while b.get(i) == Some(&b' ') {
+        i += 1;
+    }
+    if b.get(i) != Some(&b':') || b.get(i + 1) == Some(&b':') {
+        return None;
+    }
+    let at = super::lexer::skip_trivia(b, i + 1);
+    let (ty, end) = integer_type_at(b, at)?;
+    let value = Attribute::Integer {
+        value: i128::from(value),
+        ty: Some(ty),
+    };
+    Some((value, end))
 }
 
 /// Bare words that start a builtin type.
