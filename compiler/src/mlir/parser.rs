@@ -182,11 +182,19 @@ impl<'a> Parser<'a> {
         Diagnostic::error(self.span(t), msg)
     }
 
+    /// Inlined (it runs for most tokens); the error is built out of line.
+    #[inline]
     pub fn expect(&mut self, kind: Kind) -> PResult<Token> {
         if self.at(kind) {
             return Ok(self.bump());
         }
-        Err(self.unexpected(kind.describe()))
+        Err(self.expected(kind))
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn expected(&self, kind: Kind) -> Diagnostic {
+        self.unexpected(kind.describe())
     }
 
     pub fn expect_kw(&mut self, kw: &str) -> PResult<Token> {
