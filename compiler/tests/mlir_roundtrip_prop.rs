@@ -99,12 +99,12 @@ fn leaf_attr() -> impl Strategy<Value = Attribute> {
         (float_text(), prop::option::of(scalar_type()))
             .prop_map(|(text, ty)| Attribute::Float { text, ty }),
         any::<bool>().prop_map(Attribute::Bool),
-        ".*".prop_map(Attribute::String),
+        ".*".prop_map(|s: String| Attribute::String(s.into())),
         Just(Attribute::Unit),
         Just(Attribute::Uninitialized),
         prop::collection::vec(prop_oneof![ident(), ".{0,6}"], 1..3).prop_map(Attribute::SymbolRef),
         any_type().prop_map(Attribute::Type),
-        "[A-Z][A-Z0-9_]{0,8}".prop_map(Attribute::Keyword),
+        "[A-Z][A-Z0-9_]{0,8}".prop_map(|s: String| Attribute::Keyword(s.into())),
         prop_oneof![
             Just("#handshake<timing {R: 1}>"),
             Just("#arith.fastmath<none>"),
@@ -137,7 +137,7 @@ fn named_attrs(value: impl Strategy<Value = Attribute>) -> impl Strategy<Value =
             value,
         )
             .prop_map(|(name, value)| NamedAttr {
-                name,
+                name: name.into(),
                 value,
                 span: Default::default(),
             }),
@@ -156,7 +156,7 @@ fn any_attr() -> impl Strategy<Value = Attribute> {
 
 fn operand() -> impl Strategy<Value = Operand> {
     (value_name(), prop::option::of(0u32..5)).prop_map(|(name, index)| Operand {
-        name,
+        name: name.into(),
         index,
         span: Default::default(),
     })
@@ -165,7 +165,7 @@ fn operand() -> impl Strategy<Value = Operand> {
 fn block_args() -> impl Strategy<Value = Vec<BlockArg>> {
     prop::collection::vec(
         (value_name(), any_type()).prop_map(|(name, ty)| BlockArg {
-            name,
+            name: name.into(),
             ty,
             span: Default::default(),
         }),
@@ -179,7 +179,7 @@ fn flat_op() -> impl Strategy<Value = Operation> {
         "[a-z]{1,5}\\.[a-z_]{1,8}",
         prop::collection::vec(
             (value_name(), 1u32..4).prop_map(|(name, count)| ResultDef {
-                name,
+                name: name.into(),
                 count,
                 span: Default::default(),
             }),
@@ -202,7 +202,7 @@ fn flat_op() -> impl Strategy<Value = Operation> {
     )
         .prop_map(
             |(name, results, result_types, operands, operand_types, attrs, successors)| Operation {
-                name,
+                name: name.into(),
                 results,
                 result_types,
                 operands,

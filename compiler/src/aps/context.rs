@@ -116,7 +116,7 @@ fn int_attr(op: &Operation, name: &str) -> Result<i128, Diagnostic> {
 
 fn mem_entry(op: &Operation) -> Result<MemEntry, Diagnostic> {
     let name = match op.attr("name") {
-        Some(Attribute::String(s)) => s.clone(),
+        Some(Attribute::String(s)) => s.to_string(),
         _ => return Err(Diagnostic::error(op.span, "`aps.mem_entry` needs a name")),
     };
     let banks = match op.attr("banks") {
@@ -150,7 +150,7 @@ fn mem_entry(op: &Operation) -> Result<MemEntry, Diagnostic> {
 
 fn global(op: &Operation) -> Result<Global, Diagnostic> {
     let name = match op.attr("sym_name") {
-        Some(Attribute::String(s)) => s.clone(),
+        Some(Attribute::String(s)) => s.to_string(),
         Some(Attribute::SymbolRef(p)) => p.last().cloned().unwrap_or_default(),
         _ => {
             return Err(Diagnostic::error(
@@ -218,7 +218,7 @@ pub fn design_context(module: &ModuleAst) -> Result<DesignContext, Diagnostic> {
         .ok_or_else(|| Diagnostic::error(module.span, "no `tor.design` in module"))?;
     let mut ctx = DesignContext {
         design: match design.attr("sym_name") {
-            Some(Attribute::String(s)) => s.clone(),
+            Some(Attribute::String(s)) => s.to_string(),
             _ => String::new(),
         },
         entries: Vec::new(),
@@ -246,7 +246,7 @@ pub fn design_context(module: &ModuleAst) -> Result<DesignContext, Diagnostic> {
                 let v = const_value(op)
                     .ok_or_else(|| Diagnostic::error(op.span, "unsupported constant value"))?;
                 ctx.constants
-                    .insert(r.name.clone(), (crate::rules::mask(v as u128, w), w));
+                    .insert(r.name.to_string(), (crate::rules::mask(v as u128, w), w));
             }
             _ => {}
         }

@@ -59,7 +59,7 @@ pub fn run(
         globals: BTreeMap::new(),
         cpu_mem,
         responses: Vec::new(),
-        args: entry.args.iter().map(|a| a.name.clone()).collect(),
+        args: entry.args.iter().map(|a| a.name.to_string()).collect(),
         rs: [rs1, rs2],
         fuel: max_steps,
         bank_names: HashMap::new(),
@@ -359,9 +359,9 @@ impl Machine<'_> {
                 return Err(err(op, "step limit reached (non-terminating loop?)"));
             }
             self.fuel -= 1;
-            self.env.insert(iv.name.clone(), (i, w));
+            self.env.insert(iv.name.to_string(), (i, w));
             for (a, v) in body.args.iter().skip(1).zip(&carried) {
-                self.env.insert(a.name.clone(), *v);
+                self.env.insert(a.name.to_string(), *v);
             }
             let ys = self.exec_ops(&body.ops)?;
             if !ys.is_empty() {

@@ -170,7 +170,7 @@ pub fn result_names(op: &Operation) -> Vec<String> {
     let mut out = Vec::new();
     for r in &op.results {
         if r.count <= 1 {
-            out.push(r.name.clone());
+            out.push(r.name.to_string());
         } else {
             out.extend((0..r.count).map(|i| format!("{}#{i}", r.name)));
         }
@@ -181,7 +181,7 @@ pub fn result_names(op: &Operation) -> Vec<String> {
 pub fn operand_name(o: &crate::mlir::ast::Operand) -> String {
     match o.index {
         Some(i) => format!("{}#{i}", o.name),
-        None => o.name.clone(),
+        None => o.name.to_string(),
     }
 }
 
@@ -196,7 +196,7 @@ pub fn free_uses(op: &Operation, out: &mut BTreeSet<String>) {
 
 /// Free uses of a block's ops taken together (values defined by sibling ops excluded).
 pub fn block_free_uses(block: &crate::mlir::ast::Block) -> BTreeSet<String> {
-    let mut defined: BTreeSet<String> = block.args.iter().map(|a| a.name.clone()).collect();
+    let mut defined: BTreeSet<String> = block.args.iter().map(|a| a.name.to_string()).collect();
     let mut used = BTreeSet::new();
     for op in &block.ops {
         defined.extend(result_names(op));
@@ -212,7 +212,7 @@ fn collect(op: &Operation, defined: &mut BTreeSet<String>, used: &mut BTreeSet<S
     }
     for r in &op.regions {
         for b in &r.blocks {
-            defined.extend(b.args.iter().map(|a| a.name.clone()));
+            defined.extend(b.args.iter().map(|a| a.name.to_string()));
             for inner in &b.ops {
                 defined.extend(result_names(inner));
                 collect(inner, defined, used);
@@ -255,7 +255,7 @@ pub fn segment_function(ctx: &DesignContext, func: &Operation) -> Result<Segment
         ));
     }
     let name = match func.attr("sym_name") {
-        Some(Attribute::String(s)) => s.clone(),
+        Some(Attribute::String(s)) => s.to_string(),
         Some(Attribute::SymbolRef(p)) => p.join("::"),
         _ => return Err(Diagnostic::error(func.span, "`tor.func` without a name")),
     };
@@ -274,7 +274,7 @@ pub fn segment_function(ctx: &DesignContext, func: &Operation) -> Result<Segment
     let prefix = format!("inst{opcode}_");
     let mut values = ValueTable {
         consts: ctx.constants.clone(),
-        args: entry.args.iter().map(|a| a.name.clone()).collect(),
+        args: entry.args.iter().map(|a| a.name.to_string()).collect(),
         ..ValueTable::default()
     };
     for op in &entry.ops {
@@ -325,7 +325,7 @@ fn scan_values(op: &Operation, t: &mut ValueTable) -> Result<(), Diagnostic> {
         "memref.get_global" => {
             let g = match op.attr("name") {
                 Some(Attribute::SymbolRef(p)) => p.last().cloned(),
-                Some(Attribute::String(s)) => Some(s.clone()),
+                Some(Attribute::String(s)) => Some(s.to_string()),
                 _ => None,
             }
             .ok_or_else(|| Diagnostic::error(op.span, "`memref.get_global` without a symbol"))?;
@@ -348,7 +348,7 @@ fn scan_values(op: &Operation, t: &mut ValueTable) -> Result<(), Diagnostic> {
     for r in &op.regions {
         for b in &r.blocks {
             for a in &b.args {
-                t.widths.insert(a.name.clone(), type_width(&a.ty));
+                t.widths.insert(a.name.to_string(), type_width(&a.ty));
             }
             for inner in &b.ops {
                 scan_values(inner, t)?;
@@ -641,7 +641,12 @@ impl Builder {
         let iv = body.args.first().ok_or_else(|| {
             Diagnostic::error(op.span, "`tor.for` body has no induction variable")
         })?;
-        let iters: Vec<String> = body.args.iter().skip(1).map(|a| a.name.clone()).collect();
+        let iters: Vec<String> = body
+            .args
+            .iter()
+            .skip(1)
+            .map(|a| a.name.to_string())
+            .collect();
         let inits: Vec<String> = op.operands[3..].iter().map(operand_name).collect();
         if inits.len() != iters.len() {
             return Err(Diagnostic::error(
@@ -662,7 +667,7 @@ impl Builder {
             ));
         }
         let region_uses = block_free_uses(body);
-        let mut first = vec![iv.name.clone()];
+        let mut first = vec![iv.name.to_string()];
         first.extend(iters.iter().cloned());
         let ln = loop_name.clone();
         let inputs = self.body_inputs(id, &first, region_uses, &|k| {
@@ -685,7 +690,7 @@ impl Builder {
         )?;
         let info = LoopInfo {
             loop_name,
-            iv: iv.name.clone(),
+            iv: iv.name.to_string(),
             width: type_width(&iv.ty).max(1),
             lb: operand_name(&op.operands[0]),
             ub: operand_name(&op.operands[1]),

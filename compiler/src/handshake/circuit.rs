@@ -229,7 +229,10 @@ pub fn analyze(func: &Operation, naming: Naming) -> Result<Circuit, Diagnostic> 
     let mut values: BTreeMap<(String, u32), (ValueRef, Type)> = BTreeMap::new();
     let mut arg_types = Vec::new();
     for (i, arg) in block.args.iter().enumerate() {
-        values.insert((arg.name.clone(), 0), (ValueRef::Arg(i), arg.ty.clone()));
+        values.insert(
+            (arg.name.to_string(), 0),
+            (ValueRef::Arg(i), arg.ty.clone()),
+        );
         arg_types.push((arg.ty.clone(), arg.span));
     }
     let (body, end) = split_terminator(&block.ops)?;
@@ -277,7 +280,7 @@ pub fn analyze(func: &Operation, naming: Naming) -> Result<Circuit, Diagnostic> 
 /// The function's symbol name (`sym_name`), or `top`.
 pub fn func_name(func: &Operation) -> String {
     match func.attr("sym_name") {
-        Some(Attribute::String(s)) => s.clone(),
+        Some(Attribute::String(s)) => s.to_string(),
         Some(Attribute::SymbolRef(path)) => path.join("::"),
         _ => "top".to_string(),
     }
@@ -305,7 +308,7 @@ fn top_name(func: &Operation, attr: &str, prefix: &str, i: usize, naming: Naming
         && let Some(Attribute::Array(names)) = func.attr(attr)
         && let Some(Attribute::String(s)) = names.get(i)
     {
-        return s.clone();
+        return s.to_string();
     }
     format!("{prefix}{i}")
 }
@@ -325,7 +328,7 @@ fn define_results(
                     format!("no type for result {} of {}", k, op.name),
                 )
             })?;
-            let key = (group.name.clone(), g);
+            let key = (group.name.to_string(), g);
             if values.contains_key(&key) {
                 return Err(Diagnostic::error(
                     group.span,
@@ -371,7 +374,7 @@ fn lookup(
     operand: &crate::mlir::ast::Operand,
 ) -> Result<(ValueRef, Type), Diagnostic> {
     values
-        .get(&(operand.name.clone(), operand.index.unwrap_or(0)))
+        .get(&(operand.name.to_string(), operand.index.unwrap_or(0)))
         .cloned()
         .ok_or_else(|| {
             Diagnostic::error(
@@ -394,7 +397,7 @@ fn op_node(
 ) -> Result<OpNode, Diagnostic> {
     let kind = short_kind(&op.name).to_string();
     let name = match op.attr("handshake.name") {
-        Some(Attribute::String(s)) => s.clone(),
+        Some(Attribute::String(s)) => s.to_string(),
         _ => format!("{kind}{i}"),
     };
     let mut operands = Vec::new();

@@ -392,7 +392,8 @@ pub fn buffer_type(op: &Operation) -> (String, u32) {
         return (t, slots);
     }
     let timing = match param("TIMING") {
-        Some(Attribute::Opaque(t)) | Some(Attribute::String(t)) => t.as_str(),
+        Some(Attribute::Opaque(t)) => t.as_str(),
+        Some(Attribute::String(t)) => t.as_str(),
         _ => "",
     };
     (timing_type(timing, slots).to_string(), slots)

@@ -14,6 +14,12 @@
 use crate::diag::Span;
 use serde::{Deserialize, Serialize};
 
+/// The text of op names, SSA names, attribute names and string/keyword attributes: a
+/// string stored inline up to 24 bytes (almost every such name), on the heap beyond. Parsing
+/// makes one per name, so keeping them off the heap is most of the parser's allocation
+/// savings. Compares, hashes and serializes as its `str`.
+pub type Name = compact_str::CompactString;
+
 /// A parsed file: the top-level operations in source order (usually one `builtin.module`).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct ModuleAst {
@@ -24,7 +30,7 @@ pub struct ModuleAst {
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Operation {
     /// Fully-qualified name, e.g. `tor.func`, `handshake.fork`, `builtin.module`.
-    pub name: String,
+    pub name: Name,
     /// Result groups in source order: `%a, %b:2 = ...` gives two groups.
     pub results: Vec<ResultDef>,
     /// Result types, one per result value (sum of group counts).
@@ -44,7 +50,7 @@ pub struct Operation {
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct ResultDef {
     /// Including the `%` sigil.
-    pub name: String,
+    pub name: Name,
     pub count: u32,
     pub span: Span,
 }
@@ -53,7 +59,7 @@ pub struct ResultDef {
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Operand {
     /// Including the `%` sigil.
-    pub name: String,
+    pub name: Name,
     /// The `#N` suffix selecting one result of a multi-result group.
     pub index: Option<u32>,
     pub span: Span,
@@ -77,7 +83,7 @@ pub struct Block {
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct BlockArg {
     /// Including the `%` sigil.
-    pub name: String,
+    pub name: Name,
     pub ty: Type,
     pub span: Span,
 }
@@ -92,7 +98,7 @@ pub struct Successor {
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct NamedAttr {
-    pub name: String,
+    pub name: Name,
     pub value: Attribute,
     pub span: Span,
 }
@@ -161,7 +167,7 @@ pub enum Attribute {
         ty: Option<Type>,
     },
     Bool(bool),
-    String(String),
+    String(Name),
     Unit,
     Array(Vec<Attribute>),
     Dict(Vec<NamedAttr>),
@@ -176,7 +182,7 @@ pub enum Attribute {
     SymbolRef(Vec<String>),
     Type(Type),
     /// A bare keyword used as an enum value (`sle`, `ONE_SLOT_BREAK_DV`).
-    Keyword(String),
+    Keyword(Name),
     /// An opaque dialect attribute (`#handshake<timing {R: 1}>`, `#arith.fastmath<none>`),
     /// kept as its full text.
     Opaque(String),

@@ -41,7 +41,7 @@ use crate::diag::Span;
 
 fn named(name: &str, value: Attribute, span: Span) -> NamedAttr {
     NamedAttr {
-        name: name.to_string(),
+        name: Name::new(name),
         value,
         span,
     }
@@ -84,13 +84,13 @@ fn parse_predicate(p: &mut Parser, op: &mut Operation) -> PResult<()> {
     let t = p.tok;
     let value = match t.kind {
         Kind::BareId if p.peek(0).kind == Kind::Comma => {
-            Attribute::Keyword(p.bump_text().to_string())
+            Attribute::Keyword(Name::new(p.bump_text()))
         }
         Kind::Str => Attribute::String(p.parse_string()?),
         _ => return Ok(()),
     };
     op.attrs
-        .push(named("predicate", value, Span::new(t.start, p.prev_end)));
+        .push(named("predicate", value, Span::new(t.start(), p.prev_end)));
     p.expect(Kind::Comma)?;
     Ok(())
 }
@@ -105,7 +105,7 @@ fn bracket_group(p: &mut Parser, op: &mut Operation, inline: &mut Vec<Type>) -> 
     };
     match p.tok.kind {
         Kind::Int if open.kind == Kind::LBracket => {
-            let start = p.tok.start;
+            let start = p.tok.start();
             let n = p.parse_int()?;
             let value = Attribute::Integer { value: n, ty: None };
             op.attrs
@@ -113,7 +113,7 @@ fn bracket_group(p: &mut Parser, op: &mut Operation, inline: &mut Vec<Type>) -> 
         }
         Kind::BareId if open.kind == Kind::LBracket => {
             let t = p.bump();
-            let value = Attribute::Keyword(p.text(t).to_string());
+            let value = Attribute::Keyword(Name::new(p.text(t)));
             op.attrs.push(named("memInterface", value, p.span(t)));
         }
         _ if p.at(close) => {}
@@ -148,7 +148,7 @@ fn keyword_param(p: &mut Parser, op: &mut Operation) -> PResult<()> {
     };
     let key = p.text(t);
     op.attrs
-        .push(named(key, value, Span::new(t.start, p.prev_end)));
+        .push(named(key, value, Span::new(t.start(), p.prev_end)));
     Ok(())
 }
 

@@ -131,7 +131,7 @@ pub fn summarize(modules: &[ast::ModuleAst]) -> Summary {
                 "tor.func" | "handshake.func" | "func.func"
             ) {
                 let name = op.attr("sym_name").and_then(|a| a.as_str()).unwrap_or("");
-                s.functions.push((op.name.clone(), name.to_string()));
+                s.functions.push((op.name.to_string(), name.to_string()));
             }
         });
     }

@@ -351,12 +351,12 @@ impl std::hash::Hasher for Fnv1a {
 }
 
 /// Resolve a custom-form op name as written to its full name and parser.
-pub fn resolve(written: &str, default_dialect: &str) -> Option<(String, OpParser)> {
-    if written.contains('.') {
-        return lookup(written).map(|p| (written.to_string(), p));
+pub fn resolve(written: &str, default_dialect: &str) -> Option<(Name, OpParser)> {
+    if written.bytes().any(|b| b == b'.') {
+        return lookup(written).map(|p| (Name::new(written), p));
     }
     for dialect in [default_dialect, "builtin"] {
-        let full = format!("{dialect}.{written}");
+        let full = compact_str::format_compact!("{dialect}.{written}");
         if let Some(p) = lookup(&full) {
             return Some((full, p));
         }
@@ -375,9 +375,9 @@ fn region_then_attrs(p: &mut Parser, op: &mut Operation) -> PResult<()> {
     p.parse_opt_attr_dict(&mut op.attrs)
 }
 
-fn string_attr(name: &str, value: String, span: Span) -> NamedAttr {
+fn string_attr(name: &str, value: Name, span: Span) -> NamedAttr {
     NamedAttr {
-        name: name.to_string(),
+        name: Name::new(name),
         value: Attribute::String(value),
         span,
     }
@@ -385,7 +385,7 @@ fn string_attr(name: &str, value: String, span: Span) -> NamedAttr {
 
 fn named(name: &str, value: Attribute, span: Span) -> NamedAttr {
     NamedAttr {
-        name: name.to_string(),
+        name: Name::new(name),
         value,
         span,
     }
@@ -393,10 +393,13 @@ fn named(name: &str, value: Attribute, span: Span) -> NamedAttr {
 
 /// `@name` → `sym_name` attribute.
 fn sym_name(p: &mut Parser, op: &mut Operation) -> PResult<()> {
-    let start = p.tok.start;
+    let start = p.tok.start();
     let name = p.parse_symbol_name()?;
-    op.attrs
-        .push(string_attr("sym_name", name, Span::new(start, p.prev_end)));
+    op.attrs.push(string_attr(
+        "sym_name",
+        Name::from(name),
+        Span::new(start, p.prev_end),
+    ));
     Ok(())
 }
 
@@ -430,7 +433,7 @@ fn opt_operand_types(p: &mut Parser, op: &mut Operation) -> PResult<()> {
 }
 
 /// `%a = %init, ...` inside parentheses: returns block args (types filled later) and inits.
-type Bindings = (Vec<(String, Span)>, Vec<Operand>);
+type Bindings = (Vec<(Name, Span)>, Vec<Operand>);
 
 fn parse_iter_bindings(p: &mut Parser) -> PResult<Bindings> {
     p.expect(Kind::LParen)?;
@@ -441,7 +444,7 @@ fn parse_iter_bindings(p: &mut Parser) -> PResult<Bindings> {
     }
     loop {
         let t = p.expect(Kind::PercentId)?;
-        names.push((p.text(t).to_string(), p.span(t)));
+        names.push((Name::new(p.text(t)), p.span(t)));
         p.expect(Kind::Equal)?;
         inits.push(p.parse_operand()?);
         if !p.eat(Kind::Comma) {
@@ -452,7 +455,7 @@ fn parse_iter_bindings(p: &mut Parser) -> PResult<Bindings> {
     Ok((names, inits))
 }
 
-fn block_args(names: Vec<(String, Span)>, types: &[Type], at: Span) -> PResult<Vec<BlockArg>> {
+fn block_args(names: Vec<(Name, Span)>, types: &[Type], at: Span) -> PResult<Vec<BlockArg>> {
     if names.len() != types.len() {
         return Err(Diagnostic::error(
             at,
@@ -495,12 +498,12 @@ pub fn func_like(p: &mut Parser, op: &mut Operation) -> PResult<()> {
         let t = p.bump();
         op.attrs.push(string_attr(
             "sym_visibility",
-            p.text(t).to_string(),
+            Name::new(p.text(t)),
             p.span(t),
         ));
     }
     sym_name(p, op)?;
-    let sig_start = p.tok.start;
+    let sig_start = p.tok.start();
     let (args, arg_attrs, variadic) = parse_func_args(p)?;
     let mut results = Vec::new();
     let mut res_attrs = Vec::new();
@@ -604,7 +607,7 @@ fn return_like(p: &mut Parser, op: &mut Operation) -> PResult<()> {
 }
 
 fn func_call(p: &mut Parser, op: &mut Operation) -> PResult<()> {
-    let start = p.tok.start;
+    let start = p.tok.start();
     let callee = p.parse_symbol_ref()?;
     op.attrs.push(named(
         "callee",
@@ -625,7 +628,7 @@ fn func_call(p: &mut Parser, op: &mut Operation) -> PResult<()> {
 /// `arith.constant` / `hw.constant`: `dict? value (: T)? dict?`.
 fn constant_like(p: &mut Parser, op: &mut Operation) -> PResult<()> {
     p.parse_opt_attr_dict(&mut op.attrs)?;
-    let start = p.tok.start;
+    let start = p.tok.start();
     let value = p.parse_attr()?;
     let span = Span::new(start, p.prev_end);
     let ty = match &value {
@@ -654,8 +657,8 @@ fn arith_binary(p: &mut Parser, op: &mut Operation) -> PResult<()> {
     for flag in ["overflow", "fastmath"] {
         if p.at_kw(flag) {
             let t = p.bump();
-            let end = p.scan_adjacent_angle(t.end)?;
-            let text = p.src[t.start..end].to_string();
+            let end = p.scan_adjacent_angle(t.end())?;
+            let text = p.src[t.start()..end].to_string();
             let name = if flag == "overflow" {
                 "overflowFlags"
             } else {
@@ -664,7 +667,7 @@ fn arith_binary(p: &mut Parser, op: &mut Operation) -> PResult<()> {
             op.attrs.push(named(
                 name,
                 Attribute::Opaque(text),
-                Span::new(t.start, end),
+                Span::new(t.start(), end),
             ));
         }
     }
@@ -675,7 +678,7 @@ fn arith_binary(p: &mut Parser, op: &mut Operation) -> PResult<()> {
 fn keyword_predicate(p: &mut Parser, op: &mut Operation) -> PResult<()> {
     let t = p.tok;
     let value = match t.kind {
-        Kind::BareId => Attribute::Keyword(p.bump_text().to_string()),
+        Kind::BareId => Attribute::Keyword(Name::new(p.bump_text())),
         Kind::Str => Attribute::String(p.parse_string()?),
         Kind::Int => Attribute::Integer {
             value: p.parse_int()?,
@@ -684,7 +687,7 @@ fn keyword_predicate(p: &mut Parser, op: &mut Operation) -> PResult<()> {
         _ => return Err(p.unexpected("comparison predicate")),
     };
     op.attrs
-        .push(named("predicate", value, Span::new(t.start, p.prev_end)));
+        .push(named("predicate", value, Span::new(t.start(), p.prev_end)));
     Ok(())
 }
 
@@ -736,7 +739,7 @@ fn select_like(p: &mut Parser, op: &mut Operation) -> PResult<()> {
 
 fn memref_global(p: &mut Parser, op: &mut Operation) -> PResult<()> {
     if p.at(Kind::Str) {
-        let start = p.tok.start;
+        let start = p.tok.start();
         let vis = p.parse_string()?;
         op.attrs.push(string_attr(
             "sym_visibility",
@@ -750,7 +753,7 @@ fn memref_global(p: &mut Parser, op: &mut Operation) -> PResult<()> {
     }
     sym_name(p, op)?;
     p.expect(Kind::Colon)?;
-    let start = p.tok.start;
+    let start = p.tok.start();
     let ty = p.parse_type()?;
     op.attrs.push(named(
         "type",
@@ -758,7 +761,7 @@ fn memref_global(p: &mut Parser, op: &mut Operation) -> PResult<()> {
         Span::new(start, p.prev_end),
     ));
     if p.eat(Kind::Equal) {
-        let start = p.tok.start;
+        let start = p.tok.start();
         let init = p.parse_attr()?;
         op.attrs
             .push(named("initial_value", init, Span::new(start, p.prev_end)));
@@ -767,7 +770,7 @@ fn memref_global(p: &mut Parser, op: &mut Operation) -> PResult<()> {
 }
 
 fn memref_get_global(p: &mut Parser, op: &mut Operation) -> PResult<()> {
-    let start = p.tok.start;
+    let start = p.tok.start();
     let sym = p.parse_symbol_ref()?;
     op.attrs.push(named(
         "name",
@@ -869,7 +872,8 @@ fn aps_generic(p: &mut Parser, op: &mut Operation) -> PResult<()> {
             }
         }
     }
-    op.operands.extend(p.operand_stack.drain(base..));
+    // `collect`, not `extend`: an exact-size list (the op's lists are empty here).
+    op.operands = p.operand_stack.drain(base..).collect();
     p.parse_opt_attr_dict(&mut op.attrs)?;
     if !p.eat(Kind::Colon) {
         return Ok(());
@@ -887,7 +891,7 @@ fn aps_generic(p: &mut Parser, op: &mut Operation) -> PResult<()> {
             break;
         }
     }
-    op.operand_types.extend(p.type_stack.drain(base..));
+    op.operand_types = p.type_stack.drain(base..).collect();
     if p.eat(Kind::Arrow) {
         op.result_types = p.parse_result_types()?;
     }
@@ -896,7 +900,7 @@ fn aps_generic(p: &mut Parser, op: &mut Operation) -> PResult<()> {
 
 /// `"name" : key(value), key(value), ...`.
 fn aps_mem_entry(p: &mut Parser, op: &mut Operation) -> PResult<()> {
-    let start = p.tok.start;
+    let start = p.tok.start();
     let name = p.parse_string()?;
     op.attrs
         .push(string_attr("name", name, Span::new(start, p.prev_end)));
@@ -908,7 +912,7 @@ fn aps_mem_entry(p: &mut Parser, op: &mut Operation) -> PResult<()> {
         p.expect(Kind::RParen)?;
         let key = p.text(t);
         op.attrs
-            .push(named(key, value, Span::new(t.start, p.prev_end)));
+            .push(named(key, value, Span::new(t.start(), p.prev_end)));
         if !p.eat(Kind::Comma) {
             break;
         }
@@ -942,7 +946,7 @@ fn tor_succ(p: &mut Parser, op: &mut Operation) -> PResult<()> {
         if !p.at(Kind::LBracket) {
             return Err(p.unexpected("'['"));
         }
-        let start = p.tok.start;
+        let start = p.tok.start();
         let v = p.parse_attr()?;
         op.attrs.push(named(key, v, Span::new(start, p.prev_end)));
     }
@@ -962,7 +966,7 @@ fn paren_typed_operand(p: &mut Parser, op: &mut Operation) -> PResult<Type> {
 
 fn tor_for(p: &mut Parser, op: &mut Operation) -> PResult<()> {
     let iv = p.expect(Kind::PercentId)?;
-    let iv_name = p.text(iv).to_string();
+    let iv_name = Name::new(p.text(iv));
     p.expect(Kind::Equal)?;
     let ty = paren_typed_operand(p, op)?;
     p.expect_kw("to")?;
@@ -993,7 +997,7 @@ fn tor_for(p: &mut Parser, op: &mut Operation) -> PResult<()> {
 
 /// One `%x = %init (: T)?` binding of `iter_args(...)`.
 struct IterArg {
-    name: String,
+    name: Name,
     span: Span,
     ty: Option<Type>,
 }
@@ -1013,7 +1017,7 @@ fn iter_args(p: &mut Parser, op: &mut Operation) -> PResult<Vec<IterArg>> {
             ty = Some(t);
         }
         out.push(IterArg {
-            name: p.text(t).to_string(),
+            name: Name::new(p.text(t)),
             span: p.span(t),
             ty,
         });
@@ -1145,7 +1149,7 @@ fn tor_alloc_like(p: &mut Parser, op: &mut Operation) -> PResult<()> {
 
 /// `@f(%a, ..) on (a to b) dict : (T..) -> R`.
 fn tor_call(p: &mut Parser, op: &mut Operation) -> PResult<()> {
-    let start = p.tok.start;
+    let start = p.tok.start();
     let callee = p.parse_symbol_ref()?;
     let span = Span::new(start, p.prev_end);
     op.attrs
@@ -1241,7 +1245,7 @@ fn scf_for(p: &mut Parser, op: &mut Operation) -> PResult<()> {
     }
     opt_arrow_results(p, op)?;
     let mut args = vec![BlockArg {
-        name: p.text(iv).to_string(),
+        name: Name::new(p.text(iv)),
         ty: iv_ty,
         span: p.span(iv),
     }];
@@ -1263,7 +1267,7 @@ fn while_like(p: &mut Parser, op: &mut Operation) -> PResult<()> {
         op.operands = inits;
     }
     p.expect(Kind::Colon)?;
-    let at = p.tok.start;
+    let at = p.tok.start();
     let (ins, outs) = p.parse_function_type()?;
     let args = block_args(names, &ins, Span::point(at))?;
     op.operand_types = ins;

@@ -21,7 +21,9 @@
 //! empty span where something was expected).
 //!
 //! Speed (`kiln bench parse`): the hot shapes `name = value` and `: iN` are read from the
-//! bytes without lexing the `=` or the type; comma lists of unknown length are gathered on
+//! bytes without lexing the `=` or the type, and so are the most frequent attribute values
+//! (`N : iW`, strings without escapes); names are inline [`Name`]s, so parsing a name does
+//! not allocate; comma lists of unknown length are gathered on
 //! the parser's stacks and moved out as one exact-size `Vec`. Each fast path falls back to
 //! the general path (and its diagnostics) on anything it does not recognise.
 
@@ -76,23 +78,23 @@ impl<'a> Parser<'a> {
 
     pub fn bump(&mut self) -> Token {
         let t = self.tok;
-        self.prev_end = t.end;
+        self.prev_end = t.end();
         self.tok = self
             .next
             .take()
-            .unwrap_or_else(|| lex_at(self.bytes, t.end));
+            .unwrap_or_else(|| lex_at(self.bytes, t.end()));
         t
     }
 
     /// Consume the current token and return its text.
     pub fn bump_text(&mut self) -> &'a str {
         let t = self.bump();
-        &self.src[t.start..t.end]
+        &self.src[t.start()..t.end()]
     }
 
     pub fn bump_span(&mut self) -> Span {
         let t = self.bump();
-        Span::new(t.start, t.end)
+        Span::new(t.start(), t.end())
     }
 
     /// Continue lexing at byte `pos` (after raw scanning).
@@ -103,7 +105,7 @@ impl<'a> Parser<'a> {
     }
 
     pub fn text(&self, t: Token) -> &'a str {
-        &self.src[t.start..t.end]
+        &self.src[t.start()..t.end()]
     }
 
     pub fn at(&self, kind: Kind) -> bool {
@@ -135,19 +137,19 @@ impl<'a> Parser<'a> {
         let mut t = match self.next.get() {
             Some(t) => t,
             None => {
-                let t = lex_at(self.bytes, self.tok.end);
+                let t = lex_at(self.bytes, self.tok.end());
                 self.next.set(Some(t));
                 t
             }
         };
         for _ in 0..n {
-            t = lex_at(self.bytes, t.end);
+            t = lex_at(self.bytes, t.end());
         }
         t
     }
 
     pub fn span(&self, t: Token) -> Span {
-        Span::new(t.start, t.end)
+        Span::new(t.start(), t.end())
     }
 
     /// An error about the current token: `expected X, found Y`.
@@ -155,7 +157,7 @@ impl<'a> Parser<'a> {
         let t = self.tok;
         match t.kind {
             Kind::Eof => Diagnostic::error(
-                Span::point(t.start),
+                Span::point(t.start()),
                 format!("expected {what}, found end of input"),
             ),
             Kind::Error => self.lex_error(t),
@@ -167,24 +169,32 @@ impl<'a> Parser<'a> {
     }
 
     fn lex_error(&self, t: Token) -> Diagnostic {
-        let b = self.bytes.get(t.start).copied().unwrap_or(0);
+        let b = self.bytes.get(t.start()).copied().unwrap_or(0);
         let msg = match b {
             b'"' => "unterminated string literal".to_string(),
             b'@' => "unterminated quoted symbol name".to_string(),
             b'%' | b'^' | b'#' | b'!' => format!("expected identifier after '{}'", b as char),
             _ => {
-                let c = self.src[t.start..].chars().next().unwrap_or('?');
+                let c = self.src[t.start()..].chars().next().unwrap_or('?');
                 format!("unexpected character '{}'", c.escape_default())
             }
         };
         Diagnostic::error(self.span(t), msg)
     }
 
+    /// Inlined (it runs for most tokens); the error is built out of line.
+    #[inline]
     pub fn expect(&mut self, kind: Kind) -> PResult<Token> {
         if self.at(kind) {
             return Ok(self.bump());
         }
-        Err(self.unexpected(kind.describe()))
+        Err(self.expected(kind))
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn expected(&self, kind: Kind) -> Diagnostic {
+        self.unexpected(kind.describe())
     }
 
     pub fn expect_kw(&mut self, kw: &str) -> PResult<Token> {
@@ -198,7 +208,7 @@ impl<'a> Parser<'a> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
             return Err(Diagnostic::error(
-                Span::point(self.tok.start),
+                Span::point(self.tok.start()),
                 "nesting too deep",
             ));
         }
@@ -227,7 +237,7 @@ impl<'a> Parser<'a> {
 
     pub fn parse_op(&mut self) -> PResult<Operation> {
         self.enter()?;
-        let start = self.tok.start;
+        let start = self.tok.start();
         let results = self.parse_result_defs()?;
         let mut op = match self.tok.kind {
             Kind::Str => self.parse_generic_op(results)?,
@@ -256,9 +266,9 @@ impl<'a> Parser<'a> {
                     .map_err(|_| Diagnostic::error(self.span(n), "invalid result count"))?;
             }
             results.push(ResultDef {
-                name: self.text(t).to_string(),
+                name: Name::new(self.text(t)),
                 count,
-                span: Span::new(t.start, self.prev_end),
+                span: Span::new(t.start(), self.prev_end),
             });
             if !self.eat(Kind::Comma) {
                 break;
@@ -268,7 +278,7 @@ impl<'a> Parser<'a> {
         Ok(results)
     }
 
-    pub fn new_op(name: String, results: Vec<ResultDef>) -> Operation {
+    pub fn new_op(name: Name, results: Vec<ResultDef>) -> Operation {
         Operation {
             name,
             results,
@@ -346,7 +356,7 @@ impl<'a> Parser<'a> {
             succs.push(Successor {
                 label: self.text(t).to_string(),
                 args,
-                span: Span::new(t.start, self.prev_end),
+                span: Span::new(t.start(), self.prev_end),
             });
             if !self.eat(Kind::Comma) {
                 break;
@@ -360,25 +370,24 @@ impl<'a> Parser<'a> {
 
     pub fn parse_operand(&mut self) -> PResult<Operand> {
         let t = self.expect(Kind::PercentId)?;
-        let name = self.text(t).to_string();
+        let name = Name::new(self.text(t));
         let mut index = None;
         let b = self.bytes;
-        if b.get(t.end) == Some(&b'#') && b.get(t.end + 1).is_some_and(u8::is_ascii_digit) {
-            let mut end = t.end + 1;
+        if b.get(t.end()) == Some(&b'#') && b.get(t.end() + 1).is_some_and(u8::is_ascii_digit) {
+            let mut end = t.end() + 1;
             while b.get(end).is_some_and(u8::is_ascii_digit) {
                 end += 1;
             }
-            let digits = &self.src[t.end + 1..end];
-            index =
-                Some(digits.parse::<u32>().map_err(|_| {
-                    Diagnostic::error(Span::new(t.end, end), "result index too large")
-                })?);
+            let digits = &self.src[t.end() + 1..end];
+            index = Some(digits.parse::<u32>().map_err(|_| {
+                Diagnostic::error(Span::new(t.end(), end), "result index too large")
+            })?);
             self.reset_to(end);
         }
         Ok(Operand {
             name,
             index,
-            span: Span::new(t.start, self.prev_end),
+            span: Span::new(t.start(), self.prev_end),
         })
     }
 
@@ -433,7 +442,7 @@ impl<'a> Parser<'a> {
             ));
         }
         if has_args || !matches!(self.tok.kind, Kind::CaretId | Kind::RBrace) {
-            let start = self.tok.start;
+            let start = self.tok.start();
             let ops = self.parse_block_ops()?;
             blocks.push(Block {
                 label: None,
@@ -455,7 +464,7 @@ impl<'a> Parser<'a> {
         self.leave();
         Ok(Region {
             blocks,
-            span: Span::new(open.start, self.prev_end),
+            span: Span::new(open.start(), self.prev_end),
         })
     }
 
@@ -491,7 +500,7 @@ impl<'a> Parser<'a> {
             label: Some(self.text(t).to_string()),
             args,
             ops,
-            span: Span::new(t.start, self.prev_end),
+            span: Span::new(t.start(), self.prev_end),
         })
     }
 
@@ -502,9 +511,9 @@ impl<'a> Parser<'a> {
         let ty = self.parse_type()?;
         // Locations `loc(...)` are not supported; attribute dicts on block args neither.
         Ok(BlockArg {
-            name: self.text(t).to_string(),
+            name: Name::new(self.text(t)),
             ty,
-            span: Span::new(t.start, self.prev_end),
+            span: Span::new(t.start(), self.prev_end),
         })
     }
 
@@ -640,8 +649,8 @@ impl<'a> Parser<'a> {
             }
             _ if is_builtin_type_name(word) => {
                 self.bump();
-                let end = self.scan_adjacent_angle(t.end)?;
-                Ok(Type::Opaque(self.src[t.start..end].to_string()))
+                let end = self.scan_adjacent_angle(t.end())?;
+                Ok(Type::Opaque(self.src[t.start()..end].to_string()))
             }
             _ => Err(self.unexpected("type")),
         }
@@ -657,8 +666,8 @@ impl<'a> Parser<'a> {
                 Ok(ty)
             }
             _ => {
-                let end = self.scan_adjacent_angle(t.end)?;
-                Ok(Type::Opaque(self.src[t.start..end].to_string()))
+                let end = self.scan_adjacent_angle(t.end())?;
+                Ok(Type::Opaque(self.src[t.start()..end].to_string()))
             }
         }
     }
@@ -719,7 +728,7 @@ impl<'a> Parser<'a> {
         if !self.at(Kind::Less) {
             return Err(self.unexpected("'<'"));
         }
-        let mut pos = self.tok.end;
+        let mut pos = self.tok.end();
         let mut shape = Vec::with_capacity(2);
         loop {
             pos = super::lexer::skip_trivia(self.bytes, pos);
@@ -750,7 +759,7 @@ impl<'a> Parser<'a> {
         let elem = Box::new(self.parse_type()?);
         let mut rest = Vec::new();
         while self.at(Kind::Comma) {
-            let start = self.tok.end;
+            let start = self.tok.end();
             let end = self.scan_balanced_item(start)?;
             rest.push(self.src[start..end].trim().to_string());
             self.reset_to(end);
@@ -793,7 +802,7 @@ impl<'a> Parser<'a> {
                 "unterminated string literal",
             ));
         }
-        Ok(t.end - 1)
+        Ok(t.end() - 1)
     }
 
     /// If a `<` follows immediately at `pos`, scan to its matching `>` and return the end
@@ -826,13 +835,20 @@ impl<'a> Parser<'a> {
 
     // ----- attributes -------------------------------------------------------------------------
 
-    pub fn parse_string(&mut self) -> PResult<String> {
+    pub fn parse_string(&mut self) -> PResult<Name> {
         if !self.at(Kind::Str) {
             return Err(self.unexpected("string"));
         }
         let t = self.bump();
-        unescape(&self.src[t.start + 1..t.end - 1])
-            .map_err(|(off, msg)| Diagnostic::error(Span::new(t.start + 1 + off, t.end), msg))
+        let body = &self.src[t.start() + 1..t.end() - 1];
+        // Most strings have no escapes: copied straight into the (usually inline) name. A
+        // byte loop: these strings are short, where a `memchr` call costs more.
+        if body.bytes().all(|b| b != b'\\') {
+            return Ok(Name::new(body));
+        }
+        unescape(body)
+            .map(Name::from)
+            .map_err(|(off, msg)| Diagnostic::error(Span::new(t.start() + 1 + off, t.end()), msg))
     }
 
     pub fn parse_int(&mut self) -> PResult<i128> {
@@ -875,15 +891,23 @@ impl<'a> Parser<'a> {
     }
 
     fn parse_named_attr(&mut self) -> PResult<NamedAttr> {
-        let start = self.tok.start;
+        let start = self.tok.start();
         if self.tok.kind == Kind::BareId {
             // Fast path `name = value`: find the `=` in the bytes instead of lexing it.
             let t = self.tok;
-            let eq = super::lexer::skip_trivia(self.bytes, t.end);
+            let eq = super::lexer::skip_trivia(self.bytes, t.end());
             if self.bytes.get(eq) == Some(&b'=') {
-                let name = self.text(t).to_string();
-                self.reset_to(eq + 1);
-                let value = self.parse_attr()?;
+                let name = Name::new(self.text(t));
+                let value = match self.simple_value_at(eq + 1) {
+                    Some((value, end)) => {
+                        self.reset_to(end);
+                        value
+                    }
+                    None => {
+                        self.reset_to(eq + 1);
+                        self.parse_attr()?
+                    }
+                };
                 return Ok(NamedAttr {
                     name,
                     value,
@@ -892,7 +916,7 @@ impl<'a> Parser<'a> {
             }
         }
         let name = match self.tok.kind {
-            Kind::BareId => self.bump_text().to_string(),
+            Kind::BareId => Name::new(self.bump_text()),
             Kind::Str => self.parse_string()?,
             _ => return Err(self.unexpected("attribute name")),
         };
@@ -908,6 +932,41 @@ impl<'a> Parser<'a> {
         })
     }
 
+    /// Fast path for the most frequent attribute values, `N : iW` (a short unsigned decimal
+    /// and an integer type) and a string without escapes, read from the bytes after `pos`
+    /// without lexing their tokens. Gives the value and its end; `None` (nothing consumed)
+    /// for anything else, which the general path then parses.
+    fn simple_value_at(&self, pos: usize) -> Option<(Attribute, usize)> {
+        if self.depth >= MAX_DEPTH {
+            return None; // the general path reports the nesting error
+        }
+        let b = self.bytes;
+        let mut i = pos;
+        while b.get(i) == Some(&b' ') {
+            i += 1;
+        }
+        match b.get(i)? {
+            b'"' => self.plain_string_at(i),
+            b'0'..=b'9' => typed_int_at(b, i),
+            _ => None,
+        }
+    }
+
+    /// `"text"` at `quote` without escapes or line breaks, as an [`Attribute::String`].
+    fn plain_string_at(&self, quote: usize) -> Option<(Attribute, usize)> {
+        let b = self.bytes;
+        let mut end = quote + 1;
+        loop {
+            match b.get(end)? {
+                b'"' => break,
+                b'\\' | b'\n' => return None,
+                _ => end += 1,
+            }
+        }
+        let text = Name::new(&self.src[quote + 1..end]);
+        Some((Attribute::String(text), end + 1))
+    }
+
     /// Whether the `{` at the current token opens an attribute dictionary (not a region).
     /// `empty_is_dict` decides `{}`.
     pub fn dict_ahead(&self, empty_is_dict: bool) -> bool {
@@ -917,7 +976,7 @@ impl<'a> Parser<'a> {
         let t1 = self.peek(0);
         // `name =` and `name,` decide without lexing the second token.
         if t1.kind == Kind::BareId {
-            let after = super::lexer::skip_trivia(self.bytes, t1.end);
+            let after = super::lexer::skip_trivia(self.bytes, t1.end());
             if matches!(self.bytes.get(after), Some(b'=' | b',')) {
                 return true;
             }
@@ -1001,8 +1060,8 @@ impl<'a> Parser<'a> {
             Kind::AtId => Ok(Attribute::SymbolRef(self.parse_symbol_ref()?)),
             Kind::HashId => {
                 let t = self.bump();
-                let end = self.scan_adjacent_angle(t.end)?;
-                Ok(Attribute::Opaque(self.src[t.start..end].to_string()))
+                let end = self.scan_adjacent_angle(t.end())?;
+                Ok(Attribute::Opaque(self.src[t.start()..end].to_string()))
             }
             Kind::BangId | Kind::Less | Kind::LParen => Ok(Attribute::Type(self.parse_type()?)),
             Kind::BareId => self.parse_keyword_attr(),
@@ -1029,11 +1088,11 @@ impl<'a> Parser<'a> {
             _ if is_builtin_type_name(word) => Ok(Attribute::Type(self.parse_type()?)),
             _ => {
                 let t = self.bump();
-                if self.bytes.get(t.end) == Some(&b'<') {
-                    let end = self.scan_adjacent_angle(t.end)?;
-                    return Ok(Attribute::Opaque(self.src[t.start..end].to_string()));
+                if self.bytes.get(t.end()) == Some(&b'<') {
+                    let end = self.scan_adjacent_angle(t.end())?;
+                    return Ok(Attribute::Opaque(self.src[t.start()..end].to_string()));
                 }
-                Ok(Attribute::Keyword(word.to_string()))
+                Ok(Attribute::Keyword(Name::new(word)))
             }
         }
     }
@@ -1044,7 +1103,7 @@ impl<'a> Parser<'a> {
         }
         // Fast path: `: i32` (the type of almost every integer attribute), read from the
         // bytes without lexing the type.
-        let at = super::lexer::skip_trivia(self.bytes, self.tok.end);
+        let at = super::lexer::skip_trivia(self.bytes, self.tok.end());
         if let Some((ty, end)) = integer_type_at(self.bytes, at) {
             self.reset_to(end);
             return Ok(Some(ty));
@@ -1087,7 +1146,7 @@ impl<'a> Parser<'a> {
     /// `@name` (or `@"name"`) without the sigil.
     pub fn parse_symbol_name(&mut self) -> PResult<String> {
         let t = self.expect(Kind::AtId)?;
-        let raw = &self.src[t.start + 1..t.end];
+        let raw = &self.src[t.start() + 1..t.end()];
         if let Some(inner) = raw.strip_prefix('"') {
             return unescape(&inner[..inner.len() - 1])
                 .map_err(|(_, m)| Diagnostic::error(self.span(t), m));
@@ -1164,7 +1223,7 @@ impl<'a> Parser<'a> {
     }
 
     pub fn parse_spanned_int(&mut self) -> PResult<(i128, Span)> {
-        let start = self.tok.start;
+        let start = self.tok.start();
         let v = self.parse_int()?;
         Ok((v, Span::new(start, self.prev_end)))
     }
@@ -1173,7 +1232,7 @@ impl<'a> Parser<'a> {
 /// `name = value : i32`.
 pub fn i32_attr(name: &str, value: i128, span: Span) -> NamedAttr {
     NamedAttr {
-        name: name.to_string(),
+        name: Name::new(name),
         value: Attribute::Integer {
             value,
             ty: Some(Type::int(32)),
@@ -1251,6 +1310,35 @@ fn integer_type_at(b: &[u8], pos: usize) -> Option<(Type, usize)> {
         return None;
     }
     Some((Type::Integer { width, signedness }, end))
+}
+
+/// `N : iW` at `digits` (see [`Parser::simple_value_at`]).
+fn typed_int_at(b: &[u8], digits: usize) -> Option<(Attribute, usize)> {
+    let mut i = digits;
+    let mut value: i64 = 0;
+    while let Some(&d) = b.get(i).filter(|d| d.is_ascii_digit()) {
+        value = value * 10 + i64::from(d - b'0');
+        i += 1;
+        if i - digits > 18 {
+            return None;
+        }
+    }
+    if i == digits {
+        return None;
+    }
+    while b.get(i) == Some(&b' ') {
+        i += 1;
+    }
+    if b.get(i) != Some(&b':') || b.get(i + 1) == Some(&b':') {
+        return None;
+    }
+    let at = super::lexer::skip_trivia(b, i + 1);
+    let (ty, end) = integer_type_at(b, at)?;
+    let value = Attribute::Integer {
+        value: i128::from(value),
+        ty: Some(ty),
+    };
+    Some((value, end))
 }
 
 /// Bare words that start a builtin type.

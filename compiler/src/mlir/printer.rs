@@ -220,7 +220,8 @@ pub fn print_attr(out: &mut String, a: &Attribute) {
             }
         }
         Attribute::Type(t) => print_type(out, t),
-        Attribute::Keyword(k) | Attribute::Opaque(k) => out.push_str(k),
+        Attribute::Keyword(k) => out.push_str(k),
+        Attribute::Opaque(k) => out.push_str(k),
     }
 }
 

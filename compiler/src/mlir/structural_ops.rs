@@ -29,7 +29,7 @@ use crate::diag::Span;
 
 fn named(name: &str, value: Attribute, span: Span) -> NamedAttr {
     NamedAttr {
-        name: name.to_string(),
+        name: Name::new(name),
         value,
         span,
     }
@@ -117,17 +117,17 @@ fn results_ahead(p: &Parser) -> bool {
         if t.kind != Kind::PercentId {
             return false;
         }
-        t = super::lexer::lex_at(p.bytes, t.end);
+        t = super::lexer::lex_at(p.bytes, t.end());
         if t.kind == Kind::Colon {
-            t = super::lexer::lex_at(p.bytes, t.end);
+            t = super::lexer::lex_at(p.bytes, t.end());
             if t.kind != Kind::Int {
                 return false;
             }
-            t = super::lexer::lex_at(p.bytes, t.end);
+            t = super::lexer::lex_at(p.bytes, t.end());
         }
         match t.kind {
             Kind::Equal => return true,
-            Kind::Comma => t = super::lexer::lex_at(p.bytes, t.end),
+            Kind::Comma => t = super::lexer::lex_at(p.bytes, t.end()),
             _ => return false,
         }
     }
@@ -150,7 +150,7 @@ fn item(p: &mut Parser, op: &mut Operation, c: &mut Collected) -> PResult<()> {
             }
         }
         Kind::AtId => {
-            let start = p.tok.start;
+            let start = p.tok.start();
             let path = p.parse_symbol_ref()?;
             let span = Span::new(start, p.prev_end);
             c.symbols_span = Some(c.symbols_span.map_or(span, |s| s.to(span)));
@@ -167,14 +167,14 @@ fn item(p: &mut Parser, op: &mut Operation, c: &mut Collected) -> PResult<()> {
             }
         }
         Kind::Int => {
-            let start = p.tok.start;
+            let start = p.tok.start();
             let value = p.parse_int()?;
             let a = Attribute::Integer { value, ty: None };
             op.attrs
                 .push(named("value", a, Span::new(start, p.prev_end)));
         }
         Kind::Str => {
-            let start = p.tok.start;
+            let start = p.tok.start();
             let s = p.parse_string()?;
             op.attrs.push(named(
                 "name",
@@ -206,7 +206,7 @@ fn keyword(p: &mut Parser, op: &mut Operation) -> PResult<()> {
         Attribute::Unit
     };
     op.attrs
-        .push(named(word, value, Span::new(t.start, p.prev_end)));
+        .push(named(word, value, Span::new(t.start(), p.prev_end)));
     Ok(())
 }
 
@@ -228,7 +228,7 @@ fn paren_group(p: &mut Parser, op: &mut Operation, c: &mut Collected) -> PResult
         loop {
             if p.at_kw("in") || p.at_kw("out") {
                 c.directions
-                    .push(Attribute::Keyword(p.bump_text().to_string()));
+                    .push(Attribute::Keyword(Name::new(p.bump_text())));
             }
             args.push(p.parse_block_arg()?);
             if !p.eat(Kind::Comma) {
@@ -250,7 +250,7 @@ fn paren_group(p: &mut Parser, op: &mut Operation, c: &mut Collected) -> PResult
 
 /// `[key = v, ..]` → attr `bindings`; any other `[..]` → an array attribute `bindings`.
 fn bracket(p: &mut Parser, op: &mut Operation) -> PResult<()> {
-    let start = p.tok.start;
+    let start = p.tok.start();
     let is_kv = p.peek(0).kind == Kind::BareId && p.peek(1).kind == Kind::Equal;
     if !is_kv {
         let a = p.parse_attr()?;
@@ -264,7 +264,7 @@ fn bracket(p: &mut Parser, op: &mut Operation) -> PResult<()> {
         let k = p.expect(Kind::BareId)?;
         p.expect(Kind::Equal)?;
         let v = p.parse_attr()?;
-        entries.push(named(p.text(k), v, Span::new(k.start, p.prev_end)));
+        entries.push(named(p.text(k), v, Span::new(k.start(), p.prev_end)));
         if !p.eat(Kind::Comma) {
             break;
         }
