@@ -186,7 +186,7 @@ pub fn is_mlir(p: &Path) -> bool {
 
 /// An input as read from disk: its database handle, or why it could not be read.
 #[derive(Debug, Clone)]
-enum Loaded {
+pub(crate) enum Loaded {
     Mlir(SourceFile),
     Handshake(HandshakeJob),
     Blif(BlifFile),
@@ -231,7 +231,7 @@ type JobInput = (Job, Loaded);
 /// The inputs of one build, resolved to database handles (valid for any clone of the db).
 #[derive(Debug, Clone)]
 pub struct Resolved {
-    inputs: Vec<Arc<Vec<(Job, Loaded)>>>,
+    pub(crate) inputs: Vec<Arc<Vec<(Job, Loaded)>>>,
     /// What may have changed in the output directory since the last build.
     output_marks: RootMarks,
 }
@@ -493,6 +493,7 @@ pub struct Computed {
 /// Run the queries for every input. Pure with respect to the filesystem; may unwind with
 /// `salsa::Cancelled` when another thread writes an input.
 pub fn compute(db: &Db, spec: &BuildSpec, resolved: &Resolved) -> Computed {
+    crate::prewarm::prewarm(db, resolved);
     let mut out = Computed {
         output_marks: resolved.output_marks.clone(),
         ..Computed::default()
