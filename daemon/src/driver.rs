@@ -201,7 +201,7 @@ pub fn is_mlir(p: &Path) -> bool {
 /// with equal generations have equal texts, so the last build's results of the file can be
 /// reused without asking the database (see [`ComputeMemo`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
-enum Loaded {
+pub(crate) enum Loaded {
     Mlir(SourceFile, u64),
     Handshake(HandshakeJob),
     Blif(BlifFile, u64),
@@ -249,7 +249,7 @@ type JobInput = (Job, Loaded);
 /// The inputs of one build, resolved to database handles (valid for any clone of the db).
 #[derive(Debug, Clone)]
 pub struct Resolved {
-    inputs: Vec<Arc<Vec<(Job, Loaded)>>>,
+    pub(crate) inputs: Vec<Arc<Vec<(Job, Loaded)>>>,
     /// What may have changed in the output directory since the last build.
     output_marks: RootMarks,
 }
@@ -631,6 +631,7 @@ fn same_outputs(a: &BuildSpec, b: &BuildSpec) -> bool {
 /// Run the queries for every input. Pure with respect to the filesystem; may unwind with
 /// `salsa::Cancelled` when another thread writes an input.
 pub fn compute(db: &Db, spec: &BuildSpec, resolved: &Resolved) -> Computed {
+    crate::prewarm::prewarm(db, resolved);
     let memo = &db.runtime().computed;
     let last = memo.lookup(spec);
     let mut groups = Vec::with_capacity(resolved.inputs.len());

@@ -13,6 +13,7 @@ pub mod driver;
 pub mod items;
 pub mod marks;
 pub mod paths;
+pub mod prewarm;
 pub mod server;
 pub mod watch;
 

@@ -286,6 +286,10 @@ pub fn run(opts: Options) -> Result<(), String> {
         .build()
         .map_err(|e| e.to_string())?;
     let result = rt.block_on(serve(state.clone()));
+    // Queued cache entries reach disk before the next daemon can start and read them.
+    if let Some(Err(e)) = state.runtime.store.as_ref().map(|s| s.flush()) {
+        tracing::warn!(error = %e, "cannot write queued cache entries");
+    }
     if dir.read_info().is_some_and(|i| i.pid == std::process::id()) {
         let _ = std::fs::remove_file(dir.info_file());
         let _ = std::fs::remove_file(dir.socket());

@@ -238,20 +238,26 @@ fn truncated_cache_entry_is_detected_and_recomputed() {
     assert!(first.ok);
     env.shutdown();
 
-    let mut entries = Vec::new();
-    for shard in fs::read_dir(env.cache_dir().join("objects")).unwrap() {
-        for e in fs::read_dir(shard.unwrap().path()).unwrap() {
-            entries.push(e.unwrap().path());
-        }
-    }
-    entries.sort();
-    let victim = &entries[entries.len() / 2];
-    let len = fs::metadata(victim).unwrap().len();
+    // Tear one entry: cut its pack in the middle of its last entry, as a crash would.
+    let mut packs: Vec<PathBuf> = fs::read_dir(env.cache_dir().join("packs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "pack"))
+        .collect();
+    packs.sort();
+    let victim = &packs[packs.len() / 2];
+    let file = fs::File::open(victim).unwrap();
+    let size = file.metadata().unwrap().len();
+    let last = *kiln_cache::pack::read(&file, size)
+        .unwrap()
+        .records
+        .last()
+        .unwrap();
     fs::OpenOptions::new()
         .write(true)
         .open(victim)
         .unwrap()
-        .set_len(len / 2)
+        .set_len(last.offset + last.len / 2)
         .unwrap();
 
     let second = env.build(&req);

@@ -1,0 +1,125 @@
+//! Parallel evaluation of a build's independent queries before the driver's sequential
+//! walk ([`crate::driver::compute`]).
+//!
+//! The per-function queries of an APS file (segmentation, handler output per block,
+//! assembly, emission: [`db::function_emitted`]) and each BLIF file's outputs
+//! ([`db::blif_outputs`], built from per-model AIG queries) do not depend on one another.
+//! Salsa databases clone into handles that run queries concurrently and share memos, so
+//! one handle per core takes work items off a shared counter; the walk that follows then
+//! finds every value memoized and assembles the outputs in source order, so outputs are
+//! the same bytes whatever the interleaving. Query executions are also the same: each
+//! query runs once (salsa makes a second caller wait for the first).
+//!
+//! Only inputs this database has not prewarmed before are evaluated: a cold build of a
+//! file gains from both cores, while an edit recomputes a function or two and goes
+//! straight to the walk. A cancelled (or panicking) worker stops quietly: the walk meets
+//! the same cancellation (or failure) and handles it as without prewarming.
+//!
+//! Assumes queries are pure functions of their inputs (true of every `db` query).
+
+use crate::db::{self, BlifFile, Db, Flow, SourceFile};
+use crate::driver::{Loaded, Resolved};
+use std::collections::HashSet;
+use std::panic::AssertUnwindSafe;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// One unit of parallel work.
+#[derive(Clone)]
+enum Item {
+    /// An APS file's design-level queries (split, context), needed by all its functions.
+    Aps(SourceFile),
+    Function(SourceFile, String),
+    Blif(BlifFile),
+}
+
+/// Inputs seen per database (by the address of its shared runtime): prewarmed once.
+static SEEN: Mutex<Option<HashSet<(usize, salsa::Id)>>> = Mutex::new(None);
+
+/// Evaluate the independent queries of `resolved`'s new inputs on every core.
+pub fn prewarm(db: &Db, resolved: &Resolved) {
+    // One core: the items run here, in the walk's stead (same work, same counts).
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
+    let files = new_inputs(db, resolved);
+    if files.len() < 2 && !files.iter().any(|i| matches!(i, Item::Aps(_))) {
+        return;
+    }
+    let items = expand(db, files);
+    let next = AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        for _ in 1..threads {
+            let handle = db.clone();
+            let (items, next) = (&items, &next);
+            s.spawn(move || work(&handle, items, next));
+        }
+        work(db, &items, &next);
+    });
+}
+
+/// The MLIR (APS) and BLIF inputs not prewarmed before on this database.
+fn new_inputs(db: &Db, resolved: &Resolved) -> Vec<Item> {
+    let owner = std::sync::Arc::as_ptr(&db.shared_runtime()) as usize;
+    let mut seen = SEEN.lock().unwrap_or_else(|e| e.into_inner());
+    let seen = seen.get_or_insert_with(HashSet::new);
+    let mut out = Vec::new();
+    for (_, loaded) in resolved.inputs.iter().flat_map(|v| v.iter()) {
+        let (item, id) = match loaded {
+            Loaded::Mlir(f, _) => (Item::Aps(*f), salsa::plumbing::AsId::as_id(f)),
+            Loaded::Blif(f, _) => (Item::Blif(*f), salsa::plumbing::AsId::as_id(f)),
+            _ => continue,
+        };
+        if seen.insert((owner, id)) {
+            out.push(item);
+        }
+    }
+    out
+}
+
+/// Each APS file's functions as items of their own (after their file's design-level
+/// queries, on this thread); BLIF files as they are.
+fn expand(db: &Db, files: Vec<Item>) -> Vec<Item> {
+    let mut items = Vec::with_capacity(files.len());
+    let caught = salsa::Cancelled::catch(AssertUnwindSafe(|| {
+        for item in files {
+            let Item::Aps(f) = item else {
+                items.push(item);
+                continue;
+            };
+            if *db::mlir_flow(db, f) != Flow::Aps {
+                continue;
+            }
+            let functions = &db::mlir_split(db, f).functions;
+            items.extend(
+                functions
+                    .iter()
+                    .map(|i| Item::Function(f, i.symbol.clone())),
+            );
+        }
+    }));
+    if caught.is_err() {
+        items.clear();
+    }
+    items
+}
+
+/// Take items off the shared counter until none are left; stop at a cancellation.
+fn work(db: &Db, items: &[Item], next: &AtomicUsize) {
+    let _ = std::panic::catch_unwind(AssertUnwindSafe(|| {
+        loop {
+            let Some(item) = items.get(next.fetch_add(1, Ordering::Relaxed)) else {
+                return;
+            };
+            match item {
+                Item::Aps(f) => {
+                    let _ = db::design_context(db, *f);
+                }
+                Item::Function(f, symbol) => {
+                    let _ = db::function_emitted(db, *f, symbol.clone());
+                }
+                Item::Blif(f) => {
+                    let _ = db::blif_outputs(db, *f);
+                }
+            }
+        }
+    }));
+}
