@@ -4,7 +4,7 @@
 #[path = "worker_common/mod.rs"]
 mod common;
 
-use common::{OUTPUTS, Ws, action, tree};
+use common::{OUTPUTS, Ws, action, finish, tree};
 use prost::Message;
 use std::io::{Read, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Stdio};
@@ -40,31 +40,11 @@ fn request(id: i32, args: Vec<String>) -> WorkRequest {
 }
 
 fn send(stdin: &mut ChildStdin, req: &WorkRequest) {
-    stdin
-        .write_all(&req.encode_length_delimited_to_vec())
-        .unwrap();
-    stdin.flush().unwrap();
+    common::send_frame(stdin, &req.encode_length_delimited_to_vec());
 }
 
 fn recv(stdout: &mut ChildStdout) -> WorkResponse {
-    let mut len = 0usize;
-    for shift in (0..35).step_by(7) {
-        let mut b = [0u8];
-        stdout.read_exact(&mut b).unwrap();
-        len |= usize::from(b[0] & 0x7f) << shift;
-        if b[0] & 0x80 == 0 {
-            break;
-        }
-    }
-    let mut buf = vec![0u8; len];
-    stdout.read_exact(&mut buf).unwrap();
-    WorkResponse::decode(buf.as_slice()).unwrap()
-}
-
-fn finish(mut child: Child, stdin: ChildStdin) {
-    drop(stdin);
-    let status = child.wait().unwrap();
-    assert!(status.success(), "worker exited with {status}");
+    WorkResponse::decode(common::recv_frame(stdout).as_slice()).unwrap()
 }
 
 #[test]

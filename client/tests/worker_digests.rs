@@ -6,10 +6,10 @@
 #[path = "worker_common/mod.rs"]
 mod common;
 
-use common::{Ws, action, tree};
+use common::{Ws, action, finish, tree};
 use prost::Message;
 use sha2::{Digest, Sha256};
-use std::io::{Read, Write};
+use std::io::Write;
 use std::process::{Child, ChildStdin, ChildStdout, Stdio};
 
 mod pb {
@@ -65,27 +65,8 @@ fn good(ws: &Ws) -> Vec<(&'static str, Vec<u8>)> {
 }
 
 fn call(stdin: &mut ChildStdin, stdout: &mut ChildStdout, req: &WorkRequest) -> WorkResponse {
-    stdin
-        .write_all(&req.encode_length_delimited_to_vec())
-        .unwrap();
-    stdin.flush().unwrap();
-    let mut len = 0usize;
-    for shift in (0..35).step_by(7) {
-        let mut b = [0u8];
-        stdout.read_exact(&mut b).unwrap();
-        len |= usize::from(b[0] & 0x7f) << shift;
-        if b[0] & 0x80 == 0 {
-            break;
-        }
-    }
-    let mut buf = vec![0u8; len];
-    stdout.read_exact(&mut buf).unwrap();
-    WorkResponse::decode(buf.as_slice()).unwrap()
-}
-
-fn finish(mut child: Child, stdin: ChildStdin) {
-    drop(stdin);
-    assert!(child.wait().unwrap().success());
+    common::send_frame(stdin, &req.encode_length_delimited_to_vec());
+    WorkResponse::decode(common::recv_frame(stdout).as_slice()).unwrap()
 }
 
 /// A digest that is well-formed but belongs to other bytes.

@@ -3,25 +3,18 @@
 
 mod common;
 
-use kiln_daemon::counters::{self, Snapshot};
+use common::count;
+use kiln_daemon::counters;
 use kiln_daemon::db::Db;
 use kiln_daemon::driver::{self, BuildSpec, Workspace};
 use std::fs;
-
-fn count(s: &Snapshot, kind: &str) -> u64 {
-    s.get(kind).map_or(0, |c| c.executions)
-}
 
 #[test]
 fn flow_burst_add_matches_the_whole_module_flow() {
     let dir = tempfile::tempdir().unwrap();
     let src = dir.path().join("flow_burst_add.mlir");
     fs::copy(common::data("aps/flow_burst_add.mlir"), &src).unwrap();
-    let spec = BuildSpec {
-        inputs: vec![src.clone()],
-        out_dir: dir.path().join("out"),
-        ..BuildSpec::default()
-    };
+    let spec = common::spec(&src, dir.path());
     let mut ws = Workspace::new(Db::new(None));
     let reply = driver::build_in_process(&mut ws, &spec);
     assert!(reply.ok, "{:?}", reply.diagnostics);
@@ -81,11 +74,7 @@ fn edits_recompute_only_what_they_touch() {
     let src = dir.path().join("big.mlir");
     let text = common::generated_module(n);
     fs::write(&src, &text).unwrap();
-    let spec = BuildSpec {
-        inputs: vec![src.clone()],
-        out_dir: dir.path().join("out"),
-        ..BuildSpec::default()
-    };
+    let spec = common::spec(&src, dir.path());
     let mut ws = Workspace::new(Db::new(None));
     let cold = ws.db.counters().snapshot();
     let reply = driver::build_in_process(&mut ws, &spec);
@@ -163,11 +152,7 @@ fn blif_library_edit(lib: &std::path::Path, check_every: usize) {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("lib");
     common::copy_tree(lib, &root);
-    let spec = BuildSpec {
-        inputs: vec![root.clone()],
-        out_dir: dir.path().join("out"),
-        ..BuildSpec::default()
-    };
+    let spec = common::spec(&root, dir.path());
     let mut ws = Workspace::new(Db::new(None));
     let reply = driver::build_in_process(&mut ws, &spec);
     assert!(reply.ok, "{:?}", reply.diagnostics);

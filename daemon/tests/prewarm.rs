@@ -4,15 +4,12 @@
 
 mod common;
 
-use kiln_daemon::counters::{self, Snapshot};
+use common::count;
+use kiln_daemon::counters;
 use kiln_daemon::db::{Db, OutputKind};
-use kiln_daemon::driver::{self, BuildSpec, Workspace};
+use kiln_daemon::driver::{self, Workspace};
 use kiln_daemon::prewarm;
 use std::fs;
-
-fn count(s: &Snapshot, kind: &str) -> u64 {
-    s.get(kind).map_or(0, |c| c.executions)
-}
 
 #[test]
 fn the_walk_reuses_what_prewarm_computed_and_outputs_match_build_file() {
@@ -21,11 +18,7 @@ fn the_walk_reuses_what_prewarm_computed_and_outputs_match_build_file() {
     let n = 60;
     let text = compiler::aps::workload::generate(n, 3);
     fs::write(&src, &text).unwrap();
-    let spec = BuildSpec {
-        inputs: vec![src.clone()],
-        out_dir: dir.path().join("out"),
-        ..BuildSpec::default()
-    };
+    let spec = common::spec(&src, dir.path());
     let mut ws = Workspace::new(Db::new(None));
     let resolved = ws.sync(&spec);
     prewarm::prewarm(&ws.db, &resolved);

@@ -2,8 +2,9 @@
 #![allow(dead_code)]
 
 use std::fs;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Child, ChildStdin, ChildStdout, Command};
 
 pub fn data(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -83,3 +84,32 @@ pub fn action(out: &str) -> Vec<String> {
 
 /// The names the action writes.
 pub const OUTPUTS: [&str; 3] = ["burst.cmt2.mlir", "burst.rules.json", "mux.aig"];
+
+/// Write one length-delimited frame (already prefixed by its varint length) to a worker.
+pub fn send_frame(stdin: &mut ChildStdin, frame: &[u8]) {
+    stdin.write_all(frame).unwrap();
+    stdin.flush().unwrap();
+}
+
+/// Read one length-delimited frame from a worker: its varint length, then the message bytes.
+pub fn recv_frame(stdout: &mut ChildStdout) -> Vec<u8> {
+    let mut len = 0usize;
+    for shift in (0..35).step_by(7) {
+        let mut b = [0u8];
+        stdout.read_exact(&mut b).unwrap();
+        len |= usize::from(b[0] & 0x7f) << shift;
+        if b[0] & 0x80 == 0 {
+            break;
+        }
+    }
+    let mut buf = vec![0u8; len];
+    stdout.read_exact(&mut buf).unwrap();
+    buf
+}
+
+/// Close the worker's stdin; it must then exit 0.
+pub fn finish(mut child: Child, stdin: ChildStdin) {
+    drop(stdin);
+    let status = child.wait().unwrap();
+    assert!(status.success(), "worker exited with {status}");
+}

@@ -86,3 +86,17 @@ pub fn copy_tree(from: &Path, to: &Path) {
         }
     }
 }
+
+/// Executions of `kind` in a counter snapshot (0 when it never ran).
+pub fn count(s: &kiln_daemon::counters::Snapshot, kind: &str) -> u64 {
+    s.get(kind).map_or(0, |c| c.executions)
+}
+
+/// A build of `input` into `<dir>/out` with the default output kinds.
+pub fn spec(input: &Path, dir: &Path) -> kiln_daemon::driver::BuildSpec {
+    kiln_daemon::driver::BuildSpec {
+        inputs: vec![input.to_path_buf()],
+        out_dir: dir.join("out"),
+        ..Default::default()
+    }
+}
