@@ -52,8 +52,14 @@ pub fn prepare(
     std::fs::write(dir.join("tb.sv"), tb).unwrap();
     std::fs::write(dir.join("mem.hex"), sv::mem_hex(mem)).unwrap();
     std::fs::write(dir.join("cmds.txt"), sv::cmds_text(cmds)).unwrap();
+    iverilog(dir, &["-o", "sim.vvp", "tb.sv", "dut.sv"]);
+}
+
+/// Compile with Icarus (SystemVerilog 2012) in `dir`; it must succeed.
+fn iverilog(dir: &Path, args: &[&str]) {
     let out = Proc::new("iverilog")
-        .args(["-g2012", "-o", "sim.vvp", "tb.sv", "dut.sv"])
+        .arg("-g2012")
+        .args(args)
         .current_dir(dir)
         .output()
         .expect("run iverilog");
@@ -217,17 +223,7 @@ pub fn compare_batch(batch: &str, cases: &[Case]) -> Vec<sim::SimResult> {
     text.push_str(&tbs);
     text.push_str(&sv::batch_top(&modules));
     std::fs::write(dir.join("batch.sv"), text).unwrap();
-    let out = Proc::new("iverilog")
-        .args(["-g2012", "-s", "kiln_batch", "-o", "sim.vvp", "batch.sv"])
-        .current_dir(&dir)
-        .output()
-        .expect("run iverilog");
-    assert!(
-        out.status.success(),
-        "iverilog failed in {}: {}",
-        dir.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    iverilog(&dir, &["-s", "kiln_batch", "-o", "sim.vvp", "batch.sv"]);
     let out = Proc::new("vvp")
         .args(["-n", "sim.vvp"])
         .current_dir(&dir)
