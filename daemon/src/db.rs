@@ -35,6 +35,8 @@ pub struct Runtime {
     pub computed: crate::driver::ComputeMemo,
     /// The last assembly of each APS file (see [`aps_outputs`]).
     pub aps: ApsMemo,
+    /// Inputs whose queries `prewarm` has evaluated on this database.
+    pub prewarmed: std::sync::Mutex<std::collections::HashSet<salsa::Id>>,
 }
 
 #[salsa::db]
@@ -70,6 +72,7 @@ impl Db {
                 written: Default::default(),
                 computed: Default::default(),
                 aps: Default::default(),
+                prewarmed: Default::default(),
             }),
         }
     }

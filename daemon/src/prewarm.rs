@@ -17,11 +17,9 @@
 //!
 //! Assumes queries are pure functions of their inputs (true of every `db` query).
 
-use crate::db::{self, BlifFile, Db, Flow, SourceFile};
+use crate::db::{self, BlifFile, Db, Flow, KilnDb, SourceFile};
 use crate::driver::{Loaded, Resolved};
-use std::collections::HashSet;
 use std::panic::AssertUnwindSafe;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// One unit of parallel work.
@@ -32,9 +30,6 @@ enum Item {
     Function(SourceFile, String),
     Blif(BlifFile),
 }
-
-/// Inputs seen per database (by the address of its shared runtime): prewarmed once.
-static SEEN: Mutex<Option<HashSet<(usize, salsa::Id)>>> = Mutex::new(None);
 
 /// Evaluate the independent queries of `resolved`'s new inputs on every core.
 pub fn prewarm(db: &Db, resolved: &Resolved) {
@@ -58,9 +53,11 @@ pub fn prewarm(db: &Db, resolved: &Resolved) {
 
 /// The MLIR (APS) and BLIF inputs not prewarmed before on this database.
 fn new_inputs(db: &Db, resolved: &Resolved) -> Vec<Item> {
-    let owner = std::sync::Arc::as_ptr(&db.shared_runtime()) as usize;
-    let mut seen = SEEN.lock().unwrap_or_else(|e| e.into_inner());
-    let seen = seen.get_or_insert_with(HashSet::new);
+    let mut seen = db
+        .runtime()
+        .prewarmed
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
     let mut out = Vec::new();
     for (_, loaded) in resolved.inputs.iter().flat_map(|v| v.iter()) {
         let (item, id) = match loaded {
@@ -68,7 +65,7 @@ fn new_inputs(db: &Db, resolved: &Resolved) -> Vec<Item> {
             Loaded::Blif(f, _) => (Item::Blif(*f), salsa::plumbing::AsId::as_id(f)),
             _ => continue,
         };
-        if seen.insert((owner, id)) {
+        if seen.insert(id) {
             out.push(item);
         }
     }
