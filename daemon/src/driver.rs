@@ -793,6 +793,7 @@ fn render(path: &str, text: &str, outs: &db::FileOutputs) -> proto::FileDiagnost
 pub struct OutputLog {
     hashed: std::sync::Mutex<BTreeMap<PathBuf, Hashed>>,
     written: std::sync::Mutex<std::collections::HashMap<PathBuf, Logged>>,
+    spares: crate::spare::SpareLog,
 }
 
 /// An output as last written or checked, and the job result it was checked for.
@@ -829,7 +830,7 @@ fn same_bytes(a: &OutputBytes, b: &OutputBytes) -> bool {
 }
 
 /// Index of the first part that differs (shared parts are equal without a byte compare).
-fn first_change(old: &[std::sync::Arc<[u8]>], new: &[std::sync::Arc<[u8]>]) -> usize {
+pub(crate) fn first_change(old: &[std::sync::Arc<[u8]>], new: &[std::sync::Arc<[u8]>]) -> usize {
     old.iter()
         .zip(new)
         .position(|(a, b)| !(std::sync::Arc::ptr_eq(a, b) || a == b))
@@ -881,11 +882,10 @@ impl OutputLog {
         sha256
     }
 
-    /// Whether the file is known to hold `bytes` (`Some(true)`), known to differ
-    /// (`Some(false)`), or unknown (`None`: not written by us, or changed since).
-    /// `unmarked`: the watcher saw no change of `path` since the last build, so its stamp
-    /// need not be checked.
-    fn holds(&self, path: &Path, bytes: &OutputBytes, unmarked: bool) -> Option<bool> {
+    /// The bytes the file at `path` is known to hold (`None`: not written by us, or
+    /// changed since). `unmarked`: the watcher saw no change of `path` since the last
+    /// build, so its stamp need not be checked.
+    fn known(&self, path: &Path, unmarked: bool) -> Option<OutputBytes> {
         let (last, stamp) = {
             let log = self.written.lock().unwrap_or_else(|e| e.into_inner());
             let l = log.get(path)?;
@@ -897,7 +897,7 @@ impl OutputLog {
                 return None;
             }
         }
-        Some(same_bytes(&last, bytes))
+        Some(last)
     }
 
     /// `path` now holds `bytes`: the result that last held it there is no longer on disk.
@@ -1118,10 +1118,10 @@ fn write_output(
     };
     times.hash += t.elapsed();
     let t = Instant::now();
-    let written = match log.holds(&o.path, &o.bytes, untouched(marks, &o.path)) {
-        Some(true) => false,
+    let written = match log.known(&o.path, untouched(marks, &o.path)) {
+        Some(last) if same_bytes(&last, &o.bytes) => false,
         known => {
-            let w = write_parts_atomic(&o.path, &o.bytes, known.is_none())
+            let w = write_replacing(&o.path, &o.bytes, known.as_ref(), log)
                 .map_err(|e| format!("{}: error: {e}", o.path.display()))?;
             log.record(&o.path, &o.bytes);
             w
@@ -1129,6 +1129,25 @@ fn write_output(
     };
     times.write += t.elapsed();
     Ok((written, sha256))
+}
+
+/// Write `bytes` to `path` atomically, unless the file holds them already (checked by
+/// reading it when `replaced`, the bytes it is known to hold, is unknown). Large outputs
+/// go through a spare (see [`crate::spare`]), others through a fresh temp file.
+fn write_replacing(
+    path: &Path,
+    bytes: &OutputBytes,
+    replaced: Option<&OutputBytes>,
+    log: &OutputLog,
+) -> std::io::Result<bool> {
+    if !crate::spare::eligible(path, bytes) {
+        return write_parts_atomic(path, bytes, replaced.is_none());
+    }
+    if replaced.is_none() && holds_bytes(path, bytes) {
+        return Ok(false);
+    }
+    crate::spare::write(path, bytes, replaced, &log.spares)?;
+    Ok(true)
 }
 
 /// Temp file in the same directory + rename; nothing when the file already holds `bytes`.
@@ -1185,7 +1204,10 @@ fn holds_bytes(path: &Path, bytes: &OutputBytes) -> bool {
 }
 
 /// `write_all` for a list of parts, up to 1,024 (`IOV_MAX`) parts per `writev`.
-fn write_all_parts(f: &mut fs::File, parts: &[std::sync::Arc<[u8]>]) -> std::io::Result<()> {
+pub(crate) fn write_all_parts(
+    f: &mut fs::File,
+    parts: &[std::sync::Arc<[u8]>],
+) -> std::io::Result<()> {
     let mut bufs: Vec<std::io::IoSlice> = parts
         .iter()
         .filter(|p| !p.is_empty())

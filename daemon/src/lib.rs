@@ -15,6 +15,7 @@ pub mod marks;
 pub mod paths;
 pub mod prewarm;
 pub mod server;
+pub mod spare;
 pub mod watch;
 
 /// Generated gRPC types and stubs for `proto/kiln.proto` (package `kiln.v1`).

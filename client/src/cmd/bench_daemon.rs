@@ -90,15 +90,29 @@ fn bench(args: &Args, c: &Connector, ws: &Path) -> Result<(), Failure> {
     let start = text
         .find(&target)
         .ok_or_else(|| fail("function not found"))?;
-    let edit = median((0..args.runs.max(1)).map(|i| {
-        let (from, to) = if i % 2 == 0 {
-            ("tor.addi", "tor.subi")
-        } else {
-            ("tor.subi", "tor.addi")
-        };
+    // Each edit turns the function's first arithmetic op into the next of a cycle of
+    // three, with one more space after it for each step of the cycle: no build's text
+    // equals the one before last (which the daemon's double-buffered outputs would find
+    // already written), and the function's length changes, as it does in real edits.
+    const CYCLE: [&str; 3] = ["tor.addi", "tor.subi", "tor.muli"];
+    let edit = median((0..args.runs.max(1)).map(|_| {
         let current = std::fs::read_to_string(&big).map_err(fail)?;
-        let k = start + current[start..].find(from).ok_or_else(|| fail("no op"))?;
-        let edited = format!("{}{to}{}", &current[..k], &current[k + from.len()..]);
+        let (k, op) = CYCLE
+            .iter()
+            .enumerate()
+            .filter_map(|(i, op)| current[start..].find(op).map(|k| (start + k, i)))
+            .min()
+            .ok_or_else(|| fail("no op"))?;
+        let end = k + CYCLE[op].len();
+        let spaces = current[end..].bytes().take_while(|&b| b == b' ').count();
+        let next = (op + 1) % CYCLE.len();
+        let edited = format!(
+            "{}{}{}{}",
+            &current[..k],
+            CYCLE[next],
+            " ".repeat(1 + next),
+            &current[end + spaces..]
+        );
         timed(|| {
             std::fs::write(&big, &edited).map_err(fail)?;
             build(c, &req)
