@@ -10,6 +10,7 @@
 
 use crate::counters::Counters;
 use crate::items::{self, Item};
+use crate::split;
 use compiler::aig::{Aig, Lowered};
 use compiler::aps::{BlockRules, DesignContext, Segmentation};
 use compiler::blif::Model;
@@ -35,6 +36,8 @@ pub struct Runtime {
     pub computed: crate::driver::ComputeMemo,
     /// The last assembly of each APS file (see [`aps_outputs`]).
     pub aps: ApsMemo,
+    /// The last split of each APS file (see [`mlir_split`]).
+    pub splits: std::sync::Mutex<std::collections::HashMap<SourceFile, Arc<split::Split>>>,
     /// Inputs whose queries `prewarm` has evaluated on this database.
     pub prewarmed: std::sync::Mutex<std::collections::HashSet<salsa::Id>>,
 }
@@ -72,6 +75,7 @@ impl Db {
                 written: Default::default(),
                 computed: Default::default(),
                 aps: Default::default(),
+                splits: Default::default(),
                 prewarmed: Default::default(),
             }),
         }
@@ -147,14 +151,31 @@ pub fn cached<T: Serialize + DeserializeOwned>(
 // MLIR (APS flow): design context, and functions keyed by symbol.
 
 /// The file split lexically into its `tor.func` items and the rest (the design context).
+/// Re-split from the last split of the same file when there is one (see
+/// [`split::resplit`]: equal to a split from scratch, in time proportional to the edit).
 #[salsa::tracked(returns(ref))]
-pub fn mlir_split(db: &dyn KilnDb, file: SourceFile) -> items::Split {
+pub fn mlir_split(db: &dyn KilnDb, file: SourceFile) -> split::Split {
     db.runtime().counters.executed("mlir_items");
-    items::split_functions(file.text(db))
+    let text = file.text(db);
+    let memo = &db.runtime().splits;
+    let last = memo
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(&file)
+        .cloned();
+    let split = match last {
+        Some(last) => split::resplit(&last, text),
+        None => split::split_functions(text),
+    };
+    memo.lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(file, Arc::new(split.clone()));
+    split
 }
 
-/// The file with its functions blanked: unchanged by edits inside functions that keep
-/// their line structure, so [`design_context`] (a parse of the whole text) is cut off here.
+/// The file with its functions cut out: unchanged by any edit inside a function, so
+/// [`design_context`] (a parse of it) is cut off here. Its spans map to the file with
+/// [`split::Split::to_file`].
 #[salsa::tracked(returns(ref))]
 pub fn context_text(db: &dyn KilnDb, file: SourceFile) -> Arc<String> {
     mlir_split(db, file).context.clone()
@@ -172,11 +193,18 @@ pub fn function_index(db: &dyn KilnDb, file: SourceFile) -> BTreeMap<String, usi
 
 /// Design-level facts (memory map, globals, constants), from the file without its
 /// functions. Unchanged by edits inside functions or comments after the design header.
+/// An error's span is in [`context_text`]: see [`context_error`].
 #[salsa::tracked(returns(ref))]
 pub fn design_context(db: &dyn KilnDb, file: SourceFile) -> Result<DesignContext, Diagnostic> {
     db.runtime().counters.executed("context");
     let module = compiler::mlir::parse(context_text(db, file).as_str())?;
     compiler::aps::design_context(&module)
+}
+
+/// [`design_context`]'s error, with its span in the file.
+pub fn context_error(db: &dyn KilnDb, file: SourceFile) -> Option<Diagnostic> {
+    let d = design_context(db, file).as_ref().err()?;
+    Some(mlir_split(db, file).to_file(d.clone()))
 }
 
 /// The text of the function `symbol` (exactly as written), or `None` when the file has no
@@ -468,10 +496,14 @@ pub fn function_emitted(
 #[salsa::tracked(returns(ref))]
 pub fn mlir_outputs(db: &dyn KilnDb, file: SourceFile) -> FileOutputs {
     db.runtime().counters.executed("emit");
-    let mut diagnostics = Vec::new();
-    if let Err(d) = design_context(db, file) {
-        diagnostics.push(d.clone());
+    if let Some(d) = context_error(db, file) {
+        // Every function depends on the context: its error is the only one.
+        return FileOutputs {
+            diagnostics: vec![d],
+            ..FileOutputs::default()
+        };
     }
+    let mut diagnostics = Vec::new();
     let mut parts = Vec::new();
     for item in &mlir_split(db, file).functions {
         match function_emitted(db, file, item.symbol.clone()) {
@@ -599,7 +631,7 @@ pub fn aps_outputs(db: &dyn KilnDb, file: SourceFile) -> FileOutputs {
     let mut functions = Vec::with_capacity(split.functions.len());
     for item in &split.functions {
         if let Some(f) = old.get(item.symbol.as_str())
-            && *f.1 == *item.text
+            && (Arc::ptr_eq(&f.1, &item.text) || f.1 == item.text)
         {
             functions.push((*f).clone());
             continue;
@@ -609,7 +641,7 @@ pub fn aps_outputs(db: &dyn KilnDb, file: SourceFile) -> FileOutputs {
         };
         functions.push((
             Arc::from(item.symbol.as_str()),
-            Arc::from(item.text.as_str()),
+            item.text.clone(),
             e.clone(),
         ));
     }
@@ -668,6 +700,9 @@ pub fn aps_outputs(db: &dyn KilnDb, file: SourceFile) -> FileOutputs {
 #[salsa::tracked(returns(ref))]
 pub fn mlir_sv(db: &dyn KilnDb, file: SourceFile) -> Result<OutputBytes, Diagnostic> {
     db.runtime().counters.executed("emit_sv");
+    if let Some(d) = context_error(db, file) {
+        return Err(d);
+    }
     let mut circuits = Vec::new();
     for item in &mlir_split(db, file).functions {
         match function_circuit(db, file, item.symbol.clone()) {
@@ -902,7 +937,7 @@ pub fn model_text(db: &dyn KilnDb, file: BlifFile, name: String) -> Option<Strin
     blif_models(db, file)
         .iter()
         .find(|m| m.symbol == name)
-        .map(|m| m.text.clone())
+        .map(|m| m.text.to_string())
 }
 
 /// Model `name` parsed on its own (spans relative to its `.model` line), with the reader's

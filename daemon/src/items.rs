@@ -5,15 +5,16 @@
 //! computed from it) unchanged. Splitting is lexical and cheap; it runs on every edit.
 //! Errors in the items themselves are found later by the real parsers, on each item's text.
 
-use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
-/// One top-level item of a file: its symbol, where it starts, and its exact text.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// One top-level item of a file: its symbol, where it starts, and its exact text (shared:
+/// an unchanged item keeps its text across edits of the file without a copy, and compares
+/// equal to it by pointer).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Item {
     pub symbol: String,
     pub offset: usize,
-    pub text: String,
+    pub text: Arc<str>,
 }
 
 /// Top-level MLIR operations that define a symbol (`tor.func @f ...`, `func.func @g ...`),
@@ -36,48 +37,7 @@ pub fn mlir_items(text: &str) -> Vec<Item> {
         .collect()
 }
 
-/// A file split into its functions and the rest.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Split {
-    /// The file with every function's bytes replaced by spaces (newlines kept), so that
-    /// spans into it are spans into the file. Shared: the file may be large, and the
-    /// context query hands it on without a copy.
-    pub context: Arc<String>,
-    /// The `tor.func` operations, in source order.
-    pub functions: Vec<Item>,
-}
-
-/// Split an APS file into its `tor.func` items (at module level, or inside a `tor.design`
-/// at module level) and the design context.
-pub fn split_functions(text: &str) -> Split {
-    // One scan finds the statements at depths 0, 1 and 2 (the file is large: a scan per
-    // depth would triple the cost of every edit).
-    let mut functions: Vec<Item> = statements_at_depths(text)
-        .into_iter()
-        .flatten()
-        .filter(|&(s, e)| {
-            let t = &text[s..e];
-            t.starts_with("tor.func") || t.starts_with("\"tor.func\"")
-        })
-        .filter_map(|s| item_at(text, s))
-        .collect();
-    functions.sort_by_key(|i| i.offset);
-    functions.dedup_by_key(|i| i.offset);
-    let mut context = text.as_bytes().to_vec();
-    for f in &functions {
-        for b in &mut context[f.offset..f.offset + f.text.len()] {
-            if *b != b'\n' {
-                *b = b' ';
-            }
-        }
-    }
-    Split {
-        context: Arc::new(String::from_utf8(context).unwrap_or_default()),
-        functions,
-    }
-}
-
-fn item_at(text: &str, (start, end): (usize, usize)) -> Option<Item> {
+pub(crate) fn item_at(text: &str, (start, end): (usize, usize)) -> Option<Item> {
     let body = &text[start..end];
     let at = body.find('@')?;
     let symbol: String = body[at + 1..]
@@ -90,7 +50,7 @@ fn item_at(text: &str, (start, end): (usize, usize)) -> Option<Item> {
     Some(Item {
         symbol,
         offset: start,
-        text: body.to_string(),
+        text: Arc::from(body),
     })
 }
 
@@ -152,20 +112,77 @@ fn statements_at_depth(text: &str, want: usize) -> Vec<(usize, usize)> {
     out
 }
 
+/// The scanner's state between two bytes outside strings and comments: the brace depth,
+/// and the start of the statement pending at each depth below 3.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct ScanState {
+    pub depth: usize,
+    pub start: [Option<usize>; 3],
+}
+
+/// A statement at depth 0, 1 or 2 found by [`scan`]: its span, and the scanner's state
+/// just before its first byte.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Statement {
+    pub span: (usize, usize),
+    pub depth: usize,
+    pub before: ScanState,
+}
+
 /// [`statements_at_depth`] for depths 0, 1 and 2 at once, in one scan: every step of that
 /// scan touches only the statement that starts at the current depth, so the three scans
 /// are independent and can share the depth counter.
+#[cfg(test)]
 fn statements_at_depths(text: &str) -> [Vec<(usize, usize)>; 3] {
-    let bytes = text.as_bytes();
     let mut out: [Vec<(usize, usize)>; 3] = Default::default();
-    let mut start: [Option<usize>; 3] = [None; 3];
-    let mut depth = 0usize;
-    let mut i = 0;
+    for s in scan(text, 0, ScanState::default(), |_, _| false).0 {
+        out[s.depth].push(s.span);
+    }
+    out
+}
+
+/// The statements at depths 0, 1 and 2 of `text[from..]`, scanned from `state` (the state
+/// of an earlier scan of the same bytes before `from`), in the order they end. `stop(i,
+/// state)` is asked before each statement start at depth < 3; when it answers `true` the
+/// scan ends there, and `i` is returned with the statements ended before it. The scan is
+/// a pure function of the state and the bytes that follow: equal states before equal
+/// remainders find equal statements (what re-splitting an edited file relies on).
+pub fn scan(
+    text: &str,
+    from: usize,
+    mut state: ScanState,
+    mut stop: impl FnMut(usize, &ScanState) -> bool,
+) -> (Vec<Statement>, Option<usize>) {
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let mut before = [ScanState::default(); 3];
+    let mut i = from;
     // The next `/` at or after `i` (searched again once passed): rare in function bodies.
     let mut next_slash: Option<usize> = None;
     let find = |from: usize, at: Option<usize>| at.map_or(bytes.len(), |k| from + k);
+    // A statement may start at `i` at depth `d`: ask `stop` first.
+    macro_rules! begin {
+        ($d:expr) => {
+            if let Some(d) = $d
+                && state.start[d].is_none()
+            {
+                if stop(i, &state) {
+                    return (out, Some(i));
+                }
+                before[d] = state;
+                state.start[d] = Some(i);
+            }
+        };
+    }
+    let end = |out: &mut Vec<Statement>, d: usize, s: usize, e: usize, b: &[ScanState; 3]| {
+        out.push(Statement {
+            span: (s, e),
+            depth: d,
+            before: b[d],
+        })
+    };
     while i < bytes.len() {
-        if depth >= 3 {
+        if state.depth >= 3 {
             // Inside a statement's braces only comments, strings and braces matter: skip
             // to the next of those (most of a file is function bodies).
             if next_slash.is_none_or(|s| s < i) {
@@ -178,7 +195,7 @@ fn statements_at_depths(text: &str) -> [Vec<(usize, usize)>; 3] {
             }
         }
         let c = bytes[i];
-        let slot = (depth < 3).then_some(depth);
+        let slot = (state.depth < 3).then_some(state.depth);
         match c {
             b'/' if bytes.get(i + 1) == Some(&b'/') => {
                 i += bytes[i..]
@@ -188,48 +205,40 @@ fn statements_at_depths(text: &str) -> [Vec<(usize, usize)>; 3] {
                 continue;
             }
             b'"' => {
-                if let Some(d) = slot {
-                    start[d] = start[d].or(Some(i));
-                }
+                begin!(slot);
                 i = skip_string(bytes, i);
                 continue;
             }
             b'\n' => {
                 if let Some(d) = slot
-                    && let Some(s) = start[d].take()
+                    && let Some(s) = state.start[d].take()
                 {
-                    out[d].push((s, i));
+                    end(&mut out, d, s, i, &before);
                 }
             }
             b'{' => {
-                if let Some(d) = slot {
-                    start[d] = start[d].or(Some(i));
-                }
-                depth += 1;
+                begin!(slot);
+                state.depth += 1;
             }
             b'}' => {
                 if let Some(d) = slot
-                    && let Some(s) = start[d].take()
+                    && let Some(s) = state.start[d].take()
                 {
-                    out[d].push((s, trim_end(text, i)));
+                    end(&mut out, d, s, trim_end(text, i), &before);
                 }
-                depth = depth.saturating_sub(1);
+                state.depth = state.depth.saturating_sub(1);
             }
             c if c.is_ascii_whitespace() => {}
-            _ => {
-                if let Some(d) = slot {
-                    start[d] = start[d].or(Some(i));
-                }
-            }
+            _ => begin!(slot),
         }
         i += 1;
     }
-    for (d, s) in start.into_iter().enumerate() {
-        if let Some(s) = s {
-            out[d].push((s, trim_end(text, bytes.len())));
+    for d in 0..3 {
+        if let Some(s) = state.start[d] {
+            end(&mut out, d, s, trim_end(text, bytes.len()), &before);
         }
     }
-    out
+    (out, None)
 }
 
 fn trim_end(text: &str, end: usize) -> usize {
@@ -294,7 +303,7 @@ fn push(text: &str, out: &mut Vec<Item>, symbol: String, start: usize, end: usiz
     out.push(Item {
         symbol,
         offset: start,
-        text: text[start..end].to_string(),
+        text: Arc::from(&text[start..end]),
     });
 }
 
@@ -322,11 +331,11 @@ module {
         let names: Vec<&str> = items.iter().map(|i| i.symbol.as_str()).collect();
         assert_eq!(names, ["alpha", "beta", "gamma"]);
         for it in &items {
-            assert_eq!(&MODULE[it.offset..it.offset + it.text.len()], it.text);
+            assert_eq!(&MODULE[it.offset..it.offset + it.text.len()], &*it.text);
         }
         assert!(items[0].text.starts_with("tor.func @alpha"));
         assert!(items[0].text.ends_with('}'));
-        assert_eq!(items[2].text, "tor.design @gamma");
+        assert_eq!(&*items[2].text, "tor.design @gamma");
     }
 
     #[test]
@@ -337,19 +346,6 @@ module {
         let texts = |v: &[Item]| v.iter().map(|i| i.text.clone()).collect::<Vec<_>>();
         assert_eq!(texts(&a), texts(&b));
         assert_ne!(a[1].offset, b[1].offset);
-    }
-
-    #[test]
-    fn aps_functions_and_context() {
-        let text = "module {\n  aps.memorymap {\n  }\n  tor.design @d {\n    %c = arith.constant 1 : i32\n    tor.func @f(%a: i5) attributes {opcode = 1 : i32} {\n      tor.return\n    }\n    // note\n    tor.func @g() {\n    }\n  }\n}\n";
-        let split = split_functions(text);
-        let names: Vec<&str> = split.functions.iter().map(|i| i.symbol.as_str()).collect();
-        assert_eq!(names, ["f", "g"]);
-        assert_eq!(split.context.len(), text.len());
-        assert!(!split.context.contains("tor.func"));
-        assert!(split.context.contains("// note"));
-        assert!(split.context.contains("arith.constant"));
-        assert_eq!(split.context.lines().count(), text.lines().count());
     }
 
     #[test]

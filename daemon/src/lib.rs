@@ -16,6 +16,7 @@ pub mod paths;
 pub mod prewarm;
 pub mod server;
 pub mod spare;
+pub mod split;
 pub mod watch;
 
 /// Generated gRPC types and stubs for `proto/kiln.proto` (package `kiln.v1`).

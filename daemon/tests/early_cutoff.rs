@@ -202,3 +202,72 @@ fn editing_one_file_of_the_dynamatic_library_recomputes_one_aig() {
     };
     blif_library_edit(&shared.join("dynamatic_blif/library"), 50);
 }
+
+/// An edit that changes a function's length (a longer line in its body) leaves the design
+/// context as it was: the context is not re-parsed, the other functions are not looked at
+/// again, and the outputs equal a cold build's.
+#[test]
+fn a_longer_function_body_keeps_the_design_context() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("gen.mlir");
+    let text = compiler::aps::workload::generate(60, 11);
+    fs::write(&src, &text).unwrap();
+    let spec = common::spec(&src, dir.path());
+    let mut ws = Workspace::new(Db::new(None));
+    assert!(driver::build_in_process(&mut ws, &spec).ok);
+    let f = text.find("tor.func @f30(").unwrap();
+    let k = f + text[f..].find("tor.addi").unwrap();
+    let edited = format!("{}tor.subi  {}", &text[..k], &text[k + "tor.addi ".len()..]);
+    assert_ne!(edited.len(), text.len());
+    let before = ws.db.counters().snapshot();
+    fs::write(&src, &edited).unwrap();
+    let reply = driver::build_in_process(&mut ws, &spec);
+    assert!(reply.ok, "{:?}", reply.diagnostics);
+    let d = counters::diff(&before, &ws.db.counters().snapshot());
+    assert_eq!(count(&d, "context"), 0, "{d:?}");
+    assert_eq!(count(&d, "segmentation"), 1, "{d:?}");
+    assert_eq!(count(&d, "function_text"), 1, "{d:?}");
+    let module = compiler::mlir::parse(&edited).unwrap();
+    let whole = compiler::aps::build_file(&module, "gen").unwrap();
+    let out = |s: &str| fs::read_to_string(dir.path().join("out").join(s)).unwrap();
+    assert!(out("gen.cmt2.mlir") == whole.cmt2_text(), "cmt2 differs");
+    assert!(out("gen.rules.json") == whole.json_text(), "json differs");
+}
+
+/// An error in the design context after the functions is reported once (not once more per
+/// function), at its place in the file, and leaves the previous outputs in place.
+#[test]
+fn a_design_context_error_is_reported_once_where_it_is() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("gen.mlir");
+    let text = compiler::aps::workload::generate(8, 2);
+    fs::write(&src, &text).unwrap();
+    let spec = common::spec(&src, dir.path());
+    let mut ws = Workspace::new(Db::new(None));
+    assert!(driver::build_in_process(&mut ws, &spec).ok);
+    let cmt2 = fs::read(dir.path().join("out/gen.cmt2.mlir")).unwrap();
+    // Just before the design's closing brace, after every function.
+    let close = text.trim_end().trim_end_matches('}').trim_end().len() - 1;
+    let bad = "    %zz = arith.constant 1 : i99x\n";
+    let line = text[..close].lines().count();
+    let edited = format!("{}{bad}{}", &text[..close - 2], &text[close - 2..]);
+    assert!(edited[..edited.find("%zz").unwrap()].ends_with("\n    "));
+    fs::write(&src, &edited).unwrap();
+    for ws in [&mut ws, &mut Workspace::new(Db::new(None))] {
+        let reply = driver::build_in_process(ws, &spec);
+        assert!(!reply.ok);
+        let rendered: String = reply
+            .diagnostics
+            .iter()
+            .map(|d| d.rendered.clone())
+            .collect();
+        assert_eq!(rendered.matches("error:").count(), 1, "{rendered}");
+        let at = format!("gen.mlir:{line}:30: error: expected type");
+        assert!(rendered.contains(&at), "want {at} in:\n{rendered}");
+        assert!(rendered.contains("i99x"), "{rendered}");
+    }
+    assert_eq!(
+        fs::read(dir.path().join("out/gen.cmt2.mlir")).unwrap(),
+        cmt2
+    );
+}
