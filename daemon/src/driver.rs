@@ -1061,7 +1061,7 @@ fn write_in_threads(
 ) -> Result<Vec<Checked>, String> {
     let big = todo.iter().any(|o| o.bytes.len() > 1 << 20);
     let threads = match big {
-        true => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        true => crate::cores(),
         false => 1,
     };
     let per = todo.len().div_ceil(threads).max(1);
@@ -1146,7 +1146,11 @@ fn write_replacing(
     if replaced.is_none() && holds_bytes(path, bytes) {
         return Ok(false);
     }
-    crate::spare::write(path, bytes, replaced, &log.spares)?;
+    if let Err(e) = crate::spare::write(path, bytes, replaced, &log.spares) {
+        // The output is untouched: write it the plain way.
+        tracing::debug!(path = %path.display(), error = %e, "spare write failed");
+        return write_parts_atomic(path, bytes, false);
+    }
     Ok(true)
 }
 

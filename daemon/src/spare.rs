@@ -41,6 +41,8 @@ pub const MIN_LEN: usize = 1 << 20;
 #[derive(Debug, Default)]
 pub struct SpareLog {
     known: Mutex<HashMap<PathBuf, Known>>,
+    /// Spare directories this process has swept of claims left by dead writers.
+    swept: Mutex<std::collections::HashSet<PathBuf>>,
 }
 
 #[derive(Debug)]
@@ -108,6 +110,35 @@ impl SpareLog {
         };
     }
 
+    /// Once per directory: remove the claims of writers that died between claiming a
+    /// spare and setting it aside again (`<output>.<pid>.<n>.claim` of a pid that is gone).
+    fn sweep(&self, dir: &Path) {
+        if !self
+            .swept
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(dir.to_path_buf())
+        {
+            return;
+        }
+        let Ok(entries) = fs::read_dir(dir) else {
+            return;
+        };
+        for e in entries.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let Some(stem) = name.strip_suffix(".claim") else {
+                continue;
+            };
+            let pid = stem.rsplit('.').nth(1).and_then(|p| p.parse::<u32>().ok());
+            let gone = pid.is_some_and(|p| {
+                p != std::process::id() && !Path::new(&format!("/proc/{p}")).exists()
+            });
+            if gone {
+                let _ = fs::remove_file(e.path());
+            }
+        }
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<PathBuf, Known>> {
         self.known.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -130,7 +161,9 @@ pub fn write(
     replaced: Option<&OutputBytes>,
     log: &SpareLog,
 ) -> io::Result<Written> {
-    fs::create_dir_all(spare_dir(path))?;
+    let dir = spare_dir(path);
+    fs::create_dir_all(&dir)?;
+    log.sweep(&dir);
     let spare = spare_path(path);
     let claim = claim_path(path);
     let known = log.take(path);
@@ -440,6 +473,23 @@ mod tests {
         assert_eq!(fs::read(&kept).unwrap(), versions[2].to_vec());
         assert_eq!(fs::read(&path).unwrap(), versions[4].to_vec());
         assert_eq!(leftovers(&path), ["out.json.spare"]);
+    }
+
+    #[test]
+    fn claims_of_dead_writers_are_swept() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("o.mlir");
+        let v = output(5, |i| i as u8);
+        fs::write(&path, v.to_vec()).unwrap();
+        fs::create_dir_all(spare_dir(&path)).unwrap();
+        // No process has pid 4194304 (above Linux's pid_max limit).
+        let dead = spare_dir(&path).join("o.mlir.4194304.7.claim");
+        let live = spare_dir(&path).join(format!("o.mlir.{}.999.claim", std::process::id()));
+        fs::write(&dead, b"torn").unwrap();
+        fs::write(&live, b"in use").unwrap();
+        write(&path, &v, None, &SpareLog::default()).unwrap();
+        assert!(!dead.exists());
+        assert!(live.exists());
     }
 
     /// Writers in several threads and a reader: the reader only ever sees whole versions,
