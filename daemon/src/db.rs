@@ -226,8 +226,12 @@ fn function_digest(db: &dyn KilnDb, file: SourceFile, symbol: &str) -> Option<[u
         .map(|i| kiln_cache::digest(i.text.as_bytes()))
 }
 
-fn context_digest(ctx: &DesignContext) -> [u8; 32] {
-    kiln_cache::digest(serde_json::to_string(ctx).unwrap_or_default().as_bytes())
+/// Digest of the file's design context (part of the persistent cache keys of its
+/// functions' queries): computed once per context, not once per function and block.
+#[salsa::tracked]
+fn context_digest(db: &dyn KilnDb, file: SourceFile) -> [u8; 32] {
+    let ctx = design_context(db, file).as_ref().ok();
+    kiln_cache::digest(serde_json::to_string(&ctx).unwrap_or_default().as_bytes())
 }
 
 /// The function parsed on its own: spans relative to its first byte. Only run when a
@@ -261,7 +265,7 @@ pub fn segmentation(
         Ok(c) => c,
         Err(d) => return Some(Err(d.clone())),
     };
-    let c = context_digest(ctx);
+    let c = *context_digest(db, file);
     // The function is parsed only when the result is not in the persistent cache.
     Some(cached(
         db,
@@ -286,7 +290,7 @@ pub fn block_rules(
     let missing = || Diagnostic::error(Span::point(0), format!("no function `@{symbol}`"));
     let ctx = design_context(db, file).as_ref().map_err(Clone::clone)?;
     let f = function_digest(db, file, &symbol).ok_or_else(missing)?;
-    let c = context_digest(ctx);
+    let c = *context_digest(db, file);
     cached(
         db,
         "handler",

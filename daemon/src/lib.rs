@@ -19,6 +19,13 @@ pub mod spare;
 pub mod split;
 pub mod watch;
 
+/// The number of threads worth running at once (asked of the OS once: it reads cgroup
+/// files every time).
+pub fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
 /// Generated gRPC types and stubs for `proto/kiln.proto` (package `kiln.v1`).
 pub mod proto {
     tonic::include_proto!("kiln.v1");

@@ -34,7 +34,7 @@ enum Item {
 /// Evaluate the independent queries of `resolved`'s new inputs on every core.
 pub fn prewarm(db: &Db, resolved: &Resolved) {
     // One core: the items run here, in the walk's stead (same work, same counts).
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
+    let threads = crate::cores().min(8);
     let files = new_inputs(db, resolved);
     if files.len() < 2 && !files.iter().any(|i| matches!(i, Item::Aps(_))) {
         return;
