@@ -48,10 +48,18 @@ fn generated_module_matches_build_file() {
         ..BuildSpec::default()
     };
     let mut ws = Workspace::new(Db::new(None));
-    let f = text.find("tor.func @f20(").unwrap();
-    let k = f + text[f..].find("tor.addi").unwrap();
-    let edited = format!("{}tor.subi{}", &text[..k], &text[k + "tor.addi".len()..]);
-    for t in [&text, &edited] {
+    // Edits of one function and then another, and back: after the first edit the large
+    // outputs are rewritten in place in their spares (from the first changed function on).
+    let edit = |t: &str, f: &str, from: &str, to: &str| {
+        let f = t.find(f).unwrap();
+        let k = f + t[f..].find(from).unwrap();
+        format!("{}{to}{}", &t[..k], &t[k + from.len()..])
+    };
+    let e1 = edit(&text, "tor.func @f20(", "tor.addi ", "tor.subi  ");
+    let e2 = edit(&e1, "tor.func @f5(", "tor.addi ", "tor.muli ");
+    let e3 = edit(&e2, "tor.func @f33(", "\n", " // edited\n");
+    let e4 = edit(&e3, "tor.func @f20(", "tor.subi  ", "tor.addi ");
+    for t in [&text, &e1, &e2, &e3, &e4, &e1] {
         fs::write(&src, t).unwrap();
         let reply = driver::build_in_process(&mut ws, &spec);
         assert!(reply.ok, "{:?}", reply.diagnostics);
@@ -65,6 +73,16 @@ fn generated_module_matches_build_file() {
             assert_eq!(f.sha256, kiln_cache::hex(&kiln_cache::digest(&bytes)));
         }
     }
+    assert!(whole_len(&dir.path().join("out/gen.cmt2.mlir")) >= kiln_daemon::spare::MIN_LEN);
+    assert!(
+        dir.path()
+            .join("out/.kiln-spare/gen.cmt2.mlir.spare")
+            .is_file()
+    );
+}
+
+fn whole_len(p: &std::path::Path) -> usize {
+    fs::metadata(p).unwrap().len() as usize
 }
 
 #[test]
