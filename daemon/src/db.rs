@@ -36,8 +36,9 @@ pub struct Runtime {
     pub computed: crate::driver::ComputeMemo,
     /// The last assembly of each APS file (see [`aps_outputs`]).
     pub aps: ApsMemo,
-    /// The last split of each APS file (see [`mlir_split`]).
-    pub splits: std::sync::Mutex<std::collections::HashMap<SourceFile, Arc<split::Split>>>,
+    /// The last split of each APS file, with the generation of the text it split (see
+    /// [`mlir_split`]).
+    pub splits: std::sync::Mutex<std::collections::HashMap<SourceFile, (u64, Arc<split::Split>)>>,
     /// Inputs whose queries `prewarm` has evaluated on this database.
     pub prewarmed: std::sync::Mutex<std::collections::HashSet<salsa::Id>>,
 }
@@ -103,6 +104,19 @@ pub struct SourceFile {
     pub path: PathBuf,
     #[returns(ref)]
     pub text: String,
+    /// Which text this is and how it differs from the one before (set with every text).
+    pub edit: TextEdit,
+}
+
+/// A source text's generation (unique per text set in a workspace) and, when the workspace
+/// compared it with the text it replaced, what the two share at each end: [`mlir_split`]
+/// re-splits from that instead of comparing the two files again. Only a hint for speed:
+/// the split is the same either way.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct TextEdit {
+    pub generation: u64,
+    /// The generation of the replaced text, and the ends it shares with this one.
+    pub since: Option<(u64, split::Common)>,
 }
 
 /// One BLIF file (set with high durability: library files change rarely, so salsa skips
@@ -152,11 +166,13 @@ pub fn cached<T: Serialize + DeserializeOwned>(
 
 /// The file split lexically into its `tor.func` items and the rest (the design context).
 /// Re-split from the last split of the same file when there is one (see
-/// [`split::resplit`]: equal to a split from scratch, in time proportional to the edit).
+/// [`split::resplit`]: equal to a split from scratch, in time proportional to the edit),
+/// with the workspace's comparison of the two texts when it was against that split's text.
 #[salsa::tracked(returns(ref))]
 pub fn mlir_split(db: &dyn KilnDb, file: SourceFile) -> split::Split {
     db.runtime().counters.executed("mlir_items");
     let text = file.text(db);
+    let edit = file.edit(db);
     let memo = &db.runtime().splits;
     let last = memo
         .lock()
@@ -164,12 +180,18 @@ pub fn mlir_split(db: &dyn KilnDb, file: SourceFile) -> split::Split {
         .get(&file)
         .cloned();
     let split = match last {
-        Some(last) => split::resplit(&last, text),
+        Some((generation, last)) => {
+            // The workspace's comparison holds only against the text the last split is of.
+            let common = edit
+                .since
+                .and_then(|(base, common)| (base == generation).then_some(common));
+            split::resplit(&last, text, common)
+        }
         None => split::split_functions(text),
     };
     memo.lock()
         .unwrap_or_else(|e| e.into_inner())
-        .insert(file, Arc::new(split.clone()));
+        .insert(file, (edit.generation, Arc::new(split.clone())));
     split
 }
 

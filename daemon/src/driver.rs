@@ -9,16 +9,17 @@
 use crate::counters;
 use crate::db::{
     self, BlifFile, Db, Flow, HandshakeJob, HandshakeOpts, KilnDb, OutputBytes, OutputKind,
-    SourceFile, UnitSource,
+    SourceFile, TextEdit, UnitSource,
 };
 use crate::marks::RootMarks;
 use crate::proto;
+use crate::split;
 use compiler::diag::{self, Severity};
 use salsa::{Durability, Setter};
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
-use std::io::Write;
+use std::io::{Read, Write};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -241,6 +242,9 @@ pub struct Workspace {
     digests: crate::digests::Digests,
     /// The last text generation handed out: every text set on an input gets a new one.
     generation: u64,
+    /// The buffer of the source text last replaced (salsa hands it back): the next source
+    /// read goes into memory that is already mapped, instead of a fresh allocation.
+    recycled: Vec<u8>,
 }
 
 /// A job with its input's database handle.
@@ -265,6 +269,7 @@ impl Workspace {
             marks: None,
             dirs: BTreeMap::new(),
             digests: Default::default(),
+            recycled: Vec::new(),
         }
     }
 
@@ -388,6 +393,9 @@ impl Workspace {
                 return Loaded::Blif(*f, *g);
             }
         }
+        if let Some(&(f, _, g)) = self.sources.get(path) {
+            return self.resync_source(path, f, g, stamp);
+        }
         let text = match read_text(path) {
             Ok(t) => t,
             Err(msg) => return Loaded::Unreadable(msg),
@@ -424,20 +432,61 @@ impl Workspace {
         self.generation
     }
 
+    /// A source file seen for the first time.
     fn sync_mlir(&mut self, path: &Path, text: String, stamp: Option<Stamp>) -> (SourceFile, u64) {
-        if let Some(&(f, _, g)) = self.sources.get(path) {
-            let mut g = g;
-            if f.text(&self.db) != &text {
-                f.set_text(&mut self.db).to(text);
-                g = self.next_generation();
-            }
-            self.sources.insert(path.to_path_buf(), (f, stamp, g));
-            return (f, g);
-        }
-        let f = SourceFile::new(&self.db, path.to_path_buf(), text);
         let g = self.next_generation();
+        let edit = TextEdit {
+            generation: g,
+            since: None,
+        };
+        let f = SourceFile::new(&self.db, path.to_path_buf(), text, edit);
         self.sources.insert(path.to_path_buf(), (f, stamp, g));
         (f, g)
+    }
+
+    /// A known source file read again (its stamp changed, or it was marked). An edit of a
+    /// large file touches a few bytes of it, so the work here is kept to one read and one
+    /// comparison: the file goes into the recycled buffer, is compared with the current
+    /// text at both ends ([`split::Common`], handed on to the re-split with the text, see
+    /// [`db::mlir_split`]), and only the bytes between the common ends are checked as
+    /// UTF-8 — the rest equals the current text, which is valid.
+    fn resync_source(
+        &mut self,
+        path: &Path,
+        f: SourceFile,
+        g: u64,
+        stamp: Option<Stamp>,
+    ) -> Loaded {
+        let mut bytes = std::mem::take(&mut self.recycled);
+        bytes.clear();
+        let read = fs::File::open(path).and_then(|mut file| file.read_to_end(&mut bytes));
+        if let Err(e) = read {
+            return Loaded::Unreadable(format!("{}: error: {e}\n", path.display()));
+        }
+        if let Err(msg) = self.digests.check(path, &bytes) {
+            return Loaded::Unreadable(msg);
+        }
+        let old = f.text(&self.db);
+        let common = split::Common::of(old.as_bytes(), &bytes);
+        if common.prefix == bytes.len() && bytes.len() == old.len() {
+            self.recycled = bytes;
+            self.sources.insert(path.to_path_buf(), (f, stamp, g));
+            return Loaded::Mlir(f, g);
+        }
+        let text = match text_around(old, bytes, common) {
+            Ok(text) => text,
+            Err(bytes) => return Loaded::Unreadable(utf8_error(path, bytes)),
+        };
+        let generation = self.next_generation();
+        let edit = TextEdit {
+            generation,
+            since: Some((g, common)),
+        };
+        self.recycled = f.set_text(&mut self.db).to(text).into_bytes();
+        f.set_edit(&mut self.db).to(edit);
+        self.sources
+            .insert(path.to_path_buf(), (f, stamp, generation));
+        Loaded::Mlir(f, generation)
     }
 
     fn sync_blif(&mut self, path: &Path, text: String, stamp: Option<Stamp>) -> (BlifFile, u64) {
@@ -519,16 +568,43 @@ impl Workspace {
 /// The file as text (validated once: inputs can be large), or its located UTF-8 error.
 fn read_text(path: &Path) -> Result<String, String> {
     let bytes = fs::read(path).map_err(|e| format!("{}: error: {e}\n", path.display()))?;
-    String::from_utf8(bytes).map_err(|e| {
-        let bytes = e.into_bytes();
-        match diag::decode_utf8(&bytes) {
-            Err(d) => d.render(
-                &path.display().to_string(),
-                &String::from_utf8_lossy(&bytes),
-            ),
-            Ok(_) => format!("{}: error: invalid UTF-8\n", path.display()),
-        }
-    })
+    String::from_utf8(bytes).map_err(|e| utf8_error(path, e.into_bytes()))
+}
+
+/// The located error of a file that is not UTF-8.
+fn utf8_error(path: &Path, bytes: Vec<u8>) -> String {
+    match diag::decode_utf8(&bytes) {
+        Err(d) => d.render(
+            &path.display().to_string(),
+            &String::from_utf8_lossy(&bytes),
+        ),
+        Ok(_) => format!("{}: error: invalid UTF-8\n", path.display()),
+    }
+}
+
+/// `new` as text, given that it shares `common` with the valid text `old`: only the bytes
+/// between the shared ends (widened to `old`'s character boundaries) are checked. `new`
+/// back when it is not UTF-8.
+fn text_around(old: &str, new: Vec<u8>, common: split::Common) -> Result<String, Vec<u8>> {
+    let p = common.prefix.min(old.len()).min(new.len());
+    let q = common.suffix.min(old.len() - p).min(new.len() - p);
+    // `new[..start]` equals `old[..start]`, a string; likewise the tail from `end` on.
+    let start = (0..=p)
+        .rev()
+        .find(|&k| old.is_char_boundary(k))
+        .unwrap_or(0);
+    let old_end = (old.len() - q..=old.len())
+        .find(|&k| old.is_char_boundary(k))
+        .unwrap_or(old.len());
+    let end = new.len() - (old.len() - old_end);
+    if std::str::from_utf8(&new[start..end]).is_err() {
+        return Err(new);
+    }
+    // SAFETY: `new` is three strings end to end: `new[..start]` (equal to a prefix of
+    // `old` ending at a character boundary), `new[start..end]` (checked just above) and
+    // `new[end..]` (equal to a suffix of `old` starting at a character boundary). A
+    // concatenation of valid UTF-8 strings is valid UTF-8.
+    Ok(unsafe { String::from_utf8_unchecked(new) })
 }
 
 /// One output file to write.

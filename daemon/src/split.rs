@@ -138,8 +138,10 @@ fn assemble(text: &str, functions: Vec<(Item, ScanState)>) -> Split {
 }
 
 /// [`split_functions`] of `text`, the file `last` was the split of after an edit: in time
-/// proportional to the edit (and the functions' count), not to the file.
-pub fn resplit(last: &Split, text: &str) -> Split {
+/// proportional to the edit (and the functions' count), not to the file. `common`: what the
+/// two files share at each end, when the caller compared them already ([`Common::of`] of
+/// the old file and `text`); otherwise they are compared here.
+pub fn resplit(last: &Split, text: &str, common: Option<Common>) -> Split {
     let one_cut_each = last.cuts.len() == last.functions.len()
         && last.states.len() == last.functions.len()
         && last
@@ -153,13 +155,17 @@ pub fn resplit(last: &Split, text: &str) -> Split {
     let new = text.as_bytes();
     let old_len = last.file_len();
     let pieces = last.pieces();
-    let p = common_prefix(pieces.iter().copied(), new);
+    let Common {
+        prefix: p,
+        suffix: q,
+    } = common.unwrap_or_else(|| Common {
+        prefix: common_prefix(pieces.iter().copied(), new),
+        suffix: common_suffix(pieces.iter().rev().copied(), new),
+    });
     if p == old_len && p == new.len() {
         return last.clone();
     }
-    let q = common_suffix(pieces.iter().rev().copied(), new)
-        .min(old_len - p)
-        .min(new.len() - p);
+    let q = q.min(old_len - p).min(new.len() - p);
     // Resume at the last function starting at or before the first changed byte.
     let Some(j) = last
         .functions
@@ -225,6 +231,24 @@ pub fn resplit(last: &Split, text: &str) -> Split {
     assemble(text, functions)
 }
 
+/// How many bytes a file and the file it replaced have in common at the start and at the
+/// end (each counted on its own: together they may exceed the shorter file).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Common {
+    pub prefix: usize,
+    pub suffix: usize,
+}
+
+impl Common {
+    /// The bytes `old` and `new` have in common at each end.
+    pub fn of(old: &[u8], new: &[u8]) -> Common {
+        Common {
+            prefix: prefix_len(old, new),
+            suffix: suffix_len(old, new),
+        }
+    }
+}
+
 /// How many bytes `b` and the concatenation of `pieces` have in common at the start.
 fn common_prefix<'a>(pieces: impl Iterator<Item = &'a [u8]>, b: &[u8]) -> usize {
     let mut n = 0;
@@ -254,13 +278,21 @@ fn common_suffix<'a>(pieces: impl Iterator<Item = &'a [u8]>, b: &[u8]) -> usize 
     n
 }
 
-/// Length of the common prefix of `a` and `b` (compared a block at a time).
+/// Block sizes for [`prefix_len`] and [`suffix_len`]: the equal part is compared in large
+/// blocks (few `memcmp` calls), the block that differs in small ones, then byte by byte.
+const BLOCKS: [usize; 2] = [64 << 10, 256];
+
+/// Length of the common prefix of `a` and `b`.
 fn prefix_len(a: &[u8], b: &[u8]) -> usize {
-    const BLOCK: usize = 256;
     let len = a.len().min(b.len());
+    if a[..len] == b[..len] {
+        return len;
+    }
     let mut i = 0;
-    while i + BLOCK <= len && a[i..i + BLOCK] == b[i..i + BLOCK] {
-        i += BLOCK;
+    for block in BLOCKS {
+        while i + block <= len && a[i..i + block] == b[i..i + block] {
+            i += block;
+        }
     }
     while i < len && a[i] == b[i] {
         i += 1;
@@ -268,14 +300,18 @@ fn prefix_len(a: &[u8], b: &[u8]) -> usize {
     i
 }
 
-/// Length of the common suffix of `a` and `b`.
+/// Length of the common suffix of `a` and `b` (as [`prefix_len`], from the end).
 fn suffix_len(a: &[u8], b: &[u8]) -> usize {
-    const BLOCK: usize = 256;
     let len = a.len().min(b.len());
     let (a, b) = (&a[a.len() - len..], &b[b.len() - len..]);
+    if a == b {
+        return len;
+    }
     let mut i = 0;
-    while i + BLOCK <= len && a[len - i - BLOCK..len - i] == b[len - i - BLOCK..len - i] {
-        i += BLOCK;
+    for block in BLOCKS {
+        while i + block <= len && a[len - i - block..len - i] == b[len - i - block..len - i] {
+            i += block;
+        }
     }
     while i < len && a[len - i - 1] == b[len - i - 1] {
         i += 1;
@@ -318,7 +354,7 @@ mod tests {
         // A longer line in the body.
         let at = f.offset + f.text.find('\n').unwrap();
         let edited = format!("{} // longer{}", &text[..at], &text[at..]);
-        let again = resplit(&split, &edited);
+        let again = resplit(&split, &edited, None);
         assert_eq!(again, split_functions(&edited));
         assert_eq!(again.context, split.context);
         assert_ne!(again.functions[2].text, split.functions[2].text);
@@ -344,6 +380,19 @@ mod tests {
         fn below(&mut self, n: usize) -> usize {
             (self.next() % n.max(1) as u64) as usize
         }
+    }
+
+    #[test]
+    fn common_ends_of_two_texts() {
+        let old = "a".repeat(200_000) + "middle" + &"z".repeat(100_000);
+        let new = "a".repeat(200_000) + "MIDDLE!" + &"z".repeat(100_000);
+        let c = Common::of(old.as_bytes(), new.as_bytes());
+        assert_eq!((c.prefix, c.suffix), (200_000, 100_000));
+        // Each end counted on its own: "aaa" in "aaaa" is both a prefix and a suffix.
+        let c = Common::of(b"aaa", b"aaaa");
+        assert_eq!((c.prefix, c.suffix), (3, 3));
+        let c = Common::of(b"", b"x");
+        assert_eq!((c.prefix, c.suffix), (0, 0));
     }
 
     const SNIPPETS: [&str; 16] = [
@@ -406,8 +455,12 @@ mod tests {
                     }
                 };
                 let fresh = split_functions(&edited);
-                let again = resplit(&split, &edited);
+                let again = resplit(&split, &edited, None);
                 assert_eq!(again, fresh, "seed {seed}, edit at {at}");
+                // The same with the ends compared by the caller (as the workspace does).
+                let common = Common::of(text.as_bytes(), edited.as_bytes());
+                let given = resplit(&split, &edited, Some(common));
+                assert_eq!(given, fresh, "seed {seed}, edit at {at}, common given");
                 // Keep the file from drifting into one unbalanced mess: sometimes restart.
                 if rng.below(20) == 0 {
                     text = compiler::aps::workload::generate(12, seed);
@@ -424,7 +477,7 @@ mod tests {
     fn unchanged_text_reuses_the_split() {
         let text = compiler::aps::workload::generate(4, 1);
         let split = split_functions(&text);
-        let again = resplit(&split, &text);
+        let again = resplit(&split, &text, None);
         assert!(Arc::ptr_eq(&again.context, &split.context));
         assert_eq!(again, split);
     }
