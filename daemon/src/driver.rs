@@ -914,6 +914,11 @@ pub(crate) fn first_change(old: &[std::sync::Arc<[u8]>], new: &[std::sync::Arc<[
 }
 
 impl OutputLog {
+    /// The spares of large outputs (see [`crate::spare`]).
+    pub fn spares(&self) -> &crate::spare::SpareLog {
+        &self.spares
+    }
+
     /// SHA-256 of `bytes`, resuming from the state before the first part that changed since
     /// the last call for `path`.
     fn digest(&self, path: &Path, bytes: &OutputBytes) -> [u8; 32] {
@@ -1217,7 +1222,9 @@ fn write_replacing(
     log: &OutputLog,
 ) -> std::io::Result<bool> {
     if !crate::spare::eligible(path, bytes) {
-        return write_parts_atomic(path, bytes, replaced.is_none());
+        let written = write_parts_atomic(path, bytes, replaced.is_none())?;
+        crate::spare::prepare(path, bytes, &log.spares);
+        return Ok(written);
     }
     if replaced.is_none() && holds_bytes(path, bytes) {
         return Ok(false);

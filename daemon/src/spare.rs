@@ -19,6 +19,14 @@
 //!   version), and holds while writing (an `open` meanwhile waits for the lease's release).
 //!
 //! Otherwise the spare is unlinked (readers keep their copy) and a new one written whole.
+//!
+//! An output written for the first time has no spare, so the first edit after a cold build
+//! would write a whole new file. In the daemon ([`SpareLog::set_ahead`]) a spare is made
+//! for such an output on a background thread ([`prepare`]), off the request's path: a copy
+//! written to a claim, moved to the spare's name only if none appeared meanwhile
+//! (`RENAME_NOREPLACE`), and recorded with what it holds — both under the log's lock, under
+//! which [`write`] also takes the record and claims the spare, so a writer sees either no
+//! spare or a recorded one.
 //! Which bytes a spare holds is trusted only while its inode, size and mtime are those
 //! recorded after it was set aside; anything else rewrites it whole. Spares live in
 //! `.kiln-spare/` beside the outputs (named `<output>.spare`, never `.mlir`/`.blif`), only
@@ -30,19 +38,25 @@ use std::collections::HashMap;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 
 /// Outputs smaller than this are written to a fresh temp file (a spare would only double
 /// the files of an output directory for no measurable gain).
 pub const MIN_LEN: usize = 1 << 20;
 
 /// What this process knows of the spares it set aside: the bytes each holds, and the
-/// identity of the file they are in.
+/// identity of the file they are in. Cheap to clone (shared with [`prepare`]'s threads).
+#[derive(Debug, Default, Clone)]
+pub struct SpareLog(Arc<Shared>);
+
 #[derive(Debug, Default)]
-pub struct SpareLog {
+struct Shared {
     known: Mutex<HashMap<PathBuf, Known>>,
     /// Spare directories this process has swept of claims left by dead writers.
     swept: Mutex<std::collections::HashSet<PathBuf>>,
+    /// Make spares for outputs written for the first time (see [`prepare`]).
+    ahead: AtomicBool,
 }
 
 #[derive(Debug)]
@@ -98,8 +112,14 @@ fn mtime_ns(meta: &fs::Metadata) -> i128 {
 }
 
 impl SpareLog {
-    fn take(&self, path: &Path) -> Option<Known> {
-        self.lock().remove(path)
+    /// Make spares ahead, in the background, for outputs written for the first time (the
+    /// daemon does: its next build is likely an edit; a one-shot build's is not).
+    pub fn set_ahead(&self, on: bool) {
+        self.0.ahead.store(on, Ordering::Relaxed);
+    }
+
+    fn ahead(&self) -> bool {
+        self.0.ahead.load(Ordering::Relaxed)
     }
 
     fn put(&self, path: &Path, known: Option<Known>) {
@@ -114,6 +134,7 @@ impl SpareLog {
     /// spare and setting it aside again (`<output>.<pid>.<n>.claim` of a pid that is gone).
     fn sweep(&self, dir: &Path) {
         if !self
+            .0
             .swept
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -140,7 +161,7 @@ impl SpareLog {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<PathBuf, Known>> {
-        self.known.lock().unwrap_or_else(|e| e.into_inner())
+        self.0.known.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
 
@@ -166,8 +187,12 @@ pub fn write(
     log.sweep(&dir);
     let spare = spare_path(path);
     let claim = claim_path(path);
-    let known = log.take(path);
-    let reused = match fs::rename(&spare, &claim) {
+    // Under the lock: a spare [`prepare`] sets aside is either not there yet or recorded.
+    let (known, claimed) = {
+        let mut log = log.lock();
+        (log.remove(path), fs::rename(&spare, &claim))
+    };
+    let reused = match claimed {
         Ok(()) => sys::rewrite(&claim, bytes, known.as_ref())?,
         Err(e) if e.kind() == io::ErrorKind::NotFound => None,
         Err(e) => return Err(e),
@@ -216,6 +241,70 @@ pub fn write(
     };
     log.put(path, known);
     Ok(how)
+}
+
+/// After `path` was written with `bytes` for the first time: in the daemon (see
+/// [`SpareLog::set_ahead`]), make its spare on a background thread, holding the same
+/// bytes, unless one exists. The handle is for tests; the daemon lets the thread run.
+pub fn prepare(
+    path: &Path,
+    bytes: &OutputBytes,
+    log: &SpareLog,
+) -> Option<std::thread::JoinHandle<()>> {
+    if !cfg!(target_os = "linux") || !log.ahead() || bytes.len() < MIN_LEN {
+        return None;
+    }
+    let (path, bytes, log) = (path.to_path_buf(), bytes.clone(), log.clone());
+    let spawned = std::thread::Builder::new()
+        .name("kiln-spare".into())
+        .spawn(move || {
+            let claim = claim_path(&path);
+            if let Err(e) = set_aside_copy(&path, &claim, &bytes, &log) {
+                let _ = fs::remove_file(&claim);
+                tracing::debug!(path = %path.display(), error = %e, "spare not prepared");
+            }
+        });
+    spawned.ok()
+}
+
+/// [`prepare`]'s work: `bytes` written to `claim`, then moved to the spare's name and
+/// recorded, under the log's lock, unless a spare exists by then.
+fn set_aside_copy(
+    path: &Path,
+    claim: &Path,
+    bytes: &OutputBytes,
+    log: &SpareLog,
+) -> io::Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    let dir = spare_dir(path);
+    let spare = spare_path(path);
+    fs::create_dir_all(&dir)?;
+    log.sweep(&dir);
+    if fs::symlink_metadata(&spare).is_ok() {
+        return Ok(());
+    }
+    let mut f = fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(claim)?;
+    crate::driver::write_all_parts(&mut f, &bytes.parts)?;
+    let meta = f.metadata()?;
+    drop(f);
+    let mut known = log.lock();
+    if !sys::rename_noreplace(claim, &spare)? {
+        drop(known);
+        return fs::remove_file(claim);
+    }
+    known.insert(
+        path.to_path_buf(),
+        Known {
+            bytes: bytes.clone(),
+            ino: meta.ino(),
+            len: meta.len(),
+            mtime_ns: mtime_ns(&meta),
+        },
+    );
+    Ok(())
 }
 
 fn remove_if_present(path: &Path) -> io::Result<()> {
@@ -331,6 +420,28 @@ mod sys {
     /// Atomically exchange the files at `a` and `b`; `Ok(false)` when the file system or
     /// kernel cannot.
     pub(super) fn exchange(a: &Path, b: &Path) -> io::Result<bool> {
+        match rename2(a, b, libc::RENAME_EXCHANGE) {
+            Ok(()) => Ok(true),
+            Err(e) => match e.raw_os_error() {
+                Some(libc::EINVAL | libc::ENOSYS | libc::EOPNOTSUPP | libc::ENOENT) => Ok(false),
+                _ => Err(e),
+            },
+        }
+    }
+
+    /// Rename `a` to `b` unless `b` exists; `Ok(false)` when it does, or when the file
+    /// system or kernel cannot rename that way.
+    pub(super) fn rename_noreplace(a: &Path, b: &Path) -> io::Result<bool> {
+        match rename2(a, b, libc::RENAME_NOREPLACE) {
+            Ok(()) => Ok(true),
+            Err(e) => match e.raw_os_error() {
+                Some(libc::EEXIST | libc::EINVAL | libc::ENOSYS | libc::EOPNOTSUPP) => Ok(false),
+                _ => Err(e),
+            },
+        }
+    }
+
+    fn rename2(a: &Path, b: &Path, flags: libc::c_uint) -> io::Result<()> {
         let a = CString::new(a.as_os_str().as_bytes())?;
         let b = CString::new(b.as_os_str().as_bytes())?;
         // SAFETY: two valid NUL-terminated paths relative to the working directory.
@@ -340,16 +451,12 @@ mod sys {
                 a.as_ptr(),
                 libc::AT_FDCWD,
                 b.as_ptr(),
-                libc::RENAME_EXCHANGE,
+                flags,
             )
         };
-        if r == 0 {
-            return Ok(true);
-        }
-        let e = io::Error::last_os_error();
-        match e.raw_os_error() {
-            Some(libc::EINVAL | libc::ENOSYS | libc::EOPNOTSUPP | libc::ENOENT) => Ok(false),
-            _ => Err(e),
+        match r {
+            0 => Ok(()),
+            _ => Err(io::Error::last_os_error()),
         }
     }
 }
@@ -366,6 +473,10 @@ mod sys {
     }
 
     pub(super) fn exchange(_: &Path, _: &Path) -> io::Result<bool> {
+        Ok(false)
+    }
+
+    pub(super) fn rename_noreplace(_: &Path, _: &Path) -> io::Result<bool> {
         Ok(false)
     }
 }
@@ -473,6 +584,93 @@ mod tests {
         assert_eq!(fs::read(&kept).unwrap(), versions[2].to_vec());
         assert_eq!(fs::read(&path).unwrap(), versions[4].to_vec());
         assert_eq!(leftovers(&path), ["out.json.spare"]);
+    }
+
+    #[test]
+    fn a_spare_is_prepared_ahead_for_a_first_write() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("big.rules.json");
+        let log = SpareLog::default();
+        let v0 = output(8, |i| i as u8);
+        fs::write(&path, v0.to_vec()).unwrap();
+        assert!(prepare(&path, &v0, &log).is_none(), "only when asked");
+        log.set_ahead(true);
+        prepare(&path, &v0, &log).unwrap().join().unwrap();
+        assert_eq!(leftovers(&path), ["big.rules.json.spare"]);
+        // The first edit rewrites the prepared spare from the first changed part.
+        let v1 = OutputBytes::from_parts({
+            let mut p = v0.parts.to_vec();
+            p[6] = Arc::from(vec![b'e'; 100 << 10].into_boxed_slice());
+            p
+        });
+        assert_eq!(
+            write(&path, &v1, Some(&v0), &log).unwrap(),
+            Written::Spare {
+                from: 6 * (256 << 10)
+            }
+        );
+        assert_eq!(fs::read(&path).unwrap(), v1.to_vec());
+        // A spare exists now: nothing more is prepared.
+        prepare(&path, &v1, &log).unwrap().join().unwrap();
+        assert_eq!(leftovers(&path), ["big.rules.json.spare"]);
+        assert_eq!(
+            fs::read(spare_dir(&path).join("big.rules.json.spare")).unwrap(),
+            v0.to_vec()
+        );
+    }
+
+    /// A spare being prepared while writers replace the output: whichever wins, what the
+    /// log records of a spare is what it holds, so every output is exact.
+    #[test]
+    fn preparing_while_writing_keeps_every_output_exact() {
+        let versions: Vec<OutputBytes> = (0..6)
+            .map(|k| {
+                OutputBytes::from_parts(
+                    (0..6)
+                        .map(|i| {
+                            let fill = if i < k {
+                                b'a' + k as u8
+                            } else {
+                                b'0' + i as u8
+                            };
+                            Arc::from(vec![fill; (256 << 10) + k * 7].into_boxed_slice())
+                        })
+                        .collect(),
+                )
+            })
+            .collect();
+        for round in 0..12 {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("o.mlir");
+            let log = SpareLog::default();
+            log.set_ahead(true);
+            fs::write(&path, versions[0].to_vec()).unwrap();
+            let prepared = prepare(&path, &versions[0], &log).unwrap();
+            if round % 3 == 0 {
+                std::thread::sleep(std::time::Duration::from_micros(200 * round as u64));
+            }
+            for k in 1..versions.len() {
+                write(&path, &versions[k], Some(&versions[k - 1]), &log).unwrap();
+                assert_eq!(
+                    fs::read(&path).unwrap(),
+                    versions[k].to_vec(),
+                    "round {round}, v{k}"
+                );
+                if k == 2 {
+                    prepared.join().unwrap();
+                    break;
+                }
+            }
+            for k in 3..versions.len() {
+                write(&path, &versions[k], Some(&versions[k - 1]), &log).unwrap();
+                assert_eq!(
+                    fs::read(&path).unwrap(),
+                    versions[k].to_vec(),
+                    "round {round}, v{k}"
+                );
+            }
+            assert!(leftovers(&path).iter().all(|n| n.ends_with(".spare")));
+        }
     }
 
     #[test]

@@ -35,9 +35,15 @@ fn flow_burst_add_matches_the_whole_module_flow() {
 }
 
 /// The outputs assembled from per-function parts equal the whole-module flow
-/// (`compiler::aps::build_file`) on a generated module, also after an edit.
+/// (`compiler::aps::build_file`) on a generated module, also after an edit; with spares
+/// made on the first write or prepared ahead in the background (as the daemon does).
 #[test]
 fn generated_module_matches_build_file() {
+    generated_module_matches_build_file_with(false);
+    generated_module_matches_build_file_with(true);
+}
+
+fn generated_module_matches_build_file_with(spares_ahead: bool) {
     let dir = tempfile::tempdir().unwrap();
     let src = dir.path().join("gen.mlir");
     let text = compiler::aps::workload::generate(40, 7);
@@ -48,6 +54,11 @@ fn generated_module_matches_build_file() {
         ..BuildSpec::default()
     };
     let mut ws = Workspace::new(Db::new(None));
+    ws.db
+        .shared_runtime()
+        .written
+        .spares()
+        .set_ahead(spares_ahead);
     // Edits of one function and then another, and back: after the first edit the large
     // outputs are rewritten in place in their spares (from the first changed function on).
     let edit = |t: &str, f: &str, from: &str, to: &str| {

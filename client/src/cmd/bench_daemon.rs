@@ -93,11 +93,11 @@ fn bench(args: &Args, c: &Connector, ws: &Path) -> Result<(), Failure> {
         .find(&target)
         .ok_or_else(|| fail("function not found"))?;
     let edit = |c: &Connector| edit_function(c, &big, start, &req);
-    // The first edit after a cold build rewrites each large output whole (its spare, the
-    // version before last, does not exist yet); the second finds it.
+    // The first edit after a cold build: the daemon prepared the large outputs' spares in
+    // the background after writing them (without that, the edit would write them whole).
     let first = edit(c)?;
     println!(
-        "first one-function edit after the cold build (outputs written whole): {:.2} ms",
+        "first one-function edit after the cold build: {:.2} ms",
         ms(first.save + first.build)
     );
     edit(c)?;
