@@ -43,10 +43,13 @@ pub fn build_via_daemon(req: proto::BuildRequest) -> Result<proto::BuildReply, F
 
 /// The same build in this process, on a fresh database (no persistent cache: a cold build).
 pub fn build_in_process(req: &proto::BuildRequest) -> Result<proto::BuildReply, Failure> {
-    let spec = BuildSpec::from_proto(req).map_err(|e| Failure {
+    let mut spec = BuildSpec::from_proto(req).map_err(|e| Failure {
         message: format!("error: {e}"),
         code: 2,
     })?;
+    // This process exits after the build: a spare prepared in the background would not
+    // be finished, nor used.
+    spec.spares_ahead = false;
     let mut ws = Workspace::new(Db::new(None));
     Ok(driver::build_in_process(&mut ws, &spec))
 }

@@ -302,3 +302,65 @@ fn no_daemon_and_fallback_build_in_process() {
         files(&env.ws().join("f"), APS_OUT)
     );
 }
+
+/// `kiln build` asks the daemon to prepare the spares of large outputs: after the cold
+/// build a spare holding the output appears beside it, and the next edit rewrites that
+/// very file in place (the output is then its inode) with the bytes an in-process build
+/// of the edited source writes.
+#[test]
+fn the_first_edit_after_a_cold_build_rewrites_a_prepared_spare() {
+    use std::os::unix::fs::MetadataExt;
+    let env = Env::new();
+    let src = env.ws().join("gen.mlir");
+    let arg = |p: &Path| p.to_str().unwrap().to_string();
+    ok(&env.run(&[
+        "gen",
+        "aps",
+        "--functions",
+        "40",
+        "--seed",
+        "5",
+        "-o",
+        &arg(&src),
+    ]));
+    ok(&env.run(&["build", "gen.mlir", "--out-dir", "d"]));
+    let out = env.ws().join("d/gen.cmt2.mlir");
+    let spare = env.ws().join("d/.kiln-spare/gen.cmt2.mlir.spare");
+    let cold = fs::read(&out).unwrap();
+    assert!(
+        cold.len() >= 1 << 20,
+        "a large output: {} bytes",
+        cold.len()
+    );
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while fs::read(&spare).ok().as_ref() != Some(&cold) {
+        assert!(Instant::now() < deadline, "no spare was prepared");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let spare_ino = fs::metadata(&spare).unwrap().ino();
+    let text = fs::read_to_string(&src).unwrap();
+    let f = text.find("tor.func @f20(").unwrap();
+    let k = f + text[f..].find("tor.addi").unwrap();
+    fs::write(&src, format!("{}tor.subi  {}", &text[..k], &text[k + 8..])).unwrap();
+    ok(&env.run(&["build", "gen.mlir", "--out-dir", "d"]));
+    assert_eq!(
+        fs::metadata(&out).unwrap().ino(),
+        spare_ino,
+        "rewritten in place"
+    );
+    assert_eq!(
+        fs::read(&spare).unwrap(),
+        cold,
+        "the cold version is the spare now"
+    );
+    ok(&env.run(&["build", "gen.mlir", "--out-dir", "n", "--no-daemon"]));
+    let names = ["gen.cmt2.mlir", "gen.rules.json"];
+    assert_eq!(
+        files(&env.ws().join("d"), &names),
+        files(&env.ws().join("n"), &names)
+    );
+    assert!(
+        !env.ws().join("n/.kiln-spare").exists(),
+        "none for one-shot builds"
+    );
+}

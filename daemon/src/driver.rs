@@ -41,6 +41,9 @@ pub struct BuildSpec {
     pub digests: bool,
     /// List only the files this build wrote (the reply counts the others).
     pub changed_only: bool,
+    /// Prepare spares for large outputs written for the first time (see
+    /// [`crate::spare::prepare`]).
+    pub spares_ahead: bool,
 }
 
 /// Options for Handshake inputs (absolute paths).
@@ -111,6 +114,7 @@ impl BuildSpec {
             input_digests: crate::digests::from_proto(req)?,
             digests: req.digests,
             changed_only: req.changed_only,
+            spares_ahead: req.spares_ahead,
         })
     }
 
@@ -122,6 +126,7 @@ impl BuildSpec {
             out_dir: s(&self.out_dir),
             digests: self.digests,
             changed_only: self.changed_only,
+            spares_ahead: self.spares_ahead,
             ..Default::default()
         };
         self.handshake.fill_proto(&mut req);
@@ -1087,7 +1092,7 @@ pub fn write_outputs(
         .filter(|(_, s)| !**s)
         .flat_map(|(r, _)| r.outputs.iter())
         .collect();
-    let mut checked = write_in_threads(&todo, computed, spec.digests, log, times)?.into_iter();
+    let mut checked = write_in_threads(&todo, computed, spec, log, times)?.into_iter();
     for (r, _) in results.iter().zip(&skip).filter(|(_, s)| !**s) {
         log.settle(r);
     }
@@ -1136,7 +1141,7 @@ fn skipped_digest(o: &Output, digests: bool, log: &OutputLog, times: &mut WriteT
 fn write_in_threads(
     todo: &[&Output],
     computed: &Computed,
-    digests: bool,
+    spec: &BuildSpec,
     log: &OutputLog,
     times: &mut WriteTimes,
 ) -> Result<Vec<Checked>, String> {
@@ -1151,7 +1156,7 @@ fn write_in_threads(
         let mut t = WriteTimes::default();
         let r: Result<Vec<_>, String> = chunk
             .iter()
-            .map(|o| write_output(o, marks, digests, log, &mut t))
+            .map(|o| write_output(o, marks, spec, log, &mut t))
             .collect();
         (r, t)
     };
@@ -1188,12 +1193,12 @@ fn write_in_threads(
 fn write_output(
     o: &Output,
     marks: &RootMarks,
-    digests: bool,
+    spec: &BuildSpec,
     log: &OutputLog,
     times: &mut WriteTimes,
 ) -> Result<Checked, String> {
     let t = Instant::now();
-    let sha256 = match digests {
+    let sha256 = match spec.digests {
         true => kiln_cache::hex(&log.digest(&o.path, &o.bytes)),
         false => String::new(),
     };
@@ -1202,7 +1207,7 @@ fn write_output(
     let written = match log.known(&o.path, untouched(marks, &o.path)) {
         Some(last) if same_bytes(&last, &o.bytes) => false,
         known => {
-            let w = write_replacing(&o.path, &o.bytes, known.as_ref(), log)
+            let w = write_replacing(&o.path, &o.bytes, known.as_ref(), spec.spares_ahead, log)
                 .map_err(|e| format!("{}: error: {e}", o.path.display()))?;
             log.record(&o.path, &o.bytes);
             w
@@ -1214,16 +1219,20 @@ fn write_output(
 
 /// Write `bytes` to `path` atomically, unless the file holds them already (checked by
 /// reading it when `replaced`, the bytes it is known to hold, is unknown). Large outputs
-/// go through a spare (see [`crate::spare`]), others through a fresh temp file.
+/// go through a spare (see [`crate::spare`]), others through a fresh temp file; `ahead`:
+/// a large output written for the first time gets its spare prepared in the background.
 fn write_replacing(
     path: &Path,
     bytes: &OutputBytes,
     replaced: Option<&OutputBytes>,
+    ahead: bool,
     log: &OutputLog,
 ) -> std::io::Result<bool> {
     if !crate::spare::eligible(path, bytes) {
         let written = write_parts_atomic(path, bytes, replaced.is_none())?;
-        crate::spare::prepare(path, bytes, &log.spares);
+        if ahead {
+            crate::spare::prepare(path, bytes, &log.spares);
+        }
         return Ok(written);
     }
     if replaced.is_none() && holds_bytes(path, bytes) {

@@ -262,8 +262,6 @@ pub fn run(opts: Options) -> Result<(), String> {
         .inspect_err(|e| tracing::warn!(error = %e, "persistent cache unavailable"))
         .ok();
     let db = Db::new(store);
-    // Edits follow builds here: have spares ready for the first one (see `spare::prepare`).
-    db.shared_runtime().written.spares().set_ahead(true);
     let info = Info {
         version: VERSION.to_string(),
         build_id: announced_build_id(),

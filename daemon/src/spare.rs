@@ -21,8 +21,10 @@
 //! Otherwise the spare is unlinked (readers keep their copy) and a new one written whole.
 //!
 //! An output written for the first time has no spare, so the first edit after a cold build
-//! would write a whole new file. In the daemon ([`SpareLog::set_ahead`]) a spare is made
-//! for such an output on a background thread ([`prepare`]), off the request's path: a copy
+//! would write a whole new file. For builds that ask (`BuildRequest.spares_ahead`: the
+//! CLI's, whose outputs get edited; not a build system's, which deletes outputs before an
+//! action) a spare is made for such an output on a background thread ([`prepare`]), off
+//! the request's path: a copy
 //! written to a claim, moved to the spare's name only if none appeared meanwhile
 //! (`RENAME_NOREPLACE`), and recorded with what it holds — both under the log's lock, under
 //! which [`write`] also takes the record and claims the spare, so a writer sees either no
@@ -38,7 +40,6 @@ use std::collections::HashMap;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// Outputs smaller than this are written to a fresh temp file (a spare would only double
@@ -55,8 +56,6 @@ struct Shared {
     known: Mutex<HashMap<PathBuf, Known>>,
     /// Spare directories this process has swept of claims left by dead writers.
     swept: Mutex<std::collections::HashSet<PathBuf>>,
-    /// Make spares for outputs written for the first time (see [`prepare`]).
-    ahead: AtomicBool,
 }
 
 #[derive(Debug)]
@@ -112,16 +111,6 @@ fn mtime_ns(meta: &fs::Metadata) -> i128 {
 }
 
 impl SpareLog {
-    /// Make spares ahead, in the background, for outputs written for the first time (the
-    /// daemon does: its next build is likely an edit; a one-shot build's is not).
-    pub fn set_ahead(&self, on: bool) {
-        self.0.ahead.store(on, Ordering::Relaxed);
-    }
-
-    fn ahead(&self) -> bool {
-        self.0.ahead.load(Ordering::Relaxed)
-    }
-
     fn put(&self, path: &Path, known: Option<Known>) {
         let mut log = self.lock();
         match known {
@@ -243,15 +232,15 @@ pub fn write(
     Ok(how)
 }
 
-/// After `path` was written with `bytes` for the first time: in the daemon (see
-/// [`SpareLog::set_ahead`]), make its spare on a background thread, holding the same
-/// bytes, unless one exists. The handle is for tests; the daemon lets the thread run.
+/// After `path` was written with `bytes` for the first time: make its spare on a
+/// background thread, holding the same bytes, unless one exists (or the output is small,
+/// or not on Linux). The handle is for tests; builds let the thread run.
 pub fn prepare(
     path: &Path,
     bytes: &OutputBytes,
     log: &SpareLog,
 ) -> Option<std::thread::JoinHandle<()>> {
-    if !cfg!(target_os = "linux") || !log.ahead() || bytes.len() < MIN_LEN {
+    if !cfg!(target_os = "linux") || bytes.len() < MIN_LEN {
         return None;
     }
     let (path, bytes, log) = (path.to_path_buf(), bytes.clone(), log.clone());
@@ -593,8 +582,6 @@ mod tests {
         let log = SpareLog::default();
         let v0 = output(8, |i| i as u8);
         fs::write(&path, v0.to_vec()).unwrap();
-        assert!(prepare(&path, &v0, &log).is_none(), "only when asked");
-        log.set_ahead(true);
         prepare(&path, &v0, &log).unwrap().join().unwrap();
         assert_eq!(leftovers(&path), ["big.rules.json.spare"]);
         // The first edit rewrites the prepared spare from the first changed part.
@@ -643,7 +630,6 @@ mod tests {
             let dir = tempfile::tempdir().unwrap();
             let path = dir.path().join("o.mlir");
             let log = SpareLog::default();
-            log.set_ahead(true);
             fs::write(&path, versions[0].to_vec()).unwrap();
             let prepared = prepare(&path, &versions[0], &log).unwrap();
             if round % 3 == 0 {

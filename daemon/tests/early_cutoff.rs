@@ -51,14 +51,10 @@ fn generated_module_matches_build_file_with(spares_ahead: bool) {
         inputs: vec![src.clone()],
         out_dir: dir.path().join("out"),
         digests: true,
+        spares_ahead,
         ..BuildSpec::default()
     };
     let mut ws = Workspace::new(Db::new(None));
-    ws.db
-        .shared_runtime()
-        .written
-        .spares()
-        .set_ahead(spares_ahead);
     // Edits of one function and then another, and back: after the first edit the large
     // outputs are rewritten in place in their spares (from the first changed function on).
     let edit = |t: &str, f: &str, from: &str, to: &str| {

@@ -222,6 +222,7 @@ fn bench_library(args: &Args, c: &Connector, ws: &Path, lib: &Path) -> Result<()
 fn cli_request(inputs: &[PathBuf], out_dir: &Path) -> proto::BuildRequest {
     proto::BuildRequest {
         changed_only: true,
+        spares_ahead: true,
         ..daemon_client::request(inputs, &[], out_dir)
     }
 }

@@ -55,6 +55,8 @@ pub fn run(args: Args) -> Result<(), Failure> {
     handshake_options(&mut req, &args.file, &args.handshake);
     // The command reports diagnostics only: the daemon need not list unchanged files.
     req.changed_only = true;
+    // The user edits and rebuilds: large outputs get their spares ready (daemon only).
+    req.spares_ahead = true;
     let absolute = req.inputs[0].clone();
     let mut reply = daemon_client::build(req, args.no_daemon)?;
     // Name the input as the user did (the request carries it absolute).

@@ -4,6 +4,7 @@
 
 use crate::daemon_client::{self, fail};
 use crate::io::Failure;
+use kiln_daemon::proto;
 use std::path::PathBuf;
 use tokio_stream::StreamExt;
 
@@ -24,7 +25,11 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<(), Failure> {
-    let req = daemon_client::request(&args.paths, &args.kinds, &args.out_dir);
+    let req = proto::BuildRequest {
+        // The user edits and rebuilds: large outputs get their spares ready.
+        spares_ahead: true,
+        ..daemon_client::request(&args.paths, &args.kinds, &args.out_dir)
+    };
     let c = daemon_client::connector().map_err(fail)?;
     let rt = daemon_client::runtime()?;
     rt.block_on(async {
