@@ -24,11 +24,10 @@
 //! would write a whole new file. For builds that ask (`BuildRequest.spares_ahead`: the
 //! CLI's, whose outputs get edited; not a build system's, which deletes outputs before an
 //! action) a spare is made for such an output on a background thread ([`prepare`]), off
-//! the request's path: a copy
-//! written to a claim, moved to the spare's name only if none appeared meanwhile
-//! (`RENAME_NOREPLACE`), and recorded with what it holds — both under the log's lock, under
-//! which [`write`] also takes the record and claims the spare, so a writer sees either no
-//! spare or a recorded one.
+//! the request's path: a copy written to a claim, moved to the spare's name only if none
+//! appeared meanwhile (`RENAME_NOREPLACE`), and recorded with what it holds — both under
+//! the log's lock, under which [`write`] also takes the record and claims the spare, so a
+//! writer sees either no spare or a recorded one.
 //! Which bytes a spare holds is trusted only while its inode, size and mtime are those
 //! recorded after it was set aside; anything else rewrites it whole. Spares live in
 //! `.kiln-spare/` beside the outputs (named `<output>.spare`, never `.mlir`/`.blif`), only
@@ -190,11 +189,7 @@ pub fn write(
         Some(from) => Written::Spare { from },
         None => {
             remove_if_present(&claim)?;
-            let mut f = fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .open(&claim)?;
-            crate::driver::write_all_parts(&mut f, &bytes.parts)?;
+            write_new(&claim, bytes)?;
             Written::Fresh
         }
     };
@@ -272,13 +267,7 @@ fn set_aside_copy(
     if fs::symlink_metadata(&spare).is_ok() {
         return Ok(());
     }
-    let mut f = fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(claim)?;
-    crate::driver::write_all_parts(&mut f, &bytes.parts)?;
-    let meta = f.metadata()?;
-    drop(f);
+    let meta = write_new(claim, bytes)?.metadata()?;
     let mut known = log.lock();
     if !sys::rename_noreplace(claim, &spare)? {
         drop(known);
@@ -294,6 +283,16 @@ fn set_aside_copy(
         },
     );
     Ok(())
+}
+
+/// A new file at `path` (which must not exist) holding `bytes`.
+fn write_new(path: &Path, bytes: &OutputBytes) -> io::Result<fs::File> {
+    let mut f = fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)?;
+    crate::driver::write_all_parts(&mut f, &bytes.parts)?;
+    Ok(f)
 }
 
 fn remove_if_present(path: &Path) -> io::Result<()> {

@@ -240,12 +240,15 @@ pub struct Common {
 }
 
 impl Common {
-    /// The bytes `old` and `new` have in common at each end.
+    /// The bytes `old` and `new` have in common at each end (equal texts are compared
+    /// once, not again from the end).
     pub fn of(old: &[u8], new: &[u8]) -> Common {
-        Common {
-            prefix: prefix_len(old, new),
-            suffix: suffix_len(old, new),
-        }
+        let prefix = prefix_len(old, new);
+        let suffix = match prefix == old.len() && prefix == new.len() {
+            true => prefix,
+            false => suffix_len(old, new),
+        };
+        Common { prefix, suffix }
     }
 }
 

@@ -6,10 +6,10 @@
 //! trip, a one-function edit (write + build, end to end: the first after the cold build on
 //! its own, then the steady state once the cold build's writeback is done), and, with a
 //! BLIF library (default: the shared Dynamatic library when present), a one-file library
-//! edit. It also checks that
-//! the daemon's outputs equal a cold in-process build byte for byte (by digest), and
-//! measures the floor of the edit: writing the same output bytes with a plain temp file +
-//! rename per file (one thread each, as the daemon does), and hashing them.
+//! edit. It also checks that the daemon's outputs equal a cold in-process build byte for
+//! byte (by digest), and measures the floor of the edit: writing the same output bytes
+//! with a plain temp file + rename per file (one thread each, as the daemon does), and
+//! hashing them.
 //!
 //! Timed builds send what `kiln build` sends (no digests, changed files only).
 
