@@ -11,5 +11,6 @@ pub mod blif;
 pub mod diag;
 mod fxhash;
 pub mod handshake;
+pub mod limits;
 pub mod mlir;
 pub mod rules;

@@ -304,6 +304,16 @@ fn mark_op(
             key = format!("buffer.{ty}");
         }
         "extsi" | "extui" => {
+            if width_out(0) <= width_in(0) {
+                return Err(Diagnostic::error(
+                    op.span,
+                    format!(
+                        "{kind}: the result (i{}) must be wider than the operand (i{})",
+                        width_out(0),
+                        width_in(0)
+                    ),
+                ));
+            }
             builtin = Some(Builtin::Ext {
                 signed: kind == "extsi",
                 from: width_in(0),
@@ -311,6 +321,16 @@ fn mark_op(
             });
         }
         "trunci" => {
+            if width_out(0) >= width_in(0) {
+                return Err(Diagnostic::error(
+                    op.span,
+                    format!(
+                        "trunci: the result (i{}) must be narrower than the operand (i{})",
+                        width_out(0),
+                        width_in(0)
+                    ),
+                ));
+            }
             builtin = Some(Builtin::Trunc {
                 from: width_in(0),
                 to: width_out(0),
