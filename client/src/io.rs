@@ -28,10 +28,12 @@ impl Failure {
     }
 }
 
-/// Read a source file as UTF-8; invalid bytes give a `path:line:col` diagnostic.
+/// Read a source file as UTF-8; invalid bytes give a `path:line:col` diagnostic. Only
+/// regular files are read, up to the input size limit; `-` is standard input
+/// ([`kiln_daemon::input`]).
 pub fn read_source(path: &Path) -> Result<String, Failure> {
-    let bytes =
-        fs::read(path).map_err(|e| Failure::input(format!("{}: error: {e}", path.display())))?;
+    let bytes = kiln_daemon::input::read(path)
+        .map_err(|e| Failure::input(format!("{}: error: {e}", path.display())))?;
     match diag::decode_utf8(&bytes) {
         Ok(_) => Ok(String::from_utf8(bytes).expect("checked above")),
         Err(d) => {

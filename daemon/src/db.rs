@@ -219,7 +219,7 @@ pub fn function_index(db: &dyn KilnDb, file: SourceFile) -> BTreeMap<String, usi
 #[salsa::tracked(returns(ref))]
 pub fn design_context(db: &dyn KilnDb, file: SourceFile) -> Result<DesignContext, Diagnostic> {
     db.runtime().counters.executed("context");
-    let module = compiler::mlir::parse(context_text(db, file).as_str())?;
+    let module = compiler::mlir::parse_with(context_text(db, file).as_str(), &crate::input::limits())?;
     compiler::aps::design_context(&module)
 }
 
@@ -266,7 +266,7 @@ pub fn function_op(
 ) -> Option<Result<Operation, Diagnostic>> {
     let item = function_text(db, file, symbol).as_ref()?;
     db.runtime().counters.executed("parse");
-    Some(compiler::mlir::parse(&item.text).and_then(|module| {
+    Some(compiler::mlir::parse_with(&item.text, &crate::input::limits()).and_then(|module| {
         module
             .ops
             .into_iter()
@@ -771,7 +771,7 @@ pub fn mlir_flow(db: &dyn KilnDb, file: SourceFile) -> Flow {
 /// The outcome of an MLIR file no flow accepts: its parse error, else a plain error.
 #[salsa::tracked(returns(ref))]
 pub fn unknown_flow_outputs(db: &dyn KilnDb, file: SourceFile) -> FileOutputs {
-    let diagnostic = match compiler::mlir::parse(file.text(db)) {
+    let diagnostic = match compiler::mlir::parse_with(file.text(db), &crate::input::limits()) {
         Err(d) => d,
         Ok(_) => Diagnostic::global_error(
             "no flow accepts this input (expected a module with `tor.design` or a `handshake.func`)",
@@ -840,7 +840,7 @@ pub fn handshake_front(db: &dyn KilnDb, job: HandshakeJob) -> Result<Front, Fron
     use compiler::handshake;
     db.runtime().counters.executed("handshake_front");
     let opts = job.opts(db);
-    let module = compiler::mlir::parse(job.file(db).text(db)).map_err(FrontError::Input)?;
+    let module = compiler::mlir::parse_with(job.file(db).text(db), &crate::input::limits()).map_err(FrontError::Input)?;
     let func = handshake::find_func(&module.ops).map_err(FrontError::Input)?;
     let circuit = handshake::analyze(func, opts.naming).map_err(FrontError::Input)?;
     let table = match &opts.path_table {

@@ -19,7 +19,7 @@ use salsa::{Durability, Setter};
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -464,7 +464,7 @@ impl Workspace {
     ) -> Loaded {
         let mut bytes = std::mem::take(&mut self.recycled);
         bytes.clear();
-        let read = fs::File::open(path).and_then(|mut file| file.read_to_end(&mut bytes));
+        let read = crate::input::read_into(path, &mut bytes, crate::input::limits().max_input_size);
         if let Err(e) = read {
             return Loaded::Unreadable(format!("{}: error: {e}\n", path.display()));
         }
@@ -529,7 +529,10 @@ impl Workspace {
             path_table: spec
                 .path_table
                 .as_ref()
-                .map(|p| (p.clone(), fs::read_to_string(p).unwrap_or_default())),
+                .map(|p| {
+                    let text = crate::input::read(p).ok().and_then(|b| String::from_utf8(b).ok());
+                    (p.clone(), text.unwrap_or_default())
+                }),
             dialect: spec.dialect,
             naming: spec.naming,
         };
@@ -572,7 +575,7 @@ impl Workspace {
 
 /// The file as text (validated once: inputs can be large), or its located UTF-8 error.
 fn read_text(path: &Path) -> Result<String, String> {
-    let bytes = fs::read(path).map_err(|e| format!("{}: error: {e}\n", path.display()))?;
+    let bytes = crate::input::read(path).map_err(|e| format!("{}: error: {e}\n", path.display()))?;
     String::from_utf8(bytes).map_err(|e| utf8_error(path, e.into_bytes()))
 }
 

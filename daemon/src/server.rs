@@ -38,6 +38,7 @@ pub struct Options {
     pub cache_cap_bytes: u64,
     /// Remote cache tier behind the local store (`http://…` or `grpc://…`).
     pub remote_cache: Option<String>,
+    pub remote_options: kiln_cache::remote::Options,
 }
 
 struct State {
@@ -258,6 +259,7 @@ pub fn run(opts: Options) -> Result<(), String> {
     writeln!(pid_file, "{}", std::process::id()).map_err(|e| e.to_string())?;
 
     let remote = opts.remote_cache.as_deref();
+    let remote = remote.map(|u| (u, opts.remote_options.clone()));
     let store = paths::open_store(&opts.cache_dir, opts.cache_cap_bytes, remote)
         .inspect_err(|e| tracing::warn!(error = %e, "persistent cache unavailable"))
         .ok();
@@ -395,6 +397,8 @@ pub struct Args {
     /// cache protocol) or `grpc://HOST:PORT[/INSTANCE]` (REAPI).
     #[arg(long, env = "KILN_REMOTE_CACHE")]
     pub remote_cache: Option<String>,
+    #[command(flatten)]
+    pub remote_options: crate::remote_args::RemoteOptionArgs,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -421,6 +425,7 @@ impl Args {
             log_json: self.log_format == LogFormat::Json,
             cache_cap_bytes: self.cache_cap,
             remote_cache,
+            remote_options: self.remote_options.options()?,
         })
     }
 }

@@ -171,15 +171,15 @@ fn handler_outputs_round_trip_through_the_codec() {
     let m = compiler::mlir::parse(&text).unwrap();
     let ctx = compiler::aps::design_context(&m).unwrap();
     let seg = compiler::aps::segment_function(&ctx, compiler::aps::functions(&m)[0]).unwrap();
-    let bytes = kiln_cache::codec::encode(&seg).unwrap();
+    let bytes = kiln_cache::codec::encode(&[1; 32], &seg).unwrap();
     assert_eq!(
-        kiln_cache::codec::decode::<compiler::aps::Segmentation>(&bytes).unwrap(),
+        kiln_cache::codec::decode::<compiler::aps::Segmentation>(&[1; 32], &bytes).unwrap(),
         seg
     );
     for b in 0..seg.blocks.len() {
         let rules = compiler::aps::handle_block(&ctx, &seg, b).unwrap();
-        let bytes = kiln_cache::codec::encode(&rules).unwrap();
-        let back = kiln_cache::codec::decode(&bytes).unwrap();
+        let bytes = kiln_cache::codec::encode(&[1; 32], &rules).unwrap();
+        let back = kiln_cache::codec::decode(&[1; 32], &bytes).unwrap();
         assert_eq!(rules, back, "block {b}");
     }
 }

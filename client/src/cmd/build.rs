@@ -90,7 +90,7 @@ fn run_direct(args: Args) -> Result<(), Failure> {
     let path = args.file.display().to_string();
     let text = io::read_source(&args.file)?;
     let module =
-        compiler::mlir::parse(&text).map_err(|d| Failure::diagnostics(&[d], &path, &text))?;
+        compiler::mlir::parse_with(&text, &kiln_daemon::input::limits()).map_err(|d| Failure::diagnostics(&[d], &path, &text))?;
     let stem = args
         .file
         .file_stem()

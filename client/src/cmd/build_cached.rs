@@ -24,6 +24,8 @@ pub struct RemoteArgs {
     /// $XDG_CACHE_HOME/kiln, ~/.cache/kiln).
     #[arg(long, requires = "remote_cache")]
     pub cache_dir: Option<PathBuf>,
+    #[command(flatten)]
+    pub remote_options: kiln_daemon::remote_args::RemoteOptionArgs,
 }
 
 impl RemoteArgs {
@@ -53,8 +55,14 @@ pub fn run(args: &Args, url: &str) -> Result<(), Failure> {
         .cache_dir
         .clone()
         .unwrap_or_else(kiln_daemon::paths::cache_dir);
-    let store = kiln_daemon::paths::open_store(&dir, kiln_cache::DEFAULT_CAP_BYTES, Some(url))
+    let options = args
+        .remote
+        .remote_options
+        .options()
         .map_err(|e| usage(format!("error: {e}")))?;
+    let store =
+        kiln_daemon::paths::open_store(&dir, kiln_cache::DEFAULT_CAP_BYTES, Some((url, options)))
+            .map_err(|e| usage(format!("error: {e}")))?;
     let req = daemon_client::request(std::slice::from_ref(&args.file), &[], &args.out_dir);
     let spec = BuildSpec::from_proto(&req).map_err(|e| usage(format!("error: {e}")))?;
     init_logging();
@@ -93,6 +101,8 @@ fn init_logging() {
 
 /// A Handshake design (no `tor.design`): the cached pipeline has no Handshake flow.
 fn is_handshake(file: &std::path::Path) -> bool {
-    std::fs::read_to_string(file)
-        .is_ok_and(|t| t.contains("handshake.func") && !t.contains("tor.design"))
+    kiln_daemon::input::read(file)
+        .ok()
+        .and_then(|b| String::from_utf8(b).ok())
+        .is_some_and(|t| t.contains("handshake.func") && !t.contains("tor.design"))
 }

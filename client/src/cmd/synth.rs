@@ -75,7 +75,7 @@ pub struct Prepared {
 pub fn prepare(path: &Path, text: &str, args: &HandshakeArgs) -> Result<Prepared, Failure> {
     let shown = path.display().to_string();
     let fail = |d: Diagnostic| Failure::diagnostics(&[d], &shown, text);
-    let module = compiler::mlir::parse(text).map_err(fail)?;
+    let module = compiler::mlir::parse_with(text, &kiln_daemon::input::limits()).map_err(fail)?;
     let func = handshake::find_func(&module.ops).map_err(fail)?;
     let naming = match args.naming {
         NamingArg::ArgNames => Naming::ArgNames,
@@ -90,7 +90,7 @@ pub fn prepare(path: &Path, text: &str, args: &HandshakeArgs) -> Result<Prepared
     let mut notes = Vec::new();
     for rel in handshake::library_paths(&marks) {
         let file = lib.join(&rel);
-        let Ok(bytes) = std::fs::read(&file) else {
+        let Ok(bytes) = kiln_daemon::input::read(&file) else {
             continue;
         };
         let Ok(unit_text) = String::from_utf8(bytes) else {
