@@ -28,11 +28,16 @@ const BINCODE: u8 = 0;
 /// Why bytes could not be decoded as an entry.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CodecError {
-    Truncated { len: usize },
+    Truncated {
+        len: usize,
+    },
     BadMagic,
     Version(u32),
     Encoding(u8),
-    Length { declared: u64, actual: usize },
+    Length {
+        declared: u64,
+        actual: usize,
+    },
     Checksum,
     /// The entry belongs to another key.
     Key,

@@ -337,7 +337,8 @@ impl Store {
         key: &Key,
         value: &T,
     ) -> std::io::Result<()> {
-        let bytes = codec::encode(key.as_bytes(), value).map_err(|e| std::io::Error::other(e.to_string()))?;
+        let bytes = codec::encode(key.as_bytes(), value)
+            .map_err(|e| std::io::Error::other(e.to_string()))?;
         let bytes: Arc<[u8]> = Arc::from(bytes);
         self.upload(key, &bytes);
         self.inner.enqueue(key, bytes)

@@ -50,7 +50,9 @@ pub fn create_private_dir(dir: &Path, tighten: bool) -> io::Result<()> {
     {
         Ok(f) => f,
         Err(e) if matches!(e.raw_os_error(), Some(libc::ELOOP | libc::ENOTDIR)) => {
-            return Err(refuse("it is not a directory (or is a symbolic link)".into()));
+            return Err(refuse(
+                "it is not a directory (or is a symbolic link)".into(),
+            ));
         }
         Err(e) => return Err(e),
     };
@@ -108,13 +110,22 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let d = dir.path().join("a/b/private");
         create_private_dir(&d, false).unwrap();
-        assert_eq!(fs::metadata(&d).unwrap().permissions().mode() & 0o7777, 0o700);
+        assert_eq!(
+            fs::metadata(&d).unwrap().permissions().mode() & 0o7777,
+            0o700
+        );
         fs::set_permissions(&d, fs::Permissions::from_mode(0o755)).unwrap();
         let e = create_private_dir(&d, false).unwrap_err().to_string();
         assert!(e.contains("0755"), "{e}");
-        assert_eq!(fs::metadata(&d).unwrap().permissions().mode() & 0o777, 0o755);
+        assert_eq!(
+            fs::metadata(&d).unwrap().permissions().mode() & 0o777,
+            0o755
+        );
         create_private_dir(&d, true).unwrap();
-        assert_eq!(fs::metadata(&d).unwrap().permissions().mode() & 0o777, 0o700);
+        assert_eq!(
+            fs::metadata(&d).unwrap().permissions().mode() & 0o777,
+            0o700
+        );
         let f = create_private_file(&d.join("f")).unwrap();
         assert_eq!(f.metadata().unwrap().permissions().mode() & 0o777, 0o600);
     }

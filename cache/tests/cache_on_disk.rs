@@ -167,7 +167,13 @@ fn second_user() -> Option<(u32, u32)> {
     };
     if id("-u").is_none() {
         let st = std::process::Command::new("useradd")
-            .args(["--system", "--no-create-home", "--shell", "/usr/sbin/nologin", name])
+            .args([
+                "--system",
+                "--no-create-home",
+                "--shell",
+                "/usr/sbin/nologin",
+                name,
+            ])
             .status()
             .expect("useradd");
         assert!(st.success() || id("-u").is_some(), "useradd failed");
@@ -188,5 +194,8 @@ fn a_cache_directory_owned_by_another_user_is_refused() {
     let e = Store::open(&root, u64::MAX).unwrap_err().to_string();
     assert!(e.contains(&format!("owned by uid {uid}")), "{e}");
     assert_eq!(fs::metadata(&root).unwrap().uid(), uid);
-    assert_eq!(fs::metadata(&root).unwrap().permissions().mode() & 0o777, 0o700);
+    assert_eq!(
+        fs::metadata(&root).unwrap().permissions().mode() & 0o777,
+        0o700
+    );
 }

@@ -80,7 +80,11 @@ fn endless(endless_ac: bool) -> String {
                         size_bytes: 1024,
                     });
                     let body = prost::Message::encode_to_vec(&ar);
-                    let _ = write!(s, "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n", body.len());
+                    let _ = write!(
+                        s,
+                        "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                        body.len()
+                    );
                     let _ = s.write_all(&body);
                     return;
                 }
@@ -177,12 +181,22 @@ fn honest_server() -> (String, Objects, Arc<AtomicU64>) {
             if method == "PUT" {
                 p.fetch_add(1, Ordering::Relaxed);
                 map.insert(path, body);
-                let _ = write!(s, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+                let _ = write!(
+                    s,
+                    "HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                );
             } else if let Some(b) = map.get(&path) {
-                let _ = write!(s, "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n", b.len());
+                let _ = write!(
+                    s,
+                    "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                    b.len()
+                );
                 let _ = s.write_all(b);
             } else {
-                let _ = write!(s, "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+                let _ = write!(
+                    s,
+                    "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                );
             }
         }
     });
@@ -201,7 +215,10 @@ fn rekey(objects: &Objects, from: &Key, to: &Key) {
     let nd = remote::blob_digest(&blob);
     map.insert(format!("/cas/{}", nd.hash), blob);
     let nar = remote::make_action_result(&nd);
-    map.insert(format!("/ac/{}", to.to_hex()), prost::Message::encode_to_vec(&nar));
+    map.insert(
+        format!("/ac/{}", to.to_hex()),
+        prost::Message::encode_to_vec(&nar),
+    );
 }
 
 fn signed(key: &[u8]) -> Options {

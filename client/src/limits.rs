@@ -15,7 +15,7 @@ pub struct LimitArgs {
     /// Widest integer type accepted (iN), in bits [default: 1024; limits.max_int_width]
     #[arg(long, global = true, value_name = "BITS")]
     pub max_int_width: Option<u64>,
-    /// Most results one operation may define (%r:N) [default: 65536; limits.max_results]
+    /// Most results (%r:N) or buffer slots of one operation [default: 4096; limits.max_results]
     #[arg(long, global = true, value_name = "N")]
     pub max_results: Option<u64>,
     /// Deepest BLIF model hierarchy [default: 100000; limits.max_depth]
@@ -116,6 +116,10 @@ mod tests {
         assert_eq!(l.max_nodes, Limits::DEFAULT.max_nodes);
         std::fs::write(dir.path().join("kiln.toml"), "[limits]\nmax_bogus = 1\n").unwrap();
         let e = resolve(&LimitArgs::default(), &sub).unwrap_err();
-        assert!(e.message.contains("unknown limit `max_bogus`"), "{}", e.message);
+        assert!(
+            e.message.contains("unknown limit `max_bogus`"),
+            "{}",
+            e.message
+        );
     }
 }

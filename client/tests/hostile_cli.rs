@@ -46,7 +46,11 @@ fn special_files_are_refused_quickly_by_every_command() {
     assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
     let out = dir.path().join("out");
     let lib = repo("tests/data/handshake/library");
-    for input in [fifo.as_path(), Path::new("/dev/zero"), Path::new("/dev/urandom")] {
+    for input in [
+        fifo.as_path(),
+        Path::new("/dev/zero"),
+        Path::new("/dev/urandom"),
+    ] {
         let i = input.to_str().unwrap();
         let o = out.to_str().unwrap();
         let l = lib.to_str().unwrap();
@@ -89,6 +93,7 @@ fn reproducers_give_located_diagnostics_and_exit_1() {
         ("ext_to_i0.mlir", None),
         ("result_count.mlir", Some("--max-results")),
         ("wide_int.mlir", Some("--max-int-width")),
+        ("buffer_slots.mlir", Some("--max-results")),
     ] {
         let f = repo(&format!("tests/data/hostile/{name}"));
         let o = run(
@@ -102,11 +107,17 @@ fn reproducers_give_located_diagnostics_and_exit_1() {
         );
         let e = stderr(&o);
         assert_eq!(o.status.code(), Some(1), "{name}: {e}");
-        assert!(e.contains(&format!("{name}:")) && e.contains(": error: "), "{name}: {e}");
+        assert!(
+            e.contains(&format!("{name}:")) && e.contains(": error: "),
+            "{name}: {e}"
+        );
         if let Some(flag) = flag {
             assert!(e.contains(flag), "{name}: {e}");
         }
-        assert!(fs::read_dir(dir.path()).unwrap().next().is_none(), "{name} wrote outputs");
+        assert!(
+            fs::read_dir(dir.path()).unwrap().next().is_none(),
+            "{name} wrote outputs"
+        );
     }
 }
 
@@ -117,7 +128,9 @@ fn limits_are_raised_by_flag_and_by_kiln_toml() {
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("max_int_width"), "{}", stderr(&o));
     let o = run(
-        cli::kiln().args(["parse", "--max-int-width", "16777215"]).arg(&f),
+        cli::kiln()
+            .args(["parse", "--max-int-width", "16777215"])
+            .arg(&f),
         Duration::from_secs(10),
     );
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
@@ -134,7 +147,9 @@ fn limits_are_raised_by_flag_and_by_kiln_toml() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     // The input size limit, lowered by flag.
     let o = run(
-        cli::kiln().args(["parse", "--max-input-size", "10"]).arg(&f),
+        cli::kiln()
+            .args(["parse", "--max-input-size", "10"])
+            .arg(&f),
         Duration::from_secs(10),
     );
     assert_eq!(o.status.code(), Some(1));
@@ -163,7 +178,13 @@ fn second_user() -> Option<(u32, u32)> {
     };
     if id("-u").is_none() {
         let st = Command::new("useradd")
-            .args(["--system", "--no-create-home", "--shell", "/usr/sbin/nologin", name])
+            .args([
+                "--system",
+                "--no-create-home",
+                "--shell",
+                "/usr/sbin/nologin",
+                name,
+            ])
             .status()
             .expect("useradd");
         assert!(st.success() || id("-u").is_some(), "useradd failed");
@@ -215,10 +236,19 @@ fn a_runtime_directory_planted_by_another_user_is_refused() {
         let o = victim_kiln(&tmp, args);
         let e = stderr(&o);
         assert_ne!(o.status.code(), Some(0), "{args:?}: {e}");
-        assert!(e.contains("symbolic link") && e.contains("refusing"), "{args:?}: {e}");
+        assert!(
+            e.contains("symbolic link") && e.contains("refusing"),
+            "{args:?}: {e}"
+        );
     }
-    assert_eq!(fs::metadata(&victim).unwrap().permissions().mode() & 0o777, 0o755);
-    assert!(fs::read_dir(&victim).unwrap().next().is_none(), "files made in the target");
+    assert_eq!(
+        fs::metadata(&victim).unwrap().permissions().mode() & 0o777,
+        0o755
+    );
+    assert!(
+        fs::read_dir(&victim).unwrap().next().is_none(),
+        "files made in the target"
+    );
 
     // A real directory the other user owns (mode 0777) is refused too.
     fs::remove_file(&planted).unwrap();
@@ -233,7 +263,10 @@ fn a_runtime_directory_planted_by_another_user_is_refused() {
     let o = victim_kiln(&tmp, &["status"]);
     let e = stderr(&o);
     assert!(e.contains(&format!("owned by uid {uid}")), "{e}");
-    assert_eq!(fs::metadata(&planted).unwrap().permissions().mode() & 0o777, 0o777);
+    assert_eq!(
+        fs::metadata(&planted).unwrap().permissions().mode() & 0o777,
+        0o777
+    );
     assert!(fs::read_dir(&planted).unwrap().next().is_none());
 
     // Without interference the victim's runtime directory is made private.

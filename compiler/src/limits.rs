@@ -13,7 +13,7 @@
 //! |---|---|---|---|
 //! | input file size | 1 GiB | `--max-input-size` | `limits.max_input_size` |
 //! | integer width (`iN`) | 1024 bits | `--max-int-width` | `limits.max_int_width` |
-//! | results of one op (`%r:N`, `fork [N]`) | 65,536 | `--max-results` | `limits.max_results` |
+//! | results, outputs or slots of one op (`%r:N`, buffer slots) | 4,096 | `--max-results` | `limits.max_results` |
 //! | BLIF hierarchy depth | 100,000 | `--max-depth` | `limits.max_depth` |
 //! | AIG nodes of one model | 20,000,000 | `--max-nodes` | `limits.max_nodes` |
 //! | remote cache body (action results) | 1 MiB | `--max-remote-body` | `limits.max_remote_body` |
@@ -27,7 +27,7 @@ pub struct Limits {
     pub max_input_size: u64,
     /// Widest integer type accepted (`iN`, `siN`, `uiN`), in bits.
     pub max_int_width: u32,
-    /// Most results one operation may define (`%r:N`, `fork [N]`).
+    /// Most results one operation may define (`%r:N`), or slots one buffer may have.
     pub max_results: u32,
     /// Deepest BLIF model hierarchy (instantiation chain).
     pub max_depth: u32,
@@ -41,7 +41,7 @@ impl Limits {
     pub const DEFAULT: Limits = Limits {
         max_input_size: 1 << 30,
         max_int_width: 1024,
-        max_results: 1 << 16,
+        max_results: 4096,
         max_depth: 100_000,
         max_nodes: 20_000_000,
         max_remote_body: 1 << 20,
@@ -131,7 +131,7 @@ impl Limit {
         match self {
             Limit::InputSize => "input file size (bytes)",
             Limit::IntWidth => "integer width (bits)",
-            Limit::Results => "results of one operation",
+            Limit::Results => "results or slots of one operation",
             Limit::Depth => "hierarchy depth",
             Limit::Nodes => "AIG nodes of one model",
             Limit::RemoteBody => "remote cache body (bytes)",

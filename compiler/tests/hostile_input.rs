@@ -13,7 +13,8 @@ fn synth(text: &str, limits: &Limits) -> Result<(), Diagnostic> {
     let module = compiler::mlir::parse_with(text, limits)?;
     let func = handshake::find_func(&module.ops)?;
     let circuit = handshake::analyze(func, Naming::ArgNames)?;
-    let marks = handshake::mark::mark_circuit(func, &circuit, &PathTable::default())?;
+    let table = PathTable::default();
+    let marks = handshake::mark::mark_circuit_with(func, &circuit, &table, limits)?;
     handshake::build(&circuit, &marks, &Default::default())?;
     Ok(())
 }
@@ -55,6 +56,12 @@ fn a_huge_result_count_is_refused_before_allocating() {
 }
 
 #[test]
+fn a_huge_buffer_slot_count_is_refused_before_generating() {
+    let d = located("buffer_slots.mlir", "buffer %a");
+    assert!(d.message.contains("--max-results"), "{}", d.message);
+}
+
+#[test]
 fn integer_widths_over_the_limit_are_refused() {
     for (name, needle) in [
         ("wide_int.mlir", "i16777215"),
@@ -84,8 +91,16 @@ fn chain(n: usize, fan: usize) -> String {
             s.push_str(".latch a y 0\n");
         } else {
             for k in 0..fan {
-                let out = if k == 0 { "t0".to_string() } else { format!("t{k}") };
-                let inp = if k == 0 { "a".to_string() } else { format!("t{}", k - 1) };
+                let out = if k == 0 {
+                    "t0".to_string()
+                } else {
+                    format!("t{k}")
+                };
+                let inp = if k == 0 {
+                    "a".to_string()
+                } else {
+                    format!("t{}", k - 1)
+                };
                 s.push_str(&format!(".subckt m{} a={inp} y={out}\n", i + 1));
             }
             s.push_str(&format!(".names t{} y\n1 1\n", fan - 1));

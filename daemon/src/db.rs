@@ -219,7 +219,8 @@ pub fn function_index(db: &dyn KilnDb, file: SourceFile) -> BTreeMap<String, usi
 #[salsa::tracked(returns(ref))]
 pub fn design_context(db: &dyn KilnDb, file: SourceFile) -> Result<DesignContext, Diagnostic> {
     db.runtime().counters.executed("context");
-    let module = compiler::mlir::parse_with(context_text(db, file).as_str(), &crate::input::limits())?;
+    let module =
+        compiler::mlir::parse_with(context_text(db, file).as_str(), &crate::input::limits())?;
     compiler::aps::design_context(&module)
 }
 
@@ -266,13 +267,15 @@ pub fn function_op(
 ) -> Option<Result<Operation, Diagnostic>> {
     let item = function_text(db, file, symbol).as_ref()?;
     db.runtime().counters.executed("parse");
-    Some(compiler::mlir::parse_with(&item.text, &crate::input::limits()).and_then(|module| {
-        module
-            .ops
-            .into_iter()
-            .next()
-            .ok_or_else(|| Diagnostic::error(Span::point(0), "empty function item"))
-    }))
+    Some(
+        compiler::mlir::parse_with(&item.text, &crate::input::limits()).and_then(|module| {
+            module
+                .ops
+                .into_iter()
+                .next()
+                .ok_or_else(|| Diagnostic::error(Span::point(0), "empty function item"))
+        }),
+    )
 }
 
 /// The function's block tree, FIFOs and ports. *Cached* (`segmentation`).
@@ -840,7 +843,8 @@ pub fn handshake_front(db: &dyn KilnDb, job: HandshakeJob) -> Result<Front, Fron
     use compiler::handshake;
     db.runtime().counters.executed("handshake_front");
     let opts = job.opts(db);
-    let module = compiler::mlir::parse_with(job.file(db).text(db), &crate::input::limits()).map_err(FrontError::Input)?;
+    let module = compiler::mlir::parse_with(job.file(db).text(db), &crate::input::limits())
+        .map_err(FrontError::Input)?;
     let func = handshake::find_func(&module.ops).map_err(FrontError::Input)?;
     let circuit = handshake::analyze(func, opts.naming).map_err(FrontError::Input)?;
     let table = match &opts.path_table {
@@ -848,7 +852,9 @@ pub fn handshake_front(db: &dyn KilnDb, job: HandshakeJob) -> Result<Front, Fron
         Some((path, text)) => handshake::PathTable::with_overrides(text)
             .map_err(|d| FrontError::Rendered(d.render(&path.display().to_string(), text)))?,
     };
-    let marks = handshake::mark::mark_circuit(func, &circuit, &table).map_err(FrontError::Input)?;
+    let limits = crate::input::limits();
+    let marks = handshake::mark::mark_circuit_with(func, &circuit, &table, &limits)
+        .map_err(FrontError::Input)?;
     let library_paths = handshake::library_paths(&marks);
     Ok(Front {
         circuit,

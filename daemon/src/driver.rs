@@ -526,13 +526,12 @@ impl Workspace {
     ) -> HandshakeJob {
         let opts = HandshakeOpts {
             lib_dir: spec.blif_lib.clone(),
-            path_table: spec
-                .path_table
-                .as_ref()
-                .map(|p| {
-                    let text = crate::input::read(p).ok().and_then(|b| String::from_utf8(b).ok());
-                    (p.clone(), text.unwrap_or_default())
-                }),
+            path_table: spec.path_table.as_ref().map(|p| {
+                let text = crate::input::read(p)
+                    .ok()
+                    .and_then(|b| String::from_utf8(b).ok());
+                (p.clone(), text.unwrap_or_default())
+            }),
             dialect: spec.dialect,
             naming: spec.naming,
         };
@@ -575,7 +574,8 @@ impl Workspace {
 
 /// The file as text (validated once: inputs can be large), or its located UTF-8 error.
 fn read_text(path: &Path) -> Result<String, String> {
-    let bytes = crate::input::read(path).map_err(|e| format!("{}: error: {e}\n", path.display()))?;
+    let bytes =
+        crate::input::read(path).map_err(|e| format!("{}: error: {e}\n", path.display()))?;
     String::from_utf8(bytes).map_err(|e| utf8_error(path, e.into_bytes()))
 }
 

@@ -47,7 +47,10 @@ impl std::fmt::Display for InputError {
         match self {
             InputError::Io(e) => write!(f, "{e}"),
             InputError::NotRegular(what) => {
-                write!(f, "not a regular file ({what}); inputs must be regular files")
+                write!(
+                    f,
+                    "not a regular file ({what}); inputs must be regular files"
+                )
             }
             InputError::TooLarge(m) => write!(f, "input file size: {m}"),
         }

@@ -10,6 +10,7 @@ pub mod counters;
 pub mod db;
 pub mod digests;
 pub mod driver;
+pub mod frame;
 pub mod input;
 pub mod items;
 pub mod marks;

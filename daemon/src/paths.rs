@@ -126,9 +126,9 @@ pub fn open_store(
     let store =
         kiln_cache::Store::open(dir, cap_bytes).map_err(|e| format!("{}: {e}", dir.display()))?;
     match remote.filter(|(u, _)| !u.is_empty()) {
-        Some((url, options)) => Ok(store.with_remote(kiln_cache::remote::Remote::connect_with(
-            url, options,
-        )?)),
+        Some((url, options)) => {
+            Ok(store.with_remote(kiln_cache::remote::Remote::connect_with(url, options)?))
+        }
         None => Ok(store),
     }
 }

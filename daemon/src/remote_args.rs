@@ -11,7 +11,12 @@ use std::time::Duration;
 pub struct RemoteOptionArgs {
     /// Deadline of one remote cache operation (lookup + download, or upload), in seconds;
     /// the first time-out switches the tier off for the build.
-    #[arg(long, env = "KILN_REMOTE_TIMEOUT", value_name = "SECS", default_value_t = 5.0)]
+    #[arg(
+        long,
+        env = "KILN_REMOTE_TIMEOUT",
+        value_name = "SECS",
+        default_value_t = 5.0
+    )]
     pub remote_timeout: f64,
     /// Upload computed entries to the remote cache (`--remote-upload=false`: read-only).
     #[arg(

@@ -9,7 +9,6 @@
 //! messages are bounded by gRPC's 4 MiB decoding limit, and a `ByteStream.Read` by the
 //! blob's digest size.
 
-use super::{Fault, Options};
 use super::pb::google::bytestream::byte_stream_client::ByteStreamClient;
 use super::pb::google::bytestream::{ReadRequest, WriteRequest};
 use super::pb::reapi::action_cache_client::ActionCacheClient;
@@ -20,9 +19,10 @@ use super::pb::reapi::{
     ActionResult, BatchReadBlobsRequest, BatchUpdateBlobsRequest, Digest, FindMissingBlobsRequest,
     GetActionResultRequest, GetCapabilitiesRequest, UpdateActionResultRequest,
 };
+use super::{Fault, Options};
 use std::sync::Arc;
-use std::time::Duration;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
 use tokio::sync::OnceCell;
 use tonic::Code;
 use tonic::transport::{Channel, Endpoint};

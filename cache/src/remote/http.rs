@@ -7,8 +7,8 @@
 //! stated `Content-Length` over the bound before reading anything). The response headers
 //! must arrive within [`Options::first_byte_timeout`] of sending the request.
 
-use super::{Fault, Options};
 use super::pb::reapi::{ActionResult, Digest};
+use super::{Fault, Options};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
 use hyper::{Method, Request, StatusCode};
@@ -106,7 +106,10 @@ impl HttpCache {
         let resp = tokio::time::timeout(self.first_byte, self.client.request(req))
             .await
             .map_err(|_| {
-                Fault::TimedOut(format!("{method} {uri}: no response within {:?}", self.first_byte))
+                Fault::TimedOut(format!(
+                    "{method} {uri}: no response within {:?}",
+                    self.first_byte
+                ))
             })?
             .map_err(|e| Fault::Transport(format!("{method} {uri}: {e}")))?;
         let status = resp.status();

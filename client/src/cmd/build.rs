@@ -89,8 +89,8 @@ fn select_flow(module: &ModuleAst) -> Option<Flow> {
 fn run_direct(args: Args) -> Result<(), Failure> {
     let path = args.file.display().to_string();
     let text = io::read_source(&args.file)?;
-    let module =
-        compiler::mlir::parse_with(&text, &kiln_daemon::input::limits()).map_err(|d| Failure::diagnostics(&[d], &path, &text))?;
+    let module = compiler::mlir::parse_with(&text, &kiln_daemon::input::limits())
+        .map_err(|d| Failure::diagnostics(&[d], &path, &text))?;
     let stem = args
         .file
         .file_stem()

@@ -83,7 +83,9 @@ pub fn prepare(path: &Path, text: &str, args: &HandshakeArgs) -> Result<Prepared
     };
     let circuit = handshake::analyze(func, naming).map_err(fail)?;
     let table = path_table(args)?;
-    let marks = handshake::mark::mark_circuit(func, &circuit, &table).map_err(fail)?;
+    let limits = kiln_daemon::input::limits();
+    let marks =
+        handshake::mark::mark_circuit_with(func, &circuit, &table, &limits).map_err(fail)?;
     let lib = library_dir(path, args)?;
     let mut units = BTreeMap::new();
     let mut texts = BTreeMap::new();

@@ -49,8 +49,8 @@ pub fn build(
 fn sv(input: &Path, out_dir: &Path) -> Result<(), Failure> {
     let text = io::read_source(input)?;
     let shown = input.display().to_string();
-    let module =
-        compiler::mlir::parse_with(&text, &kiln_daemon::input::limits()).map_err(|d| Failure::diagnostics(&[d], &shown, &text))?;
+    let module = compiler::mlir::parse_with(&text, &kiln_daemon::input::limits())
+        .map_err(|d| Failure::diagnostics(&[d], &shown, &text))?;
     rtl::emit_sv_file(&module, &stem(input), out_dir)
 }
 

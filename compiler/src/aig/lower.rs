@@ -20,8 +20,8 @@
 use super::{Aig, Lit, Node, sop};
 use crate::blif::{BlifFile, Model, Net, Subckt};
 use crate::diag::{Diagnostic, Span};
-use crate::limits::{Limit, Limits};
 use crate::fxhash::FxHashMap;
+use crate::limits::{Limit, Limits};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -166,9 +166,11 @@ fn topological<'a>(
                     )));
                 }
                 Mark::New => {
-                    limits.check(Limit::Depth, stack.len() as u64).map_err(|e| {
-                        Diagnostic::error(s.model.span, format!("model hierarchy depth: {e}"))
-                    })?;
+                    limits
+                        .check(Limit::Depth, stack.len() as u64)
+                        .map_err(|e| {
+                            Diagnostic::error(s.model.span, format!("model hierarchy depth: {e}"))
+                        })?;
                     mark.insert(&child.name, Mark::Active);
                     stack.push((child, 0));
                 }
