@@ -3,12 +3,16 @@
 //! a pack (index checksum recomputed) are detected as corrupt; the cache directory is 0700
 //! with 0600 files, and a directory owned by another user is refused.
 
+#[path = "../../tests/support/hostile.rs"]
+mod support;
+
 use kiln_cache::{Key, Store};
 use sha2::{Digest, Sha256};
 use std::fs;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
+use support::{peak_kib, reset_peak, second_user};
 
 fn key(i: u32) -> Key {
     Key::new("disk-test", "kind", &[&i.to_le_bytes()])
@@ -22,16 +26,6 @@ fn packs(root: &Path) -> Vec<PathBuf> {
         .collect();
     v.sort();
     v
-}
-
-fn reset_peak() {
-    let _ = fs::write("/proc/self/clear_refs", "5");
-}
-
-fn peak_kib() -> u64 {
-    let s = fs::read_to_string("/proc/self/status").unwrap();
-    let line = s.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
-    line.split_whitespace().nth(1).unwrap().parse().unwrap()
 }
 
 /// A pack's header (magic and version), as the store writes it.
@@ -143,42 +137,6 @@ fn the_cache_is_private() {
     fs::set_permissions(&root, fs::Permissions::from_mode(0o755)).unwrap();
     Store::open(&root, u64::MAX).unwrap();
     assert_eq!(mode(&root), 0o700);
-}
-
-/// The uid and gid of a second user (created with `useradd` when missing); `None` where
-/// this process cannot (not root), which fails under CI.
-fn second_user() -> Option<(u32, u32)> {
-    if unsafe { libc::geteuid() } != 0 {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "CI runs as root: the second-user tests must run there"
-        );
-        eprintln!("skipped: needs root to create a second user");
-        return None;
-    }
-    let name = "kiln-test-other";
-    let id = |flag: &str| {
-        std::process::Command::new("id")
-            .args([flag, name])
-            .output()
-            .ok()
-            .filter(|o| o.status.success())
-            .and_then(|o| String::from_utf8(o.stdout).ok()?.trim().parse::<u32>().ok())
-    };
-    if id("-u").is_none() {
-        let st = std::process::Command::new("useradd")
-            .args([
-                "--system",
-                "--no-create-home",
-                "--shell",
-                "/usr/sbin/nologin",
-                name,
-            ])
-            .status()
-            .expect("useradd");
-        assert!(st.success() || id("-u").is_some(), "useradd failed");
-    }
-    Some((id("-u").unwrap(), id("-g").unwrap()))
 }
 
 #[test]

@@ -2,6 +2,9 @@
 //! never answers (a blackhole), one that streams an endless body, and one whose entries an
 //! attacker re-keyed. Each server is a small HTTP/1.1 responder on a std thread.
 
+#[path = "../../tests/support/hostile.rs"]
+mod support;
+
 use kiln_cache::remote::sign::SigningKey;
 use kiln_cache::remote::{self, Fault, Options, Remote};
 use kiln_cache::{Key, Store};
@@ -11,6 +14,7 @@ use std::net::{TcpListener, TcpStream};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use support::{peak_kib, reset_peak};
 
 fn key(i: u32) -> Key {
     Key::new("hostile-test", "kind", &[&i.to_le_bytes()])
@@ -97,17 +101,6 @@ fn endless(endless_ac: bool) -> String {
         }
     });
     url
-}
-
-/// Peak resident memory of this process (VmHWM), after resetting it.
-fn reset_peak() {
-    let _ = std::fs::write("/proc/self/clear_refs", "5");
-}
-
-fn peak_kib() -> u64 {
-    let s = std::fs::read_to_string("/proc/self/status").unwrap();
-    let line = s.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
-    line.split_whitespace().nth(1).unwrap().parse().unwrap()
 }
 
 #[test]

@@ -285,6 +285,8 @@ struct Tally {
     runs: usize,
     by_code: [usize; 3],
     signals: usize,
+    /// Other exit codes (101: a panic).
+    other_codes: usize,
     timeouts: usize,
     unlocated: usize,
     slowest: Duration,
@@ -338,7 +340,13 @@ fn run_case(cmd: Cmd, input: &Path, out: &Path, tally: &Mutex<Tally>, keep: &Pat
                     None
                 }
             }
-            Some(c) => Some(format!("exit code {c}")),
+            Some(c) => {
+                tl.other_codes += 1;
+                Some(format!(
+                    "exit code {c}{}",
+                    if c == 101 { " (a panic)" } else { "" }
+                ))
+            }
         }
     };
     if let Some(p) = problem {
@@ -428,12 +436,13 @@ fn mutated_inputs_never_crash_hang_or_go_unlocated() {
     }
     let tl = tally.into_inner().unwrap();
     eprintln!(
-        "mutation campaign: {} runs in {:?} (seed {seed:#x}): exit 0: {}, exit 1: {}, exit 2: {}, signals: {}, time-outs: {}, unlocated: {}, slowest run {:?}",
+        "mutation campaign: {} runs in {:?} (seed {seed:#x}): exit 0: {}, exit 1: {}, exit 2: {}, panics/other codes: {}, signals: {}, time-outs: {}, unlocated: {}, slowest run {:?}",
         tl.runs,
         t.elapsed(),
         tl.by_code[0],
         tl.by_code[1],
         tl.by_code[2],
+        tl.other_codes,
         tl.signals,
         tl.timeouts,
         tl.unlocated,

@@ -3,10 +3,11 @@
 //! planted by another user.
 
 mod cli;
+#[path = "../../tests/support/hostile.rs"]
+mod support;
 
 use std::fs;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -156,42 +157,6 @@ fn limits_are_raised_by_flag_and_by_kiln_toml() {
     assert!(stderr(&o).contains("--max-input-size"), "{}", stderr(&o));
 }
 
-/// The uid and gid of a second user (made with `useradd` when missing); `None` where this
-/// process is not root, which fails under CI (CI runs as root).
-fn second_user() -> Option<(u32, u32)> {
-    if unsafe { libc::geteuid() } != 0 {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "CI runs as root: the second-user tests must run there"
-        );
-        eprintln!("skipped: needs root to create a second user");
-        return None;
-    }
-    let name = "kiln-test-other";
-    let id = |flag: &str| {
-        Command::new("id")
-            .args([flag, name])
-            .output()
-            .ok()
-            .filter(|o| o.status.success())
-            .and_then(|o| String::from_utf8(o.stdout).ok()?.trim().parse::<u32>().ok())
-    };
-    if id("-u").is_none() {
-        let st = Command::new("useradd")
-            .args([
-                "--system",
-                "--no-create-home",
-                "--shell",
-                "/usr/sbin/nologin",
-                name,
-            ])
-            .status()
-            .expect("useradd");
-        assert!(st.success() || id("-u").is_some(), "useradd failed");
-    }
-    Some((id("-u").unwrap(), id("-g").unwrap()))
-}
-
 /// A world-writable sticky temp dir (like /tmp), a victim directory, and `kiln` run as the
 /// victim with that temp dir and no `$XDG_RUNTIME_DIR`.
 fn victim_kiln(tmp: &Path, args: &[&str]) -> Output {
@@ -207,9 +172,10 @@ fn victim_kiln(tmp: &Path, args: &[&str]) -> Output {
 
 #[test]
 fn a_runtime_directory_planted_by_another_user_is_refused() {
-    let Some((uid, gid)) = second_user() else {
+    let Some(other) = support::second_user() else {
         return;
     };
+    let uid = other.0;
     let me = unsafe { libc::geteuid() };
     let dir = tempfile::tempdir().unwrap();
     fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o755)).unwrap();
@@ -222,15 +188,11 @@ fn a_runtime_directory_planted_by_another_user_is_refused() {
     let planted = tmp.join(format!("kiln-{me}"));
 
     // The other user plants a symlink to the victim's directory.
-    let st = Command::new("ln")
-        .arg("-s")
-        .arg(&victim)
-        .arg(&planted)
-        .uid(uid)
-        .gid(gid)
-        .status()
-        .unwrap();
-    assert!(st.success());
+    support::run_as(
+        other,
+        "ln",
+        &["-s".as_ref(), victim.as_os_str(), planted.as_os_str()],
+    );
     assert_eq!(fs::symlink_metadata(&planted).unwrap().uid(), uid);
     for args in [&["status"][..], &["daemon", "--idle-timeout", "2"]] {
         let o = victim_kiln(&tmp, args);
@@ -252,14 +214,11 @@ fn a_runtime_directory_planted_by_another_user_is_refused() {
 
     // A real directory the other user owns (mode 0777) is refused too.
     fs::remove_file(&planted).unwrap();
-    let st = Command::new("mkdir")
-        .args(["-m", "777"])
-        .arg(&planted)
-        .uid(uid)
-        .gid(gid)
-        .status()
-        .unwrap();
-    assert!(st.success());
+    support::run_as(
+        other,
+        "mkdir",
+        &["-m".as_ref(), "777".as_ref(), planted.as_os_str()],
+    );
     let o = victim_kiln(&tmp, &["status"]);
     let e = stderr(&o);
     assert!(e.contains(&format!("owned by uid {uid}")), "{e}");

@@ -81,6 +81,15 @@ fn integer_widths_over_the_limit_are_refused() {
     assert!(compiler::mlir::parse(&at(w + 1)).is_err());
 }
 
+#[test]
+fn two_outputs_of_one_instance_on_one_net_are_a_diagnostic() {
+    let text = reproducer("two_pins_one_net.blif");
+    let parsed = compiler::blif::parse(&text).unwrap();
+    let d = compiler::aig::lower_file(&parsed.file).unwrap_err();
+    assert!(d.message.contains("driven more than once"), "{}", d.message);
+    assert!(d.notes.iter().any(|n| n.contains(".subckt pass")), "{d:?}");
+}
+
 /// A chain of `n` models, each instantiating the next `fan` times in series; the last is a
 /// latch (so instances never merge by structural hashing).
 fn chain(n: usize, fan: usize) -> String {

@@ -289,10 +289,12 @@ impl<'m, 'c> Lowerer<'m, 'c> {
             Driver::Latch => "a `.latch`".into(),
             Driver::Cover(_) => "a `.names` cover".into(),
             Driver::Conn(_) => "a `.conn`".into(),
+            // From the model (the instance may still be being connected).
             Driver::SubOut { inst, .. } => {
+                let sub = self.model.subckts.get(inst as usize);
                 format!(
                     "an output of `.subckt {}`",
-                    self.instances[inst as usize].child.name
+                    sub.map_or("?", |s| s.model.name.as_str())
                 )
             }
         }
