@@ -35,13 +35,16 @@ seeds() {
 for t in "${TARGETS[@]}"; do
   corpus=fuzz/corpus/$t
   mkdir -p "$corpus" "fuzz/artifacts/$t"
-  # shellcheck disable=SC2046
+  log=fuzz/artifacts/$t/run.log
   echo "fuzz: $t for ${SECS}s" >&2
+  st=0
+  # shellcheck disable=SC2046
   cargo fuzz run "${FLAGS[@]}" "$t" "$corpus" $(seeds "$t") -- \
     -max_total_time="$SECS" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
-    -print_final_stats=1 2>&1 | grep -E '^(#|stat::|INFO: (Loaded|seed)|==|SUMMARY|Done)' | tail -12
-  st=${PIPESTATUS[0]}
+    -print_final_stats=1 >"$log" 2>&1 || st=$?
+  grep -E '^(stat::number_of_executed_units|stat::peak_rss_mb|Done|INFO: seed corpus)' "$log" >&2 || true
   if [ "$st" -ne 0 ]; then
+    tail -40 "$log" >&2
     echo "fuzz: $t failed (exit $st); crashing input in fuzz/artifacts/$t/" >&2
     exit 1
   fi

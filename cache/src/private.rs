@@ -66,7 +66,8 @@ pub fn create_private_dir(dir: &Path, tighten: bool) -> io::Result<()> {
     }
     let mode = meta.permissions().mode() & 0o7777;
     if mode != 0o700 {
-        if !created && !(tighten && mode & 0o700 == 0o700) {
+        let tightenable = tighten && mode & 0o700 == 0o700;
+        if !(created || tightenable) {
             return Err(refuse(format!("its mode is {mode:04o}, not 0700")));
         }
         // Ours: just made (the umask may have cleared bits of 0700), or to be tightened.

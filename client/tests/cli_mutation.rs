@@ -349,23 +349,23 @@ fn run_case(cmd: Cmd, input: &Path, out: &Path, tally: &Mutex<Tally>, keep: &Pat
             }
         }
     };
-    if let Some(p) = problem {
-        if tl.failures.len() < 20 {
-            let kept = keep.join(format!(
-                "case{id}.{}",
-                input
-                    .extension()
-                    .map_or("in".into(), |e| e.to_string_lossy())
-            ));
-            let _ = std::fs::create_dir_all(keep);
-            let _ = std::fs::copy(input, &kept);
-            let tail: String = stderr.lines().take(6).collect::<Vec<_>>().join("\n");
-            tl.failures.push(format!(
-                "{p}: kiln {} (input kept as {})\n{tail}",
-                argv.join(" "),
-                kept.display()
-            ));
-        }
+    if let Some(p) = problem
+        && tl.failures.len() < 20
+    {
+        let kept = keep.join(format!(
+            "case{id}.{}",
+            input
+                .extension()
+                .map_or("in".into(), |e| e.to_string_lossy())
+        ));
+        let _ = std::fs::create_dir_all(keep);
+        let _ = std::fs::copy(input, &kept);
+        let tail: String = stderr.lines().take(6).collect::<Vec<_>>().join("\n");
+        tl.failures.push(format!(
+            "{p}: kiln {} (input kept as {})\n{tail}",
+            argv.join(" "),
+            kept.display()
+        ));
     }
 }
 
