@@ -1286,16 +1286,15 @@ fn scalar_type(word: &str, max_width: u32) -> Option<Result<Type, String>> {
     if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
         return None;
     }
-    let mut width: u64 = 0;
-    for d in digits {
-        width = width * 10 + u64::from(d - b'0');
-        if width > u64::from(max_width) {
-            let limit = Limit::IntWidth;
-            return Some(Err(format!(
-                "integer type '{word}': {}",
-                limit.exceeded(width, u64::from(max_width))
-            )));
-        }
+    let width = digits.iter().fold(0u64, |w, d| {
+        w.saturating_mul(10).saturating_add(u64::from(d - b'0'))
+    });
+    if width > u64::from(max_width) {
+        let limit = Limit::IntWidth;
+        return Some(Err(format!(
+            "integer type '{word}': {}",
+            limit.exceeded(width, u64::from(max_width))
+        )));
     }
     Some(Ok(Type::Integer {
         width: width as u32,
