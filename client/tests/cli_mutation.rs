@@ -9,6 +9,9 @@
 //! `KILN_MUTATION_RUNS` (default 5000) and `KILN_MUTATION_SEED` change the campaign; failing
 //! inputs are kept under `target/mutation-failures/` with the command that failed.
 
+#[path = "../../tests/support/hostile.rs"]
+mod support;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::Mutex;
@@ -417,8 +420,7 @@ fn mutated_inputs_never_crash_hang_or_go_unlocated() {
     });
     // Special files: each command must refuse them at once with a file-level error.
     let fifo = dir.path().join("fifo.mlir");
-    let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
-    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    support::mkfifo(&fifo);
     let empty = dir.path().join("empty.mlir");
     std::fs::write(&empty, "").unwrap();
     let specials = [

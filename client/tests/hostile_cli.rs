@@ -43,8 +43,7 @@ fn run(cmd: &mut Command, limit: Duration) -> Output {
 fn special_files_are_refused_quickly_by_every_command() {
     let dir = tempfile::tempdir().unwrap();
     let fifo = dir.path().join("in.mlir");
-    let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
-    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    support::mkfifo(&fifo);
     let out = dir.path().join("out");
     let lib = repo("tests/data/handshake/library");
     for input in [
