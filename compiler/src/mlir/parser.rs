@@ -1315,11 +1315,8 @@ fn integer_type_at(b: &[u8], pos: usize, max_width: u32) -> Option<(Type, usize)
     let mut end = digits;
     let mut width: u32 = 0;
     while let Some(&d) = b.get(end).filter(|d| d.is_ascii_digit()) {
-        width = width * 10 + u32::from(d - b'0');
+        width = width.checked_mul(10)?.checked_add(u32::from(d - b'0'))?;
         end += 1;
-        if end - digits > 7 {
-            return None;
-        }
     }
     if end == digits
         || width > max_width
@@ -1335,11 +1332,9 @@ fn typed_int_at(b: &[u8], digits: usize, max_width: u32) -> Option<(Attribute, u
     let mut i = digits;
     let mut value: i64 = 0;
     while let Some(&d) = b.get(i).filter(|d| d.is_ascii_digit()) {
-        value = value * 10 + i64::from(d - b'0');
+        // Longer literals leave the fast path; the general attribute parser bounds them.
+        value = value.checked_mul(10)?.checked_add(i64::from(d - b'0'))?;
         i += 1;
-        if i - digits > 18 {
-            return None;
-        }
     }
     if i == digits {
         return None;
@@ -1450,6 +1445,29 @@ mod tests {
     fn err(text: &str) -> (usize, String) {
         let d = parse(text).expect_err("must fail");
         (d.span.expect("span").start as usize, d.message)
+    }
+
+    #[test]
+    fn long_typed_integers_leave_the_fast_path_without_overflow() {
+        // Found by the mlir_parse fuzz target: 19+ digits overflowed the fast path's i64.
+        let mut parsed = 0;
+        for digits in [18, 19, 20, 40] {
+            let lit = "9".repeat(digits);
+            let text = format!("\"x.y\"() {{a = {lit} : i64, w = 1 : i99999999999}} : () -> ()");
+            let _ = parse(&text);
+            let text = format!("\"x.y\"() {{a = {lit} : i64}} : () -> ()");
+            if let Ok(m) = parse(&text) {
+                let again = parse(&print(&m)).expect("reparse");
+                assert_eq!(again.without_spans(), m.without_spans());
+                let Some(Attribute::Integer { value, .. }) = m.ops[0].attrs.first().map(|a| &a.value)
+                else {
+                    panic!("integer attribute expected for {digits} digits");
+                };
+                assert_eq!(value.to_string(), lit);
+                parsed += 1;
+            }
+        }
+        assert_eq!(parsed, 3, "literals that fit in i128 parse");
     }
 
     #[test]
