@@ -59,3 +59,23 @@ pub fn have_tool(tool: &str) -> bool {
     }
     ok
 }
+
+/// The command of the circuit's first instruction (its opcode and funct7).
+pub fn command(
+    c: &compiler::rules::Circuit,
+    rs1: u32,
+    rs2: u32,
+    rd: u32,
+) -> compiler::rules::sim::Command {
+    let i = c
+        .instructions
+        .first()
+        .expect("the circuit implements an instruction");
+    compiler::rules::sim::Command {
+        opcode: i.opcode,
+        funct7: i.funct7,
+        rs1,
+        rs2,
+        rd,
+    }
+}
