@@ -130,3 +130,27 @@ fn deleting_lines_of_generated_programs_never_panics() {
         }
     }
 }
+
+/// A same-slot hazard names both accesses: the error at the second, a located note at the
+/// store.
+#[test]
+fn hazard_shows_both_places() {
+    for (file, second, first) in [
+        (
+            "aps/diag/hazard_raw_bank.mlir",
+            "f:13:7: error:",
+            "f:12:7: note:",
+        ),
+        (
+            "aps/diag/hazard_waw_global.mlir",
+            "f:13:7: error:",
+            "f:12:7: note:",
+        ),
+    ] {
+        let text = std::fs::read_to_string(common::data(file)).unwrap();
+        let r = flow(&text).unwrap_err().render("f", &text);
+        assert!(r.starts_with(second), "{r}");
+        assert!(r.contains(first), "{r}");
+        assert_eq!(r.lines().filter(|l| l.contains(" | ")).count(), 4, "{r}");
+    }
+}

@@ -17,7 +17,8 @@
 //! step and continues while `iv ≤ ub` (`iv ≥ ub` for a negative step, signed, inclusive
 //! upper bound as `scf-to-tor` produces). Iteration values (`iter_args`) travel to the body
 //! with the induction variable; yielded values come back through `<loop>_yield_fifo_<k>`
-//! and leave as loop results.
+//! and leave as loop results. A step known only at run time is tested in the entry rule: 0
+//! raises the fault `<loop>_step_zero` (a run-time error the hardware signals).
 
 use super::context::DesignContext;
 use super::ops;
@@ -552,6 +553,19 @@ fn loop_rules(
         bound.push(cx.fit(x, from, w));
     }
     let (lb, ub, step) = (bound[0], bound[1], bound[2]);
+    if !seg.values.consts.contains_key(&info.step) {
+        // A step known only at run time: 0 would never end the loop.
+        let fault = format!("{l}_step_zero");
+        out.instances.push(Instance {
+            name: fault.clone(),
+            kind: InstanceKind::Fault {
+                message: "loop step is 0 at run time: the loop would never end".into(),
+            },
+        });
+        let zero = cx.b.konst(0, w);
+        let is_zero = cx.b.prim(PrimOp::Eq, vec![step, zero], 1);
+        cx.b.if_else(is_zero, |bb| bb.call(&fault, "raise", vec![]), |_| {});
+    }
     cx.b.call(&cur_r, "write", vec![lb]);
     cx.b.call(&ub_r, "write", vec![ub]);
     cx.b.call(&step_r, "write", vec![step]);

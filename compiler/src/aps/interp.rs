@@ -400,7 +400,7 @@ impl Machine<'_> {
                 sext(i, w) <= sext(ub, w)
             }
         };
-        if step == 0 && go(lb) {
+        if step == 0 {
             return Err(err(
                 op,
                 "loop step is 0 at run time: the loop would never end",

@@ -8,7 +8,7 @@
 //! | `Fifo { width, depth }` | `cmt2.module @FIFO<depth>_w<width>` | `Reg`/`Wire` externs |
 //! | `Reg { width, init }` | `cmt2.module.extern.firrtl @Reg_w<width>_i<init>` | `firrtl.module` (`regreset`) |
 //! | `Bank { width, depth, init }` | `cmt2.module.extern.firrtl @Bank_w<width>_d<depth>[_i<k>]` | `firrtl.module` (vector `regreset` with the initial contents) |
-//! | `Rocc`, `Dma`, `MemPort` | `cmt2.interface.decl` of `@RoCC`, `@BurstDMA`, `@MemPort` | ports of the top (the SoC side) |
+//! | `Rocc`, `Dma`, `MemPort`, `Fault` | `cmt2.interface.decl` of `@RoCC`, `@BurstDMA`, `@MemPort`, `@Fault` | ports of the top (the SoC side) |
 //!
 //! A FIFO of depth `D` keeps its entries in `D` registers (`data_<i>`, oldest first) and
 //! its fill level in `count`; `deq` and `enq` only write the wires `deqed`, `enqed` and
@@ -74,6 +74,7 @@ pub fn interface_name(kind: &InstanceKind) -> Option<&'static str> {
         InstanceKind::Rocc => Some("RoCC"),
         InstanceKind::Dma { .. } => Some("BurstDMA"),
         InstanceKind::MemPort => Some("MemPort"),
+        InstanceKind::Fault { .. } => Some("Fault"),
         _ => None,
     }
 }

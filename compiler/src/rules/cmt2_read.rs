@@ -1381,6 +1381,17 @@ impl<'a> Reader<'a> {
                     let kind = match itf.0.as_str() {
                         "RoCC" => InstanceKind::Rocc,
                         "MemPort" => InstanceKind::MemPort,
+                        "Fault" => match attr_of(attrs, "kiln.message") {
+                            Some((_, Attr::Str(m), _)) => {
+                                InstanceKind::Fault { message: m.clone() }
+                            }
+                            _ => {
+                                return Err(Diagnostic::error(
+                                    name.1,
+                                    "a `@Fault` declaration needs its `kiln.message`",
+                                ));
+                            }
+                        },
                         _ => dma_kind(attrs, name.1)?,
                     };
                     c.instances.push(Instance {
@@ -1487,6 +1498,9 @@ impl<'a> Reader<'a> {
         let expected = match (&d.def, name) {
             (Def::Interface { .. }, "RoCC") => cmt2_lib::interface_text(&InstanceKind::Rocc),
             (Def::Interface { .. }, "MemPort") => cmt2_lib::interface_text(&InstanceKind::MemPort),
+            (Def::Interface { .. }, "Fault") => cmt2_lib::interface_text(&InstanceKind::Fault {
+                message: String::new(),
+            }),
             (Def::Interface { .. }, "BurstDMA") => cmt2_lib::interface_text(&InstanceKind::Dma {
                 latency: 0,
                 entries: Vec::new(),

@@ -528,6 +528,9 @@ pub fn write_cmt2_header(out: &mut String, name: &str, instances: &[Instance]) {
             entries: Vec::new(),
         },
         InstanceKind::MemPort,
+        InstanceKind::Fault {
+            message: String::new(),
+        },
     ] {
         let used = instances
             .iter()
@@ -571,6 +574,11 @@ pub fn write_cmt2_header(out: &mut String, name: &str, instances: &[Instance]) {
                 if let InstanceKind::Dma { latency, entries } = &inst.kind {
                     out.push(' ');
                     out.push_str(&cmt2_lib::dma_attrs(*latency, entries));
+                }
+                if let InstanceKind::Fault { message } = &inst.kind {
+                    out.push_str(" {kiln.message = ");
+                    out.push_str(&mlir_str(message));
+                    out.push('}');
                 }
                 out.push('\n');
             }

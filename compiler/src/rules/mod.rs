@@ -20,6 +20,7 @@
 //! - `Dma`: `cpu_to_isax(cpu_addr, isax_addr, log2_bytes)`, `isax_to_cpu(cpu_addr, isax_addr,
 //!   log2_bytes)`, value `poll_for_idle() -> 1` (ready only while the engine is idle).
 //! - `MemPort`: `load_req(addr)`, `load_resp() -> data`, `store_req(addr, data)`.
+//! - `Fault`: `raise()` (a run-time error, e.g. a loop step of 0 at run time).
 //!
 //! [`signature`] gives every method's argument and result widths; generators pass
 //! arguments of exactly these widths, and the emitters and readers check them.
@@ -108,6 +109,11 @@ pub enum InstanceKind {
     },
     /// The CPU memory port (hellacache adapter).
     MemPort,
+    /// A run-time error the hardware signals to the SoC (a top-level output): `raise()`
+    /// reports `message`.
+    Fault {
+        message: String,
+    },
 }
 
 /// One `aps.mem_entry` as the DMA engine sees it: the scratchpad address range
@@ -254,6 +260,7 @@ pub fn signature(kind: &InstanceKind, method: &str) -> Option<Signature> {
         (InstanceKind::MemPort, "load_req") => sig(&[32], None, false),
         (InstanceKind::MemPort, "store_req") => sig(&[32, 32], None, false),
         (InstanceKind::MemPort, "load_resp") => sig(&[], Some(32), false),
+        (InstanceKind::Fault { .. }, "raise") => sig(&[], None, false),
         _ => return None,
     })
 }
@@ -267,6 +274,7 @@ pub fn methods(kind: &InstanceKind) -> &'static [&'static str] {
         InstanceKind::Rocc => &["cmd", "cmd_deq", "resp_from_user"],
         InstanceKind::Dma { .. } => &["cpu_to_isax", "isax_to_cpu", "poll_for_idle"],
         InstanceKind::MemPort => &["load_req", "store_req", "load_resp"],
+        InstanceKind::Fault { .. } => &["raise"],
     }
 }
 

@@ -244,6 +244,7 @@ pub fn method_relation(kind: &InstanceKind, a: &str, b: &str) -> Option<Relation
             (dma_start(a) && (dma_start(b) || b == "poll_for_idle")).then_some(Relation::Conflict)
         }
         InstanceKind::MemPort => Some(Relation::Sequential),
+        InstanceKind::Fault { .. } => None,
     }
 }
 

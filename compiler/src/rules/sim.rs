@@ -95,6 +95,12 @@ pub enum SimError {
     Timeout {
         cycles: u64,
     },
+    /// A rule raised a fault (a run-time error the hardware signals).
+    Fault {
+        cycle: u64,
+        rule: String,
+        message: String,
+    },
     /// A rule stored CPU-memory word `addr` and then accessed it again in one firing.
     Hazard {
         cycle: u64,
@@ -116,6 +122,14 @@ impl std::fmt::Display for SimError {
                 )
             }
             SimError::Timeout { cycles } => write!(f, "no quiescence within {cycles} cycles"),
+            SimError::Fault {
+                cycle,
+                rule,
+                message,
+            } => write!(
+                f,
+                "run-time error at cycle {cycle} in rule `{rule}`: {message}"
+            ),
             SimError::Hazard {
                 cycle,
                 rule,
@@ -189,6 +203,7 @@ enum Slot {
     Rocc,
     Dma(Dma),
     MemPort(MemPort),
+    Fault(String),
 }
 
 struct State {
@@ -223,6 +238,8 @@ struct Tx {
     mem_resp_taken: Vec<usize>,
     /// The first access of a stored CPU word in this firing: (word address, is a load).
     hazard: Option<(u32, bool)>,
+    /// The message of a raised fault.
+    fault: Option<String>,
 }
 
 /// One element a DMA beat moves, applied at the clock edge.
@@ -295,6 +312,13 @@ pub fn simulate(
         let mut fired = false;
         for rule in &order {
             if let Ok(tx) = st.try_rule(rule) {
+                if let Some(message) = tx.fault {
+                    return Err(SimError::Fault {
+                        cycle: st.cycle,
+                        rule: rule.name.clone(),
+                        message,
+                    });
+                }
                 if let Some((addr, load)) = tx.hazard {
                     return Err(SimError::Hazard {
                         cycle: st.cycle,
@@ -383,6 +407,7 @@ impl State {
                     entries: entries.clone(),
                     active: None,
                 }),
+                InstanceKind::Fault { message } => Slot::Fault(message.clone()),
                 InstanceKind::MemPort => {
                     let l = lanes.get(&inst.name).copied().unwrap_or(1);
                     Slot::MemPort(MemPort {
@@ -587,6 +612,10 @@ impl State {
                     return Err(blocked());
                 }
                 tx.mem_loads.push((idx, arg(0) as u32));
+                Ok(0)
+            }
+            (Slot::Fault(m), "raise") => {
+                tx.fault.get_or_insert_with(|| m.clone());
                 Ok(0)
             }
             (Slot::MemPort(p), "load_resp") => {

@@ -54,10 +54,25 @@ pub struct TopInfo {
     pub regs: Vec<String>,
     /// FIFOs: (IR name, SystemVerilog identifier), for deadlock reports.
     pub fifos: Vec<(String, String)>,
-    /// Rules that can store a CPU-memory word and access it again in one firing: (IR
-    /// name, SystemVerilog identifier); the top has `<ident>__hazard`, `__hazard_addr`
-    /// and `__hazard_load` for them.
-    pub hazards: Vec<(String, String)>,
+    /// Fault instances (their `<ident>_fault` output ports).
+    pub faults: Vec<String>,
+    /// What stops a run, in the simulator's order (rule by rule, a rule's faults before
+    /// its hazard): the top's signals a testbench watches.
+    pub watch: Vec<Watch>,
+}
+
+/// A run-time error the top signals.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub enum Watch {
+    /// Rule `rule` raises fault instance `inst` when `<signal>` is 1.
+    Fault {
+        inst: String,
+        rule: String,
+        signal: String,
+    },
+    /// Rule `rule` may store a CPU-memory word and access it again in one firing: the top
+    /// has `<prefix>__hazard`, `__hazard_addr` and `__hazard_load`.
+    Hazard { rule: String, prefix: String },
 }
 
 /// Emit the SystemVerilog of `c`; the top module is named after the circuit.
@@ -437,7 +452,7 @@ struct Emitter<'a> {
     uses: Uses,
     mem_lanes: BTreeMap<String, u32>,
     fires: Vec<String>,
-    hazard_rules: Vec<(String, String)>,
+    watch: Vec<Watch>,
 }
 
 /// Per-rule walk state.
@@ -467,7 +482,7 @@ impl<'a> Emitter<'a> {
             uses: Uses::default(),
             mem_lanes,
             fires: Vec::new(),
-            hazard_rules: Vec::new(),
+            watch: Vec::new(),
         }
     }
 
@@ -513,6 +528,7 @@ impl<'a> Emitter<'a> {
             terms.join("\n      & ")
         );
         self.fires.push(format!("WILL_FIRE_{n}"));
+        let mut hazard = None;
         if !cx.hazards.is_empty() {
             // The first hazard on the taken path (in program order).
             let mut addr = "32'd0".to_string();
@@ -530,11 +546,27 @@ impl<'a> Emitter<'a> {
                 self.body,
                 "  logic {n}__hazard, {n}__hazard_load;\n  logic [31:0] {n}__hazard_addr;\n  assign {n}__hazard = WILL_FIRE_{n} & {any_h};\n  assign {n}__hazard_addr = {addr};\n  assign {n}__hazard_load = {load};"
             );
-            self.hazard_rules.push((r.name.clone(), n.clone()));
+            hazard = Some(Watch::Hazard {
+                rule: r.name.clone(),
+                prefix: n.clone(),
+            });
         }
         let en_of = |k: usize, cx: &RuleCx| format!("(WILL_FIRE_{} & {})", cx.name, cx.sites[k].0);
         for (inst, class, mut site, k) in std::mem::take(&mut cx.pending) {
             site.en = en_of(k, &cx);
+            if class == "raise" {
+                let signal = format!("{}__fault{k}", cx.name);
+                let _ = writeln!(
+                    self.body,
+                    "  logic {signal};\n  assign {signal} = {};",
+                    site.en
+                );
+                self.watch.push(Watch::Fault {
+                    inst: inst.clone(),
+                    rule: r.name.clone(),
+                    signal,
+                });
+            }
             self.uses
                 .done
                 .entry((inst.clone(), class))
@@ -553,6 +585,7 @@ impl<'a> Emitter<'a> {
                 .or_default()
                 .push((en, addr, data));
         }
+        self.watch.extend(hazard);
         Ok(())
     }
 
@@ -845,6 +878,10 @@ impl<'a> Emitter<'a> {
                     )
                 }
             }
+            (InstanceKind::Fault { .. }, "raise") => {
+                class = Some("raise");
+                "1'b1".into()
+            }
             (InstanceKind::MemPort, "load_resp") => {
                 let kname = format!("{}__k{k}", cx.name);
                 let before = count(&self.before(cx, inst, "mresp"));
@@ -902,7 +939,7 @@ impl<'a> Emitter<'a> {
         let top = ident(&c.name);
         let mut info = TopInfo {
             top: top.clone(),
-            hazards: std::mem::take(&mut self.hazard_rules),
+            watch: std::mem::take(&mut self.watch),
             ..TopInfo::default()
         };
         let mut ports: Vec<String> = vec![
@@ -923,6 +960,24 @@ impl<'a> Emitter<'a> {
                     self.reg(&mut inst_text, &mut prims, &inst.name, &i, *width, *init)
                 }
                 InstanceKind::Bank { .. } => {}
+                InstanceKind::Fault { message } => {
+                    ports.push(format!(
+                        "  output logic        {i}_fault   // run-time error: {}",
+                        message.replace(['\n', '\r'], " ")
+                    ));
+                    info.faults.push(i.clone());
+                    let en: Vec<String> = self
+                        .sites(&inst.name, "raise")
+                        .iter()
+                        .map(|s| s.en.clone())
+                        .collect();
+                    let _ = writeln!(
+                        inst_text,
+                        "\n  // fault {}\n  assign {i}_fault = {};",
+                        inst.name,
+                        any(&en)
+                    );
+                }
                 InstanceKind::Rocc => {
                     ports.extend(rocc_ports());
                     self.rocc(&mut inst_text, &inst.name);
@@ -1702,11 +1757,25 @@ pub fn testbench(c: &Circuit, info: &TopInfo, cfg: &TbConfig) -> String {
         let _ = writeln!(dump, "    $fdisplay(out, \"reg {r} %0h\", dut.u_{ri}.q);");
     }
     let mut watch = String::new();
-    for (rule, n) in &info.hazards {
-        let _ = writeln!(
-            watch,
-            "    if (!hazard && dut.{n}__hazard) begin\n      $fdisplay(out, \"hazard {rule} %0d %0d %0d\", cyc, dut.{n}__hazard_addr, dut.{n}__hazard_load);\n      hazard = 1;\n    end"
-        );
+    for w in &info.watch {
+        match w {
+            Watch::Hazard { rule, prefix: n } => {
+                let _ = writeln!(
+                    watch,
+                    "    if (!hazard && dut.{n}__hazard) begin\n      $fdisplay(out, \"hazard {rule} %0d %0d %0d\", cyc, dut.{n}__hazard_addr, dut.{n}__hazard_load);\n      hazard = 1;\n    end"
+                );
+            }
+            Watch::Fault { inst, rule, signal } => {
+                let _ = writeln!(
+                    watch,
+                    "    if (!hazard && dut.{signal}) begin\n      $fdisplay(out, \"fault {inst} {rule} %0d\", cyc);\n      hazard = 1;\n    end"
+                );
+            }
+        }
+    }
+    for f in &info.faults {
+        let _ = writeln!(decl, "  wire {f}_fault;");
+        conns.push(format!(".{f}_fault({f}_fault)"));
     }
     for (f, i) in &info.fifos {
         let _ = writeln!(
@@ -1800,7 +1869,7 @@ module {module};
       end
     end
     if (done == 1) $fdisplay(out, \"status ok\");
-    if (done == 3) $fdisplay(out, \"status hazard\");
+    if (done == 3) $fdisplay(out, \"status stopped\");
     $fdisplay(out, \"end %0d\", cyc);
     $fdisplay(out, \"cmds_left %0d\", ncmd - cmd_i);
     $fdisplay(out, \"cycles %0d\", last_fire + 1);
@@ -1848,7 +1917,7 @@ pub struct TbOutput {
     /// Bank contents by SystemVerilog instance name ([`ident`] of the IR name).
     pub banks: BTreeMap<String, Vec<u128>>,
     pub regs: BTreeMap<String, u128>,
-    /// `ok`, `timeout` or `hazard`.
+    /// `ok`, `timeout` or `stopped` (a hazard or a fault).
     pub status: String,
     /// CPU-memory accesses outside the modelled window.
     pub errors: u64,
@@ -1860,6 +1929,8 @@ pub struct TbOutput {
     pub pending: Vec<String>,
     /// The first same-firing CPU-memory hazard: (rule, cycle, word address, is a load).
     pub hazard: Option<(String, u64, u32, bool)>,
+    /// The first raised fault: (fault instance, rule, cycle).
+    pub fault: Option<(String, String, u64)>,
 }
 
 impl TbOutput {
@@ -1868,6 +1939,17 @@ impl TbOutput {
     /// or a timeout; `None` for a clean end.
     pub fn failure(&self, c: &Circuit) -> Option<super::sim::SimError> {
         use super::sim::SimError;
+        if let Some((inst, rule, cycle)) = &self.fault {
+            let message = match c.instance(inst).map(|i| &i.kind) {
+                Some(InstanceKind::Fault { message }) => message.clone(),
+                _ => format!("fault `{inst}`"),
+            };
+            return Some(SimError::Fault {
+                cycle: *cycle,
+                rule: rule.clone(),
+                message,
+            });
+        }
         if let Some((rule, cycle, addr, load)) = &self.hazard {
             return Some(SimError::Hazard {
                 cycle: *cycle,
@@ -1915,6 +1997,7 @@ pub fn parse_tb_output(text: &str) -> Result<TbOutput, String> {
             Some("hazard") => {
                 r.hazard = Some((s(1)?, n(2)?, n(3)? as u32, n(4)? != 0));
             }
+            Some("fault") => r.fault = Some((s(1)?, s(2)?, n(3)?)),
             Some("mem") => {
                 r.cpu_mem.insert(n(1)? as u32, n(2)? as u8);
             }

@@ -262,3 +262,26 @@ pub fn compare_batches(name: &str, cases: Vec<Case>, batches: usize) -> Vec<sim:
         hs.into_iter().flat_map(|h| h.join().unwrap()).collect()
     })
 }
+
+/// Run a circuit whose rule simulation fails (deadlock, hazard, fault) in the RTL: the
+/// failure the testbench reports, in the simulator's words; `None` when Icarus Verilog is
+/// not installed.
+pub fn run_failing(
+    c: &Circuit,
+    cmds: &[Command],
+    mem: BTreeMap<u32, u8>,
+    tag: &str,
+    max_cycles: u64,
+) -> Option<sim::SimError> {
+    if !crate::common::have_tool("iverilog") {
+        return None;
+    }
+    let dir = scratch_dir(tag);
+    prepare(&dir, c, cmds, &mem, max_cycles);
+    let got = run(&dir);
+    let _ = std::fs::remove_dir_all(&dir);
+    Some(
+        got.failure(c)
+            .unwrap_or_else(|| panic!("{tag}: the RTL run did not fail: {got:?}")),
+    )
+}
