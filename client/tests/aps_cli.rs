@@ -33,7 +33,7 @@ fn sim_acceptance_on_both_engines() {
         serde_json::json!([{"addr": 4096, "i32": a}, {"addr": 8192, "i32": b}]).to_string(),
     )
     .unwrap();
-    for engine in ["tor", "rules"] {
+    for engine in ["tor", "rules", "cmt2"] {
         let out = ok(kiln()
             .args(["sim"])
             .arg(example())
@@ -51,10 +51,10 @@ fn sim_acceptance_on_both_engines() {
             .arg("--cpu-mem")
             .arg(&mem));
         let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-        assert_eq!(v["responses"], serde_json::json!([{"value": 42}]));
+        assert_eq!(v["responses"], serde_json::json!([{"rd": 1, "value": 42}]));
         let c: Vec<i64> = (0..16).map(|i| (i + 1) + (101 + i)).collect();
         assert_eq!(v["cpu_mem"][0], serde_json::json!({"addr": 4096, "i32": c}));
-        assert_eq!(v.get("cycles").is_some(), engine == "rules");
+        assert_eq!(v.get("cycles").is_some(), engine != "tor");
     }
 }
 
@@ -93,5 +93,90 @@ fn gen_then_graph() {
         .arg(&dot));
     let text = std::fs::read_to_string(&dot).unwrap();
     assert!(text.starts_with("digraph \"f1\""));
-    assert!(text.contains("inst44_block_0_slot_0_rule"));
+    // f1 is the second instruction of custom-1 (opcode 0x2b, funct7 1).
+    assert!(text.contains("inst2b01_block_0_slot_0_rule"));
+}
+
+/// `kiln parse` accepts the CMT2 `kiln build` writes, and `kiln sim --engine cmt2` runs the
+/// file itself, as the rule engine runs the source.
+#[test]
+fn built_cmt2_parses_and_simulates() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = dir.path().join("g.mlir");
+    ok(kiln()
+        .args(["gen", "aps", "--functions", "3", "--seed", "11", "-o"])
+        .arg(&g));
+    for input in [example(), g] {
+        ok(kiln()
+            .arg("build")
+            .arg(&input)
+            .arg("--out-dir")
+            .arg(dir.path()));
+        let stem = input.file_stem().unwrap().to_string_lossy().into_owned();
+        let cmt2 = dir.path().join(format!("{stem}.cmt2.mlir"));
+        let out = ok(kiln().arg("parse").arg(&cmt2));
+        assert!(!out.stdout.is_empty());
+        let funcs: Vec<String> = if stem == "g" {
+            (0..3).map(|k| format!("f{k}")).collect()
+        } else {
+            vec!["flow_burst_add".into()]
+        };
+        for f in funcs {
+            let sim = |file: &std::path::Path, engine: &str| {
+                let out = ok(kiln()
+                    .arg("sim")
+                    .arg(file)
+                    .args(["--func", &f, "--engine", engine, "--json"])
+                    .args(["--rs1", "4096", "--rs2", "8192", "--rd", "4"]));
+                String::from_utf8(out.stdout).unwrap()
+            };
+            assert_eq!(sim(&cmt2, "cmt2"), sim(&input, "rules"), "{stem} {f}");
+        }
+    }
+}
+
+#[test]
+fn gen_holds_at_most_512_functions() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = kiln()
+        .args(["gen", "aps", "--functions", "513", "-o"])
+        .arg(dir.path().join("g.mlir"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("4 custom opcodes"));
+    ok(kiln()
+        .args(["gen", "aps", "--functions", "512", "-o"])
+        .arg(dir.path().join("g.mlir")));
+    ok(kiln()
+        .arg("build")
+        .arg(dir.path().join("g.mlir"))
+        .arg("--out-dir")
+        .arg(dir.path()));
+}
+
+/// One instruction identity for two functions: exit 1 naming both.
+#[test]
+fn same_identity_twice_exits_1() {
+    let f = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/data/aps/diag/same_identity.mlir");
+    let dir = tempfile::tempdir().unwrap();
+    let out = kiln()
+        .arg("build")
+        .arg(&f)
+        .arg("--out-dir")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("functions `@f` and `@g` have the same instruction identity"),
+        "{err}"
+    );
+    assert!(err.contains("note: `@f` is defined here"), "{err}");
+    assert!(
+        std::fs::read_dir(dir.path()).unwrap().next().is_none(),
+        "no outputs"
+    );
 }
