@@ -102,7 +102,13 @@ fn two_functions_share_an_opcode() {
     for (f, c) in aps::functions(&m).into_iter().zip(&circuits) {
         let want = interp::run(&ctx, f, 10, 0x100, mem.clone(), 10_000).unwrap();
         let cmd = common::command(c, 10, 0x100, 9);
-        let got = sim::simulate(c, &[cmd.clone()], mem.clone(), &SimConfig::default()).unwrap();
+        let got = sim::simulate(
+            c,
+            std::slice::from_ref(&cmd),
+            mem.clone(),
+            &SimConfig::default(),
+        )
+        .unwrap();
         let values: Vec<u32> = got.responses.iter().map(|r| r.value).collect();
         assert_eq!(values, want.responses, "{}", c.name);
         assert_eq!(got.cpu_mem, want.cpu_mem, "{}", c.name);
@@ -244,14 +250,7 @@ fn rule(name: &str, b: BodyBuilder) -> Rule {
 #[test]
 fn deadlock_is_reported_by_rtl_like_rules() {
     let mut start = BodyBuilder::new();
-    let guard = {
-        let c = start.call_value("rocc", "cmd", vec![], 96);
-        let op = start.prim(PrimOp::Bits { lo: 64 }, vec![c], 7);
-        let k = start.konst(0x0b, 7);
-        let g = start.prim(PrimOp::Eq, vec![op, k], 1);
-        (std::mem::take(&mut start.stmts), g)
-    };
-    let cmd = start.call_value("rocc", "cmd_deq", vec![], 96);
+    let (guard, cmd) = common::take_cmd(&mut start, 0x0b);
     let x = start.prim(PrimOp::Bits { lo: 32 }, vec![cmd], 32);
     start.call("a", "enq", vec![x]);
     let mut end = BodyBuilder::new();
@@ -311,25 +310,8 @@ fn deadlock_is_reported_by_rtl_like_rules() {
 /// with the same message.
 #[test]
 fn cpu_memory_hazard_is_a_run_time_error() {
-    let text = r#"module {
-  tor.design @d {
-    %c0_i32 = arith.constant 0 : i32
-    memref.global @_cpu_memory : memref<1xi32> = uninitialized
-    tor.func @h(%arg0: i5, %arg1: i5, %arg2: i5, ...) attributes {funct7 = 9 : i32, opcode = 123 : i32} {
-      %0 = aps.readrf %arg0 {starttime = 0 : i32, endtime = 1 : i32} : i5 -> i32
-      %1 = aps.readrf %arg1 {starttime = 0 : i32, endtime = 1 : i32} : i5 -> i32
-      %cpu = memref.get_global @_cpu_memory : memref<1xi32> {starttime = 0 : i32, endtime = 1 : i32}
-      %t = "aps.itfc.store_req"(%0, %cpu, %0) {starttime = 1 : i32, endtime = 2 : i32} : (i32, memref<1xi32>, i32) -> none
-      %q = "aps.itfc.load_req"(%cpu, %1) {starttime = 1 : i32, endtime = 2 : i32} : (memref<1xi32>, i32) -> none
-      "aps.itfc.store_collect"(%t) {starttime = 2 : i32, endtime = 3 : i32} : (none) -> ()
-      %v = "aps.itfc.load_collect"(%q) {starttime = 2 : i32, endtime = 3 : i32} : (none) -> i32
-      aps.writerf %arg2, %v {starttime = 3 : i32, endtime = 4 : i32} : i5, i32
-      tor.return
-    }
-  }
-}
-"#;
-    let m = compiler::mlir::parse(text).unwrap();
+    let (text, m) = load("aps/cpu_hazard.mlir");
+    let text = text.as_str();
     let ctx = aps::design_context(&m).unwrap();
     let f = aps::functions(&m)[0];
     let c = aps::build_function(&ctx, f).unwrap();
@@ -374,28 +356,15 @@ fn cpu_memory_hazard_is_a_run_time_error() {
 /// simulators as a fault of the loop's entry rule, with the same words.
 #[test]
 fn run_time_step_zero_is_an_error_in_every_engine() {
-    let text = r#"module {
-  tor.design @d {
-    %c0_i32 = arith.constant 0 : i32
-    %c4_i32 = arith.constant 4 : i32
-    tor.func @s(%arg0: i5, %arg1: i5, %arg2: i5, ...) attributes {funct7 = 4 : i32, opcode = 123 : i32} {
-      %0 = aps.readrf %arg0 {starttime = 0 : i32, endtime = 1 : i32} : i5 -> i32
-      tor.for %i = (%c0_i32 : i32) to (%c4_i32 : i32) step (%0 : i32) on (1 to 2) {
-      }
-      aps.writerf %arg2, %0 {starttime = 3 : i32, endtime = 4 : i32} : i5, i32
-      tor.return
-    }
-  }
-}
-"#;
-    let m = compiler::mlir::parse(text).unwrap();
+    let (text, m) = load("aps/step_runtime.mlir");
+    let text = text.as_str();
     let ctx = aps::design_context(&m).unwrap();
     let f = aps::functions(&m)[0];
     let c = aps::build_function(&ctx, f).unwrap();
     let d = interp::run(&ctx, f, 0, 0, BTreeMap::new(), 1000).unwrap_err();
     assert!(
         d.render("s", text)
-            .starts_with("s:7:7: error: loop step is 0 at run time")
+            .starts_with("s:8:7: error: loop step is 0 at run time")
     );
     let cmd = common::command(&c, 0, 0, 1);
     let want = sim::simulate(

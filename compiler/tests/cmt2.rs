@@ -191,16 +191,7 @@ fn concurrent_commands_agree() {
         let cmds: Vec<Command> = [0usize, 0, 1, 2, 1]
             .iter()
             .enumerate()
-            .map(|(k, f)| {
-                let (opcode, funct7) = workload::identity(*f);
-                Command {
-                    opcode,
-                    funct7,
-                    rs1: workload::RS1,
-                    rs2: workload::RS2,
-                    rd: k as u32 + 1,
-                }
-            })
+            .map(|(k, f)| common::generated_command(*f, k as u32 + 1))
             .collect();
         same_run(
             &format!("seed {seed}"),
@@ -215,21 +206,8 @@ fn concurrent_commands_agree() {
 /// A run-time fault (a loop step of 0 known only at run time) reads back as the same fault.
 #[test]
 fn faults_read_back() {
-    let text = r#"module {
-  tor.design @d {
-    %c0_i32 = arith.constant 0 : i32
-    %c4_i32 = arith.constant 4 : i32
-    tor.func @f(%arg0: i5, %arg1: i5, %arg2: i5, ...) attributes {funct7 = 3 : i32, opcode = 91 : i32} {
-      %0 = aps.readrf %arg0 {starttime = 0 : i32, endtime = 1 : i32} : i5 -> i32
-      tor.for %i = (%c0_i32 : i32) to (%c4_i32 : i32) step (%0 : i32) on (1 to 2) {
-      }
-      aps.writerf %arg2, %0 {starttime = 3 : i32, endtime = 4 : i32} : i5, i32
-      tor.return
-    }
-  }
-}
-"#;
-    let m = compiler::mlir::parse(text).unwrap();
+    let text = std::fs::read_to_string(common::data("aps/step_runtime.mlir")).unwrap();
+    let m = compiler::mlir::parse(&text).unwrap();
     let c = aps::build_module(&m).unwrap().remove(0);
     let (_, back) = read_back("fault", &c);
     assert_eq!(instances(&c), instances(&back));

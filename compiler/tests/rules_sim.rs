@@ -13,19 +13,6 @@ use compiler::rules::sim::{self, Command, SimConfig, SimError};
 use compiler::rules::{BodyBuilder, Circuit, Instance, InstanceKind, PrimOp, Rule, Var};
 use std::collections::BTreeMap;
 
-/// Start taking the command of opcode `op` (funct7 0) in `b`: the guard that tests the
-/// presented command (returned, for the rule) and the body's `cmd_deq` (its bundle).
-fn take_cmd(b: &mut BodyBuilder, op: u32) -> ((Vec<compiler::rules::Stmt>, Var), Var) {
-    let body = std::mem::take(&mut b.stmts);
-    let c = b.call_value("rocc", "cmd", vec![], 96);
-    let got = b.prim(PrimOp::Bits { lo: 64 }, vec![c], 7);
-    let want = b.konst(op as u128, 7);
-    let g = b.prim(PrimOp::Eq, vec![got, want], 1);
-    let guard = std::mem::replace(&mut b.stmts, body);
-    let x = b.call_value("rocc", "cmd_deq", vec![], 96);
-    ((guard, g), x)
-}
-
 /// A rule with a guard.
 fn guarded(name: &str, guard: (Vec<compiler::rules::Stmt>, Var), b: BodyBuilder) -> Rule {
     Rule {
@@ -56,7 +43,7 @@ fn rule(name: &str, b: BodyBuilder) -> Rule {
 /// cmd → a → b → response: three rules, each hop costs one cycle.
 fn pipeline() -> Circuit {
     let mut start = BodyBuilder::new();
-    let (g, cmd) = take_cmd(&mut start, 7);
+    let (g, cmd) = common::take_cmd(&mut start, 7);
     let rs1 = start.prim(compiler::rules::PrimOp::Bits { lo: 32 }, vec![cmd], 32);
     start.call("a", "enq", vec![rs1]);
     let mut mid = BodyBuilder::new();
@@ -150,7 +137,7 @@ fn deadlock_names_the_stuck_rule() {
 #[test]
 fn register_writes_commit_at_the_edge_and_dma_blocks_polls() {
     let mut b = BodyBuilder::new();
-    let (g, _) = take_cmd(&mut b, 1);
+    let (g, _) = common::take_cmd(&mut b, 1);
     let v = b.konst(3, 8);
     b.call("r", "write", vec![v]);
     let old = b.call_value("r", "read", vec![], 8);
@@ -236,11 +223,11 @@ fn cmd(id: u32) -> Command {
 #[test]
 fn one_command_accepted_per_cycle() {
     let mut a = BodyBuilder::new();
-    let (ga, x) = take_cmd(&mut a, 7);
+    let (ga, x) = common::take_cmd(&mut a, 7);
     let x = a.prim(PrimOp::Bits { lo: 0 }, vec![x], 32);
     a.call("fa", "enq", vec![x]);
     let mut b = BodyBuilder::new();
-    let (gb, y) = take_cmd(&mut b, 8);
+    let (gb, y) = common::take_cmd(&mut b, 8);
     let y = b.prim(PrimOp::Bits { lo: 0 }, vec![y], 32);
     b.call("fb", "enq", vec![y]);
     let mut ra = BodyBuilder::new();
@@ -282,7 +269,7 @@ fn one_command_accepted_per_cycle() {
 #[test]
 fn one_response_per_cycle_in_rule_order() {
     let mut a = BodyBuilder::new();
-    let (ga, x) = take_cmd(&mut a, 7);
+    let (ga, x) = common::take_cmd(&mut a, 7);
     let x = a.prim(PrimOp::Bits { lo: 0 }, vec![x], 32);
     a.call("fa", "enq", vec![x]);
     a.call("fb", "enq", vec![x]);
@@ -353,7 +340,7 @@ fn dma_data_arrives_beat_by_beat_at_the_end_of_the_window() {
         });
     }
     let mut start = BodyBuilder::new();
-    let (gs, _) = take_cmd(&mut start, 7);
+    let (gs, _) = common::take_cmd(&mut start, 7);
     let (cpu, isax, len) = (
         start.konst(0x100, 32),
         start.konst(0, 32),

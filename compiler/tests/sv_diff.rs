@@ -19,7 +19,7 @@ mod common;
 mod sv_common;
 
 use compiler::aps::{self, workload};
-use compiler::rules::sim::{Command, SimResult};
+use compiler::rules::sim::SimResult;
 use sv_common::*;
 
 /// One-function program `seed` with one command.
@@ -61,16 +61,7 @@ fn multi(seed: u64) -> Case {
     let cmds = order
         .iter()
         .enumerate()
-        .map(|(k, f)| {
-            let (opcode, funct7) = workload::identity(*f as usize);
-            Command {
-                opcode,
-                funct7,
-                rs1: workload::RS1,
-                rs2: workload::RS2,
-                rd: k as u32 + 1,
-            }
-        })
+        .map(|(k, f)| common::generated_command(*f as usize, k as u32 + 1))
         .collect();
     Case {
         tag: format!("multi{seed}"),

@@ -425,6 +425,33 @@ impl Builder {
         });
     }
 
+    /// Declare `fifo` carrying `v` into block `to` (from block `from`, or from outside the
+    /// container): the FIFO, the edge and the consumer's input port; returns the port.
+    fn carry(
+        &mut self,
+        v: &str,
+        width: u32,
+        fifo: String,
+        from: Option<BlockId>,
+        to: BlockId,
+        inputs: &mut Vec<Port>,
+    ) -> Port {
+        self.fifo(&fifo, width);
+        self.seg.edges.push(CrossBlockEdge {
+            value: v.to_string(),
+            from,
+            to: Some(to),
+            fifo: fifo.clone(),
+        });
+        let port = Port {
+            value: v.to_string(),
+            fifo,
+            width,
+        };
+        inputs.push(port.clone());
+        port
+    }
+
     fn width(&self, v: &str) -> u32 {
         self.seg.values.widths.get(v).copied().unwrap_or(32).max(1)
     }
@@ -502,23 +529,8 @@ impl Builder {
                     let k = start_count.entry(j).or_default();
                     let fifo = format!("{prefix}fifo_start_b{j}_v{k}");
                     *k += 1;
-                    self.fifo(&fifo, width);
-                    self.seg.edges.push(CrossBlockEdge {
-                        value: v.clone(),
-                        from: None,
-                        to: Some(ids[j]),
-                        fifo: fifo.clone(),
-                    });
-                    start_outputs.push(Port {
-                        value: v.clone(),
-                        fifo: fifo.clone(),
-                        width,
-                    });
-                    block_in[j].push(Port {
-                        value: v.clone(),
-                        fifo,
-                        width,
-                    });
+                    let port = self.carry(v, width, fifo, None, ids[j], &mut block_in[j]);
+                    start_outputs.push(port);
                     continue;
                 }
                 let def = def_of
@@ -532,40 +544,14 @@ impl Builder {
                     let k = pair_count.entry((i, j)).or_default();
                     let fifo = format!("{prefix}fifo_b{i}_b{j}_v{k}");
                     *k += 1;
-                    self.fifo(&fifo, width);
-                    self.seg.edges.push(CrossBlockEdge {
-                        value: v.clone(),
-                        from: Some(ids[i]),
-                        to: Some(ids[j]),
-                        fifo: fifo.clone(),
-                    });
-                    block_out[i].push(Port {
-                        value: v.clone(),
-                        fifo: fifo.clone(),
-                        width,
-                    });
-                    block_in[j].push(Port {
-                        value: v.clone(),
-                        fifo,
-                        width,
-                    });
+                    let port = self.carry(v, width, fifo, Some(ids[i]), ids[j], &mut block_in[j]);
+                    block_out[i].push(port);
                 } else if let Some(&x) = input_index.get(v) {
                     let k = dist_count.entry(j).or_default();
                     let fifo = format!("{prefix}dist_to_block{j}_fifo_v{k}");
                     *k += 1;
-                    self.fifo(&fifo, width);
-                    self.seg.edges.push(CrossBlockEdge {
-                        value: v.clone(),
-                        from: None,
-                        to: Some(ids[j]),
-                        fifo: fifo.clone(),
-                    });
-                    routes[x].push(fifo.clone());
-                    block_in[j].push(Port {
-                        value: v.clone(),
-                        fifo,
-                        width,
-                    });
+                    let port = self.carry(v, width, fifo, None, ids[j], &mut block_in[j]);
+                    routes[x].push(port.fifo);
                 } else {
                     let list: &[&Operation] = match &pieces[j] {
                         Piece::Basic(ops) => ops,

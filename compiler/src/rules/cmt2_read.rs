@@ -155,40 +155,10 @@ impl<'a> Cur<'a> {
     }
 }
 
-/// An MLIR string literal's value (`\"`, `\\`, `\n`, `\t`, `\XX`).
+/// An MLIR string literal's value (`"..."` with the parser's escapes).
 fn unescape(lit: &str) -> Option<String> {
     let body = lit.strip_prefix('"')?.strip_suffix('"')?;
-    let mut out = Vec::with_capacity(body.len());
-    let b = body.as_bytes();
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] != b'\\' {
-            out.push(b[i]);
-            i += 1;
-            continue;
-        }
-        let c = *b.get(i + 1)?;
-        match c {
-            b'"' | b'\\' => {
-                out.push(c);
-                i += 2;
-            }
-            b'n' => {
-                out.push(b'\n');
-                i += 2;
-            }
-            b't' => {
-                out.push(b'\t');
-                i += 2;
-            }
-            _ => {
-                let h = std::str::from_utf8(b.get(i + 1..i + 3)?).ok()?;
-                out.push(u8::from_str_radix(h, 16).ok()?);
-                i += 3;
-            }
-        }
-    }
-    String::from_utf8(out).ok()
+    crate::mlir::parser::unescape(body).ok()
 }
 
 // ---------------------------------------------------------------------------------------
@@ -592,106 +562,109 @@ impl Cur<'_> {
 
     fn def(&mut self) -> R<PDef> {
         let start = self.tok.start();
-        if self.at_kw("cmt2.interface") {
-            self.bump();
-            let name = self.symbol()?;
-            self.expect(Kind::LBrace)?;
-            let mut funcs = Vec::new();
-            while !self.eat(Kind::RBrace) {
-                if self.at_kw("cmt2.method") || self.at_kw("cmt2.value") {
-                    funcs.push(self.func()?);
-                } else {
-                    return Err(self.err("`cmt2.method` or `cmt2.value` in an interface"));
-                }
+        let (name, def) = if self.at_kw("cmt2.interface") {
+            self.interface()?
+        } else if self.at_kw("cmt2.module.extern.firrtl") {
+            self.extern_module()?
+        } else if self.at_kw("cmt2.module") {
+            self.module()?
+        } else {
+            return Err(self.err(
+                "`cmt2.interface`, `cmt2.module.extern.firrtl` or `cmt2.module` in the circuit",
+            ));
+        };
+        Ok(PDef {
+            name,
+            def,
+            range: (start, self.tok.start()),
+        })
+    }
+
+    fn interface(&mut self) -> R<((String, Span), Def)> {
+        self.bump();
+        let name = self.symbol()?;
+        self.expect(Kind::LBrace)?;
+        let mut funcs = Vec::new();
+        while !self.eat(Kind::RBrace) {
+            if self.at_kw("cmt2.method") || self.at_kw("cmt2.value") {
+                funcs.push(self.func()?);
+            } else {
+                return Err(self.err("`cmt2.method` or `cmt2.value` in an interface"));
             }
-            self.opt_dict()?;
-            return Ok(PDef {
-                name,
-                def: Def::Interface { funcs },
-                range: (start, self.tok.start()),
-            });
         }
-        if self.at_kw("cmt2.module.extern.firrtl") {
-            self.bump();
-            let name = self.symbol()?;
-            self.expect(Kind::Colon)?;
-            let ext = self.symbol()?;
-            if ext.0 != name.0 {
-                return Err(Diagnostic::error(
-                    ext.1,
-                    format!(
-                        "kiln binds `@{}` to the FIRRTL module of the same name",
-                        name.0
-                    ),
-                ));
-            }
-            let args = self.arg_list()?;
-            self.opt_attributes_kw()?;
-            self.expect(Kind::LBrace)?;
-            let mut binds = Vec::new();
-            let mut bare = 0;
-            while !self.eat(Kind::RBrace) {
-                if self.at_kw("cmt2.bind.bare") {
-                    self.bump();
-                    let (v, vs) = self.value_name()?;
-                    self.expect(Kind::Comma)?;
-                    self.symbol()?;
-                    self.expect(Kind::Colon)?;
-                    let (t, _) = self.ty()?;
-                    match args.get(bare) {
-                        Some((a, at)) if *a == v && *at == t => {}
-                        _ => {
-                            return Err(Diagnostic::error(
-                                vs,
-                                format!("`{v}` is not the module's argument {bare}"),
-                            ));
-                        }
+        self.opt_dict()?;
+        Ok((name, Def::Interface { funcs }))
+    }
+
+    fn extern_module(&mut self) -> R<((String, Span), Def)> {
+        self.bump();
+        let name = self.symbol()?;
+        self.expect(Kind::Colon)?;
+        let ext = self.symbol()?;
+        if ext.0 != name.0 {
+            return Err(Diagnostic::error(
+                ext.1,
+                format!(
+                    "kiln binds `@{}` to the FIRRTL module of the same name",
+                    name.0
+                ),
+            ));
+        }
+        let args = self.arg_list()?;
+        self.opt_attributes_kw()?;
+        self.expect(Kind::LBrace)?;
+        let mut binds = Vec::new();
+        let mut bare = 0;
+        while !self.eat(Kind::RBrace) {
+            if self.at_kw("cmt2.bind.bare") {
+                self.bump();
+                let (v, vs) = self.value_name()?;
+                self.expect(Kind::Comma)?;
+                self.symbol()?;
+                self.expect(Kind::Colon)?;
+                let (t, _) = self.ty()?;
+                match args.get(bare) {
+                    Some((a, at)) if *a == v && *at == t => {}
+                    _ => {
+                        return Err(Diagnostic::error(
+                            vs,
+                            format!("`{v}` is not the module's argument {bare}"),
+                        ));
                     }
-                    bare += 1;
-                } else if self.at_kw("cmt2.bind.method") || self.at_kw("cmt2.bind.value") {
-                    binds.push(self.bind()?);
-                } else {
-                    return Err(
-                        self.err("`cmt2.bind.bare`, `cmt2.bind.method` or `cmt2.bind.value`")
-                    );
                 }
+                bare += 1;
+            } else if self.at_kw("cmt2.bind.method") || self.at_kw("cmt2.bind.value") {
+                binds.push(self.bind()?);
+            } else {
+                return Err(self.err("`cmt2.bind.bare`, `cmt2.bind.method` or `cmt2.bind.value`"));
             }
-            self.opt_dict()?;
-            return Ok(PDef {
-                name,
-                def: Def::Extern { binds },
-                range: (start, self.tok.start()),
-            });
         }
-        if self.at_kw("cmt2.module") {
-            self.bump();
-            let name = self.symbol()?;
-            let args = self.arg_list()?;
-            let clk = [
-                ("%clk".to_string(), Ty::Clock),
-                ("%rst".to_string(), Ty::UInt(1)),
-            ];
-            if args != clk {
-                return Err(Diagnostic::error(
-                    name.1,
-                    "kiln's modules take `(%clk: !firrtl.clock, %rst: !firrtl.uint<1>)`",
-                ));
-            }
-            self.opt_attributes_kw()?;
-            self.expect(Kind::LBrace)?;
-            let mut items = Vec::new();
-            while !self.eat(Kind::RBrace) {
-                items.push(self.module_item()?);
-            }
-            let attrs = self.opt_dict()?;
-            return Ok(PDef {
-                name,
-                def: Def::Module { items, attrs },
-                range: (start, self.tok.start()),
-            });
+        self.opt_dict()?;
+        Ok((name, Def::Extern { binds }))
+    }
+
+    fn module(&mut self) -> R<((String, Span), Def)> {
+        self.bump();
+        let name = self.symbol()?;
+        let args = self.arg_list()?;
+        let clk = [
+            ("%clk".to_string(), Ty::Clock),
+            ("%rst".to_string(), Ty::UInt(1)),
+        ];
+        if args != clk {
+            return Err(Diagnostic::error(
+                name.1,
+                "kiln's modules take `(%clk: !firrtl.clock, %rst: !firrtl.uint<1>)`",
+            ));
         }
-        Err(self
-            .err("`cmt2.interface`, `cmt2.module.extern.firrtl` or `cmt2.module` in the circuit"))
+        self.opt_attributes_kw()?;
+        self.expect(Kind::LBrace)?;
+        let mut items = Vec::new();
+        while !self.eat(Kind::RBrace) {
+            items.push(self.module_item()?);
+        }
+        let attrs = self.opt_dict()?;
+        Ok((name, Def::Module { items, attrs }))
     }
 
     /// `(%a: T, ...)`, optional.

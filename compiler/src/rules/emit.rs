@@ -365,6 +365,13 @@ impl Widths {
 /// An IR name as an MLIR symbol reference: `@name`, or `@"name"` when it has characters a
 /// bare symbol cannot hold.
 pub fn sym(name: &str) -> String {
+    let mut out = String::with_capacity(name.len() + 3);
+    push_sym(&mut out, name);
+    out
+}
+
+/// Append [`sym`] of `name` to `out`.
+pub fn push_sym(out: &mut String, name: &str) {
     let bare = name
         .bytes()
         .next()
@@ -372,29 +379,41 @@ pub fn sym(name: &str) -> String {
         && name
             .bytes()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'$' | b'.' | b'-'));
+    out.push('@');
     if bare {
-        format!("@{name}")
+        out.push_str(name);
     } else {
-        format!("@{}", mlir_str(name))
+        push_mlir_str(out, name);
     }
 }
 
 /// An MLIR string literal: `"`, `\` and bytes outside printable ASCII escaped (`\XX`).
 pub fn mlir_str(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
+    push_mlir_str(&mut out, s);
+    out
+}
+
+/// Append [`mlir_str`] of `s` to `out`.
+pub fn push_mlir_str(out: &mut String, s: &str) {
     out.push('"');
-    for b in s.bytes() {
-        match b {
-            b'"' => out.push_str("\\\""),
-            b'\\' => out.push_str("\\\\"),
-            0x20..=0x7e => out.push(b as char),
-            _ => {
-                let _ = write!(out, "\\{b:02X}");
+    if s.bytes()
+        .all(|b| (0x20..=0x7e).contains(&b) && b != b'"' && b != b'\\')
+    {
+        out.push_str(s);
+    } else {
+        for b in s.bytes() {
+            match b {
+                b'"' => out.push_str("\\\""),
+                b'\\' => out.push_str("\\\\"),
+                0x20..=0x7e => out.push(b as char),
+                _ => {
+                    let _ = write!(out, "\\{b:02X}");
+                }
             }
         }
     }
     out.push('"');
-    out
 }
 
 /// A library module the file defines or declares.
@@ -435,10 +454,17 @@ fn library(instances: &[Instance]) -> Library {
     let mut defs = BTreeMap::new();
     let mut module_of = Vec::with_capacity(instances.len());
     let mut inits: Vec<(u32, u32, Vec<u128>)> = Vec::new();
+    // Most instances are FIFOs and registers of a few shapes: name each shape once.
+    let mut fifos: std::collections::HashMap<(u32, u32), String> = Default::default();
+    let mut regs: std::collections::HashMap<(u32, u128), String> = Default::default();
     for inst in instances {
         let (name, def) = match &inst.kind {
             InstanceKind::Fifo { width, depth } => {
                 let (w, d) = ((*width).max(1), (*depth).max(1));
+                if let Some(n) = fifos.get(&(w, d)) {
+                    module_of.push(Some(n.clone()));
+                    continue;
+                }
                 for (n, part) in cmt2_lib::fifo_parts(w, d) {
                     let def = match part {
                         cmt2_lib::LibPart::Reg { width, init } => LibDef::Reg { width, init },
@@ -446,15 +472,20 @@ fn library(instances: &[Instance]) -> Library {
                     };
                     defs.entry(n).or_insert(def);
                 }
-                (
-                    cmt2_lib::fifo_name(w, d),
-                    LibDef::Fifo { width: w, depth: d },
-                )
+                let n = cmt2_lib::fifo_name(w, d);
+                fifos.insert((w, d), n.clone());
+                (n, LibDef::Fifo { width: w, depth: d })
             }
             InstanceKind::Reg { width, init } => {
                 let w = (*width).max(1);
                 let init = super::mask(*init, w);
-                (cmt2_lib::reg_name(w, init), LibDef::Reg { width: w, init })
+                if let Some(n) = regs.get(&(w, init)) {
+                    module_of.push(Some(n.clone()));
+                    continue;
+                }
+                let n = cmt2_lib::reg_name(w, init);
+                regs.insert((w, init), n.clone());
+                (n, LibDef::Reg { width: w, init })
             }
             InstanceKind::Bank { width, depth, init } => {
                 let (w, d) = ((*width).max(1), (*depth).max(1));
@@ -584,16 +615,19 @@ pub fn write_cmt2_header(out: &mut String, name: &str, instances: &[Instance]) {
             }
         }
     }
+    let banks: std::collections::HashMap<&str, (u32, u32)> = instances
+        .iter()
+        .filter_map(|i| match i.kind {
+            InstanceKind::Bank { width, depth, .. } => Some((i.name.as_str(), (width, depth))),
+            _ => None,
+        })
+        .collect();
     for inst in instances {
         let InstanceKind::Dma { entries, .. } = &inst.kind else {
             continue;
         };
         for bank in entries.iter().flat_map(|e| &e.banks) {
-            if let Some(Instance {
-                kind: InstanceKind::Bank { width, depth, .. },
-                ..
-            }) = instances.iter().find(|i| &i.name == bank)
-            {
+            if let Some((width, depth)) = banks.get(bank.as_str()) {
                 for (_, text) in cmt2_lib::dma_bank_methods(&inst.name, bank, *width, *depth) {
                     out.push_str(&text);
                 }
@@ -651,12 +685,11 @@ pub fn write_cmt2_footer(out: &mut String, frame: &Circuit) {
         if i > 0 {
             out.push_str(", ");
         }
-        W(out)
-            .s("[")
-            .s(&sym(&pair[0]))
-            .s(", ")
-            .s(&sym(&pair[1]))
-            .s("]");
+        out.push('[');
+        push_sym(out, &pair[0]);
+        out.push_str(", ");
+        push_sym(out, &pair[1]);
+        out.push(']');
     }
     out.push_str("]}\n  }\n");
     let lib = library(&frame.instances);
@@ -685,12 +718,11 @@ pub fn write_cmt2_footer(out: &mut String, frame: &Circuit) {
 }
 
 fn emit_rule(out: &mut String, rule: &Rule, widths: &mut Widths) {
-    W(out)
-        .s("      cmt2.rule ")
-        .s(&sym(&rule.name))
-        .s("() -> () attributes {kiln.origin = ")
-        .s(&mlir_str(&rule.origin))
-        .s("} {\n");
+    out.push_str("      cmt2.rule ");
+    push_sym(out, &rule.name);
+    out.push_str("() -> () attributes {kiln.origin = ");
+    push_mlir_str(out, &rule.origin);
+    out.push_str("} {\n");
     match &rule.guard {
         Some((stmts, result)) => {
             emit_stmts(out, stmts, widths, 8);
@@ -810,128 +842,163 @@ struct Prim<'a> {
     next: u32,
 }
 
-/// A FIRRTL value: its SSA text, width and signedness.
-#[derive(Clone)]
+/// A FIRRTL value: its SSA name (`%v<var>` or the temporary `%v<var>_<k>`), width and
+/// signedness.
+#[derive(Clone, Copy)]
 struct Val {
-    name: String,
+    var: u32,
+    /// Temporary index; 0 for the variable itself.
+    tmp: u32,
     width: u32,
     signed: bool,
 }
 
-fn tyname(width: u32, signed: bool) -> String {
-    if signed {
-        format!("!firrtl.sint<{}>", width.max(1))
-    } else {
-        format!("!firrtl.uint<{}>", width.max(1))
+impl W<'_> {
+    fn val(&mut self, x: Val) -> &mut Self {
+        self.v(x.var);
+        if x.tmp > 0 {
+            self.s("_").n(x.tmp);
+        }
+        self
+    }
+
+    /// `!firrtl.uint<w>` or `!firrtl.sint<w>`.
+    fn ty(&mut self, width: u32, signed: bool) -> &mut Self {
+        self.s(if signed {
+            "!firrtl.sint<"
+        } else {
+            "!firrtl.uint<"
+        })
+        .n(width.max(1))
+        .s(">")
     }
 }
 
+/// The text after an op's operands: `bits`' `hi to lo`, `pad`'s width.
+#[derive(Clone, Copy)]
+enum Extra {
+    None,
+    Range(u32, u32),
+    Pad(u32),
+}
+
 impl Prim<'_> {
-    fn line(&mut self, name: &str, rhs: String) {
-        W(self.out).pad(self.ind).s(name).s(" = ").s(&rhs).s("\n");
-    }
-
     /// A temporary `%v<var>_<k>` defined by `op` with the given operands and result.
-    fn op(&mut self, op: &str, args: &[&Val], extra: &str, width: u32, signed: bool) -> Val {
-        let name = format!("%v{}_{}", self.var, self.next);
-        self.next += 1;
-        self.def(&name, op, args, extra, width, signed)
-    }
-
-    fn def(
-        &mut self,
-        name: &str,
-        op: &str,
-        args: &[&Val],
-        extra: &str,
-        width: u32,
-        signed: bool,
-    ) -> Val {
-        let names: Vec<&str> = args.iter().map(|a| a.name.as_str()).collect();
-        let tys: Vec<String> = args.iter().map(|a| tyname(a.width, a.signed)).collect();
-        let rhs = if op == "mux" {
-            format!(
-                "firrtl.mux({}) : ({}) -> {}",
-                names.join(", "),
-                tys.join(", "),
-                tyname(width, signed)
-            )
-        } else {
-            format!(
-                "firrtl.{op} {}{extra} : ({}) -> {}",
-                names.join(", "),
-                tys.join(", "),
-                tyname(width, signed)
-            )
-        };
-        self.line(name, rhs);
-        Val {
-            name: name.to_string(),
+    fn op(&mut self, op: &str, args: &[Val], extra: Extra, width: u32, signed: bool) -> Val {
+        let r = Val {
+            var: self.var,
+            tmp: self.next,
             width,
             signed,
+        };
+        self.next += 1;
+        self.def(r, op, args, extra);
+        r
+    }
+
+    /// `<r> = firrtl.<op> <args><extra> : (<arg types>) -> <r's type>`.
+    fn def(&mut self, r: Val, op: &str, args: &[Val], extra: Extra) {
+        let mut w = W(self.out);
+        w.pad(self.ind).val(r).s(" = firrtl.").s(op);
+        w.s(if op == "mux" { "(" } else { " " });
+        for (i, a) in args.iter().enumerate() {
+            if i > 0 {
+                w.s(", ");
+            }
+            w.val(*a);
         }
+        if op == "mux" {
+            w.s(")");
+        }
+        match extra {
+            Extra::None => {}
+            Extra::Range(hi, lo) => {
+                w.s(" ").n(hi).s(" to ").n(lo);
+            }
+            Extra::Pad(n) => {
+                w.s(", ").n(n);
+            }
+        }
+        w.s(" : (");
+        for (i, a) in args.iter().enumerate() {
+            if i > 0 {
+                w.s(", ");
+            }
+            w.ty(a.width, a.signed);
+        }
+        w.s(") -> ").ty(r.width, r.signed).s("\n");
     }
 
     fn constant(&mut self, v: u128, width: u32) -> Val {
-        let name = format!("%v{}_{}", self.var, self.next);
+        let r = Val {
+            var: self.var,
+            tmp: self.next,
+            width,
+            signed: false,
+        };
         self.next += 1;
-        self.line(
-            &name,
-            format!("firrtl.constant {v} : {}", tyname(width, false)),
-        );
+        let mut w = W(self.out);
+        w.pad(self.ind).val(r).s(" = firrtl.constant ");
+        let _ = write!(w.0, "{v}");
+        w.s(" : ").ty(width, false).s("\n");
+        r
+    }
+
+    /// An unsigned value fitted to `width` bits (zero-extended or truncated).
+    fn fit(&mut self, x: Val, width: u32) -> Val {
+        if x.width > width {
+            self.op("bits", &[x], Extra::Range(width - 1, 0), width, false)
+        } else if x.width < width {
+            self.op("pad", &[x], Extra::Pad(width), width, false)
+        } else {
+            x
+        }
+    }
+
+    /// The `Let`'s own value, `%v<var>`.
+    fn own(&self, width: u32) -> Val {
         Val {
-            name,
+            var: self.var,
+            tmp: 0,
             width,
             signed: false,
         }
     }
 
-    /// An unsigned value fitted to `width` bits (zero-extended or truncated).
-    fn fit(&mut self, x: &Val, width: u32) -> Val {
-        if x.width > width {
-            self.op("bits", &[x], &format!(" {} to 0", width - 1), width, false)
-        } else if x.width < width {
-            self.op("pad", &[x], &format!(", {width}"), width, false)
-        } else {
-            x.clone()
-        }
-    }
-
     /// `%v<var>` defined by `op` when its result has the `Let`'s width, else a temporary
     /// fitted to it.
-    fn result(&mut self, op: &str, args: &[&Val], extra: &str, rw: u32, width: u32) {
+    fn result(&mut self, op: &str, args: &[Val], extra: Extra, rw: u32, width: u32) {
         if rw == width {
-            let name = format!("%v{}", self.var);
-            self.def(&name, op, args, extra, width, false);
+            let r = self.own(width);
+            self.def(r, op, args, extra);
         } else {
             let r = self.op(op, args, extra, rw, false);
-            self.finish(&r, width);
+            self.finish(r, width);
         }
     }
 
     /// Define `%v<var>` as unsigned `x` fitted to `width`.
-    fn finish(&mut self, x: &Val, width: u32) {
-        let name = format!("%v{}", self.var);
-        let extra = if x.width >= width {
-            format!(" {} to 0", width - 1)
+    fn finish(&mut self, x: Val, width: u32) {
+        let r = self.own(width);
+        if x.width >= width {
+            self.def(r, "bits", &[x], Extra::Range(width - 1, 0));
         } else {
-            format!(", {width}")
-        };
-        let op = if x.width >= width { "bits" } else { "pad" };
-        self.def(&name, op, &[x], &extra, width, false);
+            self.def(r, "pad", &[x], Extra::Pad(width));
+        }
     }
 
     fn emit(&mut self, width: u32, op: PrimOp, args: &[u32], widths: &Widths) {
         let arg = |i: usize| {
             let v = args.get(i).copied().unwrap_or(0);
             Val {
-                name: format!("%v{v}"),
+                var: v,
+                tmp: 0,
                 width: widths.get(v),
                 signed: false,
             }
         };
         let (a, b) = (arg(0), arg(1));
-        let signed = |p: &mut Prim, x: &Val| p.op("asSInt", &[x], "", x.width, true);
+        let signed = |p: &mut Prim, x: Val| p.op("asSInt", &[x], Extra::None, x.width, true);
         match op {
             PrimOp::Add | PrimOp::Sub | PrimOp::Mul | PrimOp::And | PrimOp::Or | PrimOp::Xor => {
                 let (name, rw) = match op {
@@ -942,44 +1009,43 @@ impl Prim<'_> {
                     PrimOp::Or => ("or", a.width.max(b.width)),
                     _ => ("xor", a.width.max(b.width)),
                 };
-                self.result(name, &[&a, &b], "", rw, width);
+                self.result(name, &[a, b], Extra::None, rw, width);
             }
             PrimOp::Shl => {
                 // Amounts below the operand width need at most `k` bits; any higher bit set
                 // means an amount at or beyond the width (result 0).
                 let k = (32 - a.width.saturating_sub(1).leading_zeros()).max(1);
                 let (amt, over) = if b.width <= k {
-                    (b.clone(), None)
+                    (b, None)
                 } else {
                     let lim = self.constant(a.width as u128, b.width);
-                    let over = self.op("geq", &[&b, &lim], "", 1, false);
-                    let amt = self.op("bits", &[&b], &format!(" {} to 0", k - 1), k, false);
+                    let over = self.op("geq", &[b, lim], Extra::None, 1, false);
+                    let amt = self.op("bits", &[b], Extra::Range(k - 1, 0), k, false);
                     (amt, Some(over))
                 };
                 let rw = a.width + (1u32 << amt.width.min(16)) - 1;
-                let sh = self.op("dshl", &[&a, &amt], "", rw, false);
-                let sh = self.fit(&sh, width);
+                let sh = self.op("dshl", &[a, amt], Extra::None, rw, false);
+                let sh = self.fit(sh, width);
                 match over {
                     Some(over) => {
                         let zero = self.constant(0, width);
-                        let r = self.op("mux", &[&over, &zero, &sh], "", width, false);
-                        self.finish(&r, width);
+                        self.result("mux", &[over, zero, sh], Extra::None, width, width);
                     }
-                    None => self.finish(&sh, width),
+                    None => self.finish(sh, width),
                 }
             }
-            PrimOp::ShrU => self.result("dshr", &[&a, &b], "", a.width, width),
+            PrimOp::ShrU => self.result("dshr", &[a, b], Extra::None, a.width, width),
             PrimOp::ShrS => {
-                let sa = signed(self, &a);
-                let r = self.op("dshr", &[&sa, &b], "", a.width, true);
+                let sa = signed(self, a);
+                let r = self.op("dshr", &[sa, b], Extra::None, a.width, true);
                 let w = a.width.max(width);
                 let r = if w > a.width {
-                    self.op("pad", &[&r], &format!(", {w}"), w, true)
+                    self.op("pad", &[r], Extra::Pad(w), w, true)
                 } else {
                     r
                 };
-                let u = self.op("asUInt", &[&r], "", w, false);
-                self.finish(&u, width);
+                let u = self.op("asUInt", &[r], Extra::None, w, false);
+                self.finish(u, width);
             }
             PrimOp::Eq | PrimOp::Ne | PrimOp::Ult | PrimOp::Ule | PrimOp::Ugt | PrimOp::Uge => {
                 let name = match op {
@@ -990,7 +1056,7 @@ impl Prim<'_> {
                     PrimOp::Ugt => "gt",
                     _ => "geq",
                 };
-                self.result(name, &[&a, &b], "", 1, width);
+                self.result(name, &[a, b], Extra::None, 1, width);
             }
             PrimOp::Slt | PrimOp::Sle | PrimOp::Sgt | PrimOp::Sge => {
                 let name = match op {
@@ -1001,50 +1067,37 @@ impl Prim<'_> {
                 };
                 // The IR compares both operands as signed numbers of the wider width.
                 let w = a.width.max(b.width);
-                let (a, b) = (self.fit(&a, w), self.fit(&b, w));
-                let (sa, sb) = (signed(self, &a), signed(self, &b));
-                self.result(name, &[&sa, &sb], "", 1, width);
+                let (a, b) = (self.fit(a, w), self.fit(b, w));
+                let (sa, sb) = (signed(self, a), signed(self, b));
+                self.result(name, &[sa, sb], Extra::None, 1, width);
             }
             PrimOp::Mux => {
                 let c = arg(2);
-                let cond = self.fit(&a, 1);
+                let cond = self.fit(a, 1);
                 let w = b.width.max(c.width);
-                let (b, c) = (self.fit(&b, w), self.fit(&c, w));
-                self.result("mux", &[&cond, &b, &c], "", w, width);
+                let (b, c) = (self.fit(b, w), self.fit(c, w));
+                self.result("mux", &[cond, b, c], Extra::None, w, width);
             }
             PrimOp::Bits { lo } => {
                 if lo >= a.width {
                     let z = self.constant(0, width);
-                    self.finish(&z, width);
+                    self.finish(z, width);
                 } else {
                     let hi = (lo + width - 1).min(a.width - 1);
-                    let name = format!("%v{}", self.var);
-                    if hi - lo + 1 == width {
-                        self.def(
-                            &name,
-                            "bits",
-                            &[&a],
-                            &format!(" {hi} to {lo}"),
-                            width,
-                            false,
-                        );
-                    } else {
-                        let r =
-                            self.op("bits", &[&a], &format!(" {hi} to {lo}"), hi - lo + 1, false);
-                        self.finish(&r, width);
-                    }
+                    let w = hi - lo + 1;
+                    self.result("bits", &[a], Extra::Range(hi, lo), w, width);
                 }
             }
             PrimOp::ZExt => {
                 let w = a.width.max(width);
-                self.result("pad", &[&a], &format!(", {width}"), w, width);
+                self.result("pad", &[a], Extra::Pad(width), w, width);
             }
             PrimOp::SExt => {
                 let w = a.width.max(width);
-                let sa = signed(self, &a);
-                let r = self.op("pad", &[&sa], &format!(", {width}"), w, true);
-                let u = self.op("asUInt", &[&r], "", w, false);
-                self.finish(&u, width);
+                let sa = signed(self, a);
+                let r = self.op("pad", &[sa], Extra::Pad(width), w, true);
+                let u = self.op("asUInt", &[r], Extra::None, w, false);
+                self.finish(u, width);
             }
         }
     }

@@ -79,3 +79,35 @@ pub fn command(
         rd,
     }
 }
+
+/// The command generated function `n` answers (its identity), with the workload's rs1/rs2.
+pub fn generated_command(n: usize, rd: u32) -> compiler::rules::sim::Command {
+    let (opcode, funct7) = compiler::aps::workload::identity(n);
+    compiler::rules::sim::Command {
+        opcode,
+        funct7,
+        rs1: compiler::aps::workload::RS1,
+        rs2: compiler::aps::workload::RS2,
+        rd,
+    }
+}
+
+/// Start taking the command of opcode `op` (funct7 0) in `b`: the guard that tests the
+/// presented command (returned, for the rule) and the body's `cmd_deq` (its bundle).
+pub fn take_cmd(
+    b: &mut compiler::rules::BodyBuilder,
+    op: u32,
+) -> (
+    (Vec<compiler::rules::Stmt>, compiler::rules::Var),
+    compiler::rules::Var,
+) {
+    use compiler::rules::PrimOp;
+    let body = std::mem::take(&mut b.stmts);
+    let c = b.call_value("rocc", "cmd", vec![], 96);
+    let got = b.prim(PrimOp::Bits { lo: 64 }, vec![c], 7);
+    let want = b.konst(op as u128, 7);
+    let g = b.prim(PrimOp::Eq, vec![got, want], 1);
+    let guard = std::mem::replace(&mut b.stmts, body);
+    let x = b.call_value("rocc", "cmd_deq", vec![], 96);
+    ((guard, g), x)
+}
