@@ -180,3 +180,49 @@ fn same_identity_twice_exits_1() {
         "no outputs"
     );
 }
+
+/// Same-slot read-after-write and write-after-write on a bank or a global, and a constant
+/// loop step of 0: `kiln build` exits 1 and writes nothing; a hazard is reported at the
+/// second access with the first one as a located note (both source lines shown).
+#[test]
+fn hazards_and_step_zero_exit_1() {
+    let diag = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/aps/diag");
+    let dir = tempfile::tempdir().unwrap();
+    for file in [
+        "hazard_raw_bank.mlir",
+        "hazard_raw_global.mlir",
+        "hazard_waw_bank.mlir",
+        "hazard_waw_global.mlir",
+        "step_zero.mlir",
+    ] {
+        let f = diag.join(file);
+        let out = kiln()
+            .arg("build")
+            .arg(&f)
+            .arg("--out-dir")
+            .arg(dir.path())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{file}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        let path = f.display().to_string();
+        if file == "step_zero.mlir" {
+            assert!(
+                err.contains(&format!("{path}:13:61: error: loop step is 0")),
+                "{err}"
+            );
+        } else {
+            assert!(
+                err.contains(&format!("{path}:13:7: error: hazard in slot")),
+                "{err}"
+            );
+            assert!(err.contains(&format!("{path}:12:7: note:")), "{err}");
+            let carets = err.lines().filter(|l| l.contains("| ") && l.contains('^'));
+            assert_eq!(carets.count(), 2, "{file}: both spans underlined: {err}");
+        }
+    }
+    assert!(
+        std::fs::read_dir(dir.path()).unwrap().next().is_none(),
+        "no outputs"
+    );
+}

@@ -94,3 +94,53 @@ fn engines_agree_on_keywords_and_two_stores() {
         }
     }
 }
+
+/// Run-time errors (a loop step of 0 known only at run time, a CPU word stored and loaded in
+/// one slot): every engine exits 1; the RTL reports what the rule engine reports, word for
+/// word, and so does the engine that runs the CMT2 text.
+#[test]
+fn engines_agree_on_run_time_errors() {
+    if !common::have_tool("iverilog") {
+        return;
+    }
+    let data = |f: &str| {
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../tests/data/aps")
+            .join(f)
+    };
+    for (file, func, rs1, rs2, msg) in [
+        (
+            "step_runtime.mlir",
+            "s",
+            "0",
+            "0",
+            "loop step is 0 at run time",
+        ),
+        (
+            "cpu_hazard.mlir",
+            "h",
+            "0x100",
+            "0x102",
+            "CPU-memory hazard",
+        ),
+    ] {
+        let run = |engine: &str| {
+            let out = kiln()
+                .arg("sim")
+                .arg(data(file))
+                .args(["--func", func, "--engine", engine, "--json"])
+                .args(["--rs1", rs1, "--rs2", rs2])
+                .output()
+                .unwrap();
+            assert_eq!(out.status.code(), Some(1), "{file} {engine}");
+            assert!(out.stdout.is_empty(), "{file} {engine}");
+            String::from_utf8(out.stderr).unwrap()
+        };
+        let rules = run("rules");
+        assert!(rules.contains(msg), "{rules}");
+        assert_eq!(run("rtl"), rules, "{file}");
+        assert_eq!(run("cmt2"), rules, "{file}");
+        let tor = run("tor");
+        assert!(tor.contains(msg), "{tor}");
+    }
+}
