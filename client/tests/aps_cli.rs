@@ -2,7 +2,8 @@
 
 mod cli;
 
-use cli::{example, kiln, ok};
+use cli::{aps_data, example, kiln, ok};
+use std::path::Path;
 
 #[test]
 fn build_twice_gives_identical_bytes() {
@@ -63,15 +64,7 @@ fn bad_input_is_a_located_error() {
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("bad.mlir");
     std::fs::write(&f, "module {\n  tor.design @d {\n    tor.func @f(%arg0: i5, ...) attributes {opcode = 1 : i32} {\n      %0 = tor.addi %arg0 %arg0 : (i5, i5) -> i5\n      tor.return\n    }\n  }\n}\n").unwrap();
-    let out = kiln()
-        .arg("build")
-        .arg(&f)
-        .arg("--out-dir")
-        .arg(dir.path())
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = build_fails(&f, dir.path());
     assert!(
         err.contains("bad.mlir:4:7: error: `tor.addi` has no `starttime`"),
         "{err}"
@@ -158,18 +151,8 @@ fn gen_holds_at_most_512_functions() {
 /// One instruction identity for two functions: exit 1 naming both.
 #[test]
 fn same_identity_twice_exits_1() {
-    let f = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/data/aps/diag/same_identity.mlir");
     let dir = tempfile::tempdir().unwrap();
-    let out = kiln()
-        .arg("build")
-        .arg(&f)
-        .arg("--out-dir")
-        .arg(dir.path())
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = build_fails(&aps_data("diag/same_identity.mlir"), dir.path());
     assert!(
         err.contains("functions `@f` and `@g` have the same instruction identity"),
         "{err}"
@@ -186,7 +169,6 @@ fn same_identity_twice_exits_1() {
 /// second access with the first one as a located note (both source lines shown).
 #[test]
 fn hazards_and_step_zero_exit_1() {
-    let diag = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/aps/diag");
     let dir = tempfile::tempdir().unwrap();
     for file in [
         "hazard_raw_bank.mlir",
@@ -195,16 +177,8 @@ fn hazards_and_step_zero_exit_1() {
         "hazard_waw_global.mlir",
         "step_zero.mlir",
     ] {
-        let f = diag.join(file);
-        let out = kiln()
-            .arg("build")
-            .arg(&f)
-            .arg("--out-dir")
-            .arg(dir.path())
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(1), "{file}");
-        let err = String::from_utf8_lossy(&out.stderr);
+        let f = aps_data(&format!("diag/{file}"));
+        let err = build_fails(&f, dir.path());
         let path = f.display().to_string();
         if file == "step_zero.mlir" {
             assert!(
@@ -225,4 +199,17 @@ fn hazards_and_step_zero_exit_1() {
         std::fs::read_dir(dir.path()).unwrap().next().is_none(),
         "no outputs"
     );
+}
+
+/// `kiln build INPUT --out-dir DIR` must exit 1; its stderr.
+fn build_fails(input: &Path, out_dir: &Path) -> String {
+    let out = kiln()
+        .arg("build")
+        .arg(input)
+        .arg("--out-dir")
+        .arg(out_dir)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", input.display());
+    String::from_utf8(out.stderr).unwrap()
 }

@@ -4,7 +4,7 @@ mod cli;
 #[path = "../../compiler/tests/common/mod.rs"]
 mod common;
 
-use cli::{example, kiln, ok};
+use cli::{aps_data, example, kiln, ok};
 
 #[test]
 fn emit_sv_writes_identical_stem_sv() {
@@ -61,11 +61,6 @@ fn engines_agree_on_keywords_and_two_stores() {
     if !common::have_tool("iverilog") {
         return;
     }
-    let data = |f: &str| {
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../tests/data/aps")
-            .join(f)
-    };
     for (file, func, rs1, rs2) in [
         ("keywords.mlir", "dist", "3", "0"),
         ("identities.mlir", "store2", "0xffffffff", "0x100"),
@@ -74,7 +69,7 @@ fn engines_agree_on_keywords_and_two_stores() {
         let run = |engine: &str| {
             let out = ok(kiln()
                 .arg("sim")
-                .arg(data(file))
+                .arg(aps_data(file))
                 .args(["--func", func, "--engine", engine, "--json"])
                 .args(["--rs1", rs1, "--rs2", rs2, "--rd", "6"]));
             String::from_utf8(out.stdout).unwrap()
@@ -103,11 +98,6 @@ fn engines_agree_on_run_time_errors() {
     if !common::have_tool("iverilog") {
         return;
     }
-    let data = |f: &str| {
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../tests/data/aps")
-            .join(f)
-    };
     for (file, func, rs1, rs2, msg) in [
         (
             "step_runtime.mlir",
@@ -127,7 +117,7 @@ fn engines_agree_on_run_time_errors() {
         let run = |engine: &str| {
             let out = kiln()
                 .arg("sim")
-                .arg(data(file))
+                .arg(aps_data(file))
                 .args(["--func", func, "--engine", engine, "--json"])
                 .args(["--rs1", rs1, "--rs2", rs2])
                 .output()

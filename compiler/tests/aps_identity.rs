@@ -5,6 +5,7 @@
 mod common;
 mod sv_common;
 
+use common::{fifo, rule};
 use compiler::aps::{self, interp};
 use compiler::rules::sim::{self, Command, SimConfig, SimError};
 use compiler::rules::{BodyBuilder, Circuit, Instance, InstanceKind, PrimOp, Rule};
@@ -226,25 +227,6 @@ fn two_cpu_stores_in_one_cycle() {
     }
 }
 
-fn fifo(name: &str) -> Instance {
-    Instance {
-        name: name.into(),
-        kind: InstanceKind::Fifo {
-            width: 32,
-            depth: 1,
-        },
-    }
-}
-
-fn rule(name: &str, b: BodyBuilder) -> Rule {
-    Rule {
-        name: name.into(),
-        origin: "t".into(),
-        guard: None,
-        body: b.stmts,
-    }
-}
-
 /// A deadlocked design: the rule simulator and the RTL report the same deadlock (the
 /// stuck rule and the cycle), and neither answers.
 #[test]
@@ -286,13 +268,7 @@ fn deadlock_is_reported_by_rtl_like_rules() {
         rs2: 0,
         rd: 1,
     };
-    let want = sim::simulate(
-        &c,
-        std::slice::from_ref(&cmd),
-        BTreeMap::new(),
-        &SimConfig::default(),
-    )
-    .unwrap_err();
+    let want = fails_alike(&c, cmd, "deadlock");
     assert_eq!(
         want,
         SimError::Deadlock {
@@ -300,9 +276,6 @@ fn deadlock_is_reported_by_rtl_like_rules() {
             stuck: vec!["end".into()]
         }
     );
-    if let Some(got) = sv_common::run_failing(&c, &[cmd], BTreeMap::new(), "deadlock", 100) {
-        assert_eq!(got, want);
-    }
 }
 
 /// A rule storing a CPU word and then loading it in one slot: the interpreter reports the
@@ -329,13 +302,7 @@ fn cpu_memory_hazard_is_a_run_time_error() {
     assert!(r.contains("CPU-memory hazard: word 0x100"), "{r}");
     assert!(r.contains("note: the store is here"), "{r}");
     let cmd = common::command(&c, 0x100, 0x102, 1);
-    let want = sim::simulate(
-        &c,
-        std::slice::from_ref(&cmd),
-        BTreeMap::new(),
-        &SimConfig::default(),
-    )
-    .unwrap_err();
+    let want = fails_alike(&c, cmd, "hazard");
     assert!(
         matches!(
             want,
@@ -347,9 +314,6 @@ fn cpu_memory_hazard_is_a_run_time_error() {
         ),
         "{want}"
     );
-    if let Some(got) = sv_common::run_failing(&c, &[cmd], BTreeMap::new(), "hazard", 100) {
-        assert_eq!(got, want);
-    }
 }
 
 /// A loop step of 0 known only at run time: the interpreter reports it at the loop, the
@@ -367,20 +331,11 @@ fn run_time_step_zero_is_an_error_in_every_engine() {
             .starts_with("s:8:7: error: loop step is 0 at run time")
     );
     let cmd = common::command(&c, 0, 0, 1);
-    let want = sim::simulate(
-        &c,
-        std::slice::from_ref(&cmd),
-        BTreeMap::new(),
-        &SimConfig::default(),
-    )
-    .unwrap_err();
+    let want = fails_alike(&c, cmd, "step0");
     assert!(
         matches!(&want, SimError::Fault { message, .. } if message.starts_with("loop step is 0 at run time")),
         "{want}"
     );
-    if let Some(got) = sv_common::run_failing(&c, &[cmd], BTreeMap::new(), "step0", 100) {
-        assert_eq!(got, want);
-    }
     // A step of 2 runs in all three.
     assert_eq!(
         interp::run(&ctx, f, 2, 0, BTreeMap::new(), 1000)
@@ -394,4 +349,20 @@ fn run_time_step_zero_is_an_error_in_every_engine() {
         BTreeMap::new(),
         "step2",
     );
+}
+
+/// Run `cmd` on the rule simulator and on the RTL (when Icarus is there): both must fail,
+/// with the same error. Returns the rule simulator's error.
+fn fails_alike(c: &Circuit, cmd: Command, tag: &str) -> SimError {
+    let want = sim::simulate(
+        c,
+        std::slice::from_ref(&cmd),
+        BTreeMap::new(),
+        &SimConfig::default(),
+    )
+    .unwrap_err();
+    if let Some(got) = sv_common::run_failing(c, &[cmd], BTreeMap::new(), tag, 100) {
+        assert_eq!(got, want, "{tag}");
+    }
+    want
 }

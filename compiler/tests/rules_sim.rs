@@ -9,6 +9,7 @@
 mod common;
 mod sv_common;
 
+use common::{fifo, rule};
 use compiler::rules::sim::{self, Command, SimConfig, SimError};
 use compiler::rules::{BodyBuilder, Circuit, Instance, InstanceKind, PrimOp, Rule, Var};
 use std::collections::BTreeMap;
@@ -18,25 +19,6 @@ fn guarded(name: &str, guard: (Vec<compiler::rules::Stmt>, Var), b: BodyBuilder)
     Rule {
         guard: Some(guard),
         ..rule(name, b)
-    }
-}
-
-fn fifo(name: &str) -> Instance {
-    Instance {
-        name: name.into(),
-        kind: InstanceKind::Fifo {
-            width: 32,
-            depth: 1,
-        },
-    }
-}
-
-fn rule(name: &str, b: BodyBuilder) -> Rule {
-    Rule {
-        name: name.into(),
-        origin: "t".into(),
-        guard: None,
-        body: b.stmts,
     }
 }
 

@@ -111,3 +111,24 @@ pub fn take_cmd(
     let x = b.call_value("rocc", "cmd_deq", vec![], 96);
     ((guard, g), x)
 }
+
+/// A 32-bit FIFO of depth 1 named `name`, for hand-built circuits.
+pub fn fifo(name: &str) -> compiler::rules::Instance {
+    compiler::rules::Instance {
+        name: name.into(),
+        kind: compiler::rules::InstanceKind::Fifo {
+            width: 32,
+            depth: 1,
+        },
+    }
+}
+
+/// An unguarded rule named `name` with the body built in `b`.
+pub fn rule(name: &str, b: compiler::rules::BodyBuilder) -> compiler::rules::Rule {
+    compiler::rules::Rule {
+        name: name.into(),
+        origin: "t".into(),
+        guard: None,
+        body: b.stmts,
+    }
+}
