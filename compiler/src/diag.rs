@@ -88,6 +88,16 @@ pub struct Diagnostic {
     pub span: Option<Span>,
     /// Extra lines printed after the source excerpt (`note: ...`).
     pub notes: Vec<String>,
+    /// Notes about other places in the same source (e.g. the first of two conflicting
+    /// definitions), each rendered with its own source excerpt.
+    pub related: Vec<Related>,
+}
+
+/// A located note: `path:line:col: note: message` and the source line.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Related {
+    pub span: Span,
+    pub message: String,
 }
 
 impl Diagnostic {
@@ -97,6 +107,7 @@ impl Diagnostic {
             message: message.into(),
             span: Some(span),
             notes: Vec::new(),
+            related: Vec::new(),
         }
     }
 
@@ -106,6 +117,7 @@ impl Diagnostic {
             message: message.into(),
             span: Some(span),
             notes: Vec::new(),
+            related: Vec::new(),
         }
     }
 
@@ -116,11 +128,21 @@ impl Diagnostic {
             message: message.into(),
             span: None,
             notes: Vec::new(),
+            related: Vec::new(),
         }
     }
 
     pub fn with_note(mut self, note: impl Into<String>) -> Diagnostic {
         self.notes.push(note.into());
+        self
+    }
+
+    /// Add a note about another place of the same source, shown with its source line.
+    pub fn with_related(mut self, span: Span, message: impl Into<String>) -> Diagnostic {
+        self.related.push(Related {
+            span,
+            message: message.into(),
+        });
         self
     }
 
@@ -131,10 +153,14 @@ impl Diagnostic {
     /// Shift the span by `delta` bytes (for diagnostics computed on a sub-text).
     pub fn shifted(mut self, delta: i64) -> Diagnostic {
         self.span = self.span.map(|s| s.shifted(delta));
+        for r in &mut self.related {
+            r.span = r.span.shifted(delta);
+        }
         self
     }
 
-    /// Render as `path:line:col: severity: message`, the source line and a caret.
+    /// Render as `path:line:col: severity: message`, the source line and a caret; then
+    /// each located note the same way, then the plain notes.
     pub fn render(&self, path: &str, text: &str) -> String {
         let mut out = String::new();
         let Some(span) = self.span else {
@@ -143,31 +169,18 @@ impl Diagnostic {
             return out;
         };
         let index = LineIndex::new(text);
-        let pos = index.position(text, span.start as usize);
-        let _ = writeln!(
-            out,
-            "{path}:{}:{}: {}: {}",
-            pos.line,
-            pos.col,
+        excerpt(
+            &mut out,
+            &index,
+            path,
+            text,
+            span,
             self.severity.as_str(),
-            self.message
+            &self.message,
         );
-        let line_text = index.line_text(text, pos.line);
-        let gutter = pos.line.to_string();
-        let _ = writeln!(
-            out,
-            " {gutter} | {}",
-            line_text.trim_end_matches(['\r', '\n'])
-        );
-        let caret_col = line_text
-            .char_indices()
-            .take_while(|(i, _)| *i < pos.byte_col)
-            .map(|(_, c)| if c == '\t' { '\t' } else { ' ' })
-            .collect::<String>();
-        let line_rest = line_text.len().saturating_sub(pos.byte_col);
-        let width = span.len().clamp(1, line_rest.max(1));
-        let marks = "^".to_string() + &"~".repeat(width.saturating_sub(1).min(80));
-        let _ = writeln!(out, " {} | {caret_col}{marks}", " ".repeat(gutter.len()));
+        for r in &self.related {
+            excerpt(&mut out, &index, path, text, r.span, "note", &r.message);
+        }
         self.render_notes(&mut out);
         out
     }
@@ -198,8 +211,47 @@ impl Diagnostic {
             "span": self.span.map(|s| [s.start, s.end]),
             "source_line": located.map(|(_, l)| l),
             "notes": self.notes,
+            "related": self.related.iter().map(|r| {
+                let pos = LineIndex::new(text).position(text, r.span.start as usize);
+                serde_json::json!({
+                    "message": r.message,
+                    "line": pos.line,
+                    "col": pos.col,
+                    "span": [r.span.start, r.span.end],
+                })
+            }).collect::<Vec<_>>(),
         })
     }
+}
+
+/// `path:line:col: kind: message`, the source line and a caret under `span`.
+fn excerpt(
+    out: &mut String,
+    index: &LineIndex,
+    path: &str,
+    text: &str,
+    span: Span,
+    kind: &str,
+    message: &str,
+) {
+    let pos = index.position(text, span.start as usize);
+    let _ = writeln!(out, "{path}:{}:{}: {kind}: {message}", pos.line, pos.col);
+    let line_text = index.line_text(text, pos.line);
+    let gutter = pos.line.to_string();
+    let _ = writeln!(
+        out,
+        " {gutter} | {}",
+        line_text.trim_end_matches(['\r', '\n'])
+    );
+    let caret_col = line_text
+        .char_indices()
+        .take_while(|(i, _)| *i < pos.byte_col)
+        .map(|(_, c)| if c == '\t' { '\t' } else { ' ' })
+        .collect::<String>();
+    let line_rest = line_text.len().saturating_sub(pos.byte_col);
+    let width = span.len().clamp(1, line_rest.max(1));
+    let marks = "^".to_string() + &"~".repeat(width.saturating_sub(1).min(80));
+    let _ = writeln!(out, " {} | {caret_col}{marks}", " ".repeat(gutter.len()));
 }
 
 /// A 1-based line and column (in characters), plus the byte offset within the line.

@@ -507,6 +507,7 @@ pub fn function_emitted(
     db.runtime().counters.executed("emit_function");
     let frame = Circuit {
         name: circuit.name.clone(),
+        instructions: circuit.instructions.clone(),
         instances: circuit.instances.clone(),
         rules: Vec::new(),
         precedence: circuit.precedence.clone(),
@@ -534,14 +535,26 @@ pub fn mlir_outputs(db: &dyn KilnDb, file: SourceFile) -> FileOutputs {
     }
     let mut diagnostics = Vec::new();
     let mut parts = Vec::new();
+    let mut items = Vec::new();
     for item in &mlir_split(db, file).functions {
         match function_emitted(db, file, item.symbol.clone()) {
-            Some(Ok(e)) => parts.push(e.clone()),
+            Some(Ok(e)) => {
+                parts.push(e.clone());
+                items.push(item);
+            }
             Some(Err(d)) => diagnostics.push(d.clone().shifted(item.offset as i64)),
             None => {}
         }
     }
     if !diagnostics.is_empty() {
+        return FileOutputs {
+            diagnostics,
+            ..FileOutputs::default()
+        };
+    }
+    // Instruction identities: a repeated one is an error, a non-custom opcode a warning.
+    let diagnostics = identity_diagnostics(&items, &parts);
+    if diagnostics.iter().any(Diagnostic::is_error) {
         return FileOutputs {
             diagnostics,
             ..FileOutputs::default()
@@ -557,6 +570,20 @@ pub fn mlir_outputs(db: &dyn KilnDb, file: SourceFile) -> FileOutputs {
         diagnostics,
         rendered: Vec::new(),
     }
+}
+
+/// The checks of [`compiler::aps::identity_diagnostics`] on a file's functions (each
+/// function's diagnostics at its text in the file).
+fn identity_diagnostics(items: &[&Item], parts: &[Arc<Emitted>]) -> Vec<Diagnostic> {
+    let ids: Vec<(compiler::rules::Instruction, Span)> = items
+        .iter()
+        .zip(parts)
+        .flat_map(|(it, e)| {
+            let span = Span::new(it.offset, it.offset + it.text.len());
+            e.frame.instructions.iter().map(move |i| (i.clone(), span))
+        })
+        .collect();
+    compiler::aps::identity_diagnostics(&ids)
 }
 
 /// What an APS file's outputs hold besides the functions' rules: the CMT2 header and
@@ -582,7 +609,7 @@ fn frame_parts(stem: &str, parts: &[Arc<Emitted>]) -> FrameParts {
         .map_or(0, |i| i + "\"rules\":[".len());
     FrameParts {
         cmt2_header: shared(&compiler::rules::emit::cmt2_header(stem, &frame.instances)),
-        cmt2_footer: shared(&compiler::rules::emit::cmt2_footer(&frame.precedence)),
+        cmt2_footer: shared(&compiler::rules::emit::cmt2_footer(&frame)),
         json_head: shared(&empty[..cut]),
         json_tail: shared(&empty[cut..]),
     }
@@ -675,6 +702,11 @@ pub fn aps_outputs(db: &dyn KilnDb, file: SourceFile) -> FileOutputs {
         ));
     }
     let parts: Vec<Arc<Emitted>> = functions.iter().map(|(_, _, e)| e.clone()).collect();
+    // Identity errors and warnings are reported by the full path.
+    let items: Vec<&Item> = split.functions.iter().collect();
+    if !identity_diagnostics(&items, &parts).is_empty() {
+        return fallback();
+    }
     let unchanged = |l: &ApsAssembly| {
         l.functions.len() == parts.len()
             && l.functions

@@ -279,7 +279,8 @@ fn truncated_cache_entry_is_detected_and_recomputed() {
 fn kill_9_during_a_build_then_the_next_build_succeeds() {
     let env = Env::new(&[]);
     let big = env.ws().join("src/big.mlir");
-    fs::write(&big, common::generated_module(1000)).unwrap();
+    // The most instructions one design can hold (4 custom opcodes × 128 funct7).
+    fs::write(&big, common::generated_module(512)).unwrap();
     let req = env.request(std::slice::from_ref(&big), "out");
     // Start the daemon, then kill it in the middle of a cold build.
     assert!(env.build(&env.request(&[], "none")).ok);

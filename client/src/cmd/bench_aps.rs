@@ -24,8 +24,8 @@ use std::time::Instant;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Functions in the generated module.
-    #[arg(long, default_value_t = 1000)]
+    /// Functions in the generated module (at most 512: 4 custom opcodes × 128 funct7).
+    #[arg(long, default_value_t = 512)]
     pub functions: usize,
     /// Seed of the generator.
     #[arg(long, default_value_t = 1)]

@@ -98,8 +98,9 @@ fn run_direct(args: Args) -> Result<(), Failure> {
         .unwrap_or_else(|| "out".into());
     match select_flow(&module) {
         Some(Flow::Aps) => {
-            build_aps(&module, &stem, &args.out_dir)
+            let warnings = build_aps(&module, &stem, &args.out_dir)
                 .map_err(|d| Failure::diagnostics(&[d], &path, &text))??;
+            eprint!("{}", compiler::diag::render_all(&warnings, &path, &text));
             if args.emit == Some(super::rtl::Emit::Sv) {
                 super::rtl::emit_sv_file(&module, &stem, &args.out_dir)?;
             }
@@ -121,14 +122,14 @@ fn run_direct(args: Args) -> Result<(), Failure> {
     }
 }
 
-/// The APS flow: one circuit per function, merged into one file.
+/// The APS flow: one circuit per function, merged into one file. Returns the warnings.
 fn build_aps(
     module: &ModuleAst,
     stem: &str,
     out_dir: &Path,
-) -> Result<Result<(), Failure>, compiler::diag::Diagnostic> {
+) -> Result<Result<Vec<compiler::diag::Diagnostic>, Failure>, compiler::diag::Diagnostic> {
     let out = aps::build_file(module, stem)?;
-    Ok(write_aps(&out, stem, out_dir))
+    Ok(write_aps(&out, stem, out_dir).map(|()| out.warnings))
 }
 
 /// Write `<stem>.cmt2.mlir` and `<stem>.rules.json`, one thread each, piece by piece.
