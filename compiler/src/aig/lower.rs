@@ -208,7 +208,7 @@ pub fn lower_model(model: &Model, children: &BTreeMap<String, Aig>) -> Result<Lo
     let undriven = l
         .undriven
         .iter()
-        .map(|&n| model.nets[n as usize].clone())
+        .map(|&n| model.nets[n as usize].to_string())
         .collect();
     let Lowerer { g, .. } = l;
     Ok(Lowered {
