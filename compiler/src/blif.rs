@@ -124,6 +124,11 @@ impl Names {
         (0..self.len()).map(|i| self.get(i))
     }
 
+    fn reserve(&mut self, names: usize, bytes: usize) {
+        self.ends.reserve(names);
+        self.text.reserve(bytes);
+    }
+
     /// Append `name`; returns its index.
     fn push(&mut self, name: &str) -> u32 {
         self.text.push_str(name);
@@ -367,11 +372,36 @@ impl<'a> Lines<'a> {
     }
 }
 
+/// Array sizes for the first model of a text, from its line count: a `.names` cover takes two
+/// lines (the gates of netlists written by ABC or yosys: exact), more rows make it generous.
+/// Reserved capacity that is never written costs address space, not memory, while arrays
+/// grown by doubling touch twice their final size.
+struct Hint {
+    covers: usize,
+    fanins: usize,
+    nets: usize,
+    name_bytes: usize,
+}
+
+impl Hint {
+    fn of(text: &str) -> Hint {
+        let lines = memchr::memchr_iter(b'\n', text.as_bytes()).count() + 1;
+        let covers = lines / 2;
+        Hint {
+            covers,
+            fanins: 3 * covers,
+            nets: covers + 64,
+            name_bytes: text.len() / 3,
+        }
+    }
+}
+
 /// Parse a BLIF text. Errors stop at the first problem; warnings are collected.
 pub fn parse(text: &str) -> Result<Parsed, Diagnostic> {
+    let hint = Hint::of(text);
     let mut p = Parser {
-        // Netlists have one net per 50 to 130 bytes of text; the table grows if needed.
-        intern: NetTable::with_capacity(text.len() / 128),
+        intern: NetTable::with_capacity(hint.nets),
+        hint: Some(hint),
         text: text.as_bytes(),
         models: Vec::new(),
         current: None,
@@ -511,6 +541,8 @@ fn same(a: &[u8], b: &[u8]) -> bool {
 struct Parser<'a> {
     /// Net name → id, for the current model.
     intern: NetTable,
+    /// Sizes for the first model's arrays.
+    hint: Option<Hint>,
     text: &'a [u8],
     models: Vec<Model>,
     current: Option<Model>,
@@ -524,10 +556,9 @@ struct Parser<'a> {
 impl<'a> Parser<'a> {
     /// The net `t` names in the current model (interned).
     fn net(&mut self, t: &Tok<'a>) -> Net {
-        let m = self.current.get_or_insert_with(|| Model {
-            span: t.span(),
-            ..Model::default()
-        });
+        let m = self
+            .current
+            .get_or_insert_with(|| open(&mut self.hint, String::new(), t.span()));
         let id = self.intern.intern(t.text, self.text, t.at, &mut m.nets);
         Net { id, span: t.span() }
     }
@@ -549,6 +580,9 @@ impl<'a> Parser<'a> {
             return self.row(toks);
         }
         self.end_cover();
+        if head.text == ".names" {
+            return self.names(toks);
+        }
         match head.text {
             ".model" => self.model(toks),
             ".end" => {
@@ -632,10 +666,8 @@ impl<'a> Parser<'a> {
     }
 
     fn model_mut(&mut self, at: Tok) -> &mut Model {
-        self.current.get_or_insert_with(|| Model {
-            span: at.span(),
-            ..Model::default()
-        })
+        self.current
+            .get_or_insert_with(|| open(&mut self.hint, String::new(), at.span()))
     }
 
     fn model(&mut self, toks: &[Tok<'a>]) -> Result<(), Diagnostic> {
@@ -643,11 +675,8 @@ impl<'a> Parser<'a> {
         let Some(name) = toks.get(1) else {
             return Err(Diagnostic::error(toks[0].span(), "`.model` needs a name"));
         };
-        self.current = Some(Model {
-            name: name.text.to_string(),
-            span: toks[0].span().to(name.span()),
-            ..Model::default()
-        });
+        let span = toks[0].span().to(name.span());
+        self.current = Some(open(&mut self.hint, name.text.to_string(), span));
         Ok(())
     }
 
@@ -875,6 +904,22 @@ impl<'a> Parser<'a> {
     }
 }
 
+/// A new, empty model; the first one gets the arrays of the [`Hint`].
+fn open(hint: &mut Option<Hint>, name: String, span: Span) -> Model {
+    let mut m = Model {
+        name,
+        span,
+        ..Model::default()
+    };
+    if let Some(h) = hint.take() {
+        m.nets.reserve(h.nets, h.name_bytes);
+        m.covers.reserve(h.covers);
+        m.fanins.reserve(h.fanins);
+        m.planes.reserve(h.fanins);
+    }
+    m
+}
+
 fn latch_kind(t: Tok) -> Result<LatchKind, Diagnostic> {
     Ok(match t.text {
         "fe" => LatchKind::FallingEdge,
@@ -944,6 +989,14 @@ mod tests {
         let m = one(".model m\n.subckt c x=$a\\b[0] y='q<1>'\n.cname u1\n");
         assert_eq!(m.net_name(m.subckts[0].pins[0].1), "$a\\b[0]");
         assert_eq!(m.subckts[0].instance.as_deref(), Some("u1"));
+    }
+
+    #[test]
+    fn continued_token_is_the_same_net() {
+        let m = one(".inputs a\\\n b\n.outputs y\n.names a b y\n11 1\n");
+        assert_eq!(m.nets.iter().collect::<Vec<_>>(), ["a", "b", "y"]);
+        let m = one(".model m\n.subckt c x=abcdefghijkl y=abcdefghijkl\n");
+        assert_eq!(m.nets.len(), 1);
     }
 
     #[test]
