@@ -226,14 +226,7 @@ impl Diagnostic {
 }
 
 /// `path:line:col: kind: message`, the source line and a caret under `span`.
-fn excerpt(
-    out: &mut String,
-    at: &mut Locator,
-    path: &str,
-    span: Span,
-    kind: &str,
-    message: &str,
-) {
+fn excerpt(out: &mut String, at: &mut Locator, path: &str, span: Span, kind: &str, message: &str) {
     let (pos, line_text) = at.locate(span.start as usize);
     let _ = writeln!(out, "{path}:{}:{}: {kind}: {message}", pos.line, pos.col);
     let gutter = pos.line.to_string();

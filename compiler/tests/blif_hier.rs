@@ -117,7 +117,12 @@ fn whole_file_equals_model_by_model() {
     assert!(a.and_count() > 0 && !a.latches().is_empty());
     assert_eq!(truth(&a), truth(&b));
     assert_eq!(a.and_count(), b.and_count());
-    let names = |g: &Aig| g.latches().iter().map(|l| l.name.clone()).collect::<Vec<_>>();
+    let names = |g: &Aig| {
+        g.latches()
+            .iter()
+            .map(|l| l.name.clone())
+            .collect::<Vec<_>>()
+    };
     assert_eq!(names(&a), names(&b));
     assert_eq!(aig::write_aiger_binary(&a), aig::write_aiger_binary(&b));
 }

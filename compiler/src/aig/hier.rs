@@ -34,7 +34,11 @@ pub(super) fn supports(b: &mut BoxModel, boxes: &[BoxModel]) {
     latch.sort_unstable();
     latch.dedup();
     b.latch_support = latch;
-    b.out_support = memo.into_iter().take(b.n_out).map(Option::unwrap_or_default).collect();
+    b.out_support = memo
+        .into_iter()
+        .take(b.n_out)
+        .map(Option::unwrap_or_default)
+        .collect();
 }
 
 /// Memoize the support of box output `root` and of the box outputs it reads through

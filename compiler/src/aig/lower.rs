@@ -85,7 +85,13 @@ pub fn lower_file_with(file: &BlifFile, limits: &Limits) -> Result<LoweredFile, 
         limits
             .check(Limit::Nodes, bound)
             .map_err(|e| Diagnostic::error(m.span, format!("model `{}`: {e}", m.name)))?;
-        let (b, warnings, undriven) = lower_box(m, &index, &boxes, bound, instantiated.contains(m.name.as_str()))?;
+        let (b, warnings, undriven) = lower_box(
+            m,
+            &index,
+            &boxes,
+            bound,
+            instantiated.contains(m.name.as_str()),
+        )?;
         diags.insert(&m.name, (warnings, undriven));
         index.insert(&m.name, boxes.len());
         boxes.push(b);
@@ -803,7 +809,9 @@ impl<'m, 'c> Lowerer<'m, 'c> {
             }
             Driver::Conn(c) => Lit(self.lits[self.model.conns[c as usize].0.id as usize]),
             Driver::SubOut { inst, pin } => match self.instances[inst as usize].child {
-                Child::Flat(child) => self.copy_cone(inst as usize, child.outputs()[pin as usize].lit),
+                Child::Flat(child) => {
+                    self.copy_cone(inst as usize, child.outputs()[pin as usize].lit)
+                }
                 Child::Boxed(_) => {
                     self.pseudo.push((inst, pin));
                     self.g.add_input("")

@@ -1459,7 +1459,8 @@ mod tests {
             if let Ok(m) = parse(&text) {
                 let again = parse(&print(&m)).expect("reparse");
                 assert_eq!(again.without_spans(), m.without_spans());
-                let Some(Attribute::Integer { value, .. }) = m.ops[0].attrs.first().map(|a| &a.value)
+                let Some(Attribute::Integer { value, .. }) =
+                    m.ops[0].attrs.first().map(|a| &a.value)
                 else {
                     panic!("integer attribute expected for {digits} digits");
                 };
