@@ -85,13 +85,8 @@ pub fn lower_file_with(file: &BlifFile, limits: &Limits) -> Result<LoweredFile, 
         limits
             .check(Limit::Nodes, bound)
             .map_err(|e| Diagnostic::error(m.span, format!("model `{}`: {e}", m.name)))?;
-        let (b, warnings, undriven) = lower_box(
-            m,
-            &index,
-            &boxes,
-            bound,
-            instantiated.contains(m.name.as_str()),
-        )?;
+        let (b, warnings, undriven) =
+            lower_box(m, &index, &boxes, instantiated.contains(m.name.as_str()))?;
         diags.insert(&m.name, (warnings, undriven));
         index.insert(&m.name, boxes.len());
         boxes.push(b);
@@ -155,7 +150,8 @@ pub(super) struct BoxModel {
     pub out_support: Vec<Vec<u32>>,
     /// The model inputs any latch of the model or of its instances depends on.
     pub latch_support: Vec<u32>,
-    /// An upper bound on the nodes of the model flattened.
+    /// An upper bound on the ANDs and latches of the model flattened (its own plus its
+    /// instances' bounds).
     pub flat: u64,
 }
 
@@ -163,7 +159,6 @@ fn lower_box(
     model: &Model,
     index: &BTreeMap<&str, usize>,
     boxes: &[BoxModel],
-    bound: u64,
     instantiated: bool,
 ) -> Result<(BoxModel, Vec<Diagnostic>, Vec<String>), Diagnostic> {
     let lookup = |name: &str| index.get(name).map(|&i| Child::Boxed(&boxes[i]));
@@ -197,6 +192,10 @@ fn lower_box(
     }
     let pseudo = std::mem::take(&mut l.pseudo);
     let aig = std::mem::replace(&mut l.g, Aig::new("")).into_cleanup();
+    // Flattened, the model holds its own ANDs and latches and its instances' (its inputs
+    // and the instances' inputs are the parent's nets).
+    let own = (aig.and_count() + aig.latches().len()) as u64;
+    let flat = (subs.iter().map(|s| boxes[s.0].flat)).fold(own, u64::saturating_add);
     let mut b = BoxModel {
         aig,
         n_in,
@@ -205,7 +204,7 @@ fn lower_box(
         subs,
         out_support: Vec::new(),
         latch_support: Vec::new(),
-        flat: bound,
+        flat,
     };
     if instantiated {
         super::hier::supports(&mut b, boxes);
