@@ -52,10 +52,16 @@ pub fn lower_file(file: &BlifFile) -> Result<LoweredFile, Diagnostic> {
     lower_file_with(file, &Limits::DEFAULT)
 }
 
-/// Lower every model of `file` bottom-up. The hierarchy's depth is checked against
-/// `limits.max_depth` before anything is lowered, and each model's size bound (its
-/// instances' AIGs plus its own covers) against `limits.max_nodes` before it is lowered, so a
+/// Lower `file`: every model is checked and lowered once on its own, its instances kept as
+/// boxes ([`BoxModel`]), children first; then the top model is flattened by instantiating
+/// those per-model AIGs top-down ([`super::hier::flatten`]). The cost is linear in the text
+/// plus the flattened output, whatever the depth of the hierarchy. The hierarchy's depth is
+/// checked against `limits.max_depth` before anything is lowered, and each model's flattened
+/// size bound (its instances' bounds plus its own covers) against `limits.max_nodes`, so a
 /// hierarchy that doubles at every level is refused instead of exhausting memory.
+///
+/// `models` holds the top model only; its warnings and undriven nets are those of every
+/// model, in model-name order.
 pub fn lower_file_with(file: &BlifFile, limits: &Limits) -> Result<LoweredFile, Diagnostic> {
     let mut by_name: BTreeMap<&str, &Model> = BTreeMap::new();
     for m in &file.models {
@@ -67,54 +73,143 @@ pub fn lower_file_with(file: &BlifFile, limits: &Limits) -> Result<LoweredFile, 
         }
     }
     let order = topological(file, &by_name, limits)?;
-    // The AIGs stay in `aigs` (the children of later models) until all are lowered; no copies.
-    let mut aigs: BTreeMap<String, Aig> = BTreeMap::new();
-    let mut rest = Vec::new();
+    let mut index: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut boxes: Vec<BoxModel> = Vec::with_capacity(order.len());
+    let mut diags: BTreeMap<&str, (Vec<Diagnostic>, Vec<String>)> = BTreeMap::new();
+    let top = &file.models[0];
+    let instantiated: std::collections::BTreeSet<&str> = (file.models.iter())
+        .flat_map(|m| m.subckts.iter().map(|s| s.model.name.as_str()))
+        .collect();
     for m in order {
-        let bound = size_bound(m, &aigs);
+        let bound = size_bound(m, &index, &boxes);
         limits
             .check(Limit::Nodes, bound)
             .map_err(|e| Diagnostic::error(m.span, format!("model `{}`: {e}", m.name)))?;
-        let Lowered {
+        let (b, warnings, undriven) =
+            lower_box(m, &index, &boxes, instantiated.contains(m.name.as_str()))?;
+        diags.insert(&m.name, (warnings, undriven));
+        index.insert(&m.name, boxes.len());
+        boxes.push(b);
+    }
+    let root = index[top.name.as_str()];
+    let aig = super::hier::flatten(boxes, root, &top.name)?;
+    let mut warnings = Vec::new();
+    let mut undriven = Vec::new();
+    for (_, (w, u)) in diags {
+        warnings.extend(w);
+        undriven.extend(u);
+    }
+    let mut models = BTreeMap::new();
+    models.insert(
+        top.name.clone(),
+        Lowered {
             aig,
             warnings,
             undriven,
-        } = lower_model(m, &aigs)?;
-        aigs.insert(m.name.clone(), aig);
-        rest.push((m.name.clone(), warnings, undriven));
-    }
-    let mut models = BTreeMap::new();
-    for (name, warnings, undriven) in rest {
-        if let Some(aig) = aigs.remove(&name) {
-            let lowered = Lowered {
-                aig,
-                warnings,
-                undriven,
-            };
-            models.insert(name, lowered);
-        }
-    }
+        },
+    );
     Ok(LoweredFile {
-        top: file.models[0].name.clone(),
+        top: top.name.clone(),
         models,
     })
 }
 
-/// An upper bound on the AIG nodes of `m` once lowered: its instances' AIGs copied whole,
-/// plus a few nodes per cover literal, latch and input.
-fn size_bound(m: &Model, aigs: &BTreeMap<String, Aig>) -> u64 {
+/// An upper bound on the AIG nodes of `m` once flattened: its instances' bounds, plus a few
+/// nodes per cover literal, latch and input.
+fn size_bound(m: &Model, index: &BTreeMap<&str, usize>, boxes: &[BoxModel]) -> u64 {
     let children: u64 = m
         .subckts
         .iter()
         .map(|s| {
-            aigs.get(s.model.name.as_str())
-                .map_or(0, |a| u64::from(a.max_var()) + 1)
+            index
+                .get(s.model.name.as_str())
+                .map_or(0, |&i| boxes[i].flat)
         })
         .fold(0u64, u64::saturating_add);
     let own = 2 * (m.planes.len() + m.covers.len() + m.conns.len()) as u64;
     children
         .saturating_add(own)
         .saturating_add((m.inputs.len() + m.latches.len() + 1) as u64)
+}
+
+/// One model lowered on its own, its `.subckt` instances left as boxes: the AIG has the
+/// model's inputs followed by one input per instance output it uses (`pseudo`), and the
+/// model's outputs followed by, for each instance `k` from `in_base[k]`, one output per
+/// input of the instance's model (constant 0 where unconnected or never needed).
+pub(super) struct BoxModel {
+    pub aig: Aig,
+    pub n_in: usize,
+    pub n_out: usize,
+    /// Extra input `n_in + t` is output `pin` of instance `inst`.
+    pub pseudo: Vec<(u32, u32)>,
+    /// Per instance: its model (index into the boxes), the first of its input outputs, and
+    /// the prefix of its latch names.
+    pub subs: Vec<(usize, usize, String)>,
+    /// Per output (of the model): the model inputs it depends on combinationally, through
+    /// instances too (sorted); only for models some other model instantiates.
+    pub out_support: Vec<Vec<u32>>,
+    /// The model inputs any latch of the model or of its instances depends on.
+    pub latch_support: Vec<u32>,
+    /// An upper bound on the ANDs and latches of the model flattened (its own plus its
+    /// instances' bounds).
+    pub flat: u64,
+}
+
+fn lower_box(
+    model: &Model,
+    index: &BTreeMap<&str, usize>,
+    boxes: &[BoxModel],
+    instantiated: bool,
+) -> Result<(BoxModel, Vec<Diagnostic>, Vec<String>), Diagnostic> {
+    let lookup = |name: &str| index.get(name).map(|&i| Child::Boxed(&boxes[i]));
+    let mut l = Lowerer::run(model, &lookup)?;
+    let warnings = l.undriven_warnings();
+    let undriven = l
+        .undriven
+        .iter()
+        .map(|&n| model.nets[n as usize].to_string())
+        .collect();
+    let n_in = model.inputs.len();
+    let n_out = model.outputs.len();
+    let mut subs = Vec::with_capacity(model.subckts.len());
+    for (k, s) in model.subckts.iter().enumerate() {
+        let Child::Boxed(b) = l.instances[k].child else {
+            unreachable!("lower_box instantiates boxes only")
+        };
+        let first = l.g.outputs().len();
+        for i in 0..b.n_in {
+            let lit = match l.instances[k].inputs[i] {
+                Some(net) if l.lits[net as usize] < IN_PROGRESS => Lit(l.lits[net as usize]),
+                _ => Lit::FALSE,
+            };
+            l.g.add_output("", lit);
+        }
+        let prefix = match &s.instance {
+            Some(n) => format!("{n}/"),
+            None => format!("{}_{k}/", s.model.name),
+        };
+        subs.push((index[s.model.name.as_str()], first, prefix));
+    }
+    let pseudo = std::mem::take(&mut l.pseudo);
+    let aig = std::mem::replace(&mut l.g, Aig::new("")).into_cleanup();
+    // Flattened, the model holds its own ANDs and latches and its instances' (its inputs
+    // and the instances' inputs are the parent's nets).
+    let own = (aig.and_count() + aig.latches().len()) as u64;
+    let flat = (subs.iter().map(|s| boxes[s.0].flat)).fold(own, u64::saturating_add);
+    let mut b = BoxModel {
+        aig,
+        n_in,
+        n_out,
+        pseudo,
+        subs,
+        out_support: Vec::new(),
+        latch_support: Vec::new(),
+        flat,
+    };
+    if instantiated {
+        super::hier::supports(&mut b, boxes);
+    }
+    Ok((b, warnings, undriven))
 }
 
 /// Models in an order where every model comes after the models it instantiates.
@@ -213,12 +308,35 @@ impl Packed {
 const UNVISITED: u32 = u32::MAX;
 const IN_PROGRESS: u32 = u32::MAX - 1;
 
+/// The lowered model a `.subckt` instantiates: flattened, or a box (its own logic only).
+#[derive(Clone, Copy)]
+enum Child<'c> {
+    Flat(&'c Aig),
+    Boxed(&'c BoxModel),
+}
+
+impl<'c> Child<'c> {
+    fn inputs(self) -> &'c [super::Port] {
+        match self {
+            Child::Flat(g) => g.inputs(),
+            Child::Boxed(b) => &b.aig.inputs()[..b.n_in],
+        }
+    }
+
+    fn outputs(self) -> &'c [super::Port] {
+        match self {
+            Child::Flat(g) => g.outputs(),
+            Child::Boxed(b) => &b.aig.outputs()[..b.n_out],
+        }
+    }
+}
+
 /// A `.subckt` instance during lowering.
 struct Instance<'c> {
-    child: &'c Aig,
+    child: Child<'c>,
     /// Child input index → parent net (None: unconnected, reads 0).
     inputs: Vec<Option<u32>>,
-    /// Child variable → parent literal (`UNVISITED` when not copied yet).
+    /// Child variable → parent literal (`UNVISITED` when not copied yet; flat children).
     map: Vec<u32>,
     span: Span,
 }
@@ -237,32 +355,14 @@ struct Lowerer<'m, 'c> {
     /// Child AIG (by address) → visit marks for cone walks.
     marks: FxHashMap<usize, Marks>,
     undriven: Vec<u32>,
+    /// Boxed children: the instance output `(inst, pin)` of each extra input, in order.
+    pseudo: Vec<(u32, u32)>,
 }
 
 /// Lower ONE model, given the AIGs of the models it instantiates (by model name).
 pub fn lower_model(model: &Model, children: &BTreeMap<String, Aig>) -> Result<Lowered, Diagnostic> {
-    let n = model.nets.len();
-    let mut l = Lowerer {
-        model,
-        g: Aig::new(model.name.clone()),
-        drivers: vec![Packed::NONE; n],
-        sub_outs: Vec::new(),
-        lits: vec![UNVISITED; n],
-        instances: Vec::new(),
-        supports: FxHashMap::default(),
-        marks: FxHashMap::default(),
-        undriven: Vec::new(),
-    };
-    let pins: usize = model.subckts.iter().map(|s| s.pins.len()).sum();
-    if model.covers.len().max(model.conns.len()).max(pins) > Packed::MAX {
-        return Err(Diagnostic::error(
-            model.span,
-            format!("model `{}` has too many covers or pins", model.name),
-        ));
-    }
-    l.g.reserve(and_estimate(model));
-    l.collect_drivers(children)?;
-    l.lower()?;
+    let lookup = |name: &str| children.get(name).map(Child::Flat);
+    let l = Lowerer::run(model, &lookup)?;
     let warnings = l.undriven_warnings();
     let undriven = l
         .undriven
@@ -270,8 +370,13 @@ pub fn lower_model(model: &Model, children: &BTreeMap<String, Aig>) -> Result<Lo
         .map(|&n| model.nets[n as usize].to_string())
         .collect();
     let Lowerer { g, .. } = l;
+    let mut aig = g.into_cleanup();
+    if !model.subckts.is_empty() {
+        // Node order as when the whole file is lowered at once.
+        aig = super::hier::canonical(aig);
+    }
     Ok(Lowered {
-        aig: g.into_cleanup(),
+        aig,
         warnings,
         undriven,
     })
@@ -285,6 +390,37 @@ fn and_estimate(m: &Model) -> usize {
 }
 
 impl<'m, 'c> Lowerer<'m, 'c> {
+    /// Collect the drivers of `model` and lower every net it needs.
+    fn run(
+        model: &'m Model,
+        children: &dyn Fn(&str) -> Option<Child<'c>>,
+    ) -> Result<Self, Diagnostic> {
+        let n = model.nets.len();
+        let mut l = Lowerer {
+            model,
+            g: Aig::new(model.name.clone()),
+            drivers: vec![Packed::NONE; n],
+            sub_outs: Vec::new(),
+            lits: vec![UNVISITED; n],
+            instances: Vec::new(),
+            supports: FxHashMap::default(),
+            marks: FxHashMap::default(),
+            undriven: Vec::new(),
+            pseudo: Vec::new(),
+        };
+        let pins: usize = model.subckts.iter().map(|s| s.pins.len()).sum();
+        if model.covers.len().max(model.conns.len()).max(pins) > Packed::MAX {
+            return Err(Diagnostic::error(
+                model.span,
+                format!("model `{}` has too many covers or pins", model.name),
+            ));
+        }
+        l.g.reserve(and_estimate(model));
+        l.collect_drivers(children)?;
+        l.lower()?;
+        Ok(l)
+    }
+
     fn net(&mut self, net: Net) -> u32 {
         net.id
     }
@@ -369,7 +505,10 @@ impl<'m, 'c> Lowerer<'m, 'c> {
         }
     }
 
-    fn collect_drivers(&mut self, children: &'c BTreeMap<String, Aig>) -> Result<(), Diagnostic> {
+    fn collect_drivers(
+        &mut self,
+        children: &dyn Fn(&str) -> Option<Child<'c>>,
+    ) -> Result<(), Diagnostic> {
         let m = self.model;
         for &p in &m.inputs {
             let id = self.drive(p, Driver::Input)?;
@@ -390,7 +529,7 @@ impl<'m, 'c> Lowerer<'m, 'c> {
             self.net(src);
         }
         for (k, s) in m.subckts.iter().enumerate() {
-            let Some(child) = children.get(&s.model.name) else {
+            let Some(child) = children(&s.model.name) else {
                 return Err(Diagnostic::error(
                     s.model.span,
                     format!("unknown model `{}`", s.model.name),
@@ -404,7 +543,7 @@ impl<'m, 'c> Lowerer<'m, 'c> {
         Ok(())
     }
 
-    fn instance(&mut self, k: usize, s: &'m Subckt, child: &'c Aig) -> Result<(), Diagnostic> {
+    fn instance(&mut self, k: usize, s: &'m Subckt, child: Child<'c>) -> Result<(), Diagnostic> {
         let inst = self.instances.len() as u32;
         let pos_in: FxHashMap<&str, usize> = child
             .inputs()
@@ -446,10 +585,13 @@ impl<'m, 'c> Lowerer<'m, 'c> {
             Some(n) => format!("{n}/"),
             None => format!("{}_{k}/", s.model.name),
         };
-        let mut map = vec![UNVISITED; child.nodes().len()];
-        map[0] = Lit::FALSE.0;
-        for l in child.latches() {
-            map[l.var as usize] = self.g.add_latch(format!("{prefix}{}", l.name), l.init).0;
+        let mut map = Vec::new();
+        if let Child::Flat(child) = child {
+            map = vec![UNVISITED; child.nodes().len()];
+            map[0] = Lit::FALSE.0;
+            for l in child.latches() {
+                map[l.var as usize] = self.g.add_latch(format!("{prefix}{}", l.name), l.init).0;
+            }
         }
         self.instances.push(Instance {
             child,
@@ -473,7 +615,19 @@ impl<'m, 'c> Lowerer<'m, 'c> {
             self.g.set_latch_next(Lit::new(q, false), next);
         }
         for inst in 0..self.instances.len() {
-            let child = self.instances[inst].child;
+            let child = match self.instances[inst].child {
+                Child::Flat(g) => g,
+                Child::Boxed(b) => {
+                    // The latches are instantiated when the top is flattened; the nets
+                    // they need are resolved here, as for a flat child.
+                    for &i in &b.latch_support {
+                        if let Some(net) = self.instances[inst].inputs[i as usize] {
+                            self.resolve(net)?;
+                        }
+                    }
+                    continue;
+                }
+            };
             let nexts: Vec<Lit> = child.latches().iter().map(|l| l.next).collect();
             let marks = self.marks.entry(child as *const Aig as usize).or_default();
             for i in cone_inputs(child, &nexts, marks) {
@@ -498,7 +652,9 @@ impl<'m, 'c> Lowerer<'m, 'c> {
 
     /// Copy the cone of child literal `lit` (all its support inputs already resolved).
     fn copy_cone(&mut self, inst: usize, lit: Lit) -> Lit {
-        let child = self.instances[inst].child;
+        let Child::Flat(child) = self.instances[inst].child else {
+            unreachable!("only flat children are copied")
+        };
         let mut todo = Vec::new();
         let mut stack = vec![lit.var()];
         while let Some(v) = stack.pop() {
@@ -535,7 +691,10 @@ impl<'m, 'c> Lowerer<'m, 'c> {
 
     /// The support (child input indices) of output `pin` of `child`, cached per child AIG.
     fn support(&mut self, inst: usize, pin: u32) -> Vec<u32> {
-        let child = self.instances[inst].child;
+        let child = match self.instances[inst].child {
+            Child::Flat(g) => g,
+            Child::Boxed(b) => return b.out_support[pin as usize].clone(),
+        };
         let key = child as *const Aig as usize;
         let cached = self
             .supports
@@ -648,11 +807,15 @@ impl<'m, 'c> Lowerer<'m, 'c> {
                 )
             }
             Driver::Conn(c) => Lit(self.lits[self.model.conns[c as usize].0.id as usize]),
-            Driver::SubOut { inst, pin } => {
-                let inst = inst as usize;
-                let lit = self.instances[inst].child.outputs()[pin as usize].lit;
-                self.copy_cone(inst, lit)
-            }
+            Driver::SubOut { inst, pin } => match self.instances[inst as usize].child {
+                Child::Flat(child) => {
+                    self.copy_cone(inst as usize, child.outputs()[pin as usize].lit)
+                }
+                Child::Boxed(_) => {
+                    self.pseudo.push((inst, pin));
+                    self.g.add_input("")
+                }
+            },
         }
     }
 
@@ -712,13 +875,13 @@ impl<'m, 'c> Lowerer<'m, 'c> {
 
 /// Visit marks for cone walks over one child AIG, reused across walks (epoch stamps).
 #[derive(Default)]
-struct Marks {
+pub(super) struct Marks {
     stamp: Vec<u32>,
     epoch: u32,
 }
 
 /// The input indices in the structural support of `lits` (latches are cut points), sorted.
-fn cone_inputs(g: &Aig, lits: &[Lit], marks: &mut Marks) -> Vec<u32> {
+pub(super) fn cone_inputs(g: &Aig, lits: &[Lit], marks: &mut Marks) -> Vec<u32> {
     if marks.stamp.len() != g.nodes().len() {
         marks.stamp = vec![0; g.nodes().len()];
         marks.epoch = 0;

@@ -15,6 +15,7 @@
 
 pub mod aiger;
 pub mod blif_out;
+mod hier;
 pub mod lower;
 pub mod sop;
 
