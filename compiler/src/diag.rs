@@ -136,45 +136,29 @@ impl Diagnostic {
 
     /// Render as `path:line:col: severity: message`, the source line and a caret.
     pub fn render(&self, path: &str, text: &str) -> String {
-        let mut out = String::new();
-        let Some(span) = self.span else {
-            let _ = writeln!(out, "{path}: {}: {}", self.severity.as_str(), self.message);
-            self.render_notes(&mut out);
-            return out;
-        };
-        let index = LineIndex::new(text);
-        let pos = index.position(text, span.start as usize);
-        let _ = writeln!(
-            out,
-            "{path}:{}:{}: {}: {}",
-            pos.line,
-            pos.col,
-            self.severity.as_str(),
-            self.message
-        );
-        let line_text = index.line_text(text, pos.line);
-        let gutter = pos.line.to_string();
-        let _ = writeln!(
-            out,
-            " {gutter} | {}",
-            line_text.trim_end_matches(['\r', '\n'])
-        );
-        let caret_col = line_text
-            .char_indices()
-            .take_while(|(i, _)| *i < pos.byte_col)
-            .map(|(_, c)| if c == '\t' { '\t' } else { ' ' })
-            .collect::<String>();
-        let line_rest = line_text.len().saturating_sub(pos.byte_col);
-        let width = span.len().clamp(1, line_rest.max(1));
-        let marks = "^".to_string() + &"~".repeat(width.saturating_sub(1).min(80));
-        let _ = writeln!(out, " {} | {caret_col}{marks}", " ".repeat(gutter.len()));
-        self.render_notes(&mut out);
-        out
+        self.locate(path, text).render()
     }
 
-    fn render_notes(&self, out: &mut String) {
-        for note in &self.notes {
-            let _ = writeln!(out, "note: {note}");
+    /// The diagnostic resolved against `text`, the contents of the file at `path`: its
+    /// position and source line are taken now, so the text is no longer needed.
+    pub fn locate(&self, path: &str, text: &str) -> Located {
+        let at = self.span.map(|span| {
+            let index = LineIndex::new(text);
+            let pos = index.position(text, span.start as usize);
+            Box::new(At {
+                line: pos.line,
+                col: pos.col,
+                byte_col: pos.byte_col,
+                len: span.len(),
+                line_text: index.line_text(text, pos.line).to_string(),
+            })
+        });
+        Located {
+            path: path.to_string(),
+            severity: self.severity,
+            message: self.message.clone(),
+            at,
+            notes: self.notes.clone(),
         }
     }
 
@@ -199,6 +183,88 @@ impl Diagnostic {
             "source_line": located.map(|(_, l)| l),
             "notes": self.notes,
         })
+    }
+}
+
+/// A diagnostic resolved against the file it is about: everything rendering needs, without
+/// the file's text. This is what crosses crate and process boundaries (a daemon's reply, an
+/// editor's diagnostics); it is rendered at the edge.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Located {
+    /// The file, as the user named it.
+    pub path: String,
+    pub severity: Severity,
+    pub message: String,
+    /// Where in the file; `None` for problems with the whole file (it cannot be read, an
+    /// option does not apply to it).
+    pub at: Option<Box<At>>,
+    pub notes: Vec<String>,
+}
+
+/// A position in a file, with the line it is on.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct At {
+    /// 1-based line and column (in characters).
+    pub line: usize,
+    pub col: usize,
+    /// The byte offset of the position within its line.
+    pub byte_col: usize,
+    /// Bytes the diagnostic covers from there.
+    pub len: usize,
+    /// The line, with its terminator.
+    pub line_text: String,
+}
+
+impl Located {
+    /// A problem with the whole file at `path`.
+    pub fn file(
+        path: impl Into<String>,
+        severity: Severity,
+        message: impl Into<String>,
+    ) -> Located {
+        Located {
+            path: path.into(),
+            severity,
+            message: message.into(),
+            at: None,
+            notes: Vec::new(),
+        }
+    }
+
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+
+    /// `path:line:col: severity: message`, the source line and a caret (`path: severity:
+    /// message` without a position), then the notes.
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        let (path, severity, message) = (&self.path, self.severity.as_str(), &self.message);
+        match &self.at {
+            None => {
+                let _ = writeln!(out, "{path}: {severity}: {message}");
+            }
+            Some(at) => {
+                let _ = writeln!(out, "{path}:{}:{}: {severity}: {message}", at.line, at.col);
+                let gutter = at.line.to_string();
+                let shown = at.line_text.trim_end_matches(['\r', '\n']);
+                let _ = writeln!(out, " {gutter} | {shown}");
+                let caret_col = at
+                    .line_text
+                    .char_indices()
+                    .take_while(|(i, _)| *i < at.byte_col)
+                    .map(|(_, c)| if c == '\t' { '\t' } else { ' ' })
+                    .collect::<String>();
+                let line_rest = at.line_text.len().saturating_sub(at.byte_col);
+                let width = at.len.clamp(1, line_rest.max(1));
+                let marks = "^".to_string() + &"~".repeat(width.saturating_sub(1).min(80));
+                let _ = writeln!(out, " {} | {caret_col}{marks}", " ".repeat(gutter.len()));
+            }
+        }
+        for note in &self.notes {
+            let _ = writeln!(out, "note: {note}");
+        }
+        out
     }
 }
 

@@ -44,15 +44,3 @@ pub fn library_paths(marks: &[UnitRef]) -> Vec<String> {
         marks.iter().filter_map(|m| m.path.as_ref()).collect();
     set.into_iter().cloned().collect()
 }
-
-/// Phases 2–4 for `func`: analyse with `naming`, then [`build`] with the marks of [`mark`]
-/// and the lowered library units (keyed by library path, each lowered once by the caller).
-pub fn synthesize(
-    func: &Operation,
-    naming: Naming,
-    marks: &[UnitRef],
-    units: &std::collections::BTreeMap<String, LibUnit>,
-) -> Result<SynthOutput, Diagnostic> {
-    let circuit = analyze(func, naming)?;
-    build(&circuit, marks, units)
-}

@@ -9,11 +9,14 @@
 
 pub mod ast;
 pub mod handshake_ops;
+pub mod items;
 pub mod lexer;
 pub mod ops;
 pub mod parser;
 pub mod printer;
+pub mod split;
 pub mod structural_ops;
+#[cfg(any(test, feature = "generators"))]
 pub mod synthetic;
 
 use crate::diag::Diagnostic;
