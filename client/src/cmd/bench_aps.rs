@@ -175,7 +175,7 @@ fn phases(text: &str, tmp: &Path) -> Result<(), Failure> {
         "segmentation + handlers",
         format!("{} circuits, {rule_count} rules", circuits.len()),
     );
-    let circuit = aps::build_file_circuit("g", circuits);
+    let circuit = compiler::flow::aps::merge("g", circuits);
     p.lap("merge", format!("{} instances", circuit.instances.len()));
     let cmt2 = rules::emit_cmt2(&circuit);
     p.lap("emit CMT2", format!("{:.1} MB", mb(cmt2.len())));

@@ -49,8 +49,13 @@ pub struct Emitted {
     pub json: String,
 }
 
-/// Emit one function's circuit.
+/// Emit one function's circuit. The texts are kept long (a file's outputs, a daemon's
+/// memos), so they are stored at their exact size: the emitters reserve an upper estimate.
 pub fn emit(circuit: &Circuit) -> Emitted {
+    let exact = |mut s: String| {
+        s.shrink_to_fit();
+        s
+    };
     Emitted {
         frame: Circuit {
             name: circuit.name.clone(),
@@ -59,8 +64,8 @@ pub fn emit(circuit: &Circuit) -> Emitted {
             precedence: circuit.precedence.clone(),
             schedule: circuit.schedule.clone(),
         },
-        cmt2: rules::emit::cmt2_rules(&circuit.rules),
-        json: rules::emit::rules_json(&circuit.rules),
+        cmt2: exact(rules::emit::cmt2_rules(&circuit.rules)),
+        json: exact(rules::emit::rules_json(&circuit.rules)),
     }
 }
 
@@ -84,7 +89,7 @@ pub struct Frame<P = String> {
 impl Frame {
     /// The frame of the file `stem` whose functions have these circuits without rules.
     pub fn of(stem: &str, frames: Vec<Circuit>) -> Frame {
-        let merged = aps::build_file_circuit(stem, frames);
+        let merged = merge(stem, frames);
         let (json_head, json_tail) = rules::emit::json_head_tail(&merged);
         Frame {
             cmt2_header: rules::emit::cmt2_header(stem, &merged.instances),
@@ -153,9 +158,15 @@ pub fn repeated_symbols(functions: &[Item]) -> Vec<Diagnostic> {
     out
 }
 
+/// A file's circuit: its functions' circuits merged (shared instances once), named after
+/// the file's stem. What the outputs describe.
+pub fn merge(stem: &str, circuits: Vec<Circuit>) -> Circuit {
+    aps::build_file_circuit(stem, circuits)
+}
+
 /// The merged circuit of a file's functions as SystemVerilog.
 pub fn sv(stem: &str, circuits: Vec<Circuit>) -> Result<String, Diagnostic> {
-    rules::sv::emit_sv(&aps::build_file_circuit(stem, circuits))
+    rules::sv::emit_sv(&merge(stem, circuits))
 }
 
 /// The APS flow for one file (`stem` names the merged circuit): its two outputs, and its
