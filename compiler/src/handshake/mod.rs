@@ -17,9 +17,9 @@ pub mod builtin;
 pub mod circuit;
 pub mod emit;
 pub mod mark;
-pub mod names;
+pub(crate) mod names;
 pub mod net;
-pub mod signals;
+pub(crate) mod signals;
 pub mod table;
 
 pub use circuit::{Circuit, Naming, analyze, find_func};

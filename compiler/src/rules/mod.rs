@@ -22,7 +22,7 @@
 //! (`Vec`s in generation order), so equal inputs give byte-identical emitted text.
 
 pub mod emit;
-pub mod schedule;
+pub(crate) mod schedule;
 pub mod sim;
 pub mod sv;
 
