@@ -370,18 +370,15 @@ mod tests {
         }
     }
 
-    /// SplitMix64 for the random edits.
+    /// The random edits' source (xorshift64*): `below(n)` is in `0..n`.
     struct Rng(u64);
     impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = self.0;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            z ^ (z >> 31)
-        }
         fn below(&mut self, n: usize) -> usize {
-            (self.next() % n.max(1) as u64) as usize
+            let x = &mut self.0;
+            *x ^= *x >> 12;
+            *x ^= *x << 25;
+            *x ^= *x >> 27;
+            (x.wrapping_mul(0x2545_f491_4f6c_dd1d) % n.max(1) as u64) as usize
         }
     }
 
