@@ -276,9 +276,8 @@ impl Workspace {
     /// A known source file read again (its stamp changed, or it was marked). An edit of a
     /// large file touches a few bytes of it, so the work here is kept to one read and one
     /// comparison: the file goes into the recycled buffer, is compared with the current
-    /// text at both ends ([`Common`]), only the bytes between the common ends are checked
-    /// as UTF-8 (the rest equals the current text, which is valid), and the common ends
-    /// tell the re-split where to start and stop.
+    /// text at both ends ([`Common`]), and the common ends tell the re-split where to start
+    /// and stop.
     fn resync_source(
         &mut self,
         path: &Path,
@@ -302,9 +301,9 @@ impl Workspace {
             self.sources.insert(path.to_path_buf(), (f, stamp, g));
             return Loaded::Mlir(f, g);
         }
-        let text = match text_around(old, bytes, common) {
+        let text = match String::from_utf8(bytes) {
             Ok(text) => text,
-            Err(bytes) => return Loaded::Unreadable(utf8_error(path, &bytes)),
+            Err(e) => return Loaded::Unreadable(utf8_error(path, e.as_bytes())),
         };
         self.db.counters().executed(Kind::MlirItems);
         let split = Arc::new(resplit(f.split(&self.db), &text, Some(common)));
@@ -406,29 +405,4 @@ pub(crate) fn utf8_error(path: &Path, bytes: &[u8]) -> Located {
         Err(d) => d.locate(&shown, &String::from_utf8_lossy(bytes)),
         Ok(_) => Located::file(shown, Severity::Error, "invalid UTF-8"),
     }
-}
-
-/// `new` as text, given that it shares `common` with the valid text `old`: only the bytes
-/// between the shared ends (widened to `old`'s character boundaries) are checked. `new`
-/// back when it is not UTF-8.
-fn text_around(old: &str, new: Vec<u8>, common: Common) -> Result<String, Vec<u8>> {
-    let p = common.prefix.min(old.len()).min(new.len());
-    let q = common.suffix.min(old.len() - p).min(new.len() - p);
-    // `new[..start]` equals `old[..start]`, a string; likewise the tail from `end` on.
-    let start = (0..=p)
-        .rev()
-        .find(|&k| old.is_char_boundary(k))
-        .unwrap_or(0);
-    let old_end = (old.len() - q..=old.len())
-        .find(|&k| old.is_char_boundary(k))
-        .unwrap_or(old.len());
-    let end = new.len() - (old.len() - old_end);
-    if std::str::from_utf8(&new[start..end]).is_err() {
-        return Err(new);
-    }
-    // SAFETY: `new` is three strings end to end: `new[..start]` (equal to a prefix of
-    // `old` ending at a character boundary), `new[start..end]` (checked just above) and
-    // `new[end..]` (equal to a suffix of `old` starting at a character boundary). A
-    // concatenation of valid UTF-8 strings is valid UTF-8.
-    Ok(unsafe { String::from_utf8_unchecked(new) })
 }

@@ -1,9 +1,8 @@
 //! Re-reading an edited source: the workspace compares the new text with the current one
-//! once, checks only the bytes between the common ends as UTF-8, and hands the common ends
-//! to the re-split. Through a chain of edits (invalid UTF-8 inside a multi-byte character
-//! next to unchanged ones, its repair, same-length edits, edits of the design context and
-//! at the file's ends), every build equals a fresh workspace's build of the same bytes:
-//! success, rendered diagnostics and output bytes.
+//! once and hands the common ends to the re-split. Through a chain of edits (invalid UTF-8
+//! inside a multi-byte character next to unchanged ones, its repair, same-length edits,
+//! edits of the design context and at the file's ends), every build equals a fresh
+//! workspace's build of the same bytes: success, rendered diagnostics and output bytes.
 
 mod common;
 
