@@ -7,6 +7,7 @@
 
 use crate::digests;
 pub use compiler::flow::{Flow, OutputKind, is_blif, is_mlir};
+use compiler::handshake::{Dialect, Naming};
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -67,38 +68,38 @@ pub fn parse_kinds(names: &[String]) -> Result<Vec<OutputKind>, SpecError> {
         .collect()
 }
 
+const DIALECTS: [(&str, Dialect); 2] =
+    [("circt", Dialect::Circt), ("dynamatic", Dialect::Dynamatic)];
+const NAMINGS: [(&str, Naming); 2] = [("arg-names", Naming::ArgNames), ("in-out", Naming::InOut)];
+
 /// `circt` (also the default, empty) or `dynamatic`.
-pub fn parse_dialect(name: &str) -> Result<compiler::handshake::Dialect, SpecError> {
-    use compiler::handshake::Dialect;
-    match name {
-        "" | "circt" => Ok(Dialect::Circt),
-        "dynamatic" => Ok(Dialect::Dynamatic),
-        d => Err(SpecError::Dialect(d.to_string())),
-    }
+pub fn parse_dialect(name: &str) -> Result<Dialect, SpecError> {
+    by_name(&DIALECTS, name).ok_or_else(|| SpecError::Dialect(name.to_string()))
 }
 
-pub fn dialect_name(d: compiler::handshake::Dialect) -> &'static str {
-    match d {
-        compiler::handshake::Dialect::Circt => "circt",
-        compiler::handshake::Dialect::Dynamatic => "dynamatic",
-    }
+pub fn dialect_name(d: Dialect) -> &'static str {
+    name_of(&DIALECTS, d)
 }
 
 /// `arg-names` (also the default, empty) or `in-out`.
-pub fn parse_naming(name: &str) -> Result<compiler::handshake::Naming, SpecError> {
-    use compiler::handshake::Naming;
+pub fn parse_naming(name: &str) -> Result<Naming, SpecError> {
+    by_name(&NAMINGS, name).ok_or_else(|| SpecError::Naming(name.to_string()))
+}
+
+pub fn naming_name(n: Naming) -> &'static str {
+    name_of(&NAMINGS, n)
+}
+
+/// The value named `name` in `table`; the empty name is the first entry (the default).
+fn by_name<T: Copy>(table: &[(&str, T)], name: &str) -> Option<T> {
     match name {
-        "" | "arg-names" => Ok(Naming::ArgNames),
-        "in-out" => Ok(Naming::InOut),
-        n => Err(SpecError::Naming(n.to_string())),
+        "" => table.first().map(|e| e.1),
+        _ => table.iter().find(|e| e.0 == name).map(|e| e.1),
     }
 }
 
-pub fn naming_name(n: compiler::handshake::Naming) -> &'static str {
-    match n {
-        compiler::handshake::Naming::ArgNames => "arg-names",
-        compiler::handshake::Naming::InOut => "in-out",
-    }
+fn name_of<T: PartialEq>(table: &[(&'static str, T)], value: T) -> &'static str {
+    table.iter().find(|e| e.1 == value).map_or("", |e| e.0)
 }
 
 /// Options for Handshake inputs (absolute paths).
@@ -106,8 +107,8 @@ pub fn naming_name(n: compiler::handshake::Naming) -> &'static str {
 pub struct HandshakeSpec {
     pub blif_lib: Option<PathBuf>,
     pub path_table: Option<PathBuf>,
-    pub dialect: compiler::handshake::Dialect,
-    pub naming: compiler::handshake::Naming,
+    pub dialect: Dialect,
+    pub naming: Naming,
 }
 
 impl HandshakeSpec {

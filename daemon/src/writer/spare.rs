@@ -399,24 +399,17 @@ mod sys {
 
     /// `F_SETSIG` of `<asm-generic/fcntl.h>` (the `libc` crate exports it for few targets);
     /// elsewhere no lease is taken, so spares are written whole instead of in place.
-    #[cfg(any(
+    const F_SETSIG: Option<libc::c_int> = match cfg!(any(
         target_arch = "x86_64",
         target_arch = "x86",
         target_arch = "aarch64",
         target_arch = "arm",
         target_arch = "riscv64",
         target_arch = "loongarch64"
-    ))]
-    const F_SETSIG: Option<libc::c_int> = Some(10);
-    #[cfg(not(any(
-        target_arch = "x86_64",
-        target_arch = "x86",
-        target_arch = "aarch64",
-        target_arch = "arm",
-        target_arch = "riscv64",
-        target_arch = "loongarch64"
-    )))]
-    const F_SETSIG: Option<libc::c_int> = None;
+    )) {
+        true => Some(10),
+        false => None,
+    };
 
     /// Whether `SIGURG` has its default disposition (ignore) or is ignored: then the
     /// signal a lease break sends is discarded by the kernel. Only reads the disposition.
