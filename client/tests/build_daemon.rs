@@ -303,8 +303,8 @@ fn no_daemon_and_fallback_build_in_process() {
     );
 }
 
-/// `kiln build` asks the daemon to prepare the spares of large outputs: after the cold
-/// build a spare holding the output appears beside it, and the next edit rewrites that
+/// The daemon's writer prepares the spares of large outputs: after the cold build a spare
+/// holding the output appears beside it, and the next edit rewrites that
 /// very file in place (the output is then its inode) with the bytes an in-process build
 /// of the edited source writes.
 #[test]
@@ -363,4 +363,25 @@ fn the_first_edit_after_a_cold_build_rewrites_a_prepared_spare() {
         !env.ws().join("n/.kiln-spare").exists(),
         "none for one-shot builds"
     );
+}
+
+/// Asking only for outputs an input's flow does not make is an error, not a silent no-op:
+/// a build-system action `--kind synth` on an APS design fails with exit code 1.
+#[test]
+fn asking_only_for_outputs_an_input_does_not_make_is_an_error() {
+    let env = Env::new();
+    let aps = data("aps/flow_burst_add.mlir");
+    let out = env
+        .kiln()
+        .args(["worker", "--no-daemon", "--out-dir", "w", "--kind", "synth"])
+        .arg(&aps)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("flow_burst_add.mlir: error: none of the requested outputs"),
+        "{err}"
+    );
+    assert!(!env.ws().join("w").exists(), "nothing written");
 }

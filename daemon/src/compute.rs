@@ -203,6 +203,25 @@ fn handshake_file_outputs(db: &Db, spec: &BuildSpec, job: HandshakeJob) -> FileO
     handshake_outputs(db, job).clone()
 }
 
+/// The error of an input none of whose outputs the spec asks for.
+fn nothing_applies(spec: &BuildSpec, flow: Flow) -> String {
+    let names = |kinds: &[OutputKind]| {
+        let names: Vec<&str> = kinds.iter().map(|k| k.name()).collect();
+        names.join(", ")
+    };
+    let what = match flow {
+        Flow::Aps => "an APS design",
+        Flow::Handshake => "a Handshake design",
+        Flow::Blif => "a BLIF netlist",
+        Flow::Unknown => "an input no flow accepts",
+    };
+    format!(
+        "none of the requested outputs ({}) is made from {what} (its outputs: {})",
+        names(&spec.kinds),
+        names(flow.default_kinds())
+    )
+}
+
 /// The error of `--emit sv` on a design that is not APS.
 pub(crate) fn sv_not_aps() -> Diagnostic {
     Diagnostic::global_error("--emit sv applies to APS designs only")
@@ -225,17 +244,23 @@ pub(crate) fn job_result(
     let mut messages = warnings;
     messages.extend(outputs.diagnostics.iter().map(|d| d.locate(&path, text)));
     messages.extend(errors);
+    let made = outputs.outputs.len();
+    let outputs: Vec<Output> = outputs
+        .outputs
+        .into_iter()
+        .filter(|(kind, _)| spec.wants(flow, *kind))
+        .map(|(kind, bytes)| Output {
+            path: job.output(kind),
+            kind,
+            bytes,
+        })
+        .collect();
+    if made > 0 && outputs.is_empty() {
+        let message = nothing_applies(spec, flow);
+        messages.push(Located::file(path.clone(), Severity::Error, message));
+    }
     JobResult {
-        outputs: outputs
-            .outputs
-            .into_iter()
-            .filter(|(kind, _)| spec.wants(flow, *kind))
-            .map(|(kind, bytes)| Output {
-                path: job.output(kind),
-                kind,
-                bytes,
-            })
-            .collect(),
+        outputs,
         report: (!messages.is_empty()).then_some(FileReport { path, messages }),
         on_disk: AtomicBool::new(false),
     }
