@@ -1,5 +1,5 @@
 //! `kiln build` through the workspace's daemon: started on first use, outputs byte-identical
-//! to `--no-daemon` on APS and Handshake inputs, a daemon of another build restarted, a
+//! to `--no-daemon` on APS, Handshake and BLIF inputs, a daemon of another build restarted, a
 //! killed daemon replaced, the in-process fallback when no daemon can start, and located
 //! diagnostics that leave previous outputs intact.
 //!
@@ -136,6 +136,8 @@ fn daemon_and_in_process_builds_are_byte_identical() {
     ]));
     let hs = data("handshake/export_gcd.mlir");
     let lib = data("handshake/library");
+    let blif = data("daemon/blif_lib/mux/2/2/1/mux.blif");
+    let blif = blif.to_str().unwrap();
     let hs_args = |out: &str, extra: &[&str]| -> Vec<String> {
         let mut v: Vec<String> = ["build", hs.to_str().unwrap(), "--blif-lib"]
             .iter()
@@ -161,6 +163,9 @@ fn daemon_and_in_process_builds_are_byte_identical() {
             .args(["--synth-dialect", "dynamatic"])
             .output()
             .unwrap());
+        let mut blif_args = vec!["build", blif, "--out-dir", out];
+        blif_args.extend(extra);
+        ok(&env.run(&blif_args));
         if out == "d" {
             assert!(env.daemon_pid().is_some(), "kiln build started a daemon");
         }
@@ -172,6 +177,7 @@ fn daemon_and_in_process_builds_are_byte_identical() {
     let gen_names = ["gen.cmt2.mlir", "gen.rules.json"];
     assert_eq!(files(&d, &gen_names), files(&n, &gen_names));
     assert_eq!(files(&d, HS_OUT), files(&n, HS_OUT));
+    assert_eq!(files(&d, &["mux.aig"]), files(&n, &["mux.aig"]));
     // `kiln synth` (its own in-process path) writes the same Handshake outputs.
     let s = env.ws().join("s");
     ok(&env
