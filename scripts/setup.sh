@@ -27,3 +27,9 @@ if ! "$CIRCT_VENV/bin/python" -c 'import pycde.circt' >/dev/null 2>&1; then
   "$CIRCT_VENV/bin/pip" install -q 'pycde==0.12.1'
   "$CIRCT_VENV/bin/python" -c 'import pycde.circt' || { echo "setup: pycde unusable" >&2; exit 1; }
 fi
+# cargo-fuzz for scripts/fuzz.sh (the fuzz targets run on stable with RUSTC_BOOTSTRAP=1).
+if ! command -v cargo-fuzz >/dev/null 2>&1; then
+  echo "setup: installing cargo-fuzz from crates.io" >&2
+  cargo install cargo-fuzz --version 0.13.2 --locked --quiet
+  command -v cargo-fuzz >/dev/null 2>&1 || { echo "setup: cargo-fuzz still missing after install" >&2; exit 1; }
+fi

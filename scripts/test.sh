@@ -2,6 +2,7 @@
 # The whole test suite: installs the oracle tools, checks formatting and lints, runs every
 # test (release build: the oracle suites lower thousands of files). Extended suites over
 # ../shared run when it is present; under CI (CI=true) they and the oracle tools are required.
+# Last, every fuzz target runs for a bounded time (scripts/fuzz.sh, 60 s each).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -12,3 +13,4 @@ cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --release -- -D warnings
 cargo test --workspace --release
 bash scripts/bazel_test.sh
+bash scripts/fuzz.sh

@@ -20,6 +20,7 @@
 
 pub mod codec;
 pub mod pack;
+pub mod private;
 pub mod remote;
 
 use serde::Serialize;
@@ -215,7 +216,8 @@ impl Store {
     /// already there (torn packs are logged and their damaged entries count as corrupt).
     pub fn open(root: impl Into<PathBuf>, cap_bytes: u64) -> std::io::Result<Store> {
         let root = root.into();
-        fs::create_dir_all(root.join("packs"))?;
+        private::create_private_dir(&root, true)?;
+        private::create_private_dir(&root.join("packs"), true)?;
         let inner = Arc::new(Inner {
             root,
             cap_bytes,
@@ -298,7 +300,7 @@ impl Store {
                 return None;
             }
         };
-        let value = match codec::decode(&bytes) {
+        let value = match codec::decode(key.as_bytes(), &bytes) {
             Ok(v) => v,
             Err(e) => {
                 self.remote_fault(remote, key, &remote::Fault::Rejected(e.to_string()));
@@ -319,7 +321,7 @@ impl Store {
                 self.inner.remote_rejected.fetch_add(1, Ordering::Relaxed);
                 tracing::warn!(key = %key.to_hex(), url = remote.url(), %why, "remote cache entry rejected; treating as a miss");
             }
-            remote::Fault::Transport(why) => {
+            remote::Fault::Transport(why) | remote::Fault::TimedOut(why) => {
                 self.inner.remote_errors.fetch_add(1, Ordering::Relaxed);
                 tracing::warn!(key = %key.to_hex(), url = remote.url(), %why, "remote cache unavailable");
             }
@@ -335,7 +337,8 @@ impl Store {
         key: &Key,
         value: &T,
     ) -> std::io::Result<()> {
-        let bytes = codec::encode(value).map_err(|e| std::io::Error::other(e.to_string()))?;
+        let bytes = codec::encode(key.as_bytes(), value)
+            .map_err(|e| std::io::Error::other(e.to_string()))?;
         let bytes: Arc<[u8]> = Arc::from(bytes);
         self.upload(key, &bytes);
         self.inner.enqueue(key, bytes)
@@ -349,7 +352,7 @@ impl Store {
     /// Upload an encoded entry to the remote tier (failures are logged and counted: the
     /// local result stands).
     fn upload(&self, key: &Key, bytes: &[u8]) {
-        let Some(remote) = self.remote.as_ref() else {
+        let Some(remote) = self.remote.as_ref().filter(|r| r.uploads()) else {
             return;
         };
         match remote.put(key, bytes) {
@@ -438,7 +441,7 @@ impl Inner {
         bytes: &[u8],
         pack: Option<usize>,
     ) -> Option<T> {
-        match codec::decode(bytes) {
+        match codec::decode(key.as_bytes(), bytes) {
             Ok(v) => {
                 self.hits.fetch_add(1, Ordering::Relaxed);
                 Some(v)
@@ -778,7 +781,7 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         std::process::id(),
         SEQ.fetch_add(1, Ordering::Relaxed)
     ));
-    let mut f = fs::File::create(&tmp)?;
+    let mut f = private::create_private_file(&tmp)?;
     f.write_all(bytes)?;
     drop(f);
     fs::rename(&tmp, path).inspect_err(|_| {

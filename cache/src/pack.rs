@@ -11,6 +11,11 @@
 //! complete pack or none. A pack whose trailer does not verify (truncated, overwritten) is
 //! scanned record by record from the start: the records before the first inconsistent one
 //! are kept, the torn rest is reported (and counted as corrupt by the store).
+//!
+//! Opening a pack reads its header, trailer and index only, with bounded reads: a file
+//! over [`MAX_PACK_LEN`] or an index over [`MAX_INDEX_LEN`] is implausible and skipped
+//! (an error the store logs), and a scan reads record headers one at a time, never the
+//! pack whole. Opening cost is bounded by the index, whatever the file's size or content.
 
 use sha2::{Digest, Sha256};
 use std::fs::File;
@@ -24,6 +29,10 @@ const HEADER_LEN: u64 = 12;
 const RECORD_HEADER_LEN: u64 = 40;
 const INDEX_ROW_LEN: u64 = 48;
 const TRAILER_LEN: u64 = 48;
+/// Largest pack opened (packs are written up to 8 MiB, or one large entry each).
+pub const MAX_PACK_LEN: u64 = 1 << 30;
+/// Largest index read (about 1.4 million records); also the bound on records scanned.
+pub const MAX_INDEX_LEN: u64 = 64 << 20;
 
 /// Where one entry lies in its pack.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -74,15 +83,18 @@ pub fn encode(entries: &[([u8; 32], Arc<[u8]>)]) -> (Vec<u8>, Vec<Record>) {
 /// The records of the pack in `file` (of `size` bytes): from its index when the trailer
 /// verifies, else by scanning.
 pub fn read(file: &File, size: u64) -> std::io::Result<Contents> {
+    if size > MAX_PACK_LEN {
+        return Err(std::io::Error::other(format!(
+            "implausible pack: {size} bytes (packs are at most {MAX_PACK_LEN})"
+        )));
+    }
     if let Some(records) = read_index(file, size)? {
         return Ok(Contents {
             records,
             torn: None,
         });
     }
-    let mut bytes = vec![0u8; size as usize];
-    file.read_exact_at(&mut bytes, 0)?;
-    Ok(scan(&bytes))
+    Ok(scan_with(size, |buf, at| file.read_exact_at(buf, at)))
 }
 
 /// The index, or `None` when the header, trailer or index does not verify.
@@ -104,7 +116,7 @@ fn read_index(file: &File, size: u64) -> std::io::Result<Option<Vec<Record>>> {
     let Some(index_len) = n.checked_mul(INDEX_ROW_LEN) else {
         return Ok(None);
     };
-    if index_len > size - HEADER_LEN - TRAILER_LEN {
+    if index_len > size - HEADER_LEN - TRAILER_LEN || index_len > MAX_INDEX_LEN {
         return Ok(None);
     }
     let index_start = size - TRAILER_LEN - index_len;
@@ -129,28 +141,48 @@ fn read_index(file: &File, size: u64) -> std::io::Result<Option<Vec<Record>>> {
 
 /// Records from the start of a pack up to the first one that does not fit (a torn tail).
 pub fn scan(bytes: &[u8]) -> Contents {
-    if bytes.len() < HEADER_LEN as usize || !header_ok(&bytes[..HEADER_LEN as usize]) {
+    scan_with(bytes.len() as u64, |buf, at| {
+        let at = at as usize;
+        match bytes.get(at..at + buf.len()) {
+            Some(b) => {
+                buf.copy_from_slice(b);
+                Ok(())
+            }
+            None => Err(std::io::ErrorKind::UnexpectedEof.into()),
+        }
+    })
+}
+
+/// [`scan`] of a pack of `size` bytes read through `read_at` (record headers only).
+fn scan_with(size: u64, read_at: impl Fn(&mut [u8], u64) -> std::io::Result<()>) -> Contents {
+    let mut head = [0u8; HEADER_LEN as usize];
+    if size < HEADER_LEN || read_at(&mut head, 0).is_err() || !header_ok(&head) {
         return Contents {
             records: Vec::new(),
             torn: Some("bad pack header".into()),
         };
     }
     let mut records = Vec::new();
-    let mut at = HEADER_LEN as usize;
-    while at < bytes.len() {
+    let mut at = HEADER_LEN;
+    // A record header and the entry magic after it.
+    let mut rec = [0u8; RECORD_HEADER_LEN as usize + 8];
+    while at < size {
+        if records.len() as u64 >= MAX_INDEX_LEN / INDEX_ROW_LEN {
+            return torn(records, at, "record (too many records)");
+        }
         // The index starts where a record header would: it is recognised by its
         // trailer, so a complete pack whose index failed to verify still yields records.
-        let rest = &bytes[at..];
-        if rest.len() < RECORD_HEADER_LEN as usize {
+        if size - at < RECORD_HEADER_LEN || read_at(&mut rec[..40], at).is_err() {
             return torn(records, at, "record header");
         }
-        let key: [u8; 32] = rest[..32].try_into().expect("32 bytes");
-        let len = u64_at(rest, 32);
-        let body = at as u64 + RECORD_HEADER_LEN;
-        if body.saturating_add(len) > bytes.len() as u64 {
+        let key: [u8; 32] = rec[..32].try_into().expect("32 bytes");
+        let len = u64_at(&rec, 32);
+        let body = at + RECORD_HEADER_LEN;
+        if body.saturating_add(len) > size {
             return torn(records, at, "record body");
         }
-        if !rest[40..].starts_with(crate::codec::MAGIC) {
+        let magic = len >= 8 && read_at(&mut rec[40..], body).is_ok();
+        if !magic || &rec[40..] != crate::codec::MAGIC {
             // Not an entry: the index (or garbage) follows the last record.
             return Contents {
                 records,
@@ -162,7 +194,7 @@ pub fn scan(bytes: &[u8]) -> Contents {
             offset: body,
             len,
         });
-        at = (body + len) as usize;
+        at = body + len;
     }
     Contents {
         records,
@@ -170,7 +202,7 @@ pub fn scan(bytes: &[u8]) -> Contents {
     }
 }
 
-fn torn(records: Vec<Record>, at: usize, what: &str) -> Contents {
+fn torn(records: Vec<Record>, at: u64, what: &str) -> Contents {
     Contents {
         records,
         torn: Some(format!("torn {what} at byte {at}")),
@@ -193,7 +225,7 @@ mod tests {
     fn entries() -> Vec<([u8; 32], Arc<[u8]>)> {
         (0..5u8)
             .map(|i| {
-                let e = crate::codec::encode(&vec![i; 10 + i as usize]).unwrap();
+                let e = crate::codec::encode(&[i; 32], &vec![i; 10 + i as usize]).unwrap();
                 ([i; 32], Arc::from(e))
             })
             .collect()

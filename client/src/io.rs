@@ -2,7 +2,6 @@
 //! through the project's one atomic writer, only when their bytes change.
 
 use compiler::diag::{self, Diagnostic};
-use std::fs;
 use std::path::Path;
 
 /// A failed command: what to print on stderr, and the exit code.
@@ -27,10 +26,12 @@ impl Failure {
     }
 }
 
-/// Read a source file as UTF-8; invalid bytes give a `path:line:col` diagnostic.
+/// Read a source file as UTF-8; invalid bytes give a `path:line:col` diagnostic. Only
+/// regular files are read, up to the input size limit; `-` is standard input
+/// ([`kiln_daemon::input`]).
 pub fn read_source(path: &Path) -> Result<String, Failure> {
-    let bytes =
-        fs::read(path).map_err(|e| Failure::input(format!("{}: error: {e}", path.display())))?;
+    let bytes = kiln_daemon::input::read(path)
+        .map_err(|e| Failure::input(format!("{}: error: {e}", path.display())))?;
     match diag::decode_utf8(&bytes) {
         Ok(_) => Ok(String::from_utf8(bytes).expect("checked above")),
         Err(d) => {
@@ -65,6 +66,7 @@ pub fn write_atomic_parts<P: AsRef<[u8]>>(path: &Path, parts: &[P]) -> Result<bo
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
 
     #[test]
     fn atomic_write_skips_identical_bytes() {

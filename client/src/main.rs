@@ -7,6 +7,7 @@
 mod cmd;
 mod daemon_client;
 mod io;
+mod limits;
 mod worker;
 
 use clap::Parser;
@@ -25,11 +26,18 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 struct Cli {
     #[command(subcommand)]
     command: cmd::Command,
+    #[command(flatten)]
+    limits: limits::LimitArgs,
 }
 
 fn main() {
     let cli = Cli::parse();
-    match cmd::run(cli.command) {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let limits = limits::resolve(&cli.limits, &cwd);
+    match limits.and_then(|l| {
+        kiln_daemon::input::set_limits(l);
+        cmd::run(cli.command)
+    }) {
         Ok(()) => {}
         Err(failure) => {
             eprint!("{}", failure.message);

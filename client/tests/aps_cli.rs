@@ -2,7 +2,8 @@
 
 mod cli;
 
-use cli::{example, kiln, ok};
+use cli::{aps_data, example, kiln, ok};
+use std::path::Path;
 
 #[test]
 fn build_twice_gives_identical_bytes() {
@@ -33,7 +34,7 @@ fn sim_acceptance_on_both_engines() {
         serde_json::json!([{"addr": 4096, "i32": a}, {"addr": 8192, "i32": b}]).to_string(),
     )
     .unwrap();
-    for engine in ["tor", "rules"] {
+    for engine in ["tor", "rules", "cmt2"] {
         let out = ok(kiln()
             .args(["sim"])
             .arg(example())
@@ -51,10 +52,10 @@ fn sim_acceptance_on_both_engines() {
             .arg("--cpu-mem")
             .arg(&mem));
         let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-        assert_eq!(v["responses"], serde_json::json!([{"value": 42}]));
+        assert_eq!(v["responses"], serde_json::json!([{"rd": 1, "value": 42}]));
         let c: Vec<i64> = (0..16).map(|i| (i + 1) + (101 + i)).collect();
         assert_eq!(v["cpu_mem"][0], serde_json::json!({"addr": 4096, "i32": c}));
-        assert_eq!(v.get("cycles").is_some(), engine == "rules");
+        assert_eq!(v.get("cycles").is_some(), engine != "tor");
     }
 }
 
@@ -63,15 +64,7 @@ fn bad_input_is_a_located_error() {
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("bad.mlir");
     std::fs::write(&f, "module {\n  tor.design @d {\n    tor.func @f(%arg0: i5, ...) attributes {opcode = 1 : i32} {\n      %0 = tor.addi %arg0 %arg0 : (i5, i5) -> i5\n      tor.return\n    }\n  }\n}\n").unwrap();
-    let out = kiln()
-        .arg("build")
-        .arg(&f)
-        .arg("--out-dir")
-        .arg(dir.path())
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = build_fails(&f, dir.path());
     assert!(
         err.contains("bad.mlir:4:7: error: `tor.addi` has no `starttime`"),
         "{err}"
@@ -93,5 +86,130 @@ fn gen_then_graph() {
         .arg(&dot));
     let text = std::fs::read_to_string(&dot).unwrap();
     assert!(text.starts_with("digraph \"f1\""));
-    assert!(text.contains("inst44_block_0_slot_0_rule"));
+    // f1 is the second instruction of custom-1 (opcode 0x2b, funct7 1).
+    assert!(text.contains("inst2b01_block_0_slot_0_rule"));
+}
+
+/// `kiln parse` accepts the CMT2 `kiln build` writes, and `kiln sim --engine cmt2` runs the
+/// file itself, as the rule engine runs the source.
+#[test]
+fn built_cmt2_parses_and_simulates() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = dir.path().join("g.mlir");
+    ok(kiln()
+        .args(["gen", "aps", "--functions", "3", "--seed", "11", "-o"])
+        .arg(&g));
+    for input in [example(), g] {
+        ok(kiln()
+            .arg("build")
+            .arg(&input)
+            .arg("--out-dir")
+            .arg(dir.path()));
+        let stem = input.file_stem().unwrap().to_string_lossy().into_owned();
+        let cmt2 = dir.path().join(format!("{stem}.cmt2.mlir"));
+        let out = ok(kiln().arg("parse").arg(&cmt2));
+        assert!(!out.stdout.is_empty());
+        let funcs: Vec<String> = if stem == "g" {
+            (0..3).map(|k| format!("f{k}")).collect()
+        } else {
+            vec!["flow_burst_add".into()]
+        };
+        for f in funcs {
+            let sim = |file: &std::path::Path, engine: &str| {
+                let out = ok(kiln()
+                    .arg("sim")
+                    .arg(file)
+                    .args(["--func", &f, "--engine", engine, "--json"])
+                    .args(["--rs1", "4096", "--rs2", "8192", "--rd", "4"]));
+                String::from_utf8(out.stdout).unwrap()
+            };
+            assert_eq!(sim(&cmt2, "cmt2"), sim(&input, "rules"), "{stem} {f}");
+        }
+    }
+}
+
+#[test]
+fn gen_holds_at_most_512_functions() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = kiln()
+        .args(["gen", "aps", "--functions", "513", "-o"])
+        .arg(dir.path().join("g.mlir"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("4 custom opcodes"));
+    ok(kiln()
+        .args(["gen", "aps", "--functions", "512", "-o"])
+        .arg(dir.path().join("g.mlir")));
+    ok(kiln()
+        .arg("build")
+        .arg(dir.path().join("g.mlir"))
+        .arg("--out-dir")
+        .arg(dir.path()));
+}
+
+/// One instruction identity for two functions: exit 1 naming both.
+#[test]
+fn same_identity_twice_exits_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let err = build_fails(&aps_data("diag/same_identity.mlir"), dir.path());
+    assert!(
+        err.contains("functions `@f` and `@g` have the same instruction identity"),
+        "{err}"
+    );
+    assert!(err.contains("note: `@f` is defined here"), "{err}");
+    assert!(
+        std::fs::read_dir(dir.path()).unwrap().next().is_none(),
+        "no outputs"
+    );
+}
+
+/// Same-slot read-after-write and write-after-write on a bank or a global, and a constant
+/// loop step of 0: `kiln build` exits 1 and writes nothing; a hazard is reported at the
+/// second access with the first one as a located note (both source lines shown).
+#[test]
+fn hazards_and_step_zero_exit_1() {
+    let dir = tempfile::tempdir().unwrap();
+    for file in [
+        "hazard_raw_bank.mlir",
+        "hazard_raw_global.mlir",
+        "hazard_waw_bank.mlir",
+        "hazard_waw_global.mlir",
+        "step_zero.mlir",
+    ] {
+        let f = aps_data(&format!("diag/{file}"));
+        let err = build_fails(&f, dir.path());
+        let path = f.display().to_string();
+        if file == "step_zero.mlir" {
+            assert!(
+                err.contains(&format!("{path}:13:61: error: loop step is 0")),
+                "{err}"
+            );
+        } else {
+            assert!(
+                err.contains(&format!("{path}:13:7: error: hazard in slot")),
+                "{err}"
+            );
+            assert!(err.contains(&format!("{path}:12:7: note:")), "{err}");
+            let carets = err.lines().filter(|l| l.contains("| ") && l.contains('^'));
+            assert_eq!(carets.count(), 2, "{file}: both spans underlined: {err}");
+        }
+    }
+    assert!(
+        std::fs::read_dir(dir.path()).unwrap().next().is_none(),
+        "no outputs"
+    );
+}
+
+/// `kiln build INPUT --out-dir DIR` must exit 1; its stderr.
+fn build_fails(input: &Path, out_dir: &Path) -> String {
+    let out = kiln()
+        .arg("build")
+        .arg(input)
+        .arg("--out-dir")
+        .arg(out_dir)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", input.display());
+    String::from_utf8(out.stderr).unwrap()
 }

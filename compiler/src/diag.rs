@@ -88,6 +88,16 @@ pub struct Diagnostic {
     pub span: Option<Span>,
     /// Extra lines printed after the source excerpt (`note: ...`).
     pub notes: Vec<String>,
+    /// Notes about other places in the same source (e.g. the first of two conflicting
+    /// definitions), each rendered with its own source excerpt.
+    pub related: Vec<Related>,
+}
+
+/// A located note: `path:line:col: note: message` and the source line.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Related {
+    pub span: Span,
+    pub message: String,
 }
 
 impl Diagnostic {
@@ -97,6 +107,7 @@ impl Diagnostic {
             message: message.into(),
             span: Some(span),
             notes: Vec::new(),
+            related: Vec::new(),
         }
     }
 
@@ -106,6 +117,7 @@ impl Diagnostic {
             message: message.into(),
             span: Some(span),
             notes: Vec::new(),
+            related: Vec::new(),
         }
     }
 
@@ -116,11 +128,21 @@ impl Diagnostic {
             message: message.into(),
             span: None,
             notes: Vec::new(),
+            related: Vec::new(),
         }
     }
 
     pub fn with_note(mut self, note: impl Into<String>) -> Diagnostic {
         self.notes.push(note.into());
+        self
+    }
+
+    /// Add a note about another place of the same source, shown with its source line.
+    pub fn with_related(mut self, span: Span, message: impl Into<String>) -> Diagnostic {
+        self.related.push(Related {
+            span,
+            message: message.into(),
+        });
         self
     }
 
@@ -131,10 +153,14 @@ impl Diagnostic {
     /// Shift the span by `delta` bytes (for diagnostics computed on a sub-text).
     pub fn shifted(mut self, delta: i64) -> Diagnostic {
         self.span = self.span.map(|s| s.shifted(delta));
+        for r in &mut self.related {
+            r.span = r.span.shifted(delta);
+        }
         self
     }
 
-    /// Render as `path:line:col: severity: message`, the source line and a caret.
+    /// Render as `path:line:col: severity: message`, the source line and a caret; then
+    /// each located note the same way, then the plain notes.
     pub fn render(&self, path: &str, text: &str) -> String {
         self.locate(path, text).render()
     }
@@ -142,23 +168,33 @@ impl Diagnostic {
     /// The diagnostic resolved against `text`, the contents of the file at `path`: its
     /// position and source line are taken now, so the text is no longer needed.
     pub fn locate(&self, path: &str, text: &str) -> Located {
-        let at = self.span.map(|span| {
-            let index = LineIndex::new(text);
+        let index = (self.span.is_some() || !self.related.is_empty()).then(|| LineIndex::new(text));
+        let at = |span: Span| {
+            let index = index.as_ref()?;
             let pos = index.position(text, span.start as usize);
-            Box::new(At {
+            Some(Box::new(At {
                 line: pos.line,
                 col: pos.col,
                 byte_col: pos.byte_col,
                 len: span.len(),
                 line_text: index.line_text(text, pos.line).to_string(),
-            })
+            }))
+        };
+        let related = self.related.iter().map(|r| Located {
+            path: path.to_string(),
+            severity: Severity::Note,
+            message: r.message.clone(),
+            at: at(r.span),
+            notes: Vec::new(),
+            related: Vec::new(),
         });
         Located {
             path: path.to_string(),
             severity: self.severity,
             message: self.message.clone(),
-            at,
+            at: self.span.and_then(at),
             notes: self.notes.clone(),
+            related: related.collect(),
         }
     }
 
@@ -182,6 +218,15 @@ impl Diagnostic {
             "span": self.span.map(|s| [s.start, s.end]),
             "source_line": located.map(|(_, l)| l),
             "notes": self.notes,
+            "related": self.related.iter().map(|r| {
+                let pos = LineIndex::new(text).position(text, r.span.start as usize);
+                serde_json::json!({
+                    "message": r.message,
+                    "line": pos.line,
+                    "col": pos.col,
+                    "span": [r.span.start, r.span.end],
+                })
+            }).collect::<Vec<_>>(),
         })
     }
 }
@@ -199,6 +244,9 @@ pub struct Located {
     /// option does not apply to it).
     pub at: Option<Box<At>>,
     pub notes: Vec<String>,
+    /// Notes about other places in the same file, each shown with its source line
+    /// (severity [`Severity::Note`]).
+    pub related: Vec<Located>,
 }
 
 /// A position in a file, with the line it is on.
@@ -228,6 +276,7 @@ impl Located {
             message: message.into(),
             at: None,
             notes: Vec::new(),
+            related: Vec::new(),
         }
     }
 
@@ -236,7 +285,7 @@ impl Located {
     }
 
     /// `path:line:col: severity: message`, the source line and a caret (`path: severity:
-    /// message` without a position), then the notes.
+    /// message` without a position), then the related notes the same way, then the notes.
     pub fn render(&self) -> String {
         let mut out = String::new();
         let (path, severity, message) = (&self.path, self.severity.as_str(), &self.message);
@@ -260,6 +309,9 @@ impl Located {
                 let marks = "^".to_string() + &"~".repeat(width.saturating_sub(1).min(80));
                 let _ = writeln!(out, " {} | {caret_col}{marks}", " ".repeat(gutter.len()));
             }
+        }
+        for r in &self.related {
+            out.push_str(&r.render());
         }
         for note in &self.notes {
             let _ = writeln!(out, "note: {note}");

@@ -24,5 +24,6 @@ pub mod diag;
 pub mod flow;
 mod fxhash;
 pub mod handshake;
+pub mod limits;
 pub mod mlir;
 pub mod rules;

@@ -72,6 +72,16 @@ fn deleting_any_line_never_panics() {
     );
 }
 
+fn cmd2(i: &compiler::rules::Instruction) -> compiler::rules::sim::Command {
+    compiler::rules::sim::Command {
+        opcode: i.opcode,
+        funct7: i.funct7,
+        rs1: 0x1000,
+        rs2: 0x2000,
+        rd: 1,
+    }
+}
+
 /// Both engines on a mutated program: any result or error is fine, a panic is not.
 fn run_engines(text: &str, circuits: &[compiler::rules::Circuit]) {
     use compiler::rules::sim::{self, Command, SimConfig};
@@ -83,13 +93,22 @@ fn run_engines(text: &str, circuits: &[compiler::rules::Circuit]) {
             max_cycles: 10_000,
             ..SimConfig::default()
         };
+        let Some(i) = c.instructions.first() else {
+            continue;
+        };
         let cmd = Command {
-            id: 43,
+            opcode: i.opcode,
+            funct7: i.funct7,
             rs1: 0x1000,
             rs2: 0x2000,
             rd: 1,
         };
         let _ = sim::simulate(c, &[cmd], Default::default(), &cfg);
+        // The CMT2 text reads back and runs the same.
+        let text = compiler::rules::emit_cmt2(c);
+        let back = compiler::rules::read_cmt2(&text)
+            .unwrap_or_else(|d| panic!("{}", d.render("cmt2", &text)));
+        let _ = sim::simulate(&back, &[cmd2(i)], Default::default(), &cfg);
     }
 }
 
@@ -109,5 +128,29 @@ fn deleting_lines_of_generated_programs_never_panics() {
                 run_engines(&cut, &circuits);
             }
         }
+    }
+}
+
+/// A same-slot hazard names both accesses: the error at the second, a located note at the
+/// store.
+#[test]
+fn hazard_shows_both_places() {
+    for (file, second, first) in [
+        (
+            "aps/diag/hazard_raw_bank.mlir",
+            "f:13:7: error:",
+            "f:12:7: note:",
+        ),
+        (
+            "aps/diag/hazard_waw_global.mlir",
+            "f:13:7: error:",
+            "f:12:7: note:",
+        ),
+    ] {
+        let text = std::fs::read_to_string(common::data(file)).unwrap();
+        let r = flow(&text).unwrap_err().render("f", &text);
+        assert!(r.starts_with(second), "{r}");
+        assert!(r.contains(first), "{r}");
+        assert_eq!(r.lines().filter(|l| l.contains(" | ")).count(), 4, "{r}");
     }
 }

@@ -2,9 +2,10 @@
 //! simulator agree on every response, every CPU memory byte, every bank word and every
 //! global register, and no run deadlocks. `aps_diff_long` (ignored) runs 1,000 seeds.
 
+mod common;
+
 use compiler::aps::{self, interp, workload};
-use compiler::mlir::ast::Attribute;
-use compiler::rules::sim::{self, Command, SimConfig};
+use compiler::rules::sim::{self, SimConfig};
 
 /// Run one seed; returns the number of functions checked.
 fn check_seed(seed: u64, functions: usize) -> usize {
@@ -17,7 +18,6 @@ fn check_seed(seed: u64, functions: usize) -> usize {
     for f in aps::functions(&m) {
         let circuit = aps::build_function(&ctx, f)
             .unwrap_or_else(|d| panic!("seed {seed}: {}", d.render("gen", &text)));
-        let opcode = f.attr("opcode").and_then(Attribute::as_int).unwrap() as u32;
         let mem = workload::cpu_memory(seed);
         let want = interp::run(
             &ctx,
@@ -28,12 +28,7 @@ fn check_seed(seed: u64, functions: usize) -> usize {
             10_000_000,
         )
         .unwrap_or_else(|d| panic!("seed {seed}: {}", d.render("gen", &text)));
-        let cmd = Command {
-            id: opcode,
-            rs1: workload::RS1,
-            rs2: workload::RS2,
-            rd: 3,
-        };
+        let cmd = common::command(&circuit, workload::RS1, workload::RS2, 3);
         let got = sim::simulate(&circuit, &[cmd], mem, &SimConfig::default())
             .unwrap_or_else(|e| panic!("seed {seed} {}: {e}", circuit.name));
         let values: Vec<u32> = got.responses.iter().map(|r| r.value).collect();

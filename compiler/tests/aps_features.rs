@@ -7,7 +7,7 @@ mod common;
 
 use compiler::aps;
 use compiler::mlir::ast::Attribute;
-use compiler::rules::sim::{self, Command, SimConfig};
+use compiler::rules::sim::{self, SimConfig};
 use std::collections::BTreeMap;
 
 fn run_both(func: &str, rs1: i32, rs2: i32) -> (u32, u32) {
@@ -20,13 +20,7 @@ fn run_both(func: &str, rs1: i32, rs2: i32) -> (u32, u32) {
         .unwrap();
     let i = aps::interp::run(&ctx, f, rs1 as u32, rs2 as u32, BTreeMap::new(), 1_000_000).unwrap();
     let c = aps::build_function(&ctx, f).unwrap_or_else(|d| panic!("{}", d.render("f", &text)));
-    let id = f.attr("opcode").and_then(Attribute::as_int).unwrap() as u32;
-    let cmd = Command {
-        id,
-        rs1: rs1 as u32,
-        rs2: rs2 as u32,
-        rd: 1,
-    };
+    let cmd = common::command(&c, rs1 as u32, rs2 as u32, 1);
     let r = sim::simulate(&c, &[cmd], BTreeMap::new(), &SimConfig::default())
         .unwrap_or_else(|e| panic!("{func}: {e}"));
     assert_eq!(i.responses.len(), 1);
@@ -67,14 +61,14 @@ fn nested_input_distribution_structure() {
     let c = aps::build_function(&ctx, f).unwrap();
     let names: Vec<&str> = c.rules.iter().map(|r| r.name.as_str()).collect();
     for want in [
-        "inst2_loop_1_loop_entry_rule",
-        "inst2_loop_1_loop_next_rule",
-        "inst2_loop_1_loop_input_distribution",
-        "inst2_loop_1_loop_loop_0_loop_input_distribution",
-        "inst2_loop_1_loop_loop_0_loop_if_1_dispatch_rule",
-        "inst2_loop_1_loop_loop_0_loop_if_1_then_input_distribution",
-        "inst2_loop_1_loop_loop_0_loop_if_1_then_join_rule",
-        "inst2_loop_1_loop_loop_0_loop_if_1_else_coord_rule",
+        "inst0b02_loop_1_loop_entry_rule",
+        "inst0b02_loop_1_loop_next_rule",
+        "inst0b02_loop_1_loop_input_distribution",
+        "inst0b02_loop_1_loop_loop_0_loop_input_distribution",
+        "inst0b02_loop_1_loop_loop_0_loop_if_1_dispatch_rule",
+        "inst0b02_loop_1_loop_loop_0_loop_if_1_then_input_distribution",
+        "inst0b02_loop_1_loop_loop_0_loop_if_1_then_join_rule",
+        "inst0b02_loop_1_loop_loop_0_loop_if_1_else_coord_rule",
     ] {
         assert!(names.contains(&want), "missing {want} in {names:?}");
     }

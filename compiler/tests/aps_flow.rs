@@ -40,8 +40,10 @@ fn check_c(mem: &BTreeMap<u32, u8>) {
     }
 }
 
+/// rs1's value (`%0`) and the command's rd (`%arg2`, for the response) cross from the
+/// first block to the last.
 #[test]
-fn three_top_level_blocks_and_only_0_crosses() {
+fn three_top_level_blocks_and_rs1_and_rd_cross() {
     let (_, m) = load();
     let ctx = aps::design_context(&m).unwrap();
     let f = aps::functions(&m)[0];
@@ -64,15 +66,26 @@ fn three_top_level_blocks_and_only_0_crosses() {
         .iter()
         .map(|&c| seg.blocks[c].name.as_str())
         .collect();
-    assert_eq!(names, ["inst43_block_0", "inst43_loop_1", "inst43_block_2"]);
+    assert_eq!(
+        names,
+        ["inst2b00_block_0", "inst2b00_loop_1", "inst2b00_block_2"]
+    );
     let top: Vec<_> = seg
         .edges
         .iter()
         .filter(|e| e.from == Some(body.children[0]) && e.to == Some(body.children[2]))
         .collect();
-    assert_eq!(top.len(), 1);
-    assert_eq!(top[0].value, "%0");
-    assert_eq!(top[0].fifo, "inst43_fifo_b0_b2_v0");
+    let crossing: Vec<(&str, &str)> = top
+        .iter()
+        .map(|e| (e.value.as_str(), e.fifo.as_str()))
+        .collect();
+    assert_eq!(
+        crossing,
+        [
+            ("%0", "inst2b00_fifo_b0_b2_v0"),
+            ("%arg2", "inst2b00_fifo_b0_b2_v1")
+        ]
+    );
     // Nothing else crosses top-level blocks: the loop needs only virtual values.
     assert!(seg.blocks[body.children[1]].inputs.is_empty());
 }
@@ -92,7 +105,8 @@ fn rule_simulator_adds_the_arrays() {
     let (_, m) = load();
     let circuits = aps::build_module(&m).unwrap();
     let cmd = Command {
-        id: 43,
+        opcode: 43,
+        funct7: 0,
         rs1: RS1,
         rs2: RS2,
         rd: 10,

@@ -9,33 +9,23 @@
 mod common;
 mod sv_common;
 
+use common::{fifo, rule};
 use compiler::rules::sim::{self, Command, SimConfig, SimError};
-use compiler::rules::{BodyBuilder, Circuit, Instance, InstanceKind, Rule};
+use compiler::rules::{BodyBuilder, Circuit, Instance, InstanceKind, PrimOp, Rule, Var};
 use std::collections::BTreeMap;
 
-fn fifo(name: &str) -> Instance {
-    Instance {
-        name: name.into(),
-        kind: InstanceKind::Fifo {
-            width: 32,
-            depth: 1,
-        },
-    }
-}
-
-fn rule(name: &str, b: BodyBuilder) -> Rule {
+/// A rule with a guard.
+fn guarded(name: &str, guard: (Vec<compiler::rules::Stmt>, Var), b: BodyBuilder) -> Rule {
     Rule {
-        name: name.into(),
-        origin: "t".into(),
-        guard: None,
-        body: b.stmts,
+        guard: Some(guard),
+        ..rule(name, b)
     }
 }
 
 /// cmd → a → b → response: three rules, each hop costs one cycle.
 fn pipeline() -> Circuit {
     let mut start = BodyBuilder::new();
-    let cmd = start.call_value("rocc", "cmd_to_user_7", vec![], 96);
+    let (g, cmd) = common::take_cmd(&mut start, 7);
     let rs1 = start.prim(compiler::rules::PrimOp::Bits { lo: 32 }, vec![cmd], 32);
     start.call("a", "enq", vec![rs1]);
     let mut mid = BodyBuilder::new();
@@ -49,6 +39,7 @@ fn pipeline() -> Circuit {
     end.call("rocc", "resp_from_user", vec![rd, z]);
     Circuit {
         name: "p".into(),
+        instructions: vec![],
         instances: vec![
             Instance {
                 name: "rocc".into(),
@@ -57,7 +48,11 @@ fn pipeline() -> Circuit {
             fifo("a"),
             fifo("b"),
         ],
-        rules: vec![rule("start", start), rule("mid", mid), rule("end", end)],
+        rules: vec![
+            guarded("start", g, start),
+            rule("mid", mid),
+            rule("end", end),
+        ],
         precedence: vec![],
         schedule: vec!["end".into(), "mid".into(), "start".into()],
     }
@@ -67,13 +62,15 @@ fn pipeline() -> Circuit {
 fn fifo_hops_take_one_cycle_each() {
     let cmds = [
         Command {
-            id: 7,
+            opcode: 7,
+            funct7: 0,
             rs1: 41,
             rs2: 0,
             rd: 0,
         },
         Command {
-            id: 7,
+            opcode: 7,
+            funct7: 0,
             rs1: 9,
             rs2: 0,
             rd: 0,
@@ -100,7 +97,8 @@ fn deadlock_names_the_stuck_rule() {
     let e = sim::simulate(
         &c,
         &[Command {
-            id: 7,
+            opcode: 7,
+            funct7: 0,
             rs1: 1,
             rs2: 0,
             rd: 0,
@@ -121,7 +119,7 @@ fn deadlock_names_the_stuck_rule() {
 #[test]
 fn register_writes_commit_at_the_edge_and_dma_blocks_polls() {
     let mut b = BodyBuilder::new();
-    b.call_value("rocc", "cmd_to_user_1", vec![], 96);
+    let (g, _) = common::take_cmd(&mut b, 1);
     let v = b.konst(3, 8);
     b.call("r", "write", vec![v]);
     let old = b.call_value("r", "read", vec![], 8);
@@ -137,6 +135,7 @@ fn register_writes_commit_at_the_edge_and_dma_blocks_polls() {
     w.call("rocc", "resp_from_user", vec![rd, s]);
     let c = Circuit {
         name: "r".into(),
+        instructions: vec![],
         instances: vec![
             Instance {
                 name: "rocc".into(),
@@ -158,7 +157,7 @@ fn register_writes_commit_at_the_edge_and_dma_blocks_polls() {
                 },
             },
         ],
-        rules: vec![rule("a", b), rule("b", w)],
+        rules: vec![guarded("a", g, b), rule("b", w)],
         precedence: vec![],
         schedule: vec!["b".into(), "a".into()],
     };
@@ -169,7 +168,8 @@ fn register_writes_commit_at_the_edge_and_dma_blocks_polls() {
     let r = sim::simulate(
         &c,
         &[Command {
-            id: 1,
+            opcode: 1,
+            funct7: 0,
             rs1: 0,
             rs2: 0,
             rd: 0,
@@ -192,7 +192,8 @@ fn rocc() -> Instance {
 
 fn cmd(id: u32) -> Command {
     Command {
-        id,
+        opcode: id,
+        funct7: 0,
         rs1: 0,
         rs2: 0,
         rd: id,
@@ -204,10 +205,12 @@ fn cmd(id: u32) -> Command {
 #[test]
 fn one_command_accepted_per_cycle() {
     let mut a = BodyBuilder::new();
-    let x = a.call_value("rocc", "cmd_to_user_7", vec![], 96);
+    let (ga, x) = common::take_cmd(&mut a, 7);
+    let x = a.prim(PrimOp::Bits { lo: 0 }, vec![x], 32);
     a.call("fa", "enq", vec![x]);
     let mut b = BodyBuilder::new();
-    let y = b.call_value("rocc", "cmd_to_user_8", vec![], 96);
+    let (gb, y) = common::take_cmd(&mut b, 8);
+    let y = b.prim(PrimOp::Bits { lo: 0 }, vec![y], 32);
     b.call("fb", "enq", vec![y]);
     let mut ra = BodyBuilder::new();
     let v = ra.call_value("fa", "deq", vec![], 32);
@@ -219,8 +222,14 @@ fn one_command_accepted_per_cycle() {
     rb.call("rocc", "resp_from_user", vec![rd, v]);
     let c = Circuit {
         name: "c".into(),
+        instructions: vec![],
         instances: vec![rocc(), fifo("fa"), fifo("fb")],
-        rules: vec![rule("ra", ra), rule("rb", rb), rule("a", a), rule("b", b)],
+        rules: vec![
+            rule("ra", ra),
+            rule("rb", rb),
+            guarded("a", ga, a),
+            guarded("b", gb, b),
+        ],
         precedence: vec![],
         schedule: vec!["ra".into(), "rb".into(), "a".into(), "b".into()],
     };
@@ -242,7 +251,8 @@ fn one_command_accepted_per_cycle() {
 #[test]
 fn one_response_per_cycle_in_rule_order() {
     let mut a = BodyBuilder::new();
-    let x = a.call_value("rocc", "cmd_to_user_7", vec![], 96);
+    let (ga, x) = common::take_cmd(&mut a, 7);
+    let x = a.prim(PrimOp::Bits { lo: 0 }, vec![x], 32);
     a.call("fa", "enq", vec![x]);
     a.call("fb", "enq", vec![x]);
     let responder = |f: &str, rd: u128| {
@@ -254,11 +264,12 @@ fn one_response_per_cycle_in_rule_order() {
     };
     let c = Circuit {
         name: "c".into(),
+        instructions: vec![],
         instances: vec![rocc(), fifo("fa"), fifo("fb")],
         rules: vec![
             rule("ra", responder("fa", 1)),
             rule("rb", responder("fb", 2)),
-            rule("a", a),
+            guarded("a", ga, a),
         ],
         precedence: vec![],
         schedule: vec!["rb".into(), "ra".into(), "a".into()],
@@ -311,7 +322,7 @@ fn dma_data_arrives_beat_by_beat_at_the_end_of_the_window() {
         });
     }
     let mut start = BodyBuilder::new();
-    start.call_value("rocc", "cmd_to_user_7", vec![], 96);
+    let (gs, _) = common::take_cmd(&mut start, 7);
     let (cpu, isax, len) = (
         start.konst(0x100, 32),
         start.konst(0, 32),
@@ -349,8 +360,9 @@ fn dma_data_arrives_beat_by_beat_at_the_end_of_the_window() {
     watch.guard = Some((guard_stmts, guard));
     let c = Circuit {
         name: "d".into(),
+        instructions: vec![],
         instances,
-        rules: vec![rule("fin", fin), watch, rule("start", start)],
+        rules: vec![rule("fin", fin), watch, guarded("start", gs, start)],
         precedence: vec![],
         schedule: vec!["fin".into(), "watch".into(), "start".into()],
     };

@@ -19,8 +19,7 @@ mod common;
 mod sv_common;
 
 use compiler::aps::{self, workload};
-use compiler::mlir::ast::Attribute;
-use compiler::rules::sim::{Command, SimResult};
+use compiler::rules::sim::SimResult;
 use sv_common::*;
 
 /// One-function program `seed` with one command.
@@ -30,13 +29,7 @@ fn single(seed: u64) -> Case {
     let ctx = aps::design_context(&m).unwrap();
     let f = aps::functions(&m)[0];
     let circuit = aps::build_function(&ctx, f).unwrap();
-    let opcode = f.attr("opcode").and_then(Attribute::as_int).unwrap() as u32;
-    let cmd = Command {
-        id: opcode,
-        rs1: workload::RS1,
-        rs2: workload::RS2,
-        rd: 3,
-    };
+    let cmd = common::command(&circuit, workload::RS1, workload::RS2, 3);
     Case {
         tag: format!("seed{seed}"),
         circuit,
@@ -68,12 +61,7 @@ fn multi(seed: u64) -> Case {
     let cmds = order
         .iter()
         .enumerate()
-        .map(|(k, f)| Command {
-            id: 43 + f,
-            rs1: workload::RS1,
-            rs2: workload::RS2,
-            rd: k as u32 + 1,
-        })
+        .map(|(k, f)| common::generated_command(*f as usize, k as u32 + 1))
         .collect();
     Case {
         tag: format!("multi{seed}"),

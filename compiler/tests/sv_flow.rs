@@ -21,7 +21,8 @@ fn flow_burst_add_rtl_matches_rule_sim() {
         compiler::rules::sim::write_word(&mut mem, rs2 + 4 * i, 100 * (i + 1));
     }
     let cmds = vec![compiler::rules::sim::Command {
-        id: 43,
+        opcode: 43,
+        funct7: 0,
         rs1,
         rs2,
         rd: 5,
@@ -76,7 +77,8 @@ fn flow_burst_add_two_commands() {
         }
     }
     let cmd = |rs1, rs2, rd| compiler::rules::sim::Command {
-        id: 43,
+        opcode: 43,
+        funct7: 0,
         rs1,
         rs2,
         rd,

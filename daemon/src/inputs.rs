@@ -19,6 +19,7 @@ use crate::counters::Kind;
 use crate::db::handshake::{HandshakeJob, HandshakeOpts, UnitSource, handshake_front};
 use crate::db::{BlifFile, Db, SourceFile};
 use crate::digests::Digests;
+use crate::input;
 use crate::spec::{BuildSpec, Flow, HandshakeSpec, Job, dir_jobs, is_blif, is_mlir};
 use crate::watcher::{RootMarks, Watcher};
 use compiler::diag::{self, Located, Severity};
@@ -26,7 +27,7 @@ use compiler::mlir::split::{Common, resplit, split_functions};
 use salsa::{Durability, Setter};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
-use std::io::Read;
+
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -287,7 +288,7 @@ impl Workspace {
     ) -> Loaded {
         let mut bytes = std::mem::take(&mut self.recycled);
         bytes.clear();
-        let read = fs::File::open(path).and_then(|mut file| file.read_to_end(&mut bytes));
+        let read = input::read_into(path, &mut bytes, input::limits().max_input_size);
         if let Err(e) = read {
             return Loaded::Unreadable(io_error(path, &e));
         }
@@ -387,14 +388,14 @@ impl Workspace {
 /// The file as text (validated once: inputs can be large), then checked against its given
 /// digest; or why it cannot be read.
 pub(crate) fn read_text(path: &Path, digests: &mut Digests) -> Result<String, Located> {
-    let bytes = fs::read(path).map_err(|e| io_error(path, &e))?;
+    let bytes = input::read(path).map_err(|e| io_error(path, &e))?;
     let text = String::from_utf8(bytes).map_err(|e| utf8_error(path, e.as_bytes()))?;
     digests.check(path, text.as_bytes())?;
     Ok(text)
 }
 
 /// A file that cannot be read.
-pub(crate) fn io_error(path: &Path, e: &std::io::Error) -> Located {
+pub(crate) fn io_error(path: &Path, e: &input::InputError) -> Located {
     Located::file(path.display().to_string(), Severity::Error, e.to_string())
 }
 

@@ -2,6 +2,8 @@
 //!
 //! A build goes through the same steps however it runs:
 //! - [`spec`]: what to build ([`spec::BuildSpec`]) and the jobs it expands to;
+//! - [`input`]: how any input file is opened and read (regular files only, bounded by the
+//!   process's [`compiler::limits::Limits`]);
 //! - [`inputs`]: files on disk → salsa inputs, re-reading only what changed (stamps,
 //!   build-system digests, the [`watcher`]'s marks);
 //! - [`db`] (the salsa database and its queries, one per step of [`compiler::flow`]) and
@@ -13,7 +15,8 @@
 //! [`build::Builder`] ties inputs, compute and writer together around one database; the
 //! daemon ([`server`]) serves every request with one, over the wire of [`rpc`] (the only
 //! module that knows the generated protocol types); [`client`] finds, starts and talks to
-//! a workspace's daemon.
+//! a workspace's daemon. [`frame`] bounds the Bazel worker protocol's frames;
+//! [`remote_args`] holds the remote cache tier's flags.
 //!
 //! Architecture invariant: the compiler knows nothing of salsa; every query body here is a
 //! call into `compiler` on owned values.
@@ -25,10 +28,13 @@ pub mod compute;
 pub mod counters;
 pub mod db;
 pub mod digests;
+pub mod frame;
+pub mod input;
 pub mod inputs;
 pub mod oneshot;
 pub mod paths;
 pub mod prewarm;
+pub mod remote_args;
 pub mod report;
 pub mod rpc;
 pub mod server;

@@ -49,7 +49,7 @@ fn run_job(spec: &BuildSpec, job: &Job, digests: &mut Digests, times: &mut Times
     let outputs: FileOutputs = match flow {
         Flow::Aps => {
             let sv = spec.kinds.contains(&OutputKind::Sv);
-            flow::aps::build(&text, &job.stem(), sv).into()
+            flow::aps::build(&text, &job.stem(), sv, &crate::input::limits()).into()
         }
         Flow::Handshake if spec.kinds.contains(&OutputKind::Sv) => {
             FileOutputs::failed(vec![sv_not_aps()])

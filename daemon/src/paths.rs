@@ -10,7 +10,6 @@
 use serde::{Deserialize, Serialize};
 use std::fs;
 use std::io;
-use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, Clone)]
@@ -85,37 +84,16 @@ fn base_dir() -> io::Result<PathBuf> {
             return Ok(base);
         }
     }
-    let uid = fs::metadata("/proc/self")?.uid();
+    let uid = unsafe { libc::geteuid() };
     let base = std::env::temp_dir().join(format!("kiln-{uid}"));
     create_private_dir(&base)?;
     Ok(base)
 }
 
-/// Create `dir` (mode 0700) if needed; refuse a directory owned by someone else, and tighten
-/// its mode if it is ours.
+/// The runtime directory's checks: see [`kiln_cache::private::create_private_dir`]; an
+/// existing directory of the wrong mode is refused, never changed.
 fn create_private_dir(dir: &Path) -> io::Result<()> {
-    match fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(dir)
-    {
-        Ok(()) => {}
-        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
-        Err(e) => return Err(e),
-    }
-    let meta = fs::metadata(dir)?;
-    let uid = fs::metadata("/proc/self")?.uid();
-    if meta.uid() != uid {
-        return Err(io::Error::other(format!(
-            "{} is owned by uid {}, not {uid}",
-            dir.display(),
-            meta.uid()
-        )));
-    }
-    if meta.permissions().mode() & 0o777 != 0o700 {
-        fs::set_permissions(dir, fs::Permissions::from_mode(0o700))?;
-    }
-    Ok(())
+    kiln_cache::private::create_private_dir(dir, false)
 }
 
 /// The persistent cache directory: `$KILN_CACHE_DIR`, else `$XDG_CACHE_HOME/kiln`, else
@@ -130,21 +108,24 @@ pub fn cache_dir() -> PathBuf {
     if let Some(h) = std::env::var_os("HOME").filter(|x| !x.is_empty()) {
         return PathBuf::from(h).join(".cache/kiln");
     }
-    let uid = fs::metadata("/proc/self").map(|m| m.uid()).unwrap_or(0);
+    let uid = unsafe { libc::geteuid() };
     std::env::temp_dir().join(format!("kiln-cache-{uid}"))
 }
 
 /// Open the persistent store at `dir` with a size cap, behind which `remote` (a remote
-/// cache URL, see [`kiln_cache::remote::Remote`]) is consulted on local misses.
+/// cache URL, see [`kiln_cache::remote::Remote`], with its options) is consulted on local
+/// misses.
 pub fn open_store(
     dir: &Path,
     cap_bytes: u64,
-    remote: Option<&str>,
+    remote: Option<(&str, kiln_cache::remote::Options)>,
 ) -> Result<kiln_cache::Store, String> {
     let store =
         kiln_cache::Store::open(dir, cap_bytes).map_err(|e| format!("{}: {e}", dir.display()))?;
-    match remote.filter(|u| !u.is_empty()) {
-        Some(url) => Ok(store.with_remote(kiln_cache::remote::Remote::connect(url)?)),
+    match remote.filter(|(u, _)| !u.is_empty()) {
+        Some((url, options)) => {
+            Ok(store.with_remote(kiln_cache::remote::Remote::connect_with(url, options)?))
+        }
         None => Ok(store),
     }
 }

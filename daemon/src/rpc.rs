@@ -476,6 +476,7 @@ fn message_to_proto(m: &Located) -> proto::Message {
             len: a.len as u64,
             line_text: a.line_text.clone(),
         }),
+        related: m.related.iter().map(message_to_proto).collect(),
     }
 }
 
@@ -499,5 +500,6 @@ fn message_from_proto(m: &proto::Message) -> Located {
                 line_text: a.line_text.clone(),
             })
         }),
+        related: m.related.iter().map(message_from_proto).collect(),
     }
 }

@@ -41,6 +41,7 @@ pub struct Options {
     pub cache_cap_bytes: u64,
     /// Remote cache tier behind the local store (`http://…` or `grpc://…`).
     pub remote_cache: Option<String>,
+    pub remote_options: kiln_cache::remote::Options,
 }
 
 /// Why the daemon could not run.
@@ -266,6 +267,7 @@ pub fn run(opts: Options) -> Result<(), ServerError> {
     writeln!(pid_file, "{}", std::process::id()).map_err(io_at(&pid_path))?;
 
     let remote = opts.remote_cache.as_deref();
+    let remote = remote.map(|u| (u, opts.remote_options.clone()));
     let store = paths::open_store(&opts.cache_dir, opts.cache_cap_bytes, remote)
         .inspect_err(|e| tracing::warn!(error = %e, "persistent cache unavailable"))
         .ok();
@@ -399,6 +401,8 @@ pub struct Args {
     /// cache protocol) or `grpc://HOST:PORT[/INSTANCE]` (REAPI).
     #[arg(long, env = "KILN_REMOTE_CACHE")]
     pub remote_cache: Option<String>,
+    #[command(flatten)]
+    pub remote_options: crate::remote_args::RemoteOptionArgs,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -426,6 +430,10 @@ impl Args {
             log_json: self.log_format == LogFormat::Json,
             cache_cap_bytes: self.cache_cap,
             remote_cache,
+            remote_options: self
+                .remote_options
+                .options()
+                .map_err(ServerError::Options)?,
         })
     }
 }

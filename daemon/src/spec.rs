@@ -118,9 +118,12 @@ impl HandshakeSpec {
             dialect: self.dialect,
             naming: self.naming,
             path_table: self.path_table.as_ref().map(|p| {
-                let text = fs::read_to_string(p).unwrap_or_default();
-                (p.display().to_string(), text)
+                let text = crate::input::read(p)
+                    .ok()
+                    .and_then(|b| String::from_utf8(b).ok());
+                (p.display().to_string(), text.unwrap_or_default())
             }),
+            limits: crate::input::limits(),
         }
     }
 }

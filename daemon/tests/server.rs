@@ -170,15 +170,15 @@ fn handler_outputs_round_trip_through_the_codec() {
     let m = compiler::mlir::parse(&text).unwrap();
     let ctx = compiler::aps::design_context(&m).unwrap();
     let seg = compiler::aps::segment_function(&ctx, compiler::aps::functions(&m)[0]).unwrap();
-    let bytes = kiln_cache::codec::encode(&seg).unwrap();
+    let bytes = kiln_cache::codec::encode(&[1; 32], &seg).unwrap();
     assert_eq!(
-        kiln_cache::codec::decode::<compiler::aps::Segmentation>(&bytes).unwrap(),
+        kiln_cache::codec::decode::<compiler::aps::Segmentation>(&[1; 32], &bytes).unwrap(),
         seg
     );
     for b in 0..seg.blocks.len() {
         let rules = compiler::aps::handle_block(&ctx, &seg, b).unwrap();
-        let bytes = kiln_cache::codec::encode(&rules).unwrap();
-        let back = kiln_cache::codec::decode(&bytes).unwrap();
+        let bytes = kiln_cache::codec::encode(&[1; 32], &rules).unwrap();
+        let back = kiln_cache::codec::decode(&[1; 32], &bytes).unwrap();
         assert_eq!(rules, back, "block {b}");
     }
 }
@@ -278,7 +278,8 @@ fn truncated_cache_entry_is_detected_and_recomputed() {
 fn kill_9_during_a_build_then_the_next_build_succeeds() {
     let env = Env::new(&[]);
     let big = env.ws().join("src/big.mlir");
-    fs::write(&big, common::generated_module(1000)).unwrap();
+    // The most instructions one design can hold (4 custom opcodes × 128 funct7).
+    fs::write(&big, common::generated_module(512)).unwrap();
     let req = env.request(std::slice::from_ref(&big), "out");
     // Start the daemon, then kill it in the middle of a cold build.
     assert!(env.build(&env.request(&[], "none")).ok());

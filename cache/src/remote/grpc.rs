@@ -4,8 +4,11 @@
 //! server's `max_batch_total_size_bytes`, asked once through `Capabilities`, capped below
 //! gRPC's 4 MiB default message size). Plain HTTP/2 (no TLS in this build); the URL's path
 //! is the instance name.
+//!
+//! Unary calls must answer within [`Options::first_byte_timeout`] (connecting included);
+//! messages are bounded by gRPC's 4 MiB decoding limit, and a `ByteStream.Read` by the
+//! blob's digest size.
 
-use super::Fault;
 use super::pb::google::bytestream::byte_stream_client::ByteStreamClient;
 use super::pb::google::bytestream::{ReadRequest, WriteRequest};
 use super::pb::reapi::action_cache_client::ActionCacheClient;
@@ -16,8 +19,10 @@ use super::pb::reapi::{
     ActionResult, BatchReadBlobsRequest, BatchUpdateBlobsRequest, Digest, FindMissingBlobsRequest,
     GetActionResultRequest, GetCapabilitiesRequest, UpdateActionResultRequest,
 };
+use super::{Fault, Options};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
 use tokio::sync::OnceCell;
 use tonic::Code;
 use tonic::transport::{Channel, Endpoint};
@@ -33,20 +38,34 @@ pub struct GrpcCache {
     instance: String,
     channel: Channel,
     max_batch: Arc<OnceCell<i64>>,
+    first_byte: Duration,
 }
 
 impl GrpcCache {
     /// `rest` is the URL after `grpc://`: `host:port[/instance]`.
-    pub fn new(rest: &str) -> Result<GrpcCache, String> {
+    pub fn new(rest: &str, options: &Options) -> Result<GrpcCache, String> {
         let (authority, instance) = rest.split_once('/').unwrap_or((rest, ""));
         let endpoint = Endpoint::from_shared(format!("http://{authority}"))
             .map_err(|e| format!("remote cache grpc://{rest}: {e}"))?
-            .connect_timeout(std::time::Duration::from_secs(5));
+            .connect_timeout(options.connect_timeout)
+            .timeout(options.deadline);
         Ok(GrpcCache {
             instance: instance.trim_end_matches('/').to_string(),
             channel: endpoint.connect_lazy(),
             max_batch: Arc::new(OnceCell::new()),
+            first_byte: options.first_byte_timeout,
         })
+    }
+
+    /// `call`'s answer within the first-byte time-out.
+    async fn answer<T>(
+        &self,
+        rpc: &str,
+        call: impl std::future::Future<Output = Result<T, tonic::Status>>,
+    ) -> Result<Result<T, tonic::Status>, Fault> {
+        tokio::time::timeout(self.first_byte, call)
+            .await
+            .map_err(|_| Fault::TimedOut(format!("{rpc}: no answer within {:?}", self.first_byte)))
     }
 
     pub async fn get_action_result(&self, d: Digest) -> Result<Option<ActionResult>, Fault> {
@@ -55,9 +74,10 @@ impl GrpcCache {
             action_digest: Some(d),
             ..Default::default()
         };
-        match ActionCacheClient::new(self.channel.clone())
-            .get_action_result(req)
-            .await
+        let mut client = ActionCacheClient::new(self.channel.clone());
+        match self
+            .answer("GetActionResult", client.get_action_result(req))
+            .await?
         {
             Ok(r) => Ok(Some(r.into_inner())),
             Err(s) if s.code() == Code::NotFound => Ok(None),
@@ -71,9 +91,9 @@ impl GrpcCache {
             action_digest: Some(d),
             action_result: Some(ar),
         };
-        ActionCacheClient::new(self.channel.clone())
-            .update_action_result(req)
-            .await
+        let mut client = ActionCacheClient::new(self.channel.clone());
+        self.answer("UpdateActionResult", client.update_action_result(req))
+            .await?
             .map(|_| ())
             .map_err(|s| transport("UpdateActionResult", &s))
     }
@@ -114,12 +134,13 @@ impl GrpcCache {
     /// Upload `data` unless the server already has it.
     pub async fn write_blob(&self, d: Digest, data: Vec<u8>) -> Result<(), Fault> {
         let mut cas = ContentAddressableStorageClient::new(self.channel.clone());
-        let missing = cas
-            .find_missing_blobs(FindMissingBlobsRequest {
-                instance_name: self.instance.clone(),
-                blob_digests: vec![d.clone()],
-            })
-            .await
+        let find = cas.find_missing_blobs(FindMissingBlobsRequest {
+            instance_name: self.instance.clone(),
+            blob_digests: vec![d.clone()],
+        });
+        let missing = self
+            .answer("FindMissingBlobs", find)
+            .await?
             .map_err(|s| transport("FindMissingBlobs", &s))?
             .into_inner()
             .missing_blob_digests;
@@ -160,15 +181,25 @@ impl GrpcCache {
             read_offset: 0,
             read_limit: 0,
         };
-        let mut stream = match ByteStreamClient::new(self.channel.clone()).read(req).await {
+        let mut client = ByteStreamClient::new(self.channel.clone());
+        let mut stream = match self.answer("ByteStream.Read", client.read(req)).await? {
             Ok(s) => s.into_inner(),
             Err(s) if s.code() == Code::NotFound => return Ok(None),
             Err(s) => return Err(transport("ByteStream.Read", &s)),
         };
-        let mut data = Vec::with_capacity(d.size_bytes.max(0) as usize);
+        let size = usize::try_from(d.size_bytes).unwrap_or(0);
+        let mut data = Vec::with_capacity(size.min(CHUNK));
         loop {
             match stream.message().await {
-                Ok(Some(chunk)) => data.extend_from_slice(&chunk.data),
+                Ok(Some(chunk)) => {
+                    if data.len() + chunk.data.len() > size {
+                        return Err(Fault::Rejected(format!(
+                            "ByteStream.Read {}: more than the digest's {size} bytes",
+                            d.hash
+                        )));
+                    }
+                    data.extend_from_slice(&chunk.data)
+                }
                 Ok(None) => return Ok(Some(data)),
                 Err(s) if s.code() == Code::NotFound => return Ok(None),
                 Err(s) => return Err(transport("ByteStream.Read", &s)),
@@ -214,10 +245,12 @@ impl GrpcCache {
                 let req = GetCapabilitiesRequest {
                     instance_name: self.instance.clone(),
                 };
-                let announced = CapabilitiesClient::new(self.channel.clone())
-                    .get_capabilities(req)
+                let mut client = CapabilitiesClient::new(self.channel.clone());
+                let announced = self
+                    .answer("GetCapabilities", client.get_capabilities(req))
                     .await
                     .ok()
+                    .and_then(Result::ok)
                     .and_then(|r| r.into_inner().cache_capabilities)
                     .map_or(0, |c| c.max_batch_total_size_bytes);
                 if announced > 0 {

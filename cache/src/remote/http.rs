@@ -1,37 +1,53 @@
 //! Bazel's HTTP cache protocol: `GET/PUT <base>/ac/<hash>` carries a serialized
 //! `ActionResult`, `GET/PUT <base>/cas/<hash>` a blob. 200 = found, 404 = absent, any 2xx
 //! answers a PUT. Plain HTTP/1.1 (hyper); no TLS in this build.
+//!
+//! Bodies are read up to a bound (a blob: its digest's size; an action result:
+//! [`Options::max_action_result`]); a longer one is rejected as soon as it is longer (a
+//! stated `Content-Length` over the bound before reading anything). The response headers
+//! must arrive within [`Options::first_byte_timeout`] of sending the request.
 
-use super::Fault;
 use super::pb::reapi::{ActionResult, Digest};
+use super::{Fault, Options};
 use bytes::Bytes;
-use http_body_util::{BodyExt, Full};
+use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
 use hyper::{Method, Request, StatusCode};
 use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
 use prost::Message;
+use std::time::Duration;
+
+/// Largest body read in answer to a PUT.
+const PUT_REPLY_CAP: u64 = 64 * 1024;
 
 #[derive(Clone)]
 pub struct HttpCache {
     /// `http://host:port[/prefix]`, without a trailing slash.
     base: String,
     client: Client<HttpConnector, Full<Bytes>>,
+    first_byte: Duration,
+    max_action_result: u64,
 }
 
 impl HttpCache {
-    pub fn new(url: &str) -> Result<HttpCache, String> {
+    pub fn new(url: &str, options: &Options) -> Result<HttpCache, String> {
         let base = url.trim_end_matches('/').to_string();
         base.parse::<hyper::Uri>()
             .map_err(|e| format!("remote cache `{url}`: {e}"))?;
+        let mut connector = HttpConnector::new();
+        connector.set_connect_timeout(Some(options.connect_timeout));
         Ok(HttpCache {
             base,
-            client: Client::builder(TokioExecutor::new()).build_http(),
+            client: Client::builder(TokioExecutor::new()).build(connector),
+            first_byte: options.first_byte_timeout,
+            max_action_result: options.max_action_result,
         })
     }
 
     pub async fn get_action_result(&self, d: &Digest) -> Result<Option<ActionResult>, Fault> {
-        let Some(bytes) = self.get(&format!("ac/{}", d.hash)).await? else {
+        let cap = self.max_action_result;
+        let Some(bytes) = self.get(&format!("ac/{}", d.hash), cap).await? else {
             return Ok(None);
         };
         ActionResult::decode(bytes.as_slice())
@@ -40,7 +56,8 @@ impl HttpCache {
     }
 
     pub async fn read_blob(&self, d: &Digest) -> Result<Option<Vec<u8>>, Fault> {
-        self.get(&format!("cas/{}", d.hash)).await
+        let size = u64::try_from(d.size_bytes).unwrap_or(0);
+        self.get(&format!("cas/{}", d.hash), size).await
     }
 
     pub async fn write_blob(&self, d: &Digest, data: Vec<u8>) -> Result<(), Fault> {
@@ -52,8 +69,8 @@ impl HttpCache {
             .await
     }
 
-    async fn get(&self, path: &str) -> Result<Option<Vec<u8>>, Fault> {
-        let (status, body) = self.send(Method::GET, path, Vec::new()).await?;
+    async fn get(&self, path: &str, cap: u64) -> Result<Option<Vec<u8>>, Fault> {
+        let (status, body) = self.send(Method::GET, path, Vec::new(), cap).await?;
         match status {
             StatusCode::OK => Ok(Some(body)),
             StatusCode::NOT_FOUND => Ok(None),
@@ -62,7 +79,7 @@ impl HttpCache {
     }
 
     async fn put(&self, path: &str, body: Vec<u8>) -> Result<(), Fault> {
-        let (status, _) = self.send(Method::PUT, path, body).await?;
+        let (status, _) = self.send(Method::PUT, path, body, PUT_REPLY_CAP).await?;
         if status.is_success() {
             return Ok(());
         }
@@ -72,11 +89,13 @@ impl HttpCache {
         )))
     }
 
+    /// One request; the response body read up to `cap` bytes (more: rejected).
     async fn send(
         &self,
         method: Method,
         path: &str,
         body: Vec<u8>,
+        cap: u64,
     ) -> Result<(StatusCode, Vec<u8>), Fault> {
         let uri = format!("{}/{path}", self.base);
         let req = Request::builder()
@@ -84,17 +103,38 @@ impl HttpCache {
             .uri(&uri)
             .body(Full::new(Bytes::from(body)))
             .map_err(|e| Fault::Transport(format!("{method} {uri}: {e}")))?;
-        let resp = self
-            .client
-            .request(req)
+        let resp = tokio::time::timeout(self.first_byte, self.client.request(req))
             .await
+            .map_err(|_| {
+                Fault::TimedOut(format!(
+                    "{method} {uri}: no response within {:?}",
+                    self.first_byte
+                ))
+            })?
             .map_err(|e| Fault::Transport(format!("{method} {uri}: {e}")))?;
         let status = resp.status();
-        let body = resp
-            .into_body()
+        if !status.is_success() {
+            return Ok((status, Vec::new()));
+        }
+        let too_long = || Fault::Rejected(format!("{method} {uri}: body longer than {cap} bytes"));
+        let stated = resp
+            .headers()
+            .get(hyper::header::CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+        if stated.is_some_and(|n| n > cap) {
+            return Err(too_long());
+        }
+        let cap = usize::try_from(cap).unwrap_or(usize::MAX);
+        let body = Limited::new(resp.into_body(), cap)
             .collect()
             .await
-            .map_err(|e| Fault::Transport(format!("{method} {uri}: {e}")))?
+            .map_err(|e| {
+                if e.downcast_ref::<LengthLimitError>().is_some() {
+                    too_long()
+                } else {
+                    Fault::Transport(format!("{method} {uri}: {e}"))
+                }
+            })?
             .to_bytes();
         Ok((status, body.to_vec()))
     }

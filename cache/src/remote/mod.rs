@@ -11,28 +11,41 @@
 //!   blobs larger than a batch), e.g. BuildGrid.
 //!
 //! Reads are verified: the action result must name exactly one blob; the blob's SHA-256
-//! and size must match its digest and it must start with the requested key. Anything else
+//! and size must match its digest and it must start with the requested key; with a signing
+//! key ([`Options::signing`], see [`sign`]) its HMAC-SHA-256 tag must verify. Anything else
 //! is a *rejected* entry — logged with `tracing::warn!` and treated as a miss, so the caller
-//! recomputes and uploads a good entry. Transport errors are misses too; after
-//! [`MAX_STRIKES`] consecutive ones the tier switches itself off for the life of the
-//! process (a build never waits on a dead server more than that).
+//! recomputes and uploads a good entry. Transport errors are misses too.
 //!
-//! Calls are synchronous for the caller: each runs on the tier's own small tokio runtime
-//! with a timeout, so the store can be used from plain threads and from inside another
-//! runtime's blocking tasks alike.
+//! Nothing a server sends is trusted to be finite: a blob body is read up to the size its
+//! digest states (a larger one is rejected as soon as it is larger), an action result up to
+//! [`Options::max_action_result`], and a digest's stated size is checked against
+//! [`Options::max_blob`] before anything is allocated for it. Time is bounded three ways:
+//! connecting ([`Options::connect_timeout`]), the response's first byte
+//! ([`Options::first_byte_timeout`]) and the whole operation ([`Options::deadline`],
+//! `--remote-timeout`). The first time-out — or [`MAX_STRIKES`] consecutive transport
+//! errors — switches the tier off for [`COOL_DOWN`] (a one-shot build: the rest of the
+//! build) and ends the operations in flight at once, so a server that accepts connections
+//! and never answers costs a build one first-byte time-out. `Options::upload = false`
+//! (`--remote-upload=false`) makes the client read-only.
+//!
+//! Calls are synchronous for the caller: each runs on the tier's own small tokio runtime,
+//! so the store can be used from plain threads and from inside another runtime's blocking
+//! tasks alike.
 //!
 //! Architecture invariant: keys and blobs depend only on the build id and input digests,
 //! never on paths or the machine, so an entry written on one machine is a hit on another.
 
 pub mod grpc;
 pub mod http;
+pub mod sign;
 
 use crate::Key;
 use sha2::{Digest as _, Sha256};
 use std::future::Future;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
-use std::time::Duration;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, Instant};
 
 /// Generated REAPI (subset), ByteStream and `google.rpc.Status` types and clients, nested
 /// like their packages (the generated code refers to other packages by relative path).
@@ -66,14 +79,49 @@ use pb::reapi::{ActionResult, Digest, OutputFile};
 pub const ENTRY_PATH: &str = "kiln-cache-entry";
 /// Consecutive transport errors after which the remote tier is switched off.
 pub const MAX_STRIKES: u32 = 3;
-/// Deadline of one remote operation (lookup + download, or upload).
-pub const TIMEOUT: Duration = Duration::from_secs(30);
+/// How long a switched-off tier stays off.
+pub const COOL_DOWN: Duration = Duration::from_secs(60);
+
+/// How the tier talks to its server: time-outs, size caps, read-only, signing.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Establishing a connection.
+    pub connect_timeout: Duration,
+    /// From sending a request to the first byte of its response (connecting included).
+    pub first_byte_timeout: Duration,
+    /// One whole operation (lookup + download, or upload): `--remote-timeout`.
+    pub deadline: Duration,
+    /// Upload computed entries (`false`: read-only client, `--remote-upload=false`).
+    pub upload: bool,
+    /// Sign uploaded entries and accept only entries whose tag verifies.
+    pub signing: Option<sign::SigningKey>,
+    /// Largest action-result body read (its size is stated by nothing).
+    pub max_action_result: u64,
+    /// Largest blob a digest may state.
+    pub max_blob: u64,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            connect_timeout: Duration::from_secs(2),
+            first_byte_timeout: Duration::from_secs(2),
+            deadline: Duration::from_secs(5),
+            upload: true,
+            signing: None,
+            max_action_result: 1 << 20,
+            max_blob: 1 << 30,
+        }
+    }
+}
 
 /// Why a remote read gave nothing usable.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Fault {
     /// The server could not be reached or answered with an error.
     Transport(String),
+    /// The server did not answer (or finish) in time: the tier is switched off.
+    TimedOut(String),
     /// The server answered, but with something that fails verification (poisoned blob,
     /// wrong key, malformed action result).
     Rejected(String),
@@ -83,6 +131,7 @@ impl std::fmt::Display for Fault {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Fault::Transport(m) => write!(f, "transport: {m}"),
+            Fault::TimedOut(m) => write!(f, "timed out: {m}"),
             Fault::Rejected(m) => write!(f, "rejected: {m}"),
         }
     }
@@ -207,21 +256,50 @@ impl Backend {
     }
 
     /// The entry bytes cached for `key`, verified; `None` on a clean miss.
-    async fn fetch(self, key: Key) -> Result<Option<Vec<u8>>, Fault> {
+    async fn fetch(
+        self,
+        key: Key,
+        signing: Option<sign::SigningKey>,
+        max_blob: u64,
+    ) -> Result<Option<Vec<u8>>, Fault> {
         let Some(ar) = self.get_action_result(action_digest(&key)).await? else {
             return Ok(None);
         };
         let digest = entry_blob_digest(&ar)?;
+        if digest.size_bytes as u64 > max_blob {
+            return Err(Fault::Rejected(format!(
+                "blob {} states {} bytes, over the {max_blob}-byte cap",
+                digest.hash, digest.size_bytes
+            )));
+        }
         let Some(blob) = self.read_blob(digest.clone()).await? else {
             return Ok(None);
         };
-        verify_blob(&key, &digest, &blob).map(Some)
+        let entry = verify_blob(&key, &digest, &blob)?;
+        match signing {
+            None => Ok(Some(entry)),
+            Some(k) => match k.verify(&blob) {
+                Some(signed) => Ok(Some(signed[32..].to_vec())),
+                None => Err(Fault::Rejected(format!(
+                    "blob {} is not signed with this client's key",
+                    digest.hash
+                ))),
+            },
+        }
     }
 
     /// Upload the blob, then the action result naming it (readers never see an action
     /// result whose blob is missing).
-    async fn store(self, key: Key, entry: Vec<u8>) -> Result<(), Fault> {
-        let blob = make_blob(&key, &entry);
+    async fn store(
+        self,
+        key: Key,
+        entry: Vec<u8>,
+        signing: Option<sign::SigningKey>,
+    ) -> Result<(), Fault> {
+        let mut blob = make_blob(&key, &entry);
+        if let Some(k) = signing {
+            blob = k.sign(blob);
+        }
         let digest = blob_digest(&blob);
         self.write_blob(digest.clone(), blob).await?;
         self.update_action_result(action_digest(&key), make_action_result(&digest))
@@ -235,8 +313,12 @@ pub struct Remote {
     url: String,
     backend: Backend,
     runtime: Option<tokio::runtime::Runtime>,
+    options: Options,
     strikes: AtomicU32,
-    disabled: AtomicBool,
+    /// Until when the tier is switched off.
+    off_until: Mutex<Option<Instant>>,
+    /// Raised when the tier is switched off: operations in flight end at once.
+    off: tokio::sync::watch::Sender<bool>,
 }
 
 impl std::fmt::Debug for Remote {
@@ -246,8 +328,13 @@ impl std::fmt::Debug for Remote {
 }
 
 impl Remote {
-    /// Parse `url` and prepare the client (connections are made on first use).
+    /// Parse `url` and prepare the client with default [`Options`].
     pub fn connect(url: &str) -> Result<Remote, String> {
+        Remote::connect_with(url, Options::default())
+    }
+
+    /// Parse `url` and prepare the client (connections are made on first use).
+    pub fn connect_with(url: &str, options: Options) -> Result<Remote, String> {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
             .thread_name("kiln-remote-cache")
@@ -257,9 +344,9 @@ impl Remote {
         let backend = {
             let _guard = runtime.enter();
             if let Some(rest) = url.strip_prefix("grpc://") {
-                Backend::Grpc(Arc::new(grpc::GrpcCache::new(rest)?))
+                Backend::Grpc(Arc::new(grpc::GrpcCache::new(rest, &options)?))
             } else if url.starts_with("http://") {
-                Backend::Http(Arc::new(http::HttpCache::new(url)?))
+                Backend::Http(Arc::new(http::HttpCache::new(url, &options)?))
             } else {
                 return Err(format!(
                     "remote cache `{url}`: expected http://HOST:PORT[/PREFIX] or grpc://HOST:PORT[/INSTANCE] (TLS is not supported)"
@@ -270,33 +357,64 @@ impl Remote {
             url: url.to_string(),
             backend,
             runtime: Some(runtime),
+            options,
             strikes: AtomicU32::new(0),
-            disabled: AtomicBool::new(false),
+            off_until: Mutex::new(None),
+            off: tokio::sync::watch::channel(false).0,
         })
+    }
+
+    pub fn options(&self) -> &Options {
+        &self.options
+    }
+
+    /// Whether computed entries are uploaded (not a read-only client).
+    pub fn uploads(&self) -> bool {
+        self.options.upload
     }
 
     pub fn url(&self) -> &str {
         &self.url
     }
 
-    /// Whether repeated transport errors switched the tier off.
+    /// Whether a time-out or repeated transport errors switched the tier off (for
+    /// [`COOL_DOWN`]).
     pub fn is_disabled(&self) -> bool {
-        self.disabled.load(Ordering::Relaxed)
+        let mut until = self.off_until.lock().unwrap_or_else(|e| e.into_inner());
+        match *until {
+            Some(t) if Instant::now() < t => true,
+            Some(_) => {
+                *until = None;
+                self.strikes.store(0, Ordering::Relaxed);
+                self.off.send_replace(false);
+                false
+            }
+            None => false,
+        }
     }
 
     /// The verified entry bytes cached for `key`; `Ok(None)` on a miss.
     pub fn get(&self, key: &Key) -> Result<Option<Vec<u8>>, Fault> {
-        let fut = self.backend.clone().fetch(*key);
+        let o = &self.options;
+        let fut = self
+            .backend
+            .clone()
+            .fetch(*key, o.signing.clone(), o.max_blob);
         self.run(fut)
     }
 
-    /// Upload the entry bytes for `key`.
+    /// Upload the entry bytes for `key` (nothing for a read-only client).
     pub fn put(&self, key: &Key, entry: &[u8]) -> Result<(), Fault> {
-        let fut = self.backend.clone().store(*key, entry.to_vec());
+        if !self.options.upload {
+            return Ok(());
+        }
+        let signing = self.options.signing.clone();
+        let fut = self.backend.clone().store(*key, entry.to_vec(), signing);
         self.run(fut)
     }
 
-    /// Run `fut` on the tier's runtime with [`TIMEOUT`], counting transport strikes.
+    /// Run `fut` on the tier's runtime within the deadline, ended early when the tier is
+    /// switched off meanwhile; counts transport strikes.
     fn run<T: Send + 'static>(
         &self,
         fut: impl Future<Output = Result<T, Fault>> + Send + 'static,
@@ -308,10 +426,17 @@ impl Remote {
             return Err(Fault::Transport("remote cache runtime gone".into()));
         };
         let (tx, rx) = std::sync::mpsc::channel();
+        let deadline = self.options.deadline;
+        let mut off = self.off.subscribe();
         rt.spawn(async move {
-            let r = tokio::time::timeout(TIMEOUT, fut)
-                .await
-                .unwrap_or_else(|_| Err(Fault::Transport(format!("timed out after {TIMEOUT:?}"))));
+            let r = tokio::select! {
+                r = tokio::time::timeout(deadline, fut) => r.unwrap_or_else(|_| {
+                    Err(Fault::TimedOut(format!("no result within {deadline:?}")))
+                }),
+                _ = off.wait_for(|off| *off) => {
+                    Err(Fault::Transport("remote cache switched off".into()))
+                }
+            };
             let _ = tx.send(r);
         });
         let result = rx
@@ -322,13 +447,21 @@ impl Remote {
     }
 
     fn record<T>(&self, result: &Result<T, Fault>) {
-        if !matches!(result, Err(Fault::Transport(_))) {
-            self.strikes.store(0, Ordering::Relaxed);
-            return;
-        }
-        let strikes = self.strikes.fetch_add(1, Ordering::Relaxed) + 1;
-        if strikes >= MAX_STRIKES && !self.disabled.swap(true, Ordering::Relaxed) {
-            tracing::warn!(url = %self.url, strikes, "remote cache unreachable; switched off for this process");
+        let strikes = match result {
+            Err(Fault::Transport(_)) => self.strikes.fetch_add(1, Ordering::Relaxed) + 1,
+            Err(Fault::TimedOut(_)) => MAX_STRIKES,
+            _ => {
+                self.strikes.store(0, Ordering::Relaxed);
+                return;
+            }
+        };
+        if strikes >= MAX_STRIKES {
+            let mut until = self.off_until.lock().unwrap_or_else(|e| e.into_inner());
+            if until.is_none() {
+                *until = Some(Instant::now() + COOL_DOWN);
+                self.off.send_replace(true);
+                tracing::warn!(url = %self.url, strikes, cool_down = ?COOL_DOWN, "remote cache unreachable or too slow; switched off");
+            }
         }
     }
 }

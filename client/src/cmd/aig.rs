@@ -275,7 +275,7 @@ pub fn lower_text(text: &str, diags: &mut Vec<Diagnostic>) -> Option<Aig> {
         }
     };
     diags.extend(parsed.warnings);
-    match aig::lower_file(&parsed.file) {
+    match aig::lower_file_with(&parsed.file, &kiln_daemon::input::limits()) {
         Ok(mut lowered) => {
             let top = lowered.top.clone();
             for l in lowered.models.values() {

@@ -26,8 +26,8 @@ use std::time::Instant;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Functions in the generated module.
-    #[arg(long, default_value_t = 1000)]
+    /// Functions in the generated module (at most 512: 4 custom opcodes × 128 funct7).
+    #[arg(long, default_value_t = 512)]
     pub functions: usize,
     /// Seed of the generator.
     #[arg(long, default_value_t = 1)]
@@ -190,7 +190,7 @@ fn phases(text: &str, tmp: &Path) -> Result<(), Failure> {
     p.lap("(compare with kiln build)", String::new());
     drop((cmt2, json, circuit));
     p.lap("drop outputs and circuit", String::new());
-    let fused = compiler::flow::aps::build(text, "g", false);
+    let fused = compiler::flow::aps::build(text, "g", false, &kiln_daemon::input::limits());
     if fused.has_errors() {
         let text = compiler::diag::render_all(&fused.diagnostics, "g.mlir", text);
         return Err(Failure::input(text));

@@ -2,7 +2,7 @@
 //!
 //! In a fresh workspace (own runtime and cache directories, so everything starts cold) it
 //! measures, through the same client calls `kiln build` makes (connect, `Status` handshake,
-//! `Build`): the cold build of a generated 1,000-function APS module, the warm no-op round
+//! `Build`): the cold build of a generated 512-function APS module, the warm no-op round
 //! trip, a one-function edit (write + build, end to end: the first after the cold build on
 //! its own, then the steady state once the cold build's writeback is done), and, with a
 //! BLIF library (default: the shared Dynamatic library when present), a one-file library
@@ -30,8 +30,8 @@ pub struct Args {
     /// Repetitions of each warm measurement (median reported).
     #[arg(long, default_value_t = 50)]
     pub runs: usize,
-    /// Functions in the generated APS module.
-    #[arg(long, default_value_t = 1000)]
+    /// Functions in the generated APS module (at most 512: 4 custom opcodes × 128 funct7).
+    #[arg(long, default_value_t = 512)]
     pub functions: usize,
 }
 

@@ -23,6 +23,8 @@ pub struct RemoteArgs {
     /// $XDG_CACHE_HOME/kiln, ~/.cache/kiln).
     #[arg(long, requires = "remote_cache")]
     pub cache_dir: Option<PathBuf>,
+    #[command(flatten)]
+    pub remote_options: kiln_daemon::remote_args::RemoteOptionArgs,
 }
 
 impl RemoteArgs {
@@ -52,8 +54,14 @@ pub fn run(args: &Args, url: &str) -> Result<(), Failure> {
         .cache_dir
         .clone()
         .unwrap_or_else(kiln_daemon::paths::cache_dir);
-    let store = kiln_daemon::paths::open_store(&dir, kiln_cache::DEFAULT_CAP_BYTES, Some(url))
+    let options = args
+        .remote
+        .remote_options
+        .options()
         .map_err(|e| usage(format!("error: {e}")))?;
+    let store =
+        kiln_daemon::paths::open_store(&dir, kiln_cache::DEFAULT_CAP_BYTES, Some((url, options)))
+            .map_err(|e| usage(format!("error: {e}")))?;
     let spec = daemon_client::spec(std::slice::from_ref(&args.file), &[], &args.out_dir)?;
     init_logging();
     let builder = Builder::in_process(Some(store));
@@ -92,5 +100,8 @@ fn init_logging() {
 /// A Handshake design: this command builds APS MLIR and BLIF inputs only.
 fn is_handshake(file: &std::path::Path) -> bool {
     use compiler::flow::Flow;
-    std::fs::read_to_string(file).is_ok_and(|t| Flow::detect(file, &t) == Flow::Handshake)
+    kiln_daemon::input::read(file)
+        .ok()
+        .and_then(|b| String::from_utf8(b).ok())
+        .is_some_and(|t| Flow::detect(file, &t) == Flow::Handshake)
 }

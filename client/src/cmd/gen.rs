@@ -1,5 +1,6 @@
 //! `kiln gen aps --functions N --seed S -o FILE`: write a random valid scheduled TOR/APS
-//! module (see `compiler::aps::workload`).
+//! module (see `compiler::aps::workload`), at most 512 functions (4 custom opcodes × 128
+//! funct7: every function has its own instruction identity).
 
 use crate::io::{self, Failure};
 use std::path::PathBuf;
@@ -23,6 +24,16 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<(), Failure> {
+    let max = compiler::aps::workload::MAX_FUNCTIONS;
+    if args.functions > max {
+        return Err(Failure {
+            message: format!(
+                "error: --functions {} is more than a RISC-V design holds ({max}: 4 custom opcodes × 128 funct7)",
+                args.functions
+            ),
+            code: 2,
+        });
+    }
     let text = match args.kind {
         Kind::Aps => compiler::aps::workload::generate(args.functions, args.seed),
     };

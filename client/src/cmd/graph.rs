@@ -21,7 +21,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
     let path = args.file.display().to_string();
     let text = io::read_source(&args.file)?;
     let fail = |d| Failure::diagnostics(&[d], &path, &text);
-    let module = compiler::mlir::parse(&text).map_err(fail)?;
+    let module = compiler::mlir::parse_with(&text, &kiln_daemon::input::limits()).map_err(fail)?;
     let ctx = aps::design_context(&module).map_err(fail)?;
     let func = aps::function_named(&module, &args.func)
         .ok_or_else(|| Failure::input(format!("{path}: error: no function `@{}`", args.func)))?;

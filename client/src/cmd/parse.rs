@@ -41,7 +41,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
                 continue;
             }
         };
-        match mlir::parse_split(&text) {
+        match mlir::parse_split_with(&text, &kiln_daemon::input::limits()) {
             Ok(modules) => parsed.push((path.display().to_string(), modules)),
             Err(diags) => {
                 let name = path.display().to_string();

@@ -4,17 +4,27 @@
 //! and reports what the rule simulator reports).
 
 use crate::io::{self, Failure};
-use compiler::aps;
-use compiler::diag::Diagnostic;
-use compiler::mlir::ast::{Attribute, Operation};
 use compiler::rules::Circuit;
 use compiler::rules::sim::Command;
 use compiler::rules::sv::{self, TbConfig};
 use std::collections::BTreeMap;
 use std::process::Command as Proc;
 
-/// Response values, final CPU memory and cycle count of an RTL run.
-pub type RtlRun = (Vec<u32>, BTreeMap<u32, u8>, u64);
+/// Responses (`(rd, value)`), final CPU memory and cycle count of an RTL run.
+pub type RtlRun = (Vec<(u32, u32)>, BTreeMap<u32, u8>, u64);
+
+/// Why an RTL run gave no result: what the rule simulator would report for the same run
+/// (a deadlock, a hazard, a timeout), or a failure of the tools or the files.
+pub enum RtlError {
+    Sim(compiler::rules::sim::SimError),
+    Other(Failure),
+}
+
+impl From<Failure> for RtlError {
+    fn from(f: Failure) -> RtlError {
+        RtlError::Other(f)
+    }
+}
 
 /// Extra outputs of `kiln build`.
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -23,37 +33,14 @@ pub enum Emit {
     Sv,
 }
 
-/// `kiln sim --engine rtl`: build `func`'s circuit and run it on one command (`rd` 1, as
-/// the rule engine does) in the RTL testbench. Returns responses, CPU memory and cycles.
-#[allow(clippy::too_many_arguments)]
-pub fn run_rtl(
-    ctx: &aps::DesignContext,
-    func: &Operation,
-    rs1: u32,
-    rs2: u32,
-    mem: BTreeMap<u32, u8>,
-    dma_latency: u32,
-    fail: impl Fn(Diagnostic) -> Failure,
-) -> Result<RtlRun, Failure> {
-    let circuit = aps::build_function(ctx, func).map_err(fail)?;
-    let id = func.attr("opcode").and_then(Attribute::as_int).unwrap_or(0) as u32;
-    let cmd = Command {
-        id,
-        rs1,
-        rs2,
-        rd: 1,
-    };
-    run_circuit(&circuit, &cmd, mem, dma_latency)
-}
-
-/// Run `circuit` on one command in the RTL testbench (Icarus Verilog). Returns the response
-/// values, the final CPU memory and the cycle count.
+/// Run `circuit` on one command in the RTL testbench (Icarus Verilog). Returns the
+/// responses, the final CPU memory (every initialised or written byte) and the cycle count.
 pub fn run_circuit(
     circuit: &Circuit,
     cmd: &Command,
     mem: BTreeMap<u32, u8>,
     dma_latency: u32,
-) -> Result<RtlRun, Failure> {
+) -> Result<RtlRun, RtlError> {
     let tool_missing = |t: &str, e: std::io::Error| {
         Failure::input(format!(
             "error: `--engine rtl` needs Icarus Verilog (`{t}`: {e}); install `iverilog`"
@@ -65,10 +52,10 @@ pub fn run_circuit(
         ..TbConfig::default()
     };
     if let Some(a) = mem.keys().find(|a| **a >= cfg.mem_bytes) {
-        return Err(Failure::input(format!(
+        return Err(RtlError::Other(Failure::input(format!(
             "error: CPU memory address {a:#x} is outside the RTL testbench window [0, {:#x})",
             cfg.mem_bytes
-        )));
+        ))));
     }
     let dir = std::env::temp_dir().join(format!("kiln-rtl-{}", std::process::id()));
     let io_err = |e: std::io::Error| Failure::input(format!("error: {}: {e}", dir.display()));
@@ -88,11 +75,11 @@ pub fn run_circuit(
         .output()
         .map_err(|e| tool_missing("iverilog", e))?;
     if !compile.status.success() {
-        return Err(Failure::input(format!(
+        return Err(RtlError::Other(Failure::input(format!(
             "error: iverilog rejected the generated design in {}:\n{}",
             dir.display(),
             String::from_utf8_lossy(&compile.stderr)
-        )));
+        ))));
     }
     let run = Proc::new("vvp")
         .args(["-n", "sim.vvp"])
@@ -101,26 +88,25 @@ pub fn run_circuit(
         .map_err(|e| tool_missing("vvp", e))?;
     let out = std::fs::read_to_string(dir.join("out.txt")).map_err(io_err)?;
     if !run.status.success() {
-        return Err(Failure::input("error: the RTL simulation failed"));
+        return Err(Failure::input("error: the RTL simulation failed").into());
     }
     let r = sv::parse_tb_output(&out).map_err(|m| Failure::input(format!("error: {m}")))?;
     let _ = std::fs::remove_dir_all(&dir);
-    if r.status != "ok" {
-        return Err(Failure::input(format!(
-            "error: RTL simulation did not finish ({})",
-            r.status
-        )));
+    if let Some(e) = r.failure(circuit) {
+        return Err(RtlError::Sim(e));
     }
     if r.errors > 0 {
         return Err(Failure::input(
             "error: the design accessed CPU memory outside the testbench window",
-        ));
+        )
+        .into());
     }
-    // The testbench dumps non-zero bytes; keep every initially present address too.
+    // The testbench dumps the bytes that are non-zero or were written; bytes initialised
+    // to 0 and never written are the rest of the initial image.
     let mut final_mem: BTreeMap<u32, u8> = mem.keys().map(|a| (*a, 0)).collect();
     final_mem.extend(r.cpu_mem);
     Ok((
-        r.responses.iter().map(|x| x.1).collect(),
+        r.responses.iter().map(|x| (x.0, x.1)).collect(),
         final_mem,
         r.cycles,
     ))

@@ -1,14 +1,21 @@
-//! `kiln sim FILE.mlir --func NAME --engine tor|rules --rs1 N --rs2 N [--cpu-mem MEM.json]
-//! [--json]`: run one APS instruction on the TOR interpreter or the rule simulator.
+//! `kiln sim FILE.mlir --func NAME --engine tor|rules|cmt2|rtl --rs1 N --rs2 N [--rd N]
+//! [--cpu-mem MEM.json] [--json]`: run one APS instruction on the TOR interpreter, the rule
+//! simulator, the rule simulator on the circuit read back from its CMT2 text, or the
+//! generated RTL under Icarus Verilog.
 //!
-//! Output (`--json`): `{"responses":[{"value":V}], "cpu_mem":[{"addr":A,"i32":[...]}],
-//! "cycles":C}` (`cycles` only for the rule engine). `MEM.json` uses the same segment list
-//! for the initial CPU memory.
+//! Output (`--json`), the same shape for every engine: `{"responses":[{"rd":R,"value":V}],
+//! "cpu_mem":[{"addr":A,"i32":[...]}], "cycles":C}` (`cycles` for the timed engines).
+//! `cpu_mem` lists every word that was initialised or written (a written 0 included), as
+//! runs of consecutive words. `MEM.json` uses the same segment list for the initial CPU
+//! memory. FILE may also be a `.cmt2.mlir` that `kiln build` wrote (engine `cmt2` only):
+//! the function's instruction identity is then taken from the file.
 
 use crate::io::{self, Failure};
 use compiler::aps;
-use compiler::mlir::ast::Attribute;
-use compiler::rules::sim::{self, Command, SimConfig};
+use compiler::rules::{
+    self,
+    sim::{self, Command, SimConfig},
+};
 use serde_json::json;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -17,6 +24,8 @@ use std::path::PathBuf;
 pub enum Engine {
     Tor,
     Rules,
+    /// The rule simulator on the circuit read back from the emitted CMT2 text.
+    Cmt2,
     /// The generated SystemVerilog under Icarus Verilog (see `rtl.rs`).
     Rtl,
 }
@@ -34,6 +43,9 @@ pub struct Args {
     pub rs1: u32,
     #[arg(long, value_parser = parse_u32, default_value = "0")]
     pub rs2: u32,
+    /// The destination register of the command (0..31); responses name it.
+    #[arg(long, value_parser = parse_rd, default_value = "1")]
+    pub rd: u32,
     /// Initial CPU memory: `[{"addr":A,"i32":[...]}]`.
     #[arg(long)]
     pub cpu_mem: Option<PathBuf>,
@@ -57,6 +69,13 @@ fn parse_u32(s: &str) -> Result<u32, String> {
         }),
     };
     r.map_err(|e| format!("`{s}`: {e}"))
+}
+
+fn parse_rd(s: &str) -> Result<u32, String> {
+    match s.parse::<u32>() {
+        Ok(v) if v < 32 => Ok(v),
+        _ => Err(format!("`{s}`: a register number 0..31")),
+    }
 }
 
 fn read_mem(path: &std::path::Path) -> Result<BTreeMap<u32, u8>, Failure> {
@@ -103,54 +122,119 @@ fn mem_segments(mem: &BTreeMap<u32, u8>) -> serde_json::Value {
 pub fn run(args: Args) -> Result<(), Failure> {
     let path = args.file.display().to_string();
     let text = io::read_source(&args.file)?;
-    let fail = |d| Failure::diagnostics(&[d], &path, &text);
-    let module = compiler::mlir::parse(&text).map_err(fail)?;
-    let ctx = aps::design_context(&module).map_err(fail)?;
-    let func = aps::function_named(&module, &args.func)
-        .ok_or_else(|| Failure::input(format!("{path}: error: no function `@{}`", args.func)))?;
     let mem = match &args.cpu_mem {
         Some(p) => read_mem(p)?,
         None => BTreeMap::new(),
     };
+    let cfg = SimConfig {
+        dma_latency: args.dma_latency,
+        ..SimConfig::default()
+    };
+    let sim_failure = |e: sim::SimError| {
+        Failure::input(format!(
+            "{path}: error: rule simulation of `@{}`: {e}",
+            args.func
+        ))
+    };
+    // A CMT2 file written by `kiln build`: the circuit of the whole file, read back.
+    if text.contains("cmt2.circuit") && !text.contains("tor.design") {
+        if args.engine != Engine::Cmt2 {
+            return Err(Failure::input(format!(
+                "{path}: error: a CMT2 file runs on `--engine cmt2` only"
+            )));
+        }
+        let fail = |d| Failure::diagnostics(&[d], &path, &text);
+        let circuit = rules::read_cmt2(&text).map_err(fail)?;
+        let ins = circuit
+            .instructions
+            .iter()
+            .find(|i| i.function == args.func)
+            .ok_or_else(|| {
+                Failure::input(format!("{path}: error: no instruction `@{}`", args.func))
+            })?;
+        let cmd = command(ins.opcode, ins.funct7, &args);
+        let r = sim::simulate(&circuit, &[cmd], mem, &cfg).map_err(sim_failure)?;
+        return report(&args, responses(&r.responses), &r.cpu_mem, Some(r.cycles));
+    }
+    let fail = |d| Failure::diagnostics(&[d], &path, &text);
+    let module = compiler::mlir::parse_with(&text, &kiln_daemon::input::limits()).map_err(fail)?;
+    let ctx = aps::design_context(&module).map_err(fail)?;
+    let func = aps::function_named(&module, &args.func)
+        .ok_or_else(|| Failure::input(format!("{path}: error: no function `@{}`", args.func)))?;
     let (values, mem, cycles) = match args.engine {
         Engine::Rtl => {
-            super::rtl::run_rtl(&ctx, func, args.rs1, args.rs2, mem, args.dma_latency, fail)
-                .map(|(v, m, c)| (v, m, Some(c)))?
+            let circuit = aps::build_function(&ctx, func).map_err(fail)?;
+            let cmd = command_of(&circuit, &args);
+            let (v, m, c) = super::rtl::run_circuit(&circuit, &cmd, mem, args.dma_latency)
+                .map_err(|e| match e {
+                    super::rtl::RtlError::Sim(e) => sim_failure(e),
+                    super::rtl::RtlError::Other(f) => f,
+                })?;
+            (v, m, Some(c))
         }
         Engine::Tor => {
             let r =
                 aps::interp::run(&ctx, func, args.rs1, args.rs2, mem, 100_000_000).map_err(fail)?;
-            (r.responses, r.cpu_mem, None)
+            let v = r.responses.iter().map(|v| (args.rd, *v)).collect();
+            (v, r.cpu_mem, None)
         }
-        Engine::Rules => {
-            let circuit = aps::build_function(&ctx, func).map_err(fail)?;
-            let id = func.attr("opcode").and_then(Attribute::as_int).unwrap_or(0) as u32;
-            let cmd = Command {
-                id,
-                rs1: args.rs1,
-                rs2: args.rs2,
-                rd: 1,
-            };
-            let cfg = SimConfig {
-                dma_latency: args.dma_latency,
-                ..SimConfig::default()
-            };
-            let r = sim::simulate(&circuit, &[cmd], mem, &cfg).map_err(|e| {
-                Failure::input(format!(
-                    "{path}: error: rule simulation of `@{}`: {e}",
-                    args.func
-                ))
-            })?;
-            (
-                r.responses.iter().map(|x| x.value).collect(),
-                r.cpu_mem,
-                Some(r.cycles),
-            )
+        Engine::Rules | Engine::Cmt2 => {
+            let mut circuit = aps::build_function(&ctx, func).map_err(fail)?;
+            if args.engine == Engine::Cmt2 {
+                let cmt2 = rules::emit_cmt2(&circuit);
+                circuit = rules::read_cmt2(&cmt2).map_err(|d| {
+                    Failure::input(format!(
+                        "{path}: error: the CMT2 text of `@{}` does not read back:\n{}",
+                        args.func,
+                        d.render("<cmt2>", &cmt2)
+                    ))
+                })?;
+            }
+            let cmd = command_of(&circuit, &args);
+            let r = sim::simulate(&circuit, &[cmd], mem, &cfg).map_err(sim_failure)?;
+            (responses(&r.responses), r.cpu_mem, Some(r.cycles))
         }
     };
+    report(&args, values, &mem, cycles)
+}
+
+/// The command `kiln sim` sends: the instruction's identity and the given registers.
+fn command(opcode: u32, funct7: u32, args: &Args) -> Command {
+    Command {
+        opcode,
+        funct7,
+        rs1: args.rs1,
+        rs2: args.rs2,
+        rd: args.rd,
+    }
+}
+
+/// The command for the one instruction of a function's circuit.
+fn command_of(circuit: &rules::Circuit, args: &Args) -> Command {
+    let (op, f7) = circuit
+        .instructions
+        .first()
+        .map_or((0, 0), |i| (i.opcode, i.funct7));
+    command(op, f7, args)
+}
+
+fn responses(r: &[sim::Response]) -> Vec<(u32, u32)> {
+    r.iter().map(|x| (x.rd, x.value)).collect()
+}
+
+/// Print the run's responses, CPU memory and cycles (JSON or text).
+fn report(
+    args: &Args,
+    values: Vec<(u32, u32)>,
+    mem: &BTreeMap<u32, u8>,
+    cycles: Option<u64>,
+) -> Result<(), Failure> {
     let mut out = json!({
-        "responses": values.iter().map(|v| json!({"value": *v as i32})).collect::<Vec<_>>(),
-        "cpu_mem": mem_segments(&mem),
+        "responses": values
+            .iter()
+            .map(|(rd, v)| json!({"rd": rd, "value": *v as i32}))
+            .collect::<Vec<_>>(),
+        "cpu_mem": mem_segments(mem),
     });
     if let Some(c) = cycles {
         out["cycles"] = json!(c);
@@ -158,8 +242,8 @@ pub fn run(args: Args) -> Result<(), Failure> {
     if args.json {
         println!("{out}");
     } else {
-        for v in &values {
-            println!("response: {}", *v as i32);
+        for (rd, v) in &values {
+            println!("response: x{rd} = {}", *v as i32);
         }
         if let Some(c) = cycles {
             println!("cycles: {c}");

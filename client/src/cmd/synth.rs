@@ -111,6 +111,7 @@ fn options(args: &HandshakeArgs) -> Result<Options, Failure> {
         dialect: args.synth_dialect.into(),
         naming: args.naming.into(),
         path_table,
+        limits: kiln_daemon::input::limits(),
     })
 }
 
@@ -126,7 +127,7 @@ pub fn prepare(path: &Path, text: &str, args: &HandshakeArgs) -> Result<(Front, 
     let mut read = |rel: &str| {
         let file = lib.join(rel);
         let shown = file.display().to_string();
-        match std::fs::read(&file).map(String::from_utf8) {
+        match kiln_daemon::input::read(&file).map(String::from_utf8) {
             Err(_) => LibraryFile::Missing,
             Ok(Err(_)) => LibraryFile::NotUtf8 { shown },
             Ok(Ok(text)) => LibraryFile::Text { shown, text },

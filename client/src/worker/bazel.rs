@@ -226,28 +226,13 @@ fn base_dir(cwd: &Path, sandbox_dir: &str) -> PathBuf {
     }
 }
 
-/// One varint-length-delimited message; `None` at a clean end of input.
+/// One varint-length-delimited message (length bounded before allocating); `None` at a
+/// clean end of input.
 fn read_delimited(r: &mut impl BufRead) -> io::Result<Option<WorkRequest>> {
-    let mut len: u64 = 0;
-    for shift in (0..64).step_by(7) {
-        let mut byte = [0u8];
-        if r.read(&mut byte)? == 0 {
-            if shift == 0 {
-                return Ok(None);
-            }
-            return Err(io::ErrorKind::UnexpectedEof.into());
-        }
-        len |= u64::from(byte[0] & 0x7f) << shift;
-        if byte[0] & 0x80 == 0 {
-            let mut buf = vec![0u8; len as usize];
-            r.read_exact(&mut buf)?;
-            let req = WorkRequest::decode(buf.as_slice())
-                .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
-            return Ok(Some(req));
-        }
-    }
-    Err(io::Error::new(
-        io::ErrorKind::InvalidData,
-        "varint too long",
-    ))
+    let Some(buf) = kiln_daemon::frame::read_frame(r, kiln_daemon::frame::MAX_FRAME)? else {
+        return Ok(None);
+    };
+    WorkRequest::decode(buf.as_slice())
+        .map(Some)
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
 }

@@ -91,8 +91,10 @@ pub fn expand_flagfiles(args: &[String], base: &Path) -> Result<Vec<String>, Str
             continue;
         };
         let path = resolve(base, Path::new(file));
-        let text = std::fs::read_to_string(&path)
+        let bytes = kiln_daemon::input::read(&path)
             .map_err(|e| format!("error: {}: {e}", path.display()))?;
+        let text = String::from_utf8(bytes)
+            .map_err(|_| format!("error: {}: flag file is not UTF-8", path.display()))?;
         out.extend(text.lines().filter(|l| !l.is_empty()).map(str::to_string));
     }
     Ok(out)

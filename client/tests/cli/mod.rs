@@ -18,6 +18,13 @@ pub fn example() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../examples/aps/flow_burst_add.mlir")
 }
 
+/// A file under `tests/data/aps/`.
+pub fn aps_data(file: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/data/aps")
+        .join(file)
+}
+
 /// Run `cmd`; it must exit 0 (its stderr is the failure message otherwise).
 pub fn ok(cmd: &mut Command) -> Output {
     let out = cmd.output().expect("kiln runs");

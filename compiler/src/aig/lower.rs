@@ -21,6 +21,7 @@ use super::{Aig, Lit, Node, sop};
 use crate::blif::{BlifFile, Model, Net, Subckt};
 use crate::diag::{Diagnostic, Span};
 use crate::fxhash::FxHashMap;
+use crate::limits::{Limit, Limits};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -46,8 +47,16 @@ impl LoweredFile {
     }
 }
 
-/// Lower every model of `file` bottom-up.
+/// Lower every model of `file` bottom-up, under the default [`Limits`].
 pub fn lower_file(file: &BlifFile) -> Result<LoweredFile, Diagnostic> {
+    lower_file_with(file, &Limits::DEFAULT)
+}
+
+/// Lower every model of `file` bottom-up. The hierarchy's depth is checked against
+/// `limits.max_depth` before anything is lowered, and each model's size bound (its
+/// instances' AIGs plus its own covers) against `limits.max_nodes` before it is lowered, so a
+/// hierarchy that doubles at every level is refused instead of exhausting memory.
+pub fn lower_file_with(file: &BlifFile, limits: &Limits) -> Result<LoweredFile, Diagnostic> {
     let mut by_name: BTreeMap<&str, &Model> = BTreeMap::new();
     for m in &file.models {
         if by_name.insert(&m.name, m).is_some() {
@@ -57,11 +66,15 @@ pub fn lower_file(file: &BlifFile) -> Result<LoweredFile, Diagnostic> {
             ));
         }
     }
-    let order = topological(file, &by_name)?;
+    let order = topological(file, &by_name, limits)?;
     // The AIGs stay in `aigs` (the children of later models) until all are lowered; no copies.
     let mut aigs: BTreeMap<String, Aig> = BTreeMap::new();
     let mut rest = Vec::new();
     for m in order {
+        let bound = size_bound(m, &aigs);
+        limits
+            .check(Limit::Nodes, bound)
+            .map_err(|e| Diagnostic::error(m.span, format!("model `{}`: {e}", m.name)))?;
         let Lowered {
             aig,
             warnings,
@@ -87,10 +100,28 @@ pub fn lower_file(file: &BlifFile) -> Result<LoweredFile, Diagnostic> {
     })
 }
 
+/// An upper bound on the AIG nodes of `m` once lowered: its instances' AIGs copied whole,
+/// plus a few nodes per cover literal, latch and input.
+fn size_bound(m: &Model, aigs: &BTreeMap<String, Aig>) -> u64 {
+    let children: u64 = m
+        .subckts
+        .iter()
+        .map(|s| {
+            aigs.get(s.model.name.as_str())
+                .map_or(0, |a| u64::from(a.max_var()) + 1)
+        })
+        .fold(0u64, u64::saturating_add);
+    let own = 2 * (m.planes.len() + m.covers.len() + m.conns.len()) as u64;
+    children
+        .saturating_add(own)
+        .saturating_add((m.inputs.len() + m.latches.len() + 1) as u64)
+}
+
 /// Models in an order where every model comes after the models it instantiates.
 fn topological<'a>(
     file: &'a BlifFile,
     by_name: &BTreeMap<&str, &'a Model>,
+    limits: &Limits,
 ) -> Result<Vec<&'a Model>, Diagnostic> {
     #[derive(Clone, Copy, PartialEq)]
     enum Mark {
@@ -135,6 +166,11 @@ fn topological<'a>(
                     )));
                 }
                 Mark::New => {
+                    limits
+                        .check(Limit::Depth, stack.len() as u64)
+                        .map_err(|e| {
+                            Diagnostic::error(s.model.span, format!("model hierarchy depth: {e}"))
+                        })?;
                     mark.insert(&child.name, Mark::Active);
                     stack.push((child, 0));
                 }
@@ -253,10 +289,12 @@ impl<'m, 'c> Lowerer<'m, 'c> {
             Driver::Latch => "a `.latch`".into(),
             Driver::Cover(_) => "a `.names` cover".into(),
             Driver::Conn(_) => "a `.conn`".into(),
+            // From the model (the instance may still be being connected).
             Driver::SubOut { inst, .. } => {
+                let sub = self.model.subckts.get(inst as usize);
                 format!(
                     "an output of `.subckt {}`",
-                    self.instances[inst as usize].child.name
+                    sub.map_or("?", |s| s.model.name.as_str())
                 )
             }
         }

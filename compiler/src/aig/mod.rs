@@ -20,7 +20,7 @@ pub mod sop;
 
 pub use aiger::{read_aiger, write_aag, write_aiger_binary};
 pub use blif_out::write_blif;
-pub use lower::{Lowered, lower_file, lower_model};
+pub use lower::{Lowered, lower_file, lower_file_with, lower_model};
 
 use crate::blif::Init;
 use crate::fxhash::FxHashMap;

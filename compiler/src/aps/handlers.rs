@@ -17,7 +17,8 @@
 //! step and continues while `iv ≤ ub` (`iv ≥ ub` for a negative step, signed, inclusive
 //! upper bound as `scf-to-tor` produces). Iteration values (`iter_args`) travel to the body
 //! with the induction variable; yielded values come back through `<loop>_yield_fifo_<k>`
-//! and leave as loop results.
+//! and leave as loop results. A step known only at run time is tested in the entry rule: 0
+//! raises the fault `<loop>_step_zero` (a run-time error the hardware signals).
 
 use super::context::DesignContext;
 use super::ops;
@@ -56,12 +57,12 @@ impl BlockRules {
             },
         });
     }
-    fn rule(&mut self, name: String, origin: &str, b: BodyBuilder) {
+    fn rule(&mut self, name: String, origin: &str, cx: RuleCx) {
         self.rules.push(Rule {
             name,
             origin: origin.to_string(),
-            guard: None,
-            body: b.stmts,
+            guard: cx.guard,
+            body: cx.b.stmts,
         });
     }
 }
@@ -74,6 +75,8 @@ pub(crate) struct RuleCx<'a> {
     pub local: BTreeMap<String, Var>,
     /// The RoCC command bundle, when this rule took it.
     pub cmd: Option<Var>,
+    /// The rule's guard (statements and result), when it has one.
+    pub guard: Option<(Vec<crate::rules::Stmt>, Var)>,
 }
 
 impl<'a> RuleCx<'a> {
@@ -84,6 +87,7 @@ impl<'a> RuleCx<'a> {
             b: BodyBuilder::new(),
             local: BTreeMap::new(),
             cmd: None,
+            guard: None,
         }
     }
 
@@ -116,18 +120,39 @@ impl<'a> RuleCx<'a> {
                 self.b.call_value(f, "deq", vec![], 1);
             }
             TokenIn::Rocc => {
-                let cmd = self.b.call_value(
-                    "rocc_adapter",
-                    &format!("cmd_to_user_{}", self.seg.opcode),
-                    vec![],
-                    96,
-                );
-                let (lo, w) = crate::rules::rocc_field("rd");
-                let rd = self.b.prim(PrimOp::Bits { lo }, vec![cmd], w);
-                self.b.call(&self.seg.reg_rd, "write", vec![rd]);
+                // Guard: the presented command is this instruction's (opcode, funct7).
+                let body = std::mem::take(&mut self.b.stmts);
+                let (opcode, funct7) = (self.seg.opcode, self.seg.funct7);
+                let cmd = self.b.call_value("rocc_adapter", "cmd", vec![], 96);
+                let mut test = |field: &str, want: u32| {
+                    let (lo, w) = crate::rules::rocc_field(field);
+                    let got = self.b.prim(PrimOp::Bits { lo }, vec![cmd], w);
+                    let k = self.b.konst(want as u128, w);
+                    self.b.prim(PrimOp::Eq, vec![got, k], 1)
+                };
+                let op = test("opcode", opcode);
+                let f7 = test("funct7", funct7);
+                let g = self.b.prim(PrimOp::And, vec![op, f7], 1);
+                let guard = std::mem::replace(&mut self.b.stmts, body);
+                self.guard = Some((guard, g));
+                let cmd = self.b.call_value("rocc_adapter", "cmd_deq", vec![], 96);
                 self.cmd = Some(cmd);
             }
         }
+    }
+
+    /// The value of function argument `v` (a register field of the command this rule took).
+    pub fn command_value(&mut self, v: &str) -> Option<Var> {
+        if let Some(x) = self.local.get(v) {
+            return Some(*x);
+        }
+        let cmd = self.cmd?;
+        let field = self.seg.values.arg_field(v)?;
+        let (lo, w) = crate::rules::rocc_field(field);
+        let x = self.b.prim(PrimOp::Bits { lo }, vec![cmd], w);
+        let x = self.fit(x, w, self.width(v));
+        self.local.insert(v.to_string(), x);
+        Some(x)
     }
 
     pub fn give_token(&mut self, t: &Option<String>) {
@@ -211,11 +236,17 @@ fn container_rules(
     c: &Container,
     out: &mut BlockRules,
 ) -> Result<(), Diagnostic> {
-    if let Some((rule, fifo)) = &c.start {
+    if let Some(start) = &c.start {
         let mut cx = RuleCx::new(seg, ctx);
         cx.take_token(&TokenIn::Rocc);
-        cx.give_token(&Some(fifo.clone()));
-        out.rule(rule.clone(), &b.name, cx.b);
+        for p in &start.outputs {
+            let x = cx.command_value(&p.value).ok_or_else(|| {
+                Diagnostic::error(b.span, format!("`{}` is not a command field", p.value))
+            })?;
+            cx.b.call(&p.fifo, "enq", vec![x]);
+        }
+        cx.give_token(&Some(start.token_fifo.clone()));
+        out.rule(start.rule.clone(), &b.name, cx);
     }
     if c.children.is_empty() {
         let mut cx = RuleCx::new(seg, ctx);
@@ -228,7 +259,7 @@ fn container_rules(
             }
         }
         cx.give_token(&c.token_out);
-        out.rule(format!("{}coord_rule", c.prefix), &b.name, cx.b);
+        out.rule(format!("{}coord_rule", c.prefix), &b.name, cx);
         return Ok(());
     }
     if let Some(d) = &c.dist {
@@ -241,7 +272,7 @@ fn container_rules(
             }
         }
         cx.give_token(&Some(d.token_fifo.clone()));
-        out.rule(d.rule.clone(), &b.name, cx.b);
+        out.rule(d.rule.clone(), &b.name, cx);
     }
     Ok(())
 }
@@ -269,6 +300,7 @@ fn basic_rules(
     for op in ops {
         slot_of.push(starttime(op)?);
     }
+    check_hazards(seg, ops, &slot_of)?;
     let slots: BTreeSet<i64> = slot_of.iter().copied().collect();
     let Some(&first) = slots.iter().next() else {
         return Err(Diagnostic::error(
@@ -277,10 +309,17 @@ fn basic_rules(
         ));
     };
     let last = *slots.iter().next_back().unwrap_or(&first);
-    // Where each value becomes available: (slot, op index); inputs at the first slot.
+    let takes_command = b.token_in == TokenIn::Rocc;
+    // Values the first slot brings in: the block's input ports, and the command's fields
+    // (the function's arguments) when this block takes the command.
+    let mut entering: Vec<String> = b.inputs.iter().map(|p| p.value.clone()).collect();
+    if takes_command {
+        entering.extend(seg.values.args.iter().cloned());
+    }
+    // Where each value becomes available: (slot, op index); entering values at the first slot.
     let mut avail: BTreeMap<String, (i64, usize)> = BTreeMap::new();
-    for p in &b.inputs {
-        avail.insert(p.value.clone(), (first, 0));
+    for v in &entering {
+        avail.insert(v.clone(), (first, 0));
     }
     // Cross-slot FIFOs: (value, consumer slot) → fifo; per producer slot the enqueues.
     let mut xslot: BTreeMap<(String, i64), String> = BTreeMap::new();
@@ -288,7 +327,13 @@ fn basic_rules(
     let mut pair_count: BTreeMap<(i64, i64), usize> = BTreeMap::new();
     for (i, op) in ops.iter().enumerate() {
         let s = slot_of[i];
-        for o in &op.operands {
+        // `aps.readrf`'s operand names a register of the command, not a value.
+        let operands = if op.name == "aps.readrf" {
+            &[][..]
+        } else {
+            &op.operands[..]
+        };
+        for o in operands {
             let v = super::segment::operand_name(o);
             if seg.values.is_virtual(&v) {
                 continue;
@@ -296,11 +341,11 @@ fn basic_rules(
             let Some(&(p, at)) = avail.get(&v) else {
                 return Err(Diagnostic::error(
                     o.span,
-                    format!("value `{v}` is not available in block `{}`", b.name),
+                    format!("value `{v}` is not defined before this use"),
                 ));
             };
-            let from_input = b.inputs.iter().any(|x| x.value == v);
-            if p > s || (p == s && !from_input && at >= i) {
+            let entered = entering.contains(&v);
+            if p > s || (p == s && !entered && at >= i) {
                 return Err(Diagnostic::error(
                     o.span,
                     format!("value `{v}` is used in slot {s} before it is produced (slot {p})"),
@@ -332,6 +377,26 @@ fn basic_rules(
                     cx.b.call(f, "enq", vec![x]);
                 }
             }
+            if takes_command {
+                // Command fields used later in this block or by later blocks.
+                for a in &seg.values.args {
+                    let later = produce.get(&(a.clone(), s)).into_iter().flatten();
+                    let outs = b.outputs.iter().filter(|p| &p.value == a).map(|p| &p.fifo);
+                    let fifos: Vec<&String> = later.chain(outs).collect();
+                    if fifos.is_empty() {
+                        continue;
+                    }
+                    let x = cx.command_value(a).ok_or_else(|| {
+                        Diagnostic::error(
+                            seg.span,
+                            format!("argument `{a}` is not a register field (rs1, rs2, rd)"),
+                        )
+                    })?;
+                    for f in fifos {
+                        cx.b.call(f, "enq", vec![x]);
+                    }
+                }
+            }
         } else {
             cx.b.call_value(
                 &format!("{}_token_fifo_s{}", b.name, slot_list[n - 1]),
@@ -341,18 +406,22 @@ fn basic_rules(
             );
         }
         for (i, op) in ops.iter().enumerate().filter(|(i, _)| slot_of[*i] == s) {
-            for o in &op.operands {
-                let v = super::segment::operand_name(o);
-                if cx.local.contains_key(&v) {
-                    continue;
-                }
-                if let Some(f) = xslot.get(&(v.clone(), s)) {
-                    let w = cx.width(&v);
-                    let x = cx.b.call_value(f, "deq", vec![], w);
-                    cx.local.insert(v, x);
+            if op.name != "aps.readrf" {
+                for o in &op.operands {
+                    let v = super::segment::operand_name(o);
+                    if cx.local.contains_key(&v) {
+                        continue;
+                    }
+                    if let Some(f) = xslot.get(&(v.clone(), s)) {
+                        let w = cx.width(&v);
+                        let x = cx.b.call_value(f, "deq", vec![], w);
+                        cx.local.insert(v, x);
+                    } else if n == 0 && takes_command && seg.values.arg_field(&v).is_some() {
+                        cx.command_value(&v);
+                    }
                 }
             }
-            ops::generate(&mut cx, op, n == 0 && b.token_in == TokenIn::Rocc)?;
+            ops::generate(&mut cx, op, n == 0 && takes_command)?;
             for r in super::segment::result_names(op) {
                 let Some(&x) = cx.local.get(&r) else { continue };
                 for f in produce.get(&(r.clone(), s)).into_iter().flatten() {
@@ -371,7 +440,7 @@ fn basic_rules(
             out.fifo(&f, 1);
             cx.give_token(&Some(f));
         }
-        out.rule(format!("{}_slot_{s}_rule", b.name), &b.name, cx.b);
+        out.rule(format!("{}_slot_{s}_rule", b.name), &b.name, cx);
     }
     for (i, &a) in slot_list.iter().enumerate() {
         for &later in &slot_list[i + 1..] {
@@ -379,6 +448,58 @@ fn basic_rules(
                 format!("{}_slot_{later}_rule", b.name),
                 format!("{}_slot_{a}_rule", b.name),
             ));
+        }
+    }
+    Ok(())
+}
+
+/// Same-slot hazards: within one slot (one rule) reads see the state before the slot, so a
+/// load after a store of the same bank or global register (read after write) would read
+/// the old value where program order says the new one, and two stores (write after write)
+/// cannot both happen. Both are errors, shown at the second access with a note at the
+/// store. CPU-memory accesses are checked when they happen (addresses are run-time values).
+fn check_hazards(seg: &Segmentation, ops: &[Operation], slot_of: &[i64]) -> Result<(), Diagnostic> {
+    // Per slot: stored target → the store's span.
+    let mut stored: BTreeMap<(i64, String), Span> = BTreeMap::new();
+    for (op, &s) in ops.iter().zip(slot_of) {
+        let bank = |i: usize| {
+            op.operands
+                .get(i)
+                .and_then(|o| seg.values.globals.get(&super::segment::operand_name(o)))
+                .cloned()
+        };
+        let (target, is_store) = match op.name.as_str() {
+            "aps.memstore" => (bank(1), true),
+            "aps.memload" | "aps.spm.load_req" => (bank(0), false),
+            "aps.globalstore" => (ops::global_symbol(op).ok(), true),
+            "aps.globalload" => (ops::global_symbol(op).ok(), false),
+            _ => (None, false),
+        };
+        let Some(t) = target else { continue };
+        let what = if op.name.starts_with("aps.global") {
+            "global register"
+        } else {
+            "bank"
+        };
+        if let Some(first) = stored.get(&(s, t.clone())) {
+            let kind = if is_store {
+                "two stores to"
+            } else {
+                "a load after a store of"
+            };
+            let why = if is_store {
+                "only one write per slot can happen"
+            } else {
+                "the load would read the value before the store"
+            };
+            return Err(Diagnostic::error(
+                op.span,
+                format!("hazard in slot {s}: {kind} {what} `@{t}` in the same slot ({why})"),
+            )
+            .with_related(*first, format!("the store in slot {s} is here")));
+        }
+        if is_store {
+            stored.insert((s, t), op.span);
         }
     }
     Ok(())
@@ -432,6 +553,19 @@ fn loop_rules(
         bound.push(cx.fit(x, from, w));
     }
     let (lb, ub, step) = (bound[0], bound[1], bound[2]);
+    if !seg.values.consts.contains_key(&info.step) {
+        // A step known only at run time: 0 would never end the loop.
+        let fault = format!("{l}_step_zero");
+        out.instances.push(Instance {
+            name: fault.clone(),
+            kind: InstanceKind::Fault {
+                message: "loop step is 0 at run time: the loop would never end".into(),
+            },
+        });
+        let zero = cx.b.konst(0, w);
+        let is_zero = cx.b.prim(PrimOp::Eq, vec![step, zero], 1);
+        cx.b.if_else(is_zero, |bb| bb.call(&fault, "raise", vec![]), |_| {});
+    }
     cx.b.call(&cur_r, "write", vec![lb]);
     cx.b.call(&ub_r, "write", vec![ub]);
     cx.b.call(&step_r, "write", vec![step]);
@@ -450,7 +584,7 @@ fn loop_rules(
     first_vals.extend(inits.iter().copied());
     first_vals.extend(live_vals.iter().copied());
     emit_branch(&mut cx, go, body, &first_vals, &body_token, b, info, &inits);
-    out.rule(format!("{l}_entry_rule"), &b.name, cx.b);
+    out.rule(format!("{l}_entry_rule"), &b.name, cx);
     // Next.
     let mut cx = RuleCx::new(seg, ctx);
     if let Some(t) = &body.token_out {
@@ -486,7 +620,7 @@ fn loop_rules(
         |_| {},
     );
     emit_branch(&mut cx, go, body, &vals, &body_token, b, info, &ys);
-    out.rule(format!("{l}_next_rule"), &b.name, cx.b);
+    out.rule(format!("{l}_next_rule"), &b.name, cx);
     Ok(())
 }
 
@@ -602,7 +736,7 @@ fn if_rules(
             }
         },
     );
-    out.rule(format!("{}_dispatch_rule", b.name), &b.name, cx.b);
+    out.rule(format!("{}_dispatch_rule", b.name), &b.name, cx);
     for (cont, tag) in [(Some(then_c), "then"), (else_c, "else")] {
         let Some(cont) = cont else { continue };
         let mut cx = RuleCx::new(seg, ctx);
@@ -622,7 +756,7 @@ fn if_rules(
             }
         }
         cx.give_token(&b.token_out);
-        out.rule(format!("{}_{tag}_join_rule", b.name), &b.name, cx.b);
+        out.rule(format!("{}_{tag}_join_rule", b.name), &b.name, cx);
     }
     Ok(())
 }

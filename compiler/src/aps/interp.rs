@@ -5,8 +5,14 @@
 //! registers, byte-addressed CPU memory and the register-file response. Integer arithmetic
 //! wraps at the result width; signed predicates and `shrsi` are signed. `tor.for` runs
 //! `iv = lb; while (step < 0 ? iv >= ub : iv <= ub) { body; iv += step }` (inclusive upper
-//! bound, zero-trip when the condition fails at entry). Bursts move
-//! `roundUpPow2(elem_bytes × length)` bytes, cyclic bank layout from the memory map.
+//! bound, zero-trip when the condition fails at entry); a step of 0 is a run-time error.
+//! Bursts move `roundUpPow2(elem_bytes × length)` bytes, cyclic bank layout from the memory
+//! map.
+//!
+//! The schedule is consulted for one check: within one slot (same `starttime` in one run
+//! of a straight-line block) the hardware's reads see the memory before the slot, so a
+//! CPU-memory store followed by a load or store of the same word in that slot is a
+//! run-time error (a hazard), reported at the second access with a note at the store.
 
 use super::context::{DesignContext, type_width};
 use super::memory::{burst_log2, locate};
@@ -36,6 +42,11 @@ struct Machine<'a> {
     rs: [u32; 2],
     fuel: u64,
     bank_names: HashMap<String, String>,
+    /// Run of a straight-line block (a new one after every control-flow op) and the
+    /// current slot in it, with the CPU words stored in that slot.
+    segment: u64,
+    slot: Option<(u64, i128)>,
+    stored: HashMap<u32, crate::diag::Span>,
 }
 
 /// Run function `func` once with `rs1`/`rs2`; `max_steps` bounds the executed ops.
@@ -63,6 +74,9 @@ pub fn run(
         rs: [rs1, rs2],
         fuel: max_steps,
         bank_names: HashMap::new(),
+        segment: 0,
+        slot: None,
+        stored: HashMap::new(),
     };
     for (name, (v, w)) in &ctx.constants {
         m.env.insert(name.clone(), (*v, *w));
@@ -125,13 +139,44 @@ impl Machine<'_> {
     }
 
     fn exec_ops(&mut self, ops: &[Operation]) -> Result<Vec<(u128, u32)>, Diagnostic> {
+        self.segment += 1;
         for op in ops {
             if op.name == "tor.yield" {
                 return (0..op.operands.len()).map(|i| self.get(op, i)).collect();
             }
+            if let Some(t) = op.attr("starttime").and_then(Attribute::as_int) {
+                let key = (self.segment, t);
+                if self.slot != Some(key) {
+                    self.slot = Some(key);
+                    self.stored.clear();
+                }
+            }
             self.exec(op)?;
+            if matches!(op.name.as_str(), "tor.for" | "tor.if") {
+                self.segment += 1;
+            }
         }
         Ok(Vec::new())
+    }
+
+    /// A CPU-memory access of word `addr` in the current slot; a store first records it.
+    fn cpu_access(&mut self, op: &Operation, addr: u32, store: bool) -> Result<(), Diagnostic> {
+        let word = addr & !3;
+        if let Some(first) = self.stored.get(&word) {
+            let what = if store { "stored again" } else { "loaded" };
+            return Err(err(
+                op,
+                format!(
+                    "CPU-memory hazard: word {word:#x} is stored and then {what} in the same slot (the {} would not see the store)",
+                    if store { "second store" } else { "load" }
+                ),
+            )
+            .with_related(*first, "the store is here"));
+        }
+        if store {
+            self.stored.insert(word, op.span);
+        }
+        Ok(())
     }
 
     fn exec(&mut self, op: &Operation) -> Result<(), Diagnostic> {
@@ -271,6 +316,7 @@ impl Machine<'_> {
             "aps.itfc.burst_load_req" | "aps.itfc.burst_store_req" => self.burst(op)?,
             "aps.itfc.load_req" => {
                 let (a, _) = self.get(op, 1)?;
+                self.cpu_access(op, a as u32, false)?;
                 let v = read_word(&self.cpu_mem, a as u32);
                 if let Some(n) = result_names(op).first() {
                     self.env.insert(n.clone(), (v as u128, 32));
@@ -279,6 +325,7 @@ impl Machine<'_> {
             "aps.itfc.store_req" => {
                 let (v, _) = self.get(op, 0)?;
                 let (a, _) = self.get(op, 2)?;
+                self.cpu_access(op, a as u32, true)?;
                 write_word(&mut self.cpu_mem, a as u32, v as u32);
             }
             "aps.globalload" => {
@@ -353,6 +400,12 @@ impl Machine<'_> {
                 sext(i, w) <= sext(ub, w)
             }
         };
+        if step == 0 {
+            return Err(err(
+                op,
+                "loop step is 0 at run time: the loop would never end",
+            ));
+        }
         let mut i = lb;
         while go(i) {
             if self.fuel == 0 {

@@ -29,7 +29,7 @@ pub use context::{DesignContext, design_context, function_named, functions};
 pub use handlers::{BlockRules, handle_block};
 pub use segment::{BlockId, Segmentation, segment_function};
 
-use crate::diag::Diagnostic;
+use crate::diag::{Diagnostic, Span};
 use crate::mlir::ast::{ModuleAst, Operation};
 use crate::rules::{self, Circuit};
 
@@ -42,22 +42,22 @@ pub fn assemble(ctx: &DesignContext, seg: &Segmentation, blocks: &[BlockRules]) 
 fn assemble_owned(ctx: &DesignContext, seg: &Segmentation, blocks: Vec<BlockRules>) -> Circuit {
     let shared = ctx.shared_instances();
     // Sized up front: these vectors are large, and growing them re-copies them.
-    let instances = shared.len()
-        + 1
-        + seg.fifos.len()
-        + blocks.iter().map(|b| b.instances.len()).sum::<usize>();
+    let instances =
+        shared.len() + seg.fifos.len() + blocks.iter().map(|b| b.instances.len()).sum::<usize>();
     let rule_count = blocks.iter().map(|b| b.rules.len()).sum::<usize>();
     let mut c = Circuit {
         name: seg.func.clone(),
+        instructions: Vec::with_capacity(1),
         instances: Vec::with_capacity(instances),
         rules: Vec::with_capacity(rule_count),
         precedence: Vec::with_capacity(blocks.iter().map(|b| b.precedence.len()).sum()),
         schedule: Vec::with_capacity(rule_count),
     };
     c.instances.extend(shared);
-    c.instances.push(rules::Instance {
-        name: seg.reg_rd.clone(),
-        kind: rules::InstanceKind::Reg { width: 5, init: 0 },
+    c.instructions.push(rules::Instruction {
+        function: seg.func.clone(),
+        opcode: seg.opcode,
+        funct7: seg.funct7,
     });
     for f in &seg.fifos {
         c.instances.push(rules::Instance {
@@ -89,13 +89,70 @@ pub fn build_function(ctx: &DesignContext, func: &Operation) -> Result<Circuit, 
     Ok(assemble_owned(ctx, &seg, blocks))
 }
 
-/// The whole flow for a module: one circuit per function, in source order.
+/// The whole flow for a module: one circuit per function, in source order. Two functions
+/// with one instruction identity are an error (see [`identity_diagnostics`]).
 pub fn build_module(module: &ModuleAst) -> Result<Vec<Circuit>, Diagnostic> {
     let ctx = design_context(module)?;
-    functions(module)
+    let circuits: Vec<Circuit> = functions(module)
         .into_iter()
         .map(|f| build_function(&ctx, f))
+        .collect::<Result<_, _>>()?;
+    let spans: Vec<Span> = functions(module).iter().map(|f| f.span).collect();
+    let ids = instruction_spans(&circuits, &spans);
+    if let Some(e) = identity_diagnostics(&ids)
+        .into_iter()
+        .find(|d| d.is_error())
+    {
+        return Err(e);
+    }
+    Ok(circuits)
+}
+
+/// Each circuit's instructions with the span of its function.
+fn instruction_spans(circuits: &[Circuit], spans: &[Span]) -> Vec<(rules::Instruction, Span)> {
+    circuits
+        .iter()
+        .zip(spans)
+        .flat_map(|(c, s)| c.instructions.iter().map(move |i| (i.clone(), *s)))
         .collect()
+}
+
+/// Checks of the instruction identities of a design, in source order: a second function
+/// with the `(opcode, funct7)` of an earlier one is an error at the second, with a note at
+/// the first (they would share the command route and every name); an opcode outside the
+/// custom opcodes (custom-0..3: 0x0b, 0x2b, 0x5b, 0x7b) is a warning, as no standard
+/// RISC-V core hands such an instruction to a RoCC accelerator.
+pub fn identity_diagnostics(functions: &[(rules::Instruction, Span)]) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    let mut seen: std::collections::HashMap<(u32, u32), (&str, Span)> =
+        std::collections::HashMap::with_capacity(functions.len());
+    for (i, span) in functions {
+        if !rules::CUSTOM_OPCODES.contains(&i.opcode) {
+            out.push(Diagnostic::warning(
+                *span,
+                format!(
+                    "function `@{}`: opcode {:#04x} is not a custom opcode (custom-0..3: 0x0b, 0x2b, 0x5b, 0x7b)",
+                    i.function, i.opcode
+                ),
+            ));
+        }
+        match seen.get(&(i.opcode, i.funct7)) {
+            Some((first, at)) => out.push(
+                Diagnostic::error(
+                    *span,
+                    format!(
+                        "functions `@{first}` and `@{}` have the same instruction identity (opcode {:#04x}, funct7 {})",
+                        i.function, i.opcode, i.funct7
+                    ),
+                )
+                .with_related(*at, format!("`@{first}` is defined here")),
+            ),
+            None => {
+                seen.insert((i.opcode, i.funct7), (&i.function, *span));
+            }
+        }
+    }
+    out
 }
 
 /// All functions merged into one circuit (shared instances once), as `kiln build` writes it.
@@ -103,6 +160,7 @@ pub fn build_file_circuit(name: &str, circuits: Vec<Circuit>) -> Circuit {
     let count = |f: fn(&Circuit) -> usize| circuits.iter().map(f).sum::<usize>();
     let mut all = Circuit {
         name: name.to_string(),
+        instructions: Vec::with_capacity(count(|c| c.instructions.len())),
         instances: Vec::with_capacity(count(|c| c.instances.len())),
         rules: Vec::with_capacity(count(|c| c.rules.len())),
         precedence: Vec::with_capacity(count(|c| c.precedence.len())),
@@ -116,6 +174,7 @@ pub fn build_file_circuit(name: &str, circuits: Vec<Circuit>) -> Circuit {
             .into_iter()
             .filter(|i| known.insert(i.name.clone()));
         all.instances.extend(fresh);
+        all.instructions.extend(c.instructions);
         all.rules.extend(c.rules);
         all.precedence.extend(c.precedence);
         all.schedule.extend(c.schedule);

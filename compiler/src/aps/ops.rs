@@ -120,6 +120,14 @@ fn binary(cx: &mut RuleCx, op: &Operation, p: PrimOp) -> Result<(), Diagnostic> 
     Ok(())
 }
 
+/// Operand `i` as an address of `bank` ([`crate::rules::bank_addr_width`] bits: the bank
+/// ignores higher bits).
+fn bank_addr(cx: &mut RuleCx, op: &Operation, i: usize, bank: &str) -> Result<Var, Diagnostic> {
+    let (x, w) = operand(cx, op, i)?;
+    let depth = cx.ctx.globals.get(bank).map_or(1, |g| g.depth()) as u32;
+    Ok(cx.fit(x, w, crate::rules::bank_addr_width(depth)))
+}
+
 /// The constant value of operand `i` (burst lengths must be constants).
 fn const_operand(cx: &RuleCx, op: &Operation, i: usize) -> Result<u128, Diagnostic> {
     let o = op.operands.get(i).ok_or_else(|| {
@@ -151,10 +159,19 @@ fn burst_args(
     }
     let eb = cx.ctx.elem_bytes(&entry);
     let length = const_operand(cx, op, len)?;
+    let len_span = op.operands.get(len).map_or(op.span, |o| o.span);
+    if length == 0 {
+        return Err(Diagnostic::error(
+            len_span,
+            "burst length is 0: a burst moves at least one element",
+        ));
+    }
     let log = burst_log2(eb, length as u64).ok_or_else(|| {
         Diagnostic::error(
-            op.span,
-            "burst length does not fit the 4-bit DMA size field",
+            len_span,
+            format!(
+                "burst of {length} elements of {eb} bytes does not fit the 4-bit DMA size field (at most 32768 bytes)"
+            ),
         )
     })?;
     let (c, wc) = operand(cx, op, cpu)?;
@@ -272,6 +289,15 @@ pub(crate) fn generate(cx: &mut RuleCx, op: &Operation, _first: bool) -> Result<
             Ok(())
         }
         "aps.writerf" => {
+            let reg = op.operands.first().ok_or_else(|| {
+                Diagnostic::error(op.span, "`aps.writerf` needs a register operand")
+            })?;
+            if cx.seg.values.arg_field(&operand_name(reg)) != Some("rd") {
+                return Err(Diagnostic::error(
+                    reg.span,
+                    "`aps.writerf` writes the instruction's rd: the function's third argument",
+                ));
+            }
             let (v, wv) = operand(cx, op, 1)?;
             if wv > 32 {
                 return Err(mismatch(
@@ -280,13 +306,14 @@ pub(crate) fn generate(cx: &mut RuleCx, op: &Operation, _first: bool) -> Result<
                 ));
             }
             let v32 = cx.fit(v, wv, 32);
-            let rd = cx.b.call_value(&cx.seg.reg_rd.clone(), "read", vec![], 5);
+            let (rd, wrd) = operand(cx, op, 0)?;
+            let rd = cx.fit(rd, wrd, 5);
             cx.b.call("rocc_adapter", "resp_from_user", vec![rd, v32]);
             Ok(())
         }
         "aps.memload" | "aps.spm.load_req" => {
             let bank = bank_of(cx, op, 0)?;
-            let (i, _) = operand(cx, op, 1)?;
+            let i = bank_addr(cx, op, 1, &bank)?;
             let bw = cx.ctx.globals.get(&bank).map(|g| g.width).unwrap_or(32);
             if op.name == "aps.memload" {
                 let w = result_width(op)?;
@@ -322,7 +349,7 @@ pub(crate) fn generate(cx: &mut RuleCx, op: &Operation, _first: bool) -> Result<
         "aps.memstore" => {
             let (v, wv) = operand(cx, op, 0)?;
             let bank = bank_of(cx, op, 1)?;
-            let (i, _) = operand(cx, op, 2)?;
+            let i = bank_addr(cx, op, 2, &bank)?;
             let bw = cx.ctx.globals.get(&bank).map(|g| g.width).unwrap_or(32);
             if wv != bw {
                 return Err(mismatch(

@@ -12,6 +12,12 @@
 //! starts the first sub-block. `tor.yield` values leave through exit FIFOs named by the
 //! parent. The function body is the top container: its first block starts on a RoCC command.
 //!
+//! The function's arguments are the command's register fields (`%arg0` rs1, `%arg1` rs2,
+//! `%arg2` rd): values produced where the command is taken (the first block's first slot,
+//! or `<P>start_rule` when the body starts with a loop or `if`) and carried like any other
+//! value, so the response's `rd` travels with its command. `aps.readrf %argK` reads the
+//! register's *data* from the command and does not use the argument as a value.
+//!
 //! Every [`BlockInfo`] carries what its handler needs (ops, ports, token FIFOs, names), so
 //! [`crate::aps::handle_block`] runs from one block alone.
 
@@ -69,6 +75,16 @@ pub struct Distribution {
     pub routes: Vec<Vec<String>>,
 }
 
+/// The rule that takes the RoCC command when the function's first block cannot (it is a
+/// loop or an `if`): it starts that block and sends the command's argument values where
+/// they are used.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Start {
+    pub rule: String,
+    pub token_fifo: String,
+    pub outputs: Vec<Port>,
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Container {
     pub prefix: String,
@@ -78,8 +94,8 @@ pub struct Container {
     pub inputs: Vec<Port>,
     pub dist: Option<Distribution>,
     pub exits: Vec<Exit>,
-    /// `(rule, token fifo)` when the function's first block cannot take the command itself.
-    pub start: Option<(String, String)>,
+    /// When the function's first block cannot take the command itself.
+    pub start: Option<Start>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -135,7 +151,7 @@ pub struct ValueTable {
     pub consts: BTreeMap<String, (u128, u32)>,
     /// `memref.get_global` results → global symbol.
     pub globals: BTreeMap<String, String>,
-    /// Function arguments (register indices), in order.
+    /// Function arguments (register indices: rs1, rs2, rd), in order.
     pub args: Vec<String>,
     /// `aps.spm.load_req` tokens → bank symbol.
     pub req_banks: BTreeMap<String, String>,
@@ -145,19 +161,26 @@ impl ValueTable {
     pub fn is_virtual(&self, v: &str) -> bool {
         self.consts.contains_key(v)
             || self.globals.contains_key(v)
-            || self.args.iter().any(|a| a == v)
             || self.widths.get(v).is_some_and(|w| *w == 0)
+    }
+
+    /// The command field argument `v` stands for (`rs1`, `rs2`, `rd`), if it is one.
+    pub fn arg_field(&self, v: &str) -> Option<&'static str> {
+        let k = self.args.iter().position(|a| a == v)?;
+        ["rs1", "rs2", "rd"].get(k).copied()
     }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Segmentation {
     pub func: String,
-    /// `inst<opcode>_`, added once at the outermost level.
+    /// The `tor.func` (for diagnostics about the function as a whole).
+    pub span: Span,
+    /// `inst<id>_` with `id` = [`crate::rules::Instruction::id`], added once at the
+    /// outermost level.
     pub prefix: String,
     pub opcode: u32,
     pub funct7: u32,
-    pub reg_rd: String,
     pub blocks: Vec<BlockInfo>,
     pub edges: Vec<CrossBlockEdge>,
     /// Every cross-block data and token FIFO (block-internal ones belong to the handlers).
@@ -206,7 +229,10 @@ pub fn block_free_uses(block: &crate::mlir::ast::Block) -> BTreeSet<String> {
 }
 
 fn collect(op: &Operation, defined: &mut BTreeSet<String>, used: &mut BTreeSet<String>) {
-    used.extend(op.operands.iter().map(operand_name));
+    // `aps.readrf %argK` reads register K's data from the command: no value use.
+    if op.name != "aps.readrf" {
+        used.extend(op.operands.iter().map(operand_name));
+    }
     for s in &op.successors {
         used.extend(s.args.iter().map(operand_name));
     }
@@ -266,26 +292,42 @@ pub fn segment_function(ctx: &DesignContext, func: &Operation) -> Result<Segment
         )
     })?;
     let funct7 = int_attr(func, "funct7").unwrap_or(0);
+    if !(0..128).contains(&opcode) || !(0..128).contains(&funct7) {
+        return Err(Diagnostic::error(
+            func.span,
+            format!(
+                "function `@{name}`: opcode {opcode} / funct7 {funct7} is not a RISC-V instruction identity (both are 7-bit fields)"
+            ),
+        ));
+    }
     let entry = func
         .regions
         .first()
         .and_then(|r| r.blocks.first())
         .ok_or_else(|| Diagnostic::error(func.span, "`tor.func` without a body"))?;
-    let prefix = format!("inst{opcode}_");
+    let prefix = format!(
+        "inst{}_",
+        crate::rules::Instruction::id(opcode as u32, funct7 as u32)
+    );
     let mut values = ValueTable {
         consts: ctx.constants.clone(),
         args: entry.args.iter().map(|a| a.name.to_string()).collect(),
         ..ValueTable::default()
     };
+    for a in &entry.args {
+        values
+            .widths
+            .insert(a.name.to_string(), type_width(&a.ty).max(1));
+    }
     for op in &entry.ops {
         scan_values(op, &mut values)?;
     }
     let seg = Segmentation {
         func: name,
+        span: func.span,
         prefix: prefix.clone(),
         opcode: opcode as u32,
         funct7: funct7 as u32,
-        reg_rd: format!("reg_rd_{opcode}"),
         blocks: Vec::new(),
         edges: Vec::new(),
         fifos: Vec::new(),
@@ -383,6 +425,33 @@ impl Builder {
         });
     }
 
+    /// Declare `fifo` carrying `v` into block `to` (from block `from`, or from outside the
+    /// container): the FIFO, the edge and the consumer's input port; returns the port.
+    fn carry(
+        &mut self,
+        v: &str,
+        width: u32,
+        fifo: String,
+        from: Option<BlockId>,
+        to: BlockId,
+        inputs: &mut Vec<Port>,
+    ) -> Port {
+        self.fifo(&fifo, width);
+        self.seg.edges.push(CrossBlockEdge {
+            value: v.to_string(),
+            from,
+            to: Some(to),
+            fifo: fifo.clone(),
+        });
+        let port = Port {
+            value: v.to_string(),
+            fifo,
+            width,
+        };
+        inputs.push(port.clone());
+        port
+    }
+
     fn width(&self, v: &str) -> u32 {
         self.seg.values.widths.get(v).copied().unwrap_or(32).max(1)
     }
@@ -446,54 +515,55 @@ impl Builder {
         let mut block_out: Vec<Vec<Port>> = vec![Vec::new(); pieces.len()];
         let mut pair_count: BTreeMap<(usize, usize), usize> = BTreeMap::new();
         let mut dist_count: BTreeMap<usize, usize> = BTreeMap::new();
+        // The top container's values of the command (the function's arguments) are defined
+        // where the command is taken: block 0 when it is straight-line, else the start rule.
+        let at_command = token_in == TokenIn::Rocc;
+        let first_basic = matches!(pieces.first(), Some(Piece::Basic(_)));
+        let mut start_outputs: Vec<Port> = Vec::new();
+        let mut start_count: BTreeMap<usize, usize> = BTreeMap::new();
         for (j, used) in uses.iter().enumerate() {
             for v in used {
                 let width = self.width(v);
-                if let Some(&i) = def_of.get(v) {
+                let command_value = at_command && self.seg.values.arg_field(v).is_some();
+                if command_value && !def_of.contains_key(v) && !first_basic {
+                    let k = start_count.entry(j).or_default();
+                    let fifo = format!("{prefix}fifo_start_b{j}_v{k}");
+                    *k += 1;
+                    let port = self.carry(v, width, fifo, None, ids[j], &mut block_in[j]);
+                    start_outputs.push(port);
+                    continue;
+                }
+                let def = def_of
+                    .get(v)
+                    .copied()
+                    .or_else(|| command_value.then_some(0));
+                if let Some(i) = def {
                     if i >= j {
                         continue;
                     }
                     let k = pair_count.entry((i, j)).or_default();
                     let fifo = format!("{prefix}fifo_b{i}_b{j}_v{k}");
                     *k += 1;
-                    self.fifo(&fifo, width);
-                    self.seg.edges.push(CrossBlockEdge {
-                        value: v.clone(),
-                        from: Some(ids[i]),
-                        to: Some(ids[j]),
-                        fifo: fifo.clone(),
-                    });
-                    block_out[i].push(Port {
-                        value: v.clone(),
-                        fifo: fifo.clone(),
-                        width,
-                    });
-                    block_in[j].push(Port {
-                        value: v.clone(),
-                        fifo,
-                        width,
-                    });
+                    let port = self.carry(v, width, fifo, Some(ids[i]), ids[j], &mut block_in[j]);
+                    block_out[i].push(port);
                 } else if let Some(&x) = input_index.get(v) {
                     let k = dist_count.entry(j).or_default();
                     let fifo = format!("{prefix}dist_to_block{j}_fifo_v{k}");
                     *k += 1;
-                    self.fifo(&fifo, width);
-                    self.seg.edges.push(CrossBlockEdge {
-                        value: v.clone(),
-                        from: None,
-                        to: Some(ids[j]),
-                        fifo: fifo.clone(),
-                    });
-                    routes[x].push(fifo.clone());
-                    block_in[j].push(Port {
-                        value: v.clone(),
-                        fifo,
-                        width,
-                    });
+                    let port = self.carry(v, width, fifo, None, ids[j], &mut block_in[j]);
+                    routes[x].push(port.fifo);
                 } else {
+                    let list: &[&Operation] = match &pieces[j] {
+                        Piece::Basic(ops) => ops,
+                        Piece::Ctl(op) => std::slice::from_ref(op),
+                    };
+                    let at = list
+                        .iter()
+                        .find_map(|op| use_span(op, v))
+                        .unwrap_or(names[j].1);
                     return Err(Diagnostic::error(
-                        names[j].1,
-                        format!("value `{v}` is not available in block `{}`", names[j].0),
+                        at,
+                        format!("value `{v}` is not defined before this use"),
                     ));
                 }
             }
@@ -552,7 +622,11 @@ impl Builder {
             let fifo = format!("{prefix}start_token_fifo");
             self.fifo(&fifo, 1);
             first_token = TokenIn::Fifo(fifo.clone());
-            start = Some((format!("{prefix}start_rule"), fifo));
+            start = Some(Start {
+                rule: format!("{prefix}start_rule"),
+                token_fifo: fifo,
+                outputs: start_outputs,
+            });
         }
         for (n, piece) in pieces.iter().enumerate() {
             let tin = if n == 0 {
@@ -688,6 +762,15 @@ impl Builder {
             &yields,
             &|k| format!("{ln}_yield_fifo_{k}"),
         )?;
+        let step = &op.operands[2];
+        if let Some((v, w)) = self.seg.values.consts.get(&operand_name(step))
+            && crate::rules::mask(*v, (*w).min(type_width(&iv.ty).max(1))) == 0
+        {
+            return Err(Diagnostic::error(
+                step.span,
+                "loop step is 0: the loop would never end",
+            ));
+        }
         let info = LoopInfo {
             loop_name,
             iv: iv.name.to_string(),
@@ -768,6 +851,20 @@ impl Builder {
             results,
         })
     }
+}
+
+/// The span of the first use of value `v` in `op` (operands, then nested regions).
+fn use_span(op: &Operation, v: &str) -> Option<Span> {
+    if op.name != "aps.readrf"
+        && let Some(o) = op.operands.iter().find(|o| operand_name(o) == v)
+    {
+        return Some(o.span);
+    }
+    op.regions
+        .iter()
+        .flat_map(|r| &r.blocks)
+        .flat_map(|b| &b.ops)
+        .find_map(|inner| use_span(inner, v))
 }
 
 fn yield_values(block: &crate::mlir::ast::Block) -> Vec<(String, Span)> {

@@ -77,6 +77,17 @@ pub fn cpu_memory(seed: u64) -> std::collections::BTreeMap<u32, u8> {
     mem
 }
 
+/// The most functions one design holds: 4 custom opcodes × 128 `funct7` values.
+pub const MAX_FUNCTIONS: usize = 4 * 128;
+
+/// The instruction identity `(opcode, funct7)` of generated function `n`: funct7 `n % 128`
+/// under custom-1 (0x2b), then custom-0, custom-2, custom-3 (every 128 functions). Beyond
+/// [`MAX_FUNCTIONS`] identities repeat (and the build reports it).
+pub fn identity(n: usize) -> (u32, u32) {
+    const ORDER: [u32; 4] = [0x2b, 0x0b, 0x5b, 0x7b];
+    (ORDER[(n / 128) % 4], (n % 128) as u32)
+}
+
 /// A module with `functions` functions, fully determined by `seed`.
 pub fn generate(functions: usize, seed: u64) -> String {
     let mut g = Gen {
@@ -170,9 +181,9 @@ impl Gen {
     }
 
     fn function(&mut self, n: usize) {
+        let (opcode, funct7) = identity(n);
         let l = format!(
-            "tor.func @f{n}(%arg0: i5, %arg1: i5, %arg2: i5, ...) attributes {{funct7 = 0 : i32, opcode = {} : i32, scheduled = true}} {{",
-            43 + n
+            "tor.func @f{n}(%arg0: i5, %arg1: i5, %arg2: i5, ...) attributes {{funct7 = {funct7} : i32, opcode = {opcode} : i32, scheduled = true}} {{"
         );
         self.line(&l);
         self.ind += 1;

@@ -16,6 +16,7 @@
 use super::{Outcome, OutputKind, Piece};
 use crate::aps::{self, DesignContext};
 use crate::diag::{Diagnostic, Span};
+use crate::limits::Limits;
 use crate::mlir::ast::Operation;
 use crate::mlir::items::Item;
 use crate::mlir::split::split_functions;
@@ -24,14 +25,14 @@ use std::borrow::Cow;
 
 /// Design-level facts from a design context's text (the file with its functions cut out);
 /// an error's span is in that text (see [`crate::mlir::split::Split::to_file`]).
-pub fn design_context(context: &str) -> Result<DesignContext, Diagnostic> {
-    let module = crate::mlir::parse(context)?;
+pub fn design_context(context: &str, limits: &Limits) -> Result<DesignContext, Diagnostic> {
+    let module = crate::mlir::parse_with(context, limits)?;
     aps::design_context(&module)
 }
 
 /// A function item parsed on its own: spans relative to its first byte.
-pub fn parse_function(text: &str) -> Result<Operation, Diagnostic> {
-    let module = crate::mlir::parse(text)?;
+pub fn parse_function(text: &str, limits: &Limits) -> Result<Operation, Diagnostic> {
+    let module = crate::mlir::parse_with(text, limits)?;
     module
         .ops
         .into_iter()
@@ -59,6 +60,7 @@ pub fn emit(circuit: &Circuit) -> Emitted {
     Emitted {
         frame: Circuit {
             name: circuit.name.clone(),
+            instructions: circuit.instructions.clone(),
             instances: circuit.instances.clone(),
             rules: Vec::new(),
             precedence: circuit.precedence.clone(),
@@ -72,8 +74,8 @@ pub fn emit(circuit: &Circuit) -> Emitted {
 /// A function item's circuit: parsed, segmented, each block handled, assembled (the steps a
 /// daemon caches one by one: [`parse_function`], [`aps::segment_function`],
 /// [`aps::handle_block`], [`aps::assemble`]).
-pub fn circuit(ctx: &DesignContext, text: &str) -> Result<Circuit, Diagnostic> {
-    aps::build_function(ctx, &parse_function(text)?)
+pub fn circuit(ctx: &DesignContext, text: &str, limits: &Limits) -> Result<Circuit, Diagnostic> {
+    aps::build_function(ctx, &parse_function(text, limits)?)
 }
 
 /// What an APS file's outputs hold besides its functions' rules: the CMT2 header and
@@ -93,7 +95,7 @@ impl Frame {
         let (json_head, json_tail) = rules::emit::json_head_tail(&merged);
         Frame {
             cmt2_header: rules::emit::cmt2_header(stem, &merged.instances),
-            cmt2_footer: rules::emit::cmt2_footer(&merged.precedence),
+            cmt2_footer: rules::emit::cmt2_footer(&merged),
             json_head,
             json_tail,
         }
@@ -158,6 +160,23 @@ pub fn repeated_symbols(functions: &[Item]) -> Vec<Diagnostic> {
     out
 }
 
+/// The instruction identities of a file's functions checked
+/// ([`aps::identity_diagnostics`]), each function's at its item's text: a repeated
+/// identity is an error (the file's outputs are suppressed), an opcode outside the custom
+/// opcodes a warning. `functions`: each item with its circuit (or its circuit's frame).
+pub fn identities<'a>(
+    functions: impl IntoIterator<Item = (&'a Item, &'a Circuit)>,
+) -> Vec<Diagnostic> {
+    let ids: Vec<(rules::Instruction, Span)> = functions
+        .into_iter()
+        .flat_map(|(item, c)| {
+            let span = Span::new(item.offset, item.offset + item.text.len());
+            c.instructions.iter().map(move |i| (i.clone(), span))
+        })
+        .collect();
+    aps::identity_diagnostics(&ids)
+}
+
 /// A file's circuit: its functions' circuits merged (shared instances once), named after
 /// the file's stem. What the outputs describe.
 pub fn merge(stem: &str, circuits: Vec<Circuit>) -> Circuit {
@@ -171,10 +190,11 @@ pub fn sv(stem: &str, circuits: Vec<Circuit>) -> Result<String, Diagnostic> {
 
 /// The APS flow for one file (`stem` names the merged circuit): its two outputs, and its
 /// `<stem>.sv` too when `with_sv`. Functions are built on all cores (contiguous runs of
-/// them, outputs in source order): the fastest build of a whole file.
-pub fn build(text: &str, stem: &str, with_sv: bool) -> Outcome {
+/// them, outputs in source order): the fastest build of a whole file. Counts and widths
+/// in the text are checked against `limits`.
+pub fn build(text: &str, stem: &str, with_sv: bool, limits: &Limits) -> Outcome {
     let split = split_functions(text);
-    let ctx = match design_context(&split.context) {
+    let ctx = match design_context(&split.context, limits) {
         Ok(c) => c,
         Err(d) => return Outcome::failed(vec![split.to_file(d)]),
     };
@@ -183,7 +203,7 @@ pub fn build(text: &str, stem: &str, with_sv: bool) -> Outcome {
         return Outcome::failed(repeated);
     }
     let built = in_parallel(&split.functions, |item| {
-        let c = circuit(&ctx, &item.text).map_err(|d| d.shifted(item.offset as i64))?;
+        let c = circuit(&ctx, &item.text, limits).map_err(|d| d.shifted(item.offset as i64))?;
         let e = emit(&c);
         Ok((e, with_sv.then_some(c)))
     });
@@ -206,6 +226,10 @@ pub fn build(text: &str, stem: &str, with_sv: bool) -> Outcome {
     if !errors.is_empty() {
         return Outcome::failed(errors);
     }
+    let diagnostics = identities(split.functions.iter().zip(emitted.iter().map(|e| &e.frame)));
+    if diagnostics.iter().any(Diagnostic::is_error) {
+        return Outcome::failed(diagnostics);
+    }
     let bytes = |s: String| -> Piece { Cow::Owned(s.into_bytes()) };
     let (frames, pieces): (Vec<Circuit>, Vec<(Piece, Piece)>) = emitted
         .into_iter()
@@ -214,6 +238,7 @@ pub fn build(text: &str, stem: &str, with_sv: bool) -> Outcome {
     let frame = Frame::of(stem, frames);
     let mut outcome = Outcome {
         outputs: layout(frame.map(bytes), pieces, Cow::Borrowed(b",")),
+        diagnostics,
         ..Outcome::default()
     };
     if with_sv {

@@ -11,6 +11,7 @@
 use super::{Outcome, OutputKind, Piece, whole};
 use crate::diag::{Diagnostic, Located, Severity};
 use crate::handshake::{self, Circuit, Dialect, LibUnit, Naming, PathTable, UnitRef, aig_io};
+use crate::limits::Limits;
 use std::collections::BTreeMap;
 
 /// How a Handshake file is built.
@@ -20,6 +21,8 @@ pub struct Options {
     pub naming: Naming,
     /// A path-table override file: its path (as shown to the user) and text.
     pub path_table: Option<(String, String)>,
+    /// The counts and widths of the input are checked against these.
+    pub limits: Limits,
 }
 
 /// The analysed circuit, its marks and the library files they use.
@@ -40,7 +43,7 @@ pub enum FrontError {
 
 /// Phase 1: parse, analyse and mark the circuit (independent of the library's contents).
 pub fn front(text: &str, opts: &Options) -> Result<Front, FrontError> {
-    let module = crate::mlir::parse(text).map_err(FrontError::Input)?;
+    let module = crate::mlir::parse_with(text, &opts.limits).map_err(FrontError::Input)?;
     let func = handshake::find_func(&module.ops).map_err(FrontError::Input)?;
     let circuit = handshake::analyze(func, opts.naming).map_err(FrontError::Input)?;
     let table = match &opts.path_table {
@@ -48,7 +51,8 @@ pub fn front(text: &str, opts: &Options) -> Result<Front, FrontError> {
         Some((path, table)) => PathTable::with_overrides(table)
             .map_err(|d| FrontError::PathTable(Box::new(d.locate(path, table))))?,
     };
-    let marks = handshake::mark::mark_circuit(func, &circuit, &table).map_err(FrontError::Input)?;
+    let marks = handshake::mark::mark_circuit_with(func, &circuit, &table, &opts.limits)
+        .map_err(FrontError::Input)?;
     let library_paths = handshake::library_paths(&marks);
     Ok(Front {
         circuit,

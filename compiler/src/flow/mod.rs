@@ -196,6 +196,20 @@ impl<P> Outcome<P> {
             .find(|(k, _)| *k == kind)
             .map(|(_, p)| p.as_slice())
     }
+
+    /// Output `kind` as one text, if the flow produced it and it is UTF-8 (for tests and
+    /// tools: writers write the pieces as they are).
+    pub fn text(&self, kind: OutputKind) -> Option<String>
+    where
+        P: AsRef<[u8]>,
+    {
+        let pieces = self.output(kind)?;
+        let bytes: Vec<u8> = pieces
+            .iter()
+            .flat_map(|p| p.as_ref().iter().copied())
+            .collect();
+        String::from_utf8(bytes).ok()
+    }
 }
 
 /// One output as a single piece.

@@ -8,6 +8,7 @@
 use super::circuit::{Circuit, OpNode};
 use super::table::{PathTable, expand};
 use crate::diag::{Diagnostic, Span};
+use crate::limits::{Limit, Limits};
 use crate::mlir::ast::{Attribute, Operation};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -207,6 +208,16 @@ pub fn mark_circuit(
     circuit: &Circuit,
     table: &PathTable,
 ) -> Result<Vec<UnitRef>, Diagnostic> {
+    mark_circuit_with(func, circuit, table, &Limits::DEFAULT)
+}
+
+/// [`mark_circuit`] with the counts of the ops (buffer slots) checked against `limits`.
+pub fn mark_circuit_with(
+    func: &Operation,
+    circuit: &Circuit,
+    table: &PathTable,
+    limits: &Limits,
+) -> Result<Vec<UnitRef>, Diagnostic> {
     let body = func
         .regions
         .first()
@@ -218,7 +229,7 @@ pub fn mark_circuit(
         let op = body
             .get(i)
             .ok_or_else(|| Diagnostic::error(node.span, "op list does not match the function"))?;
-        marks.push(mark_op(i, node, op, table)?);
+        marks.push(mark_op(i, node, op, table, limits)?);
     }
     Ok(marks)
 }
@@ -228,6 +239,7 @@ fn mark_op(
     node: &OpNode,
     op: &Operation,
     table: &PathTable,
+    limits: &Limits,
 ) -> Result<UnitRef, Diagnostic> {
     let width_in = |k: usize| node.inputs.get(k).map_or(0, |p| p.ty.width);
     let width_out = |k: usize| node.outputs.get(k).map_or(0, |p| p.ty.width);
@@ -293,6 +305,9 @@ fn mark_op(
         }
         "buffer" => {
             let (ty, slots) = buffer_type(op);
+            limits
+                .check(Limit::Results, u64::from(slots))
+                .map_err(|m| Diagnostic::error(op.span, format!("buffer slots: {m}")))?;
             set("SLOTS", slots);
             if slots >= 1 && (ty == "FIFO_BREAK_NONE" || ty == "FIFO_BREAK_DV") {
                 builtin = Some(Builtin::Fifo {
@@ -304,6 +319,16 @@ fn mark_op(
             key = format!("buffer.{ty}");
         }
         "extsi" | "extui" => {
+            if width_out(0) <= width_in(0) {
+                return Err(Diagnostic::error(
+                    op.span,
+                    format!(
+                        "{kind}: the result (i{}) must be wider than the operand (i{})",
+                        width_out(0),
+                        width_in(0)
+                    ),
+                ));
+            }
             builtin = Some(Builtin::Ext {
                 signed: kind == "extsi",
                 from: width_in(0),
@@ -311,6 +336,16 @@ fn mark_op(
             });
         }
         "trunci" => {
+            if width_out(0) >= width_in(0) {
+                return Err(Diagnostic::error(
+                    op.span,
+                    format!(
+                        "trunci: the result (i{}) must be narrower than the operand (i{})",
+                        width_out(0),
+                        width_in(0)
+                    ),
+                ));
+            }
             builtin = Some(Builtin::Trunc {
                 from: width_in(0),
                 to: width_out(0),

@@ -20,20 +20,34 @@ pub(crate) mod structural_ops;
 pub mod synthetic;
 
 use crate::diag::Diagnostic;
+use crate::limits::Limits;
 
 /// Parse MLIR text into the generic operation tree; the first error ends the parse.
 pub fn parse(text: &str) -> Result<ast::ModuleAst, Diagnostic> {
-    parser::Parser::new(text).parse_module()
+    parse_with(text, &Limits::DEFAULT)
+}
+
+/// [`parse`] with the widths and result counts of the text checked against `limits`.
+pub fn parse_with(text: &str, limits: &Limits) -> Result<ast::ModuleAst, Diagnostic> {
+    parser::Parser::with_limits(text, *limits).parse_module()
 }
 
 /// Parse a file that may hold several `// -----`-separated inputs: one tree per chunk, with
 /// every span (of trees and diagnostics) relative to the whole `text`. Errors: the first
 /// error of each failing chunk.
 pub fn parse_split(text: &str) -> Result<Vec<ast::ModuleAst>, Vec<Diagnostic>> {
+    parse_split_with(text, &Limits::DEFAULT)
+}
+
+/// [`parse_split`] under `limits` (see [`parse_with`]).
+pub fn parse_split_with(
+    text: &str,
+    limits: &Limits,
+) -> Result<Vec<ast::ModuleAst>, Vec<Diagnostic>> {
     let mut modules = Vec::new();
     let mut errors = Vec::new();
     for (offset, chunk) in split_input_file(text) {
-        match parse(chunk) {
+        match parse_with(chunk, limits) {
             Ok(mut m) => {
                 shift_module(&mut m, offset as i64);
                 modules.push(m);

@@ -31,6 +31,7 @@ use super::ast::*;
 use super::lexer::{Kind, Token, lex_at};
 use super::ops;
 use crate::diag::{Diagnostic, Span};
+use crate::limits::{Limit, Limits};
 
 pub type PResult<T> = Result<T, Diagnostic>;
 
@@ -52,6 +53,8 @@ pub struct Parser<'a> {
     /// The same for operand lists and type lists (comma lists of unknown length).
     pub operand_stack: Vec<Operand>,
     pub type_stack: Vec<Type>,
+    /// The limits on widths and result counts taken from the text.
+    pub limits: Limits,
 }
 
 /// Nesting limit for regions/attributes/types, so that hostile input cannot overflow the stack.
@@ -59,6 +62,11 @@ const MAX_DEPTH: u32 = 200;
 
 impl<'a> Parser<'a> {
     pub fn new(src: &'a str) -> Parser<'a> {
+        Parser::with_limits(src, Limits::DEFAULT)
+    }
+
+    /// A parser that checks widths and result counts against `limits`.
+    pub fn with_limits(src: &'a str, limits: Limits) -> Parser<'a> {
         let bytes = src.as_bytes();
         Parser {
             src,
@@ -71,6 +79,7 @@ impl<'a> Parser<'a> {
             attr_stack: Vec::new(),
             operand_stack: Vec::new(),
             type_stack: Vec::new(),
+            limits,
         }
     }
 
@@ -264,6 +273,9 @@ impl<'a> Parser<'a> {
                     .text(n)
                     .parse::<u32>()
                     .map_err(|_| Diagnostic::error(self.span(n), "invalid result count"))?;
+                self.limits
+                    .check(Limit::Results, u64::from(count))
+                    .map_err(|m| Diagnostic::error(self.span(n), format!("result count: {m}")))?;
             }
             results.push(ResultDef {
                 name: Name::new(self.text(t)),
@@ -530,7 +542,7 @@ impl<'a> Parser<'a> {
     pub fn parse_type(&mut self) -> PResult<Type> {
         // Fast path: scalar types (`i32`, `index`, `f32`) are most of all types.
         if self.tok.kind == Kind::BareId
-            && let Some(Ok(ty)) = scalar_type(self.text(self.tok))
+            && let Some(Ok(ty)) = scalar_type(self.text(self.tok), self.limits.max_int_width)
         {
             self.bump();
             return Ok(ty);
@@ -622,7 +634,7 @@ impl<'a> Parser<'a> {
     fn parse_builtin_type(&mut self) -> PResult<Type> {
         let t = self.tok;
         let word = self.text(t);
-        if let Some(ty) = scalar_type(word) {
+        if let Some(ty) = scalar_type(word, self.limits.max_int_width) {
             let ty = ty.map_err(|m| Diagnostic::error(self.span(t), m))?;
             self.bump();
             return Ok(ty);
@@ -947,7 +959,7 @@ impl<'a> Parser<'a> {
         }
         match b.get(i)? {
             b'"' => self.plain_string_at(i),
-            b'0'..=b'9' => typed_int_at(b, i),
+            b'0'..=b'9' => typed_int_at(b, i, self.limits.max_int_width),
             _ => None,
         }
     }
@@ -1104,13 +1116,13 @@ impl<'a> Parser<'a> {
         // Fast path: `: i32` (the type of almost every integer attribute), read from the
         // bytes without lexing the type.
         let at = super::lexer::skip_trivia(self.bytes, self.tok.end());
-        if let Some((ty, end)) = integer_type_at(self.bytes, at) {
+        if let Some((ty, end)) = integer_type_at(self.bytes, at, self.limits.max_int_width) {
             self.reset_to(end);
             return Ok(Some(ty));
         }
         let t = self.peek(0);
         if t.kind == Kind::BareId
-            && let Some(Ok(ty)) = scalar_type(self.text(t))
+            && let Some(Ok(ty)) = scalar_type(self.text(t), self.limits.max_int_width)
         {
             self.bump();
             self.bump();
@@ -1251,7 +1263,7 @@ pub fn merge_absent(attrs: &mut Vec<NamedAttr>, extra: impl IntoIterator<Item = 
 }
 
 /// `i32`, `ui8`, `f32`, `index`, `none`: `Some(Ok)`; a malformed width: `Some(Err)`.
-fn scalar_type(word: &str) -> Option<Result<Type, String>> {
+fn scalar_type(word: &str, max_width: u32) -> Option<Result<Type, String>> {
     let b = word.as_bytes();
     let (signedness, digits) = match b.first()? {
         b'i' if word == "index" => return Some(Ok(Type::Index)),
@@ -1274,12 +1286,15 @@ fn scalar_type(word: &str) -> Option<Result<Type, String>> {
     if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
         return None;
     }
-    let mut width: u64 = 0;
-    for d in digits {
-        width = width * 10 + u64::from(d - b'0');
-        if width > 1 << 24 {
-            return Some(Err(format!("integer type '{word}' is too wide")));
-        }
+    let width = digits.iter().fold(0u64, |w, d| {
+        w.saturating_mul(10).saturating_add(u64::from(d - b'0'))
+    });
+    if width > u64::from(max_width) {
+        let limit = Limit::IntWidth;
+        return Some(Err(format!(
+            "integer type '{word}': {}",
+            limit.exceeded(width, u64::from(max_width))
+        )));
     }
     Some(Ok(Type::Integer {
         width: width as u32,
@@ -1290,7 +1305,7 @@ fn scalar_type(word: &str) -> Option<Result<Type, String>> {
 /// An integer type `iN`/`siN`/`uiN` spelled at `pos` and not followed by an identifier
 /// character, with its end; `None` for anything else (including overlong widths, left to
 /// the general path and its diagnostic).
-fn integer_type_at(b: &[u8], pos: usize) -> Option<(Type, usize)> {
+fn integer_type_at(b: &[u8], pos: usize, max_width: u32) -> Option<(Type, usize)> {
     let (signedness, digits) = match b.get(pos..pos + 2)? {
         [b'i', _] => (Signedness::Signless, pos + 1),
         [b's', b'i'] => (Signedness::Signed, pos + 2),
@@ -1300,28 +1315,26 @@ fn integer_type_at(b: &[u8], pos: usize) -> Option<(Type, usize)> {
     let mut end = digits;
     let mut width: u32 = 0;
     while let Some(&d) = b.get(end).filter(|d| d.is_ascii_digit()) {
-        width = width * 10 + u32::from(d - b'0');
+        width = width.checked_mul(10)?.checked_add(u32::from(d - b'0'))?;
         end += 1;
-        if end - digits > 7 {
-            return None;
-        }
     }
-    if end == digits || b.get(end).is_some_and(|&c| super::lexer::is_id_char(c)) {
+    if end == digits
+        || width > max_width
+        || b.get(end).is_some_and(|&c| super::lexer::is_id_char(c))
+    {
         return None;
     }
     Some((Type::Integer { width, signedness }, end))
 }
 
 /// `N : iW` at `digits` (see [`Parser::simple_value_at`]).
-fn typed_int_at(b: &[u8], digits: usize) -> Option<(Attribute, usize)> {
+fn typed_int_at(b: &[u8], digits: usize, max_width: u32) -> Option<(Attribute, usize)> {
     let mut i = digits;
     let mut value: i64 = 0;
     while let Some(&d) = b.get(i).filter(|d| d.is_ascii_digit()) {
-        value = value * 10 + i64::from(d - b'0');
+        // Longer literals leave the fast path; the general attribute parser bounds them.
+        value = value.checked_mul(10)?.checked_add(i64::from(d - b'0'))?;
         i += 1;
-        if i - digits > 18 {
-            return None;
-        }
     }
     if i == digits {
         return None;
@@ -1333,7 +1346,7 @@ fn typed_int_at(b: &[u8], digits: usize) -> Option<(Attribute, usize)> {
         return None;
     }
     let at = super::lexer::skip_trivia(b, i + 1);
-    let (ty, end) = integer_type_at(b, at)?;
+    let (ty, end) = integer_type_at(b, at, max_width)?;
     let value = Attribute::Integer {
         value: i128::from(value),
         ty: Some(ty),
@@ -1432,6 +1445,30 @@ mod tests {
     fn err(text: &str) -> (usize, String) {
         let d = parse(text).expect_err("must fail");
         (d.span.expect("span").start as usize, d.message)
+    }
+
+    #[test]
+    fn long_typed_integers_leave_the_fast_path_without_overflow() {
+        // Found by the mlir_parse fuzz target: 19+ digits overflowed the fast path's i64.
+        let mut parsed = 0;
+        for digits in [18, 19, 20, 40] {
+            let lit = "9".repeat(digits);
+            let text = format!("\"x.y\"() {{a = {lit} : i64, w = 1 : i99999999999}} : () -> ()");
+            let _ = parse(&text);
+            let text = format!("\"x.y\"() {{a = {lit} : i64}} : () -> ()");
+            if let Ok(m) = parse(&text) {
+                let again = parse(&print(&m)).expect("reparse");
+                assert_eq!(again.without_spans(), m.without_spans());
+                let Some(Attribute::Integer { value, .. }) =
+                    m.ops[0].attrs.first().map(|a| &a.value)
+                else {
+                    panic!("integer attribute expected for {digits} digits");
+                };
+                assert_eq!(value.to_string(), lit);
+                parsed += 1;
+            }
+        }
+        assert_eq!(parsed, 3, "literals that fit in i128 parse");
     }
 
     #[test]

@@ -14,6 +14,7 @@
 //! | `@a`, `@a::@b` (also after `:` or `=`) | attr `symbols` (Array of SymbolRef, in order) |
 //! | `: T, U` or `: (T) -> R` | types, assigned as in [`super::handshake_ops`] (function type splits; as many types as operands+results splits; one type applies to all) |
 //! | `[key = v, ..]` | attr `bindings` (Dict) |
+//! | `[%i]` (`firrtl.subaccess %v[%i]`) | operands |
 //! | `attributes {..}`, `{key = ..}` | attributes |
 //! | `{ ops }`, `{}` | a region (`{}` is an empty region) |
 //! | integer literal (`firrtl.constant 1`) | attr `value` (untyped Integer) |
@@ -248,9 +249,17 @@ fn paren_group(p: &mut Parser, op: &mut Operation, c: &mut Collected) -> PResult
     Ok(())
 }
 
-/// `[key = v, ..]` → attr `bindings`; any other `[..]` → an array attribute `bindings`.
+/// `[key = v, ..]` → attr `bindings`; `[%i]` (a dynamic index, `firrtl.subaccess`) →
+/// operands; any other `[..]` → an array attribute `bindings`.
 fn bracket(p: &mut Parser, op: &mut Operation) -> PResult<()> {
     let start = p.tok.start();
+    if p.peek(0).kind == Kind::PercentId {
+        p.bump();
+        let ops = p.parse_operand_list_until(Kind::RBracket)?;
+        op.operands.extend(ops);
+        p.expect(Kind::RBracket)?;
+        return Ok(());
+    }
     let is_kv = p.peek(0).kind == Kind::BareId && p.peek(1).kind == Kind::Equal;
     if !is_kv {
         let a = p.parse_attr()?;

@@ -4,7 +4,7 @@
 //! All three are pure functions of the circuit; iteration follows the circuit's `Vec`
 //! order, so equal circuits give byte-identical text.
 
-use super::{Circuit, Expr, Instance, InstanceKind, PrimOp, Rule, Stmt};
+use super::{Circuit, Expr, Instance, InstanceKind, PrimOp, Rule, Stmt, cmt2_lib};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
@@ -25,6 +25,8 @@ pub fn json_head_tail(circuit_without_rules: &Circuit) -> (String, String) {
     let mut head = Vec::with_capacity(64 + 96 * c.instances.len());
     head.extend_from_slice(b"{\"name\":");
     let _ = serde_json::to_writer(&mut head, &c.name);
+    head.extend_from_slice(b",\"instructions\":");
+    let _ = serde_json::to_writer(&mut head, &c.instructions);
     head.extend_from_slice(b",\"instances\":");
     let _ = serde_json::to_writer(&mut head, &c.instances);
     head.extend_from_slice(b",\"rules\":[");
@@ -291,19 +293,9 @@ impl W<'_> {
         self.s("%v").n(var)
     }
 
-    /// `%v<var>_<k>`: the `k`-th temporary of a primitive lowered to several ops.
-    fn t(&mut self, var: u32, k: u32) -> &mut Self {
-        self.v(var).s("_").n(k)
-    }
-
     /// `!firrtl.uint<w>` (at least one bit).
     fn u(&mut self, width: u32) -> &mut Self {
         self.s("!firrtl.uint<").n(width.max(1)).s(">")
-    }
-
-    /// `!firrtl.sint<w>` (at least one bit).
-    fn si(&mut self, width: u32) -> &mut Self {
-        self.s("!firrtl.sint<").n(width.max(1)).s(">")
     }
 
     fn pad(&mut self, indent: usize) -> &mut Self {
@@ -352,47 +344,182 @@ impl Widths {
     }
 }
 
-fn push_module_name(out: &mut String, inst: &Instance) {
-    let mut w = W(out);
-    match &inst.kind {
-        InstanceKind::Fifo { width, depth } if *depth <= 1 => {
-            w.s("FIFO1_PUSH_w").n(*width);
-        }
-        InstanceKind::Fifo { width, depth } => {
-            w.s("FIFO").n(*depth).s("_I_w").n(*width);
-        }
-        InstanceKind::Reg { width, init } => {
-            w.s("Reg_width").n(*width);
-            let _ = write!(w.0, "_init{init}");
-        }
-        InstanceKind::Bank { width, depth, .. } => {
-            w.s("Mem1r1w_w").n(*width).s("_d").n(*depth);
-        }
-        InstanceKind::Rocc => {
-            w.s("RoCCAdapter");
-        }
-        InstanceKind::Dma { .. } => {
-            w.s("BurstDMAController");
-        }
-        InstanceKind::MemPort => {
-            w.s("MemoryTranslator");
-        }
+/// An IR name as an MLIR symbol reference: `@name`, or `@"name"` when it has characters a
+/// bare symbol cannot hold.
+pub fn sym(name: &str) -> String {
+    let mut out = String::with_capacity(name.len() + 3);
+    push_sym(&mut out, name);
+    out
+}
+
+/// Append [`sym`] of `name` to `out`.
+pub fn push_sym(out: &mut String, name: &str) {
+    let bare = name
+        .bytes()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == b'_')
+        && name
+            .bytes()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'$' | b'.' | b'-'));
+    out.push('@');
+    if bare {
+        out.push_str(name);
+    } else {
+        push_mlir_str(out, name);
     }
 }
 
-/// CMT2 MLIR: one `cmt2.circuit` with an extern declaration per primitive module and a
-/// `main` module holding the instances, rules and precedence.
+/// An MLIR string literal: `"`, `\` and bytes outside printable ASCII escaped (`\XX`).
+pub fn mlir_str(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    push_mlir_str(&mut out, s);
+    out
+}
+
+/// Append [`mlir_str`] of `s` to `out`.
+pub fn push_mlir_str(out: &mut String, s: &str) {
+    out.push('"');
+    if s.bytes()
+        .all(|b| (0x20..=0x7e).contains(&b) && b != b'"' && b != b'\\')
+    {
+        out.push_str(s);
+    } else {
+        for b in s.bytes() {
+            match b {
+                b'"' => out.push_str("\\\""),
+                b'\\' => out.push_str("\\\\"),
+                0x20..=0x7e => out.push(b as char),
+                _ => {
+                    let _ = write!(out, "\\{b:02X}");
+                }
+            }
+        }
+    }
+    out.push('"');
+}
+
+/// A library module the file defines or declares.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum LibDef {
+    Reg {
+        width: u32,
+        init: u128,
+    },
+    Wire {
+        width: u32,
+    },
+    Bank {
+        width: u32,
+        depth: u32,
+        init: Vec<u128>,
+    },
+    Fifo {
+        width: u32,
+        depth: u32,
+    },
+}
+
+/// The library a circuit's instances need: module definitions by name, and each
+/// instance's module (`None` for an interface declaration).
+struct Library {
+    defs: BTreeMap<String, LibDef>,
+    module_of: Vec<Option<String>>,
+}
+
+/// Initial contents without trailing zeros (equal contents share a bank module).
+fn trimmed(init: &[u128]) -> &[u128] {
+    let n = init.iter().rposition(|v| *v != 0).map_or(0, |i| i + 1);
+    &init[..n]
+}
+
+fn library(instances: &[Instance]) -> Library {
+    let mut defs = BTreeMap::new();
+    let mut module_of = Vec::with_capacity(instances.len());
+    let mut inits: Vec<(u32, u32, Vec<u128>)> = Vec::new();
+    // Most instances are FIFOs and registers of a few shapes: name each shape once.
+    let mut fifos: std::collections::HashMap<(u32, u32), String> = Default::default();
+    let mut regs: std::collections::HashMap<(u32, u128), String> = Default::default();
+    for inst in instances {
+        let (name, def) = match &inst.kind {
+            InstanceKind::Fifo { width, depth } => {
+                let (w, d) = ((*width).max(1), (*depth).max(1));
+                if let Some(n) = fifos.get(&(w, d)) {
+                    module_of.push(Some(n.clone()));
+                    continue;
+                }
+                for (n, part) in cmt2_lib::fifo_parts(w, d) {
+                    let def = match part {
+                        cmt2_lib::LibPart::Reg { width, init } => LibDef::Reg { width, init },
+                        cmt2_lib::LibPart::Wire { width } => LibDef::Wire { width },
+                    };
+                    defs.entry(n).or_insert(def);
+                }
+                let n = cmt2_lib::fifo_name(w, d);
+                fifos.insert((w, d), n.clone());
+                (n, LibDef::Fifo { width: w, depth: d })
+            }
+            InstanceKind::Reg { width, init } => {
+                let w = (*width).max(1);
+                let init = super::mask(*init, w);
+                if let Some(n) = regs.get(&(w, init)) {
+                    module_of.push(Some(n.clone()));
+                    continue;
+                }
+                let n = cmt2_lib::reg_name(w, init);
+                regs.insert((w, init), n.clone());
+                (n, LibDef::Reg { width: w, init })
+            }
+            InstanceKind::Bank { width, depth, init } => {
+                let (w, d) = ((*width).max(1), (*depth).max(1));
+                let t: Vec<u128> = trimmed(init)
+                    .iter()
+                    .take(d as usize)
+                    .map(|v| super::mask(*v, w))
+                    .collect();
+                let t = trimmed(&t).to_vec();
+                let k = if t.is_empty() {
+                    None
+                } else {
+                    let key = (w, d, t.clone());
+                    Some(inits.iter().position(|x| *x == key).unwrap_or_else(|| {
+                        inits.push(key);
+                        inits.len() - 1
+                    }))
+                };
+                (
+                    cmt2_lib::bank_name(w, d, k),
+                    LibDef::Bank {
+                        width: w,
+                        depth: d,
+                        init: t,
+                    },
+                )
+            }
+            _ => {
+                module_of.push(None);
+                continue;
+            }
+        };
+        defs.entry(name.clone()).or_insert(def);
+        module_of.push(Some(name));
+    }
+    Library { defs, module_of }
+}
+
+/// CMT2 MLIR: one `cmt2.circuit` holding the interfaces of the SoC side, the library
+/// modules ([`cmt2_lib`]) and a `main` module with the instances, rules and the schedule
+/// as `precedence`, and one `firrtl.circuit` with the FIRRTL modules behind the externs.
 pub fn emit_cmt2(circuit: &Circuit) -> String {
     let rules: usize = circuit.rules.iter().map(rule_capacity).sum();
     let mut out = String::with_capacity(header_capacity(&circuit.instances) + rules);
     write_cmt2_header(&mut out, &circuit.name, &circuit.instances);
     write_cmt2_rules(&mut out, &circuit.rules);
-    write_cmt2_footer(&mut out, &circuit.precedence);
+    write_cmt2_footer(&mut out, circuit);
     out
 }
 
 fn header_capacity(instances: &[Instance]) -> usize {
-    4096 + instances.iter().map(|i| 120 + i.name.len()).sum::<usize>()
+    8192 + instances.iter().map(|i| 160 + i.name.len()).sum::<usize>()
 }
 
 /// Everything of [`emit_cmt2`] before the first rule.
@@ -405,26 +532,89 @@ pub fn cmt2_header(name: &str, instances: &[Instance]) -> String {
 /// Append [`cmt2_header`] to `out`.
 pub fn write_cmt2_header(out: &mut String, name: &str, instances: &[Instance]) {
     let _ = writeln!(out, "// kiln: rules for `{name}`");
-    out.push_str("cmt2.circuit {\n");
-    let mut modules: BTreeMap<String, &Instance> = BTreeMap::new();
-    let mut module = String::new();
-    for inst in instances {
-        module.clear();
-        push_module_name(&mut module, inst);
-        if !modules.contains_key(module.as_str()) {
-            modules.insert(module.clone(), inst);
+    out.push_str("module {\n  cmt2.circuit {\n");
+    let lib = library(instances);
+    for probe in [
+        InstanceKind::Rocc,
+        InstanceKind::Dma {
+            latency: 0,
+            entries: Vec::new(),
+        },
+        InstanceKind::MemPort,
+        InstanceKind::Fault {
+            message: String::new(),
+        },
+    ] {
+        let used = instances
+            .iter()
+            .any(|i| std::mem::discriminant(&i.kind) == std::mem::discriminant(&probe));
+        if used {
+            out.push_str(&cmt2_lib::interface_text(&probe));
         }
     }
-    for (name, inst) in &modules {
-        emit_extern(out, name, inst);
+    for (n, def) in &lib.defs {
+        match def {
+            LibDef::Reg { width, .. } => out.push_str(&cmt2_lib::reg_extern(n, *width)),
+            LibDef::Wire { width } => out.push_str(&cmt2_lib::wire_extern(n, *width)),
+            LibDef::Bank { width, depth, .. } => {
+                out.push_str(&cmt2_lib::bank_extern(n, *width, *depth))
+            }
+            LibDef::Fifo { .. } => {}
+        }
     }
-    out.push_str("  cmt2.module @main(%clk: !firrtl.clock, %rst: !firrtl.uint<1>) {\n");
+    for def in lib.defs.values() {
+        if let LibDef::Fifo { width, depth } = def {
+            out.push_str(&cmt2_lib::fifo_module(*width, *depth));
+        }
+    }
+    out.push_str("    cmt2.module @main(%clk: !firrtl.clock, %rst: !firrtl.uint<1>) {\n");
+    for (inst, module) in instances.iter().zip(&lib.module_of) {
+        match module {
+            Some(m) => {
+                let _ = writeln!(
+                    out,
+                    "      cmt2.instance {} = @{m}(%clk, %rst) : !firrtl.clock, !firrtl.uint<1>",
+                    sym(&inst.name)
+                );
+            }
+            None => {
+                let itf = cmt2_lib::interface_name(&inst.kind).unwrap_or_default();
+                let _ = write!(
+                    out,
+                    "      cmt2.interface.decl {} : @{itf}",
+                    sym(&inst.name)
+                );
+                if let InstanceKind::Dma { latency, entries } = &inst.kind {
+                    out.push(' ');
+                    out.push_str(&cmt2_lib::dma_attrs(*latency, entries));
+                }
+                if let InstanceKind::Fault { message } = &inst.kind {
+                    out.push_str(" {kiln.message = ");
+                    out.push_str(&mlir_str(message));
+                    out.push('}');
+                }
+                out.push('\n');
+            }
+        }
+    }
+    let banks: std::collections::HashMap<&str, (u32, u32)> = instances
+        .iter()
+        .filter_map(|i| match i.kind {
+            InstanceKind::Bank { width, depth, .. } => Some((i.name.as_str(), (width, depth))),
+            _ => None,
+        })
+        .collect();
     for inst in instances {
-        out.push_str("    cmt2.instance @");
-        out.push_str(&inst.name);
-        out.push_str(" = @");
-        push_module_name(out, inst);
-        out.push_str("(%clk, %rst) : !firrtl.clock, !firrtl.uint<1> with []\n");
+        let InstanceKind::Dma { entries, .. } = &inst.kind else {
+            continue;
+        };
+        for bank in entries.iter().flat_map(|e| &e.banks) {
+            if let Some((width, depth)) = banks.get(bank.as_str()) {
+                for (_, text) in cmt2_lib::dma_bank_methods(&inst.name, bank, *width, *depth) {
+                    out.push_str(&text);
+                }
+            }
+        }
     }
 }
 
@@ -445,99 +635,115 @@ pub fn write_cmt2_rules(out: &mut String, rules: &[Rule]) {
     }
 }
 
-/// Everything of [`emit_cmt2`] after the last rule.
-pub fn cmt2_footer(precedence: &[(String, String)]) -> String {
-    let names: usize = precedence.iter().map(|(a, b)| a.len() + b.len() + 8).sum();
-    let mut out = String::with_capacity(64 + names);
-    write_cmt2_footer(&mut out, precedence);
+/// Everything of [`emit_cmt2`] after the last rule, from the circuit without its rules:
+/// `main`'s attributes (the circuit's name, its instructions, the schedule as a chain of
+/// `precedence` pairs) and the FIRRTL modules of the library.
+pub fn cmt2_footer(frame: &Circuit) -> String {
+    let names: usize = frame.schedule.iter().map(|a| 2 * a.len() + 8).sum();
+    let mut out = String::with_capacity(4096 + names);
+    write_cmt2_footer(&mut out, frame);
     out
 }
 
 /// Append [`cmt2_footer`] to `out`.
-pub fn write_cmt2_footer(out: &mut String, precedence: &[(String, String)]) {
-    out.push_str("  } {precedence = [");
-    for (i, (a, b)) in precedence.iter().enumerate() {
+pub fn write_cmt2_footer(out: &mut String, frame: &Circuit) {
+    out.push_str("    } {kiln.circuit = ");
+    out.push_str(&mlir_str(&frame.name));
+    out.push_str(", kiln.instructions = [");
+    for (i, ins) in frame.instructions.iter().enumerate() {
         if i > 0 {
             out.push_str(", ");
         }
-        W(out).s("[@").s(a).s(", @").s(b).s("]");
-    }
-    out.push_str("]}\n}\n");
-}
-
-fn emit_extern(out: &mut String, name: &str, inst: &Instance) {
-    let methods: &[(&str, bool)] = match &inst.kind {
-        InstanceKind::Fifo { .. } => &[("enq", false), ("deq", false)],
-        InstanceKind::Reg { .. } => &[("read", true), ("write", false)],
-        InstanceKind::Bank { .. } => &[
-            ("read", true),
-            ("read_0", false),
-            ("read_1", true),
-            ("write", false),
-        ],
-        InstanceKind::Rocc => &[("resp_from_user", false)],
-        InstanceKind::Dma { .. } => &[
-            ("cpu_to_isax", false),
-            ("isax_to_cpu", false),
-            ("poll_for_idle", true),
-        ],
-        InstanceKind::MemPort => &[
-            ("load_req", false),
-            ("store_req", false),
-            ("load_resp", false),
-        ],
-    };
-    let _ = writeln!(
-        out,
-        "  cmt2.module.extern.firrtl @{name} : @{name}(%clk: !firrtl.clock, %rst: !firrtl.uint<1>) {{"
-    );
-    out.push_str("    cmt2.bind.bare %clk, @clock : !firrtl.clock\n");
-    out.push_str("    cmt2.bind.bare %rst, @reset : !firrtl.uint<1>\n");
-    for (m, is_value) in methods {
-        let kind = if *is_value { "value" } else { "method" };
-        let _ = writeln!(
+        out.push_str("{function = ");
+        out.push_str(&mlir_str(&ins.function));
+        let _ = write!(
             out,
-            "    cmt2.bind.{kind} @{m} : () -> ()[enable = \"{m}_enable\", ready = \"{m}_ready\", arguments = [], results = []]"
+            ", funct7 = {} : i32, opcode = {} : i32}}",
+            ins.funct7, ins.opcode
         );
     }
-    out.push_str("  }\n");
+    out.push_str("], precedence = [");
+    for (i, pair) in frame.schedule.windows(2).enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        out.push('[');
+        push_sym(out, &pair[0]);
+        out.push_str(", ");
+        push_sym(out, &pair[1]);
+        out.push(']');
+    }
+    out.push_str("]}\n  }\n");
+    let lib = library(&frame.instances);
+    let firrtl: Vec<(&String, &LibDef)> = lib
+        .defs
+        .iter()
+        .filter(|(_, d)| !matches!(d, LibDef::Fifo { .. }))
+        .collect();
+    if let Some((first, _)) = firrtl.first() {
+        let _ = writeln!(out, "  firrtl.circuit \"{first}\" {{");
+        for (n, def) in &firrtl {
+            match def {
+                LibDef::Reg { width, init } => {
+                    out.push_str(&cmt2_lib::reg_firrtl(n, *width, *init))
+                }
+                LibDef::Wire { width } => out.push_str(&cmt2_lib::wire_firrtl(n, *width)),
+                LibDef::Bank { width, depth, init } => {
+                    out.push_str(&cmt2_lib::bank_firrtl(n, *width, *depth, init))
+                }
+                LibDef::Fifo { .. } => {}
+            }
+        }
+        out.push_str("  }\n");
+    }
+    out.push_str("}\n");
 }
 
 fn emit_rule(out: &mut String, rule: &Rule, widths: &mut Widths) {
-    W(out).s("    cmt2.rule @").s(&rule.name).s(" () -> () {\n");
+    out.push_str("      cmt2.rule ");
+    push_sym(out, &rule.name);
+    out.push_str("() -> () attributes {kiln.origin = ");
+    push_mlir_str(out, &rule.origin);
+    out.push_str("} {\n");
     match &rule.guard {
         Some((stmts, result)) => {
-            emit_stmts(out, stmts, widths, 6);
+            emit_stmts(out, stmts, widths, 8);
             W(out)
-                .s("      cmt2.return ")
+                .s("        cmt2.return ")
                 .v(*result)
                 .s(" : !firrtl.uint<1>\n");
         }
         None => {
-            out.push_str("      %c1_ui1 = firrtl.constant 1 : !firrtl.uint<1>\n");
-            out.push_str("      cmt2.return %c1_ui1 : !firrtl.uint<1>\n");
+            out.push_str("        %true = firrtl.constant 1 : !firrtl.uint<1>\n");
+            out.push_str("        cmt2.return %true : !firrtl.uint<1>\n");
         }
     }
-    out.push_str("    } {\n");
-    emit_stmts(out, &rule.body, widths, 6);
-    out.push_str("      cmt2.return\n    }\n");
+    out.push_str("      } {\n");
+    emit_stmts(out, &rule.body, widths, 8);
+    out.push_str("        cmt2.return\n      }\n");
 }
 
 fn emit_stmts(out: &mut String, stmts: &[Stmt], widths: &mut Widths, indent: usize) {
     for stmt in stmts {
         match stmt {
             Stmt::Let { var, width, expr } => {
-                widths.set(*var, *width);
                 match expr {
                     Expr::Const(c) => {
                         W(out).pad(indent).v(*var).s(" = firrtl.constant ");
-                        let _ = write!(out, "{c}");
+                        let _ = write!(out, "{}", super::mask(*c, (*width).max(1)));
                         W(out).s(" : ").u(*width).s("\n");
                     }
                     Expr::Prim(op, args) => {
-                        emit_prim(out, indent, (*var, *width), *op, args, widths);
+                        Prim {
+                            out,
+                            ind: indent,
+                            var: *var,
+                            next: 1,
+                        }
+                        .emit((*width).max(1), *op, args, widths);
                     }
                 }
+                widths.set(*var, *width);
             }
             Stmt::Call {
                 result,
@@ -550,7 +756,11 @@ fn emit_stmts(out: &mut String, stmts: &[Stmt], widths: &mut Widths, indent: usi
                 if let Some((var, _)) = result {
                     w.v(*var).s(" = ");
                 }
-                w.s("cmt2.call @").s(inst).s(" @").s(method).s("(");
+                w.s("cmt2.call ")
+                    .s(&sym(inst))
+                    .s(" ")
+                    .s(&sym(method))
+                    .s("(");
                 for (i, a) in args.iter().enumerate() {
                     if i > 0 {
                         w.s(", ");
@@ -580,196 +790,299 @@ fn emit_stmts(out: &mut String, stmts: &[Stmt], widths: &mut Widths, indent: usi
                 then_body,
                 else_body,
             } => {
-                W(out).pad(indent).s("cmt2.if ").v(*cond).s(" {\n");
+                W(out)
+                    .pad(indent)
+                    .s("cmt2.if ")
+                    .v(*cond)
+                    .s(" : ")
+                    .u(widths.get(*cond))
+                    .s(" {\n");
                 emit_stmts(out, then_body, widths, indent + 2);
-                W(out).pad(indent).s("} else {\n");
-                emit_stmts(out, else_body, widths, indent + 2);
-                W(out).pad(indent).s("}\n");
+                W(out).pad(indent + 2).s("cmt2.yield\n");
+                if else_body.is_empty() {
+                    W(out).pad(indent).s("}\n");
+                } else {
+                    W(out).pad(indent).s("} else {\n");
+                    emit_stmts(out, else_body, widths, indent + 2);
+                    W(out).pad(indent + 2).s("cmt2.yield\n");
+                    W(out).pad(indent).s("}\n");
+                }
             }
         }
     }
 }
 
-/// One primitive as FIRRTL ops, one line each: widening ops (`add`, `sub`, `mul`, `dshl`,
-/// `pad`) are followed by `bits` back to the result width; signed ops go through
-/// `asSInt`/`asUInt`. `def` is the defined variable and its width.
-fn emit_prim(
-    out: &mut String,
+/// One primitive as FIRRTL ops, one line each, with exactly the IR's semantics: the
+/// operation at FIRRTL's result width (which never loses bits), then the result fitted to
+/// the `Let`'s width (`bits` to truncate, `pad` to extend). Signed ops go through
+/// `asSInt`/`asUInt`; shifts by amounts at or beyond the operand width give 0 (or the
+/// sign fill) as the IR says. Temporaries are `%v<var>_<k>`.
+struct Prim<'a> {
+    out: &'a mut String,
     ind: usize,
-    def: (u32, u32),
-    op: PrimOp,
-    args: &[u32],
-    widths: &Widths,
-) {
-    let (var, width) = def;
-    let a = args.first().copied().unwrap_or(0);
-    let b = args.get(1).copied().unwrap_or(0);
-    let (wa, wb) = (widths.get(a), widths.get(b));
-    let mut w = W(out);
-    // `%v<var> = firrtl.bits <src> <width-1> to 0 : (<src type>) -> <type>`.
-    let trunc = |w: &mut W, src: u32, src_w: u32| {
-        w.pad(ind).v(var).s(" = firrtl.bits ").t(var, src).s(" ");
-        w.n(width.max(1) - 1)
-            .s(" to 0 : (")
-            .u(src_w)
-            .s(") -> ")
-            .u(width)
-            .s("\n");
-    };
-    match op {
-        PrimOp::Add | PrimOp::Sub | PrimOp::Mul | PrimOp::And | PrimOp::Or | PrimOp::Xor => {
-            // FIRRTL widens add/sub by one bit and mul to the sum of widths; bitwise ops take
-            // the wider operand. The result is truncated back to the op's width.
-            let (name, rw) = match op {
-                PrimOp::Add => ("add", wa.max(wb) + 1),
-                PrimOp::Sub => ("sub", wa.max(wb) + 1),
-                PrimOp::Mul => ("mul", wa + wb),
-                PrimOp::And => ("and", wa.max(wb)),
-                PrimOp::Or => ("or", wa.max(wb)),
-                _ => ("xor", wa.max(wb)),
-            };
-            binary(&mut w, ind, (var, 1), name, (a, wa), (b, wb), rw);
-            trunc(&mut w, 1, rw);
+    var: u32,
+    next: u32,
+}
+
+/// A FIRRTL value: its SSA name (`%v<var>` or the temporary `%v<var>_<k>`), width and
+/// signedness.
+#[derive(Clone, Copy)]
+struct Val {
+    var: u32,
+    /// Temporary index; 0 for the variable itself.
+    tmp: u32,
+    width: u32,
+    signed: bool,
+}
+
+impl W<'_> {
+    fn val(&mut self, x: Val) -> &mut Self {
+        self.v(x.var);
+        if x.tmp > 0 {
+            self.s("_").n(x.tmp);
         }
-        PrimOp::Shl | PrimOp::ShrU => {
-            let (name, rw) = if op == PrimOp::Shl {
-                ("dshl", wa + (1u32 << wb.min(5)) - 1)
-            } else {
-                ("dshr", wa)
-            };
-            binary(&mut w, ind, (var, 1), name, (a, wa), (b, wb), rw);
-            trunc(&mut w, 1, rw);
-        }
-        PrimOp::ShrS => {
-            w.pad(ind).t(var, 1).s(" = firrtl.asSInt ").v(a);
-            w.s(" : (").u(wa).s(") -> ").si(wa).s("\n");
-            w.pad(ind)
-                .t(var, 2)
-                .s(" = firrtl.dshr ")
-                .t(var, 1)
-                .s(", ")
-                .v(b);
-            w.s(" : (").si(wa).s(", ").u(wb).s(") -> ").si(wa).s("\n");
-            w.pad(ind).t(var, 3).s(" = firrtl.asUInt ").t(var, 2);
-            w.s(" : (").si(wa).s(") -> ").u(wa).s("\n");
-            trunc(&mut w, 3, wa);
-        }
-        PrimOp::Eq | PrimOp::Ne | PrimOp::Ult | PrimOp::Ule | PrimOp::Ugt | PrimOp::Uge => {
-            let name = match op {
-                PrimOp::Eq => "eq",
-                PrimOp::Ne => "neq",
-                PrimOp::Ult => "lt",
-                PrimOp::Ule => "leq",
-                PrimOp::Ugt => "gt",
-                _ => "geq",
-            };
-            w.pad(ind)
-                .v(var)
-                .s(" = firrtl.")
-                .s(name)
-                .s(" ")
-                .v(a)
-                .s(", ")
-                .v(b);
-            w.s(" : (").u(wa).s(", ").u(wb).s(") -> ").u(1).s("\n");
-        }
-        PrimOp::Slt | PrimOp::Sle | PrimOp::Sgt | PrimOp::Sge => {
-            let name = match op {
-                PrimOp::Slt => "lt",
-                PrimOp::Sle => "leq",
-                PrimOp::Sgt => "gt",
-                _ => "geq",
-            };
-            w.pad(ind).t(var, 1).s(" = firrtl.asSInt ").v(a);
-            w.s(" : (").u(wa).s(") -> ").si(wa).s("\n");
-            w.pad(ind).t(var, 2).s(" = firrtl.asSInt ").v(b);
-            w.s(" : (").u(wb).s(") -> ").si(wb).s("\n");
-            w.pad(ind)
-                .v(var)
-                .s(" = firrtl.")
-                .s(name)
-                .s(" ")
-                .t(var, 1)
-                .s(", ")
-                .t(var, 2);
-            w.s(" : (").si(wa).s(", ").si(wb).s(") -> ").u(1).s("\n");
-        }
-        PrimOp::Mux => {
-            let c = args.get(2).copied().unwrap_or(0);
-            let wc = widths.get(c);
-            let rw = wb.max(wc);
-            w.pad(ind)
-                .t(var, 1)
-                .s(" = firrtl.mux(")
-                .v(a)
-                .s(", ")
-                .v(b)
-                .s(", ")
-                .v(c);
-            w.s(") : (")
-                .u(wa)
-                .s(", ")
-                .u(wb)
-                .s(", ")
-                .u(wc)
-                .s(") -> ")
-                .u(rw)
-                .s("\n");
-            trunc(&mut w, 1, rw);
-        }
-        PrimOp::Bits { lo } => {
-            w.pad(ind).v(var).s(" = firrtl.bits ").v(a).s(" ");
-            w.n(lo + width.max(1) - 1).s(" to ").n(lo);
-            w.s(" : (").u(wa).s(") -> ").u(width).s("\n");
-        }
-        PrimOp::ZExt => {
-            let pw = width.max(wa);
-            w.pad(ind)
-                .t(var, 1)
-                .s(" = firrtl.pad ")
-                .v(a)
-                .s(", ")
-                .n(width);
-            w.s(" : (").u(wa).s(") -> ").u(pw).s("\n");
-            trunc(&mut w, 1, pw);
-        }
-        PrimOp::SExt => {
-            let pw = width.max(wa);
-            w.pad(ind).t(var, 1).s(" = firrtl.asSInt ").v(a);
-            w.s(" : (").u(wa).s(") -> ").si(wa).s("\n");
-            w.pad(ind)
-                .t(var, 2)
-                .s(" = firrtl.pad ")
-                .t(var, 1)
-                .s(", ")
-                .n(width);
-            w.s(" : (").si(wa).s(") -> ").si(pw).s("\n");
-            w.pad(ind).t(var, 3).s(" = firrtl.asUInt ").t(var, 2);
-            w.s(" : (").si(pw).s(") -> ").u(pw).s("\n");
-            trunc(&mut w, 3, pw);
-        }
+        self
+    }
+
+    /// `!firrtl.uint<w>` or `!firrtl.sint<w>`.
+    fn ty(&mut self, width: u32, signed: bool) -> &mut Self {
+        self.s(if signed {
+            "!firrtl.sint<"
+        } else {
+            "!firrtl.uint<"
+        })
+        .n(width.max(1))
+        .s(">")
     }
 }
 
-/// `<tmp> = firrtl.<name> %v<a>, %v<b> : (<ta>, <tb>) -> <result type>`.
-fn binary(
-    w: &mut W,
-    ind: usize,
-    tmp: (u32, u32),
-    name: &str,
-    (a, wa): (u32, u32),
-    (b, wb): (u32, u32),
-    rw: u32,
-) {
-    w.pad(ind)
-        .t(tmp.0, tmp.1)
-        .s(" = firrtl.")
-        .s(name)
-        .s(" ")
-        .v(a)
-        .s(", ")
-        .v(b);
-    w.s(" : (").u(wa).s(", ").u(wb).s(") -> ").u(rw).s("\n");
+/// The text after an op's operands: `bits`' `hi to lo`, `pad`'s width.
+#[derive(Clone, Copy)]
+enum Extra {
+    None,
+    Range(u32, u32),
+    Pad(u32),
+}
+
+impl Prim<'_> {
+    /// A temporary `%v<var>_<k>` defined by `op` with the given operands and result.
+    fn op(&mut self, op: &str, args: &[Val], extra: Extra, width: u32, signed: bool) -> Val {
+        let r = Val {
+            var: self.var,
+            tmp: self.next,
+            width,
+            signed,
+        };
+        self.next += 1;
+        self.def(r, op, args, extra);
+        r
+    }
+
+    /// `<r> = firrtl.<op> <args><extra> : (<arg types>) -> <r's type>`.
+    fn def(&mut self, r: Val, op: &str, args: &[Val], extra: Extra) {
+        let mut w = W(self.out);
+        w.pad(self.ind).val(r).s(" = firrtl.").s(op);
+        w.s(if op == "mux" { "(" } else { " " });
+        for (i, a) in args.iter().enumerate() {
+            if i > 0 {
+                w.s(", ");
+            }
+            w.val(*a);
+        }
+        if op == "mux" {
+            w.s(")");
+        }
+        match extra {
+            Extra::None => {}
+            Extra::Range(hi, lo) => {
+                w.s(" ").n(hi).s(" to ").n(lo);
+            }
+            Extra::Pad(n) => {
+                w.s(", ").n(n);
+            }
+        }
+        w.s(" : (");
+        for (i, a) in args.iter().enumerate() {
+            if i > 0 {
+                w.s(", ");
+            }
+            w.ty(a.width, a.signed);
+        }
+        w.s(") -> ").ty(r.width, r.signed).s("\n");
+    }
+
+    fn constant(&mut self, v: u128, width: u32) -> Val {
+        let r = Val {
+            var: self.var,
+            tmp: self.next,
+            width,
+            signed: false,
+        };
+        self.next += 1;
+        let mut w = W(self.out);
+        w.pad(self.ind).val(r).s(" = firrtl.constant ");
+        let _ = write!(w.0, "{v}");
+        w.s(" : ").ty(width, false).s("\n");
+        r
+    }
+
+    /// An unsigned value fitted to `width` bits (zero-extended or truncated).
+    fn fit(&mut self, x: Val, width: u32) -> Val {
+        if x.width > width {
+            self.op("bits", &[x], Extra::Range(width - 1, 0), width, false)
+        } else if x.width < width {
+            self.op("pad", &[x], Extra::Pad(width), width, false)
+        } else {
+            x
+        }
+    }
+
+    /// The `Let`'s own value, `%v<var>`.
+    fn own(&self, width: u32) -> Val {
+        Val {
+            var: self.var,
+            tmp: 0,
+            width,
+            signed: false,
+        }
+    }
+
+    /// `%v<var>` defined by `op` when its result has the `Let`'s width, else a temporary
+    /// fitted to it.
+    fn result(&mut self, op: &str, args: &[Val], extra: Extra, rw: u32, width: u32) {
+        if rw == width {
+            let r = self.own(width);
+            self.def(r, op, args, extra);
+        } else {
+            let r = self.op(op, args, extra, rw, false);
+            self.finish(r, width);
+        }
+    }
+
+    /// Define `%v<var>` as unsigned `x` fitted to `width`.
+    fn finish(&mut self, x: Val, width: u32) {
+        let r = self.own(width);
+        if x.width >= width {
+            self.def(r, "bits", &[x], Extra::Range(width - 1, 0));
+        } else {
+            self.def(r, "pad", &[x], Extra::Pad(width));
+        }
+    }
+
+    fn emit(&mut self, width: u32, op: PrimOp, args: &[u32], widths: &Widths) {
+        let arg = |i: usize| {
+            let v = args.get(i).copied().unwrap_or(0);
+            Val {
+                var: v,
+                tmp: 0,
+                width: widths.get(v),
+                signed: false,
+            }
+        };
+        let (a, b) = (arg(0), arg(1));
+        let signed = |p: &mut Prim, x: Val| p.op("asSInt", &[x], Extra::None, x.width, true);
+        match op {
+            PrimOp::Add | PrimOp::Sub | PrimOp::Mul | PrimOp::And | PrimOp::Or | PrimOp::Xor => {
+                let (name, rw) = match op {
+                    PrimOp::Add => ("add", a.width.max(b.width) + 1),
+                    PrimOp::Sub => ("sub", a.width.max(b.width) + 1),
+                    PrimOp::Mul => ("mul", a.width + b.width),
+                    PrimOp::And => ("and", a.width.max(b.width)),
+                    PrimOp::Or => ("or", a.width.max(b.width)),
+                    _ => ("xor", a.width.max(b.width)),
+                };
+                self.result(name, &[a, b], Extra::None, rw, width);
+            }
+            PrimOp::Shl => {
+                // Amounts below the operand width need at most `k` bits; any higher bit set
+                // means an amount at or beyond the width (result 0).
+                let k = (32 - a.width.saturating_sub(1).leading_zeros()).max(1);
+                let (amt, over) = if b.width <= k {
+                    (b, None)
+                } else {
+                    let lim = self.constant(a.width as u128, b.width);
+                    let over = self.op("geq", &[b, lim], Extra::None, 1, false);
+                    let amt = self.op("bits", &[b], Extra::Range(k - 1, 0), k, false);
+                    (amt, Some(over))
+                };
+                let rw = a.width + (1u32 << amt.width.min(16)) - 1;
+                let sh = self.op("dshl", &[a, amt], Extra::None, rw, false);
+                let sh = self.fit(sh, width);
+                match over {
+                    Some(over) => {
+                        let zero = self.constant(0, width);
+                        self.result("mux", &[over, zero, sh], Extra::None, width, width);
+                    }
+                    None => self.finish(sh, width),
+                }
+            }
+            PrimOp::ShrU => self.result("dshr", &[a, b], Extra::None, a.width, width),
+            PrimOp::ShrS => {
+                let sa = signed(self, a);
+                let r = self.op("dshr", &[sa, b], Extra::None, a.width, true);
+                let w = a.width.max(width);
+                let r = if w > a.width {
+                    self.op("pad", &[r], Extra::Pad(w), w, true)
+                } else {
+                    r
+                };
+                let u = self.op("asUInt", &[r], Extra::None, w, false);
+                self.finish(u, width);
+            }
+            PrimOp::Eq | PrimOp::Ne | PrimOp::Ult | PrimOp::Ule | PrimOp::Ugt | PrimOp::Uge => {
+                let name = match op {
+                    PrimOp::Eq => "eq",
+                    PrimOp::Ne => "neq",
+                    PrimOp::Ult => "lt",
+                    PrimOp::Ule => "leq",
+                    PrimOp::Ugt => "gt",
+                    _ => "geq",
+                };
+                self.result(name, &[a, b], Extra::None, 1, width);
+            }
+            PrimOp::Slt | PrimOp::Sle | PrimOp::Sgt | PrimOp::Sge => {
+                let name = match op {
+                    PrimOp::Slt => "lt",
+                    PrimOp::Sle => "leq",
+                    PrimOp::Sgt => "gt",
+                    _ => "geq",
+                };
+                // The IR compares both operands as signed numbers of the wider width.
+                let w = a.width.max(b.width);
+                let (a, b) = (self.fit(a, w), self.fit(b, w));
+                let (sa, sb) = (signed(self, a), signed(self, b));
+                self.result(name, &[sa, sb], Extra::None, 1, width);
+            }
+            PrimOp::Mux => {
+                let c = arg(2);
+                let cond = self.fit(a, 1);
+                let w = b.width.max(c.width);
+                let (b, c) = (self.fit(b, w), self.fit(c, w));
+                self.result("mux", &[cond, b, c], Extra::None, w, width);
+            }
+            PrimOp::Bits { lo } => {
+                if lo >= a.width {
+                    let z = self.constant(0, width);
+                    self.finish(z, width);
+                } else {
+                    let hi = (lo + width - 1).min(a.width - 1);
+                    let w = hi - lo + 1;
+                    self.result("bits", &[a], Extra::Range(hi, lo), w, width);
+                }
+            }
+            PrimOp::ZExt => {
+                let w = a.width.max(width);
+                self.result("pad", &[a], Extra::Pad(width), w, width);
+            }
+            PrimOp::SExt => {
+                let w = a.width.max(width);
+                let sa = signed(self, a);
+                let r = self.op("pad", &[sa], Extra::Pad(width), w, true);
+                let u = self.op("asUInt", &[r], Extra::None, w, false);
+                self.finish(u, width);
+            }
+        }
+    }
 }
 
 /// Graphviz DOT: one cluster per block (rule origin), rules as boxes, FIFOs as ellipses,

@@ -12,20 +12,30 @@
 //!   next cycle).
 //! - `Reg`: `read() -> v` (value at the start of the cycle), `write(v)` (commits at the edge).
 //! - `Bank`: `read(addr) -> data` (combinational), `read_0(addr)` + `read_1() -> data` (one
-//!   cycle later), `write(addr, data)`.
-//! - `Rocc`: `cmd_to_user_<id>() -> bundle` (96-bit, see [`rocc_field`]), `resp_from_user(rd, data)`.
+//!   cycle later), `write(addr, data)`; addresses are [`bank_addr_width`] bits.
+//! - `Rocc`: value `cmd() -> bundle` (the presented command, 96-bit, see [`rocc_field`]; ready
+//!   while a command waits and none was taken this cycle), `cmd_deq() -> bundle` (takes it),
+//!   `resp_from_user(rd, data)`. A rule that starts an instruction tests the command's
+//!   `(opcode, funct7)` in its guard and takes it in its body.
 //! - `Dma`: `cpu_to_isax(cpu_addr, isax_addr, log2_bytes)`, `isax_to_cpu(cpu_addr, isax_addr,
 //!   log2_bytes)`, value `poll_for_idle() -> 1` (ready only while the engine is idle).
 //! - `MemPort`: `load_req(addr)`, `load_resp() -> data`, `store_req(addr, data)`.
+//! - `Fault`: `raise()` (a run-time error, e.g. a loop step of 0 at run time).
+//!
+//! [`signature`] gives every method's argument and result widths; generators pass
+//! arguments of exactly these widths, and the emitters and readers check them.
 //!
 //! Architecture invariant: everything here is plain owned data with deterministic order
 //! (`Vec`s in generation order), so equal inputs give byte-identical emitted text.
 
+pub mod cmt2_lib;
+pub mod cmt2_read;
 pub mod emit;
-pub(crate) mod schedule;
+pub mod schedule;
 pub mod sim;
 pub mod sv;
 
+pub use cmt2_read::read_cmt2;
 pub use emit::{emit_cmt2, to_dot, to_json};
 
 use serde::{Deserialize, Serialize};
@@ -36,12 +46,33 @@ pub type Var = u32;
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Circuit {
     pub name: String,
+    /// The custom instructions the circuit implements (one per APS function).
+    pub instructions: Vec<Instruction>,
     pub instances: Vec<Instance>,
     pub rules: Vec<Rule>,
     /// Same-cycle ordering pairs `(a, b)`: `a` is scheduled before `b`.
     pub precedence: Vec<(String, String)>,
     /// Total order in which rules are tried each cycle (consumers before producers).
     pub schedule: Vec<String>,
+}
+
+/// A RISC-V custom instruction: its function and its identity `(opcode, funct7)`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Instruction {
+    pub function: String,
+    pub opcode: u32,
+    pub funct7: u32,
+}
+
+/// The four major opcodes RISC-V reserves for custom instructions (custom-0..3).
+pub const CUSTOM_OPCODES: [u32; 4] = [0x0b, 0x2b, 0x5b, 0x7b];
+
+impl Instruction {
+    /// The name part identifying the instruction: `(opcode << 8) | funct7` as 4 hex digits
+    /// (`2b01` for opcode 0x2b, funct7 1).
+    pub fn id(opcode: u32, funct7: u32) -> String {
+        format!("{:02x}{:02x}", opcode & 0x7f, funct7 & 0x7f)
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -78,6 +109,11 @@ pub enum InstanceKind {
     },
     /// The CPU memory port (hellacache adapter).
     MemPort,
+    /// A run-time error the hardware signals to the SoC (a top-level output): `raise()`
+    /// reports `message`.
+    Fault {
+        message: String,
+    },
 }
 
 /// One `aps.mem_entry` as the DMA engine sees it: the scratchpad address range
@@ -175,7 +211,70 @@ pub fn rocc_field(name: &str) -> (u32, u32) {
         "rd" => (74, 5),
         "rs2" => (79, 5),
         "rs1" => (84, 5),
+        // `funct7`
         _ => (89, 7),
+    }
+}
+
+/// Address bits of a bank of `depth` elements (at least 1).
+pub fn bank_addr_width(depth: u32) -> u32 {
+    (32 - depth.saturating_sub(1).leading_zeros()).max(1)
+}
+
+/// A method's argument and result widths, and whether it is a value method (no enable:
+/// it only reads state).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Signature {
+    pub args: Vec<u32>,
+    pub result: Option<u32>,
+    pub value: bool,
+}
+
+/// The signature of `method` on an instance of `kind`; `None` for an unknown method.
+pub fn signature(kind: &InstanceKind, method: &str) -> Option<Signature> {
+    let sig = |args: &[u32], result: Option<u32>, value: bool| Signature {
+        args: args.to_vec(),
+        result,
+        value,
+    };
+    Some(match (kind, method) {
+        (InstanceKind::Fifo { width, .. }, "enq") => sig(&[*width], None, false),
+        (InstanceKind::Fifo { width, .. }, "deq") => sig(&[], Some(*width), false),
+        (InstanceKind::Reg { width, .. }, "read") => sig(&[], Some(*width), true),
+        (InstanceKind::Reg { width, .. }, "write") => sig(&[*width], None, false),
+        (InstanceKind::Bank { width, depth, .. }, m) => {
+            let aw = bank_addr_width(*depth);
+            match m {
+                "read" => sig(&[aw], Some(*width), false),
+                "read_0" => sig(&[aw], None, false),
+                "read_1" => sig(&[], Some(*width), true),
+                "write" => sig(&[aw, *width], None, false),
+                _ => return None,
+            }
+        }
+        (InstanceKind::Rocc, "cmd") => sig(&[], Some(96), true),
+        (InstanceKind::Rocc, "cmd_deq") => sig(&[], Some(96), false),
+        (InstanceKind::Rocc, "resp_from_user") => sig(&[5, 32], None, false),
+        (InstanceKind::Dma { .. }, "cpu_to_isax" | "isax_to_cpu") => sig(&[32, 32, 4], None, false),
+        (InstanceKind::Dma { .. }, "poll_for_idle") => sig(&[], Some(1), true),
+        (InstanceKind::MemPort, "load_req") => sig(&[32], None, false),
+        (InstanceKind::MemPort, "store_req") => sig(&[32, 32], None, false),
+        (InstanceKind::MemPort, "load_resp") => sig(&[], Some(32), false),
+        (InstanceKind::Fault { .. }, "raise") => sig(&[], None, false),
+        _ => return None,
+    })
+}
+
+/// The methods of `kind`, in catalogue order.
+pub fn methods(kind: &InstanceKind) -> &'static [&'static str] {
+    match kind {
+        InstanceKind::Fifo { .. } => &["enq", "deq"],
+        InstanceKind::Reg { .. } => &["read", "write"],
+        InstanceKind::Bank { .. } => &["read", "read_0", "read_1", "write"],
+        InstanceKind::Rocc => &["cmd", "cmd_deq", "resp_from_user"],
+        InstanceKind::Dma { .. } => &["cpu_to_isax", "isax_to_cpu", "poll_for_idle"],
+        InstanceKind::MemPort => &["load_req", "store_req", "load_resp"],
+        InstanceKind::Fault { .. } => &["raise"],
     }
 }
 
@@ -212,7 +311,7 @@ pub fn eval_prim(op: PrimOp, args: &[(u128, u32)], width: u32) -> u128 {
         PrimOp::ShrU => shift(a, b, |v, s| v >> s, 0),
         PrimOp::ShrS => {
             let fill = if sext(a.0, a.1) < 0 { u128::MAX } else { 0 };
-            if b.0 >= a.1 as u128 {
+            if b.0 >= a.1 as u128 || b.0 >= 128 {
                 fill
             } else {
                 (sext(a.0, a.1) >> b.0) as u128
@@ -239,8 +338,10 @@ pub fn eval_prim(op: PrimOp, args: &[(u128, u32)], width: u32) -> u128 {
     mask(r, width)
 }
 
+/// `f(a, b)` for an amount below the operand width (and below 128, where every bit of the
+/// kept result is shifted out anyway), else `over`.
 fn shift(a: (u128, u32), b: (u128, u32), f: impl Fn(u128, u32) -> u128, over: u128) -> u128 {
-    if b.0 >= a.1 as u128 {
+    if b.0 >= a.1 as u128 || b.0 >= 128 {
         over
     } else {
         f(a.0, b.0 as u32)
@@ -258,6 +359,7 @@ impl Circuit {
                 self.instances.push(inst);
             }
         }
+        self.instructions.extend(other.instructions);
         self.rules.extend(other.rules);
         self.precedence.extend(other.precedence);
         self.schedule.extend(other.schedule);

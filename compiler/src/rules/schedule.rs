@@ -235,14 +235,16 @@ pub fn method_relation(kind: &InstanceKind, a: &str, b: &str) -> Option<Relation
         InstanceKind::Reg { .. } => (a == "write" && b == "write").then_some(Relation::Conflict),
         InstanceKind::Bank { .. } => None,
         InstanceKind::Rocc => {
-            let both_cmd = a.starts_with("cmd_to_user_") && b.starts_with("cmd_to_user_");
+            // Once a command is taken, the port shows nothing else this cycle.
+            let cmd_taken = a == "cmd_deq" && (b == "cmd_deq" || b == "cmd");
             let both_resp = a == "resp_from_user" && b == "resp_from_user";
-            (both_cmd || both_resp).then_some(Relation::Conflict)
+            (cmd_taken || both_resp).then_some(Relation::Conflict)
         }
         InstanceKind::Dma { .. } => {
             (dma_start(a) && (dma_start(b) || b == "poll_for_idle")).then_some(Relation::Conflict)
         }
         InstanceKind::MemPort => Some(Relation::Sequential),
+        InstanceKind::Fault { .. } => None,
     }
 }
 

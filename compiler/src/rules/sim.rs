@@ -10,11 +10,12 @@
 //! The interfaces are modelled as the RTL of [`super::sv`] implements them, so that both
 //! agree cycle for cycle:
 //! - RoCC: one command port and one response port. Commands are presented in order; at
-//!   most one is accepted and at most one response is sent per cycle. Arbitration is the
-//!   rule order: the first rule in the schedule whose `cmd_to_user_<id>` matches the
-//!   presented opcode (7 bits) takes the command, the first rule calling `resp_from_user`
-//!   sends its response; later rules calling the same method in that cycle are not ready
-//!   (they do not fire and retry the next cycle).
+//!   most one is accepted and at most one response is sent per cycle. The value `cmd`
+//!   shows the presented command (rules test its `(opcode, funct7)` in their guards) and
+//!   `cmd_deq` takes it. Arbitration is the rule order: the first rule in the schedule
+//!   whose guard holds takes the command, the first rule calling `resp_from_user` sends its
+//!   response; later rules calling the same methods in that cycle are not ready (they do
+//!   not fire and retry the next cycle).
 //! - DMA (one transfer at a time per engine): a request accepted in cycle `s` moving `n`
 //!   bytes (the `2^log2_bytes` requested, clipped to whole elements of the memory-map entry
 //!   that holds `isax_addr`) in `b = ⌈n/8⌉` 64-bit beats keeps the engine busy until cycle
@@ -31,7 +32,11 @@
 //!
 //! The run ends when nothing can fire and no transfer is in flight: with every FIFO empty
 //! and every command consumed it is a success, otherwise a deadlock naming the rules that
-//! hold pending work.
+//! hold pending work ([`deadlock`]).
+//!
+//! A rule that stores a CPU-memory word and then loads or stores the same word (4-byte
+//! aligned) is a hazard when it fires: within one slot, reads see the memory before the
+//! slot, so the load would not see the store. The run stops with [`SimError::Hazard`].
 
 use super::{Circuit, DmaEntry, Expr, InstanceKind, Stmt, eval_prim, mask};
 use std::collections::{BTreeMap, HashMap, VecDeque};
@@ -52,10 +57,11 @@ impl Default for SimConfig {
     }
 }
 
-/// One RoCC command: routed to `cmd_to_user_<id>`.
+/// One RoCC command: taken by the rule whose guard accepts its `(opcode, funct7)`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Command {
-    pub id: u32,
+    pub opcode: u32,
+    pub funct7: u32,
     pub rs1: u32,
     pub rs2: u32,
     pub rd: u32,
@@ -82,8 +88,26 @@ pub struct SimResult {
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SimError {
-    Deadlock { cycle: u64, stuck: Vec<String> },
-    Timeout { cycles: u64 },
+    Deadlock {
+        cycle: u64,
+        stuck: Vec<String>,
+    },
+    Timeout {
+        cycles: u64,
+    },
+    /// A rule raised a fault (a run-time error the hardware signals).
+    Fault {
+        cycle: u64,
+        rule: String,
+        message: String,
+    },
+    /// A rule stored CPU-memory word `addr` and then accessed it again in one firing.
+    Hazard {
+        cycle: u64,
+        rule: String,
+        addr: u32,
+        load: bool,
+    },
     Malformed(String),
 }
 
@@ -98,6 +122,25 @@ impl std::fmt::Display for SimError {
                 )
             }
             SimError::Timeout { cycles } => write!(f, "no quiescence within {cycles} cycles"),
+            SimError::Fault {
+                cycle,
+                rule,
+                message,
+            } => write!(
+                f,
+                "run-time error at cycle {cycle} in rule `{rule}`: {message}"
+            ),
+            SimError::Hazard {
+                cycle,
+                rule,
+                addr,
+                load,
+            } => write!(
+                f,
+                "CPU-memory hazard at cycle {cycle}: rule `{rule}` stores word {addr:#x} and then {} it in the same slot (the {} would not see the store)",
+                if *load { "loads" } else { "stores" },
+                if *load { "load" } else { "second store" },
+            ),
             SimError::Malformed(m) => write!(f, "malformed circuit: {m}"),
         }
     }
@@ -160,6 +203,7 @@ enum Slot {
     Rocc,
     Dma(Dma),
     MemPort(MemPort),
+    Fault(String),
 }
 
 struct State {
@@ -192,6 +236,10 @@ struct Tx {
     mem_loads: Vec<(usize, u32)>,
     mem_stores: Vec<(usize, u32, u32)>,
     mem_resp_taken: Vec<usize>,
+    /// The first access of a stored CPU word in this firing: (word address, is a load).
+    hazard: Option<(u32, bool)>,
+    /// The message of a raised fault.
+    fault: Option<String>,
 }
 
 /// One element a DMA beat moves, applied at the clock edge.
@@ -264,6 +312,21 @@ pub fn simulate(
         let mut fired = false;
         for rule in &order {
             if let Ok(tx) = st.try_rule(rule) {
+                if let Some(message) = tx.fault {
+                    return Err(SimError::Fault {
+                        cycle: st.cycle,
+                        rule: rule.name.clone(),
+                        message,
+                    });
+                }
+                if let Some((addr, load)) = tx.hazard {
+                    return Err(SimError::Hazard {
+                        cycle: st.cycle,
+                        rule: rule.name.clone(),
+                        addr,
+                        load,
+                    });
+                }
                 st.apply(tx);
                 fired = true;
             }
@@ -344,6 +407,7 @@ impl State {
                     entries: entries.clone(),
                     active: None,
                 }),
+                InstanceKind::Fault { message } => Slot::Fault(message.clone()),
                 InstanceKind::MemPort => {
                     let l = lanes.get(&inst.name).copied().unwrap_or(1);
                     Slot::MemPort(MemPort {
@@ -494,18 +558,15 @@ impl State {
                 tx.responses.push((arg(0) as u32, arg(1) as u32));
                 Ok(0)
             }
-            (Slot::Rocc, m) if m.starts_with("cmd_to_user_") => {
-                let id: u32 = m["cmd_to_user_".len()..].parse().map_err(|_| blocked())?;
-                if self.cmd_taken || tx.cmd_taken || id >= 128 {
+            (Slot::Rocc, "cmd" | "cmd_deq") => {
+                if self.cmd_taken || tx.cmd_taken {
                     return Err(blocked());
                 }
-                match self.cmds.front() {
-                    Some(c) if c.id & 0x7f == id => {
-                        tx.cmd_taken = true;
-                        Ok(pack_cmd(c))
-                    }
-                    _ => Err(blocked()),
+                let c = self.cmds.front().ok_or_else(blocked)?;
+                if method == "cmd_deq" {
+                    tx.cmd_taken = true;
                 }
+                Ok(pack_cmd(c))
             }
             (Slot::Dma(d), "poll_for_idle") => {
                 if d.active.is_some() {
@@ -533,6 +594,15 @@ impl State {
                 if p.reqs as usize + reqs >= p.lanes as usize {
                     return Err(blocked());
                 }
+                let word = arg(0) as u32 & !3;
+                if tx.hazard.is_none()
+                    && tx
+                        .mem_stores
+                        .iter()
+                        .any(|(i, a, _)| *i == idx && a & !3 == word)
+                {
+                    tx.hazard = Some((word, method == "load_req"));
+                }
                 if method == "store_req" {
                     tx.mem_stores.push((idx, arg(0) as u32, arg(1) as u32));
                     return Ok(0);
@@ -542,6 +612,10 @@ impl State {
                     return Err(blocked());
                 }
                 tx.mem_loads.push((idx, arg(0) as u32));
+                Ok(0)
+            }
+            (Slot::Fault(m), "raise") => {
+                tx.fault.get_or_insert_with(|| m.clone());
                 Ok(0)
             }
             (Slot::MemPort(p), "load_resp") => {
@@ -739,36 +813,15 @@ impl State {
     }
 
     fn finish(&self, order: &[&super::Rule], cycles: u64) -> Result<SimResult, SimError> {
-        let pending: Vec<usize> = self
+        let pending: Vec<&str> = self
             .slots
             .iter()
             .enumerate()
             .filter(|(_, s)| matches!(s, Slot::Fifo(f) if !f.items.is_empty()))
-            .map(|(i, _)| i)
+            .map(|(i, _)| self.names[i].as_str())
             .collect();
-        if !pending.is_empty() || !self.cmds.is_empty() {
-            let stuck = order
-                .iter()
-                .filter(|r| {
-                    deq_targets(&r.body)
-                        .iter()
-                        .any(|t| self.index.get(*t).is_some_and(|i| pending.contains(i)))
-                        || (!self.cmds.is_empty() && calls_cmd(&r.body))
-                })
-                .map(|r| r.name.clone())
-                .collect::<Vec<_>>();
-            let stuck = if stuck.is_empty() {
-                pending
-                    .iter()
-                    .map(|&i| format!("(fifo {} not drained)", self.names[i]))
-                    .collect()
-            } else {
-                stuck
-            };
-            return Err(SimError::Deadlock {
-                cycle: self.cycle,
-                stuck,
-            });
+        if let Some(e) = deadlock(order, &pending, self.cmds.len(), self.cycle) {
+            return Err(e);
         }
         let mut banks = BTreeMap::new();
         let mut regs = BTreeMap::new();
@@ -794,6 +847,43 @@ impl State {
     }
 }
 
+/// The deadlock a run that ended in `cycle` with FIFOs `pending` non-empty and `commands`
+/// not taken represents (`None` for a clean end): the rules that would consume the
+/// pending work (dequeue a non-empty FIFO, or take a command), in `order`. Shared by the
+/// simulator and the RTL testbench's report.
+pub fn deadlock(
+    order: &[&super::Rule],
+    pending: &[&str],
+    commands: usize,
+    cycle: u64,
+) -> Option<SimError> {
+    if pending.is_empty() && commands == 0 {
+        return None;
+    }
+    let stuck: Vec<String> = order
+        .iter()
+        .filter(|r| {
+            deq_targets(&r.body).iter().any(|t| pending.contains(t))
+                || (commands > 0 && calls_cmd(&r.body))
+        })
+        .map(|r| r.name.clone())
+        .collect();
+    let stuck = if stuck.is_empty() {
+        pending
+            .iter()
+            .map(|f| format!("(fifo {f} not drained)"))
+            .collect()
+    } else {
+        stuck
+    };
+    Some(SimError::Deadlock { cycle, stuck })
+}
+
+/// The rules in the simulator's order (the schedule, then rules it does not name).
+pub fn rule_order(circuit: &Circuit) -> Result<Vec<&super::Rule>, SimError> {
+    schedule_order(circuit)
+}
+
 fn deq_targets(stmts: &[Stmt]) -> Vec<&str> {
     let mut out = Vec::new();
     for s in stmts {
@@ -816,17 +906,19 @@ fn deq_targets(stmts: &[Stmt]) -> Vec<&str> {
 fn calls_cmd(stmts: &[Stmt]) -> bool {
     stmts
         .iter()
-        .any(|s| matches!(s, Stmt::Call { method, .. } if method.starts_with("cmd_to_user_")))
+        .any(|s| matches!(s, Stmt::Call { method, .. } if method == "cmd_deq"))
 }
 
 /// Pack a command into the 96-bit bundle of [`super::rocc_field`].
 pub fn pack_cmd(c: &Command) -> u128 {
     let (rd_lo, _) = super::rocc_field("rd");
     let (op_lo, _) = super::rocc_field("opcode");
+    let (f7_lo, _) = super::rocc_field("funct7");
     (c.rs2 as u128)
         | ((c.rs1 as u128) << 32)
-        | (((c.id & 0x7f) as u128) << op_lo)
+        | (((c.opcode & 0x7f) as u128) << op_lo)
         | (((c.rd & 0x1f) as u128) << rd_lo)
+        | (((c.funct7 & 0x7f) as u128) << f7_lo)
 }
 
 /// The element index a bank access uses: the address truncated to the bank's address bits;

@@ -52,6 +52,27 @@ pub struct TopInfo {
     /// Banks: (instance name, depth).
     pub banks: Vec<(String, u32)>,
     pub regs: Vec<String>,
+    /// FIFOs: (IR name, SystemVerilog identifier), for deadlock reports.
+    pub fifos: Vec<(String, String)>,
+    /// Fault instances (their `<ident>_fault` output ports).
+    pub faults: Vec<String>,
+    /// What stops a run, in the simulator's order (rule by rule, a rule's faults before
+    /// its hazard): the top's signals a testbench watches.
+    pub watch: Vec<Watch>,
+}
+
+/// A run-time error the top signals.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub enum Watch {
+    /// Rule `rule` raises fault instance `inst` when `<signal>` is 1.
+    Fault {
+        inst: String,
+        rule: String,
+        signal: String,
+    },
+    /// Rule `rule` may store a CPU-memory word and access it again in one firing: the top
+    /// has `<prefix>__hazard`, `__hazard_addr` and `__hazard_load`.
+    Hazard { rule: String, prefix: String },
 }
 
 /// Emit the SystemVerilog of `c`; the top module is named after the circuit.
@@ -87,7 +108,8 @@ pub fn emit_sv_parts(c: &Circuit) -> Result<SvParts, Diagnostic> {
     Ok(e.finish(&sched))
 }
 
-/// A legal SystemVerilog identifier for an IR name.
+/// A legal SystemVerilog identifier for an IR name: other characters become `_`, a
+/// leading digit gets a `_` prefix, and an IEEE 1800-2017 keyword a `_` suffix.
 pub fn ident(s: &str) -> String {
     let mut o: String = s
         .chars()
@@ -96,8 +118,263 @@ pub fn ident(s: &str) -> String {
     if o.is_empty() || o.starts_with(|ch: char| ch.is_ascii_digit()) {
         o.insert(0, '_');
     }
+    if SV_KEYWORDS.binary_search(&o.as_str()).is_ok() {
+        o.push('_');
+    }
     o
 }
+
+/// The reserved keywords of IEEE 1800-2017 (Annex B), sorted.
+pub const SV_KEYWORDS: &[&str] = &[
+    "accept_on",
+    "alias",
+    "always",
+    "always_comb",
+    "always_ff",
+    "always_latch",
+    "and",
+    "assert",
+    "assign",
+    "assume",
+    "automatic",
+    "before",
+    "begin",
+    "bind",
+    "bins",
+    "binsof",
+    "bit",
+    "break",
+    "buf",
+    "bufif0",
+    "bufif1",
+    "byte",
+    "case",
+    "casex",
+    "casez",
+    "cell",
+    "chandle",
+    "checker",
+    "class",
+    "clocking",
+    "cmos",
+    "config",
+    "const",
+    "constraint",
+    "context",
+    "continue",
+    "cover",
+    "covergroup",
+    "coverpoint",
+    "cross",
+    "deassign",
+    "default",
+    "defparam",
+    "design",
+    "disable",
+    "dist",
+    "do",
+    "edge",
+    "else",
+    "end",
+    "endcase",
+    "endchecker",
+    "endclass",
+    "endclocking",
+    "endconfig",
+    "endfunction",
+    "endgenerate",
+    "endgroup",
+    "endinterface",
+    "endmodule",
+    "endpackage",
+    "endprimitive",
+    "endprogram",
+    "endproperty",
+    "endsequence",
+    "endspecify",
+    "endtable",
+    "endtask",
+    "enum",
+    "event",
+    "eventually",
+    "expect",
+    "export",
+    "extends",
+    "extern",
+    "final",
+    "first_match",
+    "for",
+    "force",
+    "foreach",
+    "forever",
+    "fork",
+    "forkjoin",
+    "function",
+    "generate",
+    "genvar",
+    "global",
+    "highz0",
+    "highz1",
+    "if",
+    "iff",
+    "ifnone",
+    "ignore_bins",
+    "illegal_bins",
+    "implements",
+    "implies",
+    "import",
+    "incdir",
+    "include",
+    "initial",
+    "inout",
+    "input",
+    "inside",
+    "instance",
+    "int",
+    "integer",
+    "interconnect",
+    "interface",
+    "intersect",
+    "join",
+    "join_any",
+    "join_none",
+    "large",
+    "let",
+    "liblist",
+    "library",
+    "local",
+    "localparam",
+    "logic",
+    "longint",
+    "macromodule",
+    "matches",
+    "medium",
+    "modport",
+    "module",
+    "nand",
+    "negedge",
+    "nettype",
+    "new",
+    "nexttime",
+    "nmos",
+    "nor",
+    "noshowcancelled",
+    "not",
+    "notif0",
+    "notif1",
+    "null",
+    "or",
+    "output",
+    "package",
+    "packed",
+    "parameter",
+    "pmos",
+    "posedge",
+    "primitive",
+    "priority",
+    "program",
+    "property",
+    "protected",
+    "pull0",
+    "pull1",
+    "pulldown",
+    "pullup",
+    "pulsestyle_ondetect",
+    "pulsestyle_onevent",
+    "pure",
+    "rand",
+    "randc",
+    "randcase",
+    "randsequence",
+    "rcmos",
+    "real",
+    "realtime",
+    "ref",
+    "reg",
+    "reject_on",
+    "release",
+    "repeat",
+    "restrict",
+    "return",
+    "rnmos",
+    "rpmos",
+    "rtran",
+    "rtranif0",
+    "rtranif1",
+    "s_always",
+    "s_eventually",
+    "s_nexttime",
+    "s_until",
+    "s_until_with",
+    "scalared",
+    "sequence",
+    "shortint",
+    "shortreal",
+    "showcancelled",
+    "signed",
+    "small",
+    "soft",
+    "solve",
+    "specify",
+    "specparam",
+    "static",
+    "string",
+    "strong",
+    "strong0",
+    "strong1",
+    "struct",
+    "super",
+    "supply0",
+    "supply1",
+    "sync_accept_on",
+    "sync_reject_on",
+    "table",
+    "tagged",
+    "task",
+    "this",
+    "throughout",
+    "time",
+    "timeprecision",
+    "timeunit",
+    "tran",
+    "tranif0",
+    "tranif1",
+    "tri",
+    "tri0",
+    "tri1",
+    "triand",
+    "trior",
+    "trireg",
+    "type",
+    "typedef",
+    "union",
+    "unique",
+    "unique0",
+    "unsigned",
+    "until",
+    "until_with",
+    "untyped",
+    "use",
+    "uwire",
+    "var",
+    "vectored",
+    "virtual",
+    "void",
+    "wait",
+    "wait_order",
+    "wand",
+    "weak",
+    "weak0",
+    "weak1",
+    "while",
+    "wildcard",
+    "wire",
+    "with",
+    "within",
+    "wor",
+    "xnor",
+    "xor",
+];
 
 fn hex(v: u128, w: u32) -> String {
     format!("{w}'h{v:x}")
@@ -175,6 +452,7 @@ struct Emitter<'a> {
     uses: Uses,
     mem_lanes: BTreeMap<String, u32>,
     fires: Vec<String>,
+    watch: Vec<Watch>,
 }
 
 /// Per-rule walk state.
@@ -189,6 +467,10 @@ struct RuleCx {
     pending: Vec<(String, &'static str, Site, usize)>,
     bank_reads: Vec<(String, String)>,
     bank_writes: Vec<(String, String, String, usize)>,
+    /// CPU-memory stores so far: (instance, address, path).
+    mem_stores: Vec<(String, String, String)>,
+    /// Same-firing CPU-memory hazards: (condition, word address, is a load).
+    hazards: Vec<(String, String, bool)>,
 }
 
 impl<'a> Emitter<'a> {
@@ -200,6 +482,7 @@ impl<'a> Emitter<'a> {
             uses: Uses::default(),
             mem_lanes,
             fires: Vec::new(),
+            watch: Vec::new(),
         }
     }
 
@@ -219,6 +502,8 @@ impl<'a> Emitter<'a> {
             pending: Vec::new(),
             bank_reads: Vec::new(),
             bank_writes: Vec::new(),
+            mem_stores: Vec::new(),
+            hazards: Vec::new(),
         };
         let _ = writeln!(
             self.body,
@@ -243,9 +528,45 @@ impl<'a> Emitter<'a> {
             terms.join("\n      & ")
         );
         self.fires.push(format!("WILL_FIRE_{n}"));
+        let mut hazard = None;
+        if !cx.hazards.is_empty() {
+            // The first hazard on the taken path (in program order).
+            let mut addr = "32'd0".to_string();
+            let mut load = "1'b0".to_string();
+            for (cond, a, l) in cx.hazards.iter().rev() {
+                addr = format!("(({cond}) ? {a} : {addr})");
+                load = format!("(({cond}) ? 1'b{} : {load})", u8::from(*l));
+            }
+            let any_h = any(&cx
+                .hazards
+                .iter()
+                .map(|h| format!("({})", h.0))
+                .collect::<Vec<_>>());
+            let _ = writeln!(
+                self.body,
+                "  logic {n}__hazard, {n}__hazard_load;\n  logic [31:0] {n}__hazard_addr;\n  assign {n}__hazard = WILL_FIRE_{n} & {any_h};\n  assign {n}__hazard_addr = {addr};\n  assign {n}__hazard_load = {load};"
+            );
+            hazard = Some(Watch::Hazard {
+                rule: r.name.clone(),
+                prefix: n.clone(),
+            });
+        }
         let en_of = |k: usize, cx: &RuleCx| format!("(WILL_FIRE_{} & {})", cx.name, cx.sites[k].0);
         for (inst, class, mut site, k) in std::mem::take(&mut cx.pending) {
             site.en = en_of(k, &cx);
+            if class == "raise" {
+                let signal = format!("{}__fault{k}", cx.name);
+                let _ = writeln!(
+                    self.body,
+                    "  logic {signal};\n  assign {signal} = {};",
+                    site.en
+                );
+                self.watch.push(Watch::Fault {
+                    inst: inst.clone(),
+                    rule: r.name.clone(),
+                    signal,
+                });
+            }
             self.uses
                 .done
                 .entry((inst.clone(), class))
@@ -264,6 +585,7 @@ impl<'a> Emitter<'a> {
                 .or_default()
                 .push((en, addr, data));
         }
+        self.watch.extend(hazard);
         Ok(())
     }
 
@@ -413,6 +735,8 @@ impl<'a> Emitter<'a> {
         // A second class a call counts under (load requests: the response queue's room).
         let mut also: Option<&'static str> = None;
         let mut site = Site::default();
+        let mut new_hazards: Vec<(String, String, bool)> = Vec::new();
+        let mut new_store: Option<(String, String, String)> = None;
         let ready: String = match (kind, method) {
             (InstanceKind::Fifo { width, depth }, "deq") => {
                 let before = count(&self.before(cx, inst, "deq"));
@@ -485,19 +809,16 @@ impl<'a> Emitter<'a> {
                 class = Some("resp");
                 format!("(rocc_resp_ready & ~{b})")
             }
-            (InstanceKind::Rocc, m) if m.starts_with("cmd_to_user_") => {
+            (InstanceKind::Rocc, "cmd" | "cmd_deq") => {
                 let b = any(&self.before(cx, inst, "cmd"));
-                class = Some("cmd");
+                if method == "cmd_deq" {
+                    class = Some("cmd");
+                }
                 value = Some((
                     "{rocc_cmd_funct, rocc_cmd_rs1, rocc_cmd_rs2, rocc_cmd_rd, 3'b0, rocc_cmd_opcode, rocc_cmd_rs1data, rocc_cmd_rs2data}".into(),
                     96,
                 ));
-                match m["cmd_to_user_".len()..].parse::<u32>() {
-                    Ok(id) if id < 128 => {
-                        format!("(rocc_cmd_valid & (rocc_cmd_opcode == 7'd{id}) & ~{b})")
-                    }
-                    _ => "1'b0".into(),
-                }
+                format!("(rocc_cmd_valid & ~{b})")
             }
             (InstanceKind::Dma { .. }, "poll_for_idle") => {
                 let b = any(&self
@@ -524,6 +845,19 @@ impl<'a> Emitter<'a> {
                 let lanes = self.mem_lanes.get(inst).copied().unwrap_or(1);
                 let lane = count(&self.before(cx, inst, "req"));
                 let st = method == "store_req";
+                let word = format!("({} & 32'hfffffffc)", arg(0, 32));
+                for (si, sa, sp) in &cx.mem_stores {
+                    if si == inst {
+                        new_hazards.push((
+                            format!("({sp}) & ({path}) & ({sa} == {word})"),
+                            word.clone(),
+                            !st,
+                        ));
+                    }
+                }
+                if st {
+                    new_store = Some((inst.to_string(), word.clone(), path.to_string()));
+                }
                 site.slot = lane.clone();
                 site.data = vec![
                     if st { "1'b1" } else { "1'b0" }.into(),
@@ -544,6 +878,10 @@ impl<'a> Emitter<'a> {
                     )
                 }
             }
+            (InstanceKind::Fault { .. }, "raise") => {
+                class = Some("raise");
+                "1'b1".into()
+            }
             (InstanceKind::MemPort, "load_resp") => {
                 let kname = format!("{}__k{k}", cx.name);
                 let before = count(&self.before(cx, inst, "mresp"));
@@ -562,6 +900,8 @@ impl<'a> Emitter<'a> {
             }
             _ => return Err(unknown()),
         };
+        cx.hazards.extend(new_hazards);
+        cx.mem_stores.extend(new_store);
         let rname = format!("{}__rdy{k}", cx.name);
         let _ = writeln!(self.body, "  logic {rname};\n  assign {rname} = {ready};");
         cx.sites.push((path.to_string(), rname));
@@ -599,6 +939,7 @@ impl<'a> Emitter<'a> {
         let top = ident(&c.name);
         let mut info = TopInfo {
             top: top.clone(),
+            watch: std::mem::take(&mut self.watch),
             ..TopInfo::default()
         };
         let mut ports: Vec<String> = vec![
@@ -611,6 +952,7 @@ impl<'a> Emitter<'a> {
             let i = ident(&inst.name);
             match &inst.kind {
                 InstanceKind::Fifo { width, depth } => {
+                    info.fifos.push((inst.name.clone(), i.clone()));
                     self.fifo(&mut inst_text, &mut prims, &inst.name, &i, *width, *depth)
                 }
                 InstanceKind::Reg { width, init } => {
@@ -618,6 +960,24 @@ impl<'a> Emitter<'a> {
                     self.reg(&mut inst_text, &mut prims, &inst.name, &i, *width, *init)
                 }
                 InstanceKind::Bank { .. } => {}
+                InstanceKind::Fault { message } => {
+                    ports.push(format!(
+                        "  output logic        {i}_fault   // run-time error: {}",
+                        message.replace(['\n', '\r'], " ")
+                    ));
+                    info.faults.push(i.clone());
+                    let en: Vec<String> = self
+                        .sites(&inst.name, "raise")
+                        .iter()
+                        .map(|s| s.en.clone())
+                        .collect();
+                    let _ = writeln!(
+                        inst_text,
+                        "\n  // fault {}\n  assign {i}_fault = {};",
+                        inst.name,
+                        any(&en)
+                    );
+                }
                 InstanceKind::Rocc => {
                     ports.extend(rocc_ports());
                     self.rocc(&mut inst_text, &inst.name);
@@ -1232,14 +1592,16 @@ pub fn batch_top(modules: &[String]) -> String {
 }
 
 /// A behavioural testbench for the top of `c` (module `kiln_tb`). It reads `cmds.txt`
-/// (`id rs1 rs2 rd` per line) and `mem.hex` (`$readmemh` bytes), drives the RoCC command
+/// (`opcode funct7 rs1 rs2 rd` per line) and `mem.hex` (`$readmemh` bytes), drives the RoCC command
 /// port (commands in order, one per cycle), answers CPU-memory loads one cycle after the
 /// request, runs the DMA engine with the simulator's model (busy for
 /// `max(bursts × latency, beats + 1)` cycles from the request cycle, one 64-bit beat per
 /// cycle in the last cycles of that window; see [`super::sim`]), stops when nothing fired
-/// and nothing is in flight, and writes `out.txt`: `cmd cycle` (per accepted command),
-/// `resp rd value cycle`, `status`, `cycles`, `mem addr byte` (non-zero bytes),
-/// `bank name index value`, `reg name value`.
+/// and nothing is in flight (or a rule fired with a CPU-memory hazard), and writes
+/// `out.txt`: `cmd cycle` (per accepted command), `resp rd value cycle`, `status`, `end
+/// cycle`, `cmds_left n`, `cycles`, `mem addr byte` (bytes non-zero or written), `bank name
+/// index value`, `reg name value`, `fifo name count` (FIFOs not empty at the end) and
+/// `hazard rule cycle addr is_load`.
 pub fn testbench(c: &Circuit, info: &TopInfo, cfg: &TbConfig) -> String {
     let mut decl = String::new();
     let mut conns: Vec<String> = vec![".clk(clk)".into(), ".rst(rst)".into()];
@@ -1272,7 +1634,7 @@ pub fn testbench(c: &Circuit, info: &TopInfo, cfg: &TbConfig) -> String {
             conns.push(format!(".{p}({p})"));
         }
         drive.push_str(
-            "    rocc_cmd_valid = cmd_i < ncmd;\n    rocc_cmd_funct = 7'd0; rocc_cmd_rs1 = 5'd0; rocc_cmd_rs2 = 5'd0;\n    rocc_cmd_opcode = cmd_id[cmd_i][6:0];\n    rocc_cmd_rd = cmd_rd[cmd_i][4:0];\n    rocc_cmd_rs1data = cmd_rs1[cmd_i];\n    rocc_cmd_rs2data = cmd_rs2[cmd_i];\n    rocc_resp_ready = 1'b1;\n",
+            "    rocc_cmd_valid = cmd_i < ncmd;\n    rocc_cmd_rs1 = 5'd0; rocc_cmd_rs2 = 5'd0;\n    rocc_cmd_opcode = cmd_op[cmd_i][6:0];\n    rocc_cmd_funct = cmd_f7[cmd_i][6:0];\n    rocc_cmd_rd = cmd_rd[cmd_i][4:0];\n    rocc_cmd_rs1data = cmd_rs1[cmd_i];\n    rocc_cmd_rs2data = cmd_rs2[cmd_i];\n    rocc_resp_ready = 1'b1;\n",
         );
         sample.push_str(
             "    if (rocc_cmd_valid && rocc_cmd_ready) begin\n      $fdisplay(out, \"cmd %0d\", cyc);\n      cmd_i = cmd_i + 1;\n    end\n    if (rocc_resp_valid && rocc_resp_ready) $fdisplay(out, \"resp %0d %0d %0d\", rocc_resp_rd, rocc_resp_data, cyc);\n",
@@ -1299,13 +1661,16 @@ pub fn testbench(c: &Circuit, info: &TopInfo, cfg: &TbConfig) -> String {
         ] {
             conns.push(format!(".{m}_{p}({m}_{p})"));
         }
+        // Each port's lane loops have their own variable (`<m>_k`); the byte tasks use
+        // automatic locals, so no loop shares a variable with what it calls.
+        let _ = writeln!(decl, "  integer {m}_k;");
         let _ = writeln!(
             drive,
-            "    {m}_req_ready = 1'b1;\n    {m}_resp_data = {m}_next_data;\n    for (k = 0; k < {l}; k = k + 1) {m}_resp_valid[k] = k < {m}_nl;"
+            "    {m}_req_ready = 1'b1;\n    {m}_resp_data = {m}_next_data;\n    for ({m}_k = 0; {m}_k < {l}; {m}_k = {m}_k + 1) {m}_resp_valid[{m}_k] = {m}_k < {m}_nl;"
         );
         let _ = writeln!(
             sample,
-            "    {m}_nl = 0;\n    {m}_next_data = '0;\n    for (k = 0; k < {l}; k = k + 1)\n      if ({m}_req_valid[k] && !{m}_req_cmd[k]) begin\n        {m}_next_data[{m}_nl*32 +: 32] = rdword({m}_req_addr[k*32 +: 32]);\n        {m}_nl = {m}_nl + 1;\n      end\n    for (k = 0; k < {l}; k = k + 1)\n      if ({m}_req_valid[k] && {m}_req_cmd[k]) wrword({m}_req_addr[k*32 +: 32], {m}_req_data[k*32 +: 32]);\n    if ({m}_nl > 0 || dut.{m}__pending) busy = 1;"
+            "    {m}_nl = 0;\n    {m}_next_data = '0;\n    for ({m}_k = 0; {m}_k < {l}; {m}_k = {m}_k + 1)\n      if ({m}_req_valid[{m}_k] && !{m}_req_cmd[{m}_k]) begin\n        {m}_next_data[{m}_nl*32 +: 32] = rdword({m}_req_addr[{m}_k*32 +: 32]);\n        {m}_nl = {m}_nl + 1;\n      end\n    for ({m}_k = 0; {m}_k < {l}; {m}_k = {m}_k + 1)\n      if ({m}_req_valid[{m}_k] && {m}_req_cmd[{m}_k]) wrword({m}_req_addr[{m}_k*32 +: 32], {m}_req_data[{m}_k*32 +: 32]);\n    if ({m}_nl > 0 || dut.{m}__pending) busy = 1;"
         );
     }
     for d in &info.dmas {
@@ -1391,6 +1756,33 @@ pub fn testbench(c: &Circuit, info: &TopInfo, cfg: &TbConfig) -> String {
         let ri = ident(r);
         let _ = writeln!(dump, "    $fdisplay(out, \"reg {r} %0h\", dut.u_{ri}.q);");
     }
+    let mut watch = String::new();
+    for w in &info.watch {
+        match w {
+            Watch::Hazard { rule, prefix: n } => {
+                let _ = writeln!(
+                    watch,
+                    "    if (!hazard && dut.{n}__hazard) begin\n      $fdisplay(out, \"hazard {rule} %0d %0d %0d\", cyc, dut.{n}__hazard_addr, dut.{n}__hazard_load);\n      hazard = 1;\n    end"
+                );
+            }
+            Watch::Fault { inst, rule, signal } => {
+                let _ = writeln!(
+                    watch,
+                    "    if (!hazard && dut.{signal}) begin\n      $fdisplay(out, \"fault {inst} {rule} %0d\", cyc);\n      hazard = 1;\n    end"
+                );
+            }
+        }
+    }
+    for f in &info.faults {
+        let _ = writeln!(decl, "  wire {f}_fault;");
+        conns.push(format!(".{f}_fault({f}_fault)"));
+    }
+    for (f, i) in &info.fifos {
+        let _ = writeln!(
+            dump,
+            "    if (dut.{i}__cnt != 0) $fdisplay(out, \"fifo {f} %0d\", dut.{i}__cnt);"
+        );
+    }
     let dma_init: String = info
         .dmas
         .iter()
@@ -1408,11 +1800,12 @@ module {module};
   localparam integer MEMSZ = {memsz};
   logic clk, rst;
   logic [7:0] mem [0:MEMSZ-1];
-  logic [31:0] cmd_id [0:255], cmd_rs1 [0:255], cmd_rs2 [0:255], cmd_rd [0:255];
-  integer fd, out, ncmd, cmd_i, cyc, last_fire, k, b, errors, lim, ebv, busy, fired, done;
+  logic memw [0:MEMSZ-1];
+  logic [31:0] cmd_op [0:255], cmd_f7 [0:255], cmd_rs1 [0:255], cmd_rs2 [0:255], cmd_rd [0:255];
+  integer fd, out, ncmd, cmd_i, cyc, last_fire, k, b, errors, lim, ebv, busy, fired, done, hazard;
   logic finished = 1'b0;
   logic [63:0] bytes, bursts;
-  integer a0, a1, a2, a3;
+  integer a0, a1, a2, a3, a4;
 {decl}
   {top} dut (
     {conns}
@@ -1424,11 +1817,15 @@ module {module};
   function automatic [31:0] rdword(input [31:0] a);
     rdword = {{rdbyte({{a[31:2], 2'b00}} + 3), rdbyte({{a[31:2], 2'b00}} + 2), rdbyte({{a[31:2], 2'b00}} + 1), rdbyte({{a[31:2], 2'b00}})}};
   endfunction
-  task wrbyte(input [31:0] a, input [7:0] v);
-    if (a < MEMSZ) mem[a] = v; else errors = errors + 1;
+  task automatic wrbyte(input [31:0] a, input [7:0] v);
+    if (a < MEMSZ) begin
+      mem[a] = v;
+      memw[a] = 1'b1;
+    end else errors = errors + 1;
   endtask
-  task wrword(input [31:0] a, input [31:0] v);
-    for (k = 0; k < 4; k = k + 1) wrbyte({{a[31:2], 2'b00}} + k, v[k*8 +: 8]);
+  task automatic wrword(input [31:0] a, input [31:0] v);
+    integer j;
+    for (j = 0; j < 4; j = j + 1) wrbyte({{a[31:2], 2'b00}} + j, v[j*8 +: 8]);
   endtask
 
   task drive;
@@ -1438,16 +1835,19 @@ module {module};
     fired = dut.kiln_any_fire;
     busy = 0;
     if (fired) last_fire = cyc;
-{sample}  endtask
+{watch}{sample}  endtask
 
   always #5 if (!finished) clk = ~clk;
   initial begin
-    clk = 0; rst = 1; errors = 0; cmd_i = 0; ncmd = 0; cyc = 0; last_fire = -1; done = 0;
-{dma_init}{mem_init}    for (k = 0; k < MEMSZ; k = k + 1) mem[k] = 8'd0;
+    clk = 0; rst = 1; errors = 0; cmd_i = 0; ncmd = 0; cyc = 0; last_fire = -1; done = 0; hazard = 0;
+{dma_init}{mem_init}    for (k = 0; k < MEMSZ; k = k + 1) begin
+      mem[k] = 8'd0;
+      memw[k] = 1'b0;
+    end
     $readmemh(\"{prefix}mem.hex\", mem);
     fd = $fopen(\"{prefix}cmds.txt\", \"r\");
-    while ($fscanf(fd, \"%d %d %d %d\\n\", a0, a1, a2, a3) == 4) begin
-      cmd_id[ncmd] = a0; cmd_rs1[ncmd] = a1; cmd_rs2[ncmd] = a2; cmd_rd[ncmd] = a3;
+    while ($fscanf(fd, \"%d %d %d %d %d\\n\", a0, a1, a2, a3, a4) == 5) begin
+      cmd_op[ncmd] = a0; cmd_f7[ncmd] = a1; cmd_rs1[ncmd] = a2; cmd_rs2[ncmd] = a3; cmd_rd[ncmd] = a4;
       ncmd = ncmd + 1;
     end
     $fclose(fd);
@@ -1458,7 +1858,8 @@ module {module};
     while (!done) begin
       @(posedge clk);
       sample;
-      if (!fired && !busy) done = 1;
+      if (hazard) done = 3;
+      else if (!fired && !busy) done = 1;
       else if (cyc + 1 >= {maxc}) begin
         $fdisplay(out, \"status timeout\");
         done = 2;
@@ -1468,9 +1869,12 @@ module {module};
       end
     end
     if (done == 1) $fdisplay(out, \"status ok\");
+    if (done == 3) $fdisplay(out, \"status stopped\");
+    $fdisplay(out, \"end %0d\", cyc);
+    $fdisplay(out, \"cmds_left %0d\", ncmd - cmd_i);
     $fdisplay(out, \"cycles %0d\", last_fire + 1);
     $fdisplay(out, \"errors %0d\", errors);
-    for (k = 0; k < MEMSZ; k = k + 1) if (mem[k] != 0) $fdisplay(out, \"mem %0d %0d\", k, mem[k]);
+    for (k = 0; k < MEMSZ; k = k + 1) if (mem[k] != 0 || memw[k]) $fdisplay(out, \"mem %0d %0d\", k, mem[k]);
 {dump}    $fclose(out);
     finished = 1'b1;
 {finish}  end
@@ -1493,10 +1897,10 @@ pub fn mem_hex(mem: &BTreeMap<u32, u8>) -> String {
         .collect()
 }
 
-/// The testbench's `cmds.txt` (`id rs1 rs2 rd` per line).
+/// The testbench's `cmds.txt` (`opcode funct7 rs1 rs2 rd` per line).
 pub fn cmds_text(cmds: &[super::sim::Command]) -> String {
     cmds.iter()
-        .map(|c| format!("{} {} {} {}\n", c.id, c.rs1, c.rs2, c.rd))
+        .map(|c| format!("{} {} {} {} {}\n", c.opcode, c.funct7, c.rs1, c.rs2, c.rd))
         .collect()
 }
 
@@ -1508,15 +1912,61 @@ pub struct TbOutput {
     /// The cycle each command was accepted.
     pub accepted: Vec<u64>,
     pub cycles: u64,
-    /// Non-zero CPU memory bytes.
+    /// CPU memory bytes that are non-zero or were written.
     pub cpu_mem: BTreeMap<u32, u8>,
     /// Bank contents by SystemVerilog instance name ([`ident`] of the IR name).
     pub banks: BTreeMap<String, Vec<u128>>,
     pub regs: BTreeMap<String, u128>,
-    /// `ok` or `timeout`.
+    /// `ok`, `timeout` or `stopped` (a hazard or a fault).
     pub status: String,
     /// CPU-memory accesses outside the modelled window.
     pub errors: u64,
+    /// The cycle the run ended in (nothing fired, nothing in flight).
+    pub end: u64,
+    /// Commands never taken.
+    pub cmds_left: u64,
+    /// FIFOs (IR names) still holding entries at the end.
+    pub pending: Vec<String>,
+    /// The first same-firing CPU-memory hazard: (rule, cycle, word address, is a load).
+    pub hazard: Option<(String, u64, u32, bool)>,
+    /// The first raised fault: (fault instance, rule, cycle).
+    pub fault: Option<(String, String, u64)>,
+}
+
+impl TbOutput {
+    /// What the run means, as the rule simulator reports it: a hazard, a deadlock (work
+    /// left in FIFOs or commands not taken, named with the simulator's [`super::sim::deadlock`])
+    /// or a timeout; `None` for a clean end.
+    pub fn failure(&self, c: &Circuit) -> Option<super::sim::SimError> {
+        use super::sim::SimError;
+        if let Some((inst, rule, cycle)) = &self.fault {
+            let message = match c.instance(inst).map(|i| &i.kind) {
+                Some(InstanceKind::Fault { message }) => message.clone(),
+                _ => format!("fault `{inst}`"),
+            };
+            return Some(SimError::Fault {
+                cycle: *cycle,
+                rule: rule.clone(),
+                message,
+            });
+        }
+        if let Some((rule, cycle, addr, load)) = &self.hazard {
+            return Some(SimError::Hazard {
+                cycle: *cycle,
+                rule: rule.clone(),
+                addr: *addr,
+                load: *load,
+            });
+        }
+        if self.status == "timeout" {
+            return Some(SimError::Timeout {
+                cycles: self.end + 1,
+            });
+        }
+        let order = super::sim::rule_order(c).ok()?;
+        let pending: Vec<&str> = self.pending.iter().map(String::as_str).collect();
+        super::sim::deadlock(&order, &pending, self.cmds_left as usize, self.end)
+    }
 }
 
 /// Parse `out.txt`; malformed lines are an error naming the line.
@@ -1541,6 +1991,13 @@ pub fn parse_tb_output(text: &str) -> Result<TbOutput, String> {
             }
             Some("status") => r.status = s(1)?,
             Some("errors") => r.errors = n(1)?,
+            Some("end") => r.end = n(1)?,
+            Some("cmds_left") => r.cmds_left = n(1)?,
+            Some("fifo") => r.pending.push(s(1)?),
+            Some("hazard") => {
+                r.hazard = Some((s(1)?, n(2)?, n(3)? as u32, n(4)? != 0));
+            }
+            Some("fault") => r.fault = Some((s(1)?, s(2)?, n(3)?)),
             Some("mem") => {
                 r.cpu_mem.insert(n(1)? as u32, n(2)? as u8);
             }

@@ -59,3 +59,76 @@ pub fn have_tool(tool: &str) -> bool {
     }
     ok
 }
+
+/// The command of the circuit's first instruction (its opcode and funct7).
+pub fn command(
+    c: &compiler::rules::Circuit,
+    rs1: u32,
+    rs2: u32,
+    rd: u32,
+) -> compiler::rules::sim::Command {
+    let i = c
+        .instructions
+        .first()
+        .expect("the circuit implements an instruction");
+    compiler::rules::sim::Command {
+        opcode: i.opcode,
+        funct7: i.funct7,
+        rs1,
+        rs2,
+        rd,
+    }
+}
+
+/// The command generated function `n` answers (its identity), with the workload's rs1/rs2.
+pub fn generated_command(n: usize, rd: u32) -> compiler::rules::sim::Command {
+    let (opcode, funct7) = compiler::aps::workload::identity(n);
+    compiler::rules::sim::Command {
+        opcode,
+        funct7,
+        rs1: compiler::aps::workload::RS1,
+        rs2: compiler::aps::workload::RS2,
+        rd,
+    }
+}
+
+/// Start taking the command of opcode `op` (funct7 0) in `b`: the guard that tests the
+/// presented command (returned, for the rule) and the body's `cmd_deq` (its bundle).
+pub fn take_cmd(
+    b: &mut compiler::rules::BodyBuilder,
+    op: u32,
+) -> (
+    (Vec<compiler::rules::Stmt>, compiler::rules::Var),
+    compiler::rules::Var,
+) {
+    use compiler::rules::PrimOp;
+    let body = std::mem::take(&mut b.stmts);
+    let c = b.call_value("rocc", "cmd", vec![], 96);
+    let got = b.prim(PrimOp::Bits { lo: 64 }, vec![c], 7);
+    let want = b.konst(op as u128, 7);
+    let g = b.prim(PrimOp::Eq, vec![got, want], 1);
+    let guard = std::mem::replace(&mut b.stmts, body);
+    let x = b.call_value("rocc", "cmd_deq", vec![], 96);
+    ((guard, g), x)
+}
+
+/// A 32-bit FIFO of depth 1 named `name`, for hand-built circuits.
+pub fn fifo(name: &str) -> compiler::rules::Instance {
+    compiler::rules::Instance {
+        name: name.into(),
+        kind: compiler::rules::InstanceKind::Fifo {
+            width: 32,
+            depth: 1,
+        },
+    }
+}
+
+/// An unguarded rule named `name` with the body built in `b`.
+pub fn rule(name: &str, b: compiler::rules::BodyBuilder) -> compiler::rules::Rule {
+    compiler::rules::Rule {
+        name: name.into(),
+        origin: "t".into(),
+        guard: None,
+        body: b.stmts,
+    }
+}

@@ -54,7 +54,7 @@ pub fn function_index(db: &dyn KilnDb, file: SourceFile) -> BTreeMap<String, usi
 #[salsa::tracked(returns(ref))]
 pub fn design_context(db: &dyn KilnDb, file: SourceFile) -> Result<DesignContext, Diagnostic> {
     executed(db, Kind::Context);
-    flow::aps::design_context(context_text(db, file))
+    flow::aps::design_context(context_text(db, file), &crate::input::limits())
 }
 
 /// [`design_context`]'s error, with its span in the file.
@@ -100,7 +100,10 @@ pub fn function_op(
 ) -> Option<Result<Operation, Diagnostic>> {
     let item = function_text(db, file, symbol).as_ref()?;
     executed(db, Kind::Parse);
-    Some(flow::aps::parse_function(&item.text))
+    Some(flow::aps::parse_function(
+        &item.text,
+        &crate::input::limits(),
+    ))
 }
 
 /// The function's block tree, FIFOs and ports. *Cached* (`segmentation`).
@@ -255,11 +258,21 @@ pub fn mlir_outputs(db: &dyn KilnDb, file: SourceFile) -> FileOutputs {
     if !diagnostics.is_empty() {
         return FileOutputs::failed(diagnostics);
     }
+    let diagnostics = identities(functions, &parts);
+    if diagnostics.iter().any(Diagnostic::is_error) {
+        return FileOutputs::failed(diagnostics);
+    }
     executed(db, Kind::EmitFrame);
     FileOutputs {
         outputs: layout(frame(&stem(db, file), &parts), &parts),
+        diagnostics,
         ..FileOutputs::default()
     }
+}
+
+/// [`flow::aps::identities`] of a file's functions and their emitted frames.
+pub fn identities(functions: &[Item], parts: &[Arc<Emitted>]) -> Vec<Diagnostic> {
+    flow::aps::identities(functions.iter().zip(parts.iter().map(|e| &e.frame)))
 }
 
 /// `<stem>.sv` of an APS file: the same merged circuit as [`mlir_outputs`], as

@@ -1,2 +1,2 @@
-// expect: 2:22: integer type 'i99999999' is too wide
+// expect: 2:22: integer type 'i99999999': 99999999 exceeds the limit on integer width
 %0 = "a.b"() : () -> i99999999

@@ -1,0 +1,642 @@
+//! The library behind kiln's CMT2 output: the text of every module and interface the
+//! emitted `main` instantiates, generated from the rule IR's instance kinds, so that a
+//! `.cmt2.mlir` file is self-contained (`circt-opt --lower-cmt2-to-firrtl` needs the FIRRTL
+//! module behind every `cmt2.module.extern.firrtl`).
+//!
+//! | IR instance kind | CMT2 | behind it |
+//! |---|---|---|
+//! | `Fifo { width, depth }` | `cmt2.module @FIFO<depth>_w<width>` | `Reg`/`Wire` externs |
+//! | `Reg { width, init }` | `cmt2.module.extern.firrtl @Reg_w<width>_i<init>` | `firrtl.module` (`regreset`) |
+//! | `Bank { width, depth, init }` | `cmt2.module.extern.firrtl @Bank_w<width>_d<depth>[_i<k>]` | `firrtl.module` (vector `regreset` with the initial contents) |
+//! | `Rocc`, `Dma`, `MemPort`, `Fault` | `cmt2.interface.decl` of `@RoCC`, `@BurstDMA`, `@MemPort`, `@Fault` | ports of the top (the SoC side) |
+//!
+//! A FIFO of depth `D` keeps its entries in `D` registers (`data_<i>`, oldest first) and
+//! its fill level in `count`; `deq` and `enq` only write the wires `deqed`, `enqed` and
+//! `enq_data` (a wire reads 0 when not written), and the rule `update` shifts and appends
+//! once per cycle, so a full FIFO accepts an `enq` in the cycle of a `deq` (the STL
+//! `FIFO1_PUSH` behaviour the rule simulator models). A bank answers reads of addresses at
+//! or beyond its depth with 0 and ignores such writes (the simulator's bank model); its
+//! `dma_read`/`dma_write` port is the DMA engine's, and a DMA write lands after a rule's
+//! write to the same word in one cycle. The DMA engine reaches it through the top's
+//! methods `<dma>_<bank>_read`/`_write`; the memory map it decodes is the `kiln.memory_map`
+//! attribute of its interface declaration.
+//!
+//! Every text here is a pure function of its parameters: the reader
+//! ([`super::cmt2_read`]) regenerates each definition it finds and requires equality.
+
+use super::emit::{mlir_str, sym};
+use super::{DmaEntry, InstanceKind, bank_addr_width, methods, signature};
+use std::fmt::Write as _;
+
+/// `!firrtl.uint<w>`.
+pub fn ty(w: u32) -> String {
+    format!("!firrtl.uint<{}>", w.max(1))
+}
+
+/// A function type as MLIR prints it: `(A, B) -> ()`, `() -> R`.
+pub fn fn_type(args: &[u32], result: Option<u32>) -> String {
+    let a: Vec<String> = args.iter().map(|w| ty(*w)).collect();
+    match result {
+        Some(r) => format!("({}) -> {}", a.join(", "), ty(r)),
+        None => format!("({}) -> ()", a.join(", ")),
+    }
+}
+
+/// Width of a counter holding `0..=n`.
+fn count_width(n: u32) -> u32 {
+    (32 - n.leading_zeros()).max(1)
+}
+
+pub fn fifo_name(width: u32, depth: u32) -> String {
+    format!("FIFO{}_w{}", depth.max(1), width.max(1))
+}
+
+pub fn reg_name(width: u32, init: u128) -> String {
+    format!("Reg_w{}_i{init}", width.max(1))
+}
+
+pub fn wire_name(width: u32) -> String {
+    format!("Wire_w{}", width.max(1))
+}
+
+/// `Bank_w<W>_d<D>` for a bank starting at zero, `Bank_w<W>_d<D>_i<k>` for the `k`-th
+/// distinct initial contents of that shape (in instance order).
+pub fn bank_name(width: u32, depth: u32, init_index: Option<usize>) -> String {
+    match init_index {
+        None => format!("Bank_w{width}_d{depth}"),
+        Some(k) => format!("Bank_w{width}_d{depth}_i{k}"),
+    }
+}
+
+/// The interface an environment-facing instance kind is declared with.
+pub fn interface_name(kind: &InstanceKind) -> Option<&'static str> {
+    match kind {
+        InstanceKind::Rocc => Some("RoCC"),
+        InstanceKind::Dma { .. } => Some("BurstDMA"),
+        InstanceKind::MemPort => Some("MemPort"),
+        InstanceKind::Fault { .. } => Some("Fault"),
+        _ => None,
+    }
+}
+
+/// Argument names of the catalogue's methods (the port name suffixes).
+pub fn arg_names(kind: &InstanceKind, method: &str) -> &'static [&'static str] {
+    match (kind, method) {
+        (InstanceKind::Fifo { .. } | InstanceKind::Reg { .. }, "enq" | "write") => &["data"],
+        (InstanceKind::Bank { .. }, "read" | "read_0" | "dma_read") => &["addr"],
+        (InstanceKind::Bank { .. }, "write" | "dma_write") => &["addr", "data"],
+        (InstanceKind::Rocc, "resp_from_user") => &["rd", "data"],
+        (InstanceKind::Dma { .. }, "cpu_to_isax" | "isax_to_cpu") => {
+            &["cpu_addr", "isax_addr", "log2_bytes"]
+        }
+        (InstanceKind::MemPort, "load_req") => &["addr"],
+        (InstanceKind::MemPort, "store_req") => &["addr", "data"],
+        _ => &[],
+    }
+}
+
+/// `cmt2.interface @<name> { ... }` for `kind` (at indentation 4), declarations only.
+pub fn interface_text(kind: &InstanceKind) -> String {
+    let mut out = String::new();
+    let Some(name) = interface_name(kind) else {
+        return out;
+    };
+    let _ = writeln!(out, "    cmt2.interface @{name} {{");
+    for m in methods(kind) {
+        let Some(sig) = signature(kind, m) else {
+            continue;
+        };
+        let args: Vec<String> = arg_names(kind, m)
+            .iter()
+            .zip(&sig.args)
+            .map(|(a, w)| format!("%{a}: {}", ty(*w)))
+            .collect();
+        let res = sig.result.map_or(String::new(), ty);
+        let op = if sig.value { "value" } else { "method" };
+        let _ = writeln!(
+            out,
+            "      cmt2.{op} @{m}({}) -> ({res}) {{\n        cmt2.return\n      }} {{\n        cmt2.return\n      }}",
+            args.join(", ")
+        );
+    }
+    out.push_str("    }\n");
+    out
+}
+
+/// One `cmt2.bind.method`/`cmt2.bind.value` line (indentation 6).
+fn bind(out: &mut String, name: &str, args: &[(&str, u32)], result: Option<u32>, value: bool) {
+    let ws: Vec<u32> = args.iter().map(|a| a.1).collect();
+    let ports: Vec<String> = args.iter().map(|a| format!("\"{name}_{}\"", a.0)).collect();
+    let results = match result {
+        Some(_) => format!("[\"{name}_data\"]"),
+        None => "[]".to_string(),
+    };
+    let _ = write!(
+        out,
+        "      cmt2.bind.{} @{name} : {} [",
+        if value { "value" } else { "method" },
+        fn_type(&ws, result)
+    );
+    if !value {
+        let _ = write!(out, "enable = \"{name}_enable\", ");
+    }
+    let _ = writeln!(
+        out,
+        "ready = \"{name}_ready\", arguments = [{}], results = {results}]",
+        ports.join(", ")
+    );
+}
+
+const CLK_ARGS: &str = "(%clk: !firrtl.clock, %rst: !firrtl.uint<1>)";
+const CLK_BINDS: &str = "      cmt2.bind.bare %clk, @clock : !firrtl.clock\n      cmt2.bind.bare %rst, @reset : !firrtl.uint<1>\n";
+
+/// The extern binding of a register module.
+pub fn reg_extern(name: &str, width: u32) -> String {
+    let mut out =
+        format!("    cmt2.module.extern.firrtl @{name} : @{name}{CLK_ARGS} {{\n{CLK_BINDS}");
+    bind(&mut out, "read", &[], Some(width), true);
+    bind(&mut out, "write", &[("data", width)], None, false);
+    out.push_str("    } {conflict = [[@write, @write]], sequenceBefore = [[@read, @write]]}\n");
+    out
+}
+
+/// The extern binding of a wire module (no clock).
+pub fn wire_extern(name: &str, width: u32) -> String {
+    let mut out = format!("    cmt2.module.extern.firrtl @{name} : @{name} {{\n");
+    bind(&mut out, "write", &[("data", width)], None, false);
+    bind(&mut out, "read", &[], Some(width), true);
+    out.push_str("    } {conflict = [[@write, @write]], sequenceBefore = [[@write, @read]]}\n");
+    out
+}
+
+/// The extern binding of a bank module.
+pub fn bank_extern(name: &str, width: u32, depth: u32) -> String {
+    let aw = bank_addr_width(depth);
+    let mut out =
+        format!("    cmt2.module.extern.firrtl @{name} : @{name}{CLK_ARGS} {{\n{CLK_BINDS}");
+    bind(&mut out, "read", &[("addr", aw)], Some(width), false);
+    bind(&mut out, "read_0", &[("addr", aw)], None, false);
+    bind(&mut out, "read_1", &[], Some(width), true);
+    bind(
+        &mut out,
+        "write",
+        &[("addr", aw), ("data", width)],
+        None,
+        false,
+    );
+    bind(&mut out, "dma_read", &[("addr", aw)], Some(width), false);
+    bind(
+        &mut out,
+        "dma_write",
+        &[("addr", aw), ("data", width)],
+        None,
+        false,
+    );
+    out.push_str(
+        "    } {conflict = [[@write, @write], [@dma_write, @dma_write]], sequenceBefore = [[@read, @write], [@read_0, @write], [@read_1, @read_0], [@dma_read, @write], [@write, @dma_write]]}\n",
+    );
+    out
+}
+
+/// SSA text of a function-like body: one op per line, fresh `%<n>` names.
+struct Body {
+    out: String,
+    pad: &'static str,
+    next: u32,
+}
+
+impl Body {
+    fn new(pad: &'static str) -> Body {
+        Body {
+            out: String::new(),
+            pad,
+            next: 0,
+        }
+    }
+
+    fn line(&mut self, text: &str) {
+        self.out.push_str(self.pad);
+        self.out.push_str(text);
+        self.out.push('\n');
+    }
+
+    /// `%<n> = <rhs>`; returns `%<n>`.
+    fn def(&mut self, rhs: &str) -> String {
+        let name = format!("%{}", self.next);
+        self.next += 1;
+        self.line(&format!("{name} = {rhs}"));
+        name
+    }
+
+    fn constant(&mut self, v: u128, w: u32) -> String {
+        self.def(&format!("firrtl.constant {v} : {}", ty(w)))
+    }
+
+    fn read(&mut self, inst: &str, w: u32) -> String {
+        self.def(&format!("cmt2.call @{inst} @read() : () -> {}", ty(w)))
+    }
+
+    fn write(&mut self, inst: &str, x: &str, w: u32) {
+        self.line(&format!(
+            "cmt2.call @{inst} @write({x}) : ({}) -> ()",
+            ty(w)
+        ));
+    }
+
+    fn op2(&mut self, op: &str, a: &str, b: &str, wa: u32, wb: u32, wr: u32) -> String {
+        self.def(&format!(
+            "firrtl.{op} {a}, {b} : ({}, {}) -> {}",
+            ty(wa),
+            ty(wb),
+            ty(wr)
+        ))
+    }
+
+    fn mux(&mut self, c: &str, a: &str, b: &str, w: u32) -> String {
+        self.def(&format!(
+            "firrtl.mux({c}, {a}, {b}) : (!firrtl.uint<1>, {}, {}) -> {}",
+            ty(w),
+            ty(w),
+            ty(w)
+        ))
+    }
+
+    fn bits(&mut self, a: &str, wa: u32, w: u32) -> String {
+        self.def(&format!(
+            "firrtl.bits {a} {} to 0 : ({}) -> {}",
+            w - 1,
+            ty(wa),
+            ty(w)
+        ))
+    }
+
+    fn pad(&mut self, a: &str, wa: u32, w: u32) -> String {
+        self.def(&format!("firrtl.pad {a}, {w} : ({}) -> {}", ty(wa), ty(w)))
+    }
+}
+
+/// A function-like op (`cmt2.value`/`cmt2.method`/`cmt2.rule`) with its guard and body.
+fn function(out: &mut String, head: &str, guard: Body, body: Body) {
+    let _ = writeln!(out, "      {head} {{");
+    out.push_str(&guard.out);
+    out.push_str("      } {\n");
+    out.push_str(&body.out);
+    out.push_str("      }\n");
+}
+
+/// The always-true guard.
+fn true_guard() -> Body {
+    let mut g = Body::new("        ");
+    let t = g.constant(1, 1);
+    g.line(&format!("cmt2.return {t} : !firrtl.uint<1>"));
+    g
+}
+
+/// The library modules a FIFO module instantiates: (module name, instance kind).
+pub fn fifo_parts(width: u32, depth: u32) -> Vec<(String, LibPart)> {
+    let cw = count_width(depth);
+    vec![
+        (reg_name(cw, 0), LibPart::Reg { width: cw, init: 0 }),
+        (reg_name(width, 0), LibPart::Reg { width, init: 0 }),
+        (wire_name(1), LibPart::Wire { width: 1 }),
+        (wire_name(width), LibPart::Wire { width }),
+    ]
+}
+
+/// A primitive behind the library's CMT2 modules.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LibPart {
+    Reg { width: u32, init: u128 },
+    Wire { width: u32 },
+}
+
+/// The FIFO module of `depth` entries of `width` bits.
+pub fn fifo_module(width: u32, depth: u32) -> String {
+    let d = depth.max(1);
+    let w = width.max(1);
+    let cw = count_width(d);
+    let mut out = String::new();
+    let _ = writeln!(out, "    cmt2.module @{}{CLK_ARGS} {{", fifo_name(w, d));
+    let inst = |out: &mut String, name: &str, module: String, clocked: bool| {
+        let args = if clocked {
+            "(%clk, %rst) : !firrtl.clock, !firrtl.uint<1>"
+        } else {
+            ""
+        };
+        let _ = writeln!(out, "      cmt2.instance @{name} = @{module}{args}");
+    };
+    inst(&mut out, "count", reg_name(cw, 0), true);
+    for i in 0..d {
+        inst(&mut out, &format!("data_{i}"), reg_name(w, 0), true);
+    }
+    inst(&mut out, "deqed", wire_name(1), false);
+    inst(&mut out, "enqed", wire_name(1), false);
+    inst(&mut out, "enq_data", wire_name(w), false);
+    // full: count == depth.
+    let mut b = Body::new("        ");
+    let n = b.read("count", cw);
+    let k = b.constant(d as u128, cw);
+    let f = b.op2("eq", &n, &k, cw, cw, 1);
+    b.line(&format!("cmt2.return {f} : !firrtl.uint<1>"));
+    function(
+        &mut out,
+        "cmt2.value @full() -> (!firrtl.uint<1>)",
+        true_guard(),
+        b,
+    );
+    // deq: ready when not empty; returns the oldest entry.
+    let mut g = Body::new("        ");
+    let n = g.read("count", cw);
+    let z = g.constant(0, cw);
+    let ok = g.op2("neq", &n, &z, cw, cw, 1);
+    g.line(&format!("cmt2.return {ok} : !firrtl.uint<1>"));
+    let mut b = Body::new("        ");
+    let one = b.constant(1, 1);
+    b.write("deqed", &one, 1);
+    let x = b.read("data_0", w);
+    b.line(&format!("cmt2.return {x} : {}", ty(w)));
+    function(
+        &mut out,
+        &format!("cmt2.method @deq() -> ({})", ty(w)),
+        g,
+        b,
+    );
+    // enq: ready when count - deqed < depth.
+    let mut g = Body::new("        ");
+    let n = g.read("count", cw);
+    let dq = g.read("deqed", 1);
+    let dqw = g.pad(&dq, 1, cw);
+    let left = g.op2("sub", &n, &dqw, cw, cw, cw + 1);
+    let left = g.bits(&left, cw + 1, cw);
+    let k = g.constant(d as u128, cw);
+    let ok = g.op2("lt", &left, &k, cw, cw, 1);
+    g.line(&format!("cmt2.return {ok} : !firrtl.uint<1>"));
+    let mut b = Body::new("        ");
+    let one = b.constant(1, 1);
+    b.write("enqed", &one, 1);
+    b.write("enq_data", "%data", w);
+    b.line("cmt2.return");
+    function(
+        &mut out,
+        &format!("cmt2.method @enq(%data: {}) -> ()", ty(w)),
+        g,
+        b,
+    );
+    // update: shift out on deq, append on enq, new count.
+    let mut b = Body::new("        ");
+    let n = b.read("count", cw);
+    let dq = b.read("deqed", 1);
+    let eq_ = b.read("enqed", 1);
+    let x = b.read("enq_data", w);
+    let dqw = b.pad(&dq, 1, cw);
+    let eqw = b.pad(&eq_, 1, cw);
+    let pos = b.op2("sub", &n, &dqw, cw, cw, cw + 1);
+    let pos = b.bits(&pos, cw + 1, cw);
+    let cur: Vec<String> = (0..d).map(|i| b.read(&format!("data_{i}"), w)).collect();
+    let zero = b.constant(0, w);
+    for i in 0..d {
+        let next = cur
+            .get(i as usize + 1)
+            .cloned()
+            .unwrap_or_else(|| zero.clone());
+        let kept = b.mux(&dq, &next, &cur[i as usize], w);
+        let at = b.constant(i as u128, cw);
+        let here = b.op2("eq", &pos, &at, cw, cw, 1);
+        let put = b.op2("and", &eq_, &here, 1, 1, 1);
+        let v = b.mux(&put, &x, &kept, w);
+        b.write(&format!("data_{i}"), &v, w);
+    }
+    let grown = b.op2("add", &pos, &eqw, cw, cw, cw + 1);
+    let grown = b.bits(&grown, cw + 1, cw);
+    b.write("count", &grown, cw);
+    b.line("cmt2.return");
+    function(&mut out, "cmt2.rule @update() -> ()", true_guard(), b);
+    out.push_str(
+        "    } {precedence = [[@full, @deq], [@deq, @enq], [@enq, @update], [@full, @update]]}\n",
+    );
+    out
+}
+
+/// The top's methods through which DMA instance `dma` reaches `bank`: (name, text) of
+/// `<dma>_<bank>_read` and `<dma>_<bank>_write`.
+pub fn dma_bank_methods(dma: &str, bank: &str, width: u32, depth: u32) -> [(String, String); 2] {
+    let aw = bank_addr_width(depth);
+    let read = format!("{dma}_{bank}_read");
+    let mut text = String::new();
+    let mut b = Body::new("        ");
+    let x = b.def(&format!(
+        "cmt2.call {} @dma_read(%addr) : ({}) -> {}",
+        sym(bank),
+        ty(aw),
+        ty(width)
+    ));
+    b.line(&format!("cmt2.return {x} : {}", ty(width)));
+    function(
+        &mut text,
+        &format!(
+            "cmt2.method {}(%addr: {}) -> ({})",
+            sym(&read),
+            ty(aw),
+            ty(width)
+        ),
+        true_guard(),
+        b,
+    );
+    let write = format!("{dma}_{bank}_write");
+    let mut wtext = String::new();
+    let mut b = Body::new("        ");
+    b.line(&format!(
+        "cmt2.call {} @dma_write(%addr, %data) : ({}, {}) -> ()",
+        sym(bank),
+        ty(aw),
+        ty(width)
+    ));
+    b.line("cmt2.return");
+    function(
+        &mut wtext,
+        &format!(
+            "cmt2.method {}(%addr: {}, %data: {}) -> ()",
+            sym(&write),
+            ty(aw),
+            ty(width)
+        ),
+        true_guard(),
+        b,
+    );
+    [(read, text), (write, wtext)]
+}
+
+/// The attributes of a DMA instance's interface declaration.
+pub fn dma_attrs(latency: u32, entries: &[DmaEntry]) -> String {
+    let mut out = format!("{{kiln.latency = {latency} : i32, kiln.memory_map = [");
+    for (i, e) in entries.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        let banks: Vec<String> = e.banks.iter().map(|b| mlir_str(b)).collect();
+        let _ = write!(
+            out,
+            "{{banks = [{}], base = {} : i64, cyclic = {}, elem_bytes = {} : i64, name = {}, size = {} : i64}}",
+            banks.join(", "),
+            e.base,
+            e.cyclic,
+            e.elem_bytes,
+            mlir_str(&e.name),
+            e.size
+        );
+    }
+    out.push_str("]}");
+    out
+}
+
+// ---------------------------------------------------------------------------------------
+// FIRRTL modules behind the externs (indentation 4 inside `firrtl.circuit`).
+
+fn port_list(ports: &[(&str, String, String)]) -> String {
+    let p: Vec<String> = ports
+        .iter()
+        .map(|(dir, name, t)| format!("{dir} %{name}: {t}"))
+        .collect();
+    p.join(", ")
+}
+
+pub fn reg_firrtl(name: &str, width: u32, init: u128) -> String {
+    let t = ty(width);
+    let ports = port_list(&[
+        ("in", "clock".into(), "!firrtl.clock".into()),
+        ("in", "reset".into(), ty(1)),
+        ("out", "read_ready".into(), ty(1)),
+        ("out", "read_data".into(), t.clone()),
+        ("in", "write_enable".into(), ty(1)),
+        ("out", "write_ready".into(), ty(1)),
+        ("in", "write_data".into(), t.clone()),
+    ]);
+    format!(
+        "    firrtl.module @{name}({ports}) {{
+      %one = firrtl.constant 1 : !firrtl.uint<1>
+      %init = firrtl.constant {init} : {t}
+      %r = firrtl.regreset %clock, %reset, %init : !firrtl.clock, !firrtl.uint<1>, {t}, {t}
+      firrtl.matchingconnect %read_ready, %one : !firrtl.uint<1>
+      firrtl.matchingconnect %write_ready, %one : !firrtl.uint<1>
+      firrtl.matchingconnect %read_data, %r : {t}
+      firrtl.when %write_enable : !firrtl.uint<1> {{
+        firrtl.matchingconnect %r, %write_data : {t}
+      }}
+    }}
+"
+    )
+}
+
+pub fn wire_firrtl(name: &str, width: u32) -> String {
+    let t = ty(width);
+    let ports = port_list(&[
+        ("in", "write_enable".into(), ty(1)),
+        ("out", "write_ready".into(), ty(1)),
+        ("in", "write_data".into(), t.clone()),
+        ("out", "read_ready".into(), ty(1)),
+        ("out", "read_data".into(), t.clone()),
+    ]);
+    format!(
+        "    firrtl.module @{name}({ports}) {{
+      %one = firrtl.constant 1 : !firrtl.uint<1>
+      %zero = firrtl.constant 0 : {t}
+      %v = firrtl.mux(%write_enable, %write_data, %zero) : (!firrtl.uint<1>, {t}, {t}) -> {t}
+      firrtl.matchingconnect %write_ready, %one : !firrtl.uint<1>
+      firrtl.matchingconnect %read_ready, %one : !firrtl.uint<1>
+      firrtl.matchingconnect %read_data, %v : {t}
+    }}
+"
+    )
+}
+
+pub fn bank_firrtl(name: &str, width: u32, depth: u32, init: &[u128]) -> String {
+    let d = depth.max(1);
+    let aw = bank_addr_width(d);
+    let (t, a) = (ty(width), ty(aw));
+    let vt = format!("!firrtl.vector<uint<{width}>, {d}>");
+    let mut ports: Vec<(&str, String, String)> = vec![
+        ("in", "clock".into(), "!firrtl.clock".into()),
+        ("in", "reset".into(), ty(1)),
+    ];
+    for (m, has_addr, has_data, result) in [
+        ("read", true, false, true),
+        ("read_0", true, false, false),
+        ("read_1", false, false, true),
+        ("write", true, true, false),
+        ("dma_read", true, false, true),
+        ("dma_write", true, true, false),
+    ] {
+        if m != "read_1" {
+            ports.push(("in", format!("{m}_enable"), ty(1)));
+        }
+        ports.push(("out", format!("{m}_ready"), ty(1)));
+        if has_addr {
+            ports.push(("in", format!("{m}_addr"), a.clone()));
+        }
+        if has_data {
+            ports.push(("in", format!("{m}_data"), t.clone()));
+        }
+        if result {
+            ports.push(("out", format!("{m}_data"), t.clone()));
+        }
+    }
+    let mut vals = String::new();
+    for i in 0..d as usize {
+        if i > 0 {
+            vals.push_str(", ");
+        }
+        let _ = write!(vals, "{}", init.get(i).copied().unwrap_or(0));
+    }
+    let mut out = String::new();
+    let _ = writeln!(out, "    firrtl.module @{name}({}) {{", port_list(&ports));
+    let _ = writeln!(
+        out,
+        "      %one = firrtl.constant 1 : !firrtl.uint<1>
+      %zero = firrtl.constant 0 : {t}
+      %depth = firrtl.constant {d} : {dt}
+      %init = firrtl.aggregateconstant [{vals}] : {vt}
+      %mem = firrtl.regreset %clock, %reset, %init : !firrtl.clock, !firrtl.uint<1>, {vt}, {vt}
+      %latch = firrtl.regreset %clock, %reset, %zero : !firrtl.clock, !firrtl.uint<1>, {t}, {t}",
+        dt = ty(aw + 1)
+    );
+    for m in ["read", "read_0", "read_1", "write", "dma_read", "dma_write"] {
+        let _ = writeln!(
+            out,
+            "      firrtl.matchingconnect %{m}_ready, %one : !firrtl.uint<1>"
+        );
+    }
+    // Reads: in-range element or 0.
+    for m in ["read", "read_0", "dma_read"] {
+        let _ = writeln!(
+            out,
+            "      %{m}_ok = firrtl.lt %{m}_addr, %depth : ({a}, {dt}) -> !firrtl.uint<1>
+      %{m}_el = firrtl.subaccess %mem[%{m}_addr] : {vt}, {a}
+      %{m}_v = firrtl.mux(%{m}_ok, %{m}_el, %zero) : (!firrtl.uint<1>, {t}, {t}) -> {t}",
+            dt = ty(aw + 1)
+        );
+    }
+    let _ = writeln!(
+        out,
+        "      firrtl.matchingconnect %read_data, %read_v : {t}
+      firrtl.matchingconnect %dma_read_data, %dma_read_v : {t}
+      firrtl.matchingconnect %read_1_data, %latch : {t}
+      firrtl.when %read_0_enable : !firrtl.uint<1> {{
+        firrtl.matchingconnect %latch, %read_0_v : {t}
+      }}"
+    );
+    // Writes: the rules' port, then the DMA's (the later connect wins).
+    for m in ["write", "dma_write"] {
+        let _ = writeln!(
+            out,
+            "      %{m}_ok = firrtl.lt %{m}_addr, %depth : ({a}, {dt}) -> !firrtl.uint<1>
+      %{m}_go = firrtl.and %{m}_enable, %{m}_ok : (!firrtl.uint<1>, !firrtl.uint<1>) -> !firrtl.uint<1>
+      firrtl.when %{m}_go : !firrtl.uint<1> {{
+        %{m}_el = firrtl.subaccess %mem[%{m}_addr] : {vt}, {a}
+        firrtl.matchingconnect %{m}_el, %{m}_data : {t}
+      }}",
+            dt = ty(aw + 1)
+        );
+    }
+    out.push_str("    }\n");
+    out
+}

@@ -1,0 +1,182 @@
+//! Opening inputs: regular files only, read with a size limit, and the run's [`Limits`].
+//!
+//! A path given as an input may name a FIFO (whose open blocks until a writer appears and
+//! whose reads never end), a character device (`/dev/zero`, `/dev/urandom`: endless), a
+//! directory or a socket. Inputs are opened with `O_NONBLOCK` (so opening a FIFO returns at
+//! once), checked with `fstat` on the open descriptor (no race with a rename between a
+//! `stat` and the open), refused unless regular, and read up to the input size limit plus one
+//! byte (a file that grows while it is read cannot exceed the limit either). Standard input
+//! is read only where a command is given `-`, with the same limit.
+//!
+//! The CLI and the daemon both read their inputs through here. The limits themselves are
+//! plain data ([`compiler::limits::Limits`]); this module keeps the process's value, set
+//! once by the binary from its flags and `kiln.toml` ([`set_limits`]), so query bodies can
+//! pass it to the compiler.
+
+use compiler::limits::{Limit, Limits};
+use std::fs::File;
+use std::io::{self, Read};
+use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+use std::path::Path;
+use std::sync::OnceLock;
+
+static LIMITS: OnceLock<Limits> = OnceLock::new();
+
+/// Set the process's limits (the first call wins; later calls are ignored).
+pub fn set_limits(limits: Limits) {
+    let _ = LIMITS.set(limits);
+}
+
+/// The process's limits: what [`set_limits`] set, else the defaults.
+pub fn limits() -> Limits {
+    LIMITS.get().copied().unwrap_or(Limits::DEFAULT)
+}
+
+/// Why an input could not be read; `Display` is the message after `path: error: `.
+#[derive(Debug)]
+pub enum InputError {
+    Io(io::Error),
+    /// Not a regular file: what it is instead.
+    NotRegular(&'static str),
+    /// Larger than the input size limit (the message names the limit).
+    TooLarge(String),
+}
+
+impl std::fmt::Display for InputError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            InputError::Io(e) => write!(f, "{e}"),
+            InputError::NotRegular(what) => {
+                write!(
+                    f,
+                    "not a regular file ({what}); inputs must be regular files"
+                )
+            }
+            InputError::TooLarge(m) => write!(f, "input file size: {m}"),
+        }
+    }
+}
+
+impl From<io::Error> for InputError {
+    fn from(e: io::Error) -> InputError {
+        InputError::Io(e)
+    }
+}
+
+/// What `meta` is, when it is not a regular file.
+fn kind_of(t: std::fs::FileType) -> Option<&'static str> {
+    if t.is_file() {
+        None
+    } else if t.is_dir() {
+        Some("a directory")
+    } else if t.is_fifo() {
+        Some("a FIFO")
+    } else if t.is_char_device() {
+        Some("a character device")
+    } else if t.is_block_device() {
+        Some("a block device")
+    } else if t.is_socket() {
+        Some("a socket")
+    } else {
+        Some("not a file")
+    }
+}
+
+/// Open `path` for reading if it is a regular file of at most `max` bytes; its size.
+pub fn open_regular(path: &Path, max: u64) -> Result<(File, u64), InputError> {
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)?;
+    let meta = file.metadata()?;
+    if let Some(what) = kind_of(meta.file_type()) {
+        return Err(InputError::NotRegular(what));
+    }
+    if meta.len() > max {
+        return Err(InputError::TooLarge(
+            Limit::InputSize.exceeded(meta.len(), max),
+        ));
+    }
+    Ok((file, meta.len()))
+}
+
+/// Append at most `max` bytes of `reader` to `buf`; more is an error.
+fn read_bounded(reader: impl Read, buf: &mut Vec<u8>, max: u64) -> Result<(), InputError> {
+    let start = buf.len();
+    reader.take(max.saturating_add(1)).read_to_end(buf)?;
+    let n = (buf.len() - start) as u64;
+    if n > max {
+        buf.truncate(start);
+        return Err(InputError::TooLarge(Limit::InputSize.exceeded(n, max)));
+    }
+    Ok(())
+}
+
+/// Read the regular file `path` into `buf` (appended), under the input size limit `max`.
+pub fn read_into(path: &Path, buf: &mut Vec<u8>, max: u64) -> Result<(), InputError> {
+    let (file, len) = open_regular(path, max)?;
+    buf.reserve(len as usize);
+    read_bounded(file, buf, max)
+}
+
+/// The bytes of the regular file `path`, at most `max` of them.
+pub fn read_bounded_file(path: &Path, max: u64) -> Result<Vec<u8>, InputError> {
+    let mut buf = Vec::new();
+    read_into(path, &mut buf, max)?;
+    Ok(buf)
+}
+
+/// The bytes of the input `path` under the process's input size limit; `-` is standard
+/// input.
+pub fn read(path: &Path) -> Result<Vec<u8>, InputError> {
+    let max = limits().max_input_size;
+    let mut buf = Vec::new();
+    if path.as_os_str() == "-" {
+        read_bounded(io::stdin().lock(), &mut buf, max)?;
+    } else {
+        read_into(path, &mut buf, max)?;
+    }
+    Ok(buf)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::{Duration, Instant};
+
+    #[test]
+    fn special_files_are_refused_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo");
+        let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let t = Instant::now();
+        for (p, what) in [
+            (fifo.as_path(), "a FIFO"),
+            (Path::new("/dev/zero"), "a character device"),
+            (Path::new("/dev/urandom"), "a character device"),
+            (dir.path(), "a directory"),
+        ] {
+            match read_into(p, &mut Vec::new(), 1 << 20) {
+                Err(InputError::NotRegular(w)) => assert_eq!(w, what, "{}", p.display()),
+                other => panic!("{}: {other:?}", p.display()),
+            }
+        }
+        assert!(t.elapsed() < Duration::from_secs(1));
+    }
+
+    #[test]
+    fn the_size_limit_is_checked_before_reading_and_names_its_flag() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("big.mlir");
+        std::fs::write(&p, vec![b'x'; 100]).unwrap();
+        let mut buf = Vec::new();
+        read_into(&p, &mut buf, 100).unwrap();
+        assert_eq!(buf.len(), 100);
+        let e = read_into(&p, &mut Vec::new(), 99).unwrap_err().to_string();
+        assert!(e.contains("--max-input-size"), "{e}");
+        // A stream longer than the limit is cut off after limit + 1 bytes.
+        let e = read_bounded(io::repeat(0), &mut Vec::new(), 1000).unwrap_err();
+        assert!(matches!(e, InputError::TooLarge(_)));
+    }
+}

@@ -1,0 +1,16 @@
+// expect: 12:19: `aps.writerf` writes the instruction's rd
+module {
+  tor.design @d {
+    %c0_i32 = arith.constant 0 : i32
+    %c1_i32 = arith.constant 1 : i32
+    %c4_i32 = arith.constant 4 : i32
+    memref.global @m_0 : memref<4xi32> = uninitialized
+    memref.global @g : memref<i32> = dense<1>
+    tor.func @f(%arg0: i5, %arg1: i5, %arg2: i5, ...) attributes {funct7 = 0 : i32, opcode = 11 : i32} {
+      %0 = aps.readrf %arg0 {starttime = 0 : i32, endtime = 1 : i32} : i5 -> i32
+      %m = memref.get_global @m_0 : memref<4xi32> {starttime = 0 : i32, endtime = 1 : i32}
+      aps.writerf %arg0, %0 {starttime = 1 : i32, endtime = 2 : i32} : i5, i32
+      tor.return
+    }
+  }
+}

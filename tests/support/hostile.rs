@@ -1,0 +1,72 @@
+//! Helpers of the hostile-neighbour tests, shared by `cache/tests/` and `client/tests/`
+//! (included with `#[path]`): a second user, commands run as that user, and the process's
+//! peak memory.
+#![allow(dead_code)]
+
+use std::os::unix::process::CommandExt;
+use std::process::Command;
+
+/// The uid and gid of a second user (made with `useradd` when missing); `None` where this
+/// process is not root, which fails under CI (CI runs as root, so these tests run there).
+pub fn second_user() -> Option<(u32, u32)> {
+    if unsafe { libc::geteuid() } != 0 {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "CI runs as root: the second-user tests must run there"
+        );
+        eprintln!("skipped: needs root to create a second user");
+        return None;
+    }
+    let name = "kiln-test-other";
+    let id = |flag: &str| {
+        Command::new("id")
+            .args([flag, name])
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .and_then(|o| String::from_utf8(o.stdout).ok()?.trim().parse::<u32>().ok())
+    };
+    if id("-u").is_none() {
+        let st = Command::new("useradd")
+            .args([
+                "--system",
+                "--no-create-home",
+                "--shell",
+                "/usr/sbin/nologin",
+                name,
+            ])
+            .status()
+            .expect("useradd");
+        assert!(st.success() || id("-u").is_some(), "useradd failed");
+    }
+    Some((id("-u").unwrap(), id("-g").unwrap()))
+}
+
+/// Run `program args` as `user` (uid, gid); it must succeed.
+pub fn run_as(user: (u32, u32), program: &str, args: &[&std::ffi::OsStr]) {
+    let st = Command::new(program)
+        .args(args)
+        .uid(user.0)
+        .gid(user.1)
+        .status()
+        .unwrap();
+    assert!(st.success(), "{program} {args:?} as uid {}", user.0);
+}
+
+/// Reset the process's peak resident memory (VmHWM).
+pub fn reset_peak() {
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
+}
+
+/// The process's peak resident memory since the last reset, in KiB.
+pub fn peak_kib() -> u64 {
+    let s = std::fs::read_to_string("/proc/self/status").unwrap();
+    let line = s.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
+    line.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+/// Make a FIFO at `path`.
+pub fn mkfifo(path: &std::path::Path) {
+    let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0, "mkfifo");
+}
