@@ -17,6 +17,18 @@ use clap::Parser;
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// Transparent huge pages off for this process. mimalloc asks for them on its arenas, and a
+/// 2 MiB page is resident as soon as one byte of it is touched: with them, a small BLIF→AIG
+/// run is resident at twice its size (13 MB instead of 7 at start-up), for no measurable
+/// gain in time (see `kiln bench aig`).
+fn no_huge_pages() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: PR_SET_THP_DISABLE takes plain integer arguments and only sets a process flag.
+    unsafe {
+        libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0);
+    }
+}
+
 #[derive(Parser)]
 #[command(
     name = "kiln",
@@ -31,6 +43,7 @@ struct Cli {
 }
 
 fn main() {
+    no_huge_pages();
     let cli = Cli::parse();
     let cwd = std::env::current_dir().unwrap_or_default();
     let limits = limits::resolve(&cli.limits, &cwd);

@@ -54,6 +54,45 @@ fn sim_engine_rtl_agrees_with_rules() {
     assert!(rtl.contains("11,22,33"), "{rtl}");
 }
 
+/// A temp dir another user prepared: `kiln-rtl-<pid>` symbolic links (the name earlier
+/// versions used, for the next few thousand pids) to a directory of the victim's. The run
+/// succeeds in a fresh private directory, writes nothing through the links and leaves
+/// nothing behind.
+#[cfg(unix)]
+#[test]
+fn rtl_run_ignores_planted_temp_dirs() {
+    if !common::have_tool("iverilog") {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let victim = tempfile::tempdir().unwrap();
+    std::fs::write(victim.path().join("out.txt"), "victim's file\n").unwrap();
+    let me = std::process::id();
+    let planted: Vec<String> = (me..me + 3000).map(|p| format!("kiln-rtl-{p}")).collect();
+    for name in &planted {
+        std::os::unix::fs::symlink(victim.path(), tmp.path().join(name)).unwrap();
+    }
+    let out = ok(kiln()
+        .env("TMPDIR", tmp.path())
+        .arg("sim")
+        .arg(example())
+        .args(["--func", "flow_burst_add", "--engine", "rtl"])
+        .args(["--rs1", "0x1000", "--rs2", "0x2000", "--json"]));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("\"cycles\""));
+    let victim_files: Vec<_> = std::fs::read_dir(victim.path()).unwrap().collect();
+    assert_eq!(
+        victim_files.len(),
+        1,
+        "nothing written through a planted link"
+    );
+    assert_eq!(
+        std::fs::read_to_string(victim.path().join("out.txt")).unwrap(),
+        "victim's file\n"
+    );
+    let left = std::fs::read_dir(tmp.path()).unwrap().count();
+    assert_eq!(left, planted.len(), "the run's own directory is removed");
+}
+
 /// Names that are SystemVerilog keywords, two CPU stores in one cycle, and written zero
 /// words: every engine prints the same JSON.
 #[test]

@@ -23,7 +23,6 @@
 pub mod models;
 
 use crate::diag::{Diagnostic, Span};
-use crate::fxhash::Interner;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -62,7 +61,7 @@ pub struct Model {
     /// The `.model` line (or the first line of an implicit model).
     pub span: Span,
     /// The names of the model's nets, each once, in first-mention order ([`Net::id`]).
-    pub nets: Vec<String>,
+    pub nets: Names,
     pub inputs: Vec<Net>,
     pub outputs: Vec<Net>,
     pub covers: Vec<Cover>,
@@ -81,7 +80,7 @@ pub struct Model {
 impl Model {
     /// The name of a net of this model.
     pub fn net_name(&self, net: Net) -> &str {
-        &self.nets[net.id as usize]
+        self.nets.get(net.id as usize)
     }
 
     /// The fanin nets of `cover`, in column order.
@@ -95,6 +94,55 @@ impl Model {
     pub fn cover_planes(&self, cover: &Cover) -> &[u8] {
         let s = cover.plane_start as usize;
         &self.planes[s..s + cover.fanin_len as usize * cover.rows as usize]
+    }
+}
+
+/// The net names of one model, each once, indexed by [`Net::id`]: all names back to back in
+/// one string (two allocations per model instead of one per net).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Names {
+    text: String,
+    /// The end of each name in `text` (name `i` starts where name `i - 1` ends).
+    ends: Vec<u32>,
+}
+
+impl Names {
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// Name `i`; panics when `i >= len()`, like indexing a `Vec`.
+    pub fn get(&self, i: usize) -> &str {
+        let end = self.ends[i] as usize;
+        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
+        &self.text[start..end]
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &str> {
+        (0..self.len()).map(|i| self.get(i))
+    }
+
+    fn reserve(&mut self, names: usize, bytes: usize) {
+        self.ends.reserve(names);
+        self.text.reserve(bytes);
+    }
+
+    /// Append `name`; returns its index.
+    fn push(&mut self, name: &str) -> u32 {
+        self.text.push_str(name);
+        self.ends.push(self.text.len() as u32);
+        (self.ends.len() - 1) as u32
+    }
+}
+
+impl std::ops::Index<usize> for Names {
+    type Output = str;
+    fn index(&self, i: usize) -> &str {
+        self.get(i)
     }
 }
 
@@ -211,8 +259,62 @@ impl Tok<'_> {
     }
 }
 
+/// Byte classes of the tokenizer.
+const WORD: u8 = 0;
+const BLANK: u8 = 1;
+const NEWLINE: u8 = 2;
+const COMMENT: u8 = 3;
+
+static CLASS: [u8; 256] = {
+    let mut c = [WORD; 256];
+    c[b' ' as usize] = BLANK;
+    c[b'\t' as usize] = BLANK;
+    c[b'\r' as usize] = BLANK;
+    c[0x0c] = BLANK;
+    c[b'\n' as usize] = NEWLINE;
+    c[b'#' as usize] = COMMENT;
+    c
+};
+
+/// Eight bytes of `b` from `i` (which must leave room for them), little-endian.
+fn word_at(b: &[u8], i: usize) -> u64 {
+    let mut w = [0; 8];
+    w.copy_from_slice(&b[i..i + 8]);
+    u64::from_le_bytes(w)
+}
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGHS: u64 = 0x8080_8080_8080_8080;
+
+/// The end of the token going on at `i`: the first byte from `i` that is blank, a newline or
+/// `#`. Eight bytes at a time: a flag for each byte below `0x21` and each `#` (the lowest flag
+/// of these bit tricks is exact); a flagged control character that is not blank is part of
+/// the token, and the scan goes on after it.
+fn word_end(b: &[u8], mut i: usize) -> usize {
+    while i + 8 <= b.len() {
+        let w = word_at(b, i);
+        let low = w.wrapping_sub(0x21 * ONES) & !w & HIGHS;
+        let h = w ^ (b'#' as u64 * ONES);
+        let hash = h.wrapping_sub(ONES) & !h & HIGHS;
+        let m = low | hash;
+        if m == 0 {
+            i += 8;
+            continue;
+        }
+        i += (m.trailing_zeros() / 8) as usize;
+        if CLASS[b[i] as usize] != WORD {
+            return i;
+        }
+        i += 1;
+    }
+    while i < b.len() && CLASS[b[i] as usize] == WORD {
+        i += 1;
+    }
+    i
+}
+
 /// Splits the source into logical lines (comments removed, continuations joined) and their
-/// tokens.
+/// tokens, in one pass over the bytes.
 struct Lines<'a> {
     text: &'a str,
     pos: usize,
@@ -222,66 +324,87 @@ impl<'a> Lines<'a> {
     /// Fills `toks` with the next non-empty logical line; false at end of input.
     fn next_line(&mut self, toks: &mut Vec<Tok<'a>>) -> bool {
         toks.clear();
-        let bytes = self.text.as_bytes();
-        while self.pos < bytes.len() {
-            let start = self.pos;
-            // `str::find(char)` uses the standard library's vectorized memchr.
-            let end = self.text[start..]
-                .find('\n')
-                .map_or(bytes.len(), |p| start + p);
-            self.pos = if end < bytes.len() { end + 1 } else { end };
-            let mut line = &self.text[start..end];
-            if let Some(h) = line.find('#') {
-                line = &line[..h];
+        let text = self.text;
+        let bytes = text.as_bytes();
+        let n = bytes.len();
+        let mut i = self.pos;
+        // The first token of the current physical line.
+        let mut first = 0;
+        loop {
+            while i < n && CLASS[bytes[i] as usize] == BLANK {
+                i += 1;
             }
-            let end = line
-                .bytes()
-                .rposition(|b| !is_blank(b))
-                .map_or(0, |p| p + 1);
-            let trimmed = &line[..end];
-            let (body, continued) = match trimmed.strip_suffix('\\') {
-                Some(b) => (b, true),
-                None => (trimmed, false),
+            let class = if i < n {
+                CLASS[bytes[i] as usize]
+            } else {
+                NEWLINE
             };
-            tokenize(body, start, toks);
-            if !continued && !toks.is_empty() {
-                return true;
+            match class {
+                WORD => {
+                    let s = i;
+                    i = word_end(bytes, i + 1);
+                    toks.push(Tok {
+                        text: &text[s..i],
+                        at: s,
+                    });
+                }
+                COMMENT => {
+                    i = memchr::memchr(b'\n', &bytes[i..]).map_or(n, |p| i + p);
+                }
+                _ => {
+                    // End of a physical line: a `\` ending its last token continues it.
+                    let continued =
+                        toks.len() > first && toks.last().is_some_and(|t| t.text.ends_with('\\'));
+                    if continued && let Some(t) = toks.last_mut() {
+                        t.text = &t.text[..t.text.len() - 1];
+                        if t.text.is_empty() {
+                            toks.pop();
+                        }
+                    }
+                    let at_end = i >= n;
+                    i = (i + 1).min(n);
+                    if at_end || (!continued && !toks.is_empty()) {
+                        self.pos = i;
+                        return !toks.is_empty();
+                    }
+                    first = toks.len();
+                }
             }
         }
-        !toks.is_empty()
     }
 }
 
-fn tokenize<'a>(line: &'a str, base: usize, toks: &mut Vec<Tok<'a>>) {
-    let bytes = line.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        while i < bytes.len() && is_blank(bytes[i]) {
-            i += 1;
-        }
-        let s = i;
-        while i < bytes.len() && !is_blank(bytes[i]) {
-            i += 1;
-        }
-        if i > s {
-            toks.push(Tok {
-                text: &line[s..i],
-                at: base + s,
-            });
-        }
-    }
+/// Array sizes for the first model of a text, from its line count: a `.names` cover takes two
+/// lines (the gates of netlists written by ABC or yosys: exact), more rows make it generous.
+/// Reserved capacity that is never written costs address space, not memory, while arrays
+/// grown by doubling touch twice their final size.
+struct Hint {
+    covers: usize,
+    fanins: usize,
+    nets: usize,
+    name_bytes: usize,
 }
 
-fn is_blank(b: u8) -> bool {
-    matches!(b, b' ' | b'\t' | b'\r' | b'\x0c')
+impl Hint {
+    fn of(text: &str) -> Hint {
+        let lines = memchr::memchr_iter(b'\n', text.as_bytes()).count() + 1;
+        let covers = lines / 2;
+        Hint {
+            covers,
+            fanins: 3 * covers,
+            nets: covers + 64,
+            name_bytes: text.len() / 3,
+        }
+    }
 }
 
 /// Parse a BLIF text. Errors stop at the first problem; warnings are collected.
 pub fn parse(text: &str) -> Result<Parsed, Diagnostic> {
+    let hint = Hint::of(text);
     let mut p = Parser {
-        // Roughly one new net per 40 bytes of netlist text.
-        intern: Interner::with_capacity(text.len() / 40),
-        _text: std::marker::PhantomData,
+        intern: NetTable::with_capacity(hint.nets),
+        hint: Some(hint),
+        text: text.as_bytes(),
         models: Vec::new(),
         current: None,
         cover: None,
@@ -308,10 +431,121 @@ pub fn parse(text: &str) -> Result<Parsed, Diagnostic> {
     })
 }
 
+/// Net name → [`Net::id`] for the model being read: open addressing with linear probing over
+/// 8-byte slots (a name's 32-bit hash and its id + 1), the names themselves in the model's
+/// [`Names`]. Growing needs no rehashing (the hash is in the slot), and clearing costs the size
+/// of the model just read, not of the table, so a file of many small models stays linear.
+struct NetTable {
+    slots: Vec<u64>,
+    len: usize,
+}
+
+impl NetTable {
+    fn with_capacity(n: usize) -> NetTable {
+        NetTable {
+            slots: vec![0; (n.max(8) * 2).next_power_of_two()],
+            len: 0,
+        }
+    }
+
+    /// Forget every name (the model had `names` of them).
+    fn clear(&mut self, names: usize) {
+        let fits = (names.max(8) * 2).next_power_of_two();
+        if self.slots.len() > 4 * fits {
+            self.slots = vec![0; fits];
+        } else {
+            self.slots.fill(0);
+        }
+        self.len = 0;
+    }
+
+    /// The id of `s`, which is `text[at..]`, appending it to `names` when new.
+    fn intern(&mut self, s: &str, text: &[u8], at: usize, names: &mut Names) -> u32 {
+        if (self.len + 1) * 2 > self.slots.len() {
+            self.grow();
+        }
+        let h = hash_at(text, at, s.len()) as u64;
+        let mask = self.slots.len() - 1;
+        let mut i = h as usize & mask;
+        loop {
+            let e = self.slots[i];
+            if e == 0 {
+                let id = names.push(s);
+                self.slots[i] = h << 32 | (id as u64 + 1);
+                self.len += 1;
+                return id;
+            }
+            if e >> 32 == h {
+                let id = (e as u32).wrapping_sub(1);
+                if same(names.get(id as usize).as_bytes(), s.as_bytes()) {
+                    return id;
+                }
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    fn grow(&mut self) {
+        let size = self.slots.len() * 2;
+        let mut slots = vec![0u64; size];
+        for &e in self.slots.iter().filter(|&&e| e != 0) {
+            let mut i = (e >> 32) as usize & (size - 1);
+            while slots[i] != 0 {
+                i = (i + 1) & (size - 1);
+            }
+            slots[i] = e;
+        }
+        self.slots = slots;
+    }
+}
+
+/// A 32-bit hash of `text[at..at + len]` (Fx-style over 8-byte words, murmur finish). The
+/// last, partial word is read as a whole word masked to its bytes when the text goes on that
+/// far, so short names cost one load.
+fn hash_at(text: &[u8], at: usize, len: usize) -> u32 {
+    const K: u64 = 0xf135_7aea_2e62_a9c5;
+    let (mut h, mut i, end) = (len as u64, at, at + len);
+    while i + 8 <= end {
+        h = (h.rotate_left(5) ^ word_at(text, i)).wrapping_mul(K);
+        i += 8;
+    }
+    let rest = end - i;
+    if rest > 0 {
+        let w = if i + 8 <= text.len() {
+            word_at(text, i) & (u64::MAX >> (64 - 8 * rest))
+        } else {
+            let mut w = [0; 8];
+            w[..rest].copy_from_slice(&text[i..end]);
+            u64::from_le_bytes(w)
+        };
+        h = (h.rotate_left(5) ^ w).wrapping_mul(K);
+    }
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    (h >> 32) as u32
+}
+
+/// Byte-string equality, eight bytes at a time (names are short: no call to `memcmp`).
+fn same(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i + 8 <= a.len() {
+        if word_at(a, i) != word_at(b, i) {
+            return false;
+        }
+        i += 8;
+    }
+    a[i..].iter().zip(&b[i..]).all(|(x, y)| x == y)
+}
+
 struct Parser<'a> {
     /// Net name → id, for the current model.
-    intern: Interner,
-    _text: std::marker::PhantomData<&'a str>,
+    intern: NetTable,
+    /// Sizes for the first model's arrays.
+    hint: Option<Hint>,
+    text: &'a [u8],
     models: Vec<Model>,
     current: Option<Model>,
     cover: Option<Cover>,
@@ -324,11 +558,10 @@ struct Parser<'a> {
 impl<'a> Parser<'a> {
     /// The net `t` names in the current model (interned).
     fn net(&mut self, t: &Tok<'a>) -> Net {
-        let m = self.current.get_or_insert_with(|| Model {
-            span: t.span(),
-            ..Model::default()
-        });
-        let id = self.intern.intern(t.text, &mut m.nets);
+        let m = self
+            .current
+            .get_or_insert_with(|| open(&mut self.hint, String::new(), t.span()));
+        let id = self.intern.intern(t.text, self.text, t.at, &mut m.nets);
         Net { id, span: t.span() }
     }
 
@@ -349,6 +582,9 @@ impl<'a> Parser<'a> {
             return self.row(toks);
         }
         self.end_cover();
+        if head.text == ".names" {
+            return self.names(toks);
+        }
         match head.text {
             ".model" => self.model(toks),
             ".end" => {
@@ -432,10 +668,8 @@ impl<'a> Parser<'a> {
     }
 
     fn model_mut(&mut self, at: Tok) -> &mut Model {
-        self.current.get_or_insert_with(|| Model {
-            span: at.span(),
-            ..Model::default()
-        })
+        self.current
+            .get_or_insert_with(|| open(&mut self.hint, String::new(), at.span()))
     }
 
     fn model(&mut self, toks: &[Tok<'a>]) -> Result<(), Diagnostic> {
@@ -443,19 +677,16 @@ impl<'a> Parser<'a> {
         let Some(name) = toks.get(1) else {
             return Err(Diagnostic::error(toks[0].span(), "`.model` needs a name"));
         };
-        self.current = Some(Model {
-            name: name.text.to_string(),
-            span: toks[0].span().to(name.span()),
-            ..Model::default()
-        });
+        let span = toks[0].span().to(name.span());
+        self.current = Some(open(&mut self.hint, name.text.to_string(), span));
         Ok(())
     }
 
     fn finish_model(&mut self) {
         self.end_cover();
         self.in_exdc = false;
-        self.intern.clear();
         if let Some(m) = self.current.take() {
+            self.intern.clear(m.nets.len());
             self.models.push(m);
         }
     }
@@ -675,6 +906,22 @@ impl<'a> Parser<'a> {
     }
 }
 
+/// A new, empty model; the first one gets the arrays of the [`Hint`].
+fn open(hint: &mut Option<Hint>, name: String, span: Span) -> Model {
+    let mut m = Model {
+        name,
+        span,
+        ..Model::default()
+    };
+    if let Some(h) = hint.take() {
+        m.nets.reserve(h.nets, h.name_bytes);
+        m.covers.reserve(h.covers);
+        m.fanins.reserve(h.fanins);
+        m.planes.reserve(h.fanins);
+    }
+    m
+}
+
 fn latch_kind(t: Tok) -> Result<LatchKind, Diagnostic> {
     Ok(match t.text {
         "fe" => LatchKind::FallingEdge,
@@ -744,6 +991,14 @@ mod tests {
         let m = one(".model m\n.subckt c x=$a\\b[0] y='q<1>'\n.cname u1\n");
         assert_eq!(m.net_name(m.subckts[0].pins[0].1), "$a\\b[0]");
         assert_eq!(m.subckts[0].instance.as_deref(), Some("u1"));
+    }
+
+    #[test]
+    fn continued_token_is_the_same_net() {
+        let m = one(".inputs a\\\n b\n.outputs y\n.names a b y\n11 1\n");
+        assert_eq!(m.nets.iter().collect::<Vec<_>>(), ["a", "b", "y"]);
+        let m = one(".model m\n.subckt c x=abcdefghijkl y=abcdefghijkl\n");
+        assert_eq!(m.nets.len(), 1);
     }
 
     #[test]

@@ -162,7 +162,35 @@ impl Diagnostic {
     /// Render as `path:line:col: severity: message`, the source line and a caret; then
     /// each located note the same way, then the plain notes.
     pub fn render(&self, path: &str, text: &str) -> String {
-        self.locate(path, text).render()
+        self.render_at(path, &mut Locator::new(text))
+    }
+
+    fn render_at(&self, path: &str, at: &mut Locator) -> String {
+        let mut out = String::new();
+        let Some(span) = self.span else {
+            let _ = writeln!(out, "{path}: {}: {}", self.severity.as_str(), self.message);
+            self.render_notes(&mut out);
+            return out;
+        };
+        excerpt(
+            &mut out,
+            at,
+            path,
+            span,
+            self.severity.as_str(),
+            &self.message,
+        );
+        for r in &self.related {
+            excerpt(&mut out, at, path, r.span, "note", &r.message);
+        }
+        self.render_notes(&mut out);
+        out
+    }
+
+    fn render_notes(&self, out: &mut String) {
+        for note in &self.notes {
+            let _ = writeln!(out, "note: {note}");
+        }
     }
 
     /// The diagnostic resolved against `text`, the contents of the file at `path`: its
@@ -200,14 +228,13 @@ impl Diagnostic {
 
     /// The machine-readable form: the fields of the rendered text as JSON.
     pub fn to_json(&self, path: &str, text: &str) -> serde_json::Value {
+        self.to_json_at(path, &mut Locator::new(text))
+    }
+
+    fn to_json_at(&self, path: &str, at: &mut Locator) -> serde_json::Value {
         let located = self.span.map(|span| {
-            let index = LineIndex::new(text);
-            let pos = index.position(text, span.start as usize);
-            let source_line = index
-                .line_text(text, pos.line)
-                .trim_end_matches(['\r', '\n'])
-                .to_string();
-            (pos, source_line)
+            let (pos, line) = at.locate(span.start as usize);
+            (pos, line.trim_end_matches(['\r', '\n']).to_string())
         });
         serde_json::json!({
             "file": path,
@@ -219,7 +246,7 @@ impl Diagnostic {
             "source_line": located.map(|(_, l)| l),
             "notes": self.notes,
             "related": self.related.iter().map(|r| {
-                let pos = LineIndex::new(text).position(text, r.span.start as usize);
+                let (pos, _) = at.locate(r.span.start as usize);
                 serde_json::json!({
                     "message": r.message,
                     "line": pos.line,
@@ -320,6 +347,76 @@ impl Located {
     }
 }
 
+/// `path:line:col: kind: message`, the source line and a caret under `span`.
+fn excerpt(out: &mut String, at: &mut Locator, path: &str, span: Span, kind: &str, message: &str) {
+    let (pos, line_text) = at.locate(span.start as usize);
+    let _ = writeln!(out, "{path}:{}:{}: {kind}: {message}", pos.line, pos.col);
+    let gutter = pos.line.to_string();
+    let _ = writeln!(
+        out,
+        " {gutter} | {}",
+        line_text.trim_end_matches(['\r', '\n'])
+    );
+    let caret_col = line_text
+        .char_indices()
+        .take_while(|(i, _)| *i < pos.byte_col)
+        .map(|(_, c)| if c == '\t' { '\t' } else { ' ' })
+        .collect::<String>();
+    let line_rest = line_text.len().saturating_sub(pos.byte_col);
+    let width = span.len().clamp(1, line_rest.max(1));
+    let marks = "^".to_string() + &"~".repeat(width.saturating_sub(1).min(80));
+    let _ = writeln!(out, " {} | {caret_col}{marks}", " ".repeat(gutter.len()));
+}
+
+/// Finds the line of a byte offset without indexing the whole text: lines are counted from
+/// the previous lookup when it lies before (diagnostics mostly come in source order), so
+/// locating a batch costs one pass over the text at most, and one lookup allocates nothing.
+struct Locator<'a> {
+    text: &'a str,
+    /// The start of a line already located, and its 0-based number.
+    line_start: usize,
+    line: usize,
+}
+
+impl<'a> Locator<'a> {
+    fn new(text: &'a str) -> Locator<'a> {
+        Locator {
+            text,
+            line_start: 0,
+            line: 0,
+        }
+    }
+
+    /// The position of `offset` (clamped to the text) and the text of its line, including
+    /// its line terminator.
+    fn locate(&mut self, offset: usize) -> (Position, &'a str) {
+        let text = self.text;
+        let bytes = text.as_bytes();
+        let offset = offset.min(text.len());
+        if offset < self.line_start {
+            (self.line_start, self.line) = (0, 0);
+        }
+        let gap = &bytes[self.line_start..offset];
+        let line = self.line + memchr::memchr_iter(b'\n', gap).count();
+        let start =
+            memchr::memrchr(b'\n', gap).map_or(self.line_start, |i| self.line_start + i + 1);
+        (self.line_start, self.line) = (start, line);
+        let end = memchr::memchr(b'\n', &bytes[offset..]).map_or(text.len(), |i| offset + i + 1);
+        let mut byte_col = offset - start;
+        // Clamp to a char boundary so that a span inside a multi-byte char still renders.
+        while !text.is_char_boundary(start + byte_col) {
+            byte_col -= 1;
+        }
+        let col = text[start..start + byte_col].chars().count() + 1;
+        let pos = Position {
+            line: line + 1,
+            col,
+            byte_col,
+        };
+        (pos, &text[start..end])
+    }
+}
+
 /// A 1-based line and column (in characters), plus the byte offset within the line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Position {
@@ -391,7 +488,14 @@ pub fn decode_utf8(bytes: &[u8]) -> Result<&str, Diagnostic> {
 
 /// Render a list of diagnostics, one after another.
 pub fn render_all(diags: &[Diagnostic], path: &str, text: &str) -> String {
-    diags.iter().map(|d| d.render(path, text)).collect()
+    let mut at = Locator::new(text);
+    diags.iter().map(|d| d.render_at(path, &mut at)).collect()
+}
+
+/// [`Diagnostic::to_json`] of each diagnostic, in order.
+pub fn to_json_all(diags: &[Diagnostic], path: &str, text: &str) -> Vec<serde_json::Value> {
+    let mut at = Locator::new(text);
+    diags.iter().map(|d| d.to_json_at(path, &mut at)).collect()
 }
 
 #[cfg(test)]
@@ -426,6 +530,32 @@ mod tests {
             d.render("x", text)
                 .starts_with("x:1:4: error: unexpected end of input")
         );
+    }
+
+    #[test]
+    fn batch_rendering_matches_one_by_one_in_any_order() {
+        let text = "a\n\n  bé c\r\nlast";
+        let spans = [(9, 10), (0, 1), (6, 7), (15, 17), (2, 2), (17, 17), (4, 5)];
+        let diags: Vec<Diagnostic> = spans
+            .iter()
+            .map(|&(s, e)| Diagnostic::warning(Span::new(s, e), "m"))
+            .collect();
+        let one: String = diags.iter().map(|d| d.render("f", text)).collect();
+        assert_eq!(render_all(&diags, "f", text), one);
+        let json: Vec<_> = diags.iter().map(|d| d.to_json("f", text)).collect();
+        assert_eq!(to_json_all(&diags, "f", text), json);
+        let index = LineIndex::new(text);
+        for (d, j) in diags.iter().zip(&json) {
+            let pos = index.position(text, d.span.unwrap().start as usize);
+            assert_eq!(
+                (j["line"].as_u64(), j["col"].as_u64()),
+                (Some(pos.line as u64), Some(pos.col as u64))
+            );
+            let line = index
+                .line_text(text, pos.line)
+                .trim_end_matches(['\r', '\n']);
+            assert_eq!(j["source_line"], line);
+        }
     }
 
     #[test]

@@ -347,3 +347,25 @@ fn garbage_never_panics() {
         }
     }
 }
+
+/// A 20,000-deep chain of models, each instantiating the next through an inverter: lowered
+/// without recursion, to the identity (an even number of inversions) with no AND node.
+#[test]
+fn twenty_thousand_model_chain() {
+    const N: usize = 20_000;
+    let mut text = String::new();
+    for i in 0..N {
+        text.push_str(&format!(".model m{i}\n.inputs a\n.outputs y\n"));
+        if i + 1 < N {
+            text.push_str(&format!(
+                ".subckt m{} a=a y=t\n.names t y\n0 1\n.end\n",
+                i + 1
+            ));
+        } else {
+            text.push_str(".names a y\n0 1\n.end\n");
+        }
+    }
+    let g = top(&text);
+    assert_eq!(g.and_count(), 0);
+    assert_eq!(column(&g, 0), [false, true]);
+}

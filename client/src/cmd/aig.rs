@@ -103,7 +103,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
         b
     });
     let outcomes = run_pool(&jobs, threads, |job| {
-        let o = lower_one(job, args.format);
+        let o = lower_one(job, args.format, args.json || args.stats);
         if let Some(b) = &bar {
             b.inc(1);
         }
@@ -228,8 +228,9 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Read, parse, lower and write one file.
-pub fn lower_one(job: &Job, format: Format) -> Outcome {
+/// Read, parse, lower and write one file; `detail` adds the statistics and the diagnostics
+/// as JSON (for `--stats` and `--json`).
+pub fn lower_one(job: &Job, format: Format, detail: bool) -> Outcome {
     let path = job.input.display().to_string();
     let text = match io::read_source(&job.input) {
         Ok(t) => t,
@@ -249,13 +250,17 @@ pub fn lower_one(job: &Job, format: Format) -> Outcome {
     let mut outcome = Outcome {
         stats: None,
         rendered: diag::render_all(&diags, &path, &text),
-        json_diags: diags.iter().map(|d| d.to_json(&path, &text)).collect(),
+        json_diags: if detail {
+            diag::to_json_all(&diags, &path, &text)
+        } else {
+            Vec::new()
+        },
         failed: diags.iter().any(Diagnostic::is_error),
     };
     let Some(g) = result else {
         return outcome;
     };
-    outcome.stats = Some(Stats::of(&g));
+    outcome.stats = detail.then(|| Stats::of(&g));
     // Regenerable bulk outputs: atomic but not fsynced (see io::write_atomic_unsynced).
     if let Err(f) = io::write_atomic_unsynced(&job.output, &encode(&g, format)) {
         outcome.rendered.push_str(&f.message);

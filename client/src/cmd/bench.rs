@@ -109,7 +109,9 @@ fn aig_one(input: &Path, out: &Path, jobs: usize, flat: bool) -> Result<(), Fail
             output: out.to_path_buf(),
         }]
     };
-    let outcomes = aigcmd::run_pool(&jobs_list, jobs, |j| aigcmd::lower_one(j, Format::Aig));
+    let outcomes = aigcmd::run_pool(&jobs_list, jobs, |j| {
+        aigcmd::lower_one(j, Format::Aig, false)
+    });
     let failed = outcomes.iter().filter(|o| o.failed).count();
     if failed > 0 {
         return Err(Failure::input(format!("{failed} file(s) failed")));

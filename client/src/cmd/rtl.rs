@@ -33,6 +33,23 @@ pub enum Emit {
     Sv,
 }
 
+/// The testbench's working directory: a fresh name under the temp dir, created exclusively
+/// and private (mode 0700), removed when the guard drops, on every way out of the run. A
+/// directory or symbolic link another user planted under the temp dir is never reused.
+fn scratch_dir() -> Result<tempfile::TempDir, Failure> {
+    let mut b = tempfile::Builder::new();
+    b.prefix("kiln-rtl-");
+    #[cfg(unix)]
+    b.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o700));
+    b.tempdir().map_err(|e| {
+        let tmp = std::env::temp_dir();
+        Failure::input(format!(
+            "error: cannot create a private directory under {}: {e}",
+            tmp.display()
+        ))
+    })
+}
+
 /// Run `circuit` on one command in the RTL testbench (Icarus Verilog). Returns the
 /// responses, the final CPU memory (every initialised or written byte) and the cycle count.
 pub fn run_circuit(
@@ -57,9 +74,9 @@ pub fn run_circuit(
             cfg.mem_bytes
         ))));
     }
-    let dir = std::env::temp_dir().join(format!("kiln-rtl-{}", std::process::id()));
+    let scratch = scratch_dir()?;
+    let dir = scratch.path();
     let io_err = |e: std::io::Error| Failure::input(format!("error: {}: {e}", dir.display()));
-    std::fs::create_dir_all(&dir).map_err(io_err)?;
     let files = [
         ("dut.sv", text),
         ("tb.sv", sv::testbench(circuit, &info, &cfg)),
@@ -71,19 +88,18 @@ pub fn run_circuit(
     }
     let compile = Proc::new("iverilog")
         .args(["-g2012", "-o", "sim.vvp", "tb.sv", "dut.sv"])
-        .current_dir(&dir)
+        .current_dir(dir)
         .output()
         .map_err(|e| tool_missing("iverilog", e))?;
     if !compile.status.success() {
         return Err(RtlError::Other(Failure::input(format!(
-            "error: iverilog rejected the generated design in {}:\n{}",
-            dir.display(),
+            "error: iverilog rejected the generated design:\n{}",
             String::from_utf8_lossy(&compile.stderr)
         ))));
     }
     let run = Proc::new("vvp")
         .args(["-n", "sim.vvp"])
-        .current_dir(&dir)
+        .current_dir(dir)
         .output()
         .map_err(|e| tool_missing("vvp", e))?;
     let out = std::fs::read_to_string(dir.join("out.txt")).map_err(io_err)?;
@@ -91,7 +107,7 @@ pub fn run_circuit(
         return Err(Failure::input("error: the RTL simulation failed").into());
     }
     let r = sv::parse_tb_output(&out).map_err(|m| Failure::input(format!("error: {m}")))?;
-    let _ = std::fs::remove_dir_all(&dir);
+    drop(scratch);
     if let Some(e) = r.failure(circuit) {
         return Err(RtlError::Sim(e));
     }
@@ -110,4 +126,32 @@ pub fn run_circuit(
         final_mem,
         r.cycles,
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    #[cfg(unix)]
+    #[test]
+    fn scratch_dirs_are_private_fresh_and_removed() {
+        use std::os::unix::fs::PermissionsExt;
+        let a = super::scratch_dir().unwrap();
+        let b = super::scratch_dir().unwrap();
+        assert_ne!(a.path(), b.path());
+        let mode = std::fs::symlink_metadata(a.path())
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o700, "{mode:o}");
+        assert!(
+            a.path()
+                .file_name()
+                .unwrap()
+                .to_str()
+                .unwrap()
+                .starts_with("kiln-rtl-")
+        );
+        let path = a.path().to_path_buf();
+        drop(a);
+        assert!(!path.exists());
+    }
 }

@@ -16,7 +16,6 @@ use super::{Aig, Lit, Node};
 use crate::blif::Init;
 use crate::diag::{Diagnostic, Span};
 use std::borrow::Cow;
-use std::fmt::Write as _;
 
 fn ordered(g: &Aig) -> Cow<'_, Aig> {
     if g.is_aiger_ordered() {
@@ -26,91 +25,169 @@ fn ordered(g: &Aig) -> Cow<'_, Aig> {
     }
 }
 
-fn reset_field(l: &super::Latch) -> String {
-    match l.init {
-        Init::Zero => String::new(),
-        Init::One => " 1".into(),
-        Init::DontCare | Init::Unknown => format!(" {}", 2 * l.var),
+/// Output bytes, written without the formatting machinery (a few hundred thousand short
+/// lines: integers and names).
+struct Out(Vec<u8>);
+
+impl Out {
+    fn bytes(&mut self, b: &[u8]) {
+        self.0.extend_from_slice(b);
+    }
+
+    fn byte(&mut self, b: u8) {
+        self.0.push(b);
+    }
+
+    fn num(&mut self, mut x: u32) {
+        let mut buf = [0u8; 10];
+        let mut i = buf.len();
+        loop {
+            i -= 1;
+            buf[i] = b'0' + (x % 10) as u8;
+            x /= 10;
+            if x == 0 {
+                break;
+            }
+        }
+        self.bytes(&buf[i..]);
+    }
+
+    /// `x` and a newline.
+    fn line(&mut self, x: u32) {
+        self.num(x);
+        self.byte(b'\n');
+    }
+
+    fn varint(&mut self, mut x: u32) {
+        while x >= 0x80 {
+            self.byte((x & 0x7f) as u8 | 0x80);
+            x >>= 7;
+        }
+        self.byte(x as u8);
+    }
+
+    /// The latch reset field (AIGER 1.9): none for 0, ` 1`, or the latch's own literal for
+    /// don't care / unknown.
+    fn reset(&mut self, l: &super::Latch) {
+        match l.init {
+            Init::Zero => {}
+            Init::One => self.bytes(b" 1"),
+            Init::DontCare | Init::Unknown => {
+                self.byte(b' ');
+                self.num(2 * l.var);
+            }
+        }
+    }
+
+    fn header(&mut self, kind: &[u8], g: &Aig) {
+        self.bytes(kind);
+        let counts = [
+            g.max_var(),
+            g.inputs().len() as u32,
+            g.latches().len() as u32,
+        ];
+        let counts = counts
+            .into_iter()
+            .chain([g.outputs().len() as u32, g.and_count() as u32]);
+        for n in counts {
+            self.byte(b' ');
+            self.num(n);
+        }
+        self.byte(b'\n');
+    }
+
+    fn symbols_and_comment(&mut self, g: &Aig) {
+        let names = |k: u8, names: &mut dyn Iterator<Item = &str>, out: &mut Out| {
+            for (i, name) in names.enumerate() {
+                out.byte(k);
+                out.num(i as u32);
+                out.byte(b' ');
+                out.bytes(name.as_bytes());
+                out.byte(b'\n');
+            }
+        };
+        names(b'i', &mut g.inputs().iter().map(|p| p.name.as_str()), self);
+        names(b'l', &mut g.latches().iter().map(|l| l.name.as_str()), self);
+        names(b'o', &mut g.outputs().iter().map(|p| p.name.as_str()), self);
+        self.bytes(b"c\n");
+        self.bytes(g.name.as_bytes());
+        self.byte(b'\n');
     }
 }
 
-fn symbols_and_comment(g: &Aig, out: &mut String) {
-    for (k, p) in g.inputs().iter().enumerate() {
-        let _ = writeln!(out, "i{k} {}", p.name);
-    }
-    for (k, l) in g.latches().iter().enumerate() {
-        let _ = writeln!(out, "l{k} {}", l.name);
-    }
-    for (k, p) in g.outputs().iter().enumerate() {
-        let _ = writeln!(out, "o{k} {}", p.name);
-    }
-    let _ = writeln!(out, "c\n{}", g.name);
+fn digits(x: u32) -> usize {
+    x.checked_ilog10().map_or(1, |d| d as usize + 1)
 }
 
-fn header(kind: &str, g: &Aig) -> String {
-    format!(
-        "{kind} {} {} {} {} {}\n",
-        g.max_var(),
-        g.inputs().len(),
-        g.latches().len(),
-        g.outputs().len(),
-        g.and_count()
-    )
+/// An upper bound on the bytes of the symbol table and comment, and of one ASCII line of up
+/// to three literals, so that outputs are allocated once.
+fn symbols_len(g: &Aig) -> usize {
+    let ports = g.inputs().iter().chain(g.outputs()).map(|p| p.name.len());
+    let names: usize = ports.chain(g.latches().iter().map(|l| l.name.len())).sum();
+    let count = g.inputs().len() + g.latches().len() + g.outputs().len();
+    names + count * (3 + digits(count as u32)) + g.name.len() + 3
 }
 
 /// Binary AIGER with a full symbol table.
 pub fn write_aiger_binary(g: &Aig) -> Vec<u8> {
     let g = ordered(g);
-    let mut text = header("aig", &g);
+    let lit = digits(2 * g.max_var() + 1) + 1;
+    let heads = 64 + (g.latches().len() * 2 + g.outputs().len()) * lit;
+    let mut out = Out(Vec::with_capacity(
+        heads + g.and_count() * 4 + symbols_len(&g),
+    ));
+    out.header(b"aig", &g);
     for l in g.latches() {
-        let _ = writeln!(text, "{}{}", l.next.0, reset_field(l));
+        out.num(l.next.0);
+        out.reset(l);
+        out.byte(b'\n');
     }
     for p in g.outputs() {
-        let _ = writeln!(text, "{}", p.lit.0);
+        out.line(p.lit.0);
     }
-    let mut out = text.into_bytes();
-    out.reserve(g.and_count() * 4);
     for (v, n) in g.nodes().iter().enumerate() {
         if let Node::And(a, b) = n {
             let lhs = 2 * v as u32;
-            varint(&mut out, lhs - a.0);
-            varint(&mut out, a.0 - b.0);
+            out.varint(lhs - a.0);
+            out.varint(a.0 - b.0);
         }
     }
-    let mut tail = String::new();
-    symbols_and_comment(&g, &mut tail);
-    out.extend_from_slice(tail.as_bytes());
-    out
-}
-
-fn varint(out: &mut Vec<u8>, mut x: u32) {
-    while x >= 0x80 {
-        out.push((x & 0x7f) as u8 | 0x80);
-        x >>= 7;
-    }
-    out.push(x as u8);
+    out.symbols_and_comment(&g);
+    out.0
 }
 
 /// ASCII AIGER with a full symbol table.
 pub fn write_aag(g: &Aig) -> String {
     let g = ordered(g);
-    let mut out = header("aag", &g);
+    let lit = digits(2 * g.max_var() + 1) + 1;
+    let lines = g.inputs().len() + g.latches().len() * 3 + g.outputs().len() + g.and_count() * 3;
+    let mut out = Out(Vec::with_capacity(64 + lines * lit + symbols_len(&g)));
+    out.header(b"aag", &g);
     for p in g.inputs() {
-        let _ = writeln!(out, "{}", p.lit.0);
+        out.line(p.lit.0);
     }
     for l in g.latches() {
-        let _ = writeln!(out, "{} {}{}", 2 * l.var, l.next.0, reset_field(l));
+        out.num(2 * l.var);
+        out.byte(b' ');
+        out.num(l.next.0);
+        out.reset(l);
+        out.byte(b'\n');
     }
     for p in g.outputs() {
-        let _ = writeln!(out, "{}", p.lit.0);
+        out.line(p.lit.0);
     }
     for (v, n) in g.nodes().iter().enumerate() {
         if let Node::And(a, b) = n {
-            let _ = writeln!(out, "{} {} {}", 2 * v, a.0, b.0);
+            out.num(2 * v as u32);
+            out.byte(b' ');
+            out.num(a.0);
+            out.byte(b' ');
+            out.line(b.0);
         }
     }
-    symbols_and_comment(&g, &mut out);
-    out
+    out.symbols_and_comment(&g);
+    // Only ASCII digits, spaces and the (UTF-8) names were written.
+    String::from_utf8(out.0).unwrap_or_default()
 }
 
 /// Read binary or ASCII AIGER. Errors carry byte spans into `bytes`.

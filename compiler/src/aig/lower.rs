@@ -194,6 +194,22 @@ enum Driver {
     },
 }
 
+/// A [`Driver`] in four bytes (the per-net array is the lowering's largest): a 3-bit kind
+/// and an index (of the cover, the `.conn`, or the instance output in
+/// [`Lowerer::sub_outs`]).
+#[derive(Clone, Copy)]
+struct Packed(u32);
+
+impl Packed {
+    const NONE: Packed = Packed(0);
+    /// The largest index that fits.
+    const MAX: usize = (u32::MAX >> 3) as usize;
+
+    fn new(kind: u32, index: usize) -> Packed {
+        Packed((index as u32) << 3 | kind)
+    }
+}
+
 const UNVISITED: u32 = u32::MAX;
 const IN_PROGRESS: u32 = u32::MAX - 1;
 
@@ -210,9 +226,9 @@ struct Instance<'c> {
 struct Lowerer<'m, 'c> {
     model: &'m Model,
     g: Aig,
-    /// First place each net is mentioned.
-    spans: Vec<Option<Span>>,
-    drivers: Vec<Driver>,
+    drivers: Vec<Packed>,
+    /// `(instance, output pin)` of each net an instance output drives.
+    sub_outs: Vec<(u32, u32)>,
     /// Net → literal, or `UNVISITED` / `IN_PROGRESS`.
     lits: Vec<u32>,
     instances: Vec<Instance<'c>>,
@@ -229,22 +245,29 @@ pub fn lower_model(model: &Model, children: &BTreeMap<String, Aig>) -> Result<Lo
     let mut l = Lowerer {
         model,
         g: Aig::new(model.name.clone()),
-        spans: vec![None; n],
-        drivers: vec![Driver::None; n],
+        drivers: vec![Packed::NONE; n],
+        sub_outs: Vec::new(),
         lits: vec![UNVISITED; n],
         instances: Vec::new(),
         supports: FxHashMap::default(),
         marks: FxHashMap::default(),
         undriven: Vec::new(),
     };
-    l.g.reserve(model.covers.len() + model.covers.len() / 2);
+    let pins: usize = model.subckts.iter().map(|s| s.pins.len()).sum();
+    if model.covers.len().max(model.conns.len()).max(pins) > Packed::MAX {
+        return Err(Diagnostic::error(
+            model.span,
+            format!("model `{}` has too many covers or pins", model.name),
+        ));
+    }
+    l.g.reserve(and_estimate(model));
     l.collect_drivers(children)?;
     l.lower()?;
     let warnings = l.undriven_warnings();
     let undriven = l
         .undriven
         .iter()
-        .map(|&n| model.nets[n as usize].clone())
+        .map(|&n| model.nets[n as usize].to_string())
         .collect();
     let Lowerer { g, .. } = l;
     Ok(Lowered {
@@ -254,14 +277,50 @@ pub fn lower_model(model: &Model, children: &BTreeMap<String, Aig>) -> Result<Lo
     })
 }
 
+/// The AND nodes a model's own covers need when each becomes a sum of products: one per
+/// literal beyond the first in a cube, one per cube beyond the first (exact for gates).
+fn and_estimate(m: &Model) -> usize {
+    let rows: usize = m.covers.iter().map(|c| c.rows.max(1) as usize).sum();
+    (m.fanins.len() + rows).saturating_sub(2 * m.covers.len()) + m.covers.len() / 8
+}
+
 impl<'m, 'c> Lowerer<'m, 'c> {
-    /// Record where `net` is first mentioned; returns its id.
     fn net(&mut self, net: Net) -> u32 {
-        let slot = &mut self.spans[net.id as usize];
-        if slot.is_none() {
-            *slot = Some(net.span);
-        }
         net.id
+    }
+
+    fn driver(&self, net: u32) -> Driver {
+        let d = self.drivers[net as usize].0;
+        let i = d >> 3;
+        match d & 7 {
+            0 => Driver::None,
+            1 => Driver::Input,
+            2 => Driver::Latch,
+            3 => Driver::Cover(i),
+            4 => Driver::Conn(i),
+            _ => {
+                let (inst, pin) = self.sub_outs[i as usize];
+                Driver::SubOut { inst, pin }
+            }
+        }
+    }
+
+    /// Where `net` is first mentioned, in the order drivers are collected (then latch
+    /// inputs): found again when a diagnostic needs it, instead of recorded for every net.
+    fn first_mention(&self, net: u32) -> Option<Span> {
+        let m = self.model;
+        let mut refs = (m.inputs.iter())
+            .chain(m.latches.iter().map(|l| &l.output))
+            .chain(
+                m.covers
+                    .iter()
+                    .flat_map(|c| std::iter::once(&c.output).chain(m.cover_inputs(c))),
+            )
+            .chain(m.conns.iter().flat_map(|(src, dst)| [dst, src]))
+            .chain(m.subckts.iter().flat_map(|s| s.pins.iter().map(|(_, a)| a)))
+            .chain(m.outputs.iter())
+            .chain(m.latches.iter().map(|l| &l.input));
+        refs.find(|n| n.id == net).map(|n| n.span)
     }
 
     fn name(&self, net: u32) -> &'m str {
@@ -270,7 +329,7 @@ impl<'m, 'c> Lowerer<'m, 'c> {
 
     fn drive(&mut self, net: Net, d: Driver) -> Result<u32, Diagnostic> {
         let id = self.net(net);
-        if !matches!(self.drivers[id as usize], Driver::None) {
+        if !matches!(self.driver(id), Driver::None) {
             let name = self.name(id);
             return Err(Diagnostic::error(
                 net.span,
@@ -278,12 +337,22 @@ impl<'m, 'c> Lowerer<'m, 'c> {
             )
             .with_note(format!("it is already driven by {}", self.describe(id))));
         }
-        self.drivers[id as usize] = d;
+        self.drivers[id as usize] = match d {
+            Driver::None => Packed::NONE,
+            Driver::Input => Packed::new(1, 0),
+            Driver::Latch => Packed::new(2, 0),
+            Driver::Cover(c) => Packed::new(3, c as usize),
+            Driver::Conn(c) => Packed::new(4, c as usize),
+            Driver::SubOut { inst, pin } => {
+                self.sub_outs.push((inst, pin));
+                Packed::new(5, self.sub_outs.len() - 1)
+            }
+        };
         Ok(id)
     }
 
     fn describe(&self, net: u32) -> String {
-        match self.drivers[net as usize] {
+        match self.driver(net) {
             Driver::None => "nothing".into(),
             Driver::Input => "a primary input (`.inputs`)".into(),
             Driver::Latch => "a `.latch`".into(),
@@ -420,10 +489,7 @@ impl<'m, 'c> Lowerer<'m, 'c> {
         }
         // Everything else, so that loops in logic no output uses are reported too.
         for id in 0..m.nets.len() as u32 {
-            if matches!(
-                self.drivers[id as usize],
-                Driver::Cover(_) | Driver::Conn(_)
-            ) {
+            if matches!(self.driver(id), Driver::Cover(_) | Driver::Conn(_)) {
                 self.resolve(id)?;
             }
         }
@@ -497,7 +563,7 @@ impl<'m, 'c> Lowerer<'m, 'c> {
             IN_PROGRESS => Err(d),
             _ => Ok(()),
         };
-        match self.drivers[net as usize] {
+        match self.driver(net) {
             Driver::None | Driver::Input | Driver::Latch => Ok(()),
             Driver::Cover(c) => {
                 let m = self.model;
@@ -548,7 +614,7 @@ impl<'m, 'c> Lowerer<'m, 'c> {
 
     /// The literal of `net`, whose dependencies are all computed.
     fn compute(&mut self, net: u32) -> Lit {
-        match self.drivers[net as usize] {
+        match self.driver(net) {
             Driver::None => {
                 self.undriven.push(net);
                 Lit::FALSE
@@ -608,11 +674,11 @@ impl<'m, 'c> Lowerer<'m, 'c> {
     }
 
     fn driver_span(&self, net: u32) -> Span {
-        match self.drivers[net as usize] {
+        match self.driver(net) {
             Driver::Cover(c) => self.model.covers[c as usize].span,
             Driver::Conn(c) => self.model.conns[c as usize].1.span,
             Driver::SubOut { inst, .. } => self.instances[inst as usize].span,
-            _ => self.spans[net as usize].unwrap_or(self.model.span),
+            _ => self.first_mention(net).unwrap_or(self.model.span),
         }
     }
 
@@ -624,7 +690,7 @@ impl<'m, 'c> Lowerer<'m, 'c> {
             .take(SHOWN)
             .map(|&n| {
                 Diagnostic::warning(
-                    self.spans[n as usize].unwrap_or(self.model.span),
+                    self.first_mention(n).unwrap_or(self.model.span),
                     format!(
                         "net `{}` has no driver; it reads as constant 0",
                         self.name(n)

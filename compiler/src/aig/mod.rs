@@ -23,7 +23,6 @@ pub use blif_out::write_blif;
 pub use lower::{Lowered, lower_file, lower_file_with, lower_model};
 
 use crate::blif::Init;
-use crate::fxhash::FxHashMap;
 use serde::{Deserialize, Serialize};
 use std::hash::{Hash, Hasher};
 
@@ -92,11 +91,67 @@ pub struct Port {
 }
 
 /// The structural hash table: a cache of `add_and` results, not part of the AIG's value.
+///
+/// Open addressing with linear probing over the AND variables themselves (4 bytes a slot,
+/// at most half full; 0 = empty, as variable 0 is the constant): the fanin pair of a slot is
+/// read from the node vector, so the table stores no keys.
 #[derive(Clone, Debug, Default)]
-struct Strash(FxHashMap<u64, u32>);
+struct Strash {
+    slots: Vec<u32>,
+    len: usize,
+}
 
-fn key(a: Lit, b: Lit) -> u64 {
-    (a.0 as u64) << 32 | b.0 as u64
+fn slot_of(a: Lit, b: Lit, mask: usize) -> usize {
+    let k = ((a.0 as u64) << 32 | b.0 as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    (k >> 32) as usize & mask
+}
+
+impl Strash {
+    /// Room for `n` entries without growing.
+    fn with_capacity(n: usize) -> Strash {
+        Strash {
+            slots: vec![0; (n.max(8) * 2).next_power_of_two()],
+            len: 0,
+        }
+    }
+
+    /// The AND variable with fanins `(a, b)`, or the free slot where it goes.
+    fn find(&self, nodes: &[Node], a: Lit, b: Lit) -> Result<u32, usize> {
+        let mask = self.slots.len() - 1;
+        let mut i = slot_of(a, b, mask);
+        loop {
+            match self.slots[i] {
+                0 => return Err(i),
+                v if nodes[v as usize] == Node::And(a, b) => return Ok(v),
+                _ => i = (i + 1) & mask,
+            }
+        }
+    }
+
+    /// Record AND variable `var` (fanins `a`, `b`) in free slot `slot` from [`Strash::find`].
+    fn insert(&mut self, slot: usize, var: u32) {
+        self.slots[slot] = var;
+        self.len += 1;
+    }
+
+    /// Whether one more entry would make the table more than half full.
+    fn full(&self) -> bool {
+        (self.len + 1) * 2 > self.slots.len()
+    }
+
+    /// A table of every AND node of `nodes`, with room for `extra` more.
+    fn of(nodes: &[Node], extra: usize) -> Strash {
+        let ands = nodes.iter().filter(|n| matches!(n, Node::And(..))).count();
+        let mut t = Strash::with_capacity(ands + extra);
+        for (v, n) in nodes.iter().enumerate() {
+            if let Node::And(a, b) = *n
+                && let Err(slot) = t.find(nodes, a, b)
+            {
+                t.insert(slot, v as u32);
+            }
+        }
+        t
+    }
 }
 
 impl PartialEq for Strash {
@@ -217,23 +272,17 @@ impl Aig {
         if b == Lit::TRUE || a == b {
             return a;
         }
-        if self.strash.0.len() != self.ands as usize {
-            self.rebuild_strash();
+        if self.strash.len != self.ands as usize || self.strash.full() {
+            // Absent (after deserializing or a cleanup), or half full: (re)built, doubled.
+            self.strash = Strash::of(&self.nodes, self.ands as usize + 1);
         }
-        if let Some(&v) = self.strash.0.get(&key(a, b)) {
-            return Lit::new(v, false);
-        }
-        let v = self.push(Node::And(a, b));
-        self.ands += 1;
-        self.strash.0.insert(key(a, b), v);
-        Lit::new(v, false)
-    }
-
-    fn rebuild_strash(&mut self) {
-        self.strash.0.clear();
-        for (v, n) in self.nodes.iter().enumerate() {
-            if let Node::And(a, b) = n {
-                self.strash.0.insert(key(*a, *b), v as u32);
+        match self.strash.find(&self.nodes, a, b) {
+            Ok(v) => Lit::new(v, false),
+            Err(slot) => {
+                let v = self.push(Node::And(a, b));
+                self.ands += 1;
+                self.strash.insert(slot, v);
+                Lit::new(v, false)
             }
         }
     }
@@ -342,25 +391,30 @@ impl Aig {
         self.clone().into_cleanup()
     }
 
-    /// [`Aig::cleanup`], consuming `self` (names are moved, not copied).
-    pub fn into_cleanup(self) -> Aig {
+    /// [`Aig::cleanup`], consuming `self` (names are moved, not copied). An AIG that is
+    /// already clean (every AND used, AIGER order) is returned as it is, without its hash table.
+    pub fn into_cleanup(mut self) -> Aig {
+        // Fanins are earlier variables: one sweep from the last variable down marks every
+        // node some root uses.
         let mut used = vec![false; self.nodes.len()];
-        let mut stack: Vec<u32> = self.outputs.iter().map(|p| p.lit.var()).collect();
-        stack.extend(self.latches.iter().map(|l| l.next.var()));
-        while let Some(v) = stack.pop() {
-            if std::mem::replace(&mut used[v as usize], true) {
-                continue;
-            }
-            if let Node::And(a, b) = self.nodes[v as usize] {
-                stack.push(a.var());
-                stack.push(b.var());
+        for p in &self.outputs {
+            used[p.lit.var() as usize] = true;
+        }
+        for l in &self.latches {
+            used[l.next.var() as usize] = true;
+        }
+        let mut live = 0;
+        for v in (0..self.nodes.len()).rev() {
+            if let (Node::And(a, b), true) = (self.nodes[v], used[v]) {
+                used[a.var() as usize] = true;
+                used[b.var() as usize] = true;
+                live += 1;
             }
         }
-        let live = used
-            .iter()
-            .zip(&self.nodes)
-            .filter(|(u, n)| **u && matches!(n, Node::And(..)))
-            .count();
+        if live == self.ands as usize && self.is_aiger_ordered() {
+            self.strash = Strash::default();
+            return self;
+        }
         let mut out = Aig::new(self.name);
         out.nodes
             .reserve(self.inputs.len() + self.latches.len() + live);
@@ -396,7 +450,12 @@ impl Aig {
     /// Reserve room for `n` more AND nodes.
     pub fn reserve(&mut self, n: usize) {
         self.nodes.reserve(n);
-        self.strash.0.reserve(n);
+        if self.strash.len == self.ands as usize
+            && (self.strash.len + n) * 2 <= self.strash.slots.len()
+        {
+            return;
+        }
+        self.strash = Strash::of(&self.nodes, n);
     }
 
     /// Whether the variables are in AIGER order: inputs, latches, then ANDs.

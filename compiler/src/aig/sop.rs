@@ -18,18 +18,27 @@ type Cube = Vec<u32>;
 /// Lower one cover: `columns[i]` is the literal of fanin `i`, `planes` holds `rows` rows of
 /// `columns.len()` bytes from `{0,1,-}`; the result is complemented for an OFF-set cover.
 pub fn lower_cover(g: &mut Aig, columns: &[Lit], planes: &[u8], rows: usize, on_set: bool) -> Lit {
-    if rows == 1 && columns.len() <= 8 {
+    if rows == 1 && columns.len() <= SMALL {
         return single_cube(g, columns, planes).xor(!on_set);
+    }
+    if rows <= SMALL
+        && columns.len() <= SMALL
+        && let Some(f) = small_cover(g, columns, planes, rows)
+    {
+        return f.xor(!on_set);
     }
     let (vars, cubes) = to_cubes(columns, planes, rows);
     let f = lower_cubes(g, &vars, cubes);
     f.xor(!on_set)
 }
 
+/// The most columns (and rows) of the covers lowered without allocating.
+const SMALL: usize = 8;
+
 /// One cube of at most 8 literals (the common 2-input gate), without allocating; the same
 /// structure as the general path (sorted literals, balanced AND).
 fn single_cube(g: &mut Aig, columns: &[Lit], plane: &[u8]) -> Lit {
-    let mut lits = [Lit::FALSE; 8];
+    let mut lits = [Lit::FALSE; SMALL];
     let mut n = 0;
     for (c, &ch) in plane.iter().enumerate() {
         let lit = match ch {
@@ -59,6 +68,125 @@ fn single_cube(g: &mut Aig, columns: &[Lit], plane: &[u8]) -> Lit {
         k += 1;
     }
     g.add_and_many(&lits[..k])
+}
+
+/// A cube of a small cover: sorted, distinct literal indices (as in [`Cube`]) and their count.
+#[derive(Clone, Copy, Default)]
+struct SmallCube {
+    lits: [u8; SMALL],
+    len: u8,
+}
+
+impl SmallCube {
+    fn lits(&self) -> &[u8] {
+        &self.lits[..self.len as usize]
+    }
+    fn mask(&self) -> u16 {
+        self.lits().iter().fold(0, |m, &l| m | 1 << l)
+    }
+}
+
+/// A cover of at most 8 columns and 8 rows (the multiplexers and small gates of mapped
+/// netlists) on the stack, when no literal occurs in two of its cubes: then factoring finds
+/// nothing, and the result is the general path's sum of products, built in the same order.
+/// `None` (nothing built) when factoring may apply.
+fn small_cover(g: &mut Aig, columns: &[Lit], planes: &[u8], rows: usize) -> Option<Lit> {
+    let n = columns.len();
+    let mut vars = [Lit::FALSE; SMALL];
+    let mut nv = 0;
+    for l in columns.iter().filter(|l| !l.is_const()) {
+        vars[nv] = l.regular();
+        nv += 1;
+    }
+    let vars = dedup_sorted(&mut vars[..nv]);
+    let mut cubes = [SmallCube::default(); SMALL];
+    let mut nc = 0;
+    'rows: for r in 0..rows {
+        let mut c = SmallCube::default();
+        for (col, &ch) in planes[r * n..(r + 1) * n].iter().enumerate() {
+            let lit = match ch {
+                b'1' => columns[col],
+                b'0' => !columns[col],
+                _ => continue,
+            };
+            if lit == Lit::FALSE {
+                continue 'rows;
+            }
+            if lit != Lit::TRUE {
+                let k = vars.iter().position(|&v| v == lit.regular()).unwrap_or(0);
+                c.lits[c.len as usize] = (k << 1) as u8 | lit.is_complemented() as u8;
+                c.len += 1;
+            }
+        }
+        let len = dedup_sorted(&mut c.lits[..c.len as usize]).len();
+        c.len = len as u8;
+        if c.lits().windows(2).any(|w| w[0] ^ 1 == w[1]) {
+            continue;
+        }
+        cubes[nc] = c;
+        nc += 1;
+    }
+    let cubes = &mut cubes[..nc];
+    cubes.sort_unstable_by(|a, b| a.lits().cmp(b.lits()));
+    let mut k = 0;
+    for i in 0..cubes.len() {
+        if k == 0 || cubes[k - 1].lits() != cubes[i].lits() {
+            cubes[k] = cubes[i];
+            k += 1;
+        }
+    }
+    let mut cubes = &mut cubes[..k];
+    if cubes.iter().any(|c| c.len == 0) {
+        return Some(Lit::TRUE);
+    }
+    if cubes.len() > 1 {
+        // Drop cubes containing another (shortest first, stable), then back to sorted order.
+        cubes.sort_by_key(|c| c.len);
+        let mut kept = 0;
+        for i in 0..cubes.len() {
+            let m = cubes[i].mask();
+            if !cubes[..kept].iter().any(|c| c.mask() & m == c.mask()) {
+                cubes[kept] = cubes[i];
+                kept += 1;
+            }
+        }
+        cubes = &mut cubes[..kept];
+        cubes.sort_unstable_by(|a, b| a.lits().cmp(b.lits()));
+    }
+    if cubes.len() > 1 && vars.len() > 2 {
+        let (mut once, mut twice) = (0u16, 0u16);
+        for c in cubes.iter() {
+            twice |= once & c.mask();
+            once |= c.mask();
+        }
+        if twice != 0 {
+            return None;
+        }
+    }
+    let mut terms = [Lit::FALSE; SMALL];
+    for (t, c) in terms.iter_mut().zip(cubes.iter()) {
+        let mut lits = [Lit::FALSE; SMALL];
+        for (x, &l) in lits.iter_mut().zip(c.lits()) {
+            *x = vars[(l >> 1) as usize].xor(l & 1 == 1);
+        }
+        *t = g.add_and_many(&lits[..c.len as usize]);
+    }
+    let terms = &mut terms[..cubes.len()];
+    terms.sort_unstable();
+    Some(g.add_or_many(terms))
+}
+
+/// Sort and deduplicate `v` in place; the distinct prefix.
+fn dedup_sorted<T: Ord + Copy>(v: &mut [T]) -> &mut [T] {
+    v.sort_unstable();
+    let mut k = 0;
+    for i in 0..v.len() {
+        if k == 0 || v[k - 1] != v[i] {
+            v[k] = v[i];
+            k += 1;
+        }
+    }
+    &mut v[..k]
 }
 
 /// The cover's cubes over distinct variables `vars` (regular AIG literals).
@@ -384,5 +512,66 @@ mod tests {
     fn kernel_factoring_shares() {
         // ac + ad + bc + bd = (a + b)(c + d): 3 ANDs instead of 7.
         assert_eq!(check(4, &["1-1-", "1--1", "-11-", "-1-1"], true), 3);
+    }
+
+    /// The general path alone (cubes, containment, factoring), for comparison.
+    fn general(g: &mut Aig, columns: &[Lit], planes: &[u8], rows: usize) -> Lit {
+        let (vars, cubes) = to_cubes(columns, planes, rows);
+        lower_cubes(g, &vars, cubes)
+    }
+
+    /// The stack path builds exactly the nodes of the general path, or declines before
+    /// building anything: random small covers over inputs, constants and repeated fanins.
+    #[test]
+    fn small_covers_match_the_general_path() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |m: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % m
+        };
+        let (mut built, mut declined) = (0, 0);
+        for _ in 0..20_000 {
+            let mut a = Aig::new("a");
+            let ins: Vec<Lit> = (0..4).map(|i| a.add_input(format!("x{i}"))).collect();
+            let x = a.add_and(ins[0], !ins[1]);
+            let n = next(SMALL as u64 + 1) as usize;
+            let rows = next(SMALL as u64 - 1) as usize + 2;
+            let columns: Vec<Lit> = (0..n)
+                .map(|_| match next(7) {
+                    0 => Lit::TRUE,
+                    1 => Lit::FALSE,
+                    2 => !x,
+                    k => ins[k as usize - 3].xor(next(2) == 1),
+                })
+                .collect();
+            let planes: Vec<u8> = (0..n * rows).map(|_| b"01--"[next(4) as usize]).collect();
+            let mut b = a.clone();
+            let want = general(&mut a, &columns, &planes, rows);
+            match small_cover(&mut b, &columns, &planes, rows) {
+                Some(got) => {
+                    assert_eq!(
+                        (got, b.nodes()),
+                        (want, a.nodes()),
+                        "{columns:?} {planes:?}"
+                    );
+                    built += 1;
+                }
+                None => {
+                    assert_eq!(b.and_count(), 1);
+                    declined += 1;
+                }
+            }
+        }
+        assert!(built > 10_000 && declined > 1_000, "{built} {declined}");
+    }
+
+    #[test]
+    fn constant_rows_without_columns() {
+        assert_eq!(check(0, &["", ""], true), 0);
+        let mut g = Aig::new("t");
+        assert_eq!(lower_cover(&mut g, &[], b"", 3, true), Lit::TRUE);
+        assert_eq!(lower_cover(&mut g, &[], b"", 2, false), Lit::FALSE);
     }
 }
