@@ -321,20 +321,19 @@ impl Located {
                 let _ = writeln!(out, "{path}: {severity}: {message}");
             }
             Some(at) => {
-                let _ = writeln!(out, "{path}:{}:{}: {severity}: {message}", at.line, at.col);
-                let gutter = at.line.to_string();
-                let shown = at.line_text.trim_end_matches(['\r', '\n']);
-                let _ = writeln!(out, " {gutter} | {shown}");
-                let caret_col = at
-                    .line_text
-                    .char_indices()
-                    .take_while(|(i, _)| *i < at.byte_col)
-                    .map(|(_, c)| if c == '\t' { '\t' } else { ' ' })
-                    .collect::<String>();
-                let line_rest = at.line_text.len().saturating_sub(at.byte_col);
-                let width = at.len.clamp(1, line_rest.max(1));
-                let marks = "^".to_string() + &"~".repeat(width.saturating_sub(1).min(80));
-                let _ = writeln!(out, " {} | {caret_col}{marks}", " ".repeat(gutter.len()));
+                let pos = Position {
+                    line: at.line,
+                    col: at.col,
+                    byte_col: at.byte_col,
+                };
+                write_excerpt(
+                    &mut out,
+                    path,
+                    (pos, &at.line_text),
+                    at.len,
+                    severity,
+                    message,
+                );
             }
         }
         for r in &self.related {
@@ -349,7 +348,26 @@ impl Located {
 
 /// `path:line:col: kind: message`, the source line and a caret under `span`.
 fn excerpt(out: &mut String, at: &mut Locator, path: &str, span: Span, kind: &str, message: &str) {
-    let (pos, line_text) = at.locate(span.start as usize);
+    write_excerpt(
+        out,
+        path,
+        at.locate(span.start as usize),
+        span.len(),
+        kind,
+        message,
+    );
+}
+
+/// The excerpt of `len` bytes at `pos` on `line_text` (with its terminator): the one
+/// rendering of a located message, for [`Diagnostic::render`] and [`Located::render`].
+fn write_excerpt(
+    out: &mut String,
+    path: &str,
+    (pos, line_text): (Position, &str),
+    len: usize,
+    kind: &str,
+    message: &str,
+) {
     let _ = writeln!(out, "{path}:{}:{}: {kind}: {message}", pos.line, pos.col);
     let gutter = pos.line.to_string();
     let _ = writeln!(
@@ -363,7 +381,7 @@ fn excerpt(out: &mut String, at: &mut Locator, path: &str, span: Span, kind: &st
         .map(|(_, c)| if c == '\t' { '\t' } else { ' ' })
         .collect::<String>();
     let line_rest = line_text.len().saturating_sub(pos.byte_col);
-    let width = span.len().clamp(1, line_rest.max(1));
+    let width = len.clamp(1, line_rest.max(1));
     let marks = "^".to_string() + &"~".repeat(width.saturating_sub(1).min(80));
     let _ = writeln!(out, " {} | {caret_col}{marks}", " ".repeat(gutter.len()));
 }
