@@ -1,5 +1,5 @@
 //! `kiln build` through the workspace's daemon: started on first use, outputs byte-identical
-//! to `--no-daemon` on APS and Handshake inputs, a daemon of another build restarted, a
+//! to `--no-daemon` on APS, Handshake and BLIF inputs, a daemon of another build restarted, a
 //! killed daemon replaced, the in-process fallback when no daemon can start, and located
 //! diagnostics that leave previous outputs intact.
 //!
@@ -136,6 +136,8 @@ fn daemon_and_in_process_builds_are_byte_identical() {
     ]));
     let hs = data("handshake/export_gcd.mlir");
     let lib = data("handshake/library");
+    let blif = data("daemon/blif_lib/mux/2/2/1/mux.blif");
+    let blif = blif.to_str().unwrap();
     let hs_args = |out: &str, extra: &[&str]| -> Vec<String> {
         let mut v: Vec<String> = ["build", hs.to_str().unwrap(), "--blif-lib"]
             .iter()
@@ -161,6 +163,9 @@ fn daemon_and_in_process_builds_are_byte_identical() {
             .args(["--synth-dialect", "dynamatic"])
             .output()
             .unwrap());
+        let mut blif_args = vec!["build", blif, "--out-dir", out];
+        blif_args.extend(extra);
+        ok(&env.run(&blif_args));
         if out == "d" {
             assert!(env.daemon_pid().is_some(), "kiln build started a daemon");
         }
@@ -172,6 +177,7 @@ fn daemon_and_in_process_builds_are_byte_identical() {
     let gen_names = ["gen.cmt2.mlir", "gen.rules.json"];
     assert_eq!(files(&d, &gen_names), files(&n, &gen_names));
     assert_eq!(files(&d, HS_OUT), files(&n, HS_OUT));
+    assert_eq!(files(&d, &["mux.aig"]), files(&n, &["mux.aig"]));
     // `kiln synth` (its own in-process path) writes the same Handshake outputs.
     let s = env.ws().join("s");
     ok(&env
@@ -303,8 +309,8 @@ fn no_daemon_and_fallback_build_in_process() {
     );
 }
 
-/// `kiln build` asks the daemon to prepare the spares of large outputs: after the cold
-/// build a spare holding the output appears beside it, and the next edit rewrites that
+/// The daemon's writer prepares the spares of large outputs: after the cold build a spare
+/// holding the output appears beside it, and the next edit rewrites that
 /// very file in place (the output is then its inode) with the bytes an in-process build
 /// of the edited source writes.
 #[test]
@@ -363,4 +369,25 @@ fn the_first_edit_after_a_cold_build_rewrites_a_prepared_spare() {
         !env.ws().join("n/.kiln-spare").exists(),
         "none for one-shot builds"
     );
+}
+
+/// Asking only for outputs an input's flow does not make is an error, not a silent no-op:
+/// a build-system action `--kind synth` on an APS design fails with exit code 1.
+#[test]
+fn asking_only_for_outputs_an_input_does_not_make_is_an_error() {
+    let env = Env::new();
+    let aps = data("aps/flow_burst_add.mlir");
+    let out = env
+        .kiln()
+        .args(["worker", "--no-daemon", "--out-dir", "w", "--kind", "synth"])
+        .arg(&aps)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("flow_burst_add.mlir: error: none of the requested outputs"),
+        "{err}"
+    );
+    assert!(!env.ws().join("w").exists(), "nothing written");
 }

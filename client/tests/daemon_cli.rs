@@ -2,8 +2,7 @@
 //! cold in-process build of the final sources; `status`, `stats --json`, `shutdown`,
 //! `cache stats|gc`. Each test has its own workspace, runtime and cache directories.
 
-use kiln_daemon::db::Db;
-use kiln_daemon::driver::{self, BuildSpec, Workspace};
+use kiln_daemon::spec::BuildSpec;
 use std::fs;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -180,8 +179,8 @@ fn watch_converges_after_1000_rapid_edits() {
         kinds: Vec::new(),
         ..Default::default()
     };
-    let reply = driver::build_in_process(&mut Workspace::new(Db::new(None)), &spec);
-    assert!(reply.ok, "{:?}", reply.diagnostics);
+    let reply = kiln_daemon::oneshot::build(&spec);
+    assert!(reply.ok(), "{}", reply.rendered());
     let expected = tree_bytes(&cold);
     assert_eq!(expected.len(), 8);
     let deadline = Instant::now() + Duration::from_secs(60);

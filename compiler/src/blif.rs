@@ -20,6 +20,8 @@
 //! - `.gate`, `.mlatch` (need a cell library), `.start_kiss` (FSM), `.search` (file access)
 //!   and `.blackbox` (no logic to lower) are errors.
 
+pub mod models;
+
 use crate::diag::{Diagnostic, Span};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;

@@ -193,6 +193,39 @@ impl Diagnostic {
         }
     }
 
+    /// The diagnostic resolved against `text`, the contents of the file at `path`: its
+    /// position and source line are taken now, so the text is no longer needed.
+    pub fn locate(&self, path: &str, text: &str) -> Located {
+        let index = (self.span.is_some() || !self.related.is_empty()).then(|| LineIndex::new(text));
+        let at = |span: Span| {
+            let index = index.as_ref()?;
+            let pos = index.position(text, span.start as usize);
+            Some(Box::new(At {
+                line: pos.line,
+                col: pos.col,
+                byte_col: pos.byte_col,
+                len: span.len(),
+                line_text: index.line_text(text, pos.line).to_string(),
+            }))
+        };
+        let related = self.related.iter().map(|r| Located {
+            path: path.to_string(),
+            severity: Severity::Note,
+            message: r.message.clone(),
+            at: at(r.span),
+            notes: Vec::new(),
+            related: Vec::new(),
+        });
+        Located {
+            path: path.to_string(),
+            severity: self.severity,
+            message: self.message.clone(),
+            at: self.span.and_then(at),
+            notes: self.notes.clone(),
+            related: related.collect(),
+        }
+    }
+
     /// The machine-readable form: the fields of the rendered text as JSON.
     pub fn to_json(&self, path: &str, text: &str) -> serde_json::Value {
         self.to_json_at(path, &mut Locator::new(text))
@@ -225,9 +258,116 @@ impl Diagnostic {
     }
 }
 
+/// A diagnostic resolved against the file it is about: everything rendering needs, without
+/// the file's text. This is what crosses crate and process boundaries (a daemon's reply, an
+/// editor's diagnostics); it is rendered at the edge.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Located {
+    /// The file, as the user named it.
+    pub path: String,
+    pub severity: Severity,
+    pub message: String,
+    /// Where in the file; `None` for problems with the whole file (it cannot be read, an
+    /// option does not apply to it).
+    pub at: Option<Box<At>>,
+    pub notes: Vec<String>,
+    /// Notes about other places in the same file, each shown with its source line
+    /// (severity [`Severity::Note`]).
+    pub related: Vec<Located>,
+}
+
+/// A position in a file, with the line it is on.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct At {
+    /// 1-based line and column (in characters).
+    pub line: usize,
+    pub col: usize,
+    /// The byte offset of the position within its line.
+    pub byte_col: usize,
+    /// Bytes the diagnostic covers from there.
+    pub len: usize,
+    /// The line, with its terminator.
+    pub line_text: String,
+}
+
+impl Located {
+    /// A problem with the whole file at `path`.
+    pub fn file(
+        path: impl Into<String>,
+        severity: Severity,
+        message: impl Into<String>,
+    ) -> Located {
+        Located {
+            path: path.into(),
+            severity,
+            message: message.into(),
+            at: None,
+            notes: Vec::new(),
+            related: Vec::new(),
+        }
+    }
+
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+
+    /// `path:line:col: severity: message`, the source line and a caret (`path: severity:
+    /// message` without a position), then the related notes the same way, then the notes.
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        let (path, severity, message) = (&self.path, self.severity.as_str(), &self.message);
+        match &self.at {
+            None => {
+                let _ = writeln!(out, "{path}: {severity}: {message}");
+            }
+            Some(at) => {
+                let pos = Position {
+                    line: at.line,
+                    col: at.col,
+                    byte_col: at.byte_col,
+                };
+                write_excerpt(
+                    &mut out,
+                    path,
+                    (pos, &at.line_text),
+                    at.len,
+                    severity,
+                    message,
+                );
+            }
+        }
+        for r in &self.related {
+            out.push_str(&r.render());
+        }
+        for note in &self.notes {
+            let _ = writeln!(out, "note: {note}");
+        }
+        out
+    }
+}
+
 /// `path:line:col: kind: message`, the source line and a caret under `span`.
 fn excerpt(out: &mut String, at: &mut Locator, path: &str, span: Span, kind: &str, message: &str) {
-    let (pos, line_text) = at.locate(span.start as usize);
+    write_excerpt(
+        out,
+        path,
+        at.locate(span.start as usize),
+        span.len(),
+        kind,
+        message,
+    );
+}
+
+/// The excerpt of `len` bytes at `pos` on `line_text` (with its terminator): the one
+/// rendering of a located message, for [`Diagnostic::render`] and [`Located::render`].
+fn write_excerpt(
+    out: &mut String,
+    path: &str,
+    (pos, line_text): (Position, &str),
+    len: usize,
+    kind: &str,
+    message: &str,
+) {
     let _ = writeln!(out, "{path}:{}:{}: {kind}: {message}", pos.line, pos.col);
     let gutter = pos.line.to_string();
     let _ = writeln!(
@@ -241,7 +381,7 @@ fn excerpt(out: &mut String, at: &mut Locator, path: &str, span: Span, kind: &st
         .map(|(_, c)| if c == '\t' { '\t' } else { ' ' })
         .collect::<String>();
     let line_rest = line_text.len().saturating_sub(pos.byte_col);
-    let width = span.len().clamp(1, line_rest.max(1));
+    let width = len.clamp(1, line_rest.max(1));
     let marks = "^".to_string() + &"~".repeat(width.saturating_sub(1).min(80));
     let _ = writeln!(out, " {} | {caret_col}{marks}", " ".repeat(gutter.len()));
 }

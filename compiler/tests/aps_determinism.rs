@@ -3,6 +3,7 @@
 
 mod common;
 
+use compiler::flow::OutputKind;
 use compiler::{aps, rules};
 
 fn emit(text: &str) -> (String, String, String) {
@@ -35,13 +36,14 @@ fn generated_modules_are_deterministic() {
 }
 
 #[test]
-fn parallel_file_build_equals_sequential_emitters() {
+fn parallel_file_flow_equals_sequential_emitters() {
     for seed in [3, 4] {
         let text = aps::workload::generate(7, seed);
         let m = compiler::mlir::parse(&text).unwrap();
         let c = aps::build_file_circuit("g", aps::build_module(&m).unwrap());
-        let out = aps::build_file(&m, "g").unwrap();
-        assert_eq!(out.cmt2_text(), rules::emit_cmt2(&c));
-        assert_eq!(out.json_text(), rules::to_json(&c));
+        let out = compiler::flow::aps::build(&text, "g", false, &compiler::limits::Limits::DEFAULT);
+        let whole = |k| String::from_utf8(out.output(k).unwrap().concat()).unwrap();
+        assert_eq!(whole(OutputKind::Cmt2), rules::emit_cmt2(&c));
+        assert_eq!(whole(OutputKind::RulesJson), rules::to_json(&c));
     }
 }

@@ -7,6 +7,8 @@ mod sv_common;
 
 use common::{fifo, rule};
 use compiler::aps::{self, interp};
+use compiler::flow::{self, OutputKind};
+use compiler::limits::Limits;
 use compiler::rules::sim::{self, Command, SimConfig, SimError};
 use compiler::rules::{BodyBuilder, Circuit, Instance, InstanceKind, PrimOp, Rule};
 use std::collections::{BTreeMap, HashSet};
@@ -58,15 +60,16 @@ fn unique(what: &str, names: &[String]) {
 /// flight together.
 #[test]
 fn two_functions_share_an_opcode() {
-    let (_, m) = load("aps/identities.mlir");
-    let out = aps::build_file(&m, "identities").unwrap();
-    assert!(out.warnings.is_empty(), "{:?}", out.warnings);
-    let cmt2 = out.cmt2_text();
+    let (text, m) = load("aps/identities.mlir");
+    let out = flow::aps::build(&text, "identities", false, &Limits::DEFAULT);
+    assert!(out.diagnostics.is_empty(), "{:?}", out.diagnostics);
+    let cmt2 = out.text(OutputKind::Cmt2).unwrap();
     let syms = defined_symbols(&cmt2);
     unique("CMT2", &syms);
     assert!(syms.iter().any(|s| s.starts_with("@inst2b01_")));
     assert!(syms.iter().any(|s| s.starts_with("@inst2b02_")));
-    let json: serde_json::Value = serde_json::from_str(&out.json_text()).unwrap();
+    let json: serde_json::Value =
+        serde_json::from_str(&out.text(OutputKind::RulesJson).unwrap()).unwrap();
     let names = |key: &str| -> Vec<String> {
         json[key]
             .as_array()
@@ -169,7 +172,15 @@ fn repeated_identity_is_an_error_naming_both() {
     assert!(r.contains("`@f` and `@g`"), "{r}");
     assert!(r.starts_with("f:11:5: error:"), "{r}");
     assert!(r.contains("f:5:5: note: `@f` is defined here"), "{r}");
-    assert!(aps::build_file(&m, "f").is_err());
+    // The file's flow: no outputs, the same error with its note at the first function.
+    let out = flow::aps::build(&text, "f", false, &Limits::DEFAULT);
+    assert!(out.outputs.is_empty());
+    let r = compiler::diag::render_all(&out.diagnostics, "f", &text);
+    assert!(
+        r.starts_with("f:11:5: error:") && r.contains("`@f` and `@g`"),
+        "{r}"
+    );
+    assert!(r.contains("f:5:5: note: `@f` is defined here"), "{r}");
 }
 
 /// Opcodes outside custom-0..3 build, with a warning per function.
@@ -177,10 +188,11 @@ fn repeated_identity_is_an_error_naming_both() {
 fn non_custom_opcode_is_a_warning() {
     let (text, _) = load("aps/diag/same_identity.mlir");
     let text = text.replacen("opcode = 43", "opcode = 1", 1);
-    let m = compiler::mlir::parse(&text).unwrap();
-    let out = aps::build_file(&m, "w").unwrap();
-    assert_eq!(out.warnings.len(), 1);
-    assert!(out.warnings[0].message.contains("not a custom opcode"));
+    let out = flow::aps::build(&text, "w", false, &Limits::DEFAULT);
+    assert!(out.output(OutputKind::Cmt2).is_some());
+    assert_eq!(out.diagnostics.len(), 1);
+    assert!(!out.diagnostics[0].is_error());
+    assert!(out.diagnostics[0].message.contains("not a custom opcode"));
 }
 
 /// A function and globals named after SystemVerilog keywords: the RTL compiles (Icarus)

@@ -6,6 +6,8 @@
 mod common;
 
 use compiler::aps::{self, workload};
+use compiler::flow::{self, OutputKind};
+use compiler::limits::Limits;
 use compiler::rules::sim::{self, Command, SimConfig};
 use compiler::rules::{self, Circuit};
 use std::collections::BTreeMap;
@@ -107,8 +109,10 @@ fn grammar_facts(tag: &str, text: &str) {
 fn check_file(tag: &str, text: &str, mem: &BTreeMap<u32, u8>, rs1: u32, rs2: u32) -> usize {
     let m =
         compiler::mlir::parse(text).unwrap_or_else(|d| panic!("{tag}: {}", d.render(tag, text)));
-    let out = aps::build_file(&m, tag).unwrap_or_else(|d| panic!("{tag}: {}", d.render(tag, text)));
-    let file_text = out.cmt2_text();
+    let out = flow::aps::build(text, tag, false, &Limits::DEFAULT);
+    let rendered = compiler::diag::render_all(&out.diagnostics, tag, text);
+    assert!(!out.has_errors(), "{tag}: {rendered}");
+    let file_text = out.text(OutputKind::Cmt2).unwrap();
     generic_parse(tag, &file_text);
     grammar_facts(tag, &file_text);
     let file_back = rules::read_cmt2(&file_text)
@@ -235,8 +239,9 @@ fn faults_read_back() {
 #[test]
 fn reader_rejects_what_circt_cmt2_rejects() {
     let text = std::fs::read_to_string(common::data("aps/flow_burst_add.mlir")).unwrap();
-    let m = compiler::mlir::parse(&text).unwrap();
-    let good = aps::build_file(&m, "flow_burst_add").unwrap().cmt2_text();
+    let good = flow::aps::build(&text, "flow_burst_add", false, &Limits::DEFAULT)
+        .text(OutputKind::Cmt2)
+        .unwrap();
     rules::read_cmt2(&good).unwrap();
     let cases: [(&str, &str, &str, &str); 12] = [
         (
@@ -330,8 +335,9 @@ fn reader_rejects_what_circt_cmt2_rejects() {
 #[test]
 fn truncated_text_is_an_error() {
     let text = workload::generate(1, 3);
-    let m = compiler::mlir::parse(&text).unwrap();
-    let good = aps::build_file(&m, "t").unwrap().cmt2_text();
+    let good = flow::aps::build(&text, "t", false, &Limits::DEFAULT)
+        .text(OutputKind::Cmt2)
+        .unwrap();
     for cut in (0..good.len()).step_by(97) {
         if good.is_char_boundary(cut) {
             assert!(rules::read_cmt2(&good[..cut]).is_err(), "cut at {cut}");

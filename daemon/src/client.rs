@@ -10,18 +10,54 @@
 
 use crate::db::build_id;
 use crate::paths::DaemonDir;
-use crate::proto::{self, kiln_client::KilnClient};
+use crate::report::BuildReport;
+use crate::rpc::{Client, RpcError};
 use crate::server::VERSION;
+use crate::spec::BuildSpec;
 use fs4::fs_std::FileExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-use tonic::transport::{Channel, Endpoint};
 
 /// How long a client waits for a daemon it started to answer.
 pub const START_TIMEOUT: Duration = Duration::from_secs(20);
 
-pub type Client = KilnClient<Channel>;
+/// Why no daemon could be reached.
+#[derive(Debug, thiserror::Error)]
+pub enum ConnectError {
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot start {}: {source}", exe.display())]
+    Start {
+        exe: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("the kiln daemon did not start within {}s (see {})", START_TIMEOUT.as_secs(), log.display())]
+    Timeout { log: PathBuf },
+    #[error("a kiln daemon still holds {} after {}s", pid_file.display(), waited.as_secs())]
+    StillRunning { pid_file: PathBuf, waited: Duration },
+}
+
+fn io_at(path: &Path) -> impl FnOnce(std::io::Error) -> ConnectError + '_ {
+    move |source| ConnectError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// Why a build did not go through the daemon (the caller then builds in process).
+#[derive(Debug, thiserror::Error)]
+pub enum Unavailable {
+    #[error(transparent)]
+    Connect(#[from] ConnectError),
+    #[error(transparent)]
+    Call(#[from] RpcError),
+    #[error("cannot run the client: {0}")]
+    Runtime(std::io::Error),
+}
 
 /// How to reach (and if needed start) the daemon of a workspace.
 #[derive(Debug, Clone)]
@@ -33,7 +69,7 @@ pub struct Connector {
 }
 
 impl Connector {
-    pub fn new(workspace: &Path, exe: PathBuf) -> Result<Connector, String> {
+    pub fn new(workspace: &Path, exe: PathBuf) -> Result<Connector, ConnectError> {
         Connector::in_base(None, workspace, exe)
     }
 
@@ -43,8 +79,8 @@ impl Connector {
         base: Option<&Path>,
         workspace: &Path,
         exe: PathBuf,
-    ) -> Result<Connector, String> {
-        let dir = DaemonDir::for_workspace(base, workspace).map_err(|e| e.to_string())?;
+    ) -> Result<Connector, ConnectError> {
+        let dir = DaemonDir::for_workspace(base, workspace).map_err(io_at(workspace))?;
         let mut daemon_args = Vec::new();
         if let Some(b) = base {
             daemon_args.push("--runtime-dir".to_string());
@@ -63,18 +99,12 @@ impl Connector {
         if !socket.exists() {
             return None;
         }
-        let endpoint = Endpoint::from_shared(format!("unix://{}", socket.display())).ok()?;
-        let channel = endpoint
-            .connect_timeout(Duration::from_secs(2))
-            .connect()
-            .await
-            .ok()?;
-        Some(KilnClient::new(channel))
+        Client::connect(&socket).await
     }
 
     /// A connection to a daemon of this exact version and build, starting (or restarting)
     /// one if needed.
-    pub async fn ensure(&self) -> Result<Client, String> {
+    pub async fn ensure(&self) -> Result<Client, ConnectError> {
         if let Some(c) = self.matching().await {
             return Ok(c);
         }
@@ -84,14 +114,14 @@ impl Connector {
         result
     }
 
-    async fn ensure_locked(&self) -> Result<Client, String> {
+    async fn ensure_locked(&self) -> Result<Client, ConnectError> {
         // Another client may have started one while we waited for the lock.
         if let Some(c) = self.matching().await {
             return Ok(c);
         }
         if let Some(mut c) = self.connect_existing().await {
             tracing::info!("restarting a daemon of another version or build");
-            let _ = c.shutdown(proto::ShutdownRequest {}).await;
+            let _ = c.shutdown().await;
         }
         self.wait_until_gone(Duration::from_secs(10)).await?;
         let _ = std::fs::remove_file(self.dir.socket());
@@ -104,24 +134,15 @@ impl Connector {
             }
             tokio::time::sleep(Duration::from_millis(5)).await;
         }
-        Err(format!(
-            "the kiln daemon did not start within {}s (see {})",
-            START_TIMEOUT.as_secs(),
-            self.dir.dir.join("daemon.out").display()
-        ))
+        Err(ConnectError::Timeout {
+            log: self.dir.dir.join("daemon.out"),
+        })
     }
 
     /// A connected client whose daemon reports our version and build id.
     async fn matching(&self) -> Option<Client> {
         let mut c = self.connect_existing().await?;
-        let status = c
-            .status(proto::StatusRequest {
-                client_version: VERSION.to_string(),
-                client_build_id: build_id().to_string(),
-            })
-            .await
-            .ok()?
-            .into_inner();
+        let status = c.status().await.ok()?;
         (status.version == VERSION && status.build_id == build_id()).then_some(c)
     }
 
@@ -144,40 +165,37 @@ impl Connector {
     }
 
     /// Wait until no daemon holds the pid-file lock.
-    pub async fn wait_until_gone(&self, timeout: Duration) -> Result<(), String> {
+    pub async fn wait_until_gone(&self, timeout: Duration) -> Result<(), ConnectError> {
         let deadline = Instant::now() + timeout;
         while self.daemon_alive() {
             if Instant::now() >= deadline {
-                return Err(format!(
-                    "a kiln daemon still holds {} after {}s",
-                    self.dir.pid_file().display(),
-                    timeout.as_secs()
-                ));
+                return Err(ConnectError::StillRunning {
+                    pid_file: self.dir.pid_file(),
+                    waited: timeout,
+                });
             }
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
         Ok(())
     }
 
-    fn lifecycle_lock(&self) -> Result<std::fs::File, String> {
+    fn lifecycle_lock(&self) -> Result<std::fs::File, ConnectError> {
         let path = self.dir.lifecycle_lock();
         let f = std::fs::OpenOptions::new()
             .create(true)
             .truncate(false)
             .write(true)
             .open(&path)
-            .map_err(|e| format!("{}: {e}", path.display()))?;
-        f.lock_exclusive()
-            .map_err(|e| format!("{}: {e}", path.display()))?;
+            .map_err(io_at(&path))?;
+        f.lock_exclusive().map_err(io_at(&path))?;
         Ok(f)
     }
 
-    fn spawn(&self) -> Result<(), String> {
+    fn spawn(&self) -> Result<(), ConnectError> {
         use std::os::unix::process::CommandExt;
         let out_path = self.dir.dir.join("daemon.out");
-        let out =
-            std::fs::File::create(&out_path).map_err(|e| format!("{}: {e}", out_path.display()))?;
-        let err = out.try_clone().map_err(|e| e.to_string())?;
+        let out = std::fs::File::create(&out_path).map_err(io_at(&out_path))?;
+        let err = out.try_clone().map_err(io_at(&out_path))?;
         Command::new(&self.exe)
             .arg("daemon")
             .arg("--workspace")
@@ -188,37 +206,47 @@ impl Connector {
             .stderr(err)
             .process_group(0)
             .spawn()
-            .map_err(|e| format!("cannot start {}: {e}", self.exe.display()))?;
+            .map_err(|source| ConnectError::Start {
+                exe: self.exe.clone(),
+                source,
+            })?;
         Ok(())
     }
 }
 
-/// Why a build did not go through the daemon; the caller then builds in process.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Fallback(pub String);
+/// A current-thread runtime for one command's calls.
+pub fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+}
 
 /// Build through the workspace's daemon (starting it if needed). A connection lost during
 /// the build (the daemon died) is retried once with a fresh daemon.
 pub fn build_via_daemon(
     connector: &Connector,
-    req: proto::BuildRequest,
-) -> Result<proto::BuildReply, Fallback> {
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| Fallback(e.to_string()))?;
+    spec: &BuildSpec,
+) -> Result<BuildReport, Unavailable> {
+    let rt = runtime().map_err(Unavailable::Runtime)?;
     rt.block_on(async {
-        let mut last = String::new();
+        let mut last = None;
         for _ in 0..2 {
-            let mut client = connector.ensure().await.map_err(Fallback)?;
-            match client.build(req.clone()).await {
-                Ok(r) => return Ok(r.into_inner()),
-                Err(s) if s.code() == tonic::Code::InvalidArgument => {
-                    return Err(Fallback(s.message().to_string()));
-                }
-                Err(s) => last = s.to_string(),
+            let mut client = connector.ensure().await?;
+            match client.build(spec).await {
+                Ok(r) => return Ok(r),
+                Err(e @ RpcError::Rejected(_)) => return Err(e.into()),
+                Err(e) => last = Some(e),
             }
         }
-        Err(Fallback(last))
+        Err(last.unwrap_or(RpcError::Failed("no attempt".into())).into())
+    })
+}
+
+/// Build on the workspace's running daemon, without starting one; `None` when none answers.
+pub fn build_on_running(connector: &Connector, spec: &BuildSpec) -> Option<BuildReport> {
+    let rt = runtime().ok()?;
+    rt.block_on(async {
+        let mut client = connector.connect_existing().await?;
+        client.build(spec).await.ok()
     })
 }

@@ -1,26 +1,60 @@
-//! Per-query-kind counters: how often each query body executed, and how often its result
-//! came from the persistent cache instead. Shared by all clones of a database.
+//! Per-kind counters: how often each query body executed, and how often its result came
+//! from the persistent cache instead; also the input layer's shortcuts. Shared by all clones
+//! of a database; reported per build and by `kiln stats`.
+//!
+//! The kinds are one table ([`kinds!`]): the enum, the names and the list `kiln stats`
+//! prints all come from it, so a counted kind cannot be missing from the report.
 
 use serde::Serialize;
 use std::collections::BTreeMap;
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 
-/// Query kinds, as reported by `kiln stats`.
-pub const KINDS: &[&str] = &[
-    "mlir_items",
-    "context",
-    "function_text",
-    "parse",
-    "segmentation",
-    "handler",
-    "assemble",
-    "emit",
-    "blif_models",
-    "model_text",
-    "blif_parse",
-    "aig",
-    "emit_aig",
-];
+macro_rules! kinds {
+    ($($kind:ident = $name:literal: $doc:literal,)*) => {
+        /// What a counter counts.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Kind {
+            $(#[doc = $doc] $kind,)*
+        }
+
+        impl Kind {
+            /// Every kind, in report order.
+            pub const ALL: &[Kind] = &[$(Kind::$kind,)*];
+
+            /// The kind's name in reports.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(Kind::$kind => $name,)*
+                }
+            }
+        }
+    };
+}
+
+kinds! {
+    MlirItems = "mlir_items": "An MLIR file split into its functions and design context.",
+    Context = "context": "An APS design context parsed.",
+    FunctionText = "function_text": "A function's text looked up by symbol.",
+    Parse = "parse": "A function parsed on its own.",
+    Segmentation = "segmentation": "A function segmented into blocks (cached).",
+    Handler = "handler": "One block's rules (cached).",
+    Assemble = "assemble": "A function's circuit assembled from its blocks.",
+    EmitFunction = "emit_function": "A function's rules emitted as CMT2 and JSON.",
+    Emit = "emit": "An APS file's outputs assembled through the database.",
+    EmitFrame = "emit_frame": "An APS file's header and footer computed.",
+    EmitSv = "emit_sv": "An APS file's SystemVerilog emitted.",
+    HandshakeFront = "handshake_front": "A Handshake circuit parsed, analysed and marked.",
+    LibUnit = "lib_unit": "A library file's unit built from its model's AIG.",
+    HandshakeEmit = "handshake_emit": "A Handshake design built and emitted.",
+    BlifModels = "blif_models": "A BLIF file split into its models.",
+    ModelText = "model_text": "A model's text looked up by name.",
+    BlifParse = "blif_parse": "A BLIF model parsed on its own.",
+    Aig = "aig": "A BLIF model lowered to an AIG (cached).",
+    EmitAig = "emit_aig": "A BLIF file's AIGER outputs written.",
+    DirScan = "dir_scan": "An input directory walked and every file stat'ed.",
+    DirResync = "dir_resync": "An input directory's marked files re-read.",
+    InputDigestReused = "input_digest_reused": "An input skipped because its given digest was verified before.",
+}
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct Count {
@@ -29,30 +63,44 @@ pub struct Count {
 }
 
 /// Counts per kind; cheap to snapshot and diff.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Counters {
-    map: Mutex<BTreeMap<&'static str, Count>>,
+    executions: [AtomicU64; Kind::ALL.len()],
+    cache_hits: [AtomicU64; Kind::ALL.len()],
 }
 
+impl Default for Counters {
+    fn default() -> Counters {
+        Counters {
+            executions: std::array::from_fn(|_| AtomicU64::new(0)),
+            cache_hits: std::array::from_fn(|_| AtomicU64::new(0)),
+        }
+    }
+}
+
+/// Counts by kind name, every kind present.
 pub type Snapshot = BTreeMap<&'static str, Count>;
 
 impl Counters {
-    pub fn executed(&self, kind: &'static str) {
-        self.lock().entry(kind).or_default().executions += 1;
+    pub fn executed(&self, kind: Kind) {
+        self.executions[kind as usize].fetch_add(1, Ordering::Relaxed);
     }
 
-    pub fn cache_hit(&self, kind: &'static str) {
-        self.lock().entry(kind).or_default().cache_hits += 1;
+    pub fn cache_hit(&self, kind: Kind) {
+        self.cache_hits[kind as usize].fetch_add(1, Ordering::Relaxed);
     }
 
     pub fn snapshot(&self) -> Snapshot {
-        let mut snap: Snapshot = KINDS.iter().map(|k| (*k, Count::default())).collect();
-        snap.extend(self.lock().iter().map(|(k, v)| (*k, *v)));
-        snap
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<&'static str, Count>> {
-        self.map.lock().unwrap_or_else(|e| e.into_inner())
+        Kind::ALL
+            .iter()
+            .map(|&k| {
+                let count = Count {
+                    executions: self.executions[k as usize].load(Ordering::Relaxed),
+                    cache_hits: self.cache_hits[k as usize].load(Ordering::Relaxed),
+                };
+                (k.name(), count)
+            })
+            .collect()
     }
 }
 
@@ -71,4 +119,20 @@ pub fn diff(before: &Snapshot, after: &Snapshot) -> Snapshot {
             )
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_kind_is_reported_once() {
+        let c = Counters::default();
+        c.executed(Kind::InputDigestReused);
+        c.cache_hit(Kind::Aig);
+        let s = c.snapshot();
+        assert_eq!(s.len(), Kind::ALL.len());
+        assert_eq!(s["input_digest_reused"].executions, 1);
+        assert_eq!(s["aig"].cache_hits, 1);
+    }
 }

@@ -8,7 +8,7 @@
 //! When a file with a given digest is read, its bytes must match, else the input is
 //! rejected with a diagnostic. Files without a digest behave as before (stamps).
 
-use crate::proto;
+use compiler::diag::{Located, Severity};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -16,28 +16,6 @@ use std::sync::Arc;
 
 /// The digests one request gives, by absolute path.
 pub type Given = Arc<BTreeMap<PathBuf, [u8; 32]>>;
-
-/// The request's digests; a malformed digest is a usage error.
-pub fn from_proto(req: &proto::BuildRequest) -> Result<Given, String> {
-    let mut map = BTreeMap::new();
-    for d in &req.input_digests {
-        let sha = parse_hex(&d.sha256)
-            .ok_or_else(|| format!("input digest of {} is not a hex SHA-256", d.path))?;
-        map.insert(PathBuf::from(&d.path), sha);
-    }
-    Ok(Arc::new(map))
-}
-
-/// The digests as proto messages (sorted by path).
-pub fn to_proto(given: &Given) -> Vec<proto::InputDigest> {
-    given
-        .iter()
-        .map(|(p, sha)| proto::InputDigest {
-            path: p.to_string_lossy().into_owned(),
-            sha256: hex(sha),
-        })
-        .collect()
-}
 
 /// 64 hex digits (either case) as 32 bytes.
 pub fn parse_hex(s: &str) -> Option<[u8; 32]> {
@@ -54,7 +32,7 @@ pub fn parse_hex(s: &str) -> Option<[u8; 32]> {
     Some(out)
 }
 
-fn hex(sha: &[u8; 32]) -> String {
+pub(crate) fn hex(sha: &[u8; 32]) -> String {
     sha.iter().map(|b| format!("{b:02x}")).collect()
 }
 
@@ -86,7 +64,7 @@ impl Digests {
 
     /// Check freshly read bytes against the given digest (recording it as verified), or
     /// forget what was verified when the request gives none.
-    pub fn check(&mut self, path: &Path, bytes: &[u8]) -> Result<(), String> {
+    pub fn check(&mut self, path: &Path, bytes: &[u8]) -> Result<(), Located> {
         let Some(expected) = self.given.get(path) else {
             self.known.remove(path);
             return Ok(());
@@ -94,12 +72,16 @@ impl Digests {
         let got: [u8; 32] = Sha256::digest(bytes).into();
         if got != *expected {
             self.known.remove(path);
-            return Err(format!(
-                "{}: error: the file does not match the digest the build system gave for it \
-                 (expected sha256 {}, the file's is {}); was it modified during the build?\n",
-                path.display(),
+            let message = format!(
+                "the file does not match the digest the build system gave for it \
+                 (expected sha256 {}, the file's is {}); was it modified during the build?",
                 hex(expected),
                 hex(&got)
+            );
+            return Err(Located::file(
+                path.display().to_string(),
+                Severity::Error,
+                message,
             ));
         }
         self.known.insert(path.to_path_buf(), got);
@@ -135,7 +117,7 @@ mod tests {
         assert!(d.is_known(p));
         d.begin(&given("/w/a.blif", b"two"));
         assert!(!d.is_known(p));
-        let err = d.check(p, b"one").unwrap_err();
+        let err = d.check(p, b"one").unwrap_err().render();
         assert!(err.contains("does not match the digest"), "{err}");
         d.begin(&Given::default());
         assert!(!d.is_given(p) && !d.is_known(p));

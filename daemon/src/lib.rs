@@ -1,35 +1,50 @@
-//! kiln's incremental daemon: a salsa database over source files and the BLIF library
-//! ([`db`]), the driver from inputs to output files shared by daemon and in-process runs
-//! ([`driver`]), and the gRPC server over a Unix socket ([`server`]).
+//! kiln's incremental daemon and the build machinery it shares with one-shot builds.
+//!
+//! A build goes through the same steps however it runs:
+//! - [`spec`]: what to build ([`spec::BuildSpec`]) and the jobs it expands to;
+//! - [`input`]: how any input file is opened and read (regular files only, bounded by the
+//!   process's [`compiler::limits::Limits`]);
+//! - [`inputs`]: files on disk → salsa inputs, re-reading only what changed (stamps,
+//!   build-system digests, the [`watcher`]'s marks);
+//! - [`db`] (the salsa database and its queries, one per step of [`compiler::flow`]) and
+//!   [`compute`] (jobs → outputs and messages, with [`assembly`] and [`prewarm`]);
+//!   [`oneshot`] runs the flows directly instead, for a process that builds once;
+//! - [`writer`]: the one atomic output writer;
+//! - [`report`]: what a build reports, diagnostics as data.
+//!
+//! [`build::Builder`] ties inputs, compute and writer together around one database; the
+//! daemon ([`server`]) serves every request with one, over the wire of [`rpc`] (the only
+//! module that knows the generated protocol types); [`client`] finds, starts and talks to
+//! a workspace's daemon. [`frame`] bounds the Bazel worker protocol's frames;
+//! [`remote_args`] holds the remote cache tier's flags.
 //!
 //! Architecture invariant: the compiler knows nothing of salsa; every query body here is a
 //! call into `compiler` on owned values.
 
+pub mod assembly;
+pub mod build;
 pub mod client;
+pub mod compute;
 pub mod counters;
 pub mod db;
 pub mod digests;
-pub mod driver;
 pub mod frame;
 pub mod input;
-pub mod items;
-pub mod marks;
+pub mod inputs;
+pub mod oneshot;
 pub mod paths;
 pub mod prewarm;
 pub mod remote_args;
+pub mod report;
+pub mod rpc;
 pub mod server;
-pub mod spare;
-pub mod split;
-pub mod watch;
+pub mod spec;
+pub mod watcher;
+pub mod writer;
 
 /// The number of threads worth running at once (asked of the OS once: it reads cgroup
 /// files every time).
 pub fn cores() -> usize {
     static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
     *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-}
-
-/// Generated gRPC types and stubs for `proto/kiln.proto` (package `kiln.v1`).
-pub mod proto {
-    tonic::include_proto!("kiln.v1");
 }

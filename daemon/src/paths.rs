@@ -68,15 +68,12 @@ impl DaemonDir {
         serde_json::from_str(&text).ok()
     }
 
+    /// Written through the project's one atomic writer: readers see the old file or the new.
     pub fn write_info(&self, info: &Info) -> io::Result<()> {
-        let tmp = self
-            .dir
-            .join(format!(".daemon.info.{}", std::process::id()));
-        fs::write(
-            &tmp,
-            serde_json::to_vec_pretty(info).map_err(io::Error::other)?,
-        )?;
-        fs::rename(tmp, self.info_file())
+        let bytes = serde_json::to_vec_pretty(info).map_err(io::Error::other)?;
+        crate::writer::write_atomic(&self.info_file(), &[bytes])
+            .map(drop)
+            .map_err(io::Error::other)
     }
 }
 

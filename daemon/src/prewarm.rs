@@ -1,9 +1,9 @@
-//! Parallel evaluation of a build's independent queries before the driver's sequential
-//! walk ([`crate::driver::compute`]).
+//! Parallel evaluation of a build's independent queries before the compute step's
+//! sequential walk ([`crate::compute::compute`]).
 //!
 //! The per-function queries of an APS file (segmentation, handler output per block,
-//! assembly, emission: [`db::function_emitted`]) and each BLIF file's outputs
-//! ([`db::blif_outputs`], built from per-model AIG queries) do not depend on one another.
+//! assembly, emission: [`db::aps::function_emitted`]) and each BLIF file's outputs
+//! ([`db::blif::blif_outputs`], built from per-model AIG queries) do not depend on one another.
 //! Salsa databases clone into handles that run queries concurrently and share memos, so
 //! one handle per core takes work items off a shared counter; the walk that follows then
 //! finds every value memoized and assembles the outputs in source order, so outputs are
@@ -17,8 +17,10 @@
 //!
 //! Assumes queries are pure functions of their inputs (true of every `db` query).
 
-use crate::db::{self, BlifFile, Db, Flow, KilnDb, SourceFile};
-use crate::driver::{Loaded, Resolved};
+use crate::compute::Memos;
+use crate::db::{self, BlifFile, Db, SourceFile};
+use crate::inputs::{Loaded, Resolved};
+use crate::spec::Flow;
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -32,10 +34,10 @@ enum Item {
 }
 
 /// Evaluate the independent queries of `resolved`'s new inputs on every core.
-pub fn prewarm(db: &Db, resolved: &Resolved) {
+pub fn prewarm(db: &Db, memos: &Memos, resolved: &Resolved) {
     // One core: the items run here, in the walk's stead (same work, same counts).
     let threads = crate::cores().min(8);
-    let files = new_inputs(db, resolved);
+    let files = new_inputs(memos, resolved);
     if files.len() < 2 && !files.iter().any(|i| matches!(i, Item::Aps(_))) {
         return;
     }
@@ -52,12 +54,8 @@ pub fn prewarm(db: &Db, resolved: &Resolved) {
 }
 
 /// The MLIR (APS) and BLIF inputs not prewarmed before on this database.
-fn new_inputs(db: &Db, resolved: &Resolved) -> Vec<Item> {
-    let mut seen = db
-        .runtime()
-        .prewarmed
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
+fn new_inputs(memos: &Memos, resolved: &Resolved) -> Vec<Item> {
+    let mut seen = memos.prewarmed.lock().unwrap_or_else(|e| e.into_inner());
     let mut out = Vec::new();
     for (_, loaded) in resolved.inputs.iter().flat_map(|v| v.iter()) {
         let (item, id) = match loaded {
@@ -82,10 +80,10 @@ fn expand(db: &Db, files: Vec<Item>) -> Vec<Item> {
                 items.push(item);
                 continue;
             };
-            if *db::mlir_flow(db, f) != Flow::Aps {
+            if *db::aps::mlir_flow(db, f) != Flow::Aps {
                 continue;
             }
-            let functions = &db::mlir_split(db, f).functions;
+            let functions = &f.split(db).functions;
             items.extend(
                 functions
                     .iter()
@@ -108,13 +106,13 @@ fn work(db: &Db, items: &[Item], next: &AtomicUsize) {
             };
             match item {
                 Item::Aps(f) => {
-                    let _ = db::design_context(db, *f);
+                    let _ = db::aps::design_context(db, *f);
                 }
                 Item::Function(f, symbol) => {
-                    let _ = db::function_emitted(db, *f, symbol.clone());
+                    let _ = db::aps::function_emitted(db, *f, symbol.clone());
                 }
                 Item::Blif(f) => {
-                    let _ = db::blif_outputs(db, *f);
+                    let _ = db::blif::blif_outputs(db, *f);
                 }
             }
         }

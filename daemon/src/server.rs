@@ -5,28 +5,31 @@
 //! timeout, SIGTERM/SIGINT, or the info file no longer naming this process. Logs go to
 //! `daemon.log` in the daemon directory (`RUST_LOG` filter, text or JSON lines).
 //!
-//! Concurrency: the master [`Workspace`] sits behind a mutex held only while inputs are
-//! synced from disk; each request computes on a clone of the database. Writing an input
-//! cancels clones that are computing (`salsa::Cancelled`), which then retry on the new
-//! revision.
+//! Every request is served by one [`Builder`] (see there for concurrency and cancellation);
+//! the wire is [`crate::rpc`]'s. `Watch` streams rebuild when the daemon's one file watcher
+//! ([`crate::watcher`]) reports a relevant change, after a quiet period of [`DEBOUNCE`].
 
-use crate::db::{Db, Runtime};
-use crate::driver::{self, BuildSpec, Workspace};
+use crate::build::Builder;
 use crate::paths::{self, DaemonDir, Info};
-use crate::proto;
-use crate::proto::kiln_server::{Kiln, KilnServer};
+use crate::report::BuildReport;
+use crate::rpc::{self, DaemonStats, DaemonStatus, Events, WatchEvent};
+use crate::spec::{BuildSpec, is_blif, is_mlir};
+use crate::watcher::{Batch, Watcher};
+use crate::writer::Spares;
 use fs4::fs_std::FileExt;
+use std::collections::BTreeSet;
 use std::io::{Seek, Write};
-use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use tokio_stream::wrappers::{ReceiverStream, UnixListenerStream};
-use tonic::{Request, Response, Status};
 
 /// The kiln version, compared by clients together with [`crate::db::build_id`].
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// Quiet period before a burst of changes triggers a rebuild of a `Watch` stream.
+pub const DEBOUNCE: Duration = Duration::from_millis(30);
 
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -41,14 +44,39 @@ pub struct Options {
     pub remote_options: kiln_cache::remote::Options,
 }
 
+/// Why the daemon could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum ServerError {
+    #[error("a kiln daemon is already running for {} (pid file {})", workspace.display(), pid_file.display())]
+    Running {
+        workspace: PathBuf,
+        pid_file: PathBuf,
+    },
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{0}")]
+    Options(String),
+    #[error("serving: {0}")]
+    Serve(#[from] tonic::transport::Error),
+}
+
+fn io_at(path: &Path) -> impl FnOnce(std::io::Error) -> ServerError + '_ {
+    move |source| ServerError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// The daemon's state: one builder for every request, the watcher, and its lifecycle.
 struct State {
-    ws: Mutex<Workspace>,
-    runtime: Arc<Runtime>,
+    builder: Builder,
+    watcher: Option<Arc<Watcher>>,
     started: Instant,
     last_activity_ms: AtomicU64,
     in_flight: AtomicUsize,
-    builds: AtomicU64,
-    retries: AtomicU64,
     shutdown: tokio::sync::Notify,
     info: Info,
     dir: DaemonDir,
@@ -64,40 +92,6 @@ impl State {
     fn idle_for(&self) -> Duration {
         let now = self.started.elapsed().as_millis() as u64;
         Duration::from_millis(now.saturating_sub(self.last_activity_ms.load(Ordering::Relaxed)))
-    }
-
-    /// One build: sync inputs under the lock, compute on a clone, retry when cancelled.
-    fn build(&self, spec: &BuildSpec) -> proto::BuildReply {
-        let start = Instant::now();
-        let before = self.runtime.counters.snapshot();
-        loop {
-            let t = Instant::now();
-            let (db, resolved) = {
-                let mut ws = self.ws.lock().unwrap_or_else(|e| e.into_inner());
-                let resolved = ws.sync(spec);
-                (ws.db.clone(), resolved)
-            };
-            let sync = t.elapsed();
-            let result =
-                salsa::Cancelled::catch(AssertUnwindSafe(|| driver::compute(&db, spec, &resolved)));
-            drop(db);
-            let phases = driver::Phases {
-                sync,
-                compute: t.elapsed() - sync,
-            };
-            match result {
-                Ok(computed) => {
-                    self.builds.fetch_add(1, Ordering::Relaxed);
-                    let after = self.runtime.counters.snapshot();
-                    let log = &self.runtime.written;
-                    return driver::reply(computed, spec, log, &before, &after, start, phases);
-                }
-                Err(c) => {
-                    tracing::debug!(reason = ?c, "build cancelled by an input change; retrying");
-                    self.retries.fetch_add(1, Ordering::Relaxed);
-                }
-            }
-        }
     }
 }
 
@@ -119,104 +113,122 @@ impl Drop for Activity {
     }
 }
 
-struct Service(Arc<State>);
-
-#[tonic::async_trait]
-impl Kiln for Service {
-    async fn status(
-        &self,
-        _req: Request<proto::StatusRequest>,
-    ) -> Result<Response<proto::StatusReply>, Status> {
-        let _a = Activity::new(&self.0);
-        let s = &self.0;
-        Ok(Response::new(proto::StatusReply {
-            version: s.info.version.clone(),
-            build_id: s.info.build_id.clone(),
-            pid: s.info.pid,
-            socket: s.info.socket.to_string_lossy().into_owned(),
-            daemon_dir: s.dir.dir.to_string_lossy().into_owned(),
-            uptime_ms: s.started.elapsed().as_millis() as u64,
-            idle_timeout_secs: s.idle_timeout.as_secs(),
-        }))
+impl rpc::Service for State {
+    fn busy(self: &Arc<Self>) -> Box<dyn Send> {
+        Box::new(Activity::new(self))
     }
 
-    async fn build(
-        &self,
-        req: Request<proto::BuildRequest>,
-    ) -> Result<Response<proto::BuildReply>, Status> {
-        let activity = Activity::new(&self.0);
-        let spec = BuildSpec::from_proto(req.get_ref()).map_err(Status::invalid_argument)?;
-        let state = self.0.clone();
-        let reply = tokio::task::spawn_blocking(move || {
-            let _a = activity;
-            state.build(&spec)
-        })
-        .await
-        .map_err(|e| Status::internal(format!("build failed: {e}")))?;
-        Ok(Response::new(reply))
+    fn status(&self) -> DaemonStatus {
+        DaemonStatus {
+            version: self.info.version.clone(),
+            build_id: self.info.build_id.clone(),
+            pid: self.info.pid,
+            socket: self.info.socket.clone(),
+            daemon_dir: self.dir.dir.clone(),
+            uptime: self.started.elapsed(),
+            idle_timeout: self.idle_timeout,
+        }
     }
 
-    type WatchStream = ReceiverStream<Result<proto::WatchEvent, Status>>;
+    fn build(&self, spec: &BuildSpec) -> BuildReport {
+        self.builder.build(spec)
+    }
 
-    async fn watch(
-        &self,
-        req: Request<proto::BuildRequest>,
-    ) -> Result<Response<Self::WatchStream>, Status> {
-        let activity = Activity::new(&self.0);
-        let spec = BuildSpec::from_proto(req.get_ref()).map_err(Status::invalid_argument)?;
-        let (tx, rx) = tokio::sync::mpsc::channel(16);
-        let state = self.0.clone();
-        tokio::task::spawn_blocking(move || {
-            let _a = activity;
-            if let Err(e) = crate::watch::watch_loop(&spec, &tx, |s| state.build(s)) {
-                let _ = tx.blocking_send(Err(Status::internal(e)));
+    fn watch(&self, spec: &BuildSpec, events: &Events) -> Result<(), String> {
+        let watcher = self
+            .watcher
+            .as_ref()
+            .ok_or("no file watcher on this system")?;
+        let subscription = watcher.subscribe(&watched_dirs(spec))?;
+        let relevant = Relevance::new(spec);
+        let mut seq = 0;
+        let mut changed = Vec::new();
+        loop {
+            let report = self.builder.build(spec);
+            if !events.send(WatchEvent {
+                seq,
+                changed,
+                report,
+            }) {
+                return Ok(());
             }
-        });
-        Ok(Response::new(ReceiverStream::new(rx)))
+            seq += 1;
+            let poll = Duration::from_millis(200);
+            let batch = subscription.next_batch(
+                |p| relevant.matches(p),
+                DEBOUNCE,
+                poll,
+                || events.is_closed(),
+            );
+            match batch {
+                Batch::Changed(c) => changed = c,
+                Batch::Stopped => return Ok(()),
+            }
+        }
     }
 
-    async fn stats(
-        &self,
-        _req: Request<proto::StatsRequest>,
-    ) -> Result<Response<proto::StatsReply>, Status> {
-        let _a = Activity::new(&self.0);
-        let s = &self.0;
-        let snap = s.runtime.counters.snapshot();
-        let (disk, cache) = match s.runtime.store.as_ref() {
+    fn stats(&self) -> DaemonStats {
+        let store = self.builder.store();
+        let (disk, cache) = match store {
             Some(st) => (st.stats().unwrap_or_default(), st.counters()),
             None => Default::default(),
         };
-        Ok(Response::new(proto::StatsReply {
-            counts: driver::to_proto_counts(&snap),
+        let (builds, cancelled_retries) = self.builder.builds();
+        DaemonStats {
+            counts: self.builder.counters(),
+            cache,
             cache_entries: disk.entries,
             cache_bytes: disk.bytes,
-            cache_hits: cache.hits,
-            cache_misses: cache.misses,
-            cache_corrupt: cache.corrupt,
-            builds: s.builds.load(Ordering::Relaxed),
-            cancelled_retries: s.retries.load(Ordering::Relaxed),
-            remote_url: s
-                .runtime
-                .store
-                .as_ref()
+            builds,
+            cancelled_retries,
+            remote_url: store
                 .and_then(|st| st.remote())
-                .map(|r| r.url().to_string())
-                .unwrap_or_default(),
-            remote_hits: cache.remote_hits,
-            remote_misses: cache.remote_misses,
-            remote_rejected: cache.remote_rejected,
-            remote_uploads: cache.remote_uploads,
-            remote_errors: cache.remote_errors,
-        }))
+                .map(|r| r.url().to_string()),
+        }
     }
 
-    async fn shutdown(
-        &self,
-        _req: Request<proto::ShutdownRequest>,
-    ) -> Result<Response<proto::ShutdownReply>, Status> {
+    fn shutdown(&self) {
         tracing::info!("shutdown requested");
-        self.0.shutdown.notify_one();
-        Ok(Response::new(proto::ShutdownReply {}))
+        self.shutdown.notify_one();
+    }
+}
+
+/// The directories a `Watch` stream watches: the input files' directories (not
+/// recursively) and input directories (recursively).
+fn watched_dirs(spec: &BuildSpec) -> Vec<(PathBuf, bool)> {
+    let mut dirs = BTreeSet::new();
+    for p in &spec.inputs {
+        if p.is_dir() {
+            dirs.insert((p.clone(), true));
+        } else if let Some(parent) = p.parent() {
+            let parent = match parent.as_os_str().is_empty() {
+                true => Path::new("."),
+                false => parent,
+            };
+            dirs.insert((parent.to_path_buf(), false));
+        }
+    }
+    dirs.into_iter().collect()
+}
+
+/// Which changed paths matter to a `Watch` stream: the input files, and `.mlir`/`.blif`
+/// files below input directories (new ones included).
+struct Relevance {
+    files: BTreeSet<PathBuf>,
+    dirs: Vec<PathBuf>,
+}
+
+impl Relevance {
+    fn new(spec: &BuildSpec) -> Relevance {
+        let (dirs, files): (Vec<PathBuf>, Vec<PathBuf>) =
+            spec.inputs.iter().cloned().partition(|p| p.is_dir());
+        let files = files.into_iter().collect();
+        Relevance { files, dirs }
+    }
+
+    fn matches(&self, p: &Path) -> bool {
+        self.files.contains(p)
+            || ((is_blif(p) || is_mlir(p)) && self.dirs.iter().any(|d| p.starts_with(d)))
     }
 }
 
@@ -230,40 +242,36 @@ fn announced_build_id() -> String {
         .unwrap_or_else(|| crate::db::build_id().to_string())
 }
 
-fn watching(mut ws: Workspace) -> Workspace {
-    ws.watch_directories();
-    ws
-}
-
 /// Run the daemon in the foreground until it is told to stop.
-pub fn run(opts: Options) -> Result<(), String> {
-    let dir = DaemonDir::for_workspace(opts.runtime_dir.as_deref(), &opts.workspace)
-        .map_err(|e| e.to_string())?;
+pub fn run(opts: Options) -> Result<(), ServerError> {
+    let workspace = &opts.workspace;
+    let dir = DaemonDir::for_workspace(opts.runtime_dir.as_deref(), workspace)
+        .map_err(io_at(workspace))?;
+    let pid_path = dir.pid_file();
     let mut pid_file = std::fs::OpenOptions::new()
         .create(true)
         .truncate(false)
         .read(true)
         .write(true)
-        .open(dir.pid_file())
-        .map_err(|e| format!("{}: {e}", dir.pid_file().display()))?;
-    if !pid_file.try_lock_exclusive().map_err(|e| e.to_string())? {
-        return Err(format!(
-            "a kiln daemon is already running for {} (pid file {})",
-            dir.workspace.display(),
-            dir.pid_file().display()
-        ));
+        .open(&pid_path)
+        .map_err(io_at(&pid_path))?;
+    if !pid_file.try_lock_exclusive().map_err(io_at(&pid_path))? {
+        return Err(ServerError::Running {
+            workspace: dir.workspace.clone(),
+            pid_file: pid_path,
+        });
     }
     init_logging(&dir.log_file(), opts.log_json)?;
-    pid_file.set_len(0).map_err(|e| e.to_string())?;
-    pid_file.rewind().map_err(|e| e.to_string())?;
-    writeln!(pid_file, "{}", std::process::id()).map_err(|e| e.to_string())?;
+    pid_file.set_len(0).map_err(io_at(&pid_path))?;
+    pid_file.rewind().map_err(io_at(&pid_path))?;
+    writeln!(pid_file, "{}", std::process::id()).map_err(io_at(&pid_path))?;
 
     let remote = opts.remote_cache.as_deref();
     let remote = remote.map(|u| (u, opts.remote_options.clone()));
     let store = paths::open_store(&opts.cache_dir, opts.cache_cap_bytes, remote)
         .inspect_err(|e| tracing::warn!(error = %e, "persistent cache unavailable"))
         .ok();
-    let db = Db::new(store);
+    let watcher = Watcher::new();
     let info = Info {
         version: VERSION.to_string(),
         build_id: announced_build_id(),
@@ -271,13 +279,12 @@ pub fn run(opts: Options) -> Result<(), String> {
         socket: dir.socket(),
     };
     let state = Arc::new(State {
-        runtime: db.shared_runtime(),
-        ws: Mutex::new(watching(Workspace::new(db))),
+        // The daemon's users edit and rebuild: large outputs get their spares ahead.
+        builder: Builder::new(store, watcher.clone(), Spares::Ahead),
+        watcher,
         started: Instant::now(),
         last_activity_ms: AtomicU64::new(0),
         in_flight: AtomicUsize::new(0),
-        builds: AtomicU64::new(0),
-        retries: AtomicU64::new(0),
         shutdown: tokio::sync::Notify::new(),
         info,
         dir: dir.clone(),
@@ -286,10 +293,10 @@ pub fn run(opts: Options) -> Result<(), String> {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
-        .map_err(|e| e.to_string())?;
+        .map_err(io_at(Path::new("tokio runtime")))?;
     let result = rt.block_on(serve(state.clone()));
     // Queued cache entries reach disk before the next daemon can start and read them.
-    if let Some(Err(e)) = state.runtime.store.as_ref().map(|s| s.flush()) {
+    if let Some(Err(e)) = state.builder.store().map(|s| s.flush()) {
         tracing::warn!(error = %e, "cannot write queued cache entries");
     }
     if dir.read_info().is_some_and(|i| i.pid == std::process::id()) {
@@ -301,22 +308,19 @@ pub fn run(opts: Options) -> Result<(), String> {
     result
 }
 
-async fn serve(state: Arc<State>) -> Result<(), String> {
+async fn serve(state: Arc<State>) -> Result<(), ServerError> {
     let socket = state.dir.socket();
     let _ = std::fs::remove_file(&socket);
-    let listener = tokio::net::UnixListener::bind(&socket)
-        .map_err(|e| format!("{}: {e}", socket.display()))?;
+    let listener = tokio::net::UnixListener::bind(&socket).map_err(io_at(&socket))?;
+    let info_file = state.dir.info_file();
     state
         .dir
         .write_info(&state.info)
-        .map_err(|e| e.to_string())?;
+        .map_err(io_at(&info_file))?;
     tracing::info!(socket = %socket.display(), pid = state.info.pid, build_id = %state.info.build_id, "daemon listening");
     let stop = stop_signal(state.clone());
-    tonic::transport::Server::builder()
-        .add_service(KilnServer::new(Service(state.clone())))
-        .serve_with_incoming_shutdown(UnixListenerStream::new(listener), stop)
-        .await
-        .map_err(|e| e.to_string())
+    rpc::serve(listener, state, stop).await?;
+    Ok(())
 }
 
 /// Resolves when the daemon should stop: Shutdown, a signal, idle timeout, or when the info
@@ -346,13 +350,13 @@ async fn stop_signal(state: Arc<State>) {
 /// Log to `path` (appending), filtered by `RUST_LOG` (default `info,salsa=warn`: salsa logs
 /// every query execution at `info`, tens of thousands of lines per cold build), as text or
 /// JSON lines.
-fn init_logging(path: &Path, json: bool) -> Result<(), String> {
+fn init_logging(path: &Path, json: bool) -> Result<(), ServerError> {
     use tracing_subscriber::EnvFilter;
     let file = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
         .open(path)
-        .map_err(|e| format!("{}: {e}", path.display()))?;
+        .map_err(io_at(path))?;
     let filter =
         EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info,salsa=warn"));
     let builder = tracing_subscriber::fmt()
@@ -408,14 +412,15 @@ pub enum LogFormat {
 }
 
 impl Args {
-    pub fn options(&self) -> Result<Options, String> {
+    pub fn options(&self) -> Result<Options, ServerError> {
         let remote_cache = self.remote_cache.clone().filter(|u| !u.is_empty());
         if let Some(url) = &remote_cache {
-            kiln_cache::remote::Remote::connect(url)?; // reject a malformed URL up front
+            // Reject a malformed URL up front.
+            kiln_cache::remote::Remote::connect(url).map_err(ServerError::Options)?;
         }
         let workspace = match &self.workspace {
             Some(w) => w.clone(),
-            None => std::env::current_dir().map_err(|e| e.to_string())?,
+            None => std::env::current_dir().map_err(io_at(Path::new(".")))?,
         };
         Ok(Options {
             workspace,
@@ -425,7 +430,10 @@ impl Args {
             log_json: self.log_format == LogFormat::Json,
             cache_cap_bytes: self.cache_cap,
             remote_cache,
-            remote_options: self.remote_options.options()?,
+            remote_options: self
+                .remote_options
+                .options()
+                .map_err(ServerError::Options)?,
         })
     }
 }

@@ -1,12 +1,13 @@
 //! Early cutoff, asserted through the per-query-kind execution counters, on in-process
-//! workspaces (the daemon runs the same driver on the same database).
+//! builders (the daemon serves every request with the same builder).
 
 mod common;
 
 use common::count;
+use kiln_daemon::build::Builder;
 use kiln_daemon::counters;
-use kiln_daemon::db::Db;
-use kiln_daemon::driver::{self, BuildSpec, Workspace};
+use kiln_daemon::spec::BuildSpec;
+use kiln_daemon::writer::{LARGE, Spares};
 use std::fs;
 
 #[test]
@@ -15,9 +16,8 @@ fn flow_burst_add_matches_the_whole_module_flow() {
     let src = dir.path().join("flow_burst_add.mlir");
     fs::copy(common::data("aps/flow_burst_add.mlir"), &src).unwrap();
     let spec = common::spec(&src, dir.path());
-    let mut ws = Workspace::new(Db::new(None));
-    let reply = driver::build_in_process(&mut ws, &spec);
-    assert!(reply.ok, "{:?}", reply.diagnostics);
+    let reply = Builder::in_process(None).build(&spec);
+    assert!(reply.ok(), "{}", reply.rendered());
     let module = compiler::mlir::parse(&fs::read_to_string(&src).unwrap()).unwrap();
     let circuit = compiler::aps::build_file_circuit(
         "flow_burst_add",
@@ -34,16 +34,24 @@ fn flow_burst_add_matches_the_whole_module_flow() {
     );
 }
 
-/// The outputs assembled from per-function parts equal the whole-module flow
-/// (`compiler::aps::build_file`) on a generated module, also after an edit; with spares
-/// made on the first write or prepared ahead in the background (as the daemon does).
+/// The outputs assembled from per-function parts equal the whole-file flow
+/// (`compiler::flow::aps::build`) on a generated module, also after an edit; with spares
+/// made on the first rewrite or prepared ahead in the background (as the daemon does).
 #[test]
-fn generated_module_matches_build_file() {
-    generated_module_matches_build_file_with(false);
-    generated_module_matches_build_file_with(true);
+fn generated_module_matches_the_whole_file_flow() {
+    generated_module_matches_with(Spares::OnRewrite);
+    generated_module_matches_with(Spares::Ahead);
 }
 
-fn generated_module_matches_build_file_with(spares_ahead: bool) {
+/// The whole-file flow's output `kind` of `text`, as one text.
+fn whole_file(text: &str, kind: compiler::flow::OutputKind) -> String {
+    let outcome =
+        compiler::flow::aps::build(text, "gen", false, &compiler::limits::Limits::DEFAULT);
+    let pieces = outcome.output(kind).expect("the flow builds");
+    String::from_utf8(pieces.concat()).unwrap()
+}
+
+fn generated_module_matches_with(spares: Spares) {
     let dir = tempfile::tempdir().unwrap();
     let src = dir.path().join("gen.mlir");
     let text = compiler::aps::workload::generate(40, 7);
@@ -51,10 +59,9 @@ fn generated_module_matches_build_file_with(spares_ahead: bool) {
         inputs: vec![src.clone()],
         out_dir: dir.path().join("out"),
         digests: true,
-        spares_ahead,
         ..BuildSpec::default()
     };
-    let mut ws = Workspace::new(Db::new(None));
+    let builder = Builder::new(None, None, spares);
     // Edits of one function and then another, and back: after the first edit the large
     // outputs are rewritten in place in their spares (from the first changed function on).
     let edit = |t: &str, f: &str, from: &str, to: &str| {
@@ -68,19 +75,21 @@ fn generated_module_matches_build_file_with(spares_ahead: bool) {
     let e4 = edit(&e3, "tor.func @f20(", "tor.subi  ", "tor.addi ");
     for t in [&text, &e1, &e2, &e3, &e4, &e1] {
         fs::write(&src, t).unwrap();
-        let reply = driver::build_in_process(&mut ws, &spec);
-        assert!(reply.ok, "{:?}", reply.diagnostics);
-        let module = compiler::mlir::parse(t).unwrap();
-        let whole = compiler::aps::build_file(&module, "gen").unwrap();
+        let reply = builder.build(&spec);
+        assert!(reply.ok(), "{}", reply.rendered());
+        use compiler::flow::OutputKind::{Cmt2, RulesJson};
         let out = |s: &str| fs::read_to_string(dir.path().join("out").join(s)).unwrap();
-        assert!(out("gen.cmt2.mlir") == whole.cmt2_text(), "cmt2 differs");
-        assert!(out("gen.rules.json") == whole.json_text(), "json differs");
+        assert!(out("gen.cmt2.mlir") == whole_file(t, Cmt2), "cmt2 differs");
+        assert!(
+            out("gen.rules.json") == whole_file(t, RulesJson),
+            "json differs"
+        );
         for f in &reply.files {
             let bytes = fs::read(&f.path).unwrap();
-            assert_eq!(f.sha256, kiln_cache::hex(&kiln_cache::digest(&bytes)));
+            assert_eq!(f.sha256, Some(kiln_cache::digest(&bytes)));
         }
     }
-    assert!(whole_len(&dir.path().join("out/gen.cmt2.mlir")) >= kiln_daemon::spare::MIN_LEN);
+    assert!(whole_len(&dir.path().join("out/gen.cmt2.mlir")) >= LARGE);
     assert!(
         dir.path()
             .join("out/.kiln-spare/gen.cmt2.mlir.spare")
@@ -100,44 +109,44 @@ fn edits_recompute_only_what_they_touch() {
     let text = common::generated_module(n);
     fs::write(&src, &text).unwrap();
     let spec = common::spec(&src, dir.path());
-    let mut ws = Workspace::new(Db::new(None));
-    let cold = ws.db.counters().snapshot();
-    let reply = driver::build_in_process(&mut ws, &spec);
-    assert!(reply.ok, "{:?}", reply.diagnostics);
-    let after_cold = ws.db.counters().snapshot();
+    let ws = Builder::in_process(None);
+    let cold = ws.counters();
+    let reply = ws.build(&spec);
+    assert!(reply.ok(), "{}", reply.rendered());
+    let after_cold = ws.counters();
     let d = counters::diff(&cold, &after_cold);
     assert_eq!(count(&d, "segmentation"), n as u64);
     let blocks_per_fn = count(&d, "handler") / n as u64;
     assert!(blocks_per_fn >= 2);
 
     // No-op rebuild: nothing executes.
-    driver::build_in_process(&mut ws, &spec);
-    let noop = counters::diff(&after_cold, &ws.db.counters().snapshot());
+    ws.build(&spec);
+    let noop = counters::diff(&after_cold, &ws.counters());
     assert!(noop.values().all(|c| c.executions == 0), "{noop:?}");
 
     // A comment: no segmentation, no handler.
-    let before = ws.db.counters().snapshot();
+    let before = ws.counters();
     fs::write(
         &src,
         text.replace("// function 500\n", "// function 500, edited\n"),
     )
     .unwrap();
-    driver::build_in_process(&mut ws, &spec);
-    let d = counters::diff(&before, &ws.db.counters().snapshot());
+    ws.build(&spec);
+    let d = counters::diff(&before, &ws.counters());
     assert_eq!(count(&d, "segmentation"), 0, "{d:?}");
     assert_eq!(count(&d, "handler"), 0, "{d:?}");
     assert_eq!(count(&d, "parse"), 0, "{d:?}");
     assert_eq!(count(&d, "emit_function"), 0, "{d:?}");
 
     // One function body: exactly one segmentation, handlers only for its blocks.
-    let before = ws.db.counters().snapshot();
+    let before = ws.counters();
     let f = text.find("tor.func @f500(").unwrap();
     let k = f + text[f..].find("tor.addi").unwrap();
     let edited = format!("{}tor.subi{}", &text[..k], &text[k + "tor.addi".len()..]);
     fs::write(&src, &edited).unwrap();
-    let reply = driver::build_in_process(&mut ws, &spec);
-    assert!(reply.ok, "{:?}", reply.diagnostics);
-    let d = counters::diff(&before, &ws.db.counters().snapshot());
+    let reply = ws.build(&spec);
+    assert!(reply.ok(), "{}", reply.rendered());
+    let d = counters::diff(&before, &ws.counters());
     assert_eq!(count(&d, "parse"), 1, "{d:?}");
     assert_eq!(count(&d, "segmentation"), 1, "{d:?}");
     assert!(count(&d, "handler") >= 1, "{d:?}");
@@ -155,7 +164,7 @@ fn edits_recompute_only_what_they_touch() {
         out_dir: cold_dir.path().to_path_buf(),
         ..spec.clone()
     };
-    driver::build_in_process(&mut Workspace::new(Db::new(None)), &cold_spec);
+    Builder::in_process(None).build(&cold_spec);
     for name in ["big.cmt2.mlir", "big.rules.json"] {
         assert_eq!(
             fs::read(dir.path().join("out").join(name)).unwrap(),
@@ -178,37 +187,42 @@ fn blif_library_edit(lib: &std::path::Path, check_every: usize) {
     let root = dir.path().join("lib");
     common::copy_tree(lib, &root);
     let spec = common::spec(&root, dir.path());
-    let mut ws = Workspace::new(Db::new(None));
-    let reply = driver::build_in_process(&mut ws, &spec);
-    assert!(reply.ok, "{:?}", reply.diagnostics);
+    let ws = Builder::in_process(None);
+    let reply = ws.build(&spec);
+    assert!(reply.ok(), "{}", reply.rendered());
     assert!(!reply.files.is_empty());
 
     // Model-by-model lowering equals whole-file lowering, byte for byte.
     for f in reply.files.iter().step_by(check_every) {
-        let out = std::path::Path::new(&f.path);
+        let out = f.path.as_path();
         let rel = out.strip_prefix(dir.path().join("out")).unwrap();
         let src = root.join(rel).with_extension("blif");
         let text = fs::read_to_string(&src).unwrap();
-        assert_eq!(fs::read(out).unwrap(), whole_file_aig(&text), "{}", f.path);
+        assert_eq!(
+            fs::read(out).unwrap(),
+            whole_file_aig(&text),
+            "{}",
+            f.path.display()
+        );
     }
 
     // Edit one file (one model): exactly one AIG is recomputed.
     let victim = root.join("addi/4/addi.blif");
     let text = fs::read_to_string(&victim).unwrap();
-    let before = ws.db.counters().snapshot();
+    let before = ws.counters();
     fs::write(&victim, format!("# edited\n{text}")).unwrap();
-    driver::build_in_process(&mut ws, &spec);
-    let d = counters::diff(&before, &ws.db.counters().snapshot());
+    ws.build(&spec);
+    let d = counters::diff(&before, &ws.counters());
     assert_eq!(count(&d, "aig"), 0, "a comment changes no model: {d:?}");
 
-    let before = ws.db.counters().snapshot();
+    let before = ws.counters();
     // Flip the first cover row that starts with `1`.
     let k = text.find("\n1").unwrap();
     let edited = format!("{}\n0{}", &text[..k], &text[k + 2..]);
     fs::write(&victim, &edited).unwrap();
-    let reply = driver::build_in_process(&mut ws, &spec);
-    assert!(reply.ok, "{:?}", reply.diagnostics);
-    let d = counters::diff(&before, &ws.db.counters().snapshot());
+    let reply = ws.build(&spec);
+    assert!(reply.ok(), "{}", reply.rendered());
+    let d = counters::diff(&before, &ws.counters());
     assert_eq!(count(&d, "aig"), 1, "{d:?}");
     assert_eq!(count(&d, "blif_models"), 1, "{d:?}");
     let out = dir.path().join("out/addi/4/addi.aig");
@@ -238,25 +252,30 @@ fn a_longer_function_body_keeps_the_design_context() {
     let text = compiler::aps::workload::generate(60, 11);
     fs::write(&src, &text).unwrap();
     let spec = common::spec(&src, dir.path());
-    let mut ws = Workspace::new(Db::new(None));
-    assert!(driver::build_in_process(&mut ws, &spec).ok);
+    let ws = Builder::in_process(None);
+    assert!(ws.build(&spec).ok());
     let f = text.find("tor.func @f30(").unwrap();
     let k = f + text[f..].find("tor.addi").unwrap();
     let edited = format!("{}tor.subi  {}", &text[..k], &text[k + "tor.addi ".len()..]);
     assert_ne!(edited.len(), text.len());
-    let before = ws.db.counters().snapshot();
+    let before = ws.counters();
     fs::write(&src, &edited).unwrap();
-    let reply = driver::build_in_process(&mut ws, &spec);
-    assert!(reply.ok, "{:?}", reply.diagnostics);
-    let d = counters::diff(&before, &ws.db.counters().snapshot());
+    let reply = ws.build(&spec);
+    assert!(reply.ok(), "{}", reply.rendered());
+    let d = counters::diff(&before, &ws.counters());
     assert_eq!(count(&d, "context"), 0, "{d:?}");
     assert_eq!(count(&d, "segmentation"), 1, "{d:?}");
     assert_eq!(count(&d, "function_text"), 1, "{d:?}");
-    let module = compiler::mlir::parse(&edited).unwrap();
-    let whole = compiler::aps::build_file(&module, "gen").unwrap();
+    use compiler::flow::OutputKind::{Cmt2, RulesJson};
     let out = |s: &str| fs::read_to_string(dir.path().join("out").join(s)).unwrap();
-    assert!(out("gen.cmt2.mlir") == whole.cmt2_text(), "cmt2 differs");
-    assert!(out("gen.rules.json") == whole.json_text(), "json differs");
+    assert!(
+        out("gen.cmt2.mlir") == whole_file(&edited, Cmt2),
+        "cmt2 differs"
+    );
+    assert!(
+        out("gen.rules.json") == whole_file(&edited, RulesJson),
+        "json differs"
+    );
 }
 
 /// An error in the design context after the functions is reported once (not once more per
@@ -268,8 +287,8 @@ fn a_design_context_error_is_reported_once_where_it_is() {
     let text = compiler::aps::workload::generate(8, 2);
     fs::write(&src, &text).unwrap();
     let spec = common::spec(&src, dir.path());
-    let mut ws = Workspace::new(Db::new(None));
-    assert!(driver::build_in_process(&mut ws, &spec).ok);
+    let ws = Builder::in_process(None);
+    assert!(ws.build(&spec).ok());
     let cmt2 = fs::read(dir.path().join("out/gen.cmt2.mlir")).unwrap();
     // Just before the design's closing brace, after every function.
     let close = text.trim_end().trim_end_matches('}').trim_end().len() - 1;
@@ -278,14 +297,10 @@ fn a_design_context_error_is_reported_once_where_it_is() {
     let edited = format!("{}{bad}{}", &text[..close - 2], &text[close - 2..]);
     assert!(edited[..edited.find("%zz").unwrap()].ends_with("\n    "));
     fs::write(&src, &edited).unwrap();
-    for ws in [&mut ws, &mut Workspace::new(Db::new(None))] {
-        let reply = driver::build_in_process(ws, &spec);
-        assert!(!reply.ok);
-        let rendered: String = reply
-            .diagnostics
-            .iter()
-            .map(|d| d.rendered.clone())
-            .collect();
+    for ws in [&ws, &Builder::in_process(None)] {
+        let reply = ws.build(&spec);
+        assert!(!reply.ok());
+        let rendered = reply.rendered();
         assert_eq!(rendered.matches("error:").count(), 1, "{rendered}");
         let at = format!("gen.mlir:{line}:30: error: expected type");
         assert!(rendered.contains(&at), "want {at} in:\n{rendered}");

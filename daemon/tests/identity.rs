@@ -1,12 +1,12 @@
 //! Instruction identities through the workspace's incremental build: an edit that gives a
 //! function the `(opcode, funct7)` of another is an error naming both (the first as a
-//! note), leaves the previous outputs in place, and undoing it builds what a cold build
-//! writes.
+//! note), as the one-shot build of the same text reports it, leaves the previous outputs
+//! in place, and undoing it builds what a cold build writes.
 
 mod common;
 
-use kiln_daemon::db::Db;
-use kiln_daemon::driver::{self, Workspace};
+use kiln_daemon::build::Builder;
+use kiln_daemon::report::BuildReport;
 use std::fs;
 
 #[test]
@@ -16,8 +16,8 @@ fn an_edit_repeating_an_identity_is_an_error_naming_both() {
     let text = compiler::aps::workload::generate(8, 4);
     fs::write(&src, &text).unwrap();
     let spec = common::spec(&src, dir.path());
-    let mut ws = Workspace::new(Db::new(None));
-    assert!(driver::build_in_process(&mut ws, &spec).ok);
+    let ws = Builder::in_process(None);
+    assert!(ws.build(&spec).ok());
     let cmt2 = fs::read(dir.path().join("out/gen.cmt2.mlir")).unwrap();
     // Generated function n is funct7 n under custom-1: @f5 takes @f4's identity.
     let f5 = text.find("tor.func @f5(").unwrap();
@@ -29,14 +29,14 @@ fn an_edit_repeating_an_identity_is_an_error_naming_both() {
     );
     let line = |at: usize| text[..at].lines().count();
     fs::write(&src, &edited).unwrap();
-    for ws in [&mut ws, &mut Workspace::new(Db::new(None))] {
-        let reply = driver::build_in_process(ws, &spec);
-        assert!(!reply.ok);
-        let rendered: String = reply
-            .diagnostics
-            .iter()
-            .map(|d| d.rendered.clone())
-            .collect();
+    let rendered =
+        |r: &BuildReport| -> String { r.diagnostics.iter().map(|d| d.rendered()).collect() };
+    let oneshot = kiln_daemon::oneshot::build(&spec);
+    assert!(!oneshot.ok());
+    for reply in [ws.build(&spec), Builder::in_process(None).build(&spec)] {
+        assert!(!reply.ok());
+        assert_eq!(rendered(&reply), rendered(&oneshot));
+        let rendered = rendered(&reply);
         assert!(
             rendered.contains("functions `@f4` and `@f5` have the same instruction identity"),
             "{rendered}"
@@ -59,7 +59,7 @@ fn an_edit_repeating_an_identity_is_an_error_naming_both() {
         cmt2
     );
     fs::write(&src, &text).unwrap();
-    assert!(driver::build_in_process(&mut ws, &spec).ok);
+    assert!(ws.build(&spec).ok());
     assert_eq!(
         fs::read(dir.path().join("out/gen.cmt2.mlir")).unwrap(),
         cmt2

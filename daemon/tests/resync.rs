@@ -1,15 +1,13 @@
 //! Re-reading an edited source: the workspace compares the new text with the current one
-//! once, checks only the bytes between the common ends as UTF-8, and hands the common ends
-//! to the re-split. Through a chain of edits (invalid UTF-8 inside a multi-byte character
-//! next to unchanged ones, its repair, same-length edits, edits of the design context and
-//! at the file's ends), every build equals a fresh workspace's build of the same bytes:
-//! success, rendered diagnostics and output bytes.
+//! once and hands the common ends to the re-split. Through a chain of edits (invalid UTF-8
+//! inside a multi-byte character next to unchanged ones, its repair, same-length edits,
+//! edits of the design context and at the file's ends), every build equals a fresh
+//! workspace's build of the same bytes: success, rendered diagnostics and output bytes.
 
 mod common;
 
-use kiln_daemon::db::Db;
-use kiln_daemon::driver::{self, Workspace};
-use kiln_daemon::proto;
+use kiln_daemon::build::Builder;
+use kiln_daemon::report::BuildReport;
 use std::fs;
 use std::path::Path;
 
@@ -22,19 +20,16 @@ fn save(path: &Path, bytes: &[u8]) {
 }
 
 /// Build with `ws`, and with a fresh workspace into another directory; both must agree.
-fn build_both(ws: &mut Workspace, src: &Path, root: &Path, step: &str) -> proto::BuildReply {
+fn build_both(ws: &Builder, src: &Path, root: &Path, step: &str) -> BuildReport {
     let (out, fresh_out) = (root.join("out"), root.join("fresh"));
     let _ = fs::remove_dir_all(&fresh_out);
-    let reply = driver::build_in_process(ws, &common::spec(src, &out));
-    let fresh = driver::build_in_process(
-        &mut Workspace::new(Db::new(None)),
-        &common::spec(src, &fresh_out),
-    );
-    assert_eq!(reply.ok, fresh.ok, "{step}: success differs");
-    let rendered = |r: &proto::BuildReply| {
+    let reply = ws.build(&common::spec(src, &out));
+    let fresh = Builder::in_process(None).build(&common::spec(src, &fresh_out));
+    assert_eq!(reply.ok(), fresh.ok(), "{step}: success differs");
+    let rendered = |r: &BuildReport| {
         r.diagnostics
             .iter()
-            .map(|d| d.rendered.clone())
+            .map(|d| d.rendered())
             .collect::<Vec<_>>()
     };
     assert_eq!(
@@ -42,13 +37,13 @@ fn build_both(ws: &mut Workspace, src: &Path, root: &Path, step: &str) -> proto:
         rendered(&fresh),
         "{step}: diagnostics differ"
     );
-    if reply.ok {
+    if reply.ok() {
         for (a, b) in reply.files.iter().zip(&fresh.files) {
             assert_eq!(
                 fs::read(&a.path).unwrap(),
                 fs::read(&b.path).unwrap(),
                 "{step}: {} differs",
-                a.path
+                a.path.display()
             );
         }
         assert_eq!(reply.files.len(), fresh.files.len(), "{step}");
@@ -66,8 +61,8 @@ fn edited_sources_build_as_a_fresh_workspace_builds_them() {
     let line = f2 + text[f2..].find('\n').unwrap() + 1;
     text.insert_str(line, "      // é€𝄞 ünïcödé €\n");
     save(&src, text.as_bytes());
-    let mut ws = Workspace::new(Db::new(None));
-    assert!(build_both(&mut ws, &src, dir.path(), "initial").ok);
+    let ws = Builder::in_process(None);
+    assert!(build_both(&ws, &src, dir.path(), "initial").ok());
 
     let euro = text.find('€').unwrap();
     let mut steps: Vec<(&str, Vec<u8>)> = Vec::new();
@@ -100,11 +95,11 @@ fn edited_sources_build_as_a_fresh_workspace_builds_them() {
 
     for (step, bytes) in steps {
         save(&src, &bytes);
-        let reply = build_both(&mut ws, &src, dir.path(), step);
+        let reply = build_both(&ws, &src, dir.path(), step);
         let valid = std::str::from_utf8(&bytes).is_ok();
-        assert_eq!(reply.ok, valid, "{step}");
+        assert_eq!(reply.ok(), valid, "{step}");
         if !valid {
-            let rendered = &reply.diagnostics[0].rendered;
+            let rendered = &reply.diagnostics[0].rendered();
             assert!(rendered.contains("gen.mlir:"), "{step}: {rendered}");
         }
     }

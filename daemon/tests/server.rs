@@ -8,9 +8,9 @@
 mod common;
 
 use kiln_daemon::client::{Connector, build_via_daemon};
-use kiln_daemon::db::Db;
-use kiln_daemon::driver::{self, BuildSpec, Workspace};
-use kiln_daemon::proto;
+use kiln_daemon::report::BuildReport;
+use kiln_daemon::rpc::DaemonStats;
+use kiln_daemon::spec::BuildSpec;
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -46,7 +46,7 @@ impl Env {
         self.root.path().join("cache")
     }
 
-    fn request(&self, inputs: &[PathBuf], out: &str) -> proto::BuildRequest {
+    fn request(&self, inputs: &[PathBuf], out: &str) -> BuildSpec {
         BuildSpec {
             inputs: inputs.to_vec(),
             out_dir: self.ws().join(out),
@@ -54,11 +54,10 @@ impl Env {
             digests: true,
             ..Default::default()
         }
-        .to_proto()
     }
 
-    fn build(&self, req: &proto::BuildRequest) -> proto::BuildReply {
-        build_via_daemon(&self.connector, req.clone()).expect("daemon build")
+    fn build(&self, req: &BuildSpec) -> BuildReport {
+        build_via_daemon(&self.connector, req).expect("daemon build")
     }
 
     fn pid(&self) -> Option<u32> {
@@ -72,7 +71,7 @@ impl Env {
             .unwrap();
         rt.block_on(async {
             if let Some(mut c) = self.connector.connect_existing().await {
-                let _ = c.shutdown(proto::ShutdownRequest {}).await;
+                let _ = c.shutdown().await;
             }
             self.connector
                 .wait_until_gone(Duration::from_secs(20))
@@ -81,14 +80,14 @@ impl Env {
         });
     }
 
-    fn stats(&self) -> proto::StatsReply {
+    fn stats(&self) -> DaemonStats {
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
             .unwrap();
         rt.block_on(async {
             let mut c = self.connector.connect_existing().await.unwrap();
-            c.stats(proto::StatsRequest {}).await.unwrap().into_inner()
+            c.stats().await.unwrap()
         })
     }
 }
@@ -104,26 +103,27 @@ impl Drop for Env {
     }
 }
 
-fn counts(reply: &proto::BuildReply) -> BTreeMap<String, (u64, u64)> {
+fn counts(reply: &BuildReport) -> BTreeMap<String, (u64, u64)> {
     reply
         .counts
         .iter()
-        .map(|c| (c.kind.clone(), (c.executions, c.cache_hits)))
+        .map(|(kind, c)| (kind.to_string(), (c.executions, c.cache_hits)))
         .collect()
 }
 
-fn outputs(reply: &proto::BuildReply) -> Vec<(String, String)> {
+fn outputs(reply: &BuildReport) -> Vec<(PathBuf, Option<[u8; 32]>)> {
     let mut v: Vec<_> = reply
         .files
         .iter()
-        .map(|f| (f.path.clone(), f.sha256.clone()))
+        .map(|f| (f.path.clone(), f.sha256))
         .collect();
     v.sort();
     v
 }
 
-/// The same build, cold, in this process (into `out`).
-fn in_process(inputs: &[PathBuf], out: &Path) -> proto::BuildReply {
+/// The same build, cold, in this process (into `out`): the one-shot build, through the
+/// compiler's flows.
+fn in_process(inputs: &[PathBuf], out: &Path) -> BuildReport {
     let spec = BuildSpec {
         inputs: inputs.to_vec(),
         out_dir: out.to_path_buf(),
@@ -131,7 +131,7 @@ fn in_process(inputs: &[PathBuf], out: &Path) -> proto::BuildReply {
         digests: true,
         ..Default::default()
     };
-    driver::build_in_process(&mut Workspace::new(Db::new(None)), &spec)
+    kiln_daemon::oneshot::build(&spec)
 }
 
 fn sample_inputs(env: &Env) -> Vec<PathBuf> {
@@ -142,14 +142,14 @@ fn sample_inputs(env: &Env) -> Vec<PathBuf> {
     vec![mlir, lib]
 }
 
-fn assert_same_bytes(a: &proto::BuildReply, a_out: &Path, b: &proto::BuildReply, b_out: &Path) {
-    let rel = |r: &proto::BuildReply, base: &Path| -> Vec<(PathBuf, String)> {
+fn assert_same_bytes(a: &BuildReport, a_out: &Path, b: &BuildReport, b_out: &Path) {
+    let rel = |r: &BuildReport, base: &Path| -> Vec<(PathBuf, Option<[u8; 32]>)> {
         let mut v: Vec<_> = r
             .files
             .iter()
             .map(|f| {
-                let p = Path::new(&f.path).strip_prefix(base).unwrap().to_path_buf();
-                (p, f.sha256.clone())
+                let p = f.path.strip_prefix(base).unwrap().to_path_buf();
+                (p, f.sha256)
             })
             .collect();
         v.sort();
@@ -157,9 +157,8 @@ fn assert_same_bytes(a: &proto::BuildReply, a_out: &Path, b: &proto::BuildReply,
     };
     assert_eq!(rel(a, a_out), rel(b, b_out));
     for f in &a.files {
-        let p = Path::new(&f.path);
-        let other = b_out.join(p.strip_prefix(a_out).unwrap());
-        assert_eq!(fs::read(p).unwrap(), fs::read(other).unwrap());
+        let other = b_out.join(f.path.strip_prefix(a_out).unwrap());
+        assert_eq!(fs::read(&f.path).unwrap(), fs::read(other).unwrap());
     }
 }
 
@@ -190,7 +189,7 @@ fn restart_serves_from_disk_and_outputs_match_in_process() {
     let inputs = sample_inputs(&env);
     let req = env.request(&inputs, "out");
     let first = env.build(&req);
-    assert!(first.ok, "{:?}", first.diagnostics);
+    assert!(first.ok(), "{}", first.rendered());
     let c = counts(&first);
     assert_eq!(c["segmentation"].0, 1);
     assert_eq!(c["aig"].0, 6);
@@ -204,7 +203,7 @@ fn restart_serves_from_disk_and_outputs_match_in_process() {
     assert!(
         again
             .counts
-            .iter()
+            .values()
             .all(|c| c.executions == 0 && c.cache_hits == 0)
     );
     assert!(again.files.iter().all(|f| !f.written));
@@ -235,7 +234,7 @@ fn truncated_cache_entry_is_detected_and_recomputed() {
     let inputs = sample_inputs(&env);
     let req = env.request(&inputs, "out");
     let first = env.build(&req);
-    assert!(first.ok);
+    assert!(first.ok());
     env.shutdown();
 
     // Tear one entry: cut its pack in the middle of its last entry, as a crash would.
@@ -261,17 +260,17 @@ fn truncated_cache_entry_is_detected_and_recomputed() {
         .unwrap();
 
     let second = env.build(&req);
-    assert!(second.ok);
-    let executed: u64 = second.counts.iter().map(|c| c.executions).sum::<u64>();
+    assert!(second.ok());
+    let executed: u64 = second.counts.values().map(|c| c.executions).sum::<u64>();
     let cached_kinds_executed: u64 = second
         .counts
         .iter()
-        .filter(|c| ["segmentation", "handler", "aig"].contains(&c.kind.as_str()))
-        .map(|c| c.executions)
+        .filter(|(kind, _)| ["segmentation", "handler", "aig"].contains(kind))
+        .map(|(_, c)| c.executions)
         .sum();
     assert_eq!(cached_kinds_executed, 1, "{:?}", counts(&second));
     assert!(executed >= 1);
-    assert_eq!(env.stats().cache_corrupt, 1);
+    assert_eq!(env.stats().cache.corrupt, 1);
     assert_eq!(outputs(&second), outputs(&first));
 }
 
@@ -283,11 +282,11 @@ fn kill_9_during_a_build_then_the_next_build_succeeds() {
     fs::write(&big, common::generated_module(512)).unwrap();
     let req = env.request(std::slice::from_ref(&big), "out");
     // Start the daemon, then kill it in the middle of a cold build.
-    assert!(env.build(&env.request(&[], "none")).ok);
+    assert!(env.build(&env.request(&[], "none")).ok());
     let pid = env.pid().unwrap();
     let connector = env.connector.clone();
     let r2 = req.clone();
-    let t = std::thread::spawn(move || build_via_daemon(&connector, r2));
+    let t = std::thread::spawn(move || build_via_daemon(&connector, &r2).is_ok());
     std::thread::sleep(Duration::from_millis(300));
     let killed = std::process::Command::new("kill")
         .args(["-9", &pid.to_string()])
@@ -297,7 +296,7 @@ fn kill_9_during_a_build_then_the_next_build_succeeds() {
     // The interrupted call retries once on a fresh daemon, or reports the failure.
     let _ = t.join().unwrap();
     let next = env.build(&req);
-    assert!(next.ok, "{:?}", next.diagnostics);
+    assert!(next.ok(), "{}", next.rendered());
     assert_ne!(env.pid().unwrap(), pid);
     let cold_out = env.ws().join("cold");
     let cold = in_process(&[big], &cold_out);
@@ -315,7 +314,7 @@ fn concurrent_clients_get_identical_outputs() {
             s.spawn(|| {
                 for _ in 0..100 {
                     let r = env.build(&req);
-                    assert!(r.ok);
+                    assert!(r.ok());
                     assert_eq!(outputs(&r), reference);
                 }
             });
@@ -327,7 +326,7 @@ fn concurrent_clients_get_identical_outputs() {
 #[test]
 fn idle_daemon_exits_and_stale_files_are_cleaned() {
     let env = Env::new(&["--idle-timeout", "1"]);
-    assert!(env.build(&env.request(&[], "none")).ok);
+    assert!(env.build(&env.request(&[], "none")).ok());
     let pid = env.pid().unwrap();
     let deadline = Instant::now() + Duration::from_secs(20);
     while env.connector.daemon_alive() {
@@ -344,7 +343,7 @@ fn idle_daemon_exits_and_stale_files_are_cleaned() {
         r#"{"version":"0","build_id":"x","pid":1,"socket":"/nonexistent"}"#,
     )
     .unwrap();
-    assert!(env.build(&env.request(&[], "none")).ok);
+    assert!(env.build(&env.request(&[], "none")).ok());
     assert_ne!(env.pid().unwrap(), 1);
 }
 
@@ -380,10 +379,10 @@ fn watcher_marks_keep_directory_builds_exact() {
     let out = env.ws().join("out");
     let check = |what: &str| {
         let reply = env.build(&req);
-        assert!(reply.ok, "{what}: {:?}", reply.diagnostics);
+        assert!(reply.ok(), "{what}: {}", reply.rendered());
         let cold = env.ws().join("cold");
         let _ = fs::remove_dir_all(&cold);
-        assert!(in_process(std::slice::from_ref(&lib), &cold).ok);
+        assert!(in_process(std::slice::from_ref(&lib), &cold).ok());
         assert_eq!(tree(&out), tree(&cold), "{what}");
         reply
     };
@@ -393,8 +392,8 @@ fn watcher_marks_keep_directory_builds_exact() {
         noop.files.iter().all(|f| !f.written),
         "no-op writes nothing"
     );
-    let scans = |r: &proto::BuildReply| counts(r).get("dir_scan").map_or(0, |c| c.0);
-    let marked = |r: &proto::BuildReply| counts(r).get("dir_resync").map_or(0, |c| c.0);
+    let scans = |r: &BuildReport| counts(r).get("dir_scan").map_or(0, |c| c.0);
+    let marked = |r: &BuildReport| counts(r).get("dir_resync").map_or(0, |c| c.0);
     assert_eq!(
         (scans(&noop), marked(&noop)),
         (0, 0),

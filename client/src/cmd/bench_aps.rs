@@ -12,11 +12,13 @@
 //! Then the same work is done in this process phase by phase, each phase on its own and on
 //! one thread, so the numbers say where the time goes: parse, segmentation + handlers (all
 //! functions' circuits), merge into the file circuit, CMT2 emission, JSON emission, write;
-//! and, for comparison, the fused parallel `aps::build_file` that `kiln build` runs.
+//! and, for comparison, the parallel whole-file flow `compiler::flow::aps::build` that
+//! `kiln build --no-daemon` runs.
 //! Inputs and outputs live on tmpfs when there is one.
 
 use super::bench::{measure_runs, scratch_dir};
 use crate::io::{self, Failure};
+use compiler::flow::OutputKind;
 use compiler::{aps, rules};
 use std::path::Path;
 use std::process::Command;
@@ -173,7 +175,7 @@ fn phases(text: &str, tmp: &Path) -> Result<(), Failure> {
         "segmentation + handlers",
         format!("{} circuits, {rule_count} rules", circuits.len()),
     );
-    let circuit = aps::build_file_circuit("g", circuits);
+    let circuit = compiler::flow::aps::merge("g", circuits);
     p.lap("merge", format!("{} instances", circuit.instances.len()));
     let cmt2 = rules::emit_cmt2(&circuit);
     p.lap("emit CMT2", format!("{:.1} MB", mb(cmt2.len())));
@@ -188,17 +190,34 @@ fn phases(text: &str, tmp: &Path) -> Result<(), Failure> {
     p.lap("(compare with kiln build)", String::new());
     drop((cmt2, json, circuit));
     p.lap("drop outputs and circuit", String::new());
-    let fused = aps::build_file(&module, "g").map_err(fail)?;
+    let fused = compiler::flow::aps::build(text, "g", false, &kiln_daemon::input::limits());
+    if fused.has_errors() {
+        let text = compiler::diag::render_all(&fused.diagnostics, "g.mlir", text);
+        return Err(Failure::input(text));
+    }
     p.lap(
-        "aps::build_file (parallel)",
-        "segmentation + handlers + emission, all functions".into(),
+        "flow::aps::build (parallel)",
+        "split, context; per function parse, segmentation, handlers, emission".into(),
     );
-    same_as_build(tmp, "g.cmt2.mlir", fused.cmt2_text().as_bytes())?;
-    same_as_build(tmp, "g.rules.json", fused.json_text().as_bytes())?;
+    let whole = |kind| fused.output(kind).map(|p| p.concat()).unwrap_or_default();
+    same_as_build(tmp, "g.cmt2.mlir", &whole(OutputKind::Cmt2))?;
+    same_as_build(tmp, "g.rules.json", &whole(OutputKind::RulesJson))?;
     p.lap("(compare with kiln build)", String::new());
-    super::build::write_aps(&fused, "g", &out)?;
+    let write = |kind: OutputKind| {
+        let path = out.join(format!("g.{}", kind.suffix()));
+        io::write_atomic_parts(&path, fused.output(kind).unwrap_or_default())
+    };
+    std::thread::scope(|s| {
+        let write = &write;
+        let json = s.spawn(move || write(OutputKind::RulesJson));
+        let cmt2 = write(OutputKind::Cmt2);
+        let json = json
+            .join()
+            .unwrap_or_else(|_| Err(Failure::input("a writer panicked")));
+        cmt2.and(json)
+    })?;
     p.lap(
-        "write (build_file's pieces)",
+        "write (the flow's pieces)",
         "two files on two threads".into(),
     );
     drop(fused);

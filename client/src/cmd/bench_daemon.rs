@@ -11,12 +11,14 @@
 //! with a plain temp file + rename per file (one thread each, as the daemon does), and
 //! hashing them.
 //!
-//! Timed builds send what `kiln build` sends (no digests, changed files only).
+//! Timed builds send what `kiln build` sends (no digests, changed files only). The figures
+//! and what the daemon does to reach them are discussed in `docs/bench.md`.
 
 use crate::daemon_client::{self, fail};
 use crate::io::Failure;
 use kiln_daemon::client::{Connector, build_via_daemon};
-use kiln_daemon::proto;
+use kiln_daemon::report::BuildReport;
+use kiln_daemon::spec::BuildSpec;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -49,13 +51,13 @@ pub fn run(args: Args) -> Result<(), Failure> {
 
 fn bench(args: &Args, c: &Connector, ws: &Path) -> Result<(), Failure> {
     let t = Instant::now();
-    build(c, &daemon_client::request(&[], &[], &ws.join("none")))?;
+    build(c, &daemon_client::spec(&[], &[], &ws.join("none"))?)?;
     println!("daemon start + first round trip: {:.1} ms", ms(t.elapsed()));
 
     let big = ws.join("big.mlir");
     let text = compiler::aps::workload::generate(args.functions, 1);
     std::fs::write(&big, &text).map_err(fail)?;
-    let req = cli_request(std::slice::from_ref(&big), &ws.join("out"));
+    let req = cli_request(std::slice::from_ref(&big), &ws.join("out"))?;
     let t = Instant::now();
     build(c, &req)?;
     let cold = t.elapsed();
@@ -67,11 +69,11 @@ fn bench(args: &Args, c: &Connector, ws: &Path) -> Result<(), Failure> {
 
     let t = Instant::now();
     let mut in_proc_req =
-        daemon_client::request(std::slice::from_ref(&big), &[], &ws.join("out-inproc"));
+        daemon_client::spec(std::slice::from_ref(&big), &[], &ws.join("out-inproc"))?;
     in_proc_req.digests = true;
-    let in_proc = daemon_client::build_in_process(&in_proc_req)?;
+    let in_proc = daemon_client::build_in_process(&in_proc_req);
     println!("cold build (in process): {:.1} ms", ms(t.elapsed()));
-    let with_digests = proto::BuildRequest {
+    let with_digests = BuildSpec {
         digests: true,
         changed_only: false,
         ..req.clone()
@@ -138,9 +140,9 @@ fn bench(args: &Args, c: &Connector, ws: &Path) -> Result<(), Failure> {
     println!("{}", phases(&replies));
     // The outputs the edits left (rewritten in place in the spares) equal a cold build.
     let mut final_req =
-        daemon_client::request(std::slice::from_ref(&big), &[], &ws.join("out-final"));
+        daemon_client::spec(std::slice::from_ref(&big), &[], &ws.join("out-final"))?;
     final_req.digests = true;
-    let cold_final = daemon_client::build_in_process(&final_req)?;
+    let cold_final = daemon_client::build_in_process(&final_req);
     let after_edits = build(c, &with_digests)?.files;
     let same = after_edits.len() == cold_final.files.len()
         && after_edits
@@ -161,7 +163,7 @@ fn bench(args: &Args, c: &Connector, ws: &Path) -> Result<(), Failure> {
 fn bench_library(args: &Args, c: &Connector, ws: &Path, lib: &Path) -> Result<(), Failure> {
     let copy = ws.join("lib");
     copy_tree(lib, &copy)?;
-    let req = cli_request(std::slice::from_ref(&copy), &ws.join("lib-out"));
+    let req = cli_request(std::slice::from_ref(&copy), &ws.join("lib-out"))?;
     let t = Instant::now();
     let reply = build(c, &req)?;
     println!(
@@ -204,7 +206,7 @@ fn bench_library(args: &Args, c: &Connector, ws: &Path, lib: &Path) -> Result<()
             build(c, &req)
         });
         if let Ok((_, reply)) = &r {
-            let n = reply.counts.iter().find(|q| q.kind == "aig");
+            let n = reply.counts.get("aig");
             aigs.push(n.map_or(0, |q| q.executions + q.cache_hits));
         }
         r
@@ -218,13 +220,12 @@ fn bench_library(args: &Args, c: &Connector, ws: &Path, lib: &Path) -> Result<()
     Ok(())
 }
 
-/// The request `kiln build` makes for these inputs.
-fn cli_request(inputs: &[PathBuf], out_dir: &Path) -> proto::BuildRequest {
-    proto::BuildRequest {
+/// The spec `kiln build` sends for these inputs.
+fn cli_request(inputs: &[PathBuf], out_dir: &Path) -> Result<BuildSpec, Failure> {
+    Ok(BuildSpec {
         changed_only: true,
-        spares_ahead: true,
-        ..daemon_client::request(inputs, &[], out_dir)
-    }
+        ..daemon_client::spec(inputs, &[], out_dir)?
+    })
 }
 
 /// References for an edit that rewrites `outputs`: their bytes written again to fresh files
@@ -281,18 +282,18 @@ fn plain_write(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
     std::fs::rename(&tmp, path).map_err(fail)
 }
 
-fn build(c: &Connector, req: &proto::BuildRequest) -> Result<proto::BuildReply, Failure> {
-    let r = build_via_daemon(c, req.clone()).map_err(|f| fail(f.0))?;
-    if !r.ok {
-        return Err(fail(format!("build failed: {:?}", r.diagnostics)));
+fn build(c: &Connector, req: &BuildSpec) -> Result<BuildReport, Failure> {
+    let r = build_via_daemon(c, req).map_err(fail)?;
+    if !r.ok() {
+        return Err(fail(format!("build failed:\n{}", r.rendered())));
     }
     Ok(r)
 }
 
-/// One timed build: wall time at the client, and the reply (with the daemon's phases).
-type Sample = (Duration, proto::BuildReply);
+/// One timed build: wall time at the client, and the report (with the daemon's phases).
+type Sample = (Duration, BuildReport);
 
-fn timed(f: impl FnOnce() -> Result<proto::BuildReply, Failure>) -> Result<Sample, Failure> {
+fn timed(f: impl FnOnce() -> Result<BuildReport, Failure>) -> Result<Sample, Failure> {
     let t = Instant::now();
     let r = f()?;
     Ok((t.elapsed(), r))
@@ -315,14 +316,13 @@ fn phases(v: &[Sample]) -> String {
         d.sort();
         d[d.len() / 2]
     };
-    let us = Duration::from_micros;
     format!(
         "    daemon phases (p50): sync {:.2} ms, compute {:.2} ms, hash {:.2} ms, write {:.2} ms; daemon total {:.2} ms",
-        ms(mid(&|s| us(s.1.sync_us))),
-        ms(mid(&|s| us(s.1.compute_us))),
-        ms(mid(&|s| us(s.1.hash_us))),
-        ms(mid(&|s| us(s.1.write_us))),
-        ms(mid(&|s| us(s.1.duration_us))),
+        ms(mid(&|s| s.1.times.sync)),
+        ms(mid(&|s| s.1.times.compute)),
+        ms(mid(&|s| s.1.times.hash)),
+        ms(mid(&|s| s.1.times.write)),
+        ms(mid(&|s| s.1.times.total)),
     )
 }
 
@@ -330,7 +330,7 @@ fn phases(v: &[Sample]) -> String {
 struct Edit {
     save: Duration,
     build: Duration,
-    reply: proto::BuildReply,
+    reply: BuildReport,
 }
 
 /// Turn the first arithmetic op of the function at `start` in `big` into the next of a
@@ -342,7 +342,7 @@ fn edit_function(
     c: &Connector,
     big: &Path,
     start: usize,
-    req: &proto::BuildRequest,
+    req: &BuildSpec,
 ) -> Result<Edit, Failure> {
     const CYCLE: [&str; 3] = ["tor.addi", "tor.subi", "tor.muli"];
     let current = std::fs::read_to_string(big).map_err(fail)?;
@@ -425,7 +425,7 @@ fn stop(c: &Connector) {
     };
     rt.block_on(async {
         if let Some(mut client) = c.connect_existing().await {
-            let _ = client.shutdown(proto::ShutdownRequest {}).await;
+            let _ = client.shutdown().await;
         }
         let _ = c.wait_until_gone(Duration::from_secs(20)).await;
     });

@@ -1,5 +1,5 @@
 //! `kiln build --remote-cache URL [--cache-dir DIR] FILE`: the build through the daemon's
-//! query pipeline (driver) in this process, on the persistent store at `--cache-dir` with
+//! cached query pipeline ([`kiln_daemon::build::Builder`]) in this process, on the persistent store at `--cache-dir` with
 //! the remote tier behind it. Cached query results come from the local store, else from
 //! the remote (verified, then kept locally); computed ones are written to both. APS MLIR and
 //! BLIF inputs (the kinds the pipeline has); prints one summary line of cache activity on
@@ -9,8 +9,7 @@
 use super::build::Args;
 use crate::daemon_client;
 use crate::io::Failure;
-use kiln_daemon::db::Db;
-use kiln_daemon::driver::{self, BuildSpec, Workspace};
+use kiln_daemon::build::Builder;
 use std::path::PathBuf;
 
 /// The remote cache options of `kiln build`.
@@ -63,15 +62,14 @@ pub fn run(args: &Args, url: &str) -> Result<(), Failure> {
     let store =
         kiln_daemon::paths::open_store(&dir, kiln_cache::DEFAULT_CAP_BYTES, Some((url, options)))
             .map_err(|e| usage(format!("error: {e}")))?;
-    let req = daemon_client::request(std::slice::from_ref(&args.file), &[], &args.out_dir);
-    let spec = BuildSpec::from_proto(&req).map_err(|e| usage(format!("error: {e}")))?;
+    let spec = daemon_client::spec(std::slice::from_ref(&args.file), &[], &args.out_dir)?;
     init_logging();
-    let mut ws = Workspace::new(Db::new(Some(store)));
-    let reply = driver::build_in_process(&mut ws, &spec);
-    if let Some(store) = ws.db.store() {
+    let builder = Builder::in_process(Some(store));
+    let report = builder.build(&spec);
+    if let Some(store) = builder.store() {
         eprintln!("kiln: cache: {}", summary(&store.counters()));
     }
-    daemon_client::report(&reply)
+    daemon_client::report(&report)
 }
 
 /// One line of cache activity (parsed by scripts/bazel_test.sh).
@@ -99,10 +97,11 @@ fn init_logging() {
         .try_init();
 }
 
-/// A Handshake design (no `tor.design`): the cached pipeline has no Handshake flow.
+/// A Handshake design: this command builds APS MLIR and BLIF inputs only.
 fn is_handshake(file: &std::path::Path) -> bool {
+    use compiler::flow::Flow;
     kiln_daemon::input::read(file)
         .ok()
         .and_then(|b| String::from_utf8(b).ok())
-        .is_some_and(|t| t.contains("handshake.func") && !t.contains("tor.design"))
+        .is_some_and(|t| Flow::detect(file, &t) == Flow::Handshake)
 }

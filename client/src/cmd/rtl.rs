@@ -1,16 +1,13 @@
 //! The SystemVerilog side of the APS flow in the CLI: the `--emit sv` option of `kiln build`
-//! (whose `<stem>.sv` the daemon's driver writes, `kiln_daemon::db::mlir_sv`) and
+//! (whose `<stem>.sv` the APS flow writes, `compiler::flow::aps::sv`) and
 //! `kiln sim --engine rtl` (runs the generated RTL with its testbench under Icarus Verilog
 //! and reports what the rule simulator reports).
 
 use crate::io::{self, Failure};
-use compiler::aps;
-use compiler::mlir::ast::ModuleAst;
 use compiler::rules::Circuit;
 use compiler::rules::sim::Command;
 use compiler::rules::sv::{self, TbConfig};
 use std::collections::BTreeMap;
-use std::path::Path;
 use std::process::Command as Proc;
 
 /// Responses (`(rd, value)`), final CPU memory and cycle count of an RTL run.
@@ -34,16 +31,6 @@ impl From<Failure> for RtlError {
 pub enum Emit {
     /// `<stem>.sv`: the rule circuit of every function as one SystemVerilog top.
     Sv,
-}
-
-/// Write `<stem>.sv` for an APS module: all functions merged into one circuit named `stem`
-/// (the in-process twin of the driver's `mlir_sv`; same bytes).
-pub fn emit_sv_file(module: &ModuleAst, stem: &str, out_dir: &Path) -> Result<(), Failure> {
-    let circuits = aps::build_module(module).map_err(|d| Failure::input(d.message))?;
-    let circuit = aps::build_file_circuit(stem, circuits);
-    let text = sv::emit_sv(&circuit).map_err(|d| Failure::input(d.message))?;
-    io::write_atomic(&out_dir.join(format!("{stem}.sv")), text.as_bytes())?;
-    Ok(())
 }
 
 /// The testbench's working directory: a fresh name under the temp dir, created exclusively

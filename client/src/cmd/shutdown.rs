@@ -2,21 +2,20 @@
 
 use crate::daemon_client::{self, fail};
 use crate::io::Failure;
-use kiln_daemon::proto;
 use std::time::Duration;
 
 #[derive(clap::Args)]
 pub struct Args {}
 
 pub fn run(_args: Args) -> Result<(), Failure> {
-    let c = daemon_client::connector().map_err(fail)?;
+    let c = daemon_client::connector()?;
     let rt = daemon_client::runtime()?;
     rt.block_on(async {
-        let Some(mut client) = daemon_client::existing(&c).await else {
+        let Some(mut client) = c.connect_existing().await else {
             println!("kiln daemon: not running");
             return Ok(());
         };
-        let _ = client.shutdown(proto::ShutdownRequest {}).await;
+        let _ = client.shutdown().await;
         c.wait_until_gone(Duration::from_secs(30))
             .await
             .map_err(fail)?;

@@ -1,9 +1,8 @@
 //! `kiln status [--json]`: the running daemon's version, build id, pid, socket and uptime.
 //! Exits 1 when no daemon runs for this workspace (none is started).
 
-use crate::daemon_client::{self, fail};
+use crate::daemon_client;
 use crate::io::Failure;
-use kiln_daemon::proto;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -13,19 +12,9 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<(), Failure> {
-    let c = daemon_client::connector().map_err(fail)?;
+    let c = daemon_client::connector()?;
     let rt = daemon_client::runtime()?;
-    let status = rt.block_on(async {
-        let mut client = daemon_client::existing(&c).await?;
-        client
-            .status(proto::StatusRequest {
-                client_version: kiln_daemon::server::VERSION.into(),
-                client_build_id: kiln_daemon::db::build_id().into(),
-            })
-            .await
-            .ok()
-            .map(|r| r.into_inner())
-    });
+    let status = rt.block_on(async { c.connect_existing().await?.status().await.ok() });
     let Some(s) = status else {
         return Err(Failure::input(format!(
             "kiln daemon: not running (workspace {})",
@@ -36,8 +25,8 @@ pub fn run(args: Args) -> Result<(), Failure> {
     if args.json {
         let v = serde_json::json!({
             "version": s.version, "build_id": s.build_id, "pid": s.pid, "socket": s.socket,
-            "daemon_dir": s.daemon_dir, "uptime_ms": s.uptime_ms,
-            "idle_timeout_secs": s.idle_timeout_secs, "matches_client": matches,
+            "daemon_dir": s.daemon_dir, "uptime_ms": s.uptime.as_millis() as u64,
+            "idle_timeout_secs": s.idle_timeout.as_secs(), "matches_client": matches,
         });
         println!("{v}");
         return Ok(());
@@ -52,9 +41,9 @@ pub fn run(args: Args) -> Result<(), Failure> {
             ", differs from this client"
         },
         s.pid,
-        s.uptime_ms as f64 / 1000.0,
-        s.idle_timeout_secs,
-        s.socket
+        s.uptime.as_secs_f64(),
+        s.idle_timeout.as_secs(),
+        s.socket.display()
     );
     Ok(())
 }

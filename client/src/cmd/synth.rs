@@ -4,12 +4,12 @@
 //! `OUT/<stem>.blif` (flat) and `OUT/<stem>.hier.blif` (top model + each used unit model once).
 //! The library directory comes from `--blif-lib`, else `blif_lib` in the nearest `kiln.toml`
 //! (searched upwards from the input's directory, relative to that file), else `$KILN_BLIF_LIB`.
-//! The client reads and lowers each distinct library file once; the compiler does the rest.
+//! The compiler's Handshake flow ([`compiler::flow::handshake`]) does the work; this command
+//! reads the input, the path table and each library file the design uses (once each).
 
 use crate::io::{self, Failure};
-use compiler::diag::{self, Diagnostic};
-use compiler::handshake::{self, Circuit, Dialect, LibUnit, Naming, PathTable, UnitRef, aig_io};
-use std::collections::BTreeMap;
+use compiler::flow::handshake::{self as flow, Front, Library, LibraryFile, Options};
+use compiler::handshake::{Dialect, Naming};
 use std::path::{Path, PathBuf};
 
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
@@ -56,113 +56,85 @@ pub struct Args {
     pub out_dir: PathBuf,
 }
 
-pub fn run(args: Args) -> Result<(), Failure> {
-    let text = io::read_source(&args.file)?;
-    build_handshake(&args.file, &text, &args.handshake, &args.out_dir)
-}
-
-/// The lowered design and what it was built from.
-pub struct Prepared {
-    pub circuit: Circuit,
-    pub marks: Vec<UnitRef>,
-    pub units: BTreeMap<String, LibUnit>,
-    pub texts: BTreeMap<String, String>,
-    /// Problems reading or lowering library files (warnings).
-    pub notes: Vec<String>,
-}
-
-/// Parse, analyse, mark, and read + lower each library file used (once per path).
-pub fn prepare(path: &Path, text: &str, args: &HandshakeArgs) -> Result<Prepared, Failure> {
-    let shown = path.display().to_string();
-    let fail = |d: Diagnostic| Failure::diagnostics(&[d], &shown, text);
-    let module = compiler::mlir::parse_with(text, &kiln_daemon::input::limits()).map_err(fail)?;
-    let func = handshake::find_func(&module.ops).map_err(fail)?;
-    let naming = match args.naming {
-        NamingArg::ArgNames => Naming::ArgNames,
-        NamingArg::InOut => Naming::InOut,
-    };
-    let circuit = handshake::analyze(func, naming).map_err(fail)?;
-    let table = path_table(args)?;
-    let limits = kiln_daemon::input::limits();
-    let marks =
-        handshake::mark::mark_circuit_with(func, &circuit, &table, &limits).map_err(fail)?;
-    let lib = library_dir(path, args)?;
-    let mut units = BTreeMap::new();
-    let mut texts = BTreeMap::new();
-    let mut notes = Vec::new();
-    for rel in handshake::library_paths(&marks) {
-        let file = lib.join(&rel);
-        let Ok(bytes) = kiln_daemon::input::read(&file) else {
-            continue;
-        };
-        let Ok(unit_text) = String::from_utf8(bytes) else {
-            notes.push(format!("{}: not UTF-8; unit ignored", file.display()));
-            continue;
-        };
-        match aig_io::lower_library_unit(&unit_text) {
-            Ok(u) => {
-                units.insert(rel.clone(), u);
-                texts.insert(rel, unit_text);
-            }
-            Err(d) => notes.push(d.render(&file.display().to_string(), &unit_text)),
+impl From<DialectArg> for Dialect {
+    fn from(d: DialectArg) -> Dialect {
+        match d {
+            DialectArg::Circt => Dialect::Circt,
+            DialectArg::Dynamatic => Dialect::Dynamatic,
         }
     }
-    Ok(Prepared {
-        circuit,
-        marks,
-        units,
-        texts,
-        notes,
-    })
 }
 
-/// `kiln build` entry for Handshake inputs: writes the four outputs into `out_dir`.
-pub fn build_handshake(
-    path: &Path,
-    text: &str,
-    args: &HandshakeArgs,
-    out_dir: &Path,
-) -> Result<(), Failure> {
-    let shown = path.display().to_string();
-    let p = prepare(path, text, args)?;
-    for n in &p.notes {
-        eprint!("warning: {n}");
+impl From<NamingArg> for Naming {
+    fn from(n: NamingArg) -> Naming {
+        match n {
+            NamingArg::ArgNames => Naming::ArgNames,
+            NamingArg::InOut => Naming::InOut,
+        }
     }
-    let out = handshake::build(&p.circuit, &p.marks, &p.units)
-        .map_err(|d| Failure::diagnostics(&[d], &shown, text))?;
-    eprint!("{}", diag::render_all(&out.warnings, &shown, text));
-    let dialect = match args.synth_dialect {
-        DialectArg::Circt => Dialect::Circt,
-        DialectArg::Dynamatic => Dialect::Dynamatic,
-    };
-    let hier =
-        aig_io::hier_blif(&out, &p.texts).map_err(|d| Failure::diagnostics(&[d], &shown, text))?;
-    let stem = path
+}
+
+pub fn run(args: Args) -> Result<(), Failure> {
+    let shown = args.file.display().to_string();
+    let text = io::read_source(&args.file)?;
+    let (front, library) = prepare(&args.file, &text, &args.handshake)?;
+    let outcome = flow::back(&front, library, args.handshake.synth_dialect.into());
+    let mut messages: String = outcome.elsewhere.iter().map(|m| m.render()).collect();
+    messages.push_str(&compiler::diag::render_all(
+        &outcome.diagnostics,
+        &shown,
+        &text,
+    ));
+    if outcome.has_errors() {
+        return Err(Failure::input(messages));
+    }
+    eprint!("{messages}");
+    let stem = args
+        .file
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| "out".into());
-    let outputs: [(String, Vec<u8>); 4] = [
-        (
-            format!("{stem}.synth.mlir"),
-            handshake::emit::synth_mlir(&out, dialect).into_bytes(),
-        ),
-        (format!("{stem}.aig"), aig_io::flat_aiger(&out)),
-        (format!("{stem}.blif"), aig_io::flat_blif(&out).into_bytes()),
-        (format!("{stem}.hier.blif"), hier.into_bytes()),
-    ];
-    for (name, bytes) in outputs {
-        io::write_atomic(&out_dir.join(name), &bytes)?;
+    for (kind, pieces) in &outcome.outputs {
+        let path = args.out_dir.join(format!("{stem}.{}", kind.suffix()));
+        io::write_atomic_parts(&path, pieces)?;
     }
     Ok(())
 }
 
-fn path_table(args: &HandshakeArgs) -> Result<PathTable, Failure> {
-    let Some(file) = &args.path_table else {
-        return Ok(PathTable::default());
+/// The flow's options (the path table read and checked).
+fn options(args: &HandshakeArgs) -> Result<Options, Failure> {
+    let path_table = match &args.path_table {
+        None => None,
+        Some(file) => Some((file.display().to_string(), io::read_source(file)?)),
     };
-    let text = io::read_source(file)?;
-    PathTable::with_overrides(&text)
-        .map_err(|d| Failure::diagnostics(&[d], &file.display().to_string(), &text))
+    Ok(Options {
+        dialect: args.synth_dialect.into(),
+        naming: args.naming.into(),
+        path_table,
+        limits: kiln_daemon::input::limits(),
+    })
+}
+
+/// The design's front (parsed, analysed, marked) and the library units it uses, each
+/// library file read and lowered once.
+pub fn prepare(path: &Path, text: &str, args: &HandshakeArgs) -> Result<(Front, Library), Failure> {
+    let shown = path.display().to_string();
+    let front = flow::front(text, &options(args)?).map_err(|e| match e {
+        flow::FrontError::Input(d) => Failure::diagnostics(&[d], &shown, text),
+        flow::FrontError::PathTable(l) => Failure::input(l.render()),
+    })?;
+    let lib = library_dir(path, args)?;
+    let mut read = |rel: &str| {
+        let file = lib.join(rel);
+        let shown = file.display().to_string();
+        match kiln_daemon::input::read(&file).map(String::from_utf8) {
+            Err(_) => LibraryFile::Missing,
+            Ok(Err(_)) => LibraryFile::NotUtf8 { shown },
+            Ok(Ok(text)) => LibraryFile::Text { shown, text },
+        }
+    };
+    let library = flow::load(&front, &mut read);
+    Ok((front, library))
 }
 
 /// `--blif-lib`, else `blif_lib` of the nearest `kiln.toml`, else `$KILN_BLIF_LIB`.

@@ -18,8 +18,8 @@ pub struct Args {
 pub fn run(args: Args) -> Result<(), Failure> {
     for f in &args.files {
         let text = io::read_source(f)?;
-        let p = prepare(f, &text, &args.handshake)?;
-        let rows = handshake::report(&p.circuit, &p.marks, &p.units);
+        let (front, library) = prepare(f, &text, &args.handshake)?;
+        let rows = handshake::report(&front.circuit, &front.marks, &library.units);
         println!("{}:", f.display());
         print!("{}", handshake::report_text(&rows));
     }

@@ -4,7 +4,7 @@
 
 use crate::daemon_client::{self, fail};
 use crate::io::Failure;
-use kiln_daemon::proto;
+use kiln_daemon::rpc::WatchEvent;
 use std::path::PathBuf;
 use tokio_stream::StreamExt;
 
@@ -25,16 +25,13 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<(), Failure> {
-    let req = proto::BuildRequest {
-        // The user edits and rebuilds: large outputs get their spares ready.
-        spares_ahead: true,
-        ..daemon_client::request(&args.paths, &args.kinds, &args.out_dir)
-    };
-    let c = daemon_client::connector().map_err(fail)?;
+    let spec = daemon_client::spec(&args.paths, &args.kinds, &args.out_dir)?;
+    let c = daemon_client::connector()?;
     let rt = daemon_client::runtime()?;
     rt.block_on(async {
         let mut client = c.ensure().await.map_err(fail)?;
-        let mut stream = client.watch(req).await.map_err(fail)?.into_inner();
+        let stream = client.watch(&spec).await.map_err(fail)?;
+        let mut stream = std::pin::pin!(stream);
         let mut seen = 0u64;
         while let Some(event) = stream.next().await {
             let event = event.map_err(fail)?;
@@ -48,34 +45,33 @@ pub fn run(args: Args) -> Result<(), Failure> {
     })
 }
 
-fn print_event(e: &kiln_daemon::proto::WatchEvent) {
-    let Some(b) = &e.build else { return };
+fn print_event(e: &WatchEvent) {
+    let b = &e.report;
     let written = b.files.iter().filter(|f| f.written).count();
     let execs: Vec<String> = b
         .counts
         .iter()
-        .filter(|c| c.executions > 0)
-        .map(|c| format!("{}={}", c.kind, c.executions))
+        .filter(|(_, c)| c.executions > 0)
+        .map(|(kind, c)| format!("{kind}={}", c.executions))
         .collect();
+    let changed: Vec<String> = e.changed.iter().map(|p| p.display().to_string()).collect();
     println!(
         "[{}] {} {} files ({} written) in {:.1} ms; executed: {}{}",
         e.seq,
-        if b.ok { "ok" } else { "FAILED" },
+        if b.ok() { "ok" } else { "FAILED" },
         b.files.len(),
         written,
-        b.duration_us as f64 / 1000.0,
+        b.times.total.as_secs_f64() * 1000.0,
         if execs.is_empty() {
             "nothing".to_string()
         } else {
             execs.join(" ")
         },
-        if e.changed.is_empty() {
+        if changed.is_empty() {
             String::new()
         } else {
-            format!("; changed: {}", e.changed.join(" "))
+            format!("; changed: {}", changed.join(" "))
         }
     );
-    for d in &b.diagnostics {
-        eprint!("{}", d.rendered);
-    }
+    eprint!("{}", b.rendered());
 }

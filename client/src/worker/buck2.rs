@@ -35,7 +35,7 @@ impl Service {
         let (cwd, policy) = (self.cwd.clone(), self.policy);
         std::thread::spawn(move || {
             let outcome = match super::expand_flagfiles(&args, &cwd) {
-                Ok(expanded) => super::run_action(&expanded, &cwd, policy, &[]),
+                Ok(expanded) => super::run_action(&expanded, &cwd, policy, &super::Digests::new()),
                 Err(msg) => Outcome::usage(msg),
             };
             let _ = tx.send(outcome);

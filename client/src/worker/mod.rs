@@ -4,8 +4,8 @@
 //! name the inputs, the output directory and the output kinds; paths are resolved against
 //! the action's base directory (the worker's cwd, or Bazel's `sandbox_dir`). The build goes
 //! to the workspace's running daemon when one answers (or is started with
-//! `--start-daemon`), else runs in this process on a fresh database; both go through the
-//! daemon's driver, so outputs are byte-identical either way.
+//! `--start-daemon`), else runs in this process through the compiler's flows with the
+//! daemon's jobs and writer, so outputs are byte-identical either way.
 //!
 //! - [`bazel`]: Bazel's persistent-worker protocol on stdin/stdout (proto or JSON).
 //! - [`buck2`]: Buck2's `worker.Worker` gRPC service on `$WORKER_SOCKET`.
@@ -13,11 +13,12 @@
 
 pub mod bazel;
 pub mod buck2;
-pub mod direct;
 
 use crate::daemon_client;
 use clap::Parser;
-use kiln_daemon::proto;
+use kiln_daemon::report::BuildReport;
+use kiln_daemon::spec::{BuildSpec, OutputKind};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// Generated protocol types.
@@ -54,10 +55,10 @@ pub struct ActionArgs {
     #[arg(long)]
     pub out_dir: PathBuf,
     /// Output kinds to emit (`cmt2`, `rules-json`, `aig`, `aag`, `sv`, and `synth` for
-    /// Handshake → Synth); default: the flow's own.
+    /// the four outputs of Handshake → Synth); default: the flow's own.
     #[arg(long = "kind")]
     pub kinds: Vec<String>,
-    /// The per-unit BLIF library of a `synth` action.
+    /// The per-unit BLIF library of Handshake inputs.
     #[arg(long)]
     pub blif_lib: Option<PathBuf>,
     /// Build in this process even when a daemon runs.
@@ -108,43 +109,48 @@ pub fn resolve(base: &Path, path: &Path) -> PathBuf {
     }
 }
 
+/// The digests a build system gives for an action's input files, by absolute path.
+pub type Digests = BTreeMap<PathBuf, [u8; 32]>;
+
 /// The SHA-256 digests among a Bazel request's inputs, for the `.mlir` and `.blif` files,
 /// with paths resolved against `base`. Bazel sends the lowercase hex of its digest (SHA-256
 /// by default) as the bytes; 32 raw bytes are taken as the digest itself. Other digests
 /// (other lengths: MD5, SHA-1, none for directories) are left out, so those files are read
 /// as without one. With `--digest_function=blake3` (also 64 hex digits) pass
 /// `--input-digests=ignore`.
-pub fn input_digests(
-    inputs: &[pb::bazel::Input],
-    base: &Path,
-    policy: DaemonPolicy,
-) -> Vec<proto::InputDigest> {
+pub fn input_digests(inputs: &[pb::bazel::Input], base: &Path, policy: DaemonPolicy) -> Digests {
     if policy.ignore_digests {
-        return Vec::new();
+        return Digests::new();
     }
-    let sha256 = |d: &[u8]| -> Option<String> {
-        if d.len() == 32 {
-            return Some(d.iter().map(|b| format!("{b:02x}")).collect());
+    let sha256 = |d: &[u8]| -> Option<[u8; 32]> {
+        if let Ok(raw) = <[u8; 32]>::try_from(d) {
+            return Some(raw);
         }
-        let text = std::str::from_utf8(d).ok()?;
-        kiln_daemon::digests::parse_hex(text)?;
-        Some(text.to_ascii_lowercase())
+        kiln_daemon::digests::parse_hex(std::str::from_utf8(d).ok()?)
     };
     inputs
         .iter()
         .filter(|i| {
             let p = Path::new(&i.path);
-            kiln_daemon::driver::is_mlir(p) || kiln_daemon::driver::is_blif(p)
+            kiln_daemon::spec::is_mlir(p) || kiln_daemon::spec::is_blif(p)
         })
-        .filter_map(|i| {
-            Some(proto::InputDigest {
-                path: resolve(base, Path::new(&i.path))
-                    .to_string_lossy()
-                    .into_owned(),
-                sha256: sha256(&i.digest)?,
-            })
-        })
+        .filter_map(|i| Some((resolve(base, Path::new(&i.path)), sha256(&i.digest)?)))
         .collect()
+}
+
+/// The output kinds of an action: the `--kind`s, with `synth` standing for Handshake's four.
+fn kinds(names: &[String]) -> Result<Vec<OutputKind>, String> {
+    let mut kinds = Vec::new();
+    for name in names {
+        match name.as_str() {
+            "synth" => kinds.extend(compiler::flow::Flow::Handshake.default_kinds()),
+            _ => kinds.extend(
+                kiln_daemon::spec::parse_kinds(std::slice::from_ref(name))
+                    .map_err(|e| e.to_string())?,
+            ),
+        }
+    }
+    Ok(kinds)
 }
 
 /// Run one action whose arguments are already expanded, with paths relative to `base`;
@@ -153,130 +159,55 @@ pub fn run_action(
     args: &[String],
     base: &Path,
     policy: DaemonPolicy,
-    digests: &[proto::InputDigest],
+    digests: &Digests,
 ) -> Outcome {
     let parsed = match ActionArgs::try_parse_from(args) {
         Ok(p) => p,
         Err(e) => return Outcome::usage(e.to_string()),
     };
+    let kinds = match kinds(&parsed.kinds) {
+        Ok(k) => k,
+        Err(e) => return Outcome::usage(format!("error: {e}")),
+    };
     let inputs: Vec<PathBuf> = parsed.inputs.iter().map(|p| resolve(base, p)).collect();
-    let out_dir = resolve(base, &parsed.out_dir);
-    let (direct, pipeline): (Vec<String>, Vec<String>) = parsed
-        .kinds
-        .iter()
-        .cloned()
-        .partition(|k| direct::KINDS.contains(&k.as_str()));
+    let library = crate::cmd::synth::HandshakeArgs {
+        blif_lib: parsed.blif_lib.as_deref().map(|l| resolve(base, l)),
+        path_table: None,
+        synth_dialect: crate::cmd::synth::DialectArg::Circt,
+        naming: crate::cmd::synth::NamingArg::ArgNames,
+    };
+    let spec = BuildSpec {
+        handshake: crate::cmd::build::handshake_spec(&inputs[0], &library),
+        out_dir: resolve(base, &parsed.out_dir),
+        inputs,
+        kinds,
+        input_digests: std::sync::Arc::new(digests.clone()),
+        ..BuildSpec::default()
+    };
     test_delay();
-    let mut result = Outcome {
-        exit_code: 0,
-        output: String::new(),
-    };
-    // Only direct kinds asked for: the pipeline has nothing to do (no kinds = its defaults).
-    if !pipeline.is_empty() || direct.is_empty() {
-        let req = proto::BuildRequest {
-            inputs: inputs
-                .iter()
-                .map(|p| p.to_string_lossy().into_owned())
-                .collect(),
-            output_kinds: pipeline,
-            out_dir: out_dir.to_string_lossy().into_owned(),
-            input_digests: digests.to_vec(),
-            ..Default::default()
-        };
-        let no_daemon = parsed.no_daemon || policy.never;
-        result = match build(req, no_daemon, policy.start) {
-            Ok(r) => outcome(&r),
-            Err(msg) => return Outcome::usage(msg),
-        };
-    }
-    if result.exit_code != 0 || direct.is_empty() {
-        return result;
-    }
-    if let Err(msg) = verify_digests(digests) {
-        return Outcome {
-            exit_code: 1,
-            output: result.output + &msg,
-        };
-    }
-    let blif_lib = parsed.blif_lib.as_deref().map(|l| resolve(base, l));
-    let d = direct::build(&inputs, &direct, &out_dir, blif_lib);
-    Outcome {
-        exit_code: d.exit_code,
-        output: result.output + &d.output,
-    }
-}
-
-/// The direct kinds read their inputs here, not in the daemon: check the given digests
-/// against the files (the same check and diagnostic as the daemon's).
-fn verify_digests(digests: &[proto::InputDigest]) -> Result<(), String> {
-    if digests.is_empty() {
-        return Ok(());
-    }
-    let req = proto::BuildRequest {
-        input_digests: digests.to_vec(),
-        ..Default::default()
-    };
-    let mut check = kiln_daemon::digests::Digests::default();
-    check.begin(&kiln_daemon::digests::from_proto(&req)?);
-    for d in digests {
-        let path = Path::new(&d.path);
-        let bytes = kiln_daemon::input::read(path).map_err(|e| {
-            format!(
-                "{}: error: {e}
-",
-                d.path
-            )
-        })?;
-        check.check(path, &bytes)?;
-    }
-    Ok(())
+    let no_daemon = parsed.no_daemon || policy.never;
+    outcome(&build(&spec, no_daemon, policy.start))
 }
 
 /// Build through a daemon if allowed and reachable, else in process.
-fn build(
-    req: proto::BuildRequest,
-    no_daemon: bool,
-    start: bool,
-) -> Result<proto::BuildReply, String> {
-    let in_process =
-        |req: &proto::BuildRequest| daemon_client::build_in_process(req).map_err(|f| f.message);
+fn build(spec: &BuildSpec, no_daemon: bool, start: bool) -> BuildReport {
     if no_daemon {
-        return in_process(&req);
+        return daemon_client::build_in_process(spec);
     }
     if start {
-        return daemon_client::build(req, false).map_err(|f| f.message);
+        return daemon_client::build(spec, false);
     }
-    match via_running_daemon(req.clone()) {
-        Some(r) => Ok(r),
-        None => in_process(&req),
-    }
+    let running = daemon_client::connector()
+        .ok()
+        .and_then(|c| kiln_daemon::client::build_on_running(&c, spec));
+    running.unwrap_or_else(|| daemon_client::build_in_process(spec))
 }
 
-/// The build on the workspace's running daemon; `None` when none answers.
-fn via_running_daemon(req: proto::BuildRequest) -> Option<proto::BuildReply> {
-    let connector = daemon_client::connector().ok()?;
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .ok()?;
-    rt.block_on(async {
-        let mut client = connector.connect_existing().await?;
-        client.build(req).await.ok().map(|r| r.into_inner())
-    })
-}
-
-/// The exit code and user text of a build reply.
-pub fn outcome(reply: &proto::BuildReply) -> Outcome {
-    let mut output = String::new();
-    for d in &reply.diagnostics {
-        output.push_str(&d.rendered);
-        if !d.rendered.ends_with('\n') {
-            output.push('\n');
-        }
-    }
+/// The exit code and user text of a build report.
+pub fn outcome(report: &BuildReport) -> Outcome {
     Outcome {
-        exit_code: if reply.ok { 0 } else { 1 },
-        output,
+        exit_code: if report.ok() { 0 } else { 1 },
+        output: report.rendered(),
     }
 }
 
@@ -284,7 +215,7 @@ pub fn outcome(reply: &proto::BuildReply) -> Outcome {
 pub fn run_oneshot(args: &[String], policy: DaemonPolicy) -> Outcome {
     let base = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
     match expand_flagfiles(args, &base) {
-        Ok(expanded) => run_action(&expanded, &base, policy, &[]),
+        Ok(expanded) => run_action(&expanded, &base, policy, &Digests::new()),
         Err(msg) => Outcome::usage(msg),
     }
 }

@@ -17,9 +17,9 @@ pub mod builtin;
 pub mod circuit;
 pub mod emit;
 pub mod mark;
-pub mod names;
+pub(crate) mod names;
 pub mod net;
-pub mod signals;
+pub(crate) mod signals;
 pub mod table;
 
 pub use circuit::{Circuit, Naming, analyze, find_func};
@@ -43,16 +43,4 @@ pub fn library_paths(marks: &[UnitRef]) -> Vec<String> {
     let set: std::collections::BTreeSet<&String> =
         marks.iter().filter_map(|m| m.path.as_ref()).collect();
     set.into_iter().cloned().collect()
-}
-
-/// Phases 2–4 for `func`: analyse with `naming`, then [`build`] with the marks of [`mark`]
-/// and the lowered library units (keyed by library path, each lowered once by the caller).
-pub fn synthesize(
-    func: &Operation,
-    naming: Naming,
-    marks: &[UnitRef],
-    units: &std::collections::BTreeMap<String, LibUnit>,
-) -> Result<SynthOutput, Diagnostic> {
-    let circuit = analyze(func, naming)?;
-    build(&circuit, marks, units)
 }

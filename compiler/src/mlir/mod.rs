@@ -8,12 +8,15 @@
 //! [`Diagnostic`] with a byte span, never a panic.
 
 pub mod ast;
-pub mod handshake_ops;
-pub mod lexer;
-pub mod ops;
+pub(crate) mod handshake_ops;
+pub mod items;
+pub(crate) mod lexer;
+pub(crate) mod ops;
 pub mod parser;
-pub mod printer;
-pub mod structural_ops;
+pub(crate) mod printer;
+pub mod split;
+pub(crate) mod structural_ops;
+#[cfg(any(test, feature = "generators"))]
 pub mod synthetic;
 
 use crate::diag::Diagnostic;

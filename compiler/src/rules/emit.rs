@@ -18,24 +18,6 @@ pub fn to_json(circuit: &Circuit) -> String {
     String::from_utf8(out).unwrap_or_default()
 }
 
-/// [`to_json`] assembled from pieces: `rules_json` holds comma-joined JSON texts of rules
-/// (each as [`rules_json`] gives them).
-pub fn json_from_parts(circuit_without_rules: &Circuit, rules_json: &[String]) -> String {
-    let parts: Vec<&str> = rules_json.iter().map(String::as_str).collect();
-    let (head, tail) = json_head_tail(circuit_without_rules);
-    let body: usize = parts.iter().map(|r| r.len() + 1).sum();
-    let mut out = String::with_capacity(head.len() + body + tail.len());
-    out.push_str(&head);
-    for (i, r) in parts.iter().filter(|r| !r.is_empty()).enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        out.push_str(r);
-    }
-    out.push_str(&tail);
-    out
-}
-
 /// What [`to_json`] writes before the first rule and after the last one; the rules go in
 /// between, comma-separated.
 pub fn json_head_tail(circuit_without_rules: &Circuit) -> (String, String) {

@@ -94,8 +94,8 @@ pub fn count(s: &kiln_daemon::counters::Snapshot, kind: &str) -> u64 {
 }
 
 /// A build of `input` into `<dir>/out` with the default output kinds.
-pub fn spec(input: &Path, dir: &Path) -> kiln_daemon::driver::BuildSpec {
-    kiln_daemon::driver::BuildSpec {
+pub fn spec(input: &Path, dir: &Path) -> kiln_daemon::spec::BuildSpec {
+    kiln_daemon::spec::BuildSpec {
         inputs: vec![input.to_path_buf()],
         out_dir: dir.join("out"),
         ..Default::default()

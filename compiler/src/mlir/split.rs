@@ -2,7 +2,7 @@
 //! an edit in time proportional to the edit, not to the file.
 //!
 //! The context is the file with each function cut out (a newline left in its place), so it
-//! is unchanged by any edit inside a function, whatever its length: [`crate::db`]'s design
+//! is unchanged by any edit inside a function, whatever its length: a build daemon's design
 //! context is cut off there. [`Split::to_file`] maps the context's spans back to the file.
 //!
 //! [`resplit`] reuses the last split of the file: the functions before the first changed
@@ -13,8 +13,8 @@
 //! shifted). The result equals [`split_functions`] of the new text exactly; the tests
 //! check that over random edits, braces, strings and comments included.
 
-use crate::items::{Item, ScanState, item_at, scan};
-use compiler::diag::Diagnostic;
+use super::items::{Item, ScanState, Statement, item_at, scan};
+use crate::diag::Diagnostic;
 use std::sync::Arc;
 
 /// A file split into its functions and the rest.
@@ -94,7 +94,7 @@ pub fn split_functions(text: &str) -> Split {
 }
 
 /// The `tor.func` statements among `found`, with the scanner state before each.
-fn functions_of(text: &str, found: &[crate::items::Statement]) -> Vec<(Item, ScanState)> {
+fn functions_of(text: &str, found: &[Statement]) -> Vec<(Item, ScanState)> {
     found
         .iter()
         .filter(|s| {
@@ -351,7 +351,7 @@ mod tests {
 
     #[test]
     fn edits_inside_a_function_keep_the_context() {
-        let text = compiler::aps::workload::generate(5, 3);
+        let text = crate::aps::workload::generate(5, 3);
         let split = split_functions(&text);
         let f = &split.functions[2];
         // A longer line in the body.
@@ -370,18 +370,15 @@ mod tests {
         }
     }
 
-    /// SplitMix64 for the random edits.
+    /// The random edits' source (xorshift64*): `below(n)` is in `0..n`.
     struct Rng(u64);
     impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = self.0;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            z ^ (z >> 31)
-        }
         fn below(&mut self, n: usize) -> usize {
-            (self.next() % n.max(1) as u64) as usize
+            let x = &mut self.0;
+            *x ^= *x >> 12;
+            *x ^= *x << 25;
+            *x ^= *x >> 27;
+            (x.wrapping_mul(0x2545_f491_4f6c_dd1d) % n.max(1) as u64) as usize
         }
     }
 
@@ -423,7 +420,7 @@ mod tests {
     fn resplit_equals_split_after_random_edits() {
         let mut rng = Rng(7);
         for seed in 0..6 {
-            let mut text = compiler::aps::workload::generate(12, seed);
+            let mut text = crate::aps::workload::generate(12, seed);
             let mut split = split_functions(&text);
             for _ in 0..400 {
                 let at = rng.below(text.len() + 1);
@@ -466,7 +463,7 @@ mod tests {
                 assert_eq!(given, fresh, "seed {seed}, edit at {at}, common given");
                 // Keep the file from drifting into one unbalanced mess: sometimes restart.
                 if rng.below(20) == 0 {
-                    text = compiler::aps::workload::generate(12, seed);
+                    text = crate::aps::workload::generate(12, seed);
                     split = split_functions(&text);
                 } else {
                     text = edited;
@@ -478,7 +475,7 @@ mod tests {
 
     #[test]
     fn unchanged_text_reuses_the_split() {
-        let text = compiler::aps::workload::generate(4, 1);
+        let text = crate::aps::workload::generate(4, 1);
         let split = split_functions(&text);
         let again = resplit(&split, &text, None);
         assert!(Arc::ptr_eq(&again.context, &split.context));

@@ -1,9 +1,11 @@
-//! Lexical splitting of source files into items whose text does not depend on their position.
+//! The lexical scanner behind [`super::split`] and [`crate::blif::models`]: items of a file
+//! whose text does not depend on their position.
 //!
-//! The daemon keys per-function and per-model work by the item's own text, so that editing a
+//! Per-function and per-model work is keyed by the item's own text, so that editing a
 //! comment between items, or another item, leaves an item's text (and therefore everything
-//! computed from it) unchanged. Splitting is lexical and cheap; it runs on every edit.
-//! Errors in the items themselves are found later by the real parsers, on each item's text.
+//! computed from it) unchanged. Scanning is lexical and cheap (braces, strings and `//`
+//! comments only); it runs on every edit. Errors in the items themselves are found later by
+//! the real parsers, on each item's text.
 
 use std::sync::Arc;
 
@@ -20,7 +22,8 @@ pub struct Item {
 /// Top-level MLIR operations that define a symbol (`tor.func @f ...`, `func.func @g ...`),
 /// found inside the outermost `module { ... }` when there is one. Braces inside strings and
 /// `//` comments are ignored. Operations without a `@symbol` are skipped.
-pub fn mlir_items(text: &str) -> Vec<Item> {
+#[cfg(test)]
+fn mlir_items(text: &str) -> Vec<Item> {
     let spans = statements(text);
     let Some(first) = spans.first() else {
         return Vec::new();
@@ -54,10 +57,12 @@ pub(crate) fn item_at(text: &str, (start, end): (usize, usize)) -> Option<Item> 
     })
 }
 
+#[cfg(test)]
 fn statements(text: &str) -> Vec<(usize, usize)> {
     statements_at_depth(text, 0)
 }
 
+#[cfg(test)]
 /// Spans of the statements that start at brace depth `want`: from the first non-blank,
 /// non-comment character to the end of the line on which the depth is back to `want`.
 fn statements_at_depth(text: &str, want: usize) -> Vec<(usize, usize)> {
@@ -115,18 +120,18 @@ fn statements_at_depth(text: &str, want: usize) -> Vec<(usize, usize)> {
 /// The scanner's state between two bytes outside strings and comments: the brace depth,
 /// and the start of the statement pending at each depth below 3.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct ScanState {
-    pub depth: usize,
-    pub start: [Option<usize>; 3],
+pub(crate) struct ScanState {
+    pub(crate) depth: usize,
+    pub(crate) start: [Option<usize>; 3],
 }
 
 /// A statement at depth 0, 1 or 2 found by [`scan`]: its span, and the scanner's state
 /// just before its first byte.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Statement {
-    pub span: (usize, usize),
-    pub depth: usize,
-    pub before: ScanState,
+pub(crate) struct Statement {
+    pub(crate) span: (usize, usize),
+    pub(crate) depth: usize,
+    pub(crate) before: ScanState,
 }
 
 /// [`statements_at_depth`] for depths 0, 1 and 2 at once, in one scan: every step of that
@@ -147,7 +152,7 @@ fn statements_at_depths(text: &str) -> [Vec<(usize, usize)>; 3] {
 /// scan ends there, and `i` is returned with the statements ended before it. The scan is
 /// a pure function of the state and the bytes that follow: equal states before equal
 /// remainders find equal statements (what re-splitting an edited file relies on).
-pub fn scan(
+pub(crate) fn scan(
     text: &str,
     from: usize,
     mut state: ScanState,
@@ -258,55 +263,6 @@ fn skip_string(bytes: &[u8], mut i: usize) -> usize {
     bytes.len()
 }
 
-/// BLIF models: from a `.model` line to its `.end` line (inclusive) or to the next `.model`.
-/// Text before the first `.model` that holds anything but comments forms a model named `""`.
-pub fn blif_models(text: &str) -> Vec<Item> {
-    let mut out: Vec<Item> = Vec::new();
-    let mut current: Option<(String, usize)> = None;
-    let mut implicit_start: Option<usize> = None;
-    let mut offset = 0;
-    for line in text.split_inclusive('\n') {
-        let code = line.split('#').next().unwrap_or("").trim();
-        let mut words = code.split_whitespace();
-        match words.next() {
-            Some(".model") => {
-                close(text, &mut out, current.take(), offset);
-                if let Some(s) = implicit_start.take() {
-                    push(text, &mut out, String::new(), s, offset);
-                }
-                current = Some((words.next().unwrap_or("").to_string(), offset));
-            }
-            Some(".end") => {
-                close(text, &mut out, current.take(), offset + line.len());
-            }
-            Some(_) if current.is_none() && out.is_empty() => {
-                implicit_start = implicit_start.or(Some(offset));
-            }
-            _ => {}
-        }
-        offset += line.len();
-    }
-    close(text, &mut out, current.take(), text.len());
-    if let Some(s) = implicit_start {
-        push(text, &mut out, String::new(), s, text.len());
-    }
-    out
-}
-
-fn close(text: &str, out: &mut Vec<Item>, current: Option<(String, usize)>, end: usize) {
-    if let Some((name, start)) = current {
-        push(text, out, name, start, end);
-    }
-}
-
-fn push(text: &str, out: &mut Vec<Item>, symbol: String, start: usize, end: usize) {
-    out.push(Item {
-        symbol,
-        offset: start,
-        text: Arc::from(&text[start..end]),
-    });
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -351,7 +307,7 @@ module {
     #[test]
     fn one_scan_equals_a_scan_per_depth() {
         let text = "module {\n  aps.memorymap {\n  }\n  tor.design @d {\n    tor.func @f() { \"}\" // }\n    }\n    x\n  }\n  y = \"{\"\n}\nz {";
-        let generated = compiler::aps::workload::generate(30, 5);
+        let generated = crate::aps::workload::generate(30, 5);
         for text in [text, "a { b { c { d / e \"{\" // {\n } } } f", &generated] {
             let all = statements_at_depths(text);
             assert!(all.iter().any(|v| !v.is_empty()));
@@ -366,23 +322,5 @@ module {
         let items = mlir_items("func.func @f() {\n  return\n}\nfunc.func @g() {\n}\n");
         let names: Vec<&str> = items.iter().map(|i| i.symbol.as_str()).collect();
         assert_eq!(names, ["f", "g"]);
-    }
-
-    #[test]
-    fn blif_models_split() {
-        let text = "# lib\n.model a\n.inputs x\n.outputs y\n.names x y\n1 1\n.end\n\n.model b\n.inputs x\n.outputs y\n.subckt a x=x y=y\n";
-        let models = blif_models(text);
-        assert_eq!(models.len(), 2);
-        assert_eq!(models[0].symbol, "a");
-        assert!(models[0].text.ends_with(".end\n"));
-        assert_eq!(models[1].symbol, "b");
-        assert!(models[1].text.ends_with("y=y\n"));
-    }
-
-    #[test]
-    fn blif_implicit_model() {
-        let models = blif_models(".inputs x\n.outputs y\n.names x y\n1 1\n");
-        assert_eq!(models.len(), 1);
-        assert_eq!(models[0].symbol, "");
     }
 }

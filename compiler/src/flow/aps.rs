@@ -1,0 +1,275 @@
+//! The APS flow for one file: `<stem>.cmt2.mlir` and `<stem>.rules.json` (and, when asked,
+//! `<stem>.sv`) of a scheduled TOR/APS module.
+//!
+//! The file is split lexically into its design context and its `tor.func` items
+//! ([`crate::mlir::split`]); the context gives the [`DesignContext`] every function reads;
+//! each function is then parsed, segmented, handled block by block, assembled and emitted on
+//! its own ([`function`]), so functions build in parallel here and one at a time (cached) in
+//! a daemon. A file's outputs are its functions' emitted rules between a header and a footer
+//! computed from the functions' circuits without rules ([`Frame`]), laid out by [`layout`]:
+//! byte for byte the emitters of [`crate::rules::emit`] on the merged circuit.
+//!
+//! Errors: an error in the design context is the file's only error (every function reads
+//! the context); otherwise every failing function reports its first error. Any error
+//! suppresses the outputs. A symbol defined by two functions is an error.
+
+use super::{Outcome, OutputKind, Piece};
+use crate::aps::{self, DesignContext};
+use crate::diag::{Diagnostic, Span};
+use crate::limits::Limits;
+use crate::mlir::ast::Operation;
+use crate::mlir::items::Item;
+use crate::mlir::split::split_functions;
+use crate::rules::{self, Circuit};
+use std::borrow::Cow;
+
+/// Design-level facts from a design context's text (the file with its functions cut out);
+/// an error's span is in that text (see [`crate::mlir::split::Split::to_file`]).
+pub fn design_context(context: &str, limits: &Limits) -> Result<DesignContext, Diagnostic> {
+    let module = crate::mlir::parse_with(context, limits)?;
+    aps::design_context(&module)
+}
+
+/// A function item parsed on its own: spans relative to its first byte.
+pub fn parse_function(text: &str, limits: &Limits) -> Result<Operation, Diagnostic> {
+    let module = crate::mlir::parse_with(text, limits)?;
+    module
+        .ops
+        .into_iter()
+        .next()
+        .ok_or_else(|| Diagnostic::error(Span::point(0), "empty function item"))
+}
+
+/// One function's share of its file's outputs: its circuit without rules (for the file's
+/// header and footer) and its rules as CMT2 and as JSON (comma-joined; empty when the
+/// function has no rules). Position-independent: equal for equal function texts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Emitted {
+    pub frame: Circuit,
+    pub cmt2: String,
+    pub json: String,
+}
+
+/// Emit one function's circuit. The texts are kept long (a file's outputs, a daemon's
+/// memos), so they are stored at their exact size: the emitters reserve an upper estimate.
+pub fn emit(circuit: &Circuit) -> Emitted {
+    let exact = |mut s: String| {
+        s.shrink_to_fit();
+        s
+    };
+    Emitted {
+        frame: Circuit {
+            name: circuit.name.clone(),
+            instructions: circuit.instructions.clone(),
+            instances: circuit.instances.clone(),
+            rules: Vec::new(),
+            precedence: circuit.precedence.clone(),
+            schedule: circuit.schedule.clone(),
+        },
+        cmt2: exact(rules::emit::cmt2_rules(&circuit.rules)),
+        json: exact(rules::emit::rules_json(&circuit.rules)),
+    }
+}
+
+/// A function item's circuit: parsed, segmented, each block handled, assembled (the steps a
+/// daemon caches one by one: [`parse_function`], [`aps::segment_function`],
+/// [`aps::handle_block`], [`aps::assemble`]).
+pub fn circuit(ctx: &DesignContext, text: &str, limits: &Limits) -> Result<Circuit, Diagnostic> {
+    aps::build_function(ctx, &parse_function(text, limits)?)
+}
+
+/// What an APS file's outputs hold besides its functions' rules: the CMT2 header and
+/// footer and the JSON head and tail, all from the merged circuit without rules.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Frame<P = String> {
+    pub cmt2_header: P,
+    pub cmt2_footer: P,
+    pub json_head: P,
+    pub json_tail: P,
+}
+
+impl Frame {
+    /// The frame of the file `stem` whose functions have these circuits without rules.
+    pub fn of(stem: &str, frames: Vec<Circuit>) -> Frame {
+        let merged = merge(stem, frames);
+        let (json_head, json_tail) = rules::emit::json_head_tail(&merged);
+        Frame {
+            cmt2_header: rules::emit::cmt2_header(stem, &merged.instances),
+            cmt2_footer: rules::emit::cmt2_footer(&merged),
+            json_head,
+            json_tail,
+        }
+    }
+}
+
+impl<P> Frame<P> {
+    pub fn map<Q>(self, mut f: impl FnMut(P) -> Q) -> Frame<Q> {
+        Frame {
+            cmt2_header: f(self.cmt2_header),
+            cmt2_footer: f(self.cmt2_footer),
+            json_head: f(self.json_head),
+            json_tail: f(self.json_tail),
+        }
+    }
+}
+
+/// The two outputs of an APS file from their pieces: CMT2 = header, each function's rules,
+/// footer; JSON = head, the functions' non-empty rule lists joined by `comma`, tail. Pieces
+/// are moved (or, for shared pieces, their handles cloned), never their bytes copied.
+pub fn layout<P: Clone + AsRef<[u8]>>(
+    frame: Frame<P>,
+    functions: impl IntoIterator<Item = (P, P)>,
+    comma: P,
+) -> Vec<(OutputKind, Vec<P>)> {
+    let functions = functions.into_iter();
+    let mut cmt2 = Vec::with_capacity(functions.size_hint().0 + 2);
+    let mut json = Vec::with_capacity(2 * functions.size_hint().0 + 2);
+    cmt2.push(frame.cmt2_header);
+    json.push(frame.json_head);
+    for (c, j) in functions {
+        cmt2.push(c);
+        if j.as_ref().is_empty() {
+            continue;
+        }
+        if json.len() > 1 {
+            json.push(comma.clone());
+        }
+        json.push(j);
+    }
+    cmt2.push(frame.cmt2_footer);
+    json.push(frame.json_tail);
+    vec![(OutputKind::Cmt2, cmt2), (OutputKind::RulesJson, json)]
+}
+
+/// A function symbol defined more than once is an error at each later definition (the
+/// functions of a file are known by their symbols).
+pub fn repeated_symbols(functions: &[Item]) -> Vec<Diagnostic> {
+    let mut seen = std::collections::BTreeSet::new();
+    let mut out = Vec::new();
+    for item in functions {
+        if seen.insert(item.symbol.as_str()) {
+            continue;
+        }
+        let at = item.offset + item.text.find('@').unwrap_or(0);
+        let span = Span::new(at, at + 1 + item.symbol.len());
+        out.push(Diagnostic::error(
+            span,
+            format!("function `@{}` is defined more than once", item.symbol),
+        ));
+    }
+    out
+}
+
+/// The instruction identities of a file's functions checked
+/// ([`aps::identity_diagnostics`]), each function's at its item's text: a repeated
+/// identity is an error (the file's outputs are suppressed), an opcode outside the custom
+/// opcodes a warning. `functions`: each item with its circuit (or its circuit's frame).
+pub fn identities<'a>(
+    functions: impl IntoIterator<Item = (&'a Item, &'a Circuit)>,
+) -> Vec<Diagnostic> {
+    let ids: Vec<(rules::Instruction, Span)> = functions
+        .into_iter()
+        .flat_map(|(item, c)| {
+            let span = Span::new(item.offset, item.offset + item.text.len());
+            c.instructions.iter().map(move |i| (i.clone(), span))
+        })
+        .collect();
+    aps::identity_diagnostics(&ids)
+}
+
+/// A file's circuit: its functions' circuits merged (shared instances once), named after
+/// the file's stem. What the outputs describe.
+pub fn merge(stem: &str, circuits: Vec<Circuit>) -> Circuit {
+    aps::build_file_circuit(stem, circuits)
+}
+
+/// The merged circuit of a file's functions as SystemVerilog.
+pub fn sv(stem: &str, circuits: Vec<Circuit>) -> Result<String, Diagnostic> {
+    rules::sv::emit_sv(&merge(stem, circuits))
+}
+
+/// The APS flow for one file (`stem` names the merged circuit): its two outputs, and its
+/// `<stem>.sv` too when `with_sv`. Functions are built on all cores (contiguous runs of
+/// them, outputs in source order): the fastest build of a whole file. Counts and widths
+/// in the text are checked against `limits`.
+pub fn build(text: &str, stem: &str, with_sv: bool, limits: &Limits) -> Outcome {
+    let split = split_functions(text);
+    let ctx = match design_context(&split.context, limits) {
+        Ok(c) => c,
+        Err(d) => return Outcome::failed(vec![split.to_file(d)]),
+    };
+    let repeated = repeated_symbols(&split.functions);
+    if !repeated.is_empty() {
+        return Outcome::failed(repeated);
+    }
+    let built = in_parallel(&split.functions, |item| {
+        let c = circuit(&ctx, &item.text, limits).map_err(|d| d.shifted(item.offset as i64))?;
+        let e = emit(&c);
+        Ok((e, with_sv.then_some(c)))
+    });
+    let Some(built) = built else {
+        let d = Diagnostic::global_error("internal error: a build thread panicked");
+        return Outcome::failed(vec![d]);
+    };
+    let mut emitted = Vec::with_capacity(built.len());
+    let mut circuits = Vec::new();
+    let mut errors = Vec::new();
+    for r in built {
+        match r {
+            Ok((e, c)) => {
+                emitted.push(e);
+                circuits.extend(c);
+            }
+            Err(d) => errors.push(d),
+        }
+    }
+    if !errors.is_empty() {
+        return Outcome::failed(errors);
+    }
+    let diagnostics = identities(split.functions.iter().zip(emitted.iter().map(|e| &e.frame)));
+    if diagnostics.iter().any(Diagnostic::is_error) {
+        return Outcome::failed(diagnostics);
+    }
+    let bytes = |s: String| -> Piece { Cow::Owned(s.into_bytes()) };
+    let (frames, pieces): (Vec<Circuit>, Vec<(Piece, Piece)>) = emitted
+        .into_iter()
+        .map(|e| (e.frame, (bytes(e.cmt2), bytes(e.json))))
+        .unzip();
+    let frame = Frame::of(stem, frames);
+    let mut outcome = Outcome {
+        outputs: layout(frame.map(bytes), pieces, Cow::Borrowed(b",")),
+        diagnostics,
+        ..Outcome::default()
+    };
+    if with_sv {
+        match sv(stem, circuits) {
+            Ok(text) => outcome.outputs.push((OutputKind::Sv, vec![bytes(text)])),
+            Err(d) => return Outcome::failed(vec![d]),
+        }
+    }
+    outcome
+}
+
+/// `f` of every item, on up to one thread per core (each a contiguous run of items), in
+/// order; `None` when a thread panicked.
+fn in_parallel<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Option<Vec<R>> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(items.len().max(1));
+    if threads == 1 {
+        return Some(items.iter().map(f).collect());
+    }
+    let chunk = items.len().div_ceil(threads);
+    let f = &f;
+    std::thread::scope(|s| {
+        let handles: Vec<_> = items
+            .chunks(chunk)
+            .map(|run| s.spawn(move || run.iter().map(f).collect::<Vec<R>>()))
+            .collect();
+        let mut out = Vec::with_capacity(items.len());
+        for h in handles {
+            out.extend(h.join().ok()?);
+        }
+        Some(out)
+    })
+}

@@ -1,0 +1,207 @@
+//! The Handshake → Synth flow for one file: `<stem>.synth.mlir`, `<stem>.aig`,
+//! `<stem>.blif` and `<stem>.hier.blif` of a Dynamatic `handshake.func`, built from a
+//! per-unit BLIF library.
+//!
+//! Two phases around the library: [`front`] parses, analyses and marks the circuit (which
+//! names the library files it needs, independent of their contents); the caller reads those
+//! files and lowers each once ([`Library`]); [`back`] builds and emits the design. A daemon
+//! caches the front, each unit (per BLIF model) and the back as separate queries;
+//! [`synthesize`] runs them in a row for a caller that hands in a way to read the library.
+
+use super::{Outcome, OutputKind, Piece, whole};
+use crate::diag::{Diagnostic, Located, Severity};
+use crate::handshake::{self, Circuit, Dialect, LibUnit, Naming, PathTable, UnitRef, aig_io};
+use crate::limits::Limits;
+use std::collections::BTreeMap;
+
+/// How a Handshake file is built.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Options {
+    pub dialect: Dialect,
+    pub naming: Naming,
+    /// A path-table override file: its path (as shown to the user) and text.
+    pub path_table: Option<(String, String)>,
+    /// The counts and widths of the input are checked against these.
+    pub limits: Limits,
+}
+
+/// The analysed circuit, its marks and the library files they use.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Front {
+    pub circuit: Circuit,
+    pub marks: Vec<UnitRef>,
+    /// Library paths (relative to the library directory), each once, sorted.
+    pub library_paths: Vec<String>,
+}
+
+/// Why the front failed: an error in the input, or in the path-table file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FrontError {
+    Input(Diagnostic),
+    PathTable(Box<Located>),
+}
+
+/// Phase 1: parse, analyse and mark the circuit (independent of the library's contents).
+pub fn front(text: &str, opts: &Options) -> Result<Front, FrontError> {
+    let module = crate::mlir::parse_with(text, &opts.limits).map_err(FrontError::Input)?;
+    let func = handshake::find_func(&module.ops).map_err(FrontError::Input)?;
+    let circuit = handshake::analyze(func, opts.naming).map_err(FrontError::Input)?;
+    let table = match &opts.path_table {
+        None => PathTable::default(),
+        Some((path, table)) => PathTable::with_overrides(table)
+            .map_err(|d| FrontError::PathTable(Box::new(d.locate(path, table))))?,
+    };
+    let marks = handshake::mark::mark_circuit_with(func, &circuit, &table, &opts.limits)
+        .map_err(FrontError::Input)?;
+    let library_paths = handshake::library_paths(&marks);
+    Ok(Front {
+        circuit,
+        marks,
+        library_paths,
+    })
+}
+
+/// One library file lowered to its unit: the file's first model, with the models it
+/// instantiates (the per-model steps of [`super::blif`]); errors relative to the file.
+pub fn unit(text: &str) -> Result<LibUnit, Diagnostic> {
+    let (first, lowered) = super::blif::lower_first(text)
+        .ok_or_else(|| Diagnostic::global_error("library file has no .model"))?;
+    let lowered = lowered.map_err(|d| d.shifted(first.offset as i64))?;
+    Ok(LibUnit {
+        model: first.symbol,
+        net: aig_io::from_aig(&lowered.aig),
+        undriven: lowered.undriven,
+    })
+}
+
+/// The library units a design uses, with their texts (for the hierarchical BLIF) and what
+/// went wrong with the others (warnings: an op whose unit is missing is built otherwise).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Library {
+    pub units: BTreeMap<String, LibUnit>,
+    pub texts: BTreeMap<String, String>,
+    pub notes: Vec<Located>,
+}
+
+impl Library {
+    /// The file at library path `rel` (shown to the user as `shown`) with text `text`,
+    /// lowered to `lowered`.
+    pub fn add(
+        &mut self,
+        rel: &str,
+        shown: &str,
+        text: &str,
+        lowered: Result<LibUnit, Diagnostic>,
+    ) {
+        match lowered {
+            Ok(u) => {
+                self.units.insert(rel.to_string(), u);
+                self.texts.insert(rel.to_string(), text.to_string());
+            }
+            Err(d) => {
+                let mut note = d.locate(shown, text);
+                note.severity = Severity::Warning;
+                note.notes.push("unit ignored".into());
+                self.notes.push(note);
+            }
+        }
+    }
+
+    /// The file `shown` exists but is not UTF-8.
+    pub fn not_utf8(&mut self, shown: &str) {
+        self.notes.push(Located::file(
+            shown,
+            Severity::Warning,
+            "not UTF-8; unit ignored",
+        ));
+    }
+}
+
+/// What a caller finds at a library path.
+pub enum LibraryFile {
+    Missing,
+    NotUtf8 { shown: String },
+    Text { shown: String, text: String },
+}
+
+/// The library units of `front`, read through `read` (each path once) and lowered.
+pub fn load(front: &Front, read: &mut dyn FnMut(&str) -> LibraryFile) -> Library {
+    let mut library = Library::default();
+    for rel in &front.library_paths {
+        match read(rel) {
+            LibraryFile::Missing => {}
+            LibraryFile::NotUtf8 { shown } => library.not_utf8(&shown),
+            LibraryFile::Text { shown, text } => {
+                let lowered = unit(&text);
+                library.add(rel, &shown, &text, lowered);
+            }
+        }
+    }
+    library
+}
+
+/// Phase 2: the design built from `front` and `library`, as the four outputs.
+pub fn back(front: &Front, library: Library, dialect: Dialect) -> Outcome {
+    let failed = |d: Diagnostic, notes: Vec<Located>| Outcome {
+        elsewhere: notes,
+        ..Outcome::failed(vec![d])
+    };
+    let out = match handshake::build(&front.circuit, &front.marks, &library.units) {
+        Ok(o) => o,
+        Err(d) => return failed(d, library.notes),
+    };
+    let hier = match aig_io::hier_blif(&out, &library.texts) {
+        Ok(h) => h,
+        Err(d) => return failed(d, library.notes),
+    };
+    let outputs: Vec<(OutputKind, Vec<Piece>)> = vec![
+        whole(
+            OutputKind::SynthMlir,
+            handshake::emit::synth_mlir(&out, dialect).into_bytes(),
+        ),
+        whole(OutputKind::Aig, aig_io::flat_aiger(&out)),
+        whole(OutputKind::FlatBlif, aig_io::flat_blif(&out).into_bytes()),
+        whole(OutputKind::HierBlif, hier.into_bytes()),
+    ];
+    Outcome {
+        outputs,
+        diagnostics: out.warnings,
+        elsewhere: library.notes,
+    }
+}
+
+/// The error of a Handshake build without a library.
+pub fn no_library() -> Diagnostic {
+    Diagnostic::global_error(
+        "no BLIF library: pass --blif-lib DIR, set `blif_lib` in kiln.toml or $KILN_BLIF_LIB",
+    )
+}
+
+/// The whole flow for one file: [`front`], the library files read through `read` (`None`:
+/// no library directory, an error), [`back`].
+pub fn synthesize(
+    text: &str,
+    opts: &Options,
+    read: Option<&mut dyn FnMut(&str) -> LibraryFile>,
+) -> Outcome {
+    let front = match front(text, opts) {
+        Ok(f) => f,
+        Err(e) => return front_failed(e),
+    };
+    let Some(read) = read else {
+        return Outcome::failed(vec![no_library()]);
+    };
+    let library = load(&front, read);
+    back(&front, library, opts.dialect)
+}
+
+/// The outcome of a failed front.
+pub fn front_failed(e: FrontError) -> Outcome {
+    match e {
+        FrontError::Input(d) => Outcome::failed(vec![d]),
+        FrontError::PathTable(l) => Outcome {
+            elsewhere: vec![*l],
+            ..Outcome::default()
+        },
+    }
+}

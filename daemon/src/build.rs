@@ -1,0 +1,144 @@
+//! A build engine around one database: the input layer ([`Workspace`]), the compute step's
+//! memos ([`Memos`]) and the output writer ([`Writer`]). The daemon serves every request
+//! with one [`Builder`]; a process that needs the cached query pipeline itself (a build on
+//! a remote cache, tests counting query executions) makes its own.
+//!
+//! A build syncs the inputs under the workspace's lock (the only writer of salsa inputs),
+//! computes on a clone of the database, and writes. Writing an input cancels clones that are
+//! computing (`salsa::Cancelled`): a cancelled build syncs again and retries.
+
+use crate::compute::{self, Computed, Memos};
+use crate::counters::{self, Snapshot};
+use crate::db::{Db, Runtime};
+use crate::inputs::Workspace;
+use crate::report::{BuildReport, Times};
+use crate::spec::BuildSpec;
+use crate::watcher::Watcher;
+use crate::writer::{Spares, WriteTimes, Writer};
+use std::panic::AssertUnwindSafe;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+/// The state of incremental builds: inputs, database, memos, writer.
+pub struct Builder {
+    workspace: Mutex<Workspace>,
+    runtime: Arc<Runtime>,
+    memos: Memos,
+    writer: Writer,
+    builds: AtomicU64,
+    retries: AtomicU64,
+}
+
+impl Builder {
+    /// A builder whose cached queries use `store`; with a `watcher`, input and output
+    /// directories are re-read only where it marked changes.
+    pub fn new(
+        store: Option<kiln_cache::Store>,
+        watcher: Option<Arc<Watcher>>,
+        spares: Spares,
+    ) -> Builder {
+        let db = Db::new(store);
+        Builder {
+            runtime: db.shared_runtime(),
+            workspace: Mutex::new(Workspace::new(db, watcher)),
+            memos: Memos::default(),
+            writer: Writer::new(spares),
+            builds: AtomicU64::new(0),
+            retries: AtomicU64::new(0),
+        }
+    }
+
+    /// A builder for this process alone: no watcher, spares only on rewrites.
+    pub fn in_process(store: Option<kiln_cache::Store>) -> Builder {
+        Builder::new(store, None, Spares::OnRewrite)
+    }
+
+    /// One build: sync under the lock, compute on a clone (again when cancelled), write.
+    pub fn build(&self, spec: &BuildSpec) -> BuildReport {
+        let start = Instant::now();
+        let before = self.runtime.counters.snapshot();
+        loop {
+            let t = Instant::now();
+            let (db, resolved) = {
+                let mut ws = self.workspace.lock().unwrap_or_else(|e| e.into_inner());
+                let resolved = ws.sync(spec);
+                (ws.db.clone(), resolved)
+            };
+            let sync = t.elapsed();
+            let computed = salsa::Cancelled::catch(AssertUnwindSafe(|| {
+                compute::compute(&db, &self.memos, spec, &resolved)
+            }));
+            drop(db);
+            let compute = t.elapsed() - sync;
+            match computed {
+                Ok(computed) => {
+                    self.builds.fetch_add(1, Ordering::Relaxed);
+                    let after = self.runtime.counters.snapshot();
+                    let times = Times {
+                        sync,
+                        compute,
+                        ..Times::default()
+                    };
+                    let counts = counters::diff(&before, &after);
+                    return finish(&self.writer, computed, spec, counts, start, times);
+                }
+                Err(c) => {
+                    tracing::debug!(reason = ?c, "build cancelled by an input change; retrying");
+                    self.retries.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+        }
+    }
+
+    /// Query executions and cache hits since this builder started.
+    pub fn counters(&self) -> Snapshot {
+        self.runtime.counters.snapshot()
+    }
+
+    pub fn store(&self) -> Option<&kiln_cache::Store> {
+        self.runtime.store.as_ref()
+    }
+
+    /// Builds done, and builds cancelled by an input change and retried.
+    pub fn builds(&self) -> (u64, u64) {
+        (
+            self.builds.load(Ordering::Relaxed),
+            self.retries.load(Ordering::Relaxed),
+        )
+    }
+}
+
+/// Write `computed` and make the report (shared by every kind of build).
+pub(crate) fn finish(
+    writer: &Writer,
+    computed: Computed,
+    spec: &BuildSpec,
+    counts: Snapshot,
+    start: Instant,
+    mut times: Times,
+) -> BuildReport {
+    let mut diagnostics: Vec<_> = computed.reports().cloned().collect();
+    let mut written = WriteTimes::default();
+    let files = match writer.write(&computed, spec, &mut written) {
+        Ok(f) => f,
+        Err(e) => {
+            let message = e.located();
+            diagnostics.push(crate::report::FileReport {
+                path: message.path.clone(),
+                messages: vec![message],
+            });
+            Default::default()
+        }
+    };
+    times.hash = written.hash;
+    times.write = written.write;
+    times.total = start.elapsed();
+    BuildReport {
+        files: files.files,
+        unchanged_omitted: files.unchanged_omitted,
+        diagnostics,
+        counts,
+        times,
+    }
+}

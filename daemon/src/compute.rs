@@ -1,0 +1,267 @@
+//! The compute step: a build's resolved jobs → their outputs and messages, through the
+//! database ([`compute`]) or, in a one-shot process, through the compiler's flows directly
+//! ([`crate::oneshot`]); both end in [`job_result`], so a job's result has one shape.
+//!
+//! [`Memos`] is what the step remembers across builds, beside the database (queries never
+//! read it): each spec's last results, reused whole when an input entry resolves to the
+//! same jobs (a no-op is O(1) per entry) and per job when a source or BLIF file's handle and
+//! text generation are unchanged (so a one-file edit in a library of thousands of files asks
+//! the database about one file); the last assembly of each APS file ([`crate::assembly`]);
+//! the inputs already prewarmed ([`crate::prewarm`]). Reuse is valid because such a job's
+//! outputs are a function of its text and the spec alone (Handshake jobs also read library
+//! files: never reused).
+
+use crate::assembly::ApsMemo;
+use crate::db::handshake::{HandshakeJob, handshake_outputs};
+use crate::db::{Db, FileOutputs, OutputBytes, SourceFile, aps, blif};
+use crate::inputs::{JobInput, Loaded, Resolved};
+use crate::report::FileReport;
+use crate::spec::{BuildSpec, Flow, Job, OutputKind};
+use crate::watcher::RootMarks;
+use compiler::diag::{Diagnostic, Located, Severity};
+use std::collections::HashSet;
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
+
+/// One output file to write.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Output {
+    pub path: PathBuf,
+    pub kind: OutputKind,
+    pub bytes: OutputBytes,
+}
+
+/// What one job (input file) produces: its outputs and its messages.
+#[derive(Debug, Default)]
+pub struct JobResult {
+    pub outputs: Vec<Output>,
+    pub report: Option<FileReport>,
+    /// Every output is on disk as this process last wrote or checked it, and nothing this
+    /// process wrote since replaced one (kept by the writer): a later build that hands back
+    /// this same result skips its outputs unless the watcher marked their paths.
+    pub(crate) on_disk: AtomicBool,
+}
+
+/// The results of one entry of `BuildSpec::inputs` (a file, or a directory's files).
+pub type GroupResults = Arc<Vec<Arc<JobResult>>>;
+
+/// The outputs and messages of a build, by input entry and job.
+#[derive(Debug, Clone, Default)]
+pub struct Computed {
+    pub groups: Vec<GroupResults>,
+    /// What may have changed in the output directory since the last build.
+    pub output_marks: RootMarks,
+}
+
+impl Computed {
+    pub fn results(&self) -> impl Iterator<Item = &Arc<JobResult>> {
+        self.groups.iter().flat_map(|g| g.iter())
+    }
+
+    pub fn outputs(&self) -> impl Iterator<Item = &Output> {
+        self.results().flat_map(|r| r.outputs.iter())
+    }
+
+    pub fn reports(&self) -> impl Iterator<Item = &FileReport> {
+        self.results().filter_map(|r| r.report.as_ref())
+    }
+}
+
+/// What the compute step remembers across builds (see the module docs).
+#[derive(Debug, Default)]
+pub struct Memos {
+    last: Mutex<Vec<MemoEntry>>,
+    pub(crate) aps: ApsMemo,
+    /// Inputs whose queries [`crate::prewarm`] has evaluated.
+    pub(crate) prewarmed: Mutex<HashSet<salsa::Id>>,
+}
+
+#[derive(Debug)]
+struct MemoEntry {
+    spec: BuildSpec,
+    groups: Vec<(Arc<Vec<JobInput>>, GroupResults)>,
+}
+
+/// Specs remembered (most recent first); older ones are recomputed through the database.
+const MEMO_SPECS: usize = 8;
+
+impl Memos {
+    fn lookup(&self, spec: &BuildSpec) -> Vec<(Arc<Vec<JobInput>>, GroupResults)> {
+        let last = self.last.lock().unwrap_or_else(|e| e.into_inner());
+        last.iter()
+            .find(|e| e.spec.same_outputs(spec))
+            .map(|e| e.groups.clone())
+            .unwrap_or_default()
+    }
+
+    fn store(&self, spec: &BuildSpec, groups: Vec<(Arc<Vec<JobInput>>, GroupResults)>) {
+        let mut last = self.last.lock().unwrap_or_else(|e| e.into_inner());
+        last.retain(|e| !e.spec.same_outputs(spec));
+        let spec = spec.clone();
+        last.insert(0, MemoEntry { spec, groups });
+        last.truncate(MEMO_SPECS);
+    }
+}
+
+/// Run the queries for every input. Pure with respect to the filesystem; may unwind with
+/// `salsa::Cancelled` when another thread writes an input.
+pub fn compute(db: &Db, memos: &Memos, spec: &BuildSpec, resolved: &Resolved) -> Computed {
+    crate::prewarm::prewarm(db, memos, resolved);
+    let last = memos.lookup(spec);
+    let mut groups = Vec::with_capacity(resolved.inputs.len());
+    for (g, jobs) in resolved.inputs.iter().enumerate() {
+        let last = last.get(g);
+        // A Handshake job also reads library files, which may have changed although the
+        // entry's own files did not.
+        let handshake = || jobs.iter().any(|(_, l)| matches!(l, Loaded::Handshake(_)));
+        let results = match last {
+            Some((lj, lr)) if Arc::ptr_eq(lj, jobs) && !handshake() => lr.clone(),
+            _ => Arc::new(
+                jobs.iter()
+                    .enumerate()
+                    .map(|(i, (job, loaded))| {
+                        let reusable = matches!(loaded, Loaded::Mlir(..) | Loaded::Blif(..));
+                        if let Some((lj, lr)) = last
+                            && reusable
+                            && lj.get(i).is_some_and(|(j, l)| j == job && l == loaded)
+                        {
+                            return lr[i].clone();
+                        }
+                        Arc::new(query_job(db, memos, spec, job, loaded))
+                    })
+                    .collect(),
+            ),
+        };
+        groups.push(results);
+    }
+    let stored = resolved.inputs.iter().cloned().zip(groups.iter().cloned());
+    memos.store(spec, stored.collect());
+    Computed {
+        groups,
+        output_marks: resolved.output_marks.clone(),
+    }
+}
+
+/// One job through the database.
+fn query_job(db: &Db, memos: &Memos, spec: &BuildSpec, job: &Job, loaded: &Loaded) -> JobResult {
+    match loaded {
+        Loaded::Unreadable(e) => unreadable(job, e.clone()),
+        Loaded::Mlir(f, _) => {
+            let (flow, outputs) = mlir_file_outputs(db, memos, spec, *f);
+            job_result(spec, job, flow, outputs, f.text(db))
+        }
+        Loaded::Handshake(j) => {
+            let outputs = handshake_file_outputs(db, spec, *j);
+            job_result(spec, job, Flow::Handshake, outputs, j.file(db).text(db))
+        }
+        Loaded::Blif(f, _) => {
+            let outputs = blif::blif_outputs(db, *f).clone();
+            job_result(spec, job, Flow::Blif, outputs, f.text(db))
+        }
+    }
+}
+
+/// The result of a job whose input cannot be read.
+pub(crate) fn unreadable(job: &Job, e: Located) -> JobResult {
+    JobResult {
+        report: Some(FileReport {
+            path: job.input.display().to_string(),
+            messages: vec![e],
+        }),
+        ..JobResult::default()
+    }
+}
+
+/// An MLIR file's outputs by flow: APS (plus `<stem>.sv` when asked for), or the error
+/// of a file no flow accepts. (Handshake files arrive as their jobs.)
+fn mlir_file_outputs(
+    db: &Db,
+    memos: &Memos,
+    spec: &BuildSpec,
+    f: SourceFile,
+) -> (Flow, FileOutputs) {
+    let flow = *aps::mlir_flow(db, f);
+    if flow != Flow::Aps {
+        return (flow, aps::unknown_flow_outputs(db, f).clone());
+    }
+    let mut outs = memos.aps.outputs(db, f);
+    if !spec.kinds.contains(&OutputKind::Sv) || !outs.diagnostics.is_empty() {
+        return (flow, outs);
+    }
+    match aps::mlir_sv(db, f) {
+        Ok(sv) => outs.outputs.push((OutputKind::Sv, sv.clone())),
+        Err(d) => outs = FileOutputs::failed(vec![d.clone()]),
+    }
+    (flow, outs)
+}
+
+fn handshake_file_outputs(db: &Db, spec: &BuildSpec, job: HandshakeJob) -> FileOutputs {
+    if spec.kinds.contains(&OutputKind::Sv) {
+        return FileOutputs::failed(vec![sv_not_aps()]);
+    }
+    handshake_outputs(db, job).clone()
+}
+
+/// The error of an input none of whose outputs the spec asks for.
+fn nothing_applies(spec: &BuildSpec, flow: Flow) -> String {
+    let names = |kinds: &[OutputKind]| {
+        let names: Vec<&str> = kinds.iter().map(|k| k.name()).collect();
+        names.join(", ")
+    };
+    let what = match flow {
+        Flow::Aps => "an APS design",
+        Flow::Handshake => "a Handshake design",
+        Flow::Blif => "a BLIF netlist",
+        Flow::Unknown => "an input no flow accepts",
+    };
+    format!(
+        "none of the requested outputs ({}) is made from {what} (its outputs: {})",
+        names(&spec.kinds),
+        names(flow.default_kinds())
+    )
+}
+
+/// The error of `--emit sv` on a design that is not APS.
+pub(crate) fn sv_not_aps() -> Diagnostic {
+    Diagnostic::global_error("--emit sv applies to APS designs only")
+}
+
+/// A job's result from its flow's outputs: the kinds the spec wants, each at its path, and
+/// its messages located against `text` (the input's text).
+pub(crate) fn job_result(
+    spec: &BuildSpec,
+    job: &Job,
+    flow: Flow,
+    outputs: FileOutputs,
+    text: &str,
+) -> JobResult {
+    let path = job.input.display().to_string();
+    let (errors, warnings): (Vec<Located>, Vec<Located>) = outputs
+        .elsewhere
+        .into_iter()
+        .partition(|m| m.severity == Severity::Error);
+    let mut messages = warnings;
+    messages.extend(outputs.diagnostics.iter().map(|d| d.locate(&path, text)));
+    messages.extend(errors);
+    let made = outputs.outputs.len();
+    let outputs: Vec<Output> = outputs
+        .outputs
+        .into_iter()
+        .filter(|(kind, _)| spec.wants(flow, *kind))
+        .map(|(kind, bytes)| Output {
+            path: job.output(kind),
+            kind,
+            bytes,
+        })
+        .collect();
+    if made > 0 && outputs.is_empty() {
+        let message = nothing_applies(spec, flow);
+        messages.push(Located::file(path.clone(), Severity::Error, message));
+    }
+    JobResult {
+        outputs,
+        report: (!messages.is_empty()).then_some(FileReport { path, messages }),
+        on_disk: AtomicBool::new(false),
+    }
+}

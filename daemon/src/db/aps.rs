@@ -1,0 +1,296 @@
+//! The APS flow as queries, one per step of [`compiler::flow::aps`]: the design context
+//! once per file, then per function (by symbol) its text, parse, segmentation, the rules of
+//! each block, its circuit and its emitted rules; per file the outputs laid out from them.
+//!
+//! Functions are keyed by symbol and read only their own text (position-independent), so
+//! an edit inside one function re-executes only that function's queries, and the design
+//! context (the file without its functions) is unchanged by any edit inside a function.
+
+use super::{FileOutputs, KilnDb, OutputBytes, SourceFile, cached, executed};
+use crate::counters::Kind;
+use bytes::Bytes;
+use compiler::aps::{BlockRules, DesignContext, Segmentation};
+use compiler::diag::{Diagnostic, Span};
+use compiler::flow::{self, Flow, aps::Frame};
+use compiler::mlir::ast::Operation;
+use compiler::mlir::items::Item;
+use compiler::rules::Circuit;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// The file with its functions cut out: unchanged by any edit inside a function, so
+/// [`design_context`] (a parse of it) is cut off here. Its spans map to the file with
+/// [`compiler::mlir::split::Split::to_file`].
+#[salsa::tracked(returns(ref))]
+pub fn context_text(db: &dyn KilnDb, file: SourceFile) -> Arc<String> {
+    file.split(db).context.clone()
+}
+
+/// Which flow the file goes to ([`Flow::detect`]: lexical, and for an APS file decided by
+/// the design header near its top, so re-deciding after an edit costs next to nothing).
+#[salsa::tracked]
+pub fn mlir_flow(db: &dyn KilnDb, file: SourceFile) -> Flow {
+    Flow::detect(file.path(db), file.text(db))
+}
+
+/// The outcome of an MLIR file no flow accepts.
+#[salsa::tracked(returns(ref))]
+pub fn unknown_flow_outputs(db: &dyn KilnDb, file: SourceFile) -> FileOutputs {
+    FileOutputs::failed(vec![flow::unknown(file.text(db))])
+}
+
+/// Where each function symbol first occurs in the file's list of functions.
+#[salsa::tracked(returns(ref))]
+pub fn function_index(db: &dyn KilnDb, file: SourceFile) -> BTreeMap<String, usize> {
+    let mut index = BTreeMap::new();
+    for (i, item) in file.split(db).functions.iter().enumerate() {
+        index.entry(item.symbol.clone()).or_insert(i);
+    }
+    index
+}
+
+/// Design-level facts (memory map, globals, constants), from the file without its
+/// functions. An error's span is in [`context_text`]: see [`context_error`].
+#[salsa::tracked(returns(ref))]
+pub fn design_context(db: &dyn KilnDb, file: SourceFile) -> Result<DesignContext, Diagnostic> {
+    executed(db, Kind::Context);
+    flow::aps::design_context(context_text(db, file), &crate::input::limits())
+}
+
+/// [`design_context`]'s error, with its span in the file.
+pub fn context_error(db: &dyn KilnDb, file: SourceFile) -> Option<Diagnostic> {
+    let d = design_context(db, file).as_ref().err()?;
+    Some(file.split(db).to_file(d.clone()))
+}
+
+/// The text of the function `symbol` (exactly as written), or `None` when the file has no
+/// such function. Unchanged when other parts of the file change, so its dependents are not
+/// re-executed.
+#[salsa::tracked(returns(ref))]
+pub fn function_text(db: &dyn KilnDb, file: SourceFile, symbol: String) -> Option<Item> {
+    executed(db, Kind::FunctionText);
+    let i = *function_index(db, file).get(&symbol)?;
+    file.split(db).functions.get(i).map(|i| Item {
+        offset: 0,
+        ..i.clone()
+    })
+}
+
+fn function_digest(db: &dyn KilnDb, file: SourceFile, symbol: &str) -> Option<[u8; 32]> {
+    function_text(db, file, symbol.to_string())
+        .as_ref()
+        .map(|i| kiln_cache::digest(i.text.as_bytes()))
+}
+
+/// Digest of the file's design context (part of the persistent cache keys of its
+/// functions' queries): computed once per context, not once per function and block.
+#[salsa::tracked]
+fn context_digest(db: &dyn KilnDb, file: SourceFile) -> [u8; 32] {
+    let ctx = design_context(db, file).as_ref().ok();
+    kiln_cache::digest(serde_json::to_string(&ctx).unwrap_or_default().as_bytes())
+}
+
+/// The function parsed on its own: spans relative to its first byte. Only run when a
+/// segmentation is not in the persistent cache.
+#[salsa::tracked(returns(ref))]
+pub fn function_op(
+    db: &dyn KilnDb,
+    file: SourceFile,
+    symbol: String,
+) -> Option<Result<Operation, Diagnostic>> {
+    let item = function_text(db, file, symbol).as_ref()?;
+    executed(db, Kind::Parse);
+    Some(flow::aps::parse_function(
+        &item.text,
+        &crate::input::limits(),
+    ))
+}
+
+/// The function's block tree, FIFOs and ports. *Cached* (`segmentation`).
+#[salsa::tracked(returns(ref))]
+pub fn segmentation(
+    db: &dyn KilnDb,
+    file: SourceFile,
+    symbol: String,
+) -> Option<Result<Segmentation, Diagnostic>> {
+    let f = function_digest(db, file, &symbol)?;
+    let ctx = match design_context(db, file) {
+        Ok(c) => c,
+        Err(d) => return Some(Err(d.clone())),
+    };
+    let c = *context_digest(db, file);
+    // The function is parsed only when the result is not in the persistent cache.
+    Some(cached(
+        db,
+        Kind::Segmentation,
+        &[&f, &c],
+        || match function_op(db, file, symbol.clone()).as_ref() {
+            Some(Ok(op)) => compiler::aps::segment_function(ctx, op),
+            Some(Err(d)) => Err(d.clone()),
+            None => Err(Diagnostic::error(Span::point(0), "function vanished")),
+        },
+    ))
+}
+
+/// The rules of block `block` of function `symbol`. *Cached* (`handler`).
+#[salsa::tracked(returns(ref))]
+pub fn block_rules(
+    db: &dyn KilnDb,
+    file: SourceFile,
+    symbol: String,
+    block: usize,
+) -> Result<BlockRules, Diagnostic> {
+    let missing = || Diagnostic::error(Span::point(0), format!("no function `@{symbol}`"));
+    let ctx = design_context(db, file).as_ref().map_err(Clone::clone)?;
+    let f = function_digest(db, file, &symbol).ok_or_else(missing)?;
+    let c = *context_digest(db, file);
+    let block_key = (block as u64).to_le_bytes();
+    cached(db, Kind::Handler, &[&f, &c, &block_key], || {
+        let seg = segmentation(db, file, symbol.clone())
+            .as_ref()
+            .ok_or_else(missing)?
+            .as_ref()
+            .map_err(Clone::clone)?;
+        compiler::aps::handle_block(ctx, seg, block)
+    })
+}
+
+/// The function's circuit, assembled from its segmentation and block rules.
+#[salsa::tracked(returns(ref))]
+pub fn function_circuit(
+    db: &dyn KilnDb,
+    file: SourceFile,
+    symbol: String,
+) -> Option<Result<Circuit, Diagnostic>> {
+    let seg = match segmentation(db, file, symbol.clone()).as_ref()? {
+        Ok(s) => s,
+        Err(d) => return Some(Err(d.clone())),
+    };
+    let mut blocks = Vec::with_capacity(seg.blocks.len());
+    for id in 0..seg.blocks.len() {
+        match block_rules(db, file, symbol.clone(), id) {
+            Ok(b) => blocks.push(b.clone()),
+            Err(d) => return Some(Err(d.clone())),
+        }
+    }
+    executed(db, Kind::Assemble);
+    let ctx = design_context(db, file).as_ref().ok()?;
+    Some(Ok(compiler::aps::assemble(ctx, seg, &blocks)))
+}
+
+/// A function's share of its file's outputs ([`flow::aps::Emitted`], with shared parts).
+#[derive(Debug, PartialEq, Eq)]
+pub struct Emitted {
+    pub frame: Circuit,
+    pub cmt2: Bytes,
+    pub json: Bytes,
+}
+
+/// The function's rules emitted once per change of the function (not per file build).
+#[salsa::tracked(returns(ref))]
+pub fn function_emitted(
+    db: &dyn KilnDb,
+    file: SourceFile,
+    symbol: String,
+) -> Option<Result<Arc<Emitted>, Diagnostic>> {
+    let circuit = match function_circuit(db, file, symbol).as_ref()? {
+        Ok(c) => c,
+        Err(d) => return Some(Err(d.clone())),
+    };
+    executed(db, Kind::EmitFunction);
+    let e = flow::aps::emit(circuit);
+    Some(Ok(Arc::new(Emitted {
+        frame: e.frame,
+        cmt2: Bytes::from(e.cmt2.into_bytes()),
+        json: Bytes::from(e.json.into_bytes()),
+    })))
+}
+
+/// The file's header and footer pieces from its functions' frames.
+pub fn frame(stem: &str, functions: &[Arc<Emitted>]) -> Frame<Bytes> {
+    let frames = functions.iter().map(|e| e.frame.clone()).collect();
+    Frame::of(stem, frames).map(|s| Bytes::from(s.into_bytes()))
+}
+
+/// The file's two outputs from its frame and its functions' pieces (no bytes copied).
+pub fn layout(
+    frame: Frame<Bytes>,
+    functions: &[Arc<Emitted>],
+) -> Vec<(flow::OutputKind, OutputBytes)> {
+    let pieces = functions.iter().map(|e| (e.cmt2.clone(), e.json.clone()));
+    flow::aps::layout(frame, pieces, Bytes::from_static(b","))
+        .into_iter()
+        .map(|(k, parts)| (k, OutputBytes::from_parts(parts)))
+        .collect()
+}
+
+/// The name of the merged circuit: the file's stem.
+pub fn stem(db: &dyn KilnDb, file: SourceFile) -> String {
+    file.path(db)
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// The outputs of an APS file ([`flow::aps::build`], assembled from the per-function
+/// queries). Any error suppresses the outputs of the file.
+#[salsa::tracked(returns(ref))]
+pub fn mlir_outputs(db: &dyn KilnDb, file: SourceFile) -> FileOutputs {
+    executed(db, Kind::Emit);
+    if let Some(d) = context_error(db, file) {
+        // Every function depends on the context: its error is the only one.
+        return FileOutputs::failed(vec![d]);
+    }
+    let functions = &file.split(db).functions;
+    let repeated = flow::aps::repeated_symbols(functions);
+    if !repeated.is_empty() {
+        return FileOutputs::failed(repeated);
+    }
+    let mut diagnostics = Vec::new();
+    let mut parts = Vec::new();
+    for item in functions {
+        match function_emitted(db, file, item.symbol.clone()) {
+            Some(Ok(e)) => parts.push(e.clone()),
+            Some(Err(d)) => diagnostics.push(d.clone().shifted(item.offset as i64)),
+            None => {}
+        }
+    }
+    if !diagnostics.is_empty() {
+        return FileOutputs::failed(diagnostics);
+    }
+    let diagnostics = identities(functions, &parts);
+    if diagnostics.iter().any(Diagnostic::is_error) {
+        return FileOutputs::failed(diagnostics);
+    }
+    executed(db, Kind::EmitFrame);
+    FileOutputs {
+        outputs: layout(frame(&stem(db, file), &parts), &parts),
+        diagnostics,
+        ..FileOutputs::default()
+    }
+}
+
+/// [`flow::aps::identities`] of a file's functions and their emitted frames.
+pub fn identities(functions: &[Item], parts: &[Arc<Emitted>]) -> Vec<Diagnostic> {
+    flow::aps::identities(functions.iter().zip(parts.iter().map(|e| &e.frame)))
+}
+
+/// `<stem>.sv` of an APS file: the same merged circuit as [`mlir_outputs`], as
+/// SystemVerilog. Only computed when a build asks for it.
+#[salsa::tracked(returns(ref))]
+pub fn mlir_sv(db: &dyn KilnDb, file: SourceFile) -> Result<OutputBytes, Diagnostic> {
+    executed(db, Kind::EmitSv);
+    if let Some(d) = context_error(db, file) {
+        return Err(d);
+    }
+    let mut circuits = Vec::new();
+    for item in &file.split(db).functions {
+        match function_circuit(db, file, item.symbol.clone()) {
+            Some(Ok(c)) => circuits.push(c.clone()),
+            Some(Err(d)) => return Err(d.clone().shifted(item.offset as i64)),
+            None => {}
+        }
+    }
+    let text = flow::aps::sv(&stem(db, file), circuits)?;
+    Ok(OutputBytes::new(text.into_bytes()))
+}

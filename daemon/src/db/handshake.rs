@@ -1,0 +1,96 @@
+//! The Handshake → Synth flow as queries ([`compiler::flow::handshake`]): the circuit's
+//! front (independent of the library), one library unit per used BLIF file (from that
+//! file's per-model AIG query, so a unit is lowered once however many ops use it, and
+//! cached on disk), and the back (the four outputs).
+
+use super::{BlifFile, FileOutputs, KilnDb, SourceFile, executed};
+use crate::counters::Kind;
+use compiler::diag::Diagnostic;
+use compiler::flow::handshake::{self as hs, Front, FrontError, Library, Options};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// Options of a Handshake build (`kiln build --blif-lib ...`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct HandshakeOpts {
+    /// The BLIF library directory, if one was given or found.
+    pub lib_dir: Option<PathBuf>,
+    pub flow: Options,
+}
+
+/// A library file as found for a Handshake build.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UnitSource {
+    File(BlifFile),
+    /// The file exists but is not UTF-8 (the unit is ignored, with a warning).
+    NotUtf8,
+}
+
+/// One Handshake input with its options and the library files its ops use (set by the
+/// input layer after reading [`handshake_front`]'s library paths from disk).
+#[salsa::input(debug)]
+pub struct HandshakeJob {
+    pub file: SourceFile,
+    #[returns(ref)]
+    pub opts: HandshakeOpts,
+    /// Library path (relative to the library directory) → file; missing files are absent.
+    #[returns(ref)]
+    pub units: BTreeMap<String, UnitSource>,
+}
+
+/// Parse, analyse and mark the circuit: independent of the library files' contents.
+#[salsa::tracked(returns(ref))]
+pub fn handshake_front(db: &dyn KilnDb, job: HandshakeJob) -> Result<Front, FrontError> {
+    executed(db, Kind::HandshakeFront);
+    hs::front(job.file(db).text(db), &job.opts(db).flow)
+}
+
+/// A library file's unit: its first model's AIG (the per-model query
+/// [`super::blif::model_aig`], persistently cached), as a handshake net. Errors are
+/// file-relative.
+#[salsa::tracked(returns(ref))]
+pub fn lib_unit(
+    db: &dyn KilnDb,
+    file: BlifFile,
+) -> Result<compiler::handshake::LibUnit, Diagnostic> {
+    executed(db, Kind::LibUnit);
+    let first = super::blif::blif_models(db, file)
+        .first()
+        .ok_or_else(|| Diagnostic::global_error("library file has no .model"))?;
+    let lowered = super::blif::model_aig(db, file, first.symbol.clone())
+        .as_ref()
+        .map_err(|d| d.clone().shifted(first.offset as i64))?;
+    Ok(compiler::handshake::LibUnit {
+        model: first.symbol.clone(),
+        net: compiler::handshake::aig_io::from_aig(&lowered.aig),
+        undriven: lowered.undriven.clone(),
+    })
+}
+
+/// The four outputs of a Handshake circuit (`kiln synth`'s), with warnings.
+#[salsa::tracked(returns(ref))]
+pub fn handshake_outputs(db: &dyn KilnDb, job: HandshakeJob) -> FileOutputs {
+    executed(db, Kind::HandshakeEmit);
+    let front = match handshake_front(db, job) {
+        Ok(f) => f,
+        Err(e) => return hs::front_failed(e.clone()).into(),
+    };
+    let opts = job.opts(db);
+    let Some(lib_dir) = &opts.lib_dir else {
+        return FileOutputs::failed(vec![hs::no_library()]);
+    };
+    let mut library = Library::default();
+    let all = job.units(db);
+    for rel in &front.library_paths {
+        let shown = lib_dir.join(rel).display().to_string();
+        match all.get(rel) {
+            None => {}
+            Some(UnitSource::NotUtf8) => library.not_utf8(&shown),
+            Some(UnitSource::File(f)) => {
+                let unit = lib_unit(db, *f).clone();
+                library.add(rel, &shown, f.text(db), unit);
+            }
+        }
+    }
+    hs::back(front, library, opts.flow.dialect).into()
+}

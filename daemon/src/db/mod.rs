@@ -1,0 +1,249 @@
+//! The salsa database: inputs, tracked queries and the persistent-cache hook.
+//!
+//! Inputs are MLIR source files ([`SourceFile`]: path, text and its lexical split, both set
+//! by the input layer, [`crate::inputs`]), BLIF files ([`BlifFile`], high durability) and
+//! Handshake jobs ([`HandshakeJob`]: a source file, its options and its library files).
+//! Every query takes its item by symbol and reads only that item's own text, so an edit
+//! recomputes only what reads the changed text: salsa's early cutoff stops at the first
+//! query whose value did not change. Query bodies are the steps of [`compiler::flow`]; the
+//! kinds marked *cached* also go through the persistent store, keyed by the digests of the
+//! texts they read, so that a restarted daemon serves them from disk.
+//!
+//! - [`aps`]: the APS chain, per function and per block;
+//! - [`handshake`]: the Handshake front, library units, back;
+//! - [`blif`]: per BLIF model.
+//!
+//! Architecture invariant: queries are pure functions of the inputs; the [`Runtime`] they
+//! share holds only counters and the persistent store (no memo of its own, nothing a query
+//! writes for another to read).
+
+pub mod aps;
+pub mod blif;
+pub mod handshake;
+
+use crate::counters::{Counters, Kind};
+use bytes::Bytes;
+use compiler::diag::{Diagnostic, Located};
+use compiler::flow::OutputKind;
+use compiler::mlir::split::Split;
+use kiln_cache::{Key, Store};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// State shared by every clone of a database and read (never tracked) by query bodies.
+#[derive(Debug)]
+pub struct Runtime {
+    pub counters: Counters,
+    pub store: Option<Store>,
+}
+
+#[salsa::db]
+pub trait KilnDb: salsa::Database {
+    fn runtime(&self) -> &Runtime;
+}
+
+#[salsa::db]
+#[derive(Clone)]
+pub struct Db {
+    storage: salsa::Storage<Self>,
+    runtime: Arc<Runtime>,
+}
+
+#[salsa::db]
+impl salsa::Database for Db {}
+
+#[salsa::db]
+impl KilnDb for Db {
+    fn runtime(&self) -> &Runtime {
+        &self.runtime
+    }
+}
+
+impl Db {
+    /// A database whose cached query kinds read and write `store` (if any).
+    pub fn new(store: Option<Store>) -> Db {
+        Db {
+            storage: salsa::Storage::new(None),
+            runtime: Arc::new(Runtime {
+                counters: Counters::default(),
+                store,
+            }),
+        }
+    }
+
+    /// The shared runtime (counters, store), usable without holding a database handle:
+    /// a live clone would block input writes until dropped.
+    pub fn shared_runtime(&self) -> Arc<Runtime> {
+        self.runtime.clone()
+    }
+
+    pub fn counters(&self) -> &Counters {
+        &self.runtime.counters
+    }
+
+    pub fn store(&self) -> Option<&Store> {
+        self.runtime.store.as_ref()
+    }
+}
+
+/// A source file given to a build (MLIR), with its lexical split into functions and design
+/// context (the input layer keeps the split up to date as the text changes: see
+/// [`crate::inputs`]).
+#[salsa::input(debug)]
+pub struct SourceFile {
+    #[returns(ref)]
+    pub path: PathBuf,
+    #[returns(ref)]
+    pub text: String,
+    #[returns(ref)]
+    pub split: Arc<Split>,
+}
+
+/// One BLIF file (set with high durability: library files change rarely, so salsa skips
+/// re-validating what depends only on them).
+#[salsa::input(debug)]
+pub struct BlifFile {
+    #[returns(ref)]
+    pub path: PathBuf,
+    #[returns(ref)]
+    pub text: String,
+}
+
+/// Digest of the running kiln build, part of every persistent cache key: a different
+/// compiler may compute different results from the same inputs.
+pub fn build_id() -> &'static str {
+    env!("KILN_BUILD_ID")
+}
+
+/// Run `compute` unless the store holds the result of `kind` over inputs with these digests.
+/// Counts an execution or a cache hit.
+pub fn cached<T: Serialize + DeserializeOwned>(
+    db: &dyn KilnDb,
+    kind: Kind,
+    digests: &[&[u8]],
+    compute: impl FnOnce() -> T,
+) -> T {
+    let rt = db.runtime();
+    let Some(store) = rt.store.as_ref() else {
+        rt.counters.executed(kind);
+        return compute();
+    };
+    let key = Key::new(build_id(), kind.name(), digests);
+    if let Some(v) = store.get::<T>(&key) {
+        rt.counters.cache_hit(kind);
+        return v;
+    }
+    rt.counters.executed(kind);
+    let v = compute();
+    if let Err(e) = store.put(&key, &v) {
+        tracing::warn!(kind = kind.name(), error = %e, "cannot write cache entry");
+    }
+    v
+}
+
+/// Count one execution of `kind`.
+fn executed(db: &dyn KilnDb, kind: Kind) {
+    db.runtime().counters.executed(kind);
+}
+
+/// What a file produces: output bytes by kind, diagnostics in the file's text, and
+/// messages about other files.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FileOutputs {
+    pub outputs: Vec<(OutputKind, OutputBytes)>,
+    pub diagnostics: Vec<Diagnostic>,
+    pub elsewhere: Vec<Located>,
+}
+
+impl FileOutputs {
+    pub fn failed(diagnostics: Vec<Diagnostic>) -> FileOutputs {
+        FileOutputs {
+            diagnostics,
+            ..FileOutputs::default()
+        }
+    }
+}
+
+impl From<compiler::flow::Outcome> for FileOutputs {
+    fn from(o: compiler::flow::Outcome) -> FileOutputs {
+        FileOutputs {
+            outputs: o
+                .outputs
+                .into_iter()
+                .map(|(k, pieces)| (k, OutputBytes::from_pieces(pieces)))
+                .collect(),
+            diagnostics: o.diagnostics,
+            elsewhere: o.elsewhere,
+        }
+    }
+}
+
+/// An output file's bytes as a sequence of shared parts: an APS file's CMT2 is its header,
+/// one part per function and its footer, so that an edit neither re-emits nor copies the
+/// parts of unchanged functions (salsa hands back the same parts). The writer writes the
+/// parts in order and recognises shared ones without comparing bytes.
+#[derive(Clone, Debug, Default)]
+pub struct OutputBytes {
+    pub parts: Arc<Vec<Bytes>>,
+}
+
+impl OutputBytes {
+    /// One part.
+    pub fn new(bytes: Vec<u8>) -> OutputBytes {
+        OutputBytes::from_parts(vec![Bytes::from(bytes)])
+    }
+
+    pub fn from_parts(parts: Vec<Bytes>) -> OutputBytes {
+        OutputBytes {
+            parts: Arc::new(parts),
+        }
+    }
+
+    /// The compiler's pieces, without copying their bytes.
+    pub fn from_pieces(pieces: Vec<compiler::flow::Piece>) -> OutputBytes {
+        let part = |p: compiler::flow::Piece| match p {
+            std::borrow::Cow::Owned(v) => Bytes::from(v),
+            std::borrow::Cow::Borrowed(s) => Bytes::from_static(s),
+        };
+        OutputBytes::from_parts(pieces.into_iter().map(part).collect())
+    }
+
+    pub fn len(&self) -> usize {
+        self.parts.iter().map(|p| p.len()).sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The bytes in one buffer.
+    pub fn to_vec(&self) -> Vec<u8> {
+        let mut v = Vec::with_capacity(self.len());
+        self.parts.iter().for_each(|p| v.extend_from_slice(p));
+        v
+    }
+}
+
+/// Whether two parts are the same shared bytes (no byte comparison).
+pub fn same_part(a: &Bytes, b: &Bytes) -> bool {
+    a.as_ptr() == b.as_ptr() && a.len() == b.len()
+}
+
+/// Equal parts: the same shared part (no byte comparison), or equal bytes. Outputs split
+/// differently into parts compare unequal, which only costs a rewrite of equal bytes
+/// (that the writer then skips).
+impl PartialEq for OutputBytes {
+    fn eq(&self, other: &OutputBytes) -> bool {
+        Arc::ptr_eq(&self.parts, &other.parts)
+            || (self.parts.len() == other.parts.len()
+                && self
+                    .parts
+                    .iter()
+                    .zip(other.parts.iter())
+                    .all(|(a, b)| same_part(a, b) || a == b))
+    }
+}
+
+impl Eq for OutputBytes {}

@@ -1,0 +1,85 @@
+//! One-shot builds: a spec's jobs run through the compiler's flows directly
+//! ([`compiler::flow`]), in this process, with no database and nothing kept afterwards. What
+//! `kiln build --no-daemon`, a build-system action run once, and a client whose daemon
+//! cannot start do: the fastest cold build, with the daemon's jobs, outputs, messages and
+//! writer, so its files are byte for byte the daemon's.
+
+use crate::build::finish;
+use crate::compute::{Computed, JobResult, job_result, sv_not_aps, unreadable};
+use crate::counters::Counters;
+use crate::db::FileOutputs;
+use crate::digests::Digests;
+use crate::inputs::read_text;
+use crate::report::{BuildReport, Times};
+use crate::spec::{self, BuildSpec, Flow, Job, OutputKind, is_blif};
+use crate::writer::{Spares, Writer};
+use compiler::flow::{self, handshake::LibraryFile};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Build `spec` in this process.
+pub fn build(spec: &BuildSpec) -> BuildReport {
+    let start = Instant::now();
+    let mut digests = Digests::default();
+    digests.begin(&spec.input_digests);
+    let mut times = Times::default();
+    let results: Vec<Arc<JobResult>> = spec::jobs(spec)
+        .iter()
+        .map(|job| Arc::new(run_job(spec, job, &mut digests, &mut times)))
+        .collect();
+    let computed = Computed {
+        groups: vec![Arc::new(results)],
+        ..Computed::default()
+    };
+    let writer = Writer::new(Spares::OnRewrite);
+    let counts = Counters::default().snapshot();
+    finish(&writer, computed, spec, counts, start, times)
+}
+
+fn run_job(spec: &BuildSpec, job: &Job, digests: &mut Digests, times: &mut Times) -> JobResult {
+    let t = Instant::now();
+    let text = read_text(&job.input, digests);
+    times.sync += t.elapsed();
+    let text = match text {
+        Ok(t) => t,
+        Err(e) => return unreadable(job, e),
+    };
+    let t = Instant::now();
+    let flow = Flow::detect(&job.input, &text);
+    let outputs: FileOutputs = match flow {
+        Flow::Aps => {
+            let sv = spec.kinds.contains(&OutputKind::Sv);
+            flow::aps::build(&text, &job.stem(), sv, &crate::input::limits()).into()
+        }
+        Flow::Handshake if spec.kinds.contains(&OutputKind::Sv) => {
+            FileOutputs::failed(vec![sv_not_aps()])
+        }
+        Flow::Handshake => handshake(spec, &text, digests).into(),
+        Flow::Blif => flow::blif::build(&text).into(),
+        Flow::Unknown => FileOutputs::failed(vec![flow::unknown(&text)]),
+    };
+    let result = job_result(spec, job, flow, outputs, &text);
+    times.compute += t.elapsed();
+    result
+}
+
+/// A Handshake input, its library files read as the daemon reads them (given digests
+/// checked; a file that cannot be read as UTF-8 is a unit ignored with a warning).
+fn handshake(spec: &BuildSpec, text: &str, digests: &mut Digests) -> flow::Outcome {
+    let opts = spec.handshake.options();
+    let Some(lib) = &spec.handshake.blif_lib else {
+        return flow::handshake::synthesize(text, &opts, None);
+    };
+    let mut read = |rel: &str| {
+        let full = lib.join(rel);
+        if !full.is_file() {
+            return LibraryFile::Missing;
+        }
+        let shown = full.display().to_string();
+        match read_text(&full, digests) {
+            Ok(text) if is_blif(&full) => LibraryFile::Text { shown, text },
+            _ => LibraryFile::NotUtf8 { shown },
+        }
+    };
+    flow::handshake::synthesize(text, &opts, Some(&mut read))
+}

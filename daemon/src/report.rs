@@ -1,0 +1,88 @@
+//! What a build reports: the files it wrote or found up to date, each input's messages as
+//! typed diagnostics ([`Located`]: rendered only at the edge, by the CLI, a worker shim or
+//! an editor), the query counts and where the time went.
+
+use crate::counters::Snapshot;
+use compiler::diag::Located;
+use compiler::flow::OutputKind;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// The outcome of one build.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BuildReport {
+    pub files: Vec<OutputFile>,
+    /// Unchanged files left out of `files` (specs with `changed_only`).
+    pub unchanged_omitted: u64,
+    /// The messages of each input that has any, in input order.
+    pub diagnostics: Vec<FileReport>,
+    /// Query executions and persistent-cache hits caused by this build.
+    pub counts: Snapshot,
+    pub times: Times,
+}
+
+impl BuildReport {
+    /// Whether the build had no errors.
+    pub fn ok(&self) -> bool {
+        self.diagnostics.iter().all(|d| d.errors() == 0)
+    }
+
+    /// Every message, rendered (`path:line:col: severity: message`, source line, caret).
+    pub fn rendered(&self) -> String {
+        self.diagnostics.iter().map(FileReport::rendered).collect()
+    }
+
+    /// A report of a build that failed as a whole (e.g. its outputs could not be written).
+    pub fn failure(message: Located) -> BuildReport {
+        BuildReport {
+            diagnostics: vec![FileReport {
+                path: message.path.clone(),
+                messages: vec![message],
+            }],
+            ..BuildReport::default()
+        }
+    }
+}
+
+/// One output file of a build.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutputFile {
+    pub path: PathBuf,
+    pub kind: OutputKind,
+    /// SHA-256 of the file's bytes (specs with `digests`).
+    pub sha256: Option<[u8; 32]>,
+    /// False when the file already held these bytes.
+    pub written: bool,
+}
+
+/// The messages about one input: warnings about other files it uses, then its own
+/// diagnostics, then errors about other files.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileReport {
+    pub path: String,
+    pub messages: Vec<Located>,
+}
+
+impl FileReport {
+    pub fn errors(&self) -> usize {
+        self.messages.iter().filter(|m| m.is_error()).count()
+    }
+
+    pub fn rendered(&self) -> String {
+        self.messages.iter().map(Located::render).collect()
+    }
+}
+
+/// Where a build's time went.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Times {
+    pub total: Duration,
+    /// Reading inputs.
+    pub sync: Duration,
+    /// Running the flows (assembly included).
+    pub compute: Duration,
+    /// Hashing outputs (specs with `digests`).
+    pub hash: Duration,
+    /// Writing outputs (compare, temp file, rename).
+    pub write: Duration,
+}

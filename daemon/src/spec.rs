@@ -1,0 +1,207 @@
+//! What to build: a [`BuildSpec`] (the request, in plain Rust) and the [`Job`]s it expands
+//! to. This is the one place that turns a request into jobs: the daemon's incremental builds
+//! and one-shot builds in a process both start here.
+//!
+//! Output kinds and flows are the compiler's ([`compiler::flow`]): a job's outputs are the
+//! kinds the spec asks for among those its flow produces, or the flow's defaults.
+
+use crate::digests;
+pub use compiler::flow::{Flow, OutputKind, is_blif, is_mlir};
+use compiler::handshake::{Dialect, Naming};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// What to build (paths absolute, or relative to the process's directory). Inputs are
+/// `.mlir` / `.blif` files, or directories searched recursively for both (their tree is
+/// mirrored under `out_dir`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BuildSpec {
+    pub inputs: Vec<PathBuf>,
+    /// Output kinds; empty: each input's flow's defaults.
+    pub kinds: Vec<OutputKind>,
+    pub out_dir: PathBuf,
+    pub handshake: HandshakeSpec,
+    /// Known SHA-256 digests of input files (see [`crate::digests`]).
+    pub input_digests: digests::Given,
+    /// Fill in each output's SHA-256 in the report (hashing costs time on big outputs).
+    pub digests: bool,
+    /// List only the files this build wrote (the report counts the others).
+    pub changed_only: bool,
+}
+
+impl BuildSpec {
+    /// Whether two specs compute the same results (reporting options aside).
+    pub fn same_outputs(&self, other: &BuildSpec) -> bool {
+        self.inputs == other.inputs
+            && self.kinds == other.kinds
+            && self.out_dir == other.out_dir
+            && self.handshake == other.handshake
+    }
+
+    /// Whether a job of `flow` writes output `kind`.
+    pub fn wants(&self, flow: Flow, kind: OutputKind) -> bool {
+        match self.kinds.is_empty() {
+            true => flow.default_kinds().contains(&kind),
+            false => self.kinds.contains(&kind),
+        }
+    }
+}
+
+/// A request that cannot be turned into a spec.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SpecError {
+    #[error("unknown output kind `{0}`")]
+    Kind(String),
+    #[error("unknown synth dialect `{0}`")]
+    Dialect(String),
+    #[error("unknown naming `{0}`")]
+    Naming(String),
+    #[error("input digest of {0} is not a hex SHA-256")]
+    Digest(String),
+}
+
+/// Output kinds by name (`cmt2`, `rules-json`, ...).
+pub fn parse_kinds(names: &[String]) -> Result<Vec<OutputKind>, SpecError> {
+    names
+        .iter()
+        .map(|k| OutputKind::parse(k).ok_or_else(|| SpecError::Kind(k.clone())))
+        .collect()
+}
+
+const DIALECTS: [(&str, Dialect); 2] =
+    [("circt", Dialect::Circt), ("dynamatic", Dialect::Dynamatic)];
+const NAMINGS: [(&str, Naming); 2] = [("arg-names", Naming::ArgNames), ("in-out", Naming::InOut)];
+
+/// `circt` (also the default, empty) or `dynamatic`.
+pub fn parse_dialect(name: &str) -> Result<Dialect, SpecError> {
+    by_name(&DIALECTS, name).ok_or_else(|| SpecError::Dialect(name.to_string()))
+}
+
+pub fn dialect_name(d: Dialect) -> &'static str {
+    name_of(&DIALECTS, d)
+}
+
+/// `arg-names` (also the default, empty) or `in-out`.
+pub fn parse_naming(name: &str) -> Result<Naming, SpecError> {
+    by_name(&NAMINGS, name).ok_or_else(|| SpecError::Naming(name.to_string()))
+}
+
+pub fn naming_name(n: Naming) -> &'static str {
+    name_of(&NAMINGS, n)
+}
+
+/// The value named `name` in `table`; the empty name is the first entry (the default).
+fn by_name<T: Copy>(table: &[(&str, T)], name: &str) -> Option<T> {
+    match name {
+        "" => table.first().map(|e| e.1),
+        _ => table.iter().find(|e| e.0 == name).map(|e| e.1),
+    }
+}
+
+fn name_of<T: PartialEq>(table: &[(&'static str, T)], value: T) -> &'static str {
+    table.iter().find(|e| e.1 == value).map_or("", |e| e.0)
+}
+
+/// Options for Handshake inputs (absolute paths).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HandshakeSpec {
+    pub blif_lib: Option<PathBuf>,
+    pub path_table: Option<PathBuf>,
+    pub dialect: Dialect,
+    pub naming: Naming,
+}
+
+impl HandshakeSpec {
+    /// The flow's options, with the path table read (an unreadable table is an empty one).
+    pub fn options(&self) -> compiler::flow::handshake::Options {
+        compiler::flow::handshake::Options {
+            dialect: self.dialect,
+            naming: self.naming,
+            path_table: self.path_table.as_ref().map(|p| {
+                let text = crate::input::read(p)
+                    .ok()
+                    .and_then(|b| String::from_utf8(b).ok());
+                (p.display().to_string(), text.unwrap_or_default())
+            }),
+            limits: crate::input::limits(),
+        }
+    }
+}
+
+/// One source file of a build and where its outputs go (`<base>.<suffix>`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Job {
+    pub input: PathBuf,
+    pub base: PathBuf,
+}
+
+impl Job {
+    /// The job of one input file.
+    pub fn of_file(input: &Path, out_dir: &Path) -> Job {
+        let stem = input.file_stem().unwrap_or_default();
+        Job {
+            input: input.to_path_buf(),
+            base: out_dir.join(stem),
+        }
+    }
+
+    /// The path of output `kind`.
+    pub fn output(&self, kind: OutputKind) -> PathBuf {
+        let mut name = self.base.clone().into_os_string();
+        name.push(".");
+        name.push(kind.suffix());
+        PathBuf::from(name)
+    }
+
+    /// The name of the merged circuit of an APS input: its file stem.
+    pub fn stem(&self) -> String {
+        self.input
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    }
+}
+
+/// The jobs of every input of `spec`, in order (directories expanded, sorted).
+pub fn jobs(spec: &BuildSpec) -> Vec<Job> {
+    let mut out = Vec::new();
+    for input in &spec.inputs {
+        if input.is_dir() {
+            out.extend(dir_jobs(input, &spec.out_dir));
+        } else {
+            out.push(Job::of_file(input, &spec.out_dir));
+        }
+    }
+    out
+}
+
+/// The jobs of the `.mlir`/`.blif` files below `dir`, sorted by input path, with the tree
+/// mirrored under `out_dir`.
+pub fn dir_jobs(dir: &Path, out_dir: &Path) -> Vec<Job> {
+    let mut found = Vec::new();
+    walk(dir, &mut found);
+    found.sort();
+    found
+        .into_iter()
+        .map(|f| {
+            let rel = f.strip_prefix(dir).unwrap_or(&f).with_extension("");
+            Job {
+                base: out_dir.join(rel),
+                input: f,
+            }
+        })
+        .collect()
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(rd) = fs::read_dir(dir) else { return };
+    for e in rd.flatten() {
+        let p = e.path();
+        let Ok(t) = e.file_type() else { continue };
+        if t.is_dir() {
+            walk(&p, out);
+        } else if is_blif(&p) || is_mlir(&p) {
+            out.push(p);
+        }
+    }
+}
