@@ -13,7 +13,9 @@ $kiln build examples/aps/flow_burst_add.mlir --out-dir out
 cat > out/flow_burst_add.mem.json <<'JSON'
 [{"addr":4096,"i32":[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16]},{"addr":8192,"i32":[101,102,103,104,105,106,107,108,109,110,111,112,113,114,115,116]}]
 JSON
-for engine in tor rules; do
+# cmt2: the rule simulator on the circuit read back from the emitted .cmt2.mlir.
+$kiln parse out/flow_burst_add.cmt2.mlir
+for engine in tor rules cmt2; do
   $kiln sim examples/aps/flow_burst_add.mlir --func flow_burst_add --engine $engine \
     --rs1 4096 --rs2 8192 --cpu-mem out/flow_burst_add.mem.json --json
 done
