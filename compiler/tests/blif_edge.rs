@@ -4,6 +4,8 @@
 
 mod common;
 
+use common::truth;
+
 use compiler::aig::{self, Aig, Lit, Lowered};
 use compiler::blif::{self, Init};
 use compiler::diag::LineIndex;
@@ -33,17 +35,6 @@ fn error(text: &str) -> String {
         Ok(_) => panic!("expected an error for:\n{text}"),
         Err(d) => d.render("t.blif", text),
     }
-}
-
-/// Output values for every input assignment (input 0 = least significant bit).
-fn truth(g: &Aig) -> Vec<Vec<bool>> {
-    let n = g.inputs().len();
-    (0..1u32 << n)
-        .map(|m| {
-            let ins: Vec<bool> = (0..n).map(|i| m >> i & 1 == 1).collect();
-            g.eval(&ins, &vec![false; g.latches().len()]).0
-        })
-        .collect()
 }
 
 fn column(g: &Aig, out: usize) -> Vec<bool> {

@@ -2,6 +2,9 @@
 //! lowering model by model with flattened children (what the daemon caches per model), and
 //! deep chains whose levels carry logic — linear in the flattened size, without recursion.
 
+mod common;
+
+use common::truth;
 use compiler::aig::{self, Aig};
 use compiler::blif;
 use std::collections::BTreeMap;
@@ -29,16 +32,6 @@ fn model_by_model(text: &str) -> Aig {
         left = wait;
     }
     done.remove(&parsed.file.models[0].name).unwrap()
-}
-
-fn truth(g: &Aig) -> Vec<Vec<bool>> {
-    let n = g.inputs().len();
-    (0..1u32 << n)
-        .map(|m| {
-            let ins: Vec<bool> = (0..n).map(|i| m >> i & 1 == 1).collect();
-            g.eval(&ins, &vec![false; g.latches().len()]).0
-        })
-        .collect()
 }
 
 /// `n` models; model `i` instantiates model `i + 1` and ANDs its output with input `a`

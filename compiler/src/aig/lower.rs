@@ -163,12 +163,7 @@ fn lower_box(
 ) -> Result<(BoxModel, Vec<Diagnostic>, Vec<String>), Diagnostic> {
     let lookup = |name: &str| index.get(name).map(|&i| Child::Boxed(&boxes[i]));
     let mut l = Lowerer::run(model, &lookup)?;
-    let warnings = l.undriven_warnings();
-    let undriven = l
-        .undriven
-        .iter()
-        .map(|&n| model.nets[n as usize].to_string())
-        .collect();
+    let (warnings, undriven) = l.undriven_report();
     let n_in = model.inputs.len();
     let n_out = model.outputs.len();
     let mut subs = Vec::with_capacity(model.subckts.len());
@@ -363,12 +358,7 @@ struct Lowerer<'m, 'c> {
 pub fn lower_model(model: &Model, children: &BTreeMap<String, Aig>) -> Result<Lowered, Diagnostic> {
     let lookup = |name: &str| children.get(name).map(Child::Flat);
     let l = Lowerer::run(model, &lookup)?;
-    let warnings = l.undriven_warnings();
-    let undriven = l
-        .undriven
-        .iter()
-        .map(|&n| model.nets[n as usize].to_string())
-        .collect();
+    let (warnings, undriven) = l.undriven_report();
     let Lowerer { g, .. } = l;
     let mut aig = g.into_cleanup();
     if !model.subckts.is_empty() {
@@ -843,6 +833,16 @@ impl<'m, 'c> Lowerer<'m, 'c> {
             Driver::SubOut { inst, .. } => self.instances[inst as usize].span,
             _ => self.first_mention(net).unwrap_or(self.model.span),
         }
+    }
+
+    /// The undriven nets: their warnings and their names.
+    fn undriven_report(&self) -> (Vec<Diagnostic>, Vec<String>) {
+        let names = self
+            .undriven
+            .iter()
+            .map(|&n| self.name(n).to_string())
+            .collect();
+        (self.undriven_warnings(), names)
     }
 
     fn undriven_warnings(&self) -> Vec<Diagnostic> {

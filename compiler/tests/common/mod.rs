@@ -132,3 +132,15 @@ pub fn rule(name: &str, b: compiler::rules::BodyBuilder) -> compiler::rules::Rul
         body: b.stmts,
     }
 }
+
+/// Output values of `g` for every input assignment (input 0 = least significant bit), latches
+/// at 0.
+pub fn truth(g: &compiler::aig::Aig) -> Vec<Vec<bool>> {
+    let n = g.inputs().len();
+    (0..1u32 << n)
+        .map(|m| {
+            let ins: Vec<bool> = (0..n).map(|i| m >> i & 1 == 1).collect();
+            g.eval(&ins, &vec![false; g.latches().len()]).0
+        })
+        .collect()
+}
