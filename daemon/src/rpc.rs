@@ -104,7 +104,7 @@ impl Events {
         let event = proto::WatchEvent {
             seq: event.seq,
             changed: event.changed.iter().map(|p| display(p)).collect(),
-            build: Some(report_to_proto(&event.report)),
+            build: Some(report_to_proto(event.report)),
         };
         self.tx.blocking_send(Ok(event)).is_ok()
     }
@@ -121,10 +121,17 @@ pub(crate) async fn serve<S: Service>(
     stop: impl std::future::Future<Output = ()>,
 ) -> Result<(), tonic::transport::Error> {
     tonic::transport::Server::builder()
+        .initial_stream_window_size(WINDOW)
+        .initial_connection_window_size(WINDOW)
         .add_service(KilnServer::new(Adapter(service)))
         .serve_with_incoming_shutdown(UnixListenerStream::new(listener), stop)
         .await
 }
+
+/// HTTP/2 flow-control window of both ends. The peers share a machine, so a reply (a
+/// library's diagnostics can be hundreds of KB) goes in one write instead of waiting for
+/// a window update every 64 KiB.
+const WINDOW: u32 = 8 << 20;
 
 struct Adapter<S>(Arc<S>);
 
@@ -169,7 +176,7 @@ impl<S: Service> Kiln for Adapter<S> {
     ) -> Result<Response<proto::BuildReply>, Status> {
         let spec = spec_from_proto(req.get_ref()).map_err(invalid)?;
         let report = self.blocking(move |s| s.build(&spec)).await?;
-        Ok(Response::new(report_to_proto(&report)))
+        Ok(Response::new(report_to_proto(report)))
     }
 
     type WatchStream = ReceiverStream<Result<proto::WatchEvent, Status>>;
@@ -241,6 +248,8 @@ impl Client {
         let endpoint = Endpoint::from_shared(format!("unix://{}", socket.display())).ok()?;
         let channel = endpoint
             .connect_timeout(Duration::from_secs(2))
+            .initial_stream_window_size(WINDOW)
+            .initial_connection_window_size(WINDOW)
             .connect()
             .await
             .ok()?;
@@ -266,7 +275,7 @@ impl Client {
 
     pub async fn build(&mut self, spec: &BuildSpec) -> Result<BuildReport, RpcError> {
         let reply = self.0.build(spec_to_proto(spec)).await?.into_inner();
-        Ok(report_from_proto(&reply))
+        Ok(report_from_proto(reply))
     }
 
     /// Build, then rebuild on every change: one event per build, until dropped.
@@ -281,7 +290,7 @@ impl Client {
             Ok(WatchEvent {
                 seq: e.seq,
                 changed: e.changed.iter().map(PathBuf::from).collect(),
-                report: e.build.as_ref().map(report_from_proto).unwrap_or_default(),
+                report: e.build.map(report_from_proto).unwrap_or_default(),
             })
         }))
     }
@@ -395,8 +404,9 @@ fn counts_from_proto(counts: &[proto::QueryCount]) -> Snapshot {
         .collect()
 }
 
-fn report_to_proto(r: &BuildReport) -> proto::BuildReply {
+fn report_to_proto(r: BuildReport) -> proto::BuildReply {
     let us = |d: Duration| d.as_micros() as u64;
+    let ok = r.ok();
     proto::BuildReply {
         files: r
             .files
@@ -410,14 +420,18 @@ fn report_to_proto(r: &BuildReport) -> proto::BuildReply {
             .collect(),
         diagnostics: r
             .diagnostics
-            .iter()
+            .into_iter()
             .map(|d| proto::FileDiagnostics {
-                path: d.path.clone(),
                 errors: d.errors() as u32,
-                messages: d.messages.iter().map(message_to_proto).collect(),
+                messages: d
+                    .messages
+                    .into_iter()
+                    .map(|m| message_to_proto(m, &d.path))
+                    .collect(),
+                path: d.path,
             })
             .collect(),
-        ok: r.ok(),
+        ok,
         counts: counts_to_proto(&r.counts),
         duration_us: us(r.times.total),
         sync_us: us(r.times.sync),
@@ -428,7 +442,7 @@ fn report_to_proto(r: &BuildReport) -> proto::BuildReply {
     }
 }
 
-fn report_from_proto(r: &proto::BuildReply) -> BuildReport {
+fn report_from_proto(r: proto::BuildReply) -> BuildReport {
     let us = Duration::from_micros;
     BuildReport {
         files: r
@@ -446,10 +460,14 @@ fn report_from_proto(r: &proto::BuildReply) -> BuildReport {
         unchanged_omitted: r.unchanged_omitted,
         diagnostics: r
             .diagnostics
-            .iter()
+            .into_iter()
             .map(|d| FileReport {
-                path: d.path.clone(),
-                messages: d.messages.iter().map(message_from_proto).collect(),
+                messages: d
+                    .messages
+                    .into_iter()
+                    .map(|m| message_from_proto(m, &d.path))
+                    .collect(),
+                path: d.path,
             })
             .collect(),
         counts: counts_from_proto(&r.counts),
@@ -463,43 +481,61 @@ fn report_from_proto(r: &proto::BuildReply) -> BuildReport {
     }
 }
 
-fn message_to_proto(m: &Located) -> proto::Message {
+/// A message of the file `file`: its path travels only when it is another file's (a
+/// library unit's), which keeps a report of many messages small.
+fn message_to_proto(m: Located, file: &str) -> proto::Message {
     proto::Message {
-        path: m.path.clone(),
+        path: if m.path == file {
+            String::new()
+        } else {
+            m.path
+        },
         severity: m.severity.as_str().to_string(),
-        message: m.message.clone(),
-        notes: m.notes.clone(),
-        at: m.at.as_ref().map(|a| proto::Position {
+        message: m.message,
+        notes: m.notes,
+        at: m.at.map(|a| proto::Position {
             line: a.line as u64,
             col: a.col as u64,
             byte_col: a.byte_col as u64,
             len: a.len as u64,
-            line_text: a.line_text.clone(),
+            line_text: a.line_text,
         }),
-        related: m.related.iter().map(message_to_proto).collect(),
+        related: m
+            .related
+            .into_iter()
+            .map(|r| message_to_proto(r, file))
+            .collect(),
     }
 }
 
-fn message_from_proto(m: &proto::Message) -> Located {
+fn message_from_proto(m: proto::Message, file: &str) -> Located {
     let severity = match m.severity.as_str() {
         "warning" => Severity::Warning,
         "note" => Severity::Note,
         _ => Severity::Error,
     };
     Located {
-        path: m.path.clone(),
+        path: if m.path.is_empty() {
+            file.to_string()
+        } else {
+            m.path
+        },
         severity,
-        message: m.message.clone(),
-        notes: m.notes.clone(),
-        at: m.at.as_ref().map(|a| {
+        message: m.message,
+        notes: m.notes,
+        at: m.at.map(|a| {
             Box::new(At {
                 line: a.line as usize,
                 col: a.col as usize,
                 byte_col: a.byte_col as usize,
                 len: a.len as usize,
-                line_text: a.line_text.clone(),
+                line_text: a.line_text,
             })
         }),
-        related: m.related.iter().map(message_from_proto).collect(),
+        related: m
+            .related
+            .into_iter()
+            .map(|r| message_from_proto(r, file))
+            .collect(),
     }
 }
