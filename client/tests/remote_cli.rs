@@ -49,7 +49,12 @@ fn blackhole() -> u16 {
 fn an_unavailable_cache_is_one_warning_and_the_build_succeeds() {
     let dir = tempfile::tempdir().unwrap();
     let reference = dir.path().join("ref");
-    cli::ok(cli::kiln().args(["build", "--no-daemon", "--out-dir"]).arg(&reference).arg(cli::example()));
+    cli::ok(
+        cli::kiln()
+            .args(["build", "--no-daemon", "--out-dir"])
+            .arg(&reference)
+            .arg(cli::example()),
+    );
     let hole = blackhole();
     let plain = TcpListener::bind("127.0.0.1:0").unwrap(); // accepts, never speaks TLS
     let plain = plain.local_addr().unwrap().port();
@@ -71,7 +76,10 @@ fn an_unavailable_cache_is_one_warning_and_the_build_succeeds() {
                 .arg("--out-dir")
                 .arg(&out)
                 .arg(cli::example())
-                .env("KILN_REMOTE_HEADER", format!("Authorization=Bearer {TOKEN}"))
+                .env(
+                    "KILN_REMOTE_HEADER",
+                    format!("Authorization=Bearer {TOKEN}"),
+                )
                 .env_remove("RUST_LOG");
             if !log.is_empty() {
                 cmd.env("RUST_LOG", log);
@@ -79,15 +87,25 @@ fn an_unavailable_cache_is_one_warning_and_the_build_succeeds() {
             let t = Instant::now();
             let o = cli::ok(&mut cmd);
             let err = stderr(&o);
-            eprintln!("{url} (RUST_LOG={log:?}): {:?}, {} stderr lines", t.elapsed(), err.lines().count());
+            eprintln!(
+                "{url} (RUST_LOG={log:?}): {:?}, {} stderr lines",
+                t.elapsed(),
+                err.lines().count()
+            );
             assert!(!err.contains(TOKEN), "{url}: the token was printed");
             assert_eq!(files(&out), files(&reference), "{url}: outputs differ");
             if log.is_empty() {
-                let warnings: Vec<&str> =
-                    err.lines().filter(|l| l.starts_with("kiln: warning:")).collect();
+                let warnings: Vec<&str> = err
+                    .lines()
+                    .filter(|l| l.starts_with("kiln: warning:"))
+                    .collect();
                 assert_eq!(warnings.len(), 1, "{url}:\n{err}");
                 assert!(warnings[0].contains(url.as_str()), "{}", warnings[0]);
-                assert_eq!(err.lines().count(), 2, "one warning and the cache summary:\n{err}");
+                assert_eq!(
+                    err.lines().count(),
+                    2,
+                    "one warning and the cache summary:\n{err}"
+                );
             }
         }
     }
@@ -111,25 +129,59 @@ fn wrong_remote_settings_are_usage_errors_quoting_no_secret() {
     let missing = dir.path().join("missing-ca.pem");
     let missing = missing.to_str().unwrap();
     for (args, says) in [
-        (vec!["--remote-cache", "https://127.0.0.1:1", "--remote-header", &bearer], "NAME=VALUE"),
-        (vec!["--remote-cache", "https://127.0.0.1:1", "--remote-header", &bad_value], "`x-key`"),
+        (
+            vec![
+                "--remote-cache",
+                "https://127.0.0.1:1",
+                "--remote-header",
+                &bearer,
+            ],
+            "NAME=VALUE",
+        ),
+        (
+            vec![
+                "--remote-cache",
+                "https://127.0.0.1:1",
+                "--remote-header",
+                &bad_value,
+            ],
+            "`x-key`",
+        ),
         (vec!["--remote-cache", &in_url], "--remote-header"),
-        (vec!["--remote-cache", "https://127.0.0.1:1", "--remote-ca", missing], missing),
-        (vec!["--remote-cache", "http://127.0.0.1:1", "--remote-ca", "/dev/null"], "/dev/null"),
+        (
+            vec![
+                "--remote-cache",
+                "https://127.0.0.1:1",
+                "--remote-ca",
+                missing,
+            ],
+            missing,
+        ),
+        (
+            vec![
+                "--remote-cache",
+                "http://127.0.0.1:1",
+                "--remote-ca",
+                "/dev/null",
+            ],
+            "/dev/null",
+        ),
         (vec!["--remote-cache", "ftp://127.0.0.1:1"], "grpc[s]://"),
     ] {
         let o = build(&args);
         let err = stderr(&o);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
         assert!(err.contains(says), "{args:?}: {err}");
-        assert!(!err.contains(TOKEN), "{args:?}: the token was printed: {err}");
+        assert!(
+            !err.contains(TOKEN),
+            "{args:?}: the token was printed: {err}"
+        );
     }
     // `--help` names the environment variable but hides its value.
-    let o = cli::ok(
-        cli::kiln()
-            .args(["build", "--help"])
-            .env("KILN_REMOTE_HEADER", format!("Authorization=Bearer {TOKEN}")),
-    );
+    let o = cli::ok(cli::kiln().args(["build", "--help"]).env(
+        "KILN_REMOTE_HEADER",
+        format!("Authorization=Bearer {TOKEN}"),
+    ));
     let help = String::from_utf8_lossy(&o.stdout);
     assert!(help.contains("KILN_REMOTE_HEADER"), "{help}");
     assert!(!help.contains(TOKEN), "{help}");

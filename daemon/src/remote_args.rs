@@ -24,7 +24,12 @@ pub struct RemoteOptionArgs {
     /// Remote cache tier behind the local cache: `http[s]://HOST[:PORT][/PREFIX]` (Bazel
     /// HTTP cache protocol) or `grpc[s]://HOST[:PORT][/INSTANCE]` (REAPI); `https` and
     /// `grpcs` use TLS.
-    #[arg(long, env = "KILN_REMOTE_CACHE", value_name = "URL", hide_env_values = true)]
+    #[arg(
+        long,
+        env = "KILN_REMOTE_CACHE",
+        value_name = "URL",
+        hide_env_values = true
+    )]
     pub remote_cache: Option<String>,
     /// Deadline of one remote cache operation (lookup + download, or upload), in seconds
     /// [default: 5]; the first time-out switches the tier off for the build.

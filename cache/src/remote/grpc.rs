@@ -106,7 +106,10 @@ impl GrpcCache {
         };
         let mut client = ActionCacheClient::new(self.channel.clone());
         match self
-            .answer("GetActionResult", client.get_action_result(self.request(req)))
+            .answer(
+                "GetActionResult",
+                client.get_action_result(self.request(req)),
+            )
             .await?
         {
             Ok(r) => Ok(Some(r.into_inner())),
@@ -122,10 +125,13 @@ impl GrpcCache {
             action_result: Some(ar),
         };
         let mut client = ActionCacheClient::new(self.channel.clone());
-        self.answer("UpdateActionResult", client.update_action_result(self.request(req)))
-            .await?
-            .map(|_| ())
-            .map_err(|s| transport("UpdateActionResult", &s))
+        self.answer(
+            "UpdateActionResult",
+            client.update_action_result(self.request(req)),
+        )
+        .await?
+        .map(|_| ())
+        .map_err(|s| transport("UpdateActionResult", &s))
     }
 
     pub async fn read_blob(&self, d: Digest) -> Result<Option<Vec<u8>>, Fault> {
@@ -212,7 +218,10 @@ impl GrpcCache {
             read_limit: 0,
         };
         let mut client = ByteStreamClient::new(self.channel.clone());
-        let mut stream = match self.answer("ByteStream.Read", client.read(self.request(req))).await? {
+        let mut stream = match self
+            .answer("ByteStream.Read", client.read(self.request(req)))
+            .await?
+        {
             Ok(s) => s.into_inner(),
             Err(s) if s.code() == Code::NotFound => return Ok(None),
             Err(s) => return Err(transport("ByteStream.Read", &s)),
@@ -277,7 +286,10 @@ impl GrpcCache {
                 };
                 let mut client = CapabilitiesClient::new(self.channel.clone());
                 let announced = self
-                    .answer("GetCapabilities", client.get_capabilities(self.request(req)))
+                    .answer(
+                        "GetCapabilities",
+                        client.get_capabilities(self.request(req)),
+                    )
                     .await
                     .ok()
                     .and_then(Result::ok)

@@ -35,7 +35,10 @@ pub fn parse(spec: &str) -> Result<(HeaderName, HeaderValue), String> {
     // Printable ASCII only: valid both as an HTTP header and as gRPC ASCII metadata.
     let value = value.trim();
     let bad = || format!("remote header `{name}`: the value must be printable ASCII on one line");
-    if !value.bytes().all(|b| b == b'\t' || (b' '..=b'~').contains(&b)) {
+    if !value
+        .bytes()
+        .all(|b| b == b'\t' || (b' '..=b'~').contains(&b))
+    {
         return Err(bad());
     }
     let mut value = HeaderValue::from_str(value).map_err(|_| bad())?;

@@ -346,7 +346,8 @@ impl Backend {
 }
 
 /// The URL forms [`Remote::connect`] takes.
-pub const URL_FORMS: &str = "http[s]://HOST[:PORT][/PREFIX] (Bazel HTTP cache) or grpc[s]://HOST[:PORT][/INSTANCE] (REAPI)";
+pub const URL_FORMS: &str =
+    "http[s]://HOST[:PORT][/PREFIX] (Bazel HTTP cache) or grpc[s]://HOST[:PORT][/INSTANCE] (REAPI)";
 
 /// A connection to a remote cache (`http[s]://host:port[/prefix]` or
 /// `grpc[s]://host:port[/instance]`).

@@ -78,13 +78,12 @@ pub fn connector(
         Security::Plain => RootCertStore::empty(),
         Security::Tls { ca_pem } => roots(ca_pem)?,
     };
-    let config = ClientConfig::builder_with_provider(Arc::new(
-        rustls::crypto::ring::default_provider(),
-    ))
-    .with_safe_default_protocol_versions()
-    .map_err(|e| format!("TLS configuration: {e}"))?
-    .with_root_certificates(roots)
-    .with_no_client_auth();
+    let config =
+        ClientConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
+            .with_safe_default_protocol_versions()
+            .map_err(|e| format!("TLS configuration: {e}"))?
+            .with_root_certificates(roots)
+            .with_no_client_auth();
     let builder = HttpsConnectorBuilder::new().with_tls_config(config);
     let builder = match security {
         Security::Plain => builder.https_or_http(),

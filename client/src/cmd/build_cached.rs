@@ -11,8 +11,8 @@ use crate::daemon_client;
 use crate::io::Failure;
 use kiln_daemon::build::Builder;
 use std::path::PathBuf;
-use tracing_subscriber::fmt::format::{self, FormatEvent, FormatFields};
 use tracing_subscriber::fmt::FmtContext;
+use tracing_subscriber::fmt::format::{self, FormatEvent, FormatFields};
 use tracing_subscriber::registry::LookupSpan;
 
 /// The remote cache options of `kiln build` (`--remote-cache URL` builds through the cached
