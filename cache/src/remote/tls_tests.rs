@@ -78,8 +78,9 @@ struct Server {
     _rt: tokio::runtime::Runtime,
 }
 
-/// Accept TLS connections (certificate for 127.0.0.1, ALPN `alpn`) and hand each to `serve`.
-fn start<F, Fut>(alpn: &[u8], serve: F) -> Server
+/// Accept TLS connections (certificate for 127.0.0.1, ALPN `alpn`) and hand each to `serve`,
+/// which counts in `refused` and `served`.
+fn start<F, Fut>(alpn: &[u8], (refused, served): Counters, serve: F) -> Server
 where
     F: Fn(tokio_rustls::server::TlsStream<tokio::net::TcpStream>) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = ()> + Send + 'static,
@@ -119,11 +120,14 @@ where
     Server {
         addr,
         cert_pem: cert.cert.pem(),
-        refused: Arc::default(),
-        served: Arc::default(),
+        refused,
+        served,
         _rt: rt,
     }
 }
+
+/// Requests refused, requests served.
+type Counters = (Arc<AtomicU64>, Arc<AtomicU64>);
 
 fn authorized(value: Option<&[u8]>) -> bool {
     value == Some(format!("Bearer {TOKEN}").as_bytes())
@@ -134,9 +138,9 @@ type Objects = Arc<Mutex<BTreeMap<String, Vec<u8>>>>;
 /// A Bazel HTTP cache over HTTPS (GET/PUT of `/ac/…` and `/cas/…`) behind the token.
 fn https_cache() -> Server {
     let objects: Objects = Arc::default();
-    let (refused, served) = (Arc::new(AtomicU64::new(0)), Arc::new(AtomicU64::new(0)));
-    let (r, s) = (refused.clone(), served.clone());
-    let server = start(b"http/1.1", move |tls| {
+    let counters: Counters = Default::default();
+    let (r, s) = counters.clone();
+    start(b"http/1.1", counters, move |tls| {
         let (objects, r, s) = (objects.clone(), r.clone(), s.clone());
         async move {
             let service = hyper::service::service_fn(move |req: Request<Incoming>| {
@@ -169,12 +173,7 @@ fn https_cache() -> Server {
                 .serve_connection(TokioIo::new(tls), service)
                 .await;
         }
-    });
-    Server {
-        refused,
-        served,
-        ..server
-    }
+    })
 }
 
 /// An in-memory REAPI action cache and CAS.
@@ -277,8 +276,8 @@ impl ContentAddressableStorage for Reapi {
 
 /// A REAPI cache over gRPC with TLS behind the token.
 fn grpcs_cache() -> Server {
-    let (refused, served) = (Arc::new(AtomicU64::new(0)), Arc::new(AtomicU64::new(0)));
-    let (r, s) = (refused.clone(), served.clone());
+    let counters: Counters = Default::default();
+    let (r, s) = counters.clone();
     let check = move |req: tonic::Request<()>| {
         let auth = req.metadata().get("authorization").map(|v| v.as_bytes());
         if authorized(auth) {
@@ -297,7 +296,7 @@ fn grpcs_cache() -> Server {
     .add_service(ContentAddressableStorageServer::with_interceptor(
         reapi, check,
     ));
-    let server = start(b"h2", move |tls| {
+    start(b"h2", counters, move |tls| {
         let routes = routes.clone();
         async move {
             let service = hyper_util::service::TowerToHyperService::new(routes);
@@ -305,12 +304,7 @@ fn grpcs_cache() -> Server {
                 .serve_connection(TokioIo::new(tls), service)
                 .await;
         }
-    });
-    Server {
-        refused,
-        served,
-        ..server
-    }
+    })
 }
 
 fn key(i: u32) -> Key {
