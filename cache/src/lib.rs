@@ -13,7 +13,7 @@
 //! A store may have a [`remote::Remote`] tier (Bazel HTTP cache or REAPI gRPC): a local
 //! miss asks the remote, and a verified remote hit is written to the local store; every
 //! local write is also uploaded. Remote faults (unreachable server, poisoned blob) are
-//! misses, logged and counted.
+//! misses, counted; a poisoned blob is logged, an outage once (by the tier).
 //!
 //! Architecture invariant: the cache knows nothing about compiler types; it stores serde
 //! values under opaque digests.
@@ -321,9 +321,9 @@ impl Store {
                 self.inner.remote_rejected.fetch_add(1, Ordering::Relaxed);
                 tracing::warn!(key = %key.to_hex(), url = remote.url(), %why, "remote cache entry rejected; treating as a miss");
             }
-            remote::Fault::Transport(why) | remote::Fault::TimedOut(why) => {
+            // The tier itself reports an outage, once (see `remote::Remote`).
+            remote::Fault::Transport(_) | remote::Fault::TimedOut(_) | remote::Fault::Off => {
                 self.inner.remote_errors.fetch_add(1, Ordering::Relaxed);
-                tracing::warn!(key = %key.to_hex(), url = remote.url(), %why, "remote cache unavailable");
             }
         }
     }

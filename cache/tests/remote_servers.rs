@@ -1,14 +1,18 @@
 //! The remote tier against real servers, named by environment variables:
 //! `KILN_TEST_REMOTE_HTTP` (e.g. nginx with WebDAV PUT) and `KILN_TEST_REMOTE_GRPC`
-//! (e.g. BuildGrid). `scripts/bazel_test.sh` starts both on loopback and runs these tests
-//! with `--ignored`; without the variables they fail rather than pass vacuously.
+//! (e.g. BuildGrid), with `KILN_TEST_REMOTE_CA` (a PEM file) and `KILN_TEST_REMOTE_HEADER`
+//! (`NAME=VALUE`) for servers behind TLS and authentication. `scripts/bazel_test.sh` starts
+//! them on loopback and runs these tests with `--ignored`; without the variables they fail
+//! rather than pass vacuously.
 //!
 //! Each test writes entries through a store with an empty local directory A (uploading
 //! them), then reads them through a second store with an empty directory B: every lookup
 //! must be a remote hit with equal values, including one entry larger than a REAPI batch
 //! (ByteStream over gRPC).
 
-use kiln_cache::{Key, Store, remote::Remote};
+use kiln_cache::remote::{Options, Remote, headers};
+use kiln_cache::{Key, Store};
+use std::sync::Arc;
 
 fn server(var: &str) -> String {
     std::env::var(var).unwrap_or_else(|_| panic!("{var} must name a running server"))
@@ -27,12 +31,23 @@ fn bytes(seed: u64, n: usize) -> Vec<u8> {
         .collect()
 }
 
+/// Default options with the CA and header the environment names, if any.
+fn options() -> Options {
+    let ca = std::env::var_os("KILN_TEST_REMOTE_CA").map(|p| std::fs::read(p).unwrap());
+    let header = std::env::var("KILN_TEST_REMOTE_HEADER").ok();
+    Options {
+        ca_pem: ca.map(Arc::from),
+        headers: headers::parse_all(header.as_deref()).unwrap(),
+        ..Options::default()
+    }
+}
+
 fn round_trip(url: &str) {
     let dir = tempfile::tempdir().unwrap();
     let open = |name: &str| {
         Store::open(dir.path().join(name), u64::MAX)
             .unwrap()
-            .with_remote(Remote::connect(url).unwrap())
+            .with_remote(Remote::connect_with(url, options()).unwrap())
     };
     // A unique build id per run: the server may hold entries from earlier runs.
     let run = format!(

@@ -1,53 +1,174 @@
-//! The remote cache tier's options on the command line (shared by `kiln daemon` and
-//! `kiln build --remote-cache`), each also read from the environment so an auto-started
-//! daemon inherits them.
+//! The remote cache tier's settings. [`RemoteOptionArgs`] are its flags (shared by
+//! `kiln daemon` and `kiln build --remote-cache`), each also read from the environment so
+//! an auto-started daemon inherits them; [`RemoteSettings`] is the same settings as plain
+//! data, which any source can fill (a `[remote]` table of `kiln.toml`) and
+//! [`RemoteSettings::over`] layers; [`RemoteSettings::options`] checks them into the tier's
+//! [`Options`].
+//!
+//! Header values are credentials: [`RemoteSettings`]'s `Debug` shows header names only, the
+//! environment's values are hidden from `--help`, and no error quotes a value.
 
-use kiln_cache::remote::Options;
 use kiln_cache::remote::sign::SigningKey;
+use kiln_cache::remote::{Options, headers, tls};
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
-#[derive(clap::Args, Debug, Clone)]
+/// Default deadline of one remote operation, in seconds.
+pub const DEFAULT_TIMEOUT_SECS: f64 = 5.0;
+/// Largest `--remote-ca` file read.
+const MAX_CA_BYTES: u64 = 1 << 20;
+
+#[derive(clap::Args, Debug, Clone, Default)]
 pub struct RemoteOptionArgs {
-    /// Deadline of one remote cache operation (lookup + download, or upload), in seconds;
-    /// the first time-out switches the tier off for the build.
+    /// Remote cache tier behind the local cache: `http[s]://HOST[:PORT][/PREFIX]` (Bazel
+    /// HTTP cache protocol) or `grpc[s]://HOST[:PORT][/INSTANCE]` (REAPI); `https` and
+    /// `grpcs` use TLS.
     #[arg(
         long,
-        env = "KILN_REMOTE_TIMEOUT",
-        value_name = "SECS",
-        default_value_t = 5.0
+        env = "KILN_REMOTE_CACHE",
+        value_name = "URL",
+        hide_env_values = true
     )]
-    pub remote_timeout: f64,
-    /// Upload computed entries to the remote cache (`--remote-upload=false`: read-only).
+    pub remote_cache: Option<String>,
+    /// Deadline of one remote cache operation (lookup + download, or upload), in seconds
+    /// [default: 5]; the first time-out switches the tier off for the build.
+    #[arg(long, env = "KILN_REMOTE_TIMEOUT", value_name = "SECS")]
+    pub remote_timeout: Option<f64>,
+    /// Upload computed entries to the remote cache [default: true] (`--remote-upload=false`:
+    /// read-only).
     #[arg(
         long,
         env = "KILN_REMOTE_UPLOAD",
         value_name = "BOOL",
-        default_value_t = true,
         num_args = 0..=1,
         default_missing_value = "true",
         action = clap::ArgAction::Set
     )]
-    pub remote_upload: bool,
+    pub remote_upload: Option<bool>,
     /// File holding the key for signed remote entries (HMAC-SHA-256; `$KILN_REMOTE_HMAC_KEY`
     /// gives the key itself): uploads are signed, and entries whose signature does not
     /// verify are rejected and recomputed.
     #[arg(long, env = "KILN_REMOTE_HMAC_KEY_FILE", value_name = "FILE")]
     pub remote_hmac_key_file: Option<PathBuf>,
+    /// PEM file of the certificate authorities trusted for an `https://` or `grpcs://` cache,
+    /// instead of the system's roots.
+    #[arg(long, env = "KILN_REMOTE_CA", value_name = "FILE")]
+    pub remote_ca: Option<PathBuf>,
+    /// Header sent with every remote cache request (HTTP header, gRPC metadata), e.g.
+    /// `Authorization=Bearer TOKEN`; repeatable, like Bazel's `--remote_header`.
+    /// `$KILN_REMOTE_HEADER` holds one or more, one per line. Values are never logged.
+    #[arg(
+        long,
+        env = "KILN_REMOTE_HEADER",
+        value_name = "NAME=VALUE",
+        value_delimiter = '\n',
+        hide_env_values = true
+    )]
+    pub remote_header: Vec<String>,
 }
 
 impl RemoteOptionArgs {
-    /// The tier's options (the action-result cap is the process's `max_remote_body` limit).
+    /// The settings these flags (and environment variables) give.
+    pub fn settings(&self) -> RemoteSettings {
+        RemoteSettings {
+            url: self.remote_cache.clone(),
+            timeout: self.remote_timeout,
+            upload: self.remote_upload,
+            hmac_key_file: self.remote_hmac_key_file.clone(),
+            ca: self.remote_ca.clone(),
+            headers: self
+                .remote_header
+                .iter()
+                .filter(|h| !h.trim().is_empty())
+                .cloned()
+                .collect(),
+        }
+    }
+
+    /// The tier's URL, if one is given.
+    pub fn url(&self) -> Option<&str> {
+        self.remote_cache.as_deref().filter(|u| !u.is_empty())
+    }
+}
+
+/// The remote tier's settings, from any source; `None` (or no headers) says nothing.
+#[derive(Clone, Default, PartialEq)]
+pub struct RemoteSettings {
+    /// `http[s]://…` or `grpc[s]://…`.
+    pub url: Option<String>,
+    /// Deadline of one operation, in seconds.
+    pub timeout: Option<f64>,
+    /// Upload computed entries.
+    pub upload: Option<bool>,
+    /// File holding the signing key.
+    pub hmac_key_file: Option<PathBuf>,
+    /// PEM file of the trusted certificate authorities (instead of the system's).
+    pub ca: Option<PathBuf>,
+    /// `NAME=VALUE` each, in order.
+    pub headers: Vec<String>,
+}
+
+impl std::fmt::Debug for RemoteSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let names: Vec<&str> = self.headers.iter().map(|h| header_name(h)).collect();
+        f.debug_struct("RemoteSettings")
+            .field("url", &self.url)
+            .field("timeout", &self.timeout)
+            .field("upload", &self.upload)
+            .field("hmac_key_file", &self.hmac_key_file)
+            .field("ca", &self.ca)
+            .field("headers (names)", &names)
+            .finish()
+    }
+}
+
+fn header_name(spec: &str) -> &str {
+    spec.split_once('=').map_or("", |(n, _)| n).trim()
+}
+
+impl RemoteSettings {
+    /// These settings over `base` (e.g. the command line over `kiln.toml`): each field this
+    /// one sets wins; headers are `base`'s, less the names this one sets, then this one's.
+    pub fn over(self, base: RemoteSettings) -> RemoteSettings {
+        let mut headers: Vec<String> = base
+            .headers
+            .into_iter()
+            .filter(|b| {
+                !self
+                    .headers
+                    .iter()
+                    .any(|h| header_name(h).eq_ignore_ascii_case(header_name(b)))
+            })
+            .collect();
+        headers.extend(self.headers);
+        RemoteSettings {
+            url: self.url.or(base.url),
+            timeout: self.timeout.or(base.timeout),
+            upload: self.upload.or(base.upload),
+            hmac_key_file: self.hmac_key_file.or(base.hmac_key_file),
+            ca: self.ca.or(base.ca),
+            headers,
+        }
+    }
+
+    /// The tier's URL, if one is given.
+    pub fn url(&self) -> Option<&str> {
+        self.url.as_deref().filter(|u| !u.is_empty())
+    }
+
+    /// The tier's options, checked: files read (bounded), headers parsed, the CA's
+    /// certificates loaded (the action-result cap is the process's `max_remote_body` limit).
     pub fn options(&self) -> Result<Options, String> {
         let defaults = Options::default();
-        if !(self.remote_timeout.is_finite() && self.remote_timeout > 0.0) {
+        let secs = self.timeout.unwrap_or(DEFAULT_TIMEOUT_SECS);
+        if !(secs.is_finite() && secs > 0.0) {
             return Err(format!(
-                "--remote-timeout must be a positive number of seconds, not {}",
-                self.remote_timeout
+                "--remote-timeout must be a positive number of seconds, not {secs}"
             ));
         }
-        let deadline = Duration::from_secs_f64(self.remote_timeout.min(86_400.0));
-        let key = match &self.remote_hmac_key_file {
+        let deadline = Duration::from_secs_f64(secs.min(86_400.0));
+        let key = match &self.hmac_key_file {
             Some(path) => {
                 let bytes = crate::input::read_bounded_file(path, 64 * 1024)
                     .map_err(|e| format!("{}: {e}", path.display()))?;
@@ -60,24 +181,81 @@ impl RemoteOptionArgs {
         if key.as_ref().is_some_and(|k| k.len() < 16) {
             return Err("the remote cache signing key must be at least 16 bytes".into());
         }
+        let ca_pem = match &self.ca {
+            Some(path) => {
+                let at = |e: String| format!("{}: {e}", path.display());
+                let pem = crate::input::read_bounded_file(path, MAX_CA_BYTES)
+                    .map_err(|e| at(e.to_string()))?;
+                tls::roots(Some(&pem)).map_err(at)?;
+                Some(Arc::<[u8]>::from(pem))
+            }
+            None => None,
+        };
+        let headers = headers::parse_all(self.headers.iter().map(String::as_str))?;
         Ok(Options {
             connect_timeout: defaults.connect_timeout.min(deadline),
             first_byte_timeout: defaults.first_byte_timeout.min(deadline),
             deadline,
-            upload: self.remote_upload,
+            upload: self.upload.unwrap_or(true),
             signing: key.map(|k| SigningKey::new(&k)),
             max_action_result: crate::input::limits().max_remote_body,
+            ca_pem,
+            headers,
             ..defaults
         })
     }
 }
 
-impl Default for RemoteOptionArgs {
-    fn default() -> RemoteOptionArgs {
-        RemoteOptionArgs {
-            remote_timeout: 5.0,
-            remote_upload: true,
-            remote_hmac_key_file: None,
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings(headers: &[&str]) -> RemoteSettings {
+        RemoteSettings {
+            headers: headers.iter().map(|h| h.to_string()).collect(),
+            ..RemoteSettings::default()
         }
+    }
+
+    #[test]
+    fn flags_override_the_config_field_by_field_and_header_by_name() {
+        let config = RemoteSettings {
+            url: Some("https://cache.example".into()),
+            timeout: Some(9.0),
+            upload: Some(false),
+            ..settings(&["Authorization=Bearer old", "x-team=hw"])
+        };
+        let flags = RemoteSettings {
+            timeout: Some(2.0),
+            ..settings(&["authorization=Bearer new"])
+        };
+        let s = flags.over(config);
+        assert_eq!(s.url(), Some("https://cache.example"));
+        assert_eq!((s.timeout, s.upload), (Some(2.0), Some(false)));
+        assert_eq!(s.headers, ["x-team=hw", "authorization=Bearer new"]);
+        let o = s.options().unwrap();
+        assert_eq!(o.headers["authorization"], "Bearer new");
+        assert!(!o.upload);
+    }
+
+    #[test]
+    fn debug_shows_header_names_only() {
+        let s = settings(&["Authorization=Bearer s3cr3t"]);
+        let shown = format!("{s:?} {:?}", s.options().unwrap());
+        assert!(shown.contains("Authorization"), "{shown}");
+        assert!(!shown.contains("s3cr3t"), "{shown}");
+    }
+
+    #[test]
+    fn a_ca_file_without_certificates_is_refused_with_its_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("ca.pem");
+        std::fs::write(&path, "not a certificate\n").unwrap();
+        let s = RemoteSettings {
+            ca: Some(path.clone()),
+            ..RemoteSettings::default()
+        };
+        let e = s.options().unwrap_err();
+        assert!(e.starts_with(&path.display().to_string()), "{e}");
     }
 }

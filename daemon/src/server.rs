@@ -39,7 +39,7 @@ pub struct Options {
     pub idle_timeout: Duration,
     pub log_json: bool,
     pub cache_cap_bytes: u64,
-    /// Remote cache tier behind the local store (`http://…` or `grpc://…`).
+    /// Remote cache tier behind the local store (`http[s]://…` or `grpc[s]://…`).
     pub remote_cache: Option<String>,
     pub remote_options: kiln_cache::remote::Options,
 }
@@ -397,10 +397,6 @@ pub struct Args {
     /// Base of the per-workspace daemon directories (default: $XDG_RUNTIME_DIR/kiln).
     #[arg(long)]
     pub runtime_dir: Option<PathBuf>,
-    /// Remote cache tier behind the local cache: `http://HOST:PORT[/PREFIX]` (Bazel HTTP
-    /// cache protocol) or `grpc://HOST:PORT[/INSTANCE]` (REAPI).
-    #[arg(long, env = "KILN_REMOTE_CACHE")]
-    pub remote_cache: Option<String>,
     #[command(flatten)]
     pub remote_options: crate::remote_args::RemoteOptionArgs,
 }
@@ -413,10 +409,16 @@ pub enum LogFormat {
 
 impl Args {
     pub fn options(&self) -> Result<Options, ServerError> {
-        let remote_cache = self.remote_cache.clone().filter(|u| !u.is_empty());
+        let remote_cache = self.remote_options.url().map(str::to_string);
+        let remote_options = self
+            .remote_options
+            .settings()
+            .options()
+            .map_err(ServerError::Options)?;
         if let Some(url) = &remote_cache {
-            // Reject a malformed URL up front.
-            kiln_cache::remote::Remote::connect(url).map_err(ServerError::Options)?;
+            // Reject a malformed URL (or a CA given for a plain one) up front.
+            kiln_cache::remote::Remote::connect_with(url, remote_options.clone())
+                .map_err(ServerError::Options)?;
         }
         let workspace = match &self.workspace {
             Some(w) => w.clone(),
@@ -430,10 +432,7 @@ impl Args {
             log_json: self.log_format == LogFormat::Json,
             cache_cap_bytes: self.cache_cap,
             remote_cache,
-            remote_options: self
-                .remote_options
-                .options()
-                .map_err(ServerError::Options)?,
+            remote_options,
         })
     }
 }

@@ -2,8 +2,8 @@
 //! `ContentAddressableStorage.FindMissingBlobs` / `BatchUpdateBlobs` / `BatchReadBlobs`,
 //! and `ByteStream.Read` / `Write` for blobs larger than a batch may carry (the limit is the
 //! server's `max_batch_total_size_bytes`, asked once through `Capabilities`, capped below
-//! gRPC's 4 MiB default message size). Plain HTTP/2 (no TLS in this build); the URL's path
-//! is the instance name.
+//! gRPC's 4 MiB default message size). HTTP/2, over TLS for `grpcs://` ([`super::tls`]);
+//! the URL's path is the instance name; the [`Options::headers`] are every call's metadata.
 //!
 //! Unary calls must answer within [`Options::first_byte_timeout`] (connecting included);
 //! messages are bounded by gRPC's 4 MiB decoding limit, and a `ByteStream.Read` by the
@@ -19,12 +19,16 @@ use super::pb::reapi::{
     ActionResult, BatchReadBlobsRequest, BatchUpdateBlobsRequest, Digest, FindMissingBlobsRequest,
     GetActionResultRequest, GetCapabilitiesRequest, UpdateActionResultRequest,
 };
-use super::{Fault, Options};
+use super::tls::{self, Security};
+use super::{Fault, Options, error_chain};
+use hyper::HeaderMap;
+use std::error::Error as _;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 use tokio::sync::OnceCell;
 use tonic::Code;
+use tonic::metadata::MetadataMap;
 use tonic::transport::{Channel, Endpoint};
 
 /// Largest batch we send or request, whatever the server announces (gRPC's default
@@ -39,22 +43,48 @@ pub struct GrpcCache {
     channel: Channel,
     max_batch: Arc<OnceCell<i64>>,
     first_byte: Duration,
+    headers: HeaderMap,
 }
 
 impl GrpcCache {
-    /// `rest` is the URL after `grpc://`: `host:port[/instance]`.
-    pub fn new(rest: &str, options: &Options) -> Result<GrpcCache, String> {
+    /// `rest` is the URL after `grpc://` or `grpcs://`: `host:port[/instance]`.
+    pub fn new(
+        scheme: &str,
+        rest: &str,
+        security: Security<'_>,
+        options: &Options,
+    ) -> Result<GrpcCache, String> {
         let (authority, instance) = rest.split_once('/').unwrap_or((rest, ""));
-        let endpoint = Endpoint::from_shared(format!("http://{authority}"))
-            .map_err(|e| format!("remote cache grpc://{rest}: {e}"))?
+        let http = match security {
+            Security::Plain => "http",
+            Security::Tls { .. } => "https",
+        };
+        let endpoint = Endpoint::from_shared(format!("{http}://{authority}"))
+            .map_err(|e| format!("{scheme}://{rest}: {e}"))?
             .connect_timeout(options.connect_timeout)
             .timeout(options.deadline);
+        let channel = match security {
+            Security::Plain => endpoint.connect_lazy(),
+            Security::Tls { .. } => endpoint.connect_with_connector_lazy(tls::connector(
+                security,
+                true,
+                options.connect_timeout,
+            )?),
+        };
         Ok(GrpcCache {
             instance: instance.trim_end_matches('/').to_string(),
-            channel: endpoint.connect_lazy(),
+            channel,
             max_batch: Arc::new(OnceCell::new()),
             first_byte: options.first_byte_timeout,
+            headers: options.headers.clone(),
         })
+    }
+
+    /// `message` as a request carrying the configured headers.
+    fn request<T>(&self, message: T) -> tonic::Request<T> {
+        let mut req = tonic::Request::new(message);
+        *req.metadata_mut() = MetadataMap::from_headers(self.headers.clone());
+        req
     }
 
     /// `call`'s answer within the first-byte time-out.
@@ -76,7 +106,10 @@ impl GrpcCache {
         };
         let mut client = ActionCacheClient::new(self.channel.clone());
         match self
-            .answer("GetActionResult", client.get_action_result(req))
+            .answer(
+                "GetActionResult",
+                client.get_action_result(self.request(req)),
+            )
             .await?
         {
             Ok(r) => Ok(Some(r.into_inner())),
@@ -92,10 +125,13 @@ impl GrpcCache {
             action_result: Some(ar),
         };
         let mut client = ActionCacheClient::new(self.channel.clone());
-        self.answer("UpdateActionResult", client.update_action_result(req))
-            .await?
-            .map(|_| ())
-            .map_err(|s| transport("UpdateActionResult", &s))
+        self.answer(
+            "UpdateActionResult",
+            client.update_action_result(self.request(req)),
+        )
+        .await?
+        .map(|_| ())
+        .map_err(|s| transport("UpdateActionResult", &s))
     }
 
     pub async fn read_blob(&self, d: Digest) -> Result<Option<Vec<u8>>, Fault> {
@@ -107,7 +143,7 @@ impl GrpcCache {
             digests: vec![d.clone()],
         };
         let resp = ContentAddressableStorageClient::new(self.channel.clone())
-            .batch_read_blobs(req)
+            .batch_read_blobs(self.request(req))
             .await
             .map_err(|s| transport("BatchReadBlobs", &s))?
             .into_inner();
@@ -134,10 +170,10 @@ impl GrpcCache {
     /// Upload `data` unless the server already has it.
     pub async fn write_blob(&self, d: Digest, data: Vec<u8>) -> Result<(), Fault> {
         let mut cas = ContentAddressableStorageClient::new(self.channel.clone());
-        let find = cas.find_missing_blobs(FindMissingBlobsRequest {
+        let find = cas.find_missing_blobs(self.request(FindMissingBlobsRequest {
             instance_name: self.instance.clone(),
             blob_digests: vec![d.clone()],
-        });
+        }));
         let missing = self
             .answer("FindMissingBlobs", find)
             .await?
@@ -151,13 +187,13 @@ impl GrpcCache {
             return self.bytestream_write(d, data).await;
         }
         let resp = cas
-            .batch_update_blobs(BatchUpdateBlobsRequest {
+            .batch_update_blobs(self.request(BatchUpdateBlobsRequest {
                 instance_name: self.instance.clone(),
                 requests: vec![batch_update_blobs_request::Request {
                     digest: Some(d.clone()),
                     data,
                 }],
-            })
+            }))
             .await
             .map_err(|s| transport("BatchUpdateBlobs", &s))?
             .into_inner();
@@ -182,7 +218,10 @@ impl GrpcCache {
             read_limit: 0,
         };
         let mut client = ByteStreamClient::new(self.channel.clone());
-        let mut stream = match self.answer("ByteStream.Read", client.read(req)).await? {
+        let mut stream = match self
+            .answer("ByteStream.Read", client.read(self.request(req)))
+            .await?
+        {
             Ok(s) => s.into_inner(),
             Err(s) if s.code() == Code::NotFound => return Ok(None),
             Err(s) => return Err(transport("ByteStream.Read", &s)),
@@ -224,7 +263,7 @@ impl GrpcCache {
             })
             .collect();
         let resp = ByteStreamClient::new(self.channel.clone())
-            .write(tokio_stream::iter(chunks))
+            .write(self.request(tokio_stream::iter(chunks)))
             .await
             .map_err(|s| transport("ByteStream.Write", &s))?
             .into_inner();
@@ -247,7 +286,10 @@ impl GrpcCache {
                 };
                 let mut client = CapabilitiesClient::new(self.channel.clone());
                 let announced = self
-                    .answer("GetCapabilities", client.get_capabilities(req))
+                    .answer(
+                        "GetCapabilities",
+                        client.get_capabilities(self.request(req)),
+                    )
                     .await
                     .ok()
                     .and_then(Result::ok)
@@ -264,7 +306,12 @@ impl GrpcCache {
 }
 
 fn transport(rpc: &str, s: &tonic::Status) -> Fault {
-    Fault::Transport(format!("{rpc}: {:?}: {}", s.code(), s.message()))
+    let detail = match s.source().map(error_chain) {
+        Some(cause) if cause.contains(s.message()) => cause,
+        Some(cause) => format!("{}: {cause}", s.message()),
+        None => s.message().to_string(),
+    };
+    Fault::Transport(format!("{rpc}: {:?}: {detail}", s.code()))
 }
 
 fn prefix(instance: &str) -> String {

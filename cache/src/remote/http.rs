@@ -1,6 +1,7 @@
 //! Bazel's HTTP cache protocol: `GET/PUT <base>/ac/<hash>` carries a serialized
 //! `ActionResult`, `GET/PUT <base>/cas/<hash>` a blob. 200 = found, 404 = absent, any 2xx
-//! answers a PUT. Plain HTTP/1.1 (hyper); no TLS in this build.
+//! answers a PUT. HTTP/1.1 (hyper), over TLS for `https://` ([`super::tls`]); the
+//! [`Options::headers`] go with every request.
 //!
 //! Bodies are read up to a bound (a blob: its digest's size; an action result:
 //! [`Options::max_action_result`]); a longer one is rejected as soon as it is longer (a
@@ -8,12 +9,12 @@
 //! must arrive within [`Options::first_byte_timeout`] of sending the request.
 
 use super::pb::reapi::{ActionResult, Digest};
-use super::{Fault, Options};
+use super::tls::{self, Connector, Security};
+use super::{Fault, Options, error_chain};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
-use hyper::{Method, Request, StatusCode};
+use hyper::{HeaderMap, Method, Request, StatusCode};
 use hyper_util::client::legacy::Client;
-use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
 use prost::Message;
 use std::time::Duration;
@@ -23,23 +24,23 @@ const PUT_REPLY_CAP: u64 = 64 * 1024;
 
 #[derive(Clone)]
 pub struct HttpCache {
-    /// `http://host:port[/prefix]`, without a trailing slash.
+    /// `http[s]://host:port[/prefix]`, without a trailing slash.
     base: String,
-    client: Client<HttpConnector, Full<Bytes>>,
+    client: Client<Connector, Full<Bytes>>,
+    headers: HeaderMap,
     first_byte: Duration,
     max_action_result: u64,
 }
 
 impl HttpCache {
-    pub fn new(url: &str, options: &Options) -> Result<HttpCache, String> {
+    pub fn new(url: &str, security: Security<'_>, options: &Options) -> Result<HttpCache, String> {
         let base = url.trim_end_matches('/').to_string();
-        base.parse::<hyper::Uri>()
-            .map_err(|e| format!("remote cache `{url}`: {e}"))?;
-        let mut connector = HttpConnector::new();
-        connector.set_connect_timeout(Some(options.connect_timeout));
+        base.parse::<hyper::Uri>().map_err(|e| e.to_string())?;
+        let connector = tls::connector(security, false, options.connect_timeout)?;
         Ok(HttpCache {
             base,
             client: Client::builder(TokioExecutor::new()).build(connector),
+            headers: options.headers.clone(),
             first_byte: options.first_byte_timeout,
             max_action_result: options.max_action_result,
         })
@@ -98,11 +99,12 @@ impl HttpCache {
         cap: u64,
     ) -> Result<(StatusCode, Vec<u8>), Fault> {
         let uri = format!("{}/{path}", self.base);
-        let req = Request::builder()
+        let mut req = Request::builder()
             .method(method.clone())
             .uri(&uri)
             .body(Full::new(Bytes::from(body)))
             .map_err(|e| Fault::Transport(format!("{method} {uri}: {e}")))?;
+        req.headers_mut().extend(self.headers.clone());
         let resp = tokio::time::timeout(self.first_byte, self.client.request(req))
             .await
             .map_err(|_| {
@@ -111,7 +113,7 @@ impl HttpCache {
                     self.first_byte
                 ))
             })?
-            .map_err(|e| Fault::Transport(format!("{method} {uri}: {e}")))?;
+            .map_err(|e| Fault::Transport(format!("{method} {uri}: {}", error_chain(&e))))?;
         let status = resp.status();
         if !status.is_success() {
             return Ok((status, Vec::new()));
@@ -132,7 +134,7 @@ impl HttpCache {
                 if e.downcast_ref::<LengthLimitError>().is_some() {
                     too_long()
                 } else {
-                    Fault::Transport(format!("{method} {uri}: {e}"))
+                    Fault::Transport(format!("{method} {uri}: {}", error_chain(&*e)))
                 }
             })?
             .to_bytes();

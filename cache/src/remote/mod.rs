@@ -4,11 +4,17 @@
 //! the action digest is the entry's [`Key`] (the SHA-256 of its length-prefixed preimage,
 //! whose length is the digest's size), and the `ActionResult` names one output,
 //! [`ENTRY_PATH`], whose CAS blob is the key followed by the encoded entry (see
-//! [`crate::codec`]). Two protocols carry it:
+//! [`crate::codec`]). Two protocols carry it, each in the clear or over TLS
+//! ([`tls`]):
 //! - [`http`]: Bazel's HTTP cache protocol (`GET/PUT <base>/ac/<hash>` with a serialized
-//!   `ActionResult`, `<base>/cas/<hash>` with the blob), e.g. nginx with WebDAV PUT;
+//!   `ActionResult`, `<base>/cas/<hash>` with the blob), e.g. nginx with WebDAV PUT
+//!   (`http://`, `https://`);
 //! - [`grpc`]: REAPI v2 gRPC (`ActionCache`, `ContentAddressableStorage`, `ByteStream` for
-//!   blobs larger than a batch), e.g. BuildGrid.
+//!   blobs larger than a batch), e.g. BuildGrid (`grpc://`, `grpcs://`).
+//!
+//! [`Options::headers`] (API keys, bearer tokens: [`headers`]) go on every HTTP request and
+//! into every call's gRPC metadata. They are credentials: never logged, never in an error,
+//! and a URL carrying credentials (`https://user:pass@host`) is refused for the same reason.
 //!
 //! Reads are verified: the action result must name exactly one blob; the blob's SHA-256
 //! and size must match its digest and it must start with the requested key; with a signing
@@ -26,7 +32,9 @@
 //! errors — switches the tier off for [`COOL_DOWN`] (a one-shot build: the rest of the
 //! build) and ends the operations in flight at once, so a server that accepts connections
 //! and never answers costs a build one first-byte time-out. `Options::upload = false`
-//! (`--remote-upload=false`) makes the client read-only.
+//! (`--remote-upload=false`) makes the client read-only. A tier that fails says so once: one
+//! `tracing::warn!` line for the first failure, none for the rest of the outage (it ends at
+//! the next success).
 //!
 //! Calls are synchronous for the caller: each runs on the tier's own small tokio runtime,
 //! so the store can be used from plain threads and from inside another runtime's blocking
@@ -36,15 +44,20 @@
 //! never on paths or the machine, so an entry written on one machine is a hit on another.
 
 pub mod grpc;
+pub mod headers;
 pub mod http;
 pub mod sign;
+pub mod tls;
+#[cfg(test)]
+mod tls_tests;
 
 use crate::Key;
+use hyper::HeaderMap;
 use sha2::{Digest as _, Sha256};
 use std::future::Future;
 use std::sync::Arc;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 /// Generated REAPI (subset), ByteStream and `google.rpc.Status` types and clients, nested
@@ -82,7 +95,8 @@ pub const MAX_STRIKES: u32 = 3;
 /// How long a switched-off tier stays off.
 pub const COOL_DOWN: Duration = Duration::from_secs(60);
 
-/// How the tier talks to its server: time-outs, size caps, read-only, signing.
+/// How the tier talks to its server: time-outs, size caps, read-only, signing, TLS trust,
+/// headers.
 #[derive(Clone, Debug)]
 pub struct Options {
     /// Establishing a connection.
@@ -99,6 +113,10 @@ pub struct Options {
     pub max_action_result: u64,
     /// Largest blob a digest may state.
     pub max_blob: u64,
+    /// PEM certificates trusted instead of the system's roots (`https://`, `grpcs://` only).
+    pub ca_pem: Option<Arc<[u8]>>,
+    /// Sent with every request (values marked sensitive: see [`headers`]).
+    pub headers: HeaderMap,
 }
 
 impl Default for Options {
@@ -111,6 +129,8 @@ impl Default for Options {
             signing: None,
             max_action_result: 1 << 20,
             max_blob: 1 << 30,
+            ca_pem: None,
+            headers: HeaderMap::new(),
         }
     }
 }
@@ -125,6 +145,8 @@ pub enum Fault {
     /// The server answered, but with something that fails verification (poisoned blob,
     /// wrong key, malformed action result).
     Rejected(String),
+    /// Not asked: the tier is switched off after failing.
+    Off,
 }
 
 impl std::fmt::Display for Fault {
@@ -133,6 +155,7 @@ impl std::fmt::Display for Fault {
             Fault::Transport(m) => write!(f, "transport: {m}"),
             Fault::TimedOut(m) => write!(f, "timed out: {m}"),
             Fault::Rejected(m) => write!(f, "rejected: {m}"),
+            Fault::Off => f.write_str("switched off"),
         }
     }
 }
@@ -217,6 +240,21 @@ pub fn verify_blob(key: &Key, digest: &Digest, blob: &[u8]) -> Result<Vec<u8>, F
         )));
     }
     Ok(blob[32..].to_vec())
+}
+
+/// An error with its sources, `outer: inner: …` (a client error's own text is often only
+/// its kind: the cause is in the chain).
+pub(crate) fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut out = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        let m = s.to_string();
+        if !out.ends_with(&m) {
+            out = format!("{out}: {m}");
+        }
+        source = s.source();
+    }
+    out
 }
 
 /// The protocol-specific half of the tier.
@@ -307,14 +345,20 @@ impl Backend {
     }
 }
 
-/// A connection to a remote cache (`http://host:port[/prefix]` or
-/// `grpc://host:port[/instance]`).
+/// The URL forms [`Remote::connect`] takes.
+pub const URL_FORMS: &str =
+    "http[s]://HOST[:PORT][/PREFIX] (Bazel HTTP cache) or grpc[s]://HOST[:PORT][/INSTANCE] (REAPI)";
+
+/// A connection to a remote cache (`http[s]://host:port[/prefix]` or
+/// `grpc[s]://host:port[/instance]`).
 pub struct Remote {
     url: String,
     backend: Backend,
     runtime: Option<tokio::runtime::Runtime>,
     options: Options,
     strikes: AtomicU32,
+    /// The current outage was reported (reset by a success).
+    warned: AtomicBool,
     /// Until when the tier is switched off.
     off_until: Mutex<Option<Instant>>,
     /// Raised when the tier is switched off: operations in flight end at once.
@@ -341,16 +385,34 @@ impl Remote {
             .enable_all()
             .build()
             .map_err(|e| format!("remote cache runtime: {e}"))?;
+        let (scheme, rest) = url.split_once("://").unwrap_or(("", url));
+        if rest.split('/').next().is_some_and(|a| a.contains('@')) {
+            // Not quoted: the URL holds a password or token.
+            return Err("remote cache URL: credentials in the URL are refused (they would be logged); give them as a header, e.g. --remote-header 'Authorization=Basic BASE64'".into());
+        }
+        let tls = matches!(scheme, "https" | "grpcs");
+        if !tls && options.ca_pem.is_some() {
+            return Err(format!(
+                "remote cache `{url}`: a CA certificate applies to https:// and grpcs:// caches only"
+            ));
+        }
+        let security = match tls {
+            true => tls::Security::Tls {
+                ca_pem: options.ca_pem.as_deref(),
+            },
+            false => tls::Security::Plain,
+        };
+        let in_url = |e: String| format!("remote cache `{url}`: {e}");
         let backend = {
             let _guard = runtime.enter();
-            if let Some(rest) = url.strip_prefix("grpc://") {
-                Backend::Grpc(Arc::new(grpc::GrpcCache::new(rest, &options)?))
-            } else if url.starts_with("http://") {
-                Backend::Http(Arc::new(http::HttpCache::new(url, &options)?))
-            } else {
-                return Err(format!(
-                    "remote cache `{url}`: expected http://HOST:PORT[/PREFIX] or grpc://HOST:PORT[/INSTANCE] (TLS is not supported)"
-                ));
+            match scheme {
+                "grpc" | "grpcs" => Backend::Grpc(Arc::new(
+                    grpc::GrpcCache::new(scheme, rest, security, &options).map_err(in_url)?,
+                )),
+                "http" | "https" => Backend::Http(Arc::new(
+                    http::HttpCache::new(url, security, &options).map_err(in_url)?,
+                )),
+                _ => return Err(in_url(format!("expected {URL_FORMS}"))),
             }
         };
         Ok(Remote {
@@ -359,6 +421,7 @@ impl Remote {
             runtime: Some(runtime),
             options,
             strikes: AtomicU32::new(0),
+            warned: AtomicBool::new(false),
             off_until: Mutex::new(None),
             off: tokio::sync::watch::channel(false).0,
         })
@@ -420,10 +483,10 @@ impl Remote {
         fut: impl Future<Output = Result<T, Fault>> + Send + 'static,
     ) -> Result<T, Fault> {
         if self.is_disabled() {
-            return Err(Fault::Transport("remote cache switched off".into()));
+            return Err(Fault::Off);
         }
         let Some(rt) = self.runtime.as_ref() else {
-            return Err(Fault::Transport("remote cache runtime gone".into()));
+            return Err(Fault::Off);
         };
         let (tx, rx) = std::sync::mpsc::channel();
         let deadline = self.options.deadline;
@@ -433,9 +496,7 @@ impl Remote {
                 r = tokio::time::timeout(deadline, fut) => r.unwrap_or_else(|_| {
                     Err(Fault::TimedOut(format!("no result within {deadline:?}")))
                 }),
-                _ = off.wait_for(|off| *off) => {
-                    Err(Fault::Transport("remote cache switched off".into()))
-                }
+                _ = off.wait_for(|off| *off) => Err(Fault::Off),
             };
             let _ = tx.send(r);
         });
@@ -446,21 +507,33 @@ impl Remote {
         result
     }
 
+    /// Count strikes and switch the tier off after too many; the first failure of an
+    /// outage is the one warning about it.
     fn record<T>(&self, result: &Result<T, Fault>) {
-        let strikes = match result {
-            Err(Fault::Transport(_)) => self.strikes.fetch_add(1, Ordering::Relaxed) + 1,
-            Err(Fault::TimedOut(_)) => MAX_STRIKES,
-            _ => {
+        let (strikes, why) = match result {
+            Err(Fault::Transport(why)) => (self.strikes.fetch_add(1, Ordering::Relaxed) + 1, why),
+            Err(Fault::TimedOut(why)) => (MAX_STRIKES, why),
+            Err(Fault::Off) => return,
+            Ok(_) | Err(Fault::Rejected(_)) => {
                 self.strikes.store(0, Ordering::Relaxed);
+                self.warned.store(false, Ordering::Relaxed);
                 return;
             }
         };
+        if !self.warned.swap(true, Ordering::Relaxed) {
+            tracing::warn!(
+                "remote cache {} unavailable ({why}); building with the local cache only",
+                self.url
+            );
+        } else {
+            tracing::debug!(url = %self.url, %why, "remote cache unavailable");
+        }
         if strikes >= MAX_STRIKES {
             let mut until = self.off_until.lock().unwrap_or_else(|e| e.into_inner());
             if until.is_none() {
                 *until = Some(Instant::now() + COOL_DOWN);
                 self.off.send_replace(true);
-                tracing::warn!(url = %self.url, strikes, cool_down = ?COOL_DOWN, "remote cache unreachable or too slow; switched off");
+                tracing::debug!(url = %self.url, strikes, cool_down = ?COOL_DOWN, "remote cache switched off");
             }
         }
     }
@@ -543,10 +616,29 @@ mod tests {
 
     #[test]
     fn urls_are_checked() {
-        assert!(Remote::connect("https://example.invalid").is_err());
         assert!(Remote::connect("ftp://x").is_err());
+        assert!(Remote::connect("127.0.0.1:1").is_err());
         assert!(Remote::connect("http://127.0.0.1:1/prefix").is_ok());
         assert!(Remote::connect("grpc://127.0.0.1:1/instance").is_ok());
+        let with_ca = || Options {
+            ca_pem: Some(Arc::from(&b"-"[..])),
+            ..Options::default()
+        };
+        let e = Remote::connect_with("http://127.0.0.1:1", with_ca()).unwrap_err();
+        assert!(e.contains("https:// and grpcs://"), "{e}");
+        assert!(Remote::connect_with("https://127.0.0.1:1", with_ca()).is_err());
+    }
+
+    #[test]
+    fn urls_with_credentials_are_refused_unquoted() {
+        for url in [
+            "https://user:s3cr3t@cache.example:443/p",
+            "grpcs://s3cr3t@cache.example",
+        ] {
+            let e = Remote::connect(url).unwrap_err();
+            assert!(!e.contains("s3cr3t"), "{e}");
+            assert!(e.contains("--remote-header"), "{e}");
+        }
     }
 
     #[test]
@@ -557,6 +649,6 @@ mod tests {
             assert!(matches!(r.get(&key()), Err(Fault::Transport(_))));
         }
         assert!(r.is_disabled());
-        assert!(matches!(r.put(&key(), b"e"), Err(Fault::Transport(_))));
+        assert!(matches!(r.put(&key(), b"e"), Err(Fault::Off)));
     }
 }

@@ -11,14 +11,14 @@ use crate::daemon_client;
 use crate::io::Failure;
 use kiln_daemon::build::Builder;
 use std::path::PathBuf;
+use tracing_subscriber::fmt::FmtContext;
+use tracing_subscriber::fmt::format::{self, FormatEvent, FormatFields};
+use tracing_subscriber::registry::LookupSpan;
 
-/// The remote cache options of `kiln build`.
+/// The remote cache options of `kiln build` (`--remote-cache URL` builds through the cached
+/// query pipeline).
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct RemoteArgs {
-    /// Remote cache tier (Bazel HTTP cache `http://HOST:PORT[/PREFIX]` or REAPI
-    /// `grpc://HOST:PORT[/INSTANCE]`); builds through the cached query pipeline.
-    #[arg(long, env = "KILN_REMOTE_CACHE")]
-    pub remote_cache: Option<String>,
     /// Local cache directory in front of the remote (default: $KILN_CACHE_DIR,
     /// $XDG_CACHE_HOME/kiln, ~/.cache/kiln).
     #[arg(long, requires = "remote_cache")]
@@ -29,7 +29,7 @@ pub struct RemoteArgs {
 
 impl RemoteArgs {
     pub fn url(&self) -> Option<&str> {
-        self.remote_cache.as_deref().filter(|u| !u.is_empty())
+        self.remote_options.url()
     }
 }
 
@@ -57,6 +57,7 @@ pub fn run(args: &Args, url: &str) -> Result<(), Failure> {
     let options = args
         .remote
         .remote_options
+        .settings()
         .options()
         .map_err(|e| usage(format!("error: {e}")))?;
     let store =
@@ -86,7 +87,8 @@ fn summary(c: &kiln_cache::Counters) -> String {
     )
 }
 
-/// Warnings (rejected remote entries, unreachable server) on stderr; `RUST_LOG` overrides.
+/// Warnings (rejected remote entries, an unavailable server: one line per outage) on
+/// stderr as `kiln: warning: …`; `RUST_LOG` overrides the filter.
 fn init_logging() {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
@@ -94,7 +96,34 @@ fn init_logging() {
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .with_ansi(false)
+        .event_format(Plain)
         .try_init();
+}
+
+/// One log event as `kiln: LEVEL: message fields`.
+struct Plain;
+
+impl<S, N> FormatEvent<S, N> for Plain
+where
+    S: tracing::Subscriber + for<'a> LookupSpan<'a>,
+    N: for<'a> FormatFields<'a> + 'static,
+{
+    fn format_event(
+        &self,
+        ctx: &FmtContext<'_, S, N>,
+        mut w: format::Writer<'_>,
+        event: &tracing::Event<'_>,
+    ) -> std::fmt::Result {
+        let level = match *event.metadata().level() {
+            tracing::Level::ERROR => "error",
+            tracing::Level::WARN => "warning",
+            tracing::Level::INFO => "info",
+            _ => "debug",
+        };
+        write!(w, "kiln: {level}: ")?;
+        ctx.field_format().format_fields(w.by_ref(), event)?;
+        writeln!(w)
+    }
 }
 
 /// A Handshake design: this command builds APS MLIR and BLIF inputs only.
