@@ -299,7 +299,9 @@ impl Store {
     pub fn lookup<T: DeserializeOwned>(&self, key: &Key) -> Result<T, Miss> {
         match self.get_local(key) {
             Ok(v) => Ok(v),
-            Err(local) => self.get_remote(key).map_err(|remote| remote.unwrap_or(local)),
+            Err(local) => self
+                .get_remote(key)
+                .map_err(|remote| remote.unwrap_or(local)),
         }
     }
 

@@ -179,7 +179,7 @@ pub fn blif_names(text: &str, outputs_of: &dyn Fn(&str) -> Option<Vec<String>>) 
         let Some((head, args)) = line.split_first() else {
             continue;
         };
-        let (name, at) = (head.0, head.1);
+        let name = head.0;
         let net = |(t, s): &(&str, usize), def: bool| Occurrence {
             kind: NameKind::Net,
             name: t.to_string(),
@@ -192,7 +192,6 @@ pub fn blif_names(text: &str, outputs_of: &dyn Fn(&str) -> Option<Vec<String>>) 
             span: Span::new(*s, s + t.len()),
             def,
         };
-        let _ = at;
         match name {
             ".model" => out.extend(args.first().map(|a| model(a, true))),
             ".inputs" => out.extend(args.iter().map(|a| net(a, true))),
@@ -278,7 +277,12 @@ mod tests {
         let text = "func.func @f(%a: i32) -> i32 {\n  %0 = arith.addi %a, %a : i32\n  return %0 : i32\n}\n";
         let m = crate::mlir::parse(text).unwrap();
         let idx = values(&m.ops[0]);
-        let defs: Vec<_> = idx.occurrences.iter().filter(|o| o.def).map(|o| o.name.as_str()).collect();
+        let defs: Vec<_> = idx
+            .occurrences
+            .iter()
+            .filter(|o| o.def)
+            .map(|o| o.name.as_str())
+            .collect();
         assert_eq!(defs, ["%a", "%0"]);
         let at = text.find("%a,").unwrap();
         let o = idx.at(at + 1).unwrap();
@@ -292,7 +296,11 @@ mod tests {
     fn symbols_definitions_and_uses() {
         let text = "memref.global \"private\" @g : memref<4xi32>\n// @not_me\ntor.func @f() {\n  %0 = memref.get_global @g : memref<4xi32>\n}\n";
         let idx = symbols(text);
-        let all: Vec<_> = idx.occurrences.iter().map(|o| (o.name.as_str(), o.def)).collect();
+        let all: Vec<_> = idx
+            .occurrences
+            .iter()
+            .map(|o| (o.name.as_str(), o.def))
+            .collect();
         assert_eq!(all, [("@g", true), ("@f", true), ("@g", false)]);
     }
 

@@ -12,9 +12,9 @@ use crate::counters::{self, Snapshot};
 use crate::db::{Db, Runtime};
 use crate::explain::Explanation;
 use crate::inputs::{Overlay, OverlayChange, OverlayError, Resolved, Workspace};
-use crate::spec::HandshakeSpec;
 use crate::report::{BuildReport, Times};
 use crate::spec::BuildSpec;
+use crate::spec::HandshakeSpec;
 use crate::watcher::Watcher;
 use crate::writer::{Spares, WriteTimes, Writer};
 use std::panic::AssertUnwindSafe;
@@ -117,9 +117,7 @@ impl Builder {
         handshake: &HandshakeSpec,
         f: impl Fn(&Db, Overlay) -> R,
     ) -> Result<R, OverlayError> {
-        let overlay = self
-            .lock()
-            .set_overlay(path, version, change, handshake)?;
+        let overlay = self.lock().set_overlay(path, version, change, handshake)?;
         Ok(self.on_clone(|db| f(db, overlay)))
     }
 
@@ -179,7 +177,11 @@ impl Builder {
 fn output_inputs(resolved: &Resolved, computed: &Computed) -> Vec<(PathBuf, PathBuf)> {
     let jobs = resolved.inputs.iter().flat_map(|g| g.iter());
     jobs.zip(computed.results())
-        .flat_map(|((job, _), r)| r.outputs.iter().map(|o| (o.path.clone(), job.input.clone())))
+        .flat_map(|((job, _), r)| {
+            r.outputs
+                .iter()
+                .map(|o| (o.path.clone(), job.input.clone()))
+        })
         .collect()
 }
 

@@ -366,11 +366,15 @@ impl Explain {
 
     /// The build ends: its explanation (queries named through `db`), with `outputs`
     /// (output file, input) of the build.
-    pub fn finish(&self, db: &dyn salsa::Database, outputs: Vec<(PathBuf, PathBuf)>) -> Explanation {
+    pub fn finish(
+        &self,
+        db: &dyn salsa::Database,
+        outputs: Vec<(PathBuf, PathBuf)>,
+    ) -> Explanation {
         let log = std::mem::take(&mut *self.lock());
         let changed: BTreeMap<&Path, &Change> =
             log.changes.iter().map(|c| (c.file.as_path(), c)).collect();
-        let names: &mut BTreeMap<salsa::IngredientIndex, String> = &mut BTreeMap::new();
+        let mut names: BTreeMap<salsa::IngredientIndex, String> = BTreeMap::new();
         let mut entries = Vec::with_capacity(log.executions.len());
         for e in &log.executions {
             let index = e.key.ingredient_index();

@@ -16,9 +16,9 @@
 //! equal texts (what the compute step's memo relies on).
 
 use crate::counters::Kind;
+use crate::db::KilnDb;
 use crate::db::handshake::{HandshakeJob, HandshakeOpts, UnitSource, handshake_front};
 use crate::db::{BlifFile, Db, SourceFile};
-use crate::db::KilnDb;
 use crate::digests::Digests;
 use crate::explain::{self, Change, Explain};
 use crate::input;

@@ -9,7 +9,6 @@ use crate::digests::{hex, parse_hex};
 use crate::explain::Explanation;
 use crate::ide::{Analysis, Hover, Lens, Navigation, Outline, OutlineItem, OutlineKind};
 use crate::inputs::{Edit, OverlayChange, OverlayError};
-use std::ops::Range;
 use crate::report::{BuildReport, FileReport, OutputFile, Times};
 use crate::spec::{
     self, BuildSpec, HandshakeSpec, OutputKind, SpecError, dialect_name, naming_name,
@@ -17,6 +16,7 @@ use crate::spec::{
 use compiler::diag::{At, Located, Severity};
 use proto::kiln_client::KilnClient;
 use proto::kiln_server::{Kiln, KilnServer};
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -295,7 +295,11 @@ impl<S: Service> Kiln for Adapter<S> {
             range: nav.range.as_ref().map(range_to_proto),
             definitions: ranges(&nav.definitions),
             references: ranges(&nav.references),
-            hover: nav.hover.as_ref().map(|h| h.markdown.clone()).unwrap_or_default(),
+            hover: nav
+                .hover
+                .as_ref()
+                .map(|h| h.markdown.clone())
+                .unwrap_or_default(),
             hover_range: nav.hover.as_ref().map(|h| range_to_proto(&h.range)),
         }))
     }
@@ -457,7 +461,11 @@ impl Client {
             definitions: ranges(&r.definitions),
             references: ranges(&r.references),
             hover: (!r.hover.is_empty()).then(|| Hover {
-                range: r.hover_range.as_ref().map(range_from_proto).unwrap_or_default(),
+                range: r
+                    .hover_range
+                    .as_ref()
+                    .map(range_from_proto)
+                    .unwrap_or_default(),
                 markdown: r.hover,
             }),
         }))
@@ -465,7 +473,9 @@ impl Client {
 
     /// The open document's outline and code lenses (`None`: not open).
     pub async fn outline(&mut self, path: &Path) -> Result<Option<Outline>, RpcError> {
-        let req = proto::DocumentRequest { path: display(path) };
+        let req = proto::DocumentRequest {
+            path: display(path),
+        };
         let r = self.0.outline(req).await?.into_inner();
         if !r.open {
             return Ok(None);
@@ -485,7 +495,9 @@ impl Client {
 
     /// The editor closed `path`.
     pub async fn close(&mut self, path: &Path) -> Result<(), RpcError> {
-        let req = proto::DocumentRequest { path: display(path) };
+        let req = proto::DocumentRequest {
+            path: display(path),
+        };
         self.0.close(req).await?;
         Ok(())
     }
@@ -653,7 +665,7 @@ fn range_to_proto(r: &Range<usize>) -> proto::ByteRange {
 }
 
 fn range_from_proto(r: &proto::ByteRange) -> Range<usize> {
-    r.start as usize..(r.end.max(r.start)) as usize
+    r.start as usize..r.end.max(r.start) as usize
 }
 
 const OUTLINE_KINDS: [(&str, OutlineKind); 4] = [
@@ -678,7 +690,11 @@ fn outline_from_proto(o: &proto::OutlineItem) -> OutlineItem {
         name: o.name.clone(),
         kind: spec::by_name(&OUTLINE_KINDS, &o.kind).unwrap_or(OutlineKind::Block),
         range: o.range.as_ref().map(range_from_proto).unwrap_or_default(),
-        selection: o.selection.as_ref().map(range_from_proto).unwrap_or_default(),
+        selection: o
+            .selection
+            .as_ref()
+            .map(range_from_proto)
+            .unwrap_or_default(),
         children: o.children.iter().map(outline_from_proto).collect(),
     }
 }

@@ -12,7 +12,11 @@ use std::fs;
 
 fn builder(cache: &std::path::Path, build_id: &str) -> Builder {
     let store = kiln_cache::Store::open(cache, kiln_cache::DEFAULT_CAP_BYTES).unwrap();
-    Builder::on(Db::with_build_id(Some(store), build_id), None, Spares::OnRewrite)
+    Builder::on(
+        Db::with_build_id(Some(store), build_id),
+        None,
+        Spares::OnRewrite,
+    )
 }
 
 #[test]
@@ -46,11 +50,25 @@ fn an_edit_of_one_function_explains_exactly_its_queries_and_the_byte_range() {
         .filter_map(|x| x.subject.as_ref()?.item.clone())
         .collect();
     assert_eq!(items, ["f40".to_string()].into(), "{}", e.render());
-    for q in ["function_text", "function_op", "segmentation", "block_rules"] {
-        assert!(e.entries.iter().any(|x| x.query == q), "{q}: {}", e.render());
+    for q in [
+        "function_text",
+        "function_op",
+        "segmentation",
+        "block_rules",
+    ] {
+        assert!(
+            e.entries.iter().any(|x| x.query == q),
+            "{q}: {}",
+            e.render()
+        );
     }
     for x in &e.entries {
-        let Reason::InputChanged { file, item, range: r } = &x.reason else {
+        let Reason::InputChanged {
+            file,
+            item,
+            range: r,
+        } = &x.reason
+        else {
             panic!("{}", x.line());
         };
         assert_eq!((file, r), (&src, &range), "{}", x.line());
@@ -58,13 +76,24 @@ fn an_edit_of_one_function_explains_exactly_its_queries_and_the_byte_range() {
         assert_eq!(item, &own, "{}", x.line());
     }
     let text = e.render();
-    assert!(text.contains(&format!("@f40 bytes {}..{}", range.start, range.end)), "{text}");
+    assert!(
+        text.contains(&format!("@f40 bytes {}..{}", range.start, range.end)),
+        "{text}"
+    );
     // Filtering by function or output keeps the function's entries.
     let by_fn = e.filtered(Some("@f40"));
     assert!(!by_fn.entries.is_empty());
-    assert!(by_fn.entries.iter().all(|x| x.subject.as_ref().unwrap().item.as_deref() == Some("f40")));
+    assert!(
+        by_fn
+            .entries
+            .iter()
+            .all(|x| x.subject.as_ref().unwrap().item.as_deref() == Some("f40"))
+    );
     let out = dir.path().join("out/big.cmt2.mlir");
-    assert_eq!(e.filtered(Some(out.to_str().unwrap())).entries.len(), e.entries.len());
+    assert_eq!(
+        e.filtered(Some(out.to_str().unwrap())).entries.len(),
+        e.entries.len()
+    );
 }
 
 #[test]
@@ -84,7 +113,11 @@ fn after_a_build_id_change_every_entry_says_so() {
         let ws = builder(&cache, "build-a");
         assert!(ws.build(&spec).ok());
         let e = ws.explanation();
-        assert!(e.entries.iter().all(|x| x.reason == Reason::NewInput), "{}", e.render());
+        assert!(
+            e.entries.iter().all(|x| x.reason == Reason::NewInput),
+            "{}",
+            e.render()
+        );
         assert!(e.entries.iter().any(|x| x.cache == Some(CacheOutcome::Hit)));
     }
     let ws = builder(&cache, "build-b");
@@ -97,7 +130,10 @@ fn after_a_build_id_change_every_entry_says_so() {
     };
     for x in &e.entries {
         assert_eq!(x.reason, changed, "{}", x.line());
-        assert!(x.line().contains("build id changed (was build-a, now build-b)"));
+        assert!(
+            x.line()
+                .contains("build id changed (was build-a, now build-b)")
+        );
         assert_ne!(x.cache, Some(CacheOutcome::Hit), "{}", x.line());
     }
     let misses = e.entries.iter().filter(|x| x.cache.is_some()).count();
@@ -141,10 +177,20 @@ fn a_corrupted_cache_entry_is_named_by_its_query() {
     assert_eq!(corrupt.len(), 1, "{}", e.render());
     let line = corrupt[0].line();
     assert!(line.contains("cache entry corrupt"), "{line}");
-    assert!(["segmentation", "block_rules"].contains(&corrupt[0].query.as_str()), "{line}");
-    assert!(corrupt[0].subject.as_ref().unwrap().item.is_some(), "{line}");
+    assert!(
+        ["segmentation", "block_rules"].contains(&corrupt[0].query.as_str()),
+        "{line}"
+    );
+    assert!(
+        corrupt[0].subject.as_ref().unwrap().item.is_some(),
+        "{line}"
+    );
     // Every other cached query was served from the cache.
     let others = e.entries.iter().filter(|x| x.cache.is_some()).count();
-    let hits = e.entries.iter().filter(|x| x.cache == Some(CacheOutcome::Hit)).count();
+    let hits = e
+        .entries
+        .iter()
+        .filter(|x| x.cache == Some(CacheOutcome::Hit))
+        .count();
     assert_eq!(hits + 1, others, "{}", e.render());
 }

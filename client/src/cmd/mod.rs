@@ -7,6 +7,7 @@ pub mod aig;
 pub mod bench;
 pub mod bench_aps;
 pub mod bench_daemon;
+pub mod bench_lsp;
 pub mod bench_parse;
 pub mod build;
 pub mod build_cached;

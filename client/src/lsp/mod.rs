@@ -56,8 +56,11 @@ pub fn run(handshake: HandshakeFor) -> Result<(), Failure> {
         handshake,
     };
     server.serve()?;
+    // The stdout writer ends with the connection; the stdin reader is not waited for (an
+    // editor may keep the pipe open after `exit`): the process ends here.
     drop(server);
-    io.join().map_err(crate::daemon_client::fail)
+    drop(io);
+    Ok(())
 }
 
 fn protocol(e: lsp_server::ProtocolError) -> Failure {
@@ -286,7 +289,10 @@ impl Server {
 
     fn locations(&mut self, params: Value, definitions: bool) -> Result<Value, String> {
         let (tdp, include_decl) = match definitions {
-            true => (parse::<lsp::GotoDefinitionParams>(params)?.text_document_position_params, true),
+            true => (
+                parse::<lsp::GotoDefinitionParams>(params)?.text_document_position_params,
+                true,
+            ),
             false => {
                 let p: lsp::ReferenceParams = parse(params)?;
                 (p.text_document_position, p.context.include_declaration)
@@ -335,8 +341,11 @@ impl Server {
     fn symbols(&mut self, params: Value) -> Result<Value, String> {
         let p: lsp::DocumentSymbolParams = parse(params)?;
         let (doc, o) = self.outline(&p.text_document.uri)?;
-        let symbols: Vec<lsp::DocumentSymbol> =
-            o.items.iter().map(|i| symbol(i, doc, self.encoding)).collect();
+        let symbols: Vec<lsp::DocumentSymbol> = o
+            .items
+            .iter()
+            .map(|i| symbol(i, doc, self.encoding))
+            .collect();
         Ok(serde_json::to_value(symbols).unwrap_or(Value::Null))
     }
 

@@ -48,7 +48,10 @@ impl Text {
         let Some(&start) = self.line_starts.get(line) else {
             return (self.text.len(), "");
         };
-        let end = self.line_starts.get(line + 1).map_or(self.text.len(), |e| e - 1);
+        let end = self
+            .line_starts
+            .get(line + 1)
+            .map_or(self.text.len(), |e| e - 1);
         let s = &self.text[start..end.max(start)];
         (start, s.strip_suffix('\r').unwrap_or(s))
     }
@@ -122,9 +125,21 @@ mod tests {
         assert_eq!(t.offset(Position::new(0, 7), Encoding::Utf16), x);
         assert_eq!(t.offset(Position::new(0, 10), Encoding::Utf8), x);
         // Inside a surrogate pair or a multi-byte char: the char's start.
-        assert_eq!(t.offset(Position::new(0, 6), Encoding::Utf16), t.text.find('𝄞').unwrap() + 4);
-        assert_eq!(t.offset(Position::new(0, 5), Encoding::Utf8), t.text.find('𝄞').unwrap());
-        assert_eq!(t.offset(Position::new(1, 99), Encoding::Utf16), t.text.len() - 1);
-        assert_eq!(t.position(t.text.len(), Encoding::Utf16), Position::new(2, 0));
+        assert_eq!(
+            t.offset(Position::new(0, 6), Encoding::Utf16),
+            t.text.find('𝄞').unwrap() + 4
+        );
+        assert_eq!(
+            t.offset(Position::new(0, 5), Encoding::Utf8),
+            t.text.find('𝄞').unwrap()
+        );
+        assert_eq!(
+            t.offset(Position::new(1, 99), Encoding::Utf16),
+            t.text.len() - 1
+        );
+        assert_eq!(
+            t.position(t.text.len(), Encoding::Utf16),
+            Position::new(2, 0)
+        );
     }
 }

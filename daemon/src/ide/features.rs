@@ -144,25 +144,40 @@ fn rules_and_fifos(c: &Circuit) -> (usize, usize) {
 /// An APS op's schedule: `starttime`/`endtime`, its block and slot, the rules made for
 /// them; on the function itself, its rules and FIFOs.
 fn aps_hover(db: &Db, f: SourceFile, item: &Item, local: usize) -> Option<Hover> {
-    let function = function_op(db, f, item.symbol.clone()).as_ref()?.as_ref().ok()?;
+    let function = function_op(db, f, item.symbol.clone())
+        .as_ref()?
+        .as_ref()
+        .ok()?;
     let op = compiler::ide::op_at(function, local)?;
-    let circuit = function_circuit(db, f, item.symbol.clone()).as_ref()?.as_ref().ok();
+    let circuit = function_circuit(db, f, item.symbol.clone())
+        .as_ref()?
+        .as_ref()
+        .ok();
     let at = op.span.start as usize + item.offset..op.span.end as usize + item.offset;
     if std::ptr::eq(op, function) {
         let (rules, fifos) = circuit.map(rules_and_fifos)?;
         let markdown = format!("`@{}`: {rules} rules, {fifos} FIFOs", item.symbol);
-        return Some(Hover { range: at, markdown });
+        return Some(Hover {
+            range: at,
+            markdown,
+        });
     }
     let time = |k: &str| op.attr(k).and_then(|a| a.as_int());
     let mut md = format!("`{}`", op.name);
     let (Some(start), end) = (time("starttime"), time("endtime")) else {
-        return Some(Hover { range: at, markdown: md });
+        return Some(Hover {
+            range: at,
+            markdown: md,
+        });
     };
     md.push_str(&format!("\n\nstarttime {start}"));
     if let Some(e) = end {
         md.push_str(&format!(", endtime {e}"));
     }
-    let seg = segmentation(db, f, item.symbol.clone()).as_ref()?.as_ref().ok()?;
+    let seg = segmentation(db, f, item.symbol.clone())
+        .as_ref()?
+        .as_ref()
+        .ok()?;
     let block = seg.blocks.iter().find(|b| match &b.kind {
         BlockKind::Basic { ops } => ops.iter().any(|o| o.span == op.span),
         _ => false,
@@ -180,12 +195,19 @@ fn aps_hover(db: &Db, f: SourceFile, item: &Item, local: usize) -> Option<Hover>
             md.push_str(&format!("\n\nrules: {}", rules.join(", ")));
         }
     }
-    Some(Hover { range: at, markdown: md })
+    Some(Hover {
+        range: at,
+        markdown: md,
+    })
 }
 
 /// A Handshake op's implementation: its library unit (and path), built-in generator or
 /// opaque fallback.
-fn handshake_hover(db: &Db, job: crate::db::handshake::HandshakeJob, offset: usize) -> Option<Hover> {
+fn handshake_hover(
+    db: &Db,
+    job: crate::db::handshake::HandshakeJob,
+    offset: usize,
+) -> Option<Hover> {
     let front = handshake_front(db, job).as_ref().ok()?;
     let o = offset as u32;
     let (i, node) = front
@@ -209,7 +231,10 @@ fn handshake_hover(db: &Db, job: crate::db::handshake::HandshakeJob, offset: usi
     let what = match &row.imp {
         compiler::handshake::Impl::Library { path } => {
             let full = lib.map(|d| d.join(path).display().to_string());
-            format!("library unit `{path}`{}", full.map(|f| format!(" ({f})")).unwrap_or_default())
+            format!(
+                "library unit `{path}`{}",
+                full.map(|f| format!(" ({f})")).unwrap_or_default()
+            )
         }
         compiler::handshake::Impl::Builtin(b) => format!("built-in generator `{}`", b.model_name()),
         compiler::handshake::Impl::Subckt { looked_for, reason } => match looked_for {
@@ -260,7 +285,10 @@ fn blif_navigate(db: &Db, f: BlifFile, offset: usize, nav: &mut Navigation) {
 
 /// A BLIF model's PI / PO / latch / AND counts.
 fn model_hover(db: &Db, f: BlifFile, name: &str, at: Range<usize>) -> Option<Hover> {
-    let (model, _) = model_parsed(db, f, name.to_string()).as_ref()?.as_ref().ok()?;
+    let (model, _) = model_parsed(db, f, name.to_string())
+        .as_ref()?
+        .as_ref()
+        .ok()?;
     let ands = match model_aig(db, f, name.to_string()) {
         Ok(l) => l.aig.and_count().to_string(),
         Err(_) => "?".to_string(),
@@ -271,7 +299,10 @@ fn model_hover(db: &Db, f: BlifFile, name: &str, at: Range<usize>) -> Option<Hov
         model.outputs.len(),
         model.latches.len()
     );
-    Some(Hover { range: at, markdown })
+    Some(Hover {
+        range: at,
+        markdown,
+    })
 }
 
 /// The document's outline (functions with their blocks and loops; BLIF models) and, for
@@ -291,7 +322,8 @@ pub fn outline(db: &Db, overlay: Overlay) -> Outline {
                             BlockKind::Loop { .. } => OutlineKind::Loop,
                             _ => OutlineKind::Block,
                         };
-                        let r = b.span.start as usize + item.offset..b.span.end as usize + item.offset;
+                        let r =
+                            b.span.start as usize + item.offset..b.span.end as usize + item.offset;
                         children.push(OutlineItem {
                             name: b.name.clone(),
                             kind,

@@ -11,7 +11,11 @@ use std::sync::Arc;
 
 /// The SSA values of function `symbol` (spans relative to the function).
 #[salsa::tracked(returns(ref))]
-pub fn function_values(db: &dyn KilnDb, file: SourceFile, symbol: String) -> Option<Arc<NameIndex>> {
+pub fn function_values(
+    db: &dyn KilnDb,
+    file: SourceFile,
+    symbol: String,
+) -> Option<Arc<NameIndex>> {
     note(db, || Subject::item(file.path(db), &symbol));
     match function_op(db, file, symbol).as_ref()? {
         Ok(op) => Some(Arc::new(ide::values(op))),

@@ -103,7 +103,9 @@ impl Workspace {
                 f.set_text(&mut self.db).to(text);
                 Overlay::Blif(f, version)
             }
-            (_, Flow::Blif) => Overlay::Blif(BlifFile::new(&self.db, path.to_path_buf(), text), version),
+            (_, Flow::Blif) => {
+                Overlay::Blif(BlifFile::new(&self.db, path.to_path_buf(), text), version)
+            }
             (existing, flow) => {
                 let file = match existing {
                     Some(Overlay::Mlir(f, _)) => Some(f),
@@ -126,7 +128,8 @@ impl Workspace {
                 }
             }
         };
-        self.overlays.insert(path.to_path_buf(), overlay.with_version(version));
+        self.overlays
+            .insert(path.to_path_buf(), overlay.with_version(version));
         Ok(overlay)
     }
 
@@ -242,7 +245,25 @@ mod tests {
         assert_eq!(t, "bXYdef");
         let c = c.unwrap();
         assert_eq!((c.prefix, c.suffix), (0, 3));
-        assert!(apply("é", &[Edit { range: 1..1, text: String::new() }]).is_err());
-        assert!(apply("ab", &[Edit { range: 1..5, text: String::new() }]).is_err());
+        assert!(
+            apply(
+                "é",
+                &[Edit {
+                    range: 1..1,
+                    text: String::new()
+                }]
+            )
+            .is_err()
+        );
+        assert!(
+            apply(
+                "ab",
+                &[Edit {
+                    range: 1..5,
+                    text: String::new()
+                }]
+            )
+            .is_err()
+        );
     }
 }
