@@ -336,6 +336,18 @@ fn session(env: &Env, path: &Path, text: &str, utf8: bool) {
             .any(|r| r["range"]["start"] == json!({"line": l, "character": c - 1}))
     );
 
+    // `@mem_a_0` in a function goes to its `memref.global` in the design context.
+    let get = f2 + text[f2..].find("get_global @mem_a_0").unwrap() + "get_global @".len();
+    let (l, c) = pos(text, get, utf8);
+    let defs = s.request("textDocument/definition", at(path, l, c));
+    let global = text.find("memref.global @mem_a_0").unwrap() + "memref.global ".len();
+    let (gl, gc) = pos(text, global, utf8);
+    assert_eq!(
+        defs[0]["range"]["start"],
+        json!({"line": gl, "character": gc}),
+        "{defs}"
+    );
+
     // Hover on the `aps.readrf` op whose dump string holds the non-ASCII text: its schedule.
     let (hl, hc) = pos(text, line_at + "%1 = aps.re".len(), utf8);
     let hover = s.request("textDocument/hover", at(path, hl, hc));
@@ -422,12 +434,16 @@ fn an_editor_session_on_a_blif_netlist() {
     let end = text.find(".end").unwrap();
     let (l, c) = pos(text, end, true);
     let range = json!({"start": {"line": l, "character": c}, "end": {"line": l, "character": c}});
+    let before = env.executions();
     s.notify(
         "textDocument/didChange",
         json!({"textDocument": {"uri": uri(&path), "version": 2},
                "contentChanges": [{"range": range, "text": ".latch\n"}]}),
     );
     let diags = s.diagnostics(2);
+    // Only the edited model is parsed again.
+    let after = env.executions();
+    assert_eq!(ran(&before, &after, "blif_parse"), 1, "{before} {after}");
     assert!(!diags.is_empty());
     assert_eq!(diags[0]["severity"], 1, "{diags:?}");
     s.finish();
@@ -457,7 +473,11 @@ fn an_editor_session_on_a_handshake_circuit() {
     let (l, c) = pos(&text, use_at + 1, true);
     let defs = s.request("textDocument/definition", at(&path, l, c));
     let (dl, dc) = pos(&text, def, true);
-    assert_eq!(defs[0]["range"]["start"], json!({"line": dl, "character": dc}), "{defs}");
+    assert_eq!(
+        defs[0]["range"]["start"],
+        json!({"line": dl, "character": dc}),
+        "{defs}"
+    );
     let (hl, hc) = pos(&text, def + "%13 = cm".len(), true);
     let hover = s.request("textDocument/hover", at(&path, hl, hc));
     let md = hover["contents"]["value"].as_str().unwrap_or_default();

@@ -48,11 +48,13 @@ fn why_names_the_edited_function_and_its_bytes() {
     let src = env.ws().join("m.mlir");
     std::fs::write(&src, &text).unwrap();
     let out = env.kiln(&["build", "m.mlir", "--out-dir", "out"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 
-    let f = text.find("tor.func @f3(").unwrap();
-    let k = f + text[f..].find("tor.addi").unwrap();
-    let edited = format!("{}tor.subi{}", &text[..k], &text[k + "tor.addi".len()..]);
+    let (edited, k) = common::rename_op(&text, "f3");
     std::fs::write(&src, &edited).unwrap();
     let out = env.kiln(&["build", "m.mlir", "--out-dir", "out", "--explain"]);
     assert!(out.status.success());
@@ -62,7 +64,11 @@ fn why_names_the_edited_function_and_its_bytes() {
     assert!(explained.contains("segmentation"), "{explained}");
 
     let out = env.kiln(&["why", "@f3", "--json"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let entries = v["entries"].as_array().unwrap();
     assert!(!entries.is_empty());
@@ -74,6 +80,9 @@ fn why_names_the_edited_function_and_its_bytes() {
     }
     let out = env.kiln(&["why", "out/m.cmt2.mlir"]);
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("function_op") && text.contains("@f3"), "{text}");
+    assert!(
+        text.contains("function_op") && text.contains("@f3"),
+        "{text}"
+    );
     assert!(!text.contains("@f2"), "{text}");
 }

@@ -33,9 +33,7 @@ fn an_edit_of_one_function_explains_exactly_its_queries_and_the_byte_range() {
     assert!(cold.entries.iter().all(|e| e.reason == Reason::NewInput));
     assert!(cold.entries.len() > n, "{}", cold.entries.len());
 
-    let f = text.find("tor.func @f40(").unwrap();
-    let k = f + text[f..].find("tor.addi").unwrap();
-    let edited = format!("{}tor.subi{}", &text[..k], &text[k + "tor.addi".len()..]);
+    let (edited, k) = common::rename_op(&text, "f40");
     fs::write(&src, &edited).unwrap();
     assert!(ws.build(&spec).ok());
     let e = ws.explanation();

@@ -271,6 +271,9 @@ pub fn mlir_outputs(db: &dyn KilnDb, file: SourceFile) -> FileOutputs {
 /// A function's emitted rules, or its first error (relative to the function).
 pub type FunctionResult = Option<Result<Arc<Emitted>, Diagnostic>>;
 
+/// A file's functions' emitted rules and the warnings about them, or the file's errors.
+pub type Checked = Result<(Vec<Arc<Emitted>>, Vec<Diagnostic>), Vec<Diagnostic>>;
+
 /// An APS file's functions' emitted rules (each from `emitted`) and the warnings about
 /// them, or the file's errors, checked in [`flow::aps::build`]'s order: the design
 /// context, repeated symbols, each function, instruction identities. What a build and an
@@ -279,7 +282,7 @@ pub fn checked_functions(
     db: &dyn KilnDb,
     file: SourceFile,
     mut emitted: impl FnMut(&Item) -> FunctionResult,
-) -> Result<(Vec<Arc<Emitted>>, Vec<Diagnostic>), Vec<Diagnostic>> {
+) -> Checked {
     if let Some(d) = context_error(db, file) {
         // Every function depends on the context: its error is the only one.
         return Err(vec![d]);
