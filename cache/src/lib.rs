@@ -110,6 +110,35 @@ pub struct Counters {
     pub remote_errors: u64,
 }
 
+/// Why a lookup found no value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Miss {
+    /// No entry under the key (never stored, or stored by another kiln build).
+    Absent,
+    /// The entry was there but did not decode (torn, flipped bits, another type).
+    Corrupt,
+    /// The entry was removed by a size-cap collection.
+    Evicted,
+    /// The remote tier had an entry that failed verification.
+    RemoteRejected,
+}
+
+impl Miss {
+    /// How reports say it.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Miss::Absent => "cache key absent",
+            Miss::Corrupt => "cache entry corrupt",
+            Miss::Evicted => "cache entry evicted",
+            Miss::RemoteRejected => "remote cache entry rejected",
+        }
+    }
+}
+
+/// Keys of evicted entries remembered (to explain a later miss), at most.
+const EVICTED_KEYS: usize = 1 << 16;
+
 /// Result of a garbage collection.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct GcReport {
@@ -178,6 +207,8 @@ struct Index {
     packs: Vec<Option<Pack>>,
     by_name: HashMap<std::ffi::OsString, usize>,
     refreshed: Option<Instant>,
+    /// Keys whose entries a collection removed (bounded by [`EVICTED_KEYS`]).
+    evicted: std::collections::HashSet<[u8; 32]>,
 }
 
 /// Encoded entries waiting for the writer, in put order.
@@ -261,10 +292,34 @@ impl Store {
     /// The value stored under `key`, or `None` (absent, unreadable or corrupt entry). A
     /// local miss asks the remote tier, if any.
     pub fn get<T: DeserializeOwned>(&self, key: &Key) -> Option<T> {
-        self.get_local(key).or_else(|| self.get_remote(key))
+        self.lookup(key).ok()
     }
 
-    fn get_local<T: DeserializeOwned>(&self, key: &Key) -> Option<T> {
+    /// [`Store::get`], saying why there is no value.
+    pub fn lookup<T: DeserializeOwned>(&self, key: &Key) -> Result<T, Miss> {
+        match self.get_local(key) {
+            Ok(v) => Ok(v),
+            Err(local) => self
+                .get_remote(key)
+                .map_err(|remote| remote.unwrap_or(local)),
+        }
+    }
+
+    /// The previous kiln build id recorded in this store, when it differs from `build_id`
+    /// (which is recorded from now on); `None` when it is the same or there was none.
+    pub fn swap_build_id(&self, build_id: &str) -> Option<String> {
+        let path = self.inner.root.join("build-id");
+        let previous = fs::read_to_string(&path).ok();
+        if previous.as_deref() == Some(build_id) {
+            return None;
+        }
+        if let Err(e) = write_atomic(&path, build_id.as_bytes()) {
+            tracing::warn!(error = %e, "cannot record the build id in the cache");
+        }
+        previous.filter(|p| !p.is_empty())
+    }
+
+    fn get_local<T: DeserializeOwned>(&self, key: &Key) -> Result<T, Miss> {
         let inner = &self.inner;
         let queued = inner.lock_pending().latest.get(key.as_bytes()).cloned();
         if let Some(bytes) = queued {
@@ -272,7 +327,7 @@ impl Store {
         }
         let Some((file, loc)) = inner.locate(key.as_bytes()) else {
             inner.misses.fetch_add(1, Ordering::Relaxed);
-            return None;
+            return Err(inner.absent(key.as_bytes()));
         };
         let mut bytes = vec![0u8; loc.len as usize];
         if let Err(e) = file.read_exact_at(&mut bytes, loc.offset) {
@@ -280,39 +335,38 @@ impl Store {
             tracing::debug!(error = %e, "unreadable cache pack; treating as a miss");
             inner.forget(key.as_bytes(), loc.pack);
             inner.misses.fetch_add(1, Ordering::Relaxed);
-            return None;
+            return Err(Miss::Evicted);
         }
         inner.decoded(key, &bytes, Some(loc.pack))
     }
 
     /// The remote tier's entry for `key`, decoded and queued for the local store.
-    fn get_remote<T: DeserializeOwned>(&self, key: &Key) -> Option<T> {
-        let remote = self.remote.as_ref()?;
+    /// `Err(None)`: no remote tier, or it has no entry (the local reason stands).
+    fn get_remote<T: DeserializeOwned>(&self, key: &Key) -> Result<T, Option<Miss>> {
+        let remote = self.remote.as_ref().ok_or(None)?;
         let inner = &self.inner;
+        let fault = |f: &remote::Fault| {
+            self.remote_fault(remote, key, f);
+            matches!(f, remote::Fault::Rejected(_)).then_some(Miss::RemoteRejected)
+        };
         let bytes = match remote.get(key) {
             Ok(Some(b)) => b,
             Ok(None) => {
                 inner.remote_misses.fetch_add(1, Ordering::Relaxed);
-                return None;
+                return Err(None);
             }
-            Err(f) => {
-                self.remote_fault(remote, key, &f);
-                return None;
-            }
+            Err(f) => return Err(fault(&f)),
         };
         let value = match codec::decode(key.as_bytes(), &bytes) {
             Ok(v) => v,
-            Err(e) => {
-                self.remote_fault(remote, key, &remote::Fault::Rejected(e.to_string()));
-                return None;
-            }
+            Err(e) => return Err(fault(&remote::Fault::Rejected(e.to_string()))),
         };
         inner.remote_hits.fetch_add(1, Ordering::Relaxed);
         tracing::debug!(key = %key.to_hex(), url = remote.url(), "remote cache hit");
         if let Err(e) = inner.enqueue(key, Arc::from(bytes)) {
             tracing::warn!(error = %e, "cannot store a remote cache hit locally");
         }
-        Some(value)
+        Ok(value)
     }
 
     fn remote_fault(&self, remote: &remote::Remote, key: &Key, fault: &remote::Fault) {
@@ -440,11 +494,11 @@ impl Inner {
         key: &Key,
         bytes: &[u8],
         pack: Option<usize>,
-    ) -> Option<T> {
+    ) -> Result<T, Miss> {
         match codec::decode(key.as_bytes(), bytes) {
             Ok(v) => {
                 self.hits.fetch_add(1, Ordering::Relaxed);
-                Some(v)
+                Ok(v)
             }
             Err(e) => {
                 tracing::warn!(key = %key.to_hex(), error = %e, "corrupt cache entry; treating as a miss");
@@ -453,8 +507,16 @@ impl Inner {
                 if let Some(p) = pack {
                     self.forget(key.as_bytes(), p);
                 }
-                None
+                Err(Miss::Corrupt)
             }
+        }
+    }
+
+    /// Why a key the index does not hold is missing.
+    fn absent(&self, key: &[u8; 32]) -> Miss {
+        match self.lock_index().evicted.contains(key) {
+            true => Miss::Evicted,
+            false => Miss::Absent,
         }
     }
 
@@ -723,7 +785,17 @@ impl Index {
             return;
         };
         self.packs[id] = None;
-        self.entries.retain(|_, l| l.pack != id);
+        let evicted = &mut self.evicted;
+        self.entries.retain(|k, l| {
+            if l.pack != id {
+                return true;
+            }
+            if evicted.len() >= EVICTED_KEYS {
+                evicted.clear();
+            }
+            evicted.insert(*k);
+            false
+        });
     }
 }
 

@@ -8,6 +8,7 @@ mod cmd;
 mod daemon_client;
 mod io;
 mod limits;
+mod lsp;
 mod worker;
 
 use clap::Parser;

@@ -311,6 +311,12 @@ impl Located {
         self.severity == Severity::Error
     }
 
+    /// The message's stable code, for tools (an editor's diagnostic code); none is
+    /// assigned yet.
+    pub fn code(&self) -> Option<&str> {
+        None
+    }
+
     /// `path:line:col: severity: message`, the source line and a caret (`path: severity:
     /// message` without a position), then the related notes the same way, then the notes.
     pub fn render(&self) -> String {

@@ -24,6 +24,7 @@ pub mod diag;
 pub mod flow;
 mod fxhash;
 pub mod handshake;
+pub mod ide;
 pub mod limits;
 pub mod mlir;
 pub mod rules;

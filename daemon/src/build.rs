@@ -10,12 +10,15 @@
 use crate::compute::{self, Computed, Memos};
 use crate::counters::{self, Snapshot};
 use crate::db::{Db, Runtime};
-use crate::inputs::Workspace;
+use crate::explain::Explanation;
+use crate::inputs::{Overlay, OverlayChange, OverlayError, Resolved, Workspace};
 use crate::report::{BuildReport, Times};
 use crate::spec::BuildSpec;
+use crate::spec::HandshakeSpec;
 use crate::watcher::Watcher;
 use crate::writer::{Spares, WriteTimes, Writer};
 use std::panic::AssertUnwindSafe;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -28,6 +31,8 @@ pub struct Builder {
     writer: Writer,
     builds: AtomicU64,
     retries: AtomicU64,
+    /// Why the queries of the last build executed.
+    explanation: Mutex<Arc<Explanation>>,
 }
 
 impl Builder {
@@ -38,7 +43,11 @@ impl Builder {
         watcher: Option<Arc<Watcher>>,
         spares: Spares,
     ) -> Builder {
-        let db = Db::new(store);
+        Builder::on(Db::new(store), watcher, spares)
+    }
+
+    /// A builder on `db`.
+    pub fn on(db: Db, watcher: Option<Arc<Watcher>>, spares: Spares) -> Builder {
         Builder {
             runtime: db.shared_runtime(),
             workspace: Mutex::new(Workspace::new(db, watcher)),
@@ -46,6 +55,7 @@ impl Builder {
             writer: Writer::new(spares),
             builds: AtomicU64::new(0),
             retries: AtomicU64::new(0),
+            explanation: Mutex::default(),
         }
     }
 
@@ -58,6 +68,7 @@ impl Builder {
     pub fn build(&self, spec: &BuildSpec) -> BuildReport {
         let start = Instant::now();
         let before = self.runtime.counters.snapshot();
+        let _recording = self.runtime.explain.begin();
         loop {
             let t = Instant::now();
             let (db, resolved) = {
@@ -69,10 +80,14 @@ impl Builder {
             let computed = salsa::Cancelled::catch(AssertUnwindSafe(|| {
                 compute::compute(&db, &self.memos, spec, &resolved)
             }));
-            drop(db);
             let compute = t.elapsed() - sync;
             match computed {
                 Ok(computed) => {
+                    let outputs = output_inputs(&resolved, &computed);
+                    let explained = self.runtime.explain.finish(&db, outputs);
+                    drop(db);
+                    *self.explanation.lock().unwrap_or_else(|e| e.into_inner()) =
+                        Arc::new(explained);
                     self.builds.fetch_add(1, Ordering::Relaxed);
                     let after = self.runtime.counters.snapshot();
                     let times = Times {
@@ -84,11 +99,60 @@ impl Builder {
                     return finish(&self.writer, computed, spec, counts, start, times);
                 }
                 Err(c) => {
+                    drop(db);
                     tracing::debug!(reason = ?c, "build cancelled by an input change; retrying");
                     self.retries.fetch_add(1, Ordering::Relaxed);
                 }
             }
         }
+    }
+
+    /// Apply an editor's change to the overlay of `path` (see [`crate::inputs`]), then run
+    /// `f` on it, on a clone of the database (again when cancelled by another input write).
+    pub fn edit_overlay<R>(
+        &self,
+        path: &Path,
+        version: i32,
+        change: OverlayChange,
+        handshake: &HandshakeSpec,
+        f: impl Fn(&Db, Overlay) -> R,
+    ) -> Result<R, OverlayError> {
+        let overlay = self.lock().set_overlay(path, version, change, handshake)?;
+        Ok(self.on_clone(|db| f(db, overlay)))
+    }
+
+    /// `f` on the overlay of `path`, if an editor has it open.
+    pub fn with_overlay<R>(&self, path: &Path, f: impl Fn(&Db, Overlay) -> R) -> Option<R> {
+        let overlay = self.lock().overlay(path)?;
+        Some(self.on_clone(|db| f(db, overlay)))
+    }
+
+    /// The editor closed `path`.
+    pub fn close_overlay(&self, path: &Path) {
+        self.lock().close_overlay(path);
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Workspace> {
+        self.workspace.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// `f` on a clone of the database, again when an input write cancels it.
+    fn on_clone<R>(&self, f: impl Fn(&Db) -> R) -> R {
+        loop {
+            let db = self.lock().db.clone();
+            match salsa::Cancelled::catch(AssertUnwindSafe(|| f(&db))) {
+                Ok(r) => return r,
+                Err(_) => self.retries.fetch_add(1, Ordering::Relaxed),
+            };
+        }
+    }
+
+    /// Why the queries of the last build executed.
+    pub fn explanation(&self) -> Arc<Explanation> {
+        self.explanation
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 
     /// Query executions and cache hits since this builder started.
@@ -107,6 +171,18 @@ impl Builder {
             self.retries.load(Ordering::Relaxed),
         )
     }
+}
+
+/// Each output of `computed` and the input it is made from.
+fn output_inputs(resolved: &Resolved, computed: &Computed) -> Vec<(PathBuf, PathBuf)> {
+    let jobs = resolved.inputs.iter().flat_map(|g| g.iter());
+    jobs.zip(computed.results())
+        .flat_map(|((job, _), r)| {
+            r.outputs
+                .iter()
+                .map(|o| (o.path.clone(), job.input.clone()))
+        })
+        .collect()
 }
 
 /// Write `computed` and make the report (shared by every kind of build).

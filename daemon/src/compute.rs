@@ -227,6 +227,20 @@ pub(crate) fn sv_not_aps() -> Diagnostic {
     Diagnostic::global_error("--emit sv applies to APS designs only")
 }
 
+/// The messages of an input at `path` with text `text`, in report order: warnings about
+/// other files, its own diagnostics, errors about other files (what a build reports, and
+/// an editor shows).
+pub fn messages(path: &str, outputs: &FileOutputs, text: &str) -> Vec<Located> {
+    let (errors, warnings): (Vec<&Located>, Vec<&Located>) = outputs
+        .elsewhere
+        .iter()
+        .partition(|m| m.severity == Severity::Error);
+    let mut messages: Vec<Located> = warnings.into_iter().cloned().collect();
+    messages.extend(outputs.diagnostics.iter().map(|d| d.locate(path, text)));
+    messages.extend(errors.into_iter().cloned());
+    messages
+}
+
 /// A job's result from its flow's outputs: the kinds the spec wants, each at its path, and
 /// its messages located against `text` (the input's text).
 pub(crate) fn job_result(
@@ -237,13 +251,7 @@ pub(crate) fn job_result(
     text: &str,
 ) -> JobResult {
     let path = job.input.display().to_string();
-    let (errors, warnings): (Vec<Located>, Vec<Located>) = outputs
-        .elsewhere
-        .into_iter()
-        .partition(|m| m.severity == Severity::Error);
-    let mut messages = warnings;
-    messages.extend(outputs.diagnostics.iter().map(|d| d.locate(&path, text)));
-    messages.extend(errors);
+    let mut messages = messages(&path, &outputs, text);
     let made = outputs.outputs.len();
     let outputs: Vec<Output> = outputs
         .outputs

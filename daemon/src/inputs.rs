@@ -16,9 +16,11 @@
 //! equal texts (what the compute step's memo relies on).
 
 use crate::counters::Kind;
+use crate::db::KilnDb;
 use crate::db::handshake::{HandshakeJob, HandshakeOpts, UnitSource, handshake_front};
 use crate::db::{BlifFile, Db, SourceFile};
 use crate::digests::Digests;
+use crate::explain::{self, Change, Explain};
 use crate::input;
 use crate::spec::{BuildSpec, Flow, HandshakeSpec, Job, dir_jobs, is_blif, is_mlir};
 use crate::watcher::{RootMarks, Watcher};
@@ -31,6 +33,9 @@ use std::fs;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+
+mod overlay;
+pub use overlay::{Edit, Overlay, OverlayChange, OverlayError};
 
 /// An input as read from disk: its database handle, or why it could not be read. Source
 /// and BLIF files carry the generation of their text.
@@ -95,6 +100,8 @@ pub struct Workspace {
     /// The buffer of the source text last replaced (salsa hands it back): the next source
     /// read goes into memory that is already mapped, instead of a fresh allocation.
     recycled: Vec<u8>,
+    /// Editors' unsaved buffers, by path ([`overlay`]).
+    overlays: BTreeMap<PathBuf, Overlay>,
 }
 
 impl Workspace {
@@ -111,6 +118,7 @@ impl Workspace {
             digests: Digests::default(),
             generation: 0,
             recycled: Vec::new(),
+            overlays: BTreeMap::new(),
         }
     }
 
@@ -259,6 +267,10 @@ impl Workspace {
         Some(loaded)
     }
 
+    fn explain(&self) -> &Explain {
+        &self.db.runtime().explain
+    }
+
     fn next_generation(&mut self) -> u64 {
         self.generation += 1;
         self.generation
@@ -269,6 +281,7 @@ impl Workspace {
         let g = self.next_generation();
         self.db.counters().executed(Kind::MlirItems);
         let split = Arc::new(split_functions(&text));
+        self.explain().new_input(path);
         let f = SourceFile::new(&self.db, path.to_path_buf(), text, split);
         self.sources.insert(path.to_path_buf(), (f, stamp, g));
         (f, g)
@@ -308,6 +321,12 @@ impl Workspace {
         };
         self.db.counters().executed(Kind::MlirItems);
         let split = Arc::new(resplit(f.split(&self.db), &text, Some(common)));
+        let range = explain::changed_range(old.len(), text.len(), common);
+        self.explain().changed(Change {
+            items: explain::touched(&split.functions, &range),
+            file: path.to_path_buf(),
+            range,
+        });
         let generation = self.next_generation();
         self.recycled = f.set_text(&mut self.db).to(text).into_bytes();
         f.set_split(&mut self.db).to(split);
@@ -319,7 +338,16 @@ impl Workspace {
     fn sync_blif(&mut self, path: &Path, text: String, stamp: Option<Stamp>) -> (BlifFile, u64) {
         if let Some(&(f, _, g)) = self.blifs.get(path) {
             let mut g = g;
-            if f.text(&self.db) != &text {
+            let old = f.text(&self.db);
+            if old != &text {
+                let common = Common::of(old.as_bytes(), text.as_bytes());
+                let range = explain::changed_range(old.len(), text.len(), common);
+                let models = compiler::flow::blif::models(&text);
+                self.explain().changed(Change {
+                    items: explain::touched(&models, &range),
+                    file: path.to_path_buf(),
+                    range,
+                });
                 f.set_text(&mut self.db)
                     .with_durability(Durability::HIGH)
                     .to(text);
@@ -328,6 +356,7 @@ impl Workspace {
             self.blifs.insert(path.to_path_buf(), (f, stamp, g));
             return (f, g);
         }
+        self.explain().new_input(path);
         let f = BlifFile::builder(path.to_path_buf(), text)
             .durability(Durability::HIGH)
             .new(&self.db);
@@ -356,6 +385,13 @@ impl Workspace {
                 j
             }
         };
+        self.update_handshake(job, file, opts);
+        job
+    }
+
+    /// Set `job`'s file and options, then its library files (those the circuit's marks
+    /// name), read (or skipped by stamp) like any input.
+    fn update_handshake(&mut self, job: HandshakeJob, file: SourceFile, opts: HandshakeOpts) {
         if *job.file(&self.db) != file {
             job.set_file(&mut self.db).to(file);
         }
@@ -381,7 +417,6 @@ impl Workspace {
         if job.units(&self.db) != &units {
             job.set_units(&mut self.db).to(units);
         }
-        job
     }
 }
 

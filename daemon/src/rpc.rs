@@ -6,6 +6,9 @@
 
 use crate::counters::{Count, Kind, Snapshot};
 use crate::digests::{hex, parse_hex};
+use crate::explain::Explanation;
+use crate::ide::{Analysis, Hover, Lens, Navigation, Outline, OutlineItem, OutlineKind};
+use crate::inputs::{Edit, OverlayChange, OverlayError};
 use crate::report::{BuildReport, FileReport, OutputFile, Times};
 use crate::spec::{
     self, BuildSpec, HandshakeSpec, OutputKind, SpecError, dialect_name, naming_name,
@@ -13,6 +16,7 @@ use crate::spec::{
 use compiler::diag::{At, Located, Severity};
 use proto::kiln_client::KilnClient;
 use proto::kiln_server::{Kiln, KilnServer};
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -91,6 +95,23 @@ pub(crate) trait Service: Send + Sync + 'static {
     fn watch(&self, spec: &BuildSpec, events: &Events) -> Result<(), String>;
     fn stats(&self) -> DaemonStats;
     fn shutdown(&self);
+    /// The last build's explanation, filtered (see [`Explanation::filtered`]).
+    fn why(&self, target: Option<&str>) -> Explanation;
+    /// An editor's change to an open document, and its diagnostics.
+    fn analyze(&self, doc: &DocumentChange) -> Result<Analysis, OverlayError>;
+    /// What is at `offset` of the open document `path` (`None`: not open).
+    fn navigate(&self, path: &Path, offset: usize) -> Option<Navigation>;
+    fn outline(&self, path: &Path) -> Option<Outline>;
+    fn close(&self, path: &Path);
+}
+
+/// An editor's change to an open document (`Analyze`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DocumentChange {
+    pub path: PathBuf,
+    pub version: i32,
+    pub change: OverlayChange,
+    pub handshake: HandshakeSpec,
 }
 
 /// The sending end of a `Watch` stream.
@@ -229,6 +250,102 @@ impl<S: Service> Kiln for Adapter<S> {
         self.0.shutdown();
         Ok(Response::new(proto::ShutdownReply {}))
     }
+
+    async fn why(
+        &self,
+        req: Request<proto::WhyRequest>,
+    ) -> Result<Response<proto::WhyReply>, Status> {
+        let target = req.into_inner().target;
+        let e = self
+            .blocking(move |s| s.why(Some(target.as_str()).filter(|t| !t.is_empty())))
+            .await?;
+        let json = serde_json::to_string(&e).map_err(|e| Status::internal(e.to_string()))?;
+        Ok(Response::new(proto::WhyReply { json }))
+    }
+
+    async fn analyze(
+        &self,
+        req: Request<proto::AnalyzeRequest>,
+    ) -> Result<Response<proto::AnalyzeReply>, Status> {
+        let doc = document_from_proto(req.into_inner());
+        let version = doc.version;
+        let reply = match self.blocking(move |s| s.analyze(&doc)).await? {
+            Ok(a) => proto::AnalyzeReply {
+                version: a.version,
+                messages: a
+                    .messages
+                    .into_iter()
+                    .map(|m| message_to_proto(m, ""))
+                    .collect(),
+                stale: false,
+            },
+            Err(OverlayError::Stale(_)) => proto::AnalyzeReply {
+                version,
+                stale: true,
+                ..Default::default()
+            },
+            Err(e) => return Err(Status::invalid_argument(e.to_string())),
+        };
+        Ok(Response::new(reply))
+    }
+
+    async fn navigate(
+        &self,
+        req: Request<proto::NavigateRequest>,
+    ) -> Result<Response<proto::NavigateReply>, Status> {
+        let r = req.into_inner();
+        let path = PathBuf::from(r.path);
+        let offset = r.offset as usize;
+        let nav = self.blocking(move |s| s.navigate(&path, offset)).await?;
+        let Some(nav) = nav else {
+            return Ok(Response::new(proto::NavigateReply::default()));
+        };
+        let ranges = |v: &[Range<usize>]| v.iter().map(range_to_proto).collect();
+        Ok(Response::new(proto::NavigateReply {
+            open: true,
+            range: nav.range.as_ref().map(range_to_proto),
+            definitions: ranges(&nav.definitions),
+            references: ranges(&nav.references),
+            hover: nav
+                .hover
+                .as_ref()
+                .map(|h| h.markdown.clone())
+                .unwrap_or_default(),
+            hover_range: nav.hover.as_ref().map(|h| range_to_proto(&h.range)),
+        }))
+    }
+
+    async fn outline(
+        &self,
+        req: Request<proto::DocumentRequest>,
+    ) -> Result<Response<proto::OutlineReply>, Status> {
+        let path = PathBuf::from(req.into_inner().path);
+        let outline = self.blocking(move |s| s.outline(&path)).await?;
+        let Some(o) = outline else {
+            return Ok(Response::new(proto::OutlineReply::default()));
+        };
+        Ok(Response::new(proto::OutlineReply {
+            open: true,
+            items: o.items.iter().map(outline_to_proto).collect(),
+            lenses: o
+                .lenses
+                .iter()
+                .map(|l| proto::Lens {
+                    range: Some(range_to_proto(&l.range)),
+                    title: l.title.clone(),
+                })
+                .collect(),
+        }))
+    }
+
+    async fn close(
+        &self,
+        req: Request<proto::DocumentRequest>,
+    ) -> Result<Response<proto::CloseReply>, Status> {
+        let path = PathBuf::from(req.into_inner().path);
+        self.blocking(move |s| s.close(&path)).await?;
+        Ok(Response::new(proto::CloseReply {}))
+    }
 }
 
 fn invalid(e: SpecError) -> Status {
@@ -322,6 +439,91 @@ impl Client {
     pub async fn shutdown(&mut self) -> Result<(), RpcError> {
         self.0.shutdown(proto::ShutdownRequest {}).await?;
         Ok(())
+    }
+
+    /// An editor's change to an open document: its diagnostics, or `None` when the edits
+    /// were not based on the daemon's version (send the whole text).
+    pub async fn analyze(&mut self, doc: &DocumentChange) -> Result<Option<Analysis>, RpcError> {
+        let r = self.0.analyze(document_to_proto(doc)).await?.into_inner();
+        if r.stale {
+            return Ok(None);
+        }
+        Ok(Some(Analysis {
+            version: r.version,
+            messages: r
+                .messages
+                .into_iter()
+                .map(|m| message_from_proto(m, ""))
+                .collect(),
+        }))
+    }
+
+    /// What is at byte `offset` of the open document `path` (`None`: not open).
+    pub async fn navigate(
+        &mut self,
+        path: &Path,
+        offset: usize,
+    ) -> Result<Option<Navigation>, RpcError> {
+        let req = proto::NavigateRequest {
+            path: display(path),
+            offset: offset as u64,
+        };
+        let r = self.0.navigate(req).await?.into_inner();
+        if !r.open {
+            return Ok(None);
+        }
+        let ranges = |v: &[proto::ByteRange]| v.iter().map(range_from_proto).collect();
+        Ok(Some(Navigation {
+            range: r.range.as_ref().map(range_from_proto),
+            definitions: ranges(&r.definitions),
+            references: ranges(&r.references),
+            hover: (!r.hover.is_empty()).then(|| Hover {
+                range: r
+                    .hover_range
+                    .as_ref()
+                    .map(range_from_proto)
+                    .unwrap_or_default(),
+                markdown: r.hover,
+            }),
+        }))
+    }
+
+    /// The open document's outline and code lenses (`None`: not open).
+    pub async fn outline(&mut self, path: &Path) -> Result<Option<Outline>, RpcError> {
+        let req = proto::DocumentRequest {
+            path: display(path),
+        };
+        let r = self.0.outline(req).await?.into_inner();
+        if !r.open {
+            return Ok(None);
+        }
+        Ok(Some(Outline {
+            items: r.items.iter().map(outline_from_proto).collect(),
+            lenses: r
+                .lenses
+                .iter()
+                .map(|l| Lens {
+                    range: l.range.as_ref().map(range_from_proto).unwrap_or_default(),
+                    title: l.title.clone(),
+                })
+                .collect(),
+        }))
+    }
+
+    /// The editor closed `path`.
+    pub async fn close(&mut self, path: &Path) -> Result<(), RpcError> {
+        let req = proto::DocumentRequest {
+            path: display(path),
+        };
+        self.0.close(req).await?;
+        Ok(())
+    }
+
+    /// Why each query of the last build executed (about `target`, if given).
+    pub async fn why(&mut self, target: Option<&str>) -> Result<Explanation, RpcError> {
+        let target = target.unwrap_or_default().to_string();
+        let reply = self.0.why(proto::WhyRequest { target }).await?.into_inner();
+        serde_json::from_str(&reply.json).map_err(|e| RpcError::Failed(e.to_string()))
     }
 }
 
@@ -477,6 +679,104 @@ fn report_from_proto(r: proto::BuildReply) -> BuildReport {
             compute: us(r.compute_us),
             hash: us(r.hash_us),
             write: us(r.write_us),
+        },
+    }
+}
+
+fn range_to_proto(r: &Range<usize>) -> proto::ByteRange {
+    proto::ByteRange {
+        start: r.start as u64,
+        end: r.end as u64,
+    }
+}
+
+fn range_from_proto(r: &proto::ByteRange) -> Range<usize> {
+    r.start as usize..r.end.max(r.start) as usize
+}
+
+const OUTLINE_KINDS: [(&str, OutlineKind); 4] = [
+    ("function", OutlineKind::Function),
+    ("block", OutlineKind::Block),
+    ("loop", OutlineKind::Loop),
+    ("model", OutlineKind::Model),
+];
+
+fn outline_to_proto(o: &OutlineItem) -> proto::OutlineItem {
+    proto::OutlineItem {
+        name: o.name.clone(),
+        kind: spec::name_of(&OUTLINE_KINDS, o.kind).to_string(),
+        range: Some(range_to_proto(&o.range)),
+        selection: Some(range_to_proto(&o.selection)),
+        children: o.children.iter().map(outline_to_proto).collect(),
+    }
+}
+
+fn outline_from_proto(o: &proto::OutlineItem) -> OutlineItem {
+    OutlineItem {
+        name: o.name.clone(),
+        kind: spec::by_name(&OUTLINE_KINDS, &o.kind).unwrap_or(OutlineKind::Block),
+        range: o.range.as_ref().map(range_from_proto).unwrap_or_default(),
+        selection: o
+            .selection
+            .as_ref()
+            .map(range_from_proto)
+            .unwrap_or_default(),
+        children: o.children.iter().map(outline_from_proto).collect(),
+    }
+}
+
+fn document_to_proto(d: &DocumentChange) -> proto::AnalyzeRequest {
+    let opt = |p: &Option<PathBuf>| p.as_deref().map(display).unwrap_or_default();
+    let mut req = proto::AnalyzeRequest {
+        path: display(&d.path),
+        version: d.version,
+        blif_lib: opt(&d.handshake.blif_lib),
+        path_table: opt(&d.handshake.path_table),
+        ..Default::default()
+    };
+    match &d.change {
+        OverlayChange::Full(text) => {
+            req.full = true;
+            req.text = text.clone();
+        }
+        OverlayChange::Edits { base, edits } => {
+            req.base_version = *base;
+            req.edits = edits
+                .iter()
+                .map(|e| proto::TextEdit {
+                    range: Some(range_to_proto(&e.range)),
+                    text: e.text.clone(),
+                })
+                .collect();
+        }
+    }
+    req
+}
+
+fn document_from_proto(r: proto::AnalyzeRequest) -> DocumentChange {
+    let path = |s: &str| (!s.is_empty()).then(|| PathBuf::from(s));
+    let change = match r.full {
+        true => OverlayChange::Full(r.text),
+        false => OverlayChange::Edits {
+            base: r.base_version,
+            edits: r
+                .edits
+                .into_iter()
+                .map(|e| Edit {
+                    range: e.range.as_ref().map(range_from_proto).unwrap_or_default(),
+                    text: e.text,
+                })
+                .collect(),
+        },
+    };
+    DocumentChange {
+        path: PathBuf::from(&r.path),
+        version: r.version,
+        change,
+        handshake: HandshakeSpec {
+            blif_lib: path(&r.blif_lib),
+            path_table: path(&r.path_table),
+            ..HandshakeSpec::default()
         },
     }
 }

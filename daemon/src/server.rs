@@ -10,6 +10,8 @@
 //! ([`crate::watcher`]) reports a relevant change, after a quiet period of [`DEBOUNCE`].
 
 use crate::build::Builder;
+use crate::ide::{self, Analysis, Ide};
+use crate::inputs::OverlayError;
 use crate::paths::{self, DaemonDir, Info};
 use crate::report::BuildReport;
 use crate::rpc::{self, DaemonStats, DaemonStatus, Events, WatchEvent};
@@ -73,6 +75,8 @@ fn io_at(path: &Path) -> impl FnOnce(std::io::Error) -> ServerError + '_ {
 /// The daemon's state: one builder for every request, the watcher, and its lifecycle.
 struct State {
     builder: Builder,
+    /// Editors' per-document memos.
+    ide: Ide,
     watcher: Option<Arc<Watcher>>,
     started: Instant,
     last_activity_ms: AtomicU64,
@@ -191,6 +195,32 @@ impl rpc::Service for State {
         tracing::info!("shutdown requested");
         self.shutdown.notify_one();
     }
+
+    fn why(&self, target: Option<&str>) -> crate::explain::Explanation {
+        self.builder.explanation().filtered(target)
+    }
+
+    fn analyze(&self, doc: &rpc::DocumentChange) -> Result<Analysis, OverlayError> {
+        let change = doc.change.clone();
+        self.builder
+            .edit_overlay(&doc.path, doc.version, change, &doc.handshake, |db, o| {
+                self.ide.analyze(db, &doc.path, o)
+            })
+    }
+
+    fn navigate(&self, path: &Path, offset: usize) -> Option<ide::Navigation> {
+        self.builder
+            .with_overlay(path, |db, o| ide::navigate(db, o, offset))
+    }
+
+    fn outline(&self, path: &Path) -> Option<ide::Outline> {
+        self.builder.with_overlay(path, ide::outline)
+    }
+
+    fn close(&self, path: &Path) {
+        self.builder.close_overlay(path);
+        self.ide.close(path);
+    }
 }
 
 /// The directories a `Watch` stream watches: the input files' directories (not
@@ -281,6 +311,7 @@ pub fn run(opts: Options) -> Result<(), ServerError> {
     let state = Arc::new(State {
         // The daemon's users edit and rebuild: large outputs get their spares ahead.
         builder: Builder::new(store, watcher.clone(), Spares::Ahead),
+        ide: Ide::default(),
         watcher,
         started: Instant::now(),
         last_activity_ms: AtomicU64::new(0),

@@ -91,14 +91,14 @@ pub fn naming_name(n: Naming) -> &'static str {
 }
 
 /// The value named `name` in `table`; the empty name is the first entry (the default).
-fn by_name<T: Copy>(table: &[(&str, T)], name: &str) -> Option<T> {
+pub(crate) fn by_name<T: Copy>(table: &[(&str, T)], name: &str) -> Option<T> {
     match name {
         "" => table.first().map(|e| e.1),
         _ => table.iter().find(|e| e.0 == name).map(|e| e.1),
     }
 }
 
-fn name_of<T: PartialEq>(table: &[(&'static str, T)], value: T) -> &'static str {
+pub(crate) fn name_of<T: PartialEq>(table: &[(&'static str, T)], value: T) -> &'static str {
     table.iter().find(|e| e.1 == value).map_or("", |e| e.0)
 }
 

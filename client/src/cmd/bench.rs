@@ -25,6 +25,8 @@ pub enum Bench {
     Aig(AigArgs),
     /// Cold `kiln build` of a generated APS module, with an in-process phase breakdown.
     Aps(super::bench_aps::Args),
+    /// Editor latency: `didChange` → `publishDiagnostics` through `kiln lsp`.
+    Lsp(super::bench_lsp::Args),
     /// Lower one file or directory and write AIGER (the measured child process of `bench aig`).
     #[command(hide = true)]
     AigOne {
@@ -78,6 +80,7 @@ pub fn run(b: Bench) -> Result<(), Failure> {
         Bench::Daemon(args) => super::bench_daemon::run(args),
         Bench::Aig(args) => bench_aig(args),
         Bench::Aps(args) => super::bench_aps::run(args),
+        Bench::Lsp(args) => super::bench_lsp::run(args),
         Bench::AigOne {
             input,
             out,

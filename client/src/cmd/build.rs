@@ -37,6 +37,9 @@ pub struct Args {
     /// Build in this process instead of through the workspace's daemon.
     #[arg(long)]
     pub no_daemon: bool,
+    /// Then say why each query executed (`kiln why`).
+    #[arg(long)]
+    pub explain: bool,
 }
 
 pub fn run(args: Args) -> Result<(), Failure> {
@@ -52,6 +55,9 @@ pub fn run(args: Args) -> Result<(), Failure> {
     // The command reports diagnostics only: the daemon need not list unchanged files.
     spec.changed_only = true;
     let mut report = daemon_client::build(&spec, args.no_daemon);
+    if args.explain {
+        super::why::print_after_build(args.no_daemon);
+    }
     // Name the input as the user did (the spec carries it absolute).
     let (absolute, given) = (
         spec.inputs[0].display().to_string(),

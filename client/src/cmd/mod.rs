@@ -7,6 +7,7 @@ pub mod aig;
 pub mod bench;
 pub mod bench_aps;
 pub mod bench_daemon;
+pub mod bench_lsp;
 pub mod bench_parse;
 pub mod build;
 pub mod build_cached;
@@ -15,6 +16,7 @@ pub mod daemon;
 #[path = "gen.rs"]
 pub mod generate;
 pub mod graph;
+pub mod lsp;
 pub mod parse;
 pub mod rtl;
 pub mod shutdown;
@@ -24,6 +26,7 @@ pub mod status;
 pub mod synth;
 pub mod synth_report;
 pub mod watch;
+pub mod why;
 pub mod worker;
 
 #[derive(Subcommand)]
@@ -61,6 +64,10 @@ pub enum Command {
     Cache(cache::Cache),
     /// Build, then rebuild on every change, through the daemon.
     Watch(watch::Args),
+    /// Language server (LSP) on stdin/stdout, through the workspace's daemon.
+    Lsp(lsp::Args),
+    /// Why each query of the daemon's last build executed.
+    Why(why::Args),
     /// Build-system worker: Bazel (`--persistent_worker`), Buck2 (`--buck2`) or one-shot.
     Worker(worker::Args),
 }
@@ -83,5 +90,7 @@ pub fn run(command: Command) -> Result<(), Failure> {
         Command::Cache(c) => cache::run(c),
         Command::Watch(a) => watch::run(a),
         Command::Worker(a) => worker::run(a),
+        Command::Why(a) => why::run(a),
+        Command::Lsp(a) => lsp::run(a),
     }
 }

@@ -22,6 +22,9 @@ pub struct Args {
     /// Stop after this many builds (default: run until interrupted).
     #[arg(long)]
     pub max_events: Option<u64>,
+    /// After each build, say why each query executed (`kiln why`).
+    #[arg(long)]
+    pub explain: bool,
 }
 
 pub fn run(args: Args) -> Result<(), Failure> {
@@ -30,12 +33,16 @@ pub fn run(args: Args) -> Result<(), Failure> {
     let rt = daemon_client::runtime()?;
     rt.block_on(async {
         let mut client = c.ensure().await.map_err(fail)?;
+        let explainer = client.clone();
         let stream = client.watch(&spec).await.map_err(fail)?;
         let mut stream = std::pin::pin!(stream);
         let mut seen = 0u64;
         while let Some(event) = stream.next().await {
             let event = event.map_err(fail)?;
             print_event(&event);
+            if args.explain {
+                super::why::print_explained(explainer.clone().why(None).await);
+            }
             seen += 1;
             if args.max_events.is_some_and(|m| seen >= m) {
                 break;

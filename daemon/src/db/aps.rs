@@ -8,6 +8,7 @@
 
 use super::{FileOutputs, KilnDb, OutputBytes, SourceFile, cached, executed};
 use crate::counters::Kind;
+use crate::explain::{Subject, note};
 use bytes::Bytes;
 use compiler::aps::{BlockRules, DesignContext, Segmentation};
 use compiler::diag::{Diagnostic, Span};
@@ -23,6 +24,7 @@ use std::sync::Arc;
 /// [`compiler::mlir::split::Split::to_file`].
 #[salsa::tracked(returns(ref))]
 pub fn context_text(db: &dyn KilnDb, file: SourceFile) -> Arc<String> {
+    note(db, || Subject::file(file.path(db)));
     file.split(db).context.clone()
 }
 
@@ -30,18 +32,21 @@ pub fn context_text(db: &dyn KilnDb, file: SourceFile) -> Arc<String> {
 /// the design header near its top, so re-deciding after an edit costs next to nothing).
 #[salsa::tracked]
 pub fn mlir_flow(db: &dyn KilnDb, file: SourceFile) -> Flow {
+    note(db, || Subject::file(file.path(db)));
     Flow::detect(file.path(db), file.text(db))
 }
 
 /// The outcome of an MLIR file no flow accepts.
 #[salsa::tracked(returns(ref))]
 pub fn unknown_flow_outputs(db: &dyn KilnDb, file: SourceFile) -> FileOutputs {
+    note(db, || Subject::file(file.path(db)));
     FileOutputs::failed(vec![flow::unknown(file.text(db))])
 }
 
 /// Where each function symbol first occurs in the file's list of functions.
 #[salsa::tracked(returns(ref))]
 pub fn function_index(db: &dyn KilnDb, file: SourceFile) -> BTreeMap<String, usize> {
+    note(db, || Subject::file(file.path(db)));
     let mut index = BTreeMap::new();
     for (i, item) in file.split(db).functions.iter().enumerate() {
         index.entry(item.symbol.clone()).or_insert(i);
@@ -53,6 +58,7 @@ pub fn function_index(db: &dyn KilnDb, file: SourceFile) -> BTreeMap<String, usi
 /// functions. An error's span is in [`context_text`]: see [`context_error`].
 #[salsa::tracked(returns(ref))]
 pub fn design_context(db: &dyn KilnDb, file: SourceFile) -> Result<DesignContext, Diagnostic> {
+    note(db, || Subject::file(file.path(db)));
     executed(db, Kind::Context);
     flow::aps::design_context(context_text(db, file), &crate::input::limits())
 }
@@ -68,6 +74,7 @@ pub fn context_error(db: &dyn KilnDb, file: SourceFile) -> Option<Diagnostic> {
 /// re-executed.
 #[salsa::tracked(returns(ref))]
 pub fn function_text(db: &dyn KilnDb, file: SourceFile, symbol: String) -> Option<Item> {
+    note(db, || Subject::item(file.path(db), &symbol));
     executed(db, Kind::FunctionText);
     let i = *function_index(db, file).get(&symbol)?;
     file.split(db).functions.get(i).map(|i| Item {
@@ -86,6 +93,7 @@ fn function_digest(db: &dyn KilnDb, file: SourceFile, symbol: &str) -> Option<[u
 /// functions' queries): computed once per context, not once per function and block.
 #[salsa::tracked]
 fn context_digest(db: &dyn KilnDb, file: SourceFile) -> [u8; 32] {
+    note(db, || Subject::file(file.path(db)));
     let ctx = design_context(db, file).as_ref().ok();
     kiln_cache::digest(serde_json::to_string(&ctx).unwrap_or_default().as_bytes())
 }
@@ -98,6 +106,7 @@ pub fn function_op(
     file: SourceFile,
     symbol: String,
 ) -> Option<Result<Operation, Diagnostic>> {
+    note(db, || Subject::item(file.path(db), &symbol));
     let item = function_text(db, file, symbol).as_ref()?;
     executed(db, Kind::Parse);
     Some(flow::aps::parse_function(
@@ -113,6 +122,7 @@ pub fn segmentation(
     file: SourceFile,
     symbol: String,
 ) -> Option<Result<Segmentation, Diagnostic>> {
+    let noted = note(db, || Subject::item(file.path(db), &symbol));
     let f = function_digest(db, file, &symbol)?;
     let ctx = match design_context(db, file) {
         Ok(c) => c,
@@ -122,6 +132,7 @@ pub fn segmentation(
     // The function is parsed only when the result is not in the persistent cache.
     Some(cached(
         db,
+        noted,
         Kind::Segmentation,
         &[&f, &c],
         || match function_op(db, file, symbol.clone()).as_ref() {
@@ -140,12 +151,16 @@ pub fn block_rules(
     symbol: String,
     block: usize,
 ) -> Result<BlockRules, Diagnostic> {
+    let noted = note(db, || Subject {
+        block: Some(block),
+        ..Subject::item(file.path(db), &symbol)
+    });
     let missing = || Diagnostic::error(Span::point(0), format!("no function `@{symbol}`"));
     let ctx = design_context(db, file).as_ref().map_err(Clone::clone)?;
     let f = function_digest(db, file, &symbol).ok_or_else(missing)?;
     let c = *context_digest(db, file);
     let block_key = (block as u64).to_le_bytes();
-    cached(db, Kind::Handler, &[&f, &c, &block_key], || {
+    cached(db, noted, Kind::Handler, &[&f, &c, &block_key], || {
         let seg = segmentation(db, file, symbol.clone())
             .as_ref()
             .ok_or_else(missing)?
@@ -162,6 +177,7 @@ pub fn function_circuit(
     file: SourceFile,
     symbol: String,
 ) -> Option<Result<Circuit, Diagnostic>> {
+    note(db, || Subject::item(file.path(db), &symbol));
     let seg = match segmentation(db, file, symbol.clone()).as_ref()? {
         Ok(s) => s,
         Err(d) => return Some(Err(d.clone())),
@@ -193,6 +209,7 @@ pub fn function_emitted(
     file: SourceFile,
     symbol: String,
 ) -> Option<Result<Arc<Emitted>, Diagnostic>> {
+    note(db, || Subject::item(file.path(db), &symbol));
     let circuit = match function_circuit(db, file, symbol).as_ref()? {
         Ok(c) => c,
         Err(d) => return Some(Err(d.clone())),
@@ -236,38 +253,62 @@ pub fn stem(db: &dyn KilnDb, file: SourceFile) -> String {
 /// queries). Any error suppresses the outputs of the file.
 #[salsa::tracked(returns(ref))]
 pub fn mlir_outputs(db: &dyn KilnDb, file: SourceFile) -> FileOutputs {
+    note(db, || Subject::file(file.path(db)));
     executed(db, Kind::Emit);
-    if let Some(d) = context_error(db, file) {
-        // Every function depends on the context: its error is the only one.
-        return FileOutputs::failed(vec![d]);
-    }
-    let functions = &file.split(db).functions;
-    let repeated = flow::aps::repeated_symbols(functions);
-    if !repeated.is_empty() {
-        return FileOutputs::failed(repeated);
-    }
-    let mut diagnostics = Vec::new();
-    let mut parts = Vec::new();
-    for item in functions {
-        match function_emitted(db, file, item.symbol.clone()) {
-            Some(Ok(e)) => parts.push(e.clone()),
-            Some(Err(d)) => diagnostics.push(d.clone().shifted(item.offset as i64)),
-            None => {}
-        }
-    }
-    if !diagnostics.is_empty() {
-        return FileOutputs::failed(diagnostics);
-    }
-    let diagnostics = identities(functions, &parts);
-    if diagnostics.iter().any(Diagnostic::is_error) {
-        return FileOutputs::failed(diagnostics);
-    }
+    let emitted = |item: &Item| function_emitted(db, file, item.symbol.clone()).clone();
+    let (parts, diagnostics) = match checked_functions(db, file, emitted) {
+        Ok(checked) => checked,
+        Err(diagnostics) => return FileOutputs::failed(diagnostics),
+    };
     executed(db, Kind::EmitFrame);
     FileOutputs {
         outputs: layout(frame(&stem(db, file), &parts), &parts),
         diagnostics,
         ..FileOutputs::default()
     }
+}
+
+/// A function's emitted rules, or its first error (relative to the function).
+pub type FunctionResult = Option<Result<Arc<Emitted>, Diagnostic>>;
+
+/// A file's functions' emitted rules and the warnings about them, or the file's errors.
+pub type Checked = Result<(Vec<Arc<Emitted>>, Vec<Diagnostic>), Vec<Diagnostic>>;
+
+/// An APS file's functions' emitted rules (each from `emitted`) and the warnings about
+/// them, or the file's errors, checked in [`flow::aps::build`]'s order: the design
+/// context, repeated symbols, each function, instruction identities. What a build and an
+/// editor report alike.
+pub fn checked_functions(
+    db: &dyn KilnDb,
+    file: SourceFile,
+    mut emitted: impl FnMut(&Item) -> FunctionResult,
+) -> Checked {
+    if let Some(d) = context_error(db, file) {
+        // Every function depends on the context: its error is the only one.
+        return Err(vec![d]);
+    }
+    let functions = &file.split(db).functions;
+    let repeated = flow::aps::repeated_symbols(functions);
+    if !repeated.is_empty() {
+        return Err(repeated);
+    }
+    let mut diagnostics = Vec::new();
+    let mut parts = Vec::new();
+    for item in functions {
+        match emitted(item) {
+            Some(Ok(e)) => parts.push(e),
+            Some(Err(d)) => diagnostics.push(d.shifted(item.offset as i64)),
+            None => {}
+        }
+    }
+    if !diagnostics.is_empty() {
+        return Err(diagnostics);
+    }
+    let diagnostics = identities(functions, &parts);
+    if diagnostics.iter().any(Diagnostic::is_error) {
+        return Err(diagnostics);
+    }
+    Ok((parts, diagnostics))
 }
 
 /// [`flow::aps::identities`] of a file's functions and their emitted frames.
@@ -279,6 +320,7 @@ pub fn identities(functions: &[Item], parts: &[Arc<Emitted>]) -> Vec<Diagnostic>
 /// SystemVerilog. Only computed when a build asks for it.
 #[salsa::tracked(returns(ref))]
 pub fn mlir_sv(db: &dyn KilnDb, file: SourceFile) -> Result<OutputBytes, Diagnostic> {
+    note(db, || Subject::file(file.path(db)));
     executed(db, Kind::EmitSv);
     if let Some(d) = context_error(db, file) {
         return Err(d);

@@ -4,6 +4,7 @@
 
 use super::{BlifFile, FileOutputs, KilnDb, cached, executed};
 use crate::counters::Kind;
+use crate::explain::{Subject, note};
 use compiler::aig::Lowered;
 use compiler::blif::Model;
 use compiler::diag::{Diagnostic, Span};
@@ -13,6 +14,7 @@ use compiler::mlir::items::Item;
 /// The models of one BLIF file, split lexically.
 #[salsa::tracked(returns(ref))]
 pub fn blif_models(db: &dyn KilnDb, file: BlifFile) -> Vec<Item> {
+    note(db, || Subject::file(file.path(db)));
     executed(db, Kind::BlifModels);
     flow::models(file.text(db))
 }
@@ -20,6 +22,7 @@ pub fn blif_models(db: &dyn KilnDb, file: BlifFile) -> Vec<Item> {
 /// The text of model `name` (its first definition in the file), position-independent.
 #[salsa::tracked(returns(ref))]
 pub fn model_text(db: &dyn KilnDb, file: BlifFile, name: String) -> Option<String> {
+    note(db, || Subject::item(file.path(db), &name));
     executed(db, Kind::ModelText);
     blif_models(db, file)
         .iter()
@@ -35,6 +38,7 @@ pub fn model_parsed(
     file: BlifFile,
     name: String,
 ) -> Option<Result<(Model, Vec<Diagnostic>), Diagnostic>> {
+    note(db, || Subject::item(file.path(db), &name));
     let text = model_text(db, file, name).as_ref()?;
     executed(db, Kind::BlifParse);
     Some(flow::parse_model(text))
@@ -43,6 +47,7 @@ pub fn model_parsed(
 /// The models `name` instantiates, if it instantiates itself (directly or not): the cycle.
 #[salsa::tracked(returns(ref))]
 pub fn instantiation_cycle(db: &dyn KilnDb, file: BlifFile, name: String) -> Option<Vec<String>> {
+    note(db, || Subject::item(file.path(db), &name));
     // Each model's parse is read by its own query: no recursive queries, so a cyclic
     // netlist cannot become a salsa cycle.
     flow::instantiation_cycle(&name, |m| match model_parsed(db, file, m.to_string()) {
@@ -55,6 +60,7 @@ pub fn instantiation_cycle(db: &dyn KilnDb, file: BlifFile, name: String) -> Opt
 /// the model's text and its children's AIGs.
 #[salsa::tracked(returns(ref))]
 pub fn model_aig(db: &dyn KilnDb, file: BlifFile, name: String) -> Result<Lowered, Diagnostic> {
+    let noted = note(db, || Subject::item(file.path(db), &name));
     let (model, _) = match model_parsed(db, file, name.clone()) {
         None => {
             return Err(Diagnostic::error(
@@ -87,7 +93,7 @@ pub fn model_aig(db: &dyn KilnDb, file: BlifFile, name: String) -> Result<Lowere
             .unwrap_or_default()
             .as_bytes(),
     );
-    cached(db, Kind::Aig, &[&digest, &children_digest], || {
+    cached(db, noted, Kind::Aig, &[&digest, &children_digest], || {
         compiler::aig::lower_model(model, &children)
     })
 }
@@ -96,6 +102,7 @@ pub fn model_aig(db: &dyn KilnDb, file: BlifFile, name: String) -> Result<Lowere
 /// diagnostic (file-relative).
 #[salsa::tracked(returns(ref))]
 pub fn blif_outputs(db: &dyn KilnDb, file: BlifFile) -> FileOutputs {
+    note(db, || Subject::file(file.path(db)));
     executed(db, Kind::EmitAig);
     let models = blif_models(db, file);
     let warnings = |m: &Item| match model_parsed(db, file, m.symbol.clone()) {

@@ -5,6 +5,7 @@
 
 use super::{BlifFile, FileOutputs, KilnDb, SourceFile, executed};
 use crate::counters::Kind;
+use crate::explain::{Subject, note};
 use compiler::diag::Diagnostic;
 use compiler::flow::handshake::{self as hs, Front, FrontError, Library, Options};
 use std::collections::BTreeMap;
@@ -41,6 +42,7 @@ pub struct HandshakeJob {
 /// Parse, analyse and mark the circuit: independent of the library files' contents.
 #[salsa::tracked(returns(ref))]
 pub fn handshake_front(db: &dyn KilnDb, job: HandshakeJob) -> Result<Front, FrontError> {
+    note(db, || Subject::file(job.file(db).path(db)));
     executed(db, Kind::HandshakeFront);
     hs::front(job.file(db).text(db), &job.opts(db).flow)
 }
@@ -53,6 +55,7 @@ pub fn lib_unit(
     db: &dyn KilnDb,
     file: BlifFile,
 ) -> Result<compiler::handshake::LibUnit, Diagnostic> {
+    note(db, || Subject::file(file.path(db)));
     executed(db, Kind::LibUnit);
     let first = super::blif::blif_models(db, file)
         .first()
@@ -70,6 +73,7 @@ pub fn lib_unit(
 /// The four outputs of a Handshake circuit (`kiln synth`'s), with warnings.
 #[salsa::tracked(returns(ref))]
 pub fn handshake_outputs(db: &dyn KilnDb, job: HandshakeJob) -> FileOutputs {
+    note(db, || Subject::file(job.file(db).path(db)));
     executed(db, Kind::HandshakeEmit);
     let front = match handshake_front(db, job) {
         Ok(f) => f,

@@ -22,6 +22,7 @@ pub mod blif;
 pub mod handshake;
 
 use crate::counters::{Counters, Kind};
+use crate::explain::{CacheOutcome, Explain, Noted};
 use bytes::Bytes;
 use compiler::diag::{Diagnostic, Located};
 use compiler::flow::OutputKind;
@@ -37,6 +38,10 @@ use std::sync::Arc;
 pub struct Runtime {
     pub counters: Counters,
     pub store: Option<Store>,
+    /// The kiln build id in this database's cache keys ([`build_id`], but for tests).
+    pub build_id: String,
+    /// Why queries execute (see [`crate::explain`]).
+    pub explain: Explain,
 }
 
 #[salsa::db]
@@ -64,12 +69,26 @@ impl KilnDb for Db {
 impl Db {
     /// A database whose cached query kinds read and write `store` (if any).
     pub fn new(store: Option<Store>) -> Db {
+        Db::with_build_id(store, build_id())
+    }
+
+    /// A database whose cache keys name `build_id` (tests: another kiln build).
+    pub fn with_build_id(store: Option<Store>, build_id: &str) -> Db {
+        let change = store
+            .as_ref()
+            .and_then(|s| s.swap_build_id(build_id))
+            .map(|was| (was, build_id.to_string()));
+        let runtime = Arc::new(Runtime {
+            counters: Counters::default(),
+            store,
+            build_id: build_id.to_string(),
+            explain: Explain::new(change),
+        });
+        let events = runtime.clone();
+        let callback = Box::new(move |e: salsa::Event| events.explain.event(e));
         Db {
-            storage: salsa::Storage::new(None),
-            runtime: Arc::new(Runtime {
-                counters: Counters::default(),
-                store,
-            }),
+            storage: salsa::Storage::new(Some(callback)),
+            runtime,
         }
     }
 
@@ -118,9 +137,10 @@ pub fn build_id() -> &'static str {
 }
 
 /// Run `compute` unless the store holds the result of `kind` over inputs with these digests.
-/// Counts an execution or a cache hit.
+/// Counts an execution or a cache hit, and tells the explanation of the execution `noted`.
 pub fn cached<T: Serialize + DeserializeOwned>(
     db: &dyn KilnDb,
+    noted: Noted,
     kind: Kind,
     digests: &[&[u8]],
     compute: impl FnOnce() -> T,
@@ -130,11 +150,16 @@ pub fn cached<T: Serialize + DeserializeOwned>(
         rt.counters.executed(kind);
         return compute();
     };
-    let key = Key::new(build_id(), kind.name(), digests);
-    if let Some(v) = store.get::<T>(&key) {
-        rt.counters.cache_hit(kind);
-        return v;
-    }
+    let key = Key::new(&rt.build_id, kind.name(), digests);
+    let miss = match store.lookup::<T>(&key) {
+        Ok(v) => {
+            rt.counters.cache_hit(kind);
+            rt.explain.cache(noted, CacheOutcome::Hit);
+            return v;
+        }
+        Err(m) => m,
+    };
+    rt.explain.cache(noted, CacheOutcome::Miss(miss));
     rt.counters.executed(kind);
     let v = compute();
     if let Err(e) = store.put(&key, &v) {

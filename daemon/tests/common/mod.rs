@@ -32,6 +32,15 @@ pub fn generated_module(n: usize) -> String {
     format!("{}{}{}", &base[..start], funcs, &base[body_end + 1..])
 }
 
+/// `text` with the first `tor.addi` of function `@symbol` renamed `tor.subi` (a valid edit
+/// of that function only), and the offset of the renamed op.
+pub fn rename_op(text: &str, symbol: &str) -> (String, usize) {
+    let f = text.find(&format!("tor.func @{symbol}(")).unwrap();
+    let k = f + text[f..].find("tor.addi").unwrap();
+    let edited = format!("{}tor.subi{}", &text[..k], &text[k + "tor.addi".len()..]);
+    (edited, k)
+}
+
 fn find_func_end(text: &str, start: usize) -> usize {
     let mut depth = 0;
     for (i, c) in text[start..].char_indices() {

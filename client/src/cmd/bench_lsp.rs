@@ -1,0 +1,193 @@
+//! `kiln bench lsp [--functions N] [--edits E]`: the latency an editor sees, from sending a
+//! `didChange` to receiving its `publishDiagnostics`, on a generated APS module (default
+//! 512 functions). A `kiln lsp` child process (with a fresh daemon, workspace and cache) is
+//! driven over stdin/stdout like an editor: open the module, then E edits, each in another
+//! function (an op renamed `tor.addi` → `tor.subi` → `tor.muli`, so every edit is a real
+//! change of one function that stays valid). Reports p50 and p90, and the cold open.
+
+use crate::daemon_client::fail;
+use crate::io::Failure;
+use lsp_server::{Message, Notification, Request, RequestId};
+use serde_json::{Value, json};
+use std::io::BufReader;
+use std::path::Path;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Functions of the generated module.
+    #[arg(long, default_value_t = 512)]
+    pub functions: usize,
+    /// Edits timed.
+    #[arg(long, default_value_t = 101)]
+    pub edits: usize,
+}
+
+const CYCLE: [&str; 3] = ["tor.addi", "tor.subi", "tor.muli"];
+
+pub fn run(args: Args) -> Result<(), Failure> {
+    let root = tempfile::tempdir().map_err(fail)?;
+    for d in ["ws", "run", "cache"] {
+        std::fs::create_dir_all(root.path().join(d)).map_err(fail)?;
+    }
+    let result = bench(&args, root.path());
+    let _ = kiln(root.path()).arg("shutdown").output();
+    result
+}
+
+fn kiln(root: &Path) -> Command {
+    let exe = std::env::current_exe().unwrap_or_else(|_| "kiln".into());
+    let mut c = Command::new(exe);
+    c.env("KILN_WORKSPACE", root.join("ws"))
+        .env("XDG_RUNTIME_DIR", root.join("run"))
+        .env("KILN_CACHE_DIR", root.join("cache"))
+        .env_remove("KILN_NO_DAEMON")
+        .current_dir(root.join("ws"));
+    c
+}
+
+struct Editor {
+    child: Child,
+    stdin: ChildStdin,
+    rx: mpsc::Receiver<Message>,
+}
+
+impl Editor {
+    fn send(&mut self, m: Message) -> Result<(), Failure> {
+        m.write(&mut self.stdin).map_err(fail)
+    }
+
+    fn notify(&mut self, method: &str, params: Value) -> Result<(), Failure> {
+        self.send(Notification::new(method.into(), params).into())
+    }
+
+    /// Wait for the message `want` accepts.
+    fn wait(&self, want: impl Fn(&Message) -> bool) -> Result<Message, Failure> {
+        loop {
+            let m = self
+                .rx
+                .recv_timeout(Duration::from_secs(300))
+                .map_err(|_| fail("kiln lsp did not answer"))?;
+            if want(&m) {
+                return Ok(m);
+            }
+        }
+    }
+
+    fn diagnostics(&self, version: i32) -> Result<usize, Failure> {
+        let m = self.wait(|m| {
+            matches!(m, Message::Notification(n)
+                if n.method == "textDocument/publishDiagnostics" && n.params["version"] == version)
+        })?;
+        let Message::Notification(n) = m else {
+            return Ok(0);
+        };
+        Ok(n.params["diagnostics"].as_array().map_or(0, |d| d.len()))
+    }
+}
+
+fn bench(args: &Args, root: &Path) -> Result<(), Failure> {
+    let mut child = kiln(root)
+        .arg("lsp")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .map_err(fail)?;
+    let stdin = child.stdin.take().ok_or_else(|| fail("no stdin"))?;
+    let mut stdout = BufReader::new(child.stdout.take().ok_or_else(|| fail("no stdout"))?);
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        while let Ok(Some(m)) = Message::read(&mut stdout) {
+            if tx.send(m).is_err() {
+                return;
+            }
+        }
+    });
+    let mut ed = Editor { child, stdin, rx };
+    let t = Instant::now();
+    let caps = json!({"general": {"positionEncodings": ["utf-16"]}});
+    let init = Request::new(
+        RequestId::from(1),
+        "initialize".into(),
+        json!({"capabilities": caps}),
+    );
+    ed.send(init.into())?;
+    ed.wait(|m| matches!(m, Message::Response(_)))?;
+    ed.notify("initialized", json!({}))?;
+    println!(
+        "kiln lsp start + daemon start + initialize: {:.1} ms",
+        ms(t.elapsed())
+    );
+
+    let path = root.join("ws/big.mlir");
+    let mut text = compiler::aps::workload::generate(args.functions, 1);
+    std::fs::write(&path, &text).map_err(fail)?;
+    let uri = crate::lsp::path_uri(&path).ok_or_else(|| fail("no file URI for the module"))?;
+    let uri = uri.as_str();
+    let t = Instant::now();
+    ed.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri, "languageId": "mlir", "version": 1, "text": text}}),
+    )?;
+    let n = ed.diagnostics(1)?;
+    println!(
+        "didOpen of {} functions ({:.1} MB) → publishDiagnostics: {:.1} ms ({n} diagnostics)",
+        args.functions,
+        text.len() as f64 / 1e6,
+        ms(t.elapsed())
+    );
+
+    let starts: Vec<usize> = text.match_indices("tor.func @").map(|(i, _)| i).collect();
+    let mut samples = Vec::with_capacity(args.edits);
+    for e in 0..args.edits {
+        let version = e as i32 + 2;
+        let start = starts[e % starts.len()];
+        let (k, op) = CYCLE
+            .iter()
+            .enumerate()
+            .filter_map(|(i, op)| text[start..].find(op).map(|k| (start + k, i)))
+            .min()
+            .ok_or_else(|| fail("no op to edit"))?;
+        let next = CYCLE[(op + 1) % CYCLE.len()];
+        let (line, col) = position(&text, k);
+        let range = json!({"start": {"line": line, "character": col},
+                           "end": {"line": line, "character": col + next.len()}});
+        let change = json!({"textDocument": {"uri": uri, "version": version},
+                            "contentChanges": [{"range": range, "text": next}]});
+        text.replace_range(k..k + next.len(), next);
+        let t = Instant::now();
+        ed.notify("textDocument/didChange", change)?;
+        let n = ed.diagnostics(version)?;
+        samples.push(t.elapsed());
+        if n != 0 {
+            return Err(fail(format!("edit {e}: {n} diagnostics on a valid module")));
+        }
+    }
+    samples.sort();
+    let q = |p: usize| ms(samples[(samples.len() - 1) * p / 100]);
+    println!(
+        "didChange (one function) → publishDiagnostics over {} edits: p50 {:.2} ms, p90 {:.2} ms, max {:.2} ms",
+        samples.len(),
+        q(50),
+        q(90),
+        q(100)
+    );
+    let shutdown = Request::new(RequestId::from(2), "shutdown".into(), Value::Null);
+    ed.send(shutdown.into())?;
+    ed.wait(|m| matches!(m, Message::Response(_)))?;
+    ed.notify("exit", Value::Null)?;
+    let _ = ed.child.wait();
+    Ok(())
+}
+
+/// Line and UTF-16 column of byte `offset` (the module is ASCII: bytes).
+fn position(text: &str, offset: usize) -> (usize, usize) {
+    let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+    (text[..offset].matches('\n').count(), offset - line_start)
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}

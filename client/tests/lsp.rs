@@ -1,0 +1,490 @@
+//! `kiln lsp` in a real session: JSON-RPC with Content-Length framing over the server's
+//! stdin/stdout, as an editor speaks it. initialize → didOpen → didChange introducing an
+//! error → its diagnostics (equal to `kiln build`'s on the same text) → fix → empty
+//! diagnostics → definition → references → hover → document symbols → code lenses →
+//! shutdown → exit, on a 4-function APS module with non-ASCII text before the error's
+//! column; the daemon's counters show each edit re-analyses only the edited function. And
+//! a BLIF document: net definition, model references and hover counts.
+//!
+//! Each test has its own workspace, runtime and cache directories and stops its daemon.
+
+#[path = "../../daemon/tests/common/mod.rs"]
+mod common;
+
+use lsp_server::{Message, Notification, Request, RequestId};
+use serde_json::{Value, json};
+use std::io::BufReader;
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+struct Env {
+    root: tempfile::TempDir,
+}
+
+impl Env {
+    fn new() -> Env {
+        let root = tempfile::tempdir().unwrap();
+        for d in ["ws", "run", "cache"] {
+            std::fs::create_dir_all(root.path().join(d)).unwrap();
+        }
+        Env { root }
+    }
+
+    fn ws(&self) -> PathBuf {
+        self.root.path().join("ws")
+    }
+
+    fn kiln(&self) -> Command {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_kiln"));
+        c.env("KILN_WORKSPACE", self.ws())
+            .env("XDG_RUNTIME_DIR", self.root.path().join("run"))
+            .env("KILN_CACHE_DIR", self.root.path().join("cache"))
+            .env_remove("KILN_NO_DAEMON")
+            .env_remove("KILN_DAEMON_EXE")
+            .env_remove("KILN_BLIF_LIB")
+            .current_dir(self.ws());
+        c
+    }
+
+    /// Executions per query kind since the daemon started.
+    fn executions(&self) -> Value {
+        let out = self.kiln().args(["stats", "--json"]).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()["queries"].clone()
+    }
+}
+
+impl Drop for Env {
+    fn drop(&mut self) {
+        let _ = self.kiln().arg("shutdown").output();
+    }
+}
+
+/// Executions of `kind` between two `executions()`.
+fn ran(before: &Value, after: &Value, kind: &str) -> u64 {
+    let n = |v: &Value| v[kind]["executions"].as_u64().unwrap_or(0);
+    n(after) - n(before)
+}
+
+/// Between two `executions()`, one function was analysed: its text looked up once, its
+/// segmentation computed or loaded from the persistent cache once (a text seen before,
+/// in an earlier session or version, is not even parsed again), the design context not.
+fn one_function(before: &Value, after: &Value) {
+    let hits = |v: &Value| v["segmentation"]["cache_hits"].as_u64().unwrap_or(0);
+    let segmentations = ran(before, after, "segmentation") + hits(after) - hits(before);
+    assert_eq!(ran(before, after, "function_text"), 1, "{before} {after}");
+    assert_eq!(segmentations, 1, "{before} {after}");
+    assert!(ran(before, after, "parse") <= 1, "{before} {after}");
+    assert!(ran(before, after, "emit_function") <= 1, "{before} {after}");
+    assert_eq!(ran(before, after, "context"), 0, "{before} {after}");
+}
+
+/// A language server process and the messages it sends.
+struct Session {
+    child: Child,
+    stdin: ChildStdin,
+    rx: mpsc::Receiver<Message>,
+    next_id: i32,
+}
+
+impl Session {
+    fn start(env: &Env, utf8: bool) -> (Session, Value) {
+        let mut cmd = env.kiln();
+        cmd.arg("lsp");
+        Session::start_with(cmd, utf8)
+    }
+
+    fn start_with(mut cmd: Command, utf8: bool) -> (Session, Value) {
+        let mut child = cmd
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let mut stdout = BufReader::new(child.stdout.take().unwrap());
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            while let Ok(Some(m)) = Message::read(&mut stdout) {
+                if tx.send(m).is_err() {
+                    return;
+                }
+            }
+        });
+        let mut s = Session {
+            child,
+            stdin,
+            rx,
+            next_id: 0,
+        };
+        let encodings = match utf8 {
+            true => json!(["utf-8", "utf-16"]),
+            false => json!(["utf-16"]),
+        };
+        let caps = json!({"general": {"positionEncodings": encodings}});
+        let init = s.request(
+            "initialize",
+            json!({"capabilities": caps, "processId": null}),
+        );
+        s.notify("initialized", json!({}));
+        (s, init)
+    }
+
+    fn send(&mut self, m: Message) {
+        m.write(&mut self.stdin).unwrap();
+    }
+
+    fn notify(&mut self, method: &str, params: Value) {
+        self.send(Notification::new(method.into(), params).into());
+    }
+
+    fn recv(&self) -> Message {
+        self.rx
+            .recv_timeout(Duration::from_secs(120))
+            .expect("the server answers")
+    }
+
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        self.next_id += 1;
+        let id = RequestId::from(self.next_id);
+        self.send(Request::new(id.clone(), method.into(), params).into());
+        loop {
+            if let Message::Response(r) = self.recv()
+                && r.id == id
+            {
+                match r.response_result {
+                    Ok(v) => return v,
+                    Err(e) => panic!("{method}: {e:?}"),
+                }
+            }
+        }
+    }
+
+    /// The next diagnostics published for version `version`.
+    fn diagnostics(&self, version: i32) -> Vec<Value> {
+        loop {
+            if let Message::Notification(n) = self.recv()
+                && n.method == "textDocument/publishDiagnostics"
+                && n.params["version"] == version
+            {
+                return n.params["diagnostics"].as_array().unwrap().clone();
+            }
+        }
+    }
+
+    fn finish(mut self) {
+        let r = self.request("shutdown", Value::Null);
+        assert_eq!(r, Value::Null);
+        self.notify("exit", Value::Null);
+        let status = self.child.wait().unwrap();
+        assert!(status.success(), "{status}");
+    }
+}
+
+fn uri(p: &Path) -> String {
+    format!("file://{}", p.display())
+}
+
+fn doc(p: &Path) -> Value {
+    json!({"uri": uri(p)})
+}
+
+fn at(p: &Path, line: u32, character: u32) -> Value {
+    json!({"textDocument": doc(p), "position": {"line": line, "character": character}})
+}
+
+/// Line (0-based) and UTF-16 / UTF-8 columns of byte `offset`.
+fn pos(text: &str, offset: usize, utf8: bool) -> (u32, u32) {
+    let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+    let line = text[..offset].matches('\n').count() as u32;
+    let before = &text[line_start..offset];
+    let col = match utf8 {
+        true => before.len(),
+        false => before.encode_utf16().count(),
+    };
+    (line, col as u32)
+}
+
+/// `path:line:col: severity: message` lines `kiln build --no-daemon` prints for `text`.
+fn cli_messages(env: &Env, text: &str) -> Vec<(u32, u32, String, String)> {
+    let f = env.ws().join("cli.mlir");
+    std::fs::write(&f, text).unwrap();
+    let out = env
+        .kiln()
+        .args(["build", "--no-daemon", "cli.mlir", "--out-dir", "cli-out"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    stderr
+        .lines()
+        .filter_map(|l| {
+            let rest = l.strip_prefix("cli.mlir:")?;
+            let mut parts = rest.splitn(4, ':');
+            let line = parts.next()?.parse().ok()?;
+            let col = parts.next()?.parse().ok()?;
+            let sev = parts.next()?.trim().to_string();
+            let msg = parts.next()?.trim().to_string();
+            Some((line, col, sev, msg))
+        })
+        .collect()
+}
+
+#[test]
+fn an_editor_session_on_an_aps_module() {
+    let env = Env::new();
+    let path = env.ws().join("m.mlir");
+    // Non-ASCII (one 2-byte char, one astral char: 2 UTF-16 units) before the error's
+    // column, in function @f2's `%1 = aps.readrf` line.
+    let plain = common::generated_module(4);
+    let f2 = plain.find("tor.func @f2(").unwrap();
+    let line_at = f2 + plain[f2..].find("%1 = aps.readrf").unwrap();
+    let dump = line_at + plain[line_at..].find("\"op_19\"").unwrap();
+    let text = format!("{}\"é𝄞 op_19\"{}", &plain[..dump], &plain[dump + 7..]);
+    std::fs::write(&path, &text).unwrap();
+    for utf8 in [false, true] {
+        session(&env, &path, &text, utf8);
+    }
+}
+
+fn session(env: &Env, path: &Path, text: &str, utf8: bool) {
+    let (mut s, init) = Session::start(env, utf8);
+    let enc = if utf8 { "utf-8" } else { "utf-16" };
+    assert_eq!(init["capabilities"]["positionEncoding"], enc, "{init}");
+    s.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri(path), "languageId": "mlir", "version": 1, "text": text}}),
+    );
+    assert_eq!(s.diagnostics(1), Vec::<Value>::new());
+
+    // An error: the result type `i32` of @f2's `%1 = aps.readrf ... : i5 -> i32` → `q32`.
+    let f2 = text.find("tor.func @f2(").unwrap();
+    let line_at = f2 + text[f2..].find("%1 = aps.readrf").unwrap();
+    let ty = line_at + text[line_at..].find("-> i32").unwrap() + 3;
+    let (line, col) = pos(text, ty, utf8);
+    let (_, col_end) = pos(text, ty + 3, utf8);
+    let range = json!({"start": {"line": line, "character": col}, "end": {"line": line, "character": col_end}});
+    let before = env.executions();
+    s.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri(path), "version": 2},
+               "contentChanges": [{"range": range, "text": "q32"}]}),
+    );
+    let diags = s.diagnostics(2);
+    let after = env.executions();
+    let broken = format!("{}q32{}", &text[..ty], &text[ty + 3..]);
+    let cli = cli_messages(env, &broken);
+    assert!(!cli.is_empty(), "kiln build reports the error");
+    assert_eq!(diags.len(), cli.len(), "{diags:?} vs {cli:?}");
+    for (d, (cline, ccol, sev, msg)) in diags.iter().zip(&cli) {
+        assert_eq!(d["message"], msg.as_str());
+        assert_eq!(d["severity"], if sev == "error" { 1 } else { 2 });
+        assert_eq!(d["source"], "kiln");
+        // The CLI's column counts characters; the editor's, the negotiated units.
+        let line_text = broken.lines().nth(*cline as usize - 1).unwrap();
+        let byte: usize = line_text
+            .chars()
+            .take(*ccol as usize - 1)
+            .map(char::len_utf8)
+            .sum();
+        let units = match utf8 {
+            true => byte,
+            false => line_text[..byte].encode_utf16().count(),
+        };
+        assert_eq!(d["range"]["start"]["line"], cline - 1);
+        assert_eq!(d["range"]["start"]["character"], units as u64, "{d}");
+    }
+    // Only the edited function was analysed again.
+    one_function(&before, &after);
+
+    // The fix: empty diagnostics, one function re-analysed.
+    let range = json!({"start": {"line": line, "character": col}, "end": {"line": line, "character": col_end}});
+    let before = env.executions();
+    s.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri(path), "version": 3},
+               "contentChanges": [{"range": range, "text": "i32"}]}),
+    );
+    assert_eq!(s.diagnostics(3), Vec::<Value>::new());
+    let after = env.executions();
+    one_function(&before, &after);
+
+    // Definition of `%1` from its use in `aps.itfc.burst_load_req %1,`.
+    let use_at = f2 + text[f2..].find("burst_load_req %1,").unwrap() + "burst_load_req ".len();
+    let (l, c) = pos(text, use_at + 1, utf8);
+    let defs = s.request("textDocument/definition", at(path, l, c));
+    let (dl, dc) = pos(text, line_at, utf8);
+    assert_eq!(defs.as_array().unwrap().len(), 1, "{defs}");
+    assert_eq!(defs[0]["uri"], uri(path));
+    assert_eq!(
+        defs[0]["range"]["start"],
+        json!({"line": dl, "character": dc})
+    );
+    let mut refs_params = at(path, l, c);
+    refs_params["context"] = json!({"includeDeclaration": false});
+    let refs = s.request("textDocument/references", refs_params);
+    assert!(!refs.as_array().unwrap().is_empty(), "{refs}");
+    assert!(
+        refs.as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["range"]["start"] == json!({"line": l, "character": c - 1}))
+    );
+
+    // `@mem_a_0` in a function goes to its `memref.global` in the design context.
+    let get = f2 + text[f2..].find("get_global @mem_a_0").unwrap() + "get_global @".len();
+    let (l, c) = pos(text, get, utf8);
+    let defs = s.request("textDocument/definition", at(path, l, c));
+    let global = text.find("memref.global @mem_a_0").unwrap() + "memref.global ".len();
+    let (gl, gc) = pos(text, global, utf8);
+    assert_eq!(
+        defs[0]["range"]["start"],
+        json!({"line": gl, "character": gc}),
+        "{defs}"
+    );
+
+    // Hover on the `aps.readrf` op whose dump string holds the non-ASCII text: its schedule.
+    let (hl, hc) = pos(text, line_at + "%1 = aps.re".len(), utf8);
+    let hover = s.request("textDocument/hover", at(path, hl, hc));
+    let md = hover["contents"]["value"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(md.contains("starttime 0, endtime 1"), "{hover}");
+    assert!(md.contains("block `") && md.contains("slot 0"), "{md}");
+    assert!(md.contains("rules: `"), "{md}");
+
+    let symbols = s.request(
+        "textDocument/documentSymbol",
+        json!({"textDocument": doc(path)}),
+    );
+    let names: Vec<&str> = symbols
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["@f0", "@f1", "@f2", "@f3"]);
+    assert!(
+        symbols[2]["children"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["kind"] == 25),
+        "a loop: {}",
+        symbols[2]
+    );
+    let lenses = s.request("textDocument/codeLens", json!({"textDocument": doc(path)}));
+    let lenses = lenses.as_array().unwrap();
+    assert_eq!(lenses.len(), 4);
+    let title = lenses[0]["command"]["title"].as_str().unwrap();
+    assert!(
+        title.ends_with(" FIFOs") && title.contains(" rules, "),
+        "{title}"
+    );
+    s.notify("textDocument/didClose", json!({"textDocument": doc(path)}));
+    s.finish();
+}
+
+#[test]
+fn an_editor_session_on_a_blif_netlist() {
+    let env = Env::new();
+    let path = env.ws().join("n.blif");
+    let text = ".model top\n.inputs a b\n.outputs y\n.subckt and2 x=a w=b o=t\n.names t y\n1 1\n.end\n\n.model and2\n.inputs x w\n.outputs o\n.names x w o\n11 1\n.end\n";
+    std::fs::write(&path, text).unwrap();
+    let (mut s, _) = Session::start(&env, true);
+    s.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri(&path), "languageId": "blif", "version": 1, "text": text}}),
+    );
+    assert_eq!(s.diagnostics(1), Vec::<Value>::new());
+    // `t` in `.names t y` is defined by the subckt's output pin `o=t`.
+    let use_t = text.find(".names t y").unwrap() + ".names ".len();
+    let (l, c) = pos(text, use_t, true);
+    let defs = s.request("textDocument/definition", at(&path, l, c));
+    let def_t = text.find("o=t").unwrap() + 2;
+    let (dl, dc) = pos(text, def_t, true);
+    assert_eq!(
+        defs[0]["range"]["start"],
+        json!({"line": dl, "character": dc}),
+        "{defs}"
+    );
+    // `.subckt and2` goes to `.model and2`, whose hover counts its PIs, POs, latches, ANDs.
+    let sub = text.find(".subckt and2").unwrap() + ".subckt ".len();
+    let (l, c) = pos(text, sub, true);
+    let defs = s.request("textDocument/definition", at(&path, l, c));
+    let model = text.find(".model and2").unwrap() + ".model ".len();
+    assert_eq!(defs[0]["range"]["start"]["line"], pos(text, model, true).0);
+    let hover = s.request("textDocument/hover", at(&path, l, c));
+    assert_eq!(
+        hover["contents"]["value"], "model `and2`: 2 PI, 1 PO, 0 latches, 1 ANDs",
+        "{hover}"
+    );
+    let symbols = s.request(
+        "textDocument/documentSymbol",
+        json!({"textDocument": doc(&path)}),
+    );
+    assert_eq!(symbols.as_array().unwrap().len(), 2);
+    // An error as typed: a latch without its output.
+    let end = text.find(".end").unwrap();
+    let (l, c) = pos(text, end, true);
+    let range = json!({"start": {"line": l, "character": c}, "end": {"line": l, "character": c}});
+    let before = env.executions();
+    s.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri(&path), "version": 2},
+               "contentChanges": [{"range": range, "text": ".latch\n"}]}),
+    );
+    let diags = s.diagnostics(2);
+    // Only the edited model is parsed again.
+    let after = env.executions();
+    assert_eq!(ran(&before, &after, "blif_parse"), 1, "{before} {after}");
+    assert!(!diags.is_empty());
+    assert_eq!(diags[0]["severity"], 1, "{diags:?}");
+    s.finish();
+}
+
+#[test]
+fn an_editor_session_on_a_handshake_circuit() {
+    let env = Env::new();
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let text = std::fs::read_to_string(repo.join("examples/handshake/gcd.mlir")).unwrap();
+    let path = env.ws().join("gcd.mlir");
+    std::fs::write(&path, &text).unwrap();
+    let lib = repo.join("tests/data/handshake/library");
+    let mut child = env.kiln();
+    child.args(["lsp", "--blif-lib", lib.to_str().unwrap()]);
+    let (mut s, _) = Session::start_with(child, true);
+    s.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri(&path), "languageId": "mlir", "version": 1, "text": text}}),
+    );
+    let diags = s.diagnostics(1);
+    assert!(diags.iter().all(|d| d["severity"] != 1), "{diags:?}");
+    // `%13` used by `select %13[` is defined by `%13 = cmpi eq`, whose hover says how
+    // Handshake → Synth implements it.
+    let def = text.find("%13 = cmpi eq").unwrap();
+    let use_at = text.find("select %13[").unwrap() + "select ".len();
+    let (l, c) = pos(&text, use_at + 1, true);
+    let defs = s.request("textDocument/definition", at(&path, l, c));
+    let (dl, dc) = pos(&text, def, true);
+    assert_eq!(
+        defs[0]["range"]["start"],
+        json!({"line": dl, "character": dc}),
+        "{defs}"
+    );
+    let (hl, hc) = pos(&text, def + "%13 = cm".len(), true);
+    let hover = s.request("textDocument/hover", at(&path, hl, hc));
+    let md = hover["contents"]["value"].as_str().unwrap_or_default();
+    assert!(md.starts_with("`cmpi0` (`cmpi`"), "{hover}");
+    assert!(
+        md.contains("library unit `") || md.contains("built-in generator `"),
+        "{md}"
+    );
+    s.finish();
+}

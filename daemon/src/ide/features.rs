@@ -1,0 +1,379 @@
+//! Definitions, references, hover texts, outlines and code lenses of an open document.
+
+use super::queries::{file_symbols, file_values, function_values, model_names};
+use crate::db::aps::{function_circuit, function_op, segmentation};
+use crate::db::blif::{blif_models, model_aig, model_parsed};
+use crate::db::handshake::{UnitSource, handshake_front, lib_unit};
+use crate::db::{BlifFile, Db, SourceFile};
+use crate::inputs::Overlay;
+use compiler::aps::segment::BlockKind;
+use compiler::ide::{NameIndex, NameKind, Occurrence};
+use compiler::mlir::items::Item;
+use compiler::rules::{Circuit, InstanceKind};
+use std::collections::BTreeMap;
+use std::ops::Range;
+
+/// The name at a position: where it is defined and used, and a hover text.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Navigation {
+    /// The name's (or op's) own range.
+    pub range: Option<Range<usize>>,
+    pub definitions: Vec<Range<usize>>,
+    pub references: Vec<Range<usize>>,
+    pub hover: Option<Hover>,
+}
+
+/// A hover text (Markdown).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hover {
+    pub range: Range<usize>,
+    pub markdown: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutlineKind {
+    Function,
+    Block,
+    Loop,
+    Model,
+}
+
+/// One entry of a document's outline.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutlineItem {
+    pub name: String,
+    pub kind: OutlineKind,
+    pub range: Range<usize>,
+    pub selection: Range<usize>,
+    pub children: Vec<OutlineItem>,
+}
+
+/// A code lens: a title over a range.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Lens {
+    pub range: Range<usize>,
+    pub title: String,
+}
+
+/// A document's outline and code lenses.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Outline {
+    pub items: Vec<OutlineItem>,
+    pub lenses: Vec<Lens>,
+}
+
+fn range(o: &Occurrence, shift: usize) -> Range<usize> {
+    o.span.start as usize + shift..o.span.end as usize + shift
+}
+
+/// The item (function, model) holding `offset`.
+fn item_at(items: &[Item], offset: usize) -> Option<&Item> {
+    let i = items.partition_point(|i| i.offset <= offset);
+    let item = items.get(i.checked_sub(1)?)?;
+    (offset <= item.offset + item.text.len()).then_some(item)
+}
+
+/// Definitions and references of the name `o` (of `index`, whose spans are `shift` bytes
+/// before the document's).
+fn name_in(nav: &mut Navigation, index: &NameIndex, o: &Occurrence, shift: usize) {
+    nav.range = Some(range(o, shift));
+    for x in index.of(o.kind, &o.name) {
+        match x.def {
+            true => nav.definitions.push(range(x, shift)),
+            false => nav.references.push(range(x, shift)),
+        }
+    }
+}
+
+/// What is at byte `offset` of the document.
+pub fn navigate(db: &Db, overlay: Overlay, offset: usize) -> Navigation {
+    let mut nav = Navigation::default();
+    match overlay {
+        Overlay::Mlir(f, _) => aps_navigate(db, f, offset, &mut nav),
+        Overlay::Handshake(j, _) => {
+            let f = *j.file(db);
+            if !symbol_at(db, f, offset, &mut nav)
+                && let Some(index) = file_values(db, f)
+                && let Some(o) = index.at(offset)
+            {
+                name_in(&mut nav, index, o, 0);
+            }
+            nav.hover = handshake_hover(db, j, offset);
+        }
+        Overlay::Blif(f, _) => blif_navigate(db, f, offset, &mut nav),
+    }
+    nav
+}
+
+/// An `@symbol` at `offset`: its definitions and uses in the file.
+fn symbol_at(db: &Db, f: SourceFile, offset: usize, nav: &mut Navigation) -> bool {
+    let symbols = file_symbols(db, f);
+    let Some(o) = symbols.at(offset) else {
+        return false;
+    };
+    name_in(nav, symbols, o, 0);
+    true
+}
+
+fn aps_navigate(db: &Db, f: SourceFile, offset: usize, nav: &mut Navigation) {
+    let functions = &f.split(db).functions;
+    let item = item_at(functions, offset);
+    if let Some(item) = item
+        && let Some(index) = function_values(db, f, item.symbol.clone())
+        && let Some(o) = index.at(offset - item.offset)
+    {
+        name_in(nav, index, o, item.offset);
+    } else {
+        symbol_at(db, f, offset, nav);
+    }
+    if let Some(item) = item {
+        nav.hover = aps_hover(db, f, item, offset - item.offset);
+    }
+}
+
+/// The rules and FIFOs of a function's circuit.
+fn rules_and_fifos(c: &Circuit) -> (usize, usize) {
+    let fifos = c
+        .instances
+        .iter()
+        .filter(|i| matches!(i.kind, InstanceKind::Fifo { .. }))
+        .count();
+    (c.rules.len(), fifos)
+}
+
+/// An APS op's schedule: `starttime`/`endtime`, its block and slot, the rules made for
+/// them; on the function itself, its rules and FIFOs.
+fn aps_hover(db: &Db, f: SourceFile, item: &Item, local: usize) -> Option<Hover> {
+    let function = function_op(db, f, item.symbol.clone())
+        .as_ref()?
+        .as_ref()
+        .ok()?;
+    let op = compiler::ide::op_at(function, local)?;
+    let circuit = function_circuit(db, f, item.symbol.clone())
+        .as_ref()?
+        .as_ref()
+        .ok();
+    let at = op.span.start as usize + item.offset..op.span.end as usize + item.offset;
+    if std::ptr::eq(op, function) {
+        let (rules, fifos) = circuit.map(rules_and_fifos)?;
+        let markdown = format!("`@{}`: {rules} rules, {fifos} FIFOs", item.symbol);
+        return Some(Hover {
+            range: at,
+            markdown,
+        });
+    }
+    let time = |k: &str| op.attr(k).and_then(|a| a.as_int());
+    let mut md = format!("`{}`", op.name);
+    let (Some(start), end) = (time("starttime"), time("endtime")) else {
+        return Some(Hover {
+            range: at,
+            markdown: md,
+        });
+    };
+    md.push_str(&format!("\n\nstarttime {start}"));
+    if let Some(e) = end {
+        md.push_str(&format!(", endtime {e}"));
+    }
+    let seg = segmentation(db, f, item.symbol.clone())
+        .as_ref()?
+        .as_ref()
+        .ok()?;
+    let block = seg.blocks.iter().find(|b| match &b.kind {
+        BlockKind::Basic { ops } => ops.iter().any(|o| o.span == op.span),
+        _ => false,
+    });
+    if let Some(b) = block {
+        md.push_str(&format!("\n\nblock `{}`, slot {start}", b.name));
+        let slot = format!("{}_slot_{start}_rule", b.name);
+        let rules: Vec<String> = circuit
+            .iter()
+            .flat_map(|c| c.rules.iter())
+            .filter(|r| r.origin == b.name && r.name.ends_with(&slot))
+            .map(|r| format!("`{}`", r.name))
+            .collect();
+        if !rules.is_empty() {
+            md.push_str(&format!("\n\nrules: {}", rules.join(", ")));
+        }
+    }
+    Some(Hover {
+        range: at,
+        markdown: md,
+    })
+}
+
+/// A Handshake op's implementation: its library unit (and path), built-in generator or
+/// opaque fallback.
+fn handshake_hover(
+    db: &Db,
+    job: crate::db::handshake::HandshakeJob,
+    offset: usize,
+) -> Option<Hover> {
+    let front = handshake_front(db, job).as_ref().ok()?;
+    let o = offset as u32;
+    let (i, node) = front
+        .circuit
+        .ops
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| n.span.start <= o && o <= n.span.end)
+        .min_by_key(|(_, n)| n.span.len())?;
+    let mut units = BTreeMap::new();
+    for (rel, src) in job.units(db) {
+        if let UnitSource::File(f) = src
+            && let Ok(u) = lib_unit(db, *f)
+        {
+            units.insert(rel.clone(), u.clone());
+        }
+    }
+    let rows = compiler::handshake::report(&front.circuit, &front.marks, &units);
+    let row = rows.get(i)?;
+    let lib = job.opts(db).lib_dir.clone();
+    let what = match &row.imp {
+        compiler::handshake::Impl::Library { path } => {
+            let full = lib.map(|d| d.join(path).display().to_string());
+            format!(
+                "library unit `{path}`{}",
+                full.map(|f| format!(" ({f})")).unwrap_or_default()
+            )
+        }
+        compiler::handshake::Impl::Builtin(b) => format!("built-in generator `{}`", b.model_name()),
+        compiler::handshake::Impl::Subckt { looked_for, reason } => match looked_for {
+            Some(p) => format!("opaque subckt (looked for `{p}`: {reason})"),
+            None => format!("opaque subckt ({reason})"),
+        },
+    };
+    let markdown = format!("`{}` (`{}`, key `{}`): {what}", row.op, row.kind, row.key);
+    Some(Hover {
+        range: node.span.start as usize..node.span.end as usize,
+        markdown,
+    })
+}
+
+fn blif_navigate(db: &Db, f: BlifFile, offset: usize, nav: &mut Navigation) {
+    let models = blif_models(db, f);
+    let Some(item) = item_at(models, offset) else {
+        return;
+    };
+    let Some(index) = model_names(db, f, item.symbol.clone()) else {
+        return;
+    };
+    let o = index.at(offset - item.offset);
+    match o {
+        Some(o) if o.kind == NameKind::Model => {
+            // A model: its `.model` line and every `.subckt` of it, file-wide.
+            nav.range = Some(range(o, item.offset));
+            for m in models {
+                let Some(idx) = model_names(db, f, m.symbol.clone()) else {
+                    continue;
+                };
+                for x in idx.of(NameKind::Model, &o.name) {
+                    match x.def {
+                        true => nav.definitions.push(range(x, m.offset)),
+                        false => nav.references.push(range(x, m.offset)),
+                    }
+                }
+            }
+            nav.hover = model_hover(db, f, &o.name, range(o, item.offset));
+        }
+        Some(o) => name_in(nav, index, o, item.offset),
+        None => {
+            let head = item.offset..item.offset + item.text.find('\n').unwrap_or(0);
+            nav.hover = model_hover(db, f, &item.symbol, head);
+        }
+    }
+}
+
+/// A BLIF model's PI / PO / latch / AND counts.
+fn model_hover(db: &Db, f: BlifFile, name: &str, at: Range<usize>) -> Option<Hover> {
+    let (model, _) = model_parsed(db, f, name.to_string())
+        .as_ref()?
+        .as_ref()
+        .ok()?;
+    let ands = match model_aig(db, f, name.to_string()) {
+        Ok(l) => l.aig.and_count().to_string(),
+        Err(_) => "?".to_string(),
+    };
+    let markdown = format!(
+        "model `{name}`: {} PI, {} PO, {} latches, {ands} ANDs",
+        model.inputs.len(),
+        model.outputs.len(),
+        model.latches.len()
+    );
+    Some(Hover {
+        range: at,
+        markdown,
+    })
+}
+
+/// The document's outline (functions with their blocks and loops; BLIF models) and, for
+/// APS, a lens "N rules, M FIFOs" per function.
+pub fn outline(db: &Db, overlay: Overlay) -> Outline {
+    let mut out = Outline::default();
+    match overlay {
+        Overlay::Mlir(f, _) => {
+            for item in &f.split(db).functions {
+                let name_at = item.offset + item.text.find('@').unwrap_or(0);
+                let selection = name_at..name_at + 1 + item.symbol.len();
+                let whole = item.offset..item.offset + item.text.len();
+                let mut children = Vec::new();
+                if let Some(Ok(seg)) = segmentation(db, f, item.symbol.clone()) {
+                    for b in seg.blocks.iter().skip(1) {
+                        let kind = match b.kind {
+                            BlockKind::Loop { .. } => OutlineKind::Loop,
+                            _ => OutlineKind::Block,
+                        };
+                        let r =
+                            b.span.start as usize + item.offset..b.span.end as usize + item.offset;
+                        children.push(OutlineItem {
+                            name: b.name.clone(),
+                            kind,
+                            range: r.clone(),
+                            selection: r.start..r.start,
+                            children: Vec::new(),
+                        });
+                    }
+                }
+                if let Some(Ok(c)) = function_circuit(db, f, item.symbol.clone()) {
+                    let (rules, fifos) = rules_and_fifos(c);
+                    out.lenses.push(Lens {
+                        range: selection.clone(),
+                        title: format!("{rules} rules, {fifos} FIFOs"),
+                    });
+                }
+                out.items.push(OutlineItem {
+                    name: format!("@{}", item.symbol),
+                    kind: OutlineKind::Function,
+                    range: whole,
+                    selection,
+                    children,
+                });
+            }
+        }
+        Overlay::Handshake(j, _) => {
+            let f = *j.file(db);
+            for o in file_symbols(db, f).occurrences.iter().filter(|o| o.def) {
+                let r = range(o, 0);
+                out.items.push(OutlineItem {
+                    name: o.name.clone(),
+                    kind: OutlineKind::Function,
+                    range: r.clone(),
+                    selection: r,
+                    children: Vec::new(),
+                });
+            }
+        }
+        Overlay::Blif(f, _) => {
+            for m in blif_models(db, f) {
+                let whole = m.offset..m.offset + m.text.len();
+                out.items.push(OutlineItem {
+                    name: m.symbol.clone(),
+                    kind: OutlineKind::Model,
+                    range: whole.clone(),
+                    selection: whole.start..whole.start + m.text.find('\n').unwrap_or(0),
+                    children: Vec::new(),
+                });
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,105 @@
+//! What an editor asks of the daemon about an open document ([`crate::inputs`]'s
+//! overlays): its diagnostics as it is typed ([`Ide::analyze`]), the definition and
+//! references of the name under the cursor and a hover text ([`navigate`]), and its outline
+//! with code lenses ([`outline`]). Byte offsets throughout: the language server
+//! (`kiln lsp`) converts them to the editor's positions.
+//!
+//! Diagnostics are a build's, on the buffer's text: the same queries and the same checks in
+//! the same order ([`db::aps::checked_functions`], [`crate::compute::messages`]), so an
+//! editor shows what `kiln build` would print. For an APS document, [`Ide`] remembers each
+//! function's last result by text, so an edit asks the database about the edited function
+//! only (the others are neither re-validated nor re-executed).
+
+mod features;
+pub mod queries;
+
+pub use features::{Hover, Lens, Navigation, Outline, OutlineItem, OutlineKind, navigate, outline};
+
+use crate::compute::messages;
+use crate::db::aps::{self, FunctionResult};
+use crate::db::handshake::handshake_outputs;
+use crate::db::{Db, FileOutputs, SourceFile, blif};
+use crate::inputs::Overlay;
+use compiler::aps::DesignContext;
+use compiler::diag::Located;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+/// The diagnostics of one version of a document.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Analysis {
+    pub version: i32,
+    pub messages: Vec<Located>,
+}
+
+/// Per open APS document, the last result of each function (by symbol), with its text.
+#[derive(Debug, Default)]
+pub struct Ide {
+    last: Mutex<HashMap<PathBuf, Checked>>,
+}
+
+#[derive(Debug, Default)]
+struct Checked {
+    context: Option<DesignContext>,
+    functions: HashMap<String, (Arc<str>, FunctionResult)>,
+}
+
+impl Ide {
+    /// The diagnostics of `overlay` (the document at `path`) as a build reports them.
+    pub fn analyze(&self, db: &Db, path: &Path, overlay: Overlay) -> Analysis {
+        let shown = path.display().to_string();
+        let (outputs, text) = match overlay {
+            Overlay::Mlir(f, _) => (self.mlir_outputs(db, path, f), f.text(db)),
+            Overlay::Handshake(j, _) => (handshake_outputs(db, j).clone(), j.file(db).text(db)),
+            Overlay::Blif(f, _) => (blif::blif_outputs(db, f).clone(), f.text(db)),
+        };
+        Analysis {
+            version: overlay.version(),
+            messages: messages(&shown, &outputs, text),
+        }
+    }
+
+    /// The editor closed `path`.
+    pub fn close(&self, path: &Path) {
+        self.lock().remove(path);
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<PathBuf, Checked>> {
+        self.last.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// An MLIR document's diagnostics (no outputs are assembled: an editor needs none).
+    fn mlir_outputs(&self, db: &Db, path: &Path, file: SourceFile) -> FileOutputs {
+        if *aps::mlir_flow(db, file) != compiler::flow::Flow::Aps {
+            return aps::unknown_flow_outputs(db, file).clone();
+        }
+        let context = aps::design_context(db, file).as_ref().ok().cloned();
+        let mut last = self.lock().remove(path).unwrap_or_default();
+        if last.context != context {
+            last = Checked {
+                context,
+                ..Checked::default()
+            };
+        }
+        let mut now = HashMap::with_capacity(last.functions.len());
+        let emitted = |item: &compiler::mlir::items::Item| {
+            let result = match last.functions.remove(&item.symbol) {
+                Some((text, r)) if Arc::ptr_eq(&text, &item.text) || text == item.text => r,
+                _ => aps::function_emitted(db, file, item.symbol.clone()).clone(),
+            };
+            now.insert(item.symbol.clone(), (item.text.clone(), result.clone()));
+            result
+        };
+        let checked = aps::checked_functions(db, file, emitted);
+        last.functions = now;
+        self.lock().insert(path.to_path_buf(), last);
+        match checked {
+            Ok((_, warnings)) => FileOutputs {
+                diagnostics: warnings,
+                ..FileOutputs::default()
+            },
+            Err(errors) => FileOutputs::failed(errors),
+        }
+    }
+}
