@@ -148,10 +148,11 @@ fn json_concatenated_requests_without_separator() {
     let (child, mut stdin, stdout) = spawn(&ws, &["--worker-protocol", "json"], None);
     let args = serde_json::to_string(&action("j1")).unwrap();
     let args2 = serde_json::to_string(&action("j2")).unwrap();
-    // Singleplex with an unknown field and an input digest, then multiplex ids 7 and 8,
+    // Singleplex with an unknown field and an input digest (a SHA-1's hex digits, which
+    // the worker leaves unused), then multiplex ids 7 and 8,
     // written back to back exactly as Bazel 4 does.
     let text = format!(
-        "{{\"arguments\":{args},\"inputs\":[{{\"path\":\"src/burst.mlir\",\"digest\":\"YWJj\"}}],\"someFutureField\":{{\"x\":[1]}}}}\
+        "{{\"arguments\":{args},\"inputs\":[{{\"path\":\"src/burst.mlir\",\"digest\":\"MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWYwMTIzNDU2Nw==\"}}],\"someFutureField\":{{\"x\":[1]}}}}\
          {{\"arguments\":{args2},\"requestId\":7}}\
          {{\"arguments\":[\"--out-dir\",\"j3\",\"src/bad.mlir\"],\"requestId\":8,\"verbosity\":10}}"
     );

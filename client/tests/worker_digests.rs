@@ -101,9 +101,13 @@ fn in_process_matching_digests_build_and_a_mismatch_is_rejected() {
     bad[1].1 = wrong();
     let r = call(&mut stdin, &mut stdout, &request("bad", &bad));
     assert_rejected(&r, "mux.blif");
-    // Raw 32-byte digests are accepted too; other lengths (MD5, SHA-1) are ignored.
+    // Raw 32-byte digests are accepted too; the hex digits of other digest functions (here
+    // an MD5's, 32 of them, and so not taken as 32 raw bytes) are ignored.
     let raw: Vec<u8> = Sha256::digest(std::fs::read(ws.dir().join(INPUTS[0])).unwrap()).to_vec();
-    let other = vec![(INPUTS[0], raw), (INPUTS[1], b"0123abcd".to_vec())];
+    let other = vec![
+        (INPUTS[0], raw),
+        (INPUTS[1], "0123abcd".repeat(4).into_bytes()),
+    ];
     let r = call(&mut stdin, &mut stdout, &request("raw", &other));
     assert_eq!(r.exit_code, 0, "{}", r.output);
     finish(child, stdin);
