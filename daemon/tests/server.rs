@@ -7,101 +7,13 @@
 
 mod common;
 
-use kiln_daemon::client::{Connector, build_via_daemon};
+use common::{Env, in_process, tree};
+use kiln_daemon::client::build_via_daemon;
 use kiln_daemon::report::BuildReport;
-use kiln_daemon::rpc::DaemonStats;
-use kiln_daemon::spec::BuildSpec;
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-
-struct Env {
-    root: tempfile::TempDir,
-    connector: Connector,
-}
-
-impl Env {
-    fn new(extra: &[&str]) -> Env {
-        let root = tempfile::tempdir().unwrap();
-        let ws = root.path().join("ws");
-        fs::create_dir_all(ws.join("src")).unwrap();
-        let exe = PathBuf::from(env!("CARGO_BIN_EXE_kiln-daemon"));
-        let mut connector = Connector::in_base(Some(&root.path().join("run")), &ws, exe).unwrap();
-        connector.daemon_args.push("--cache-dir".into());
-        connector
-            .daemon_args
-            .push(root.path().join("cache").to_string_lossy().into_owned());
-        connector
-            .daemon_args
-            .extend(extra.iter().map(|s| s.to_string()));
-        Env { root, connector }
-    }
-
-    fn ws(&self) -> PathBuf {
-        self.root.path().join("ws")
-    }
-
-    fn cache_dir(&self) -> PathBuf {
-        self.root.path().join("cache")
-    }
-
-    fn request(&self, inputs: &[PathBuf], out: &str) -> BuildSpec {
-        BuildSpec {
-            inputs: inputs.to_vec(),
-            out_dir: self.ws().join(out),
-            kinds: Vec::new(),
-            digests: true,
-            ..Default::default()
-        }
-    }
-
-    fn build(&self, req: &BuildSpec) -> BuildReport {
-        build_via_daemon(&self.connector, req).expect("daemon build")
-    }
-
-    fn pid(&self) -> Option<u32> {
-        self.connector.dir.read_info().map(|i| i.pid)
-    }
-
-    fn shutdown(&self) {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
-        rt.block_on(async {
-            if let Some(mut c) = self.connector.connect_existing().await {
-                let _ = c.shutdown().await;
-            }
-            self.connector
-                .wait_until_gone(Duration::from_secs(20))
-                .await
-                .unwrap();
-        });
-    }
-
-    fn stats(&self) -> DaemonStats {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
-        rt.block_on(async {
-            let mut c = self.connector.connect_existing().await.unwrap();
-            c.stats().await.unwrap()
-        })
-    }
-}
-
-impl Drop for Env {
-    fn drop(&mut self) {
-        if let Some(pid) = self.pid() {
-            let _ = std::process::Command::new("kill")
-                .arg("-9")
-                .arg(pid.to_string())
-                .status();
-        }
-    }
-}
 
 fn counts(reply: &BuildReport) -> BTreeMap<String, (u64, u64)> {
     reply
@@ -119,19 +31,6 @@ fn outputs(reply: &BuildReport) -> Vec<(PathBuf, Option<[u8; 32]>)> {
         .collect();
     v.sort();
     v
-}
-
-/// The same build, cold, in this process (into `out`): the one-shot build, through the
-/// compiler's flows.
-fn in_process(inputs: &[PathBuf], out: &Path) -> BuildReport {
-    let spec = BuildSpec {
-        inputs: inputs.to_vec(),
-        out_dir: out.to_path_buf(),
-        kinds: Vec::new(),
-        digests: true,
-        ..Default::default()
-    };
-    kiln_daemon::oneshot::build(&spec)
 }
 
 fn sample_inputs(env: &Env) -> Vec<PathBuf> {
@@ -345,26 +244,6 @@ fn idle_daemon_exits_and_stale_files_are_cleaned() {
     .unwrap();
     assert!(env.build(&env.request(&[], "none")).ok());
     assert_ne!(env.pid().unwrap(), 1);
-}
-
-/// The bytes of every file below `dir` (relative paths), skipping hidden files.
-fn tree(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
-    let mut out = BTreeMap::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in fs::read_dir(&d).unwrap().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if !e.file_name().to_string_lossy().starts_with('.') {
-                out.insert(
-                    p.strip_prefix(dir).unwrap().to_path_buf(),
-                    fs::read(&p).unwrap(),
-                );
-            }
-        }
-    }
-    out
 }
 
 /// A library directory built through the daemon, which re-reads only what its watcher
