@@ -1,6 +1,7 @@
 //! The daemon as a process: builds over gRPC equal in-process builds; restart from the
 //! persistent cache recomputes nothing; a truncated cache entry is recomputed; `kill -9`
-//! is survived by the next build; concurrent clients; idle shutdown; stale daemon files.
+//! is survived by the next build, and the leftovers of dead writers are swept; concurrent
+//! clients; idle shutdown; stale daemon files.
 //!
 //! Every test has its own workspace, runtime directory and cache directory, and stops its
 //! daemon (by pid) when it ends.
@@ -200,6 +201,58 @@ fn kill_9_during_a_build_then_the_next_build_succeeds() {
     let cold_out = env.ws().join("cold");
     let cold = in_process(&[big], &cold_out);
     assert_same_bytes(&next, &env.ws().join("out"), &cold, &cold_out);
+}
+
+/// What a writer killed mid-write (or stopped by a full disk) leaves in an output
+/// directory — a temp file, a claimed spare — is removed by the next daemon that writes
+/// there, and by a one-shot build; what a live writer holds is not.
+#[test]
+fn leftovers_of_dead_writers_are_swept_by_the_next_writer() {
+    let env = Env::new(&[]);
+    let src = env.ws().join("src/flow_burst_add.mlir");
+    fs::copy(common::data("aps/flow_burst_add.mlir"), &src).unwrap();
+    let live = std::process::Command::new("sleep")
+        .arg("60")
+        .spawn()
+        .unwrap();
+    let long_ago = std::time::SystemTime::now() - Duration::from_secs(600);
+    let plant = |out: &Path| {
+        fs::create_dir_all(out.join(".kiln-spare")).unwrap();
+        // No process has pid 4194304 (above Linux's pid_max limit).
+        let names = [
+            ".flow_burst_add.cmt2.mlir.tmp.4194304.0",
+            ".kiln-spare/flow_burst_add.cmt2.mlir.4194304.1.claim",
+            &format!(".flow_burst_add.rules.json.tmp.{}.0", live.id()),
+        ];
+        names.map(|n| {
+            let p = out.join(n);
+            fs::write(&p, b"torn").unwrap();
+            fs::File::options()
+                .write(true)
+                .open(&p)
+                .unwrap()
+                .set_modified(long_ago)
+                .unwrap();
+            p
+        })
+    };
+    for (out, daemon) in [("out", true), ("oneshot", false)] {
+        let dir = env.ws().join(out);
+        let [temp, claim, held] = plant(&dir);
+        let report = match daemon {
+            true => env.build(&env.request(std::slice::from_ref(&src), out)),
+            false => in_process(std::slice::from_ref(&src), &dir),
+        };
+        assert!(report.ok(), "{}", report.rendered());
+        assert!(!temp.exists() && !claim.exists(), "{out}: leftovers stay");
+        assert!(
+            held.exists(),
+            "{out}: a live writer's temp file was removed"
+        );
+    }
+    let mut live = live;
+    let _ = live.kill();
+    let _ = live.wait();
 }
 
 #[test]
