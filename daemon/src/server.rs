@@ -219,9 +219,10 @@ fn watched_dirs(spec: &BuildSpec) -> Vec<(PathBuf, bool)> {
     dirs.into_iter().collect()
 }
 
-/// Which changed paths matter to a `Watch` stream: the input files, and `.mlir`/`.blif`
-/// files (new ones included) and directories created or removed below input directories,
-/// except in the output directory and kiln's own.
+/// Which changed paths matter to a `Watch` stream: the input files, directories created or
+/// removed above them, and `.mlir`/`.blif` files (new ones included) and directories
+/// created or removed below input directories, except in the output directory and kiln's
+/// own.
 struct Relevance {
     files: BTreeSet<PathBuf>,
     dirs: Vec<PathBuf>,
@@ -245,6 +246,7 @@ impl Relevance {
     fn matches(&self, p: &Path, dir: bool) -> bool {
         let input = dir || is_blif(p) || is_mlir(p);
         self.files.contains(p)
+            || (dir && self.files.iter().any(|f| f.starts_with(p)))
             || (input
                 && self
                     .dirs

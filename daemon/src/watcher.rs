@@ -17,13 +17,13 @@
 //!
 //! Reads are not changes: open, read and close events are ignored (a build's own reads of
 //! its inputs would otherwise mark them all). Neither are kiln's own files (cookies, spares:
-//! any path with a `.kiln-*` component).
+//! a `.kiln-*` name below the watched directory).
 //!
 //! A watched directory that is deleted (or moved away) loses its inotify watch, as happens
 //! to a source directory on a `git checkout`. Until it is watched again no root below it is
 //! trusted (builds stat, without waiting for a cookie); a thread re-arms the watch as soon as
-//! the directory exists again, after which everything is treated as changed once (events
-//! between its creation and the new watch were not seen).
+//! the directory exists again, after which everything below it is treated as changed once
+//! (events between its creation and the new watch were not seen).
 
 use notify::{Event, EventKind, RecommendedWatcher, RecursiveMode, Watcher as _};
 use std::collections::{BTreeMap, BTreeSet};
@@ -63,9 +63,9 @@ enum Change {
     /// A path changed; `true`: a directory was created or removed (with whatever it holds,
     /// whose own events may not all have been seen).
     Path(PathBuf, bool),
-    /// Events were lost (an overflow, a watcher error, a directory watched again): anything
-    /// may have changed.
-    Unknown,
+    /// Events were lost: below this directory (watched again after it was re-created), or
+    /// anywhere (`None`: an overflow, a watcher error).
+    Lost(Option<PathBuf>),
     /// A cookie: every change made before it was created was delivered before it.
     Cookie(PathBuf),
 }
@@ -133,7 +133,7 @@ impl Watcher {
             gone.map(|(d, unwatched)| (d.clone(), recursive(d), *unwatched))
                 .collect()
         };
-        let mut rearmed = false;
+        let mut rearmed = Vec::new();
         for (dir, recursive, unwatched) in &gone {
             let mut notify = self.notify.lock().unwrap_or_else(|e| e.into_inner());
             if !unwatched {
@@ -154,16 +154,21 @@ impl Watcher {
                 Ok(()) => {
                     self.shared.lock().gone.remove(dir);
                     tracing::info!(dir = %dir.display(), "watching a re-created directory again");
-                    rearmed = true;
+                    rearmed.push(dir.clone());
                 }
                 Err(e) => {
                     tracing::debug!(dir = %dir.display(), error = %e, "not watched again yet")
                 }
             }
         }
-        if rearmed {
+        if !rearmed.is_empty() {
             // Events between the directory's creation and its new watch were not seen.
-            self.shared.lock().lost();
+            let mut state = self.shared.lock();
+            state.untrust_all();
+            for dir in rearmed {
+                state.publish(Change::Lost(Some(dir)));
+            }
+            drop(state);
             self.shared.seen.notify_all();
         }
         !gone.is_empty()
@@ -403,7 +408,7 @@ impl State {
 
     fn lost(&mut self) {
         self.untrust_all();
-        self.publish(Change::Unknown);
+        self.publish(Change::Lost(None));
     }
 
     fn publish(&mut self, change: Change) {
@@ -461,7 +466,11 @@ impl Subscription {
                     until = Some(Instant::now() + quiet);
                 }
                 Ok(Change::Path(..)) | Err(mpsc::RecvTimeoutError::Timeout) => {}
-                Ok(Change::Unknown) => until = Some(Instant::now() + quiet),
+                Ok(Change::Lost(None)) => until = Some(Instant::now() + quiet),
+                Ok(Change::Lost(Some(dir))) if relevant(&dir, true) => {
+                    until = Some(Instant::now() + quiet)
+                }
+                Ok(Change::Lost(Some(_))) => {}
                 Err(mpsc::RecvTimeoutError::Disconnected) => return Batch::Stopped,
             }
             if stop() {
