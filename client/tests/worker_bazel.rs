@@ -4,47 +4,14 @@
 #[path = "worker_common/mod.rs"]
 mod common;
 
-use common::{OUTPUTS, Ws, action, finish, tree};
-use prost::Message;
+use common::bazel::{WorkRequest, WorkResponse};
+use common::{OUTPUTS, Ws, action, finish, recv, request, send, tree};
 use std::io::{Read, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Stdio};
 
-mod pb {
-    include!(concat!(env!("OUT_DIR"), "/blaze.worker.rs"));
-}
-use pb::{WorkRequest, WorkResponse};
-
 fn spawn(ws: &Ws, extra: &[&str], delay_ms: Option<u64>) -> (Child, ChildStdin, ChildStdout) {
-    let mut cmd = ws.kiln();
-    cmd.args(["worker", "--no-daemon"])
-        .args(extra)
-        .arg("--persistent_worker")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit());
-    if let Some(ms) = delay_ms {
-        cmd.env("KILN_WORKER_TEST_DELAY_MS", ms.to_string());
-    }
-    let mut child = cmd.spawn().unwrap();
-    let stdin = child.stdin.take().unwrap();
-    let stdout = child.stdout.take().unwrap();
-    (child, stdin, stdout)
-}
-
-fn request(id: i32, args: Vec<String>) -> WorkRequest {
-    WorkRequest {
-        arguments: args,
-        request_id: id,
-        ..Default::default()
-    }
-}
-
-fn send(stdin: &mut ChildStdin, req: &WorkRequest) {
-    common::send_frame(stdin, &req.encode_length_delimited_to_vec());
-}
-
-fn recv(stdout: &mut ChildStdout) -> WorkResponse {
-    WorkResponse::decode(common::recv_frame(stdout).as_slice()).unwrap()
+    let args: Vec<&str> = ["--no-daemon"].iter().chain(extra).copied().collect();
+    common::spawn_persistent(ws, &args, delay_ms, Stdio::inherit())
 }
 
 #[test]

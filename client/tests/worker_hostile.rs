@@ -7,52 +7,19 @@
 #[path = "worker_common/mod.rs"]
 mod common;
 
-use common::{Ws, action, finish, tree};
-use prost::Message;
+use common::bazel::{Input, WorkRequest};
+use common::{Ws, action, finish, recv, request, send, tree};
 use std::io::{Read, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Stdio};
 use std::time::{Duration, Instant};
-
-mod pb {
-    include!(concat!(env!("OUT_DIR"), "/blaze.worker.rs"));
-}
-use pb::{Input, WorkRequest, WorkResponse};
 
 /// Requests are held this long before they build, so they are in flight when the test
 /// acts.
 const HOLD_MS: u64 = 400;
 
 fn spawn(ws: &Ws, extra: &[&str]) -> (Child, ChildStdin, ChildStdout) {
-    let mut child = ws
-        .kiln()
-        .args(["worker", "--no-daemon"])
-        .args(extra)
-        .arg("--persistent_worker")
-        .env("KILN_WORKER_TEST_DELAY_MS", HOLD_MS.to_string())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let stdin = child.stdin.take().unwrap();
-    let stdout = child.stdout.take().unwrap();
-    (child, stdin, stdout)
-}
-
-fn request(id: i32, args: Vec<String>) -> WorkRequest {
-    WorkRequest {
-        arguments: args,
-        request_id: id,
-        ..Default::default()
-    }
-}
-
-fn send(stdin: &mut ChildStdin, req: &WorkRequest) {
-    common::send_frame(stdin, &req.encode_length_delimited_to_vec());
-}
-
-fn recv(stdout: &mut ChildStdout) -> WorkResponse {
-    WorkResponse::decode(common::recv_frame(stdout).as_slice()).unwrap()
+    let args: Vec<&str> = ["--no-daemon"].iter().chain(extra).copied().collect();
+    common::spawn_persistent(ws, &args, Some(HOLD_MS), Stdio::piped())
 }
 
 /// The worker's exit code and stderr once it ended, and that nothing follows on stdout.
