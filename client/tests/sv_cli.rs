@@ -113,7 +113,11 @@ fn rtl_run_ignores_planted_temp_dirs() {
     assert_eq!(left, planted.len(), "the run's own directory is removed");
     for name in planted.iter().skip(1).step_by(2) {
         let inside: Vec<_> = std::fs::read_dir(tmp.path().join(name)).unwrap().collect();
-        assert_eq!(inside.len(), 1, "{name}: nothing added to a planted directory");
+        assert_eq!(
+            inside.len(),
+            1,
+            "{name}: nothing added to a planted directory"
+        );
     }
 }
 
