@@ -4,8 +4,8 @@
 #[path = "worker_common/mod.rs"]
 mod common;
 
-use common::bazel::{WorkRequest, WorkResponse};
-use common::{OUTPUTS, Ws, action, finish, recv, request, send, tree};
+use common::bazel::WorkResponse;
+use common::{OUTPUTS, Ws, action, cancel, finish, recv, request, send, tree};
 use std::io::{Read, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Stdio};
 
@@ -60,14 +60,7 @@ fn proto_multiplex_echoes_ids_and_cancels() {
         send(&mut stdin, &request(id, action(&format!("m{id}"))));
     }
     // Cancel request 2 while it is held.
-    send(
-        &mut stdin,
-        &WorkRequest {
-            request_id: 2,
-            cancel: true,
-            ..Default::default()
-        },
-    );
+    send(&mut stdin, &cancel(2));
     let mut got: Vec<WorkResponse> = (0..3).map(|_| recv(&mut stdout)).collect();
     got.sort_by_key(|r| r.request_id);
     assert_eq!(

@@ -7,8 +7,8 @@
 #[path = "worker_common/mod.rs"]
 mod common;
 
-use common::bazel::{Input, WorkRequest};
-use common::{Ws, action, finish, recv, request, send, tree};
+use common::bazel::Input;
+use common::{Ws, action, cancel, finish, recv, request, send, tree};
 use std::io::{Read, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Stdio};
 use std::time::{Duration, Instant};
@@ -108,12 +108,7 @@ fn a_cancelled_request_writes_nothing_after_its_cancel_response() {
     send(&mut stdin, &request(1, action("cancelled")));
     send(&mut stdin, &request(2, action("kept")));
     let started = Instant::now();
-    let cancel = WorkRequest {
-        request_id: 1,
-        cancel: true,
-        ..Default::default()
-    };
-    send(&mut stdin, &cancel);
+    send(&mut stdin, &cancel(1));
     let r = recv(&mut stdout);
     assert_eq!((r.request_id, r.was_cancelled), (1, true), "{}", r.output);
     assert!(
@@ -131,14 +126,7 @@ fn a_cancelled_request_writes_nothing_after_its_cancel_response() {
     );
     assert_eq!(tree(&ws.dir().join("kept")).len(), 3);
     // A cancel of a request already answered changes nothing.
-    send(
-        &mut stdin,
-        &WorkRequest {
-            request_id: 2,
-            cancel: true,
-            ..Default::default()
-        },
-    );
+    send(&mut stdin, &cancel(2));
     drop(stdin);
     let (code, err) = ended(child, stdout);
     assert_eq!(code, Some(0), "{err}");

@@ -147,6 +147,15 @@ pub fn request(id: i32, args: Vec<String>) -> WorkRequest {
     }
 }
 
+/// The cancel of request `id`.
+pub fn cancel(id: i32) -> WorkRequest {
+    WorkRequest {
+        request_id: id,
+        cancel: true,
+        ..Default::default()
+    }
+}
+
 /// Send one request, length-delimited.
 pub fn send(stdin: &mut ChildStdin, req: &WorkRequest) {
     send_frame(stdin, &req.encode_length_delimited_to_vec());
