@@ -6,6 +6,7 @@
 # fuzz/artifacts/<target>/).
 #   KILN_FUZZ_SECS  seconds per target (default 60)
 #   KILN_FUZZ_CMIN  1: minimise each corpus after its run (before committing it)
+#   KILN_FUZZ_TARGETS  space-separated targets to run (default: all)
 #   KILN_FUZZ_SEED  libFuzzer seed (default: random; 1 under CI=true, so a CI failure
 #                   reproduces with the same seed on the same commit)
 set -euo pipefail
@@ -13,9 +14,9 @@ cd "$(dirname "$0")/.."
 SECS=${KILN_FUZZ_SECS:-60}
 SEED=${KILN_FUZZ_SEED:-}
 if [ -z "$SEED" ] && [ "${CI:-}" = true ]; then SEED=1; fi
-# Hook: add `cmt2_reader` here (and its [[bin]] in fuzz/Cargo.toml) once compiler has the
-# CMT2 reader; seed it with tests/data/mlir/aps/*Cmt2* files below.
-TARGETS=(mlir_parse blif_reader handshake_synth worker_frames remote_response)
+# cmt2_reader's corpus starts from `.cmt2.mlir` files `kiln build` emitted for tests/data/aps/;
+# a target's libFuzzer dictionary, when it has one, is fuzz/<target>.dict.
+TARGETS=(mlir_parse blif_reader handshake_synth worker_frames remote_response cmt2_reader)
 
 if ! command -v cargo-fuzz >/dev/null 2>&1; then
   echo "fuzz: cargo-fuzz missing; installing it from crates.io" >&2
@@ -36,6 +37,16 @@ seeds() {
   esac
 }
 
+# Longest input per target: emitted CMT2 files run to ~85 kB.
+max_len() {
+  case "$1" in
+    cmt2_reader) echo 131072 ;;
+    *) echo 65536 ;;
+  esac
+}
+
+if [ -n "${KILN_FUZZ_TARGETS:-}" ]; then read -r -a TARGETS <<<"$KILN_FUZZ_TARGETS"; fi
+
 for t in "${TARGETS[@]}"; do
   corpus=fuzz/corpus/$t
   mkdir -p "$corpus" "fuzz/artifacts/$t"
@@ -44,9 +55,11 @@ for t in "${TARGETS[@]}"; do
   echo "fuzz: $t for ${SECS}s${SEED:+, seed $SEED}" >&2
   st=0
   # shellcheck disable=SC2046
+  dict=fuzz/$t.dict
   cargo fuzz run "${FLAGS[@]}" "$t" "$corpus" $(seeds "$t") -- \
-    -max_total_time="$SECS" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
-    ${SEED:+-seed="$SEED"} -print_final_stats=1 >"$log" 2>&1 || st=$?
+    -max_total_time="$SECS" -timeout=10 -rss_limit_mb=2048 -max_len="$(max_len "$t")" \
+    ${SEED:+-seed="$SEED"} $([ -f "$dict" ] && echo "-dict=$dict") -print_final_stats=1 \
+    >"$log" 2>&1 || st=$?
   grep -E '^(stat::number_of_executed_units|stat::peak_rss_mb|Done|INFO: (seed corpus|Seed:))' "$log" >&2 || true
   if [ "$st" -ne 0 ]; then
     # The cause (panic message, time-out or memory report) and where the input was written.

@@ -3,6 +3,8 @@
 mod cli;
 #[path = "../../compiler/tests/common/mod.rs"]
 mod common;
+#[path = "../../tests/support/hostile.rs"]
+mod support;
 
 use cli::{aps_data, example, kiln, ok};
 
@@ -54,24 +56,42 @@ fn sim_engine_rtl_agrees_with_rules() {
     assert!(rtl.contains("11,22,33"), "{rtl}");
 }
 
-/// A temp dir another user prepared: `kiln-rtl-<pid>` symbolic links (the name earlier
-/// versions used, for the next few thousand pids) to a directory of the victim's. The run
-/// succeeds in a fresh private directory, writes nothing through the links and leaves
-/// nothing behind.
+/// A shared temp dir (mode 1777) another user (made with `useradd`, when this runs as
+/// root) prepared: for the next few thousand pids, `kiln-rtl-<pid>` (the name earlier
+/// versions used) as a symbolic link to a directory of the victim's, or as a directory open
+/// to all holding an `out.txt` link to the victim's file. The run succeeds in a fresh
+/// private directory, writes nothing through the links and leaves nothing behind.
 #[cfg(unix)]
 #[test]
 fn rtl_run_ignores_planted_temp_dirs() {
+    use std::os::unix::fs::{PermissionsExt, lchown, symlink};
     if !common::have_tool("iverilog") {
         return;
     }
+    let other = support::second_user();
     let tmp = tempfile::tempdir().unwrap();
     let victim = tempfile::tempdir().unwrap();
-    std::fs::write(victim.path().join("out.txt"), "victim's file\n").unwrap();
+    let victims = victim.path().join("out.txt");
+    std::fs::write(&victims, "victim's file\n").unwrap();
     let me = std::process::id();
     let planted: Vec<String> = (me..me + 3000).map(|p| format!("kiln-rtl-{p}")).collect();
-    for name in &planted {
-        std::os::unix::fs::symlink(victim.path(), tmp.path().join(name)).unwrap();
+    for (i, name) in planted.iter().enumerate() {
+        let p = tmp.path().join(name);
+        let mut made = vec![p.clone()];
+        if i % 2 == 0 {
+            symlink(victim.path(), &p).unwrap();
+        } else {
+            std::fs::create_dir(&p).unwrap();
+            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o777)).unwrap();
+            symlink(&victims, p.join("out.txt")).unwrap();
+            made.push(p.join("out.txt"));
+        }
+        for m in made.iter().filter(|_| other.is_some()) {
+            let (uid, gid) = other.unwrap();
+            lchown(m, Some(uid), Some(gid)).unwrap();
+        }
     }
+    std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o1777)).unwrap();
     let out = ok(kiln()
         .env("TMPDIR", tmp.path())
         .arg("sim")
@@ -91,6 +111,14 @@ fn rtl_run_ignores_planted_temp_dirs() {
     );
     let left = std::fs::read_dir(tmp.path()).unwrap().count();
     assert_eq!(left, planted.len(), "the run's own directory is removed");
+    for name in planted.iter().skip(1).step_by(2) {
+        let inside: Vec<_> = std::fs::read_dir(tmp.path().join(name)).unwrap().collect();
+        assert_eq!(
+            inside.len(),
+            1,
+            "{name}: nothing added to a planted directory"
+        );
+    }
 }
 
 /// Names that are SystemVerilog keywords, two CPU stores in one cycle, and written zero

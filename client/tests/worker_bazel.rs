@@ -4,47 +4,14 @@
 #[path = "worker_common/mod.rs"]
 mod common;
 
-use common::{OUTPUTS, Ws, action, finish, tree};
-use prost::Message;
+use common::bazel::WorkResponse;
+use common::{OUTPUTS, Ws, action, cancel, finish, recv, request, send, tree};
 use std::io::{Read, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Stdio};
 
-mod pb {
-    include!(concat!(env!("OUT_DIR"), "/blaze.worker.rs"));
-}
-use pb::{WorkRequest, WorkResponse};
-
 fn spawn(ws: &Ws, extra: &[&str], delay_ms: Option<u64>) -> (Child, ChildStdin, ChildStdout) {
-    let mut cmd = ws.kiln();
-    cmd.args(["worker", "--no-daemon"])
-        .args(extra)
-        .arg("--persistent_worker")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit());
-    if let Some(ms) = delay_ms {
-        cmd.env("KILN_WORKER_TEST_DELAY_MS", ms.to_string());
-    }
-    let mut child = cmd.spawn().unwrap();
-    let stdin = child.stdin.take().unwrap();
-    let stdout = child.stdout.take().unwrap();
-    (child, stdin, stdout)
-}
-
-fn request(id: i32, args: Vec<String>) -> WorkRequest {
-    WorkRequest {
-        arguments: args,
-        request_id: id,
-        ..Default::default()
-    }
-}
-
-fn send(stdin: &mut ChildStdin, req: &WorkRequest) {
-    common::send_frame(stdin, &req.encode_length_delimited_to_vec());
-}
-
-fn recv(stdout: &mut ChildStdout) -> WorkResponse {
-    WorkResponse::decode(common::recv_frame(stdout).as_slice()).unwrap()
+    let args: Vec<&str> = ["--no-daemon"].iter().chain(extra).copied().collect();
+    common::spawn_persistent(ws, &args, delay_ms, Stdio::inherit())
 }
 
 #[test]
@@ -93,14 +60,7 @@ fn proto_multiplex_echoes_ids_and_cancels() {
         send(&mut stdin, &request(id, action(&format!("m{id}"))));
     }
     // Cancel request 2 while it is held.
-    send(
-        &mut stdin,
-        &WorkRequest {
-            request_id: 2,
-            cancel: true,
-            ..Default::default()
-        },
-    );
+    send(&mut stdin, &cancel(2));
     let mut got: Vec<WorkResponse> = (0..3).map(|_| recv(&mut stdout)).collect();
     got.sort_by_key(|r| r.request_id);
     assert_eq!(
@@ -148,10 +108,11 @@ fn json_concatenated_requests_without_separator() {
     let (child, mut stdin, stdout) = spawn(&ws, &["--worker-protocol", "json"], None);
     let args = serde_json::to_string(&action("j1")).unwrap();
     let args2 = serde_json::to_string(&action("j2")).unwrap();
-    // Singleplex with an unknown field and an input digest, then multiplex ids 7 and 8,
+    // Singleplex with an unknown field and an input digest (a SHA-1's hex digits, which
+    // the worker leaves unused), then multiplex ids 7 and 8,
     // written back to back exactly as Bazel 4 does.
     let text = format!(
-        "{{\"arguments\":{args},\"inputs\":[{{\"path\":\"src/burst.mlir\",\"digest\":\"YWJj\"}}],\"someFutureField\":{{\"x\":[1]}}}}\
+        "{{\"arguments\":{args},\"inputs\":[{{\"path\":\"src/burst.mlir\",\"digest\":\"MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWYwMTIzNDU2Nw==\"}}],\"someFutureField\":{{\"x\":[1]}}}}\
          {{\"arguments\":{args2},\"requestId\":7}}\
          {{\"arguments\":[\"--out-dir\",\"j3\",\"src/bad.mlir\"],\"requestId\":8,\"verbosity\":10}}"
     );

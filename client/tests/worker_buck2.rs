@@ -1,5 +1,6 @@
 //! Plays Buck2 against `kiln worker --buck2`: spawns it with `WORKER_SOCKET`, connects
-//! over the Unix socket, runs commands through `Execute` and `Exec`, cancels one.
+//! over the Unix socket, runs commands through `Execute` and `Exec`, cancels one (which then
+//! writes nothing).
 
 #[path = "worker_common/mod.rs"]
 mod common;
@@ -131,4 +132,7 @@ async fn buck2_execute_exec_and_cancel() {
         .into_inner();
     assert_eq!(r.exit_code, 0, "{}", r.stderr);
     assert_eq!(tree(&ws.dir().join("b1")), tree(&ws.dir().join("b5")));
+    // The cancelled command, stopped before it wrote, never writes.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(!ws.dir().join("b4").exists(), "written after its cancel");
 }

@@ -6,33 +6,17 @@
 #[path = "worker_common/mod.rs"]
 mod common;
 
+use common::bazel::{Input, WorkRequest, WorkResponse};
 use common::{Ws, action, finish, tree};
-use prost::Message;
 use sha2::{Digest, Sha256};
 use std::io::Write;
 use std::process::{Child, ChildStdin, ChildStdout, Stdio};
 
-mod pb {
-    include!(concat!(env!("OUT_DIR"), "/blaze.worker.rs"));
-}
-use pb::{Input, WorkRequest, WorkResponse};
-
 const INPUTS: [&str; 2] = ["src/burst.mlir", "src/mux.blif"];
 
 fn spawn(ws: &Ws, daemon: &str, extra: &[&str]) -> (Child, ChildStdin, ChildStdout) {
-    let mut child = ws
-        .kiln()
-        .args(["worker", daemon])
-        .args(extra)
-        .arg("--persistent_worker")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .unwrap();
-    let stdin = child.stdin.take().unwrap();
-    let stdout = child.stdout.take().unwrap();
-    (child, stdin, stdout)
+    let args: Vec<&str> = [daemon].iter().chain(extra).copied().collect();
+    common::spawn_persistent(ws, &args, None, Stdio::inherit())
 }
 
 /// Bazel's digest of `rel`: the lowercase hex SHA-256 of its bytes, as bytes.
@@ -65,8 +49,8 @@ fn good(ws: &Ws) -> Vec<(&'static str, Vec<u8>)> {
 }
 
 fn call(stdin: &mut ChildStdin, stdout: &mut ChildStdout, req: &WorkRequest) -> WorkResponse {
-    common::send_frame(stdin, &req.encode_length_delimited_to_vec());
-    WorkResponse::decode(common::recv_frame(stdout).as_slice()).unwrap()
+    common::send(stdin, req);
+    common::recv(stdout)
 }
 
 /// A digest that is well-formed but belongs to other bytes.
@@ -101,9 +85,13 @@ fn in_process_matching_digests_build_and_a_mismatch_is_rejected() {
     bad[1].1 = wrong();
     let r = call(&mut stdin, &mut stdout, &request("bad", &bad));
     assert_rejected(&r, "mux.blif");
-    // Raw 32-byte digests are accepted too; other lengths (MD5, SHA-1) are ignored.
+    // Raw 32-byte digests are accepted too; the hex digits of other digest functions (here
+    // an MD5's, 32 of them, and so not taken as 32 raw bytes) are ignored.
     let raw: Vec<u8> = Sha256::digest(std::fs::read(ws.dir().join(INPUTS[0])).unwrap()).to_vec();
-    let other = vec![(INPUTS[0], raw), (INPUTS[1], b"0123abcd".to_vec())];
+    let other = vec![
+        (INPUTS[0], raw),
+        (INPUTS[1], "0123abcd".repeat(4).into_bytes()),
+    ];
     let r = call(&mut stdin, &mut stdout, &request("raw", &other));
     assert_eq!(r.exit_code, 0, "{}", r.output);
     finish(child, stdin);

@@ -22,7 +22,7 @@ use crate::db::{BlifFile, Db, SourceFile};
 use crate::digests::Digests;
 use crate::explain::{self, Change, Explain};
 use crate::input;
-use crate::spec::{BuildSpec, Flow, HandshakeSpec, Job, dir_jobs, is_blif, is_mlir};
+use crate::spec::{BuildSpec, Flow, HandshakeSpec, Job, dir_jobs, is_blif, is_mlir, not_an_input};
 use crate::watcher::{RootMarks, Watcher};
 use compiler::diag::{self, Located, Severity};
 use compiler::mlir::split::{Common, resplit, split_functions};
@@ -68,6 +68,23 @@ impl Stamp {
 
     pub(crate) fn of_path(path: &Path) -> Option<Stamp> {
         fs::metadata(path).ok().map(|m| Stamp::of(&m))
+    }
+
+    /// Whether any later change of the file changes this stamp: its times lie a tick of the
+    /// file system's clock in the past (file times tick with the kernel's coarse clock, at
+    /// most 10 ms, or by whole seconds, two on FAT, where they keep no fraction). Taken
+    /// within that tick, a stamp can survive a write of the same size just after the read
+    /// (git's "racy clean" files), so it is not kept: the next build reads the file again.
+    pub(crate) fn settled(&self) -> bool {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as i128);
+        let newest = self.mtime_ns.max(self.ctime_ns);
+        let tick: i128 = match newest % 1_000_000_000 {
+            0 => 2_000_000_000,
+            _ => 50_000_000,
+        };
+        now - newest >= tick
     }
 }
 
@@ -170,7 +187,7 @@ impl Workspace {
                 return last;
             }
             self.db.counters().executed(Kind::DirResync);
-            if let Some(v) = self.resync_marked(&last, changed, spec) {
+            if let Some(v) = self.resync_marked(&last, dir, changed, spec) {
                 let v = Arc::new(v);
                 self.dirs.insert(key, v.clone());
                 return v;
@@ -192,14 +209,19 @@ impl Workspace {
 
     /// `last` with the marked files re-read; `None` when the set of files may have changed
     /// (a marked input file is gone, or a marked path is a new input file or a directory).
+    /// Marks in the output directory and on kiln's own files are not about inputs.
     fn resync_marked(
         &mut self,
         last: &[JobInput],
+        dir: &Path,
         changed: &BTreeSet<PathBuf>,
         spec: &BuildSpec,
     ) -> Option<Vec<JobInput>> {
         let mut v = last.to_vec();
         for p in changed {
+            if not_an_input(p, dir, &spec.out_dir) {
+                continue;
+            }
             match v.binary_search_by(|(j, _)| j.input.as_path().cmp(p)) {
                 Ok(i) => {
                     if !p.is_file() {
@@ -222,20 +244,21 @@ impl Workspace {
         if let Some(loaded) = self.by_digest(path) {
             return loaded;
         }
-        let stamp = Stamp::of_path(path);
+        let now = Stamp::of_path(path);
         // A given digest not verified yet overrides the stamp: the file is read and checked.
-        if stamp.is_some() && !self.digests.is_given(path) {
+        if now.is_some() && !self.digests.is_given(path) {
             if let Some((f, s, g)) = self.sources.get(path)
-                && *s == stamp
+                && *s == now
             {
                 return Loaded::Mlir(*f, *g);
             }
             if let Some((f, s, g)) = self.blifs.get(path)
-                && *s == stamp
+                && *s == now
             {
                 return Loaded::Blif(*f, *g);
             }
         }
+        let stamp = now.filter(Stamp::settled);
         if let Some(&(f, _, g)) = self.sources.get(path) {
             return self.resync_source(path, f, g, stamp);
         }

@@ -19,6 +19,13 @@ use std::time::Instant;
 
 /// Build `spec` in this process.
 pub fn build(spec: &BuildSpec) -> BuildReport {
+    build_gated(spec, || true).unwrap_or_default()
+}
+
+/// [`build`], asking `may_write` once, after computing and before anything is written:
+/// `false` stops the build with nothing written (`None`). A build-system worker stops a
+/// cancelled request this way.
+pub fn build_gated(spec: &BuildSpec, may_write: impl FnOnce() -> bool) -> Option<BuildReport> {
     let start = Instant::now();
     let mut digests = Digests::default();
     digests.begin(&spec.input_digests);
@@ -31,9 +38,12 @@ pub fn build(spec: &BuildSpec) -> BuildReport {
         groups: vec![Arc::new(results)],
         ..Computed::default()
     };
+    if !may_write() {
+        return None;
+    }
     let writer = Writer::new(Spares::OnRewrite);
     let counts = Counters::default().snapshot();
-    finish(&writer, computed, spec, counts, start, times)
+    Some(finish(&writer, computed, spec, counts, start, times))
 }
 
 fn run_job(spec: &BuildSpec, job: &Job, digests: &mut Digests, times: &mut Times) -> JobResult {

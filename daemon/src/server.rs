@@ -7,7 +7,10 @@
 //!
 //! Every request is served by one [`Builder`] (see there for concurrency and cancellation);
 //! the wire is [`crate::rpc`]'s. `Watch` streams rebuild when the daemon's one file watcher
-//! ([`crate::watcher`]) reports a relevant change, after a quiet period of [`DEBOUNCE`].
+//! ([`crate::watcher`]) reports a relevant change, after a quiet period of [`DEBOUNCE`]:
+//! a change of an input, never one in the output directory or of kiln's own files, and
+//! never one made before the last build read its inputs (each build is preceded by a mark
+//! of the stream).
 
 use crate::build::Builder;
 use crate::ide::{self, Analysis, Ide};
@@ -15,7 +18,7 @@ use crate::inputs::OverlayError;
 use crate::paths::{self, DaemonDir, Info};
 use crate::report::BuildReport;
 use crate::rpc::{self, DaemonStats, DaemonStatus, Events, WatchEvent};
-use crate::spec::{BuildSpec, is_blif, is_mlir};
+use crate::spec::{BuildSpec, is_blif, is_mlir, not_an_input};
 use crate::watcher::{Batch, Watcher};
 use crate::writer::Spares;
 use fs4::fs_std::FileExt;
@@ -143,11 +146,15 @@ impl rpc::Service for State {
             .watcher
             .as_ref()
             .ok_or("no file watcher on this system")?;
-        let subscription = watcher.subscribe(&watched_dirs(spec))?;
+        let dirs = watched_dirs(spec);
+        let subscription = watcher.subscribe(&dirs)?;
+        let dirs: Vec<PathBuf> = dirs.into_iter().map(|(d, _)| d).collect();
         let relevant = Relevance::new(spec);
         let mut seq = 0;
         let mut changed = Vec::new();
         loop {
+            // Every change delivered before the mark is one this build reads.
+            let mark = watcher.mark(&dirs);
             let report = self.builder.build(spec);
             if !events.send(WatchEvent {
                 seq,
@@ -159,10 +166,11 @@ impl rpc::Service for State {
             seq += 1;
             let poll = Duration::from_millis(200);
             let batch = subscription.next_batch(
-                |p| relevant.matches(p),
+                |p, dir| relevant.matches(p, dir),
                 DEBOUNCE,
                 poll,
                 || events.is_closed(),
+                mark.as_deref(),
             );
             match batch {
                 Batch::Changed(c) => changed = c,
@@ -241,11 +249,14 @@ fn watched_dirs(spec: &BuildSpec) -> Vec<(PathBuf, bool)> {
     dirs.into_iter().collect()
 }
 
-/// Which changed paths matter to a `Watch` stream: the input files, and `.mlir`/`.blif`
-/// files below input directories (new ones included).
+/// Which changed paths matter to a `Watch` stream: the input files, directories created or
+/// removed above them, and `.mlir`/`.blif` files (new ones included) and directories
+/// created or removed below input directories, except in the output directory and kiln's
+/// own.
 struct Relevance {
     files: BTreeSet<PathBuf>,
     dirs: Vec<PathBuf>,
+    out_dir: PathBuf,
 }
 
 impl Relevance {
@@ -253,12 +264,24 @@ impl Relevance {
         let (dirs, files): (Vec<PathBuf>, Vec<PathBuf>) =
             spec.inputs.iter().cloned().partition(|p| p.is_dir());
         let files = files.into_iter().collect();
-        Relevance { files, dirs }
+        let out_dir = spec.out_dir.clone();
+        Relevance {
+            files,
+            dirs,
+            out_dir,
+        }
     }
 
-    fn matches(&self, p: &Path) -> bool {
+    /// Whether a change of `p` (`dir`: a directory created or removed) matters.
+    fn matches(&self, p: &Path, dir: bool) -> bool {
+        let input = dir || is_blif(p) || is_mlir(p);
         self.files.contains(p)
-            || ((is_blif(p) || is_mlir(p)) && self.dirs.iter().any(|d| p.starts_with(d)))
+            || (dir && self.files.iter().any(|f| f.starts_with(p)))
+            || (input
+                && self
+                    .dirs
+                    .iter()
+                    .any(|d| p.starts_with(d) && !not_an_input(p, d, &self.out_dir)))
     }
 }
 

@@ -176,10 +176,12 @@ pub fn jobs(spec: &BuildSpec) -> Vec<Job> {
 }
 
 /// The jobs of the `.mlir`/`.blif` files below `dir`, sorted by input path, with the tree
-/// mirrored under `out_dir`.
+/// mirrored under `out_dir` (skipped when it lies below `dir`: outputs are not inputs), and
+/// kiln's own `.kiln-*` files skipped.
 pub fn dir_jobs(dir: &Path, out_dir: &Path) -> Vec<Job> {
     let mut found = Vec::new();
-    walk(dir, &mut found);
+    let skip = (out_dir != dir && out_dir.starts_with(dir)).then_some(out_dir);
+    walk(dir, skip, &mut found);
     found.sort();
     found
         .into_iter()
@@ -193,13 +195,28 @@ pub fn dir_jobs(dir: &Path, out_dir: &Path) -> Vec<Job> {
         .collect()
 }
 
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+/// Whether `path`, below the input directory `dir`, is left out of it: in the output
+/// directory (when that lies below `dir`), or kiln's own (`.kiln-*`).
+pub fn not_an_input(path: &Path, dir: &Path, out_dir: &Path) -> bool {
+    let out_below = out_dir != dir && out_dir.starts_with(dir);
+    (out_below && path.starts_with(out_dir))
+        || path
+            .strip_prefix(dir)
+            .is_ok_and(crate::watcher::is_kilns_own)
+}
+
+/// The input files below `dir`, except kiln's own and the directory `skip`.
+fn walk(dir: &Path, skip: Option<&Path>, out: &mut Vec<PathBuf>) {
     let Ok(rd) = fs::read_dir(dir) else { return };
     for e in rd.flatten() {
         let p = e.path();
         let Ok(t) = e.file_type() else { continue };
+        let own = e.file_name().as_encoded_bytes().starts_with(b".kiln-");
+        if own || skip == Some(p.as_path()) {
+            continue;
+        }
         if t.is_dir() {
-            walk(&p, out);
+            walk(&p, skip, out);
         } else if is_blif(&p) || is_mlir(&p) {
             out.push(p);
         }

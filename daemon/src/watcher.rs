@@ -11,10 +11,19 @@
 //!   which it is trusted again.
 //! - `Watch` streams, through subscriptions ([`Watcher::subscribe`]): every changed path
 //!   below the directories a stream watches, so it can rebuild once a burst of changes is
-//!   over ([`Subscription::next_batch`]).
+//!   over ([`Subscription::next_batch`]). A stream marks its changes with a cookie before
+//!   each build ([`Watcher::mark`]); the changes delivered before the mark were made before
+//!   the build read its inputs, so they are already built and the next batch skips them.
 //!
 //! Reads are not changes: open, read and close events are ignored (a build's own reads of
-//! its inputs would otherwise mark them all).
+//! its inputs would otherwise mark them all). Neither are kiln's own files (cookies, spares:
+//! a `.kiln-*` name below the watched directory).
+//!
+//! A watched directory that is deleted (or moved away) loses its inotify watch, as happens
+//! to a source directory on a `git checkout`. Until it is watched again no root below it is
+//! trusted (builds stat, without waiting for a cookie); a thread re-arms the watch as soon as
+//! the directory exists again, after which everything below it is treated as changed once
+//! (events between its creation and the new watch were not seen).
 
 use notify::{Event, EventKind, RecommendedWatcher, RecursiveMode, Watcher as _};
 use std::collections::{BTreeMap, BTreeSet};
@@ -27,6 +36,16 @@ use std::time::{Duration, Instant};
 const COOKIE_TIMEOUT: Duration = Duration::from_millis(500);
 
 const COOKIE_PREFIX: &str = ".kiln-cookie-";
+
+/// How often a lost directory is looked for, to watch it again.
+const REARM_POLL: Duration = Duration::from_millis(25);
+
+/// Whether `rel`, a path relative to a watched or scanned directory, is kiln's own: a
+/// `.kiln-*` file or directory, or below one.
+pub fn is_kilns_own(rel: &Path) -> bool {
+    rel.components()
+        .any(|c| c.as_os_str().as_encoded_bytes().starts_with(b".kiln-"))
+}
 
 /// What a build may assume about a root.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -41,9 +60,14 @@ pub enum RootMarks {
 /// A change a subscription reports.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Change {
-    Path(PathBuf),
-    /// Events were lost (an overflow, a watcher error): anything may have changed.
-    Unknown,
+    /// A path changed; `true`: a directory was created or removed (with whatever it holds,
+    /// whose own events may not all have been seen).
+    Path(PathBuf, bool),
+    /// Events were lost: below this directory (watched again after it was re-created), or
+    /// anywhere (`None`: an overflow, a watcher error).
+    Lost(Option<PathBuf>),
+    /// A cookie: every change made before it was created was delivered before it.
+    Cookie(PathBuf),
 }
 
 /// The watcher and what it has seen.
@@ -62,6 +86,9 @@ struct Shared {
 struct State {
     /// Directories watched, and whether recursively.
     watched: BTreeMap<PathBuf, bool>,
+    /// Watched directories whose watch was lost (deleted or moved away), to watch again;
+    /// `true` once the old watch was removed (a moved directory's still follows it).
+    gone: BTreeMap<PathBuf, bool>,
     /// Roots whose marks builds take; `true` once a full scan happened since their marks
     /// were last unreliable.
     roots: BTreeMap<PathBuf, bool>,
@@ -83,10 +110,68 @@ impl Watcher {
         let notify = notify::recommended_watcher(move |e| sink.note(e))
             .map_err(|e| tracing::warn!(error = %e, "no file watcher; builds stat their inputs"))
             .ok()?;
-        Some(Arc::new(Watcher {
+        let watcher = Arc::new(Watcher {
             notify: Mutex::new(notify),
             shared,
-        }))
+        });
+        let weak = Arc::downgrade(&watcher);
+        let spawned = std::thread::Builder::new()
+            .name("kiln-rearm".into())
+            .spawn(move || rearm_loop(&weak));
+        if let Err(e) = spawned {
+            tracing::warn!(error = %e, "no thread to re-arm lost watches");
+        }
+        Some(watcher)
+    }
+
+    /// Watch lost directories again once they exist; `false` when none is lost.
+    fn rearm(&self) -> bool {
+        let gone: Vec<(PathBuf, bool, bool)> = {
+            let state = self.shared.lock();
+            let recursive = |d: &PathBuf| state.watched.get(d).copied().unwrap_or(true);
+            let gone = state.gone.iter();
+            gone.map(|(d, unwatched)| (d.clone(), recursive(d), *unwatched))
+                .collect()
+        };
+        let mut rearmed = Vec::new();
+        for (dir, recursive, unwatched) in &gone {
+            let mut notify = self.notify.lock().unwrap_or_else(|e| e.into_inner());
+            if !unwatched {
+                // A directory moved away is still watched where it went.
+                let _ = notify.unwatch(dir);
+                if let Some(u) = self.shared.lock().gone.get_mut(dir) {
+                    *u = true;
+                }
+            }
+            if !dir.is_dir() {
+                continue;
+            }
+            let mode = match recursive {
+                true => RecursiveMode::Recursive,
+                false => RecursiveMode::NonRecursive,
+            };
+            match notify.watch(dir, mode) {
+                Ok(()) => {
+                    self.shared.lock().gone.remove(dir);
+                    tracing::info!(dir = %dir.display(), "watching a re-created directory again");
+                    rearmed.push(dir.clone());
+                }
+                Err(e) => {
+                    tracing::debug!(dir = %dir.display(), error = %e, "not watched again yet")
+                }
+            }
+        }
+        if !rearmed.is_empty() {
+            // Events between the directory's creation and its new watch were not seen.
+            let mut state = self.shared.lock();
+            state.untrust_all();
+            for dir in rearmed {
+                state.publish(Change::Lost(Some(dir)));
+            }
+            drop(state);
+            self.shared.seen.notify_all();
+        }
+        !gone.is_empty()
     }
 
     /// Watch `dir` (recursively or not) from now on, unless it is already covered.
@@ -120,7 +205,11 @@ impl Watcher {
     }
 
     /// The marks of `root` since the last call for it (watching it from now on if needed).
+    /// Below a lost directory nothing is trusted, and no cookie is waited for.
     pub fn take(&self, root: &Path) -> RootMarks {
+        if self.shared.lock().is_gone(root) {
+            return RootMarks::Unknown;
+        }
         let is_root = self.shared.lock().roots.contains_key(root);
         if !is_root {
             if let Err(e) = self.watch(root, true) {
@@ -129,7 +218,7 @@ impl Watcher {
             }
             self.shared.lock().roots.insert(root.to_path_buf(), false);
         }
-        let synced = self.sync_cookie(root);
+        let synced = self.cookie_in(root).is_some();
         let mut state = self.shared.lock();
         if !synced {
             state.untrust_all();
@@ -150,16 +239,17 @@ impl Watcher {
         }
     }
 
-    /// Create a cookie in `root` and wait until the watcher reports it.
-    fn sync_cookie(&self, root: &Path) -> bool {
+    /// Create a cookie in `dir` and wait until the watcher reports it: the cookie, or
+    /// `None` when it could not be made or came late.
+    fn cookie_in(&self, dir: &Path) -> Option<PathBuf> {
         let seq = {
             let mut state = self.shared.lock();
             state.cookie_seq += 1;
             state.cookie_seq
         };
-        let cookie = root.join(format!("{COOKIE_PREFIX}{}-{seq}", std::process::id()));
+        let cookie = dir.join(format!("{COOKIE_PREFIX}{}-{seq}", std::process::id()));
         if std::fs::write(&cookie, b"").is_err() {
-            return false;
+            return None;
         }
         let deadline = Instant::now() + COOKIE_TIMEOUT;
         let mut state = self.shared.lock();
@@ -178,7 +268,16 @@ impl Watcher {
         };
         drop(state);
         let _ = std::fs::remove_file(&cookie);
-        seen
+        seen.then_some(cookie)
+    }
+
+    /// Mark every subscription's changes: a cookie in the first of `dirs` (watched, and
+    /// not gone) that can hold one. Every change made before this call is delivered before
+    /// the mark; `None` when no cookie could be made.
+    pub fn mark(&self, dirs: &[PathBuf]) -> Option<PathBuf> {
+        dirs.iter()
+            .filter(|d| !self.shared.lock().is_gone(d))
+            .find_map(|d| self.cookie_in(d))
     }
 
     /// Report changes below `dirs` (each watched recursively or not) until the returned
@@ -208,6 +307,34 @@ impl Shared {
     }
 }
 
+/// The re-arm thread: while the watcher lives, watch lost directories again once they
+/// exist (polled every [`REARM_POLL`] while some is lost; woken when one is lost).
+fn rearm_loop(watcher: &std::sync::Weak<Watcher>) {
+    loop {
+        let Some(w) = watcher.upgrade() else {
+            return;
+        };
+        let pending = w.rearm();
+        let shared = w.shared.clone();
+        drop(w);
+        let state = shared.lock();
+        let wait = match pending {
+            true => REARM_POLL,
+            // Nothing lost: wait until something is (a note wakes `seen`), checking now
+            // and then that the watcher still lives.
+            false => Duration::from_secs(1),
+        };
+        let state = match shared
+            .seen
+            .wait_timeout_while(state, wait, |s| pending || s.gone.is_empty())
+        {
+            Ok((s, _)) => s,
+            Err(e) => e.into_inner().0,
+        };
+        drop(state);
+    }
+}
+
 impl State {
     fn note(&mut self, event: notify::Result<Event>) {
         let event = match event {
@@ -220,31 +347,68 @@ impl State {
         if event.need_rescan() {
             return self.lost();
         }
+        use notify::event::{
+            AccessKind, AccessMode, CreateKind, ModifyKind, RemoveKind, RenameMode,
+        };
         let read_only = matches!(
             event.kind,
-            EventKind::Access(a) if a != notify::event::AccessKind::Close(notify::event::AccessMode::Write)
+            EventKind::Access(a) if a != AccessKind::Close(AccessMode::Write)
         );
         if read_only {
             return;
         }
+        let dir = matches!(
+            event.kind,
+            EventKind::Create(CreateKind::Folder) | EventKind::Remove(RemoveKind::Folder)
+        );
+        // A watched directory deleted or moved away: its watch is gone.
+        let gone = matches!(
+            event.kind,
+            EventKind::Remove(_) | EventKind::Modify(ModifyKind::Name(RenameMode::From))
+        );
         for p in event.paths {
             let cookie = p
                 .file_name()
                 .is_some_and(|n| n.to_string_lossy().starts_with(COOKIE_PREFIX));
             if cookie {
-                self.cookies_seen.insert(p);
+                // Its creation is what orders it; its later events would only pile up.
+                if matches!(event.kind, EventKind::Create(_)) {
+                    self.cookies_seen.insert(p.clone());
+                    self.publish(Change::Cookie(p));
+                }
                 continue;
             }
-            self.publish(Change::Path(p.clone()));
+            if gone && self.watched.contains_key(&p) && !self.gone.contains_key(&p) {
+                tracing::info!(dir = %p.display(), "a watched directory is gone");
+                self.gone.insert(p.clone(), false);
+                self.untrust_all();
+            }
+            // Below a gone directory events are stale (a moved directory's) or moot (the
+            // directory is treated as changed whole once it is watched again).
+            if self.is_kilns_own(&p) || self.is_gone(&p) {
+                continue;
+            }
+            self.publish(Change::Path(p.clone(), dir));
             if self.roots.keys().any(|r| p.starts_with(r)) {
                 self.dirty.insert(p);
             }
         }
     }
 
+    /// Whether `path` is kiln's own below the directory watched for it.
+    fn is_kilns_own(&self, path: &Path) -> bool {
+        let watched = path.ancestors().find(|a| self.watched.contains_key(*a));
+        watched.is_some_and(|w| path.strip_prefix(w).is_ok_and(is_kilns_own))
+    }
+
+    /// Whether `path` is at or below a gone directory.
+    fn is_gone(&self, path: &Path) -> bool {
+        !self.gone.is_empty() && path.ancestors().any(|a| self.gone.contains_key(a))
+    }
+
     fn lost(&mut self) {
         self.untrust_all();
-        self.publish(Change::Unknown);
+        self.publish(Change::Lost(None));
     }
 
     fn publish(&mut self, change: Change) {
@@ -273,16 +437,20 @@ pub enum Batch {
 
 impl Subscription {
     /// Block until a relevant path changed, then until `quiet` passes without another
-    /// relevant change; every `poll`, ask `stop` whether to give up.
+    /// relevant change; every `poll`, ask `stop` whether to give up. `relevant` is asked
+    /// about each changed path, and whether a directory was created or removed there.
+    /// Changes delivered before the mark `after` (see [`Watcher::mark`]) are skipped.
     pub fn next_batch(
         &self,
-        relevant: impl Fn(&Path) -> bool,
+        relevant: impl Fn(&Path, bool) -> bool,
         quiet: Duration,
         poll: Duration,
         stop: impl Fn() -> bool,
+        after: Option<&Path>,
     ) -> Batch {
         let mut changed = BTreeSet::new();
         let mut until: Option<Instant> = None;
+        let mut skipping = after.is_some();
         loop {
             let now = Instant::now();
             if until.is_some_and(|u| now >= u) {
@@ -290,12 +458,19 @@ impl Subscription {
             }
             let wait = until.map_or(poll, |u| (u - now).min(poll));
             match self.rx.recv_timeout(wait) {
-                Ok(Change::Path(p)) if relevant(&p) => {
+                Ok(Change::Cookie(c)) => skipping &= after != Some(c.as_path()),
+                // Already built: made before the mark.
+                Ok(_) if skipping => {}
+                Ok(Change::Path(p, dir)) if relevant(&p, dir) => {
                     changed.insert(p);
                     until = Some(Instant::now() + quiet);
                 }
-                Ok(Change::Path(_)) | Err(mpsc::RecvTimeoutError::Timeout) => {}
-                Ok(Change::Unknown) => until = Some(Instant::now() + quiet),
+                Ok(Change::Path(..)) | Err(mpsc::RecvTimeoutError::Timeout) => {}
+                Ok(Change::Lost(None)) => until = Some(Instant::now() + quiet),
+                Ok(Change::Lost(Some(dir))) if relevant(&dir, true) => {
+                    until = Some(Instant::now() + quiet)
+                }
+                Ok(Change::Lost(Some(_))) => {}
                 Err(mpsc::RecvTimeoutError::Disconnected) => return Batch::Stopped,
             }
             if stop() {

@@ -1,107 +1,20 @@
 //! The daemon as a process: builds over gRPC equal in-process builds; restart from the
 //! persistent cache recomputes nothing; a truncated cache entry is recomputed; `kill -9`
-//! is survived by the next build; concurrent clients; idle shutdown; stale daemon files.
+//! is survived by the next build, and the leftovers of dead writers are swept; concurrent
+//! clients; idle shutdown; stale daemon files.
 //!
 //! Every test has its own workspace, runtime directory and cache directory, and stops its
 //! daemon (by pid) when it ends.
 
 mod common;
 
-use kiln_daemon::client::{Connector, build_via_daemon};
+use common::{Env, in_process, tree};
+use kiln_daemon::client::build_via_daemon;
 use kiln_daemon::report::BuildReport;
-use kiln_daemon::rpc::DaemonStats;
-use kiln_daemon::spec::BuildSpec;
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-
-struct Env {
-    root: tempfile::TempDir,
-    connector: Connector,
-}
-
-impl Env {
-    fn new(extra: &[&str]) -> Env {
-        let root = tempfile::tempdir().unwrap();
-        let ws = root.path().join("ws");
-        fs::create_dir_all(ws.join("src")).unwrap();
-        let exe = PathBuf::from(env!("CARGO_BIN_EXE_kiln-daemon"));
-        let mut connector = Connector::in_base(Some(&root.path().join("run")), &ws, exe).unwrap();
-        connector.daemon_args.push("--cache-dir".into());
-        connector
-            .daemon_args
-            .push(root.path().join("cache").to_string_lossy().into_owned());
-        connector
-            .daemon_args
-            .extend(extra.iter().map(|s| s.to_string()));
-        Env { root, connector }
-    }
-
-    fn ws(&self) -> PathBuf {
-        self.root.path().join("ws")
-    }
-
-    fn cache_dir(&self) -> PathBuf {
-        self.root.path().join("cache")
-    }
-
-    fn request(&self, inputs: &[PathBuf], out: &str) -> BuildSpec {
-        BuildSpec {
-            inputs: inputs.to_vec(),
-            out_dir: self.ws().join(out),
-            kinds: Vec::new(),
-            digests: true,
-            ..Default::default()
-        }
-    }
-
-    fn build(&self, req: &BuildSpec) -> BuildReport {
-        build_via_daemon(&self.connector, req).expect("daemon build")
-    }
-
-    fn pid(&self) -> Option<u32> {
-        self.connector.dir.read_info().map(|i| i.pid)
-    }
-
-    fn shutdown(&self) {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
-        rt.block_on(async {
-            if let Some(mut c) = self.connector.connect_existing().await {
-                let _ = c.shutdown().await;
-            }
-            self.connector
-                .wait_until_gone(Duration::from_secs(20))
-                .await
-                .unwrap();
-        });
-    }
-
-    fn stats(&self) -> DaemonStats {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
-        rt.block_on(async {
-            let mut c = self.connector.connect_existing().await.unwrap();
-            c.stats().await.unwrap()
-        })
-    }
-}
-
-impl Drop for Env {
-    fn drop(&mut self) {
-        if let Some(pid) = self.pid() {
-            let _ = std::process::Command::new("kill")
-                .arg("-9")
-                .arg(pid.to_string())
-                .status();
-        }
-    }
-}
 
 fn counts(reply: &BuildReport) -> BTreeMap<String, (u64, u64)> {
     reply
@@ -119,19 +32,6 @@ fn outputs(reply: &BuildReport) -> Vec<(PathBuf, Option<[u8; 32]>)> {
         .collect();
     v.sort();
     v
-}
-
-/// The same build, cold, in this process (into `out`): the one-shot build, through the
-/// compiler's flows.
-fn in_process(inputs: &[PathBuf], out: &Path) -> BuildReport {
-    let spec = BuildSpec {
-        inputs: inputs.to_vec(),
-        out_dir: out.to_path_buf(),
-        kinds: Vec::new(),
-        digests: true,
-        ..Default::default()
-    };
-    kiln_daemon::oneshot::build(&spec)
 }
 
 fn sample_inputs(env: &Env) -> Vec<PathBuf> {
@@ -303,6 +203,58 @@ fn kill_9_during_a_build_then_the_next_build_succeeds() {
     assert_same_bytes(&next, &env.ws().join("out"), &cold, &cold_out);
 }
 
+/// What a writer killed mid-write (or stopped by a full disk) leaves in an output
+/// directory — a temp file, a claimed spare — is removed by the next daemon that writes
+/// there, and by a one-shot build; what a live writer holds is not.
+#[test]
+fn leftovers_of_dead_writers_are_swept_by_the_next_writer() {
+    let env = Env::new(&[]);
+    let src = env.ws().join("src/flow_burst_add.mlir");
+    fs::copy(common::data("aps/flow_burst_add.mlir"), &src).unwrap();
+    let live = std::process::Command::new("sleep")
+        .arg("60")
+        .spawn()
+        .unwrap();
+    let long_ago = std::time::SystemTime::now() - Duration::from_secs(600);
+    let plant = |out: &Path| {
+        fs::create_dir_all(out.join(".kiln-spare")).unwrap();
+        // No process has pid 4194304 (above Linux's pid_max limit).
+        let names = [
+            ".flow_burst_add.cmt2.mlir.tmp.4194304.0",
+            ".kiln-spare/flow_burst_add.cmt2.mlir.4194304.1.claim",
+            &format!(".flow_burst_add.rules.json.tmp.{}.0", live.id()),
+        ];
+        names.map(|n| {
+            let p = out.join(n);
+            fs::write(&p, b"torn").unwrap();
+            fs::File::options()
+                .write(true)
+                .open(&p)
+                .unwrap()
+                .set_modified(long_ago)
+                .unwrap();
+            p
+        })
+    };
+    for (out, daemon) in [("out", true), ("oneshot", false)] {
+        let dir = env.ws().join(out);
+        let [temp, claim, held] = plant(&dir);
+        let report = match daemon {
+            true => env.build(&env.request(std::slice::from_ref(&src), out)),
+            false => in_process(std::slice::from_ref(&src), &dir),
+        };
+        assert!(report.ok(), "{}", report.rendered());
+        assert!(!temp.exists() && !claim.exists(), "{out}: leftovers stay");
+        assert!(
+            held.exists(),
+            "{out}: a live writer's temp file was removed"
+        );
+    }
+    let mut live = live;
+    let _ = live.kill();
+    let _ = live.wait();
+}
+
 #[test]
 fn concurrent_clients_get_identical_outputs() {
     let env = Env::new(&[]);
@@ -345,26 +297,6 @@ fn idle_daemon_exits_and_stale_files_are_cleaned() {
     .unwrap();
     assert!(env.build(&env.request(&[], "none")).ok());
     assert_ne!(env.pid().unwrap(), 1);
-}
-
-/// The bytes of every file below `dir` (relative paths), skipping hidden files.
-fn tree(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
-    let mut out = BTreeMap::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in fs::read_dir(&d).unwrap().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if !e.file_name().to_string_lossy().starts_with('.') {
-                out.insert(
-                    p.strip_prefix(dir).unwrap().to_path_buf(),
-                    fs::read(&p).unwrap(),
-                );
-            }
-        }
-    }
-    out
 }
 
 /// A library directory built through the daemon, which re-reads only what its watcher

@@ -33,6 +33,11 @@ pub struct Args {
     /// request id, exit code, input digests passed on.
     #[arg(long)]
     pub log_requests: bool,
+    /// Accept paths in persistent-worker requests that lead out of the worker's directory
+    /// (its cwd, Bazel's execroot or sandbox; Buck2's project root): `..` or absolute
+    /// inputs, output directories, libraries and flag files. Refused by default.
+    #[arg(long)]
+    pub allow_outside_execroot: bool,
     /// One-shot action arguments: `[--out-dir DIR] [--kind K]... INPUT...` or `@flagfile`.
     #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
     pub args: Vec<String>,
@@ -51,6 +56,8 @@ pub fn run(args: Args) -> Result<(), Failure> {
         start: args.start_daemon,
         ignore_digests: args.input_digests == InputDigests::Ignore,
         log_requests: args.log_requests,
+        // One-shot arguments come from whoever runs the command, as for `kiln build`.
+        confine: (args.persistent_worker || args.buck2) && !args.allow_outside_execroot,
     };
     if args.persistent_worker {
         return worker::bazel::serve(args.worker_protocol, policy)

@@ -3,18 +3,26 @@
 //! Proto transport: varint-length-delimited `WorkRequest`s in, `WorkResponse`s out. JSON
 //! transport: proto3 JSON objects (camelCase) written back to back with no separator, so
 //! they are read with a streaming decoder; unknown fields are ignored. Every request runs
-//! on its own thread (multiplex: `request_id` is echoed); a `cancel` for an outstanding
-//! request answers it at once with `was_cancelled` and drops the late result, so each
-//! request gets exactly one response. Only responses go to stdout. The inputs' digests go
-//! to the build (see [`super::input_digests`]); `--worker_verbose` (Bazel 5+ sends it as
-//! `verbosity`) makes each response say how many were used, `--log-requests` logs it.
+//! on its own thread (multiplex: `request_id` is echoed) as a [`Flight`]. Each request gets
+//! exactly one response, and nothing is written for it after that response:
+//! - a `cancel` answers with `was_cancelled` at once when the build has not started
+//!   writing (it then writes nothing), else once its writes are done;
+//! - a request whose id is already in flight, whose digests are malformed or whose paths
+//!   lead out of the worker's directory gets an error response (exit code 2);
+//! - a frame that cannot be read or decoded ends the worker (exit code 1), after every
+//!   request in flight got an error response (the same rule as a cancel for when).
+//!
+//! Only responses go to stdout. The inputs' digests go to the build (see
+//! [`super::input_digests`]); `--worker_verbose` (Bazel 5+ sends it as `verbosity`) makes
+//! each response say how many were used, `--log-requests` logs it.
 
+use super::flight::{End, Flight, Stop, Stopped};
 use super::pb::bazel::{WorkRequest, WorkResponse};
 use super::{DaemonPolicy, Outcome};
 use base64::Engine;
 use prost::Message;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 use std::io::{self, BufRead, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -64,47 +72,115 @@ fn is_zero(x: &i32) -> bool {
     *x == 0
 }
 
-impl From<JsonRequest> for WorkRequest {
-    fn from(j: JsonRequest) -> WorkRequest {
-        WorkRequest {
-            arguments: j.arguments,
-            inputs: j
-                .inputs
-                .into_iter()
-                .map(|i| super::pb::bazel::Input {
-                    path: i.path,
-                    // Undecodable: no digest (the file is then read as without one).
-                    digest: base64::engine::general_purpose::STANDARD
-                        .decode(i.digest.as_bytes())
-                        .unwrap_or_default(),
-                })
-                .collect(),
-            request_id: j.request_id,
-            cancel: j.cancel,
-            verbosity: j.verbosity,
-            sandbox_dir: j.sandbox_dir,
+impl JsonRequest {
+    /// The request, or its id and why it is malformed (a digest that is not base64).
+    fn decode(self) -> Result<WorkRequest, (i32, String)> {
+        let mut inputs = Vec::with_capacity(self.inputs.len());
+        for i in self.inputs {
+            let digest = base64::engine::general_purpose::STANDARD
+                .decode(i.digest.as_bytes())
+                .map_err(|e| {
+                    let why = format!("error: {}: input digest is not base64: {e}", i.path);
+                    (self.request_id, why)
+                })?;
+            inputs.push(super::pb::bazel::Input {
+                path: i.path,
+                digest,
+            });
         }
+        Ok(WorkRequest {
+            arguments: self.arguments,
+            inputs,
+            request_id: self.request_id,
+            cancel: self.cancel,
+            verbosity: self.verbosity,
+            sandbox_dir: self.sandbox_dir,
+        })
     }
 }
 
-/// Serializes responses onto stdout and tracks outstanding requests.
+/// Serializes responses onto stdout and tracks the requests in flight.
 struct Responder {
     protocol: Protocol,
     out: Mutex<io::Stdout>,
-    outstanding: Mutex<BTreeSet<i32>>,
+    in_flight: Mutex<BTreeMap<i32, Arc<Flight>>>,
+}
+
+/// The response of a request that was stopped.
+fn stopped(request_id: i32, why: Stop) -> WorkResponse {
+    match why {
+        Stop::Cancelled => WorkResponse {
+            request_id,
+            was_cancelled: true,
+            ..Default::default()
+        },
+        Stop::Failed(msg) => response(request_id, 1, format!("error: kiln worker: {msg}\n")),
+    }
+}
+
+/// A response with `exit_code` and `output` (the build's own, or why it failed).
+fn response(request_id: i32, exit_code: i32, output: String) -> WorkResponse {
+    WorkResponse {
+        exit_code,
+        output,
+        request_id,
+        was_cancelled: false,
+    }
 }
 
 impl Responder {
-    /// Send `resp` unless its request was already answered (cancelled).
-    fn finish(&self, resp: WorkResponse) {
-        let was_outstanding = self
-            .outstanding
-            .lock()
-            .map(|mut o| o.remove(&resp.request_id))
-            .unwrap_or(false);
-        if was_outstanding {
-            self.send(&resp);
+    fn flights(&self) -> std::sync::MutexGuard<'_, BTreeMap<i32, Arc<Flight>>> {
+        self.in_flight.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A new flight for request `id`; `None` when a request with that id is in flight.
+    fn admit(&self, id: i32) -> Option<Arc<Flight>> {
+        let mut flights = self.flights();
+        if flights.contains_key(&id) {
+            return None;
         }
+        let flight = Arc::new(Flight::default());
+        flights.insert(id, flight.clone());
+        Some(flight)
+    }
+
+    /// Forget request `id` if `flight` is (still) its flight.
+    fn land(&self, id: i32, flight: &Arc<Flight>) {
+        let mut flights = self.flights();
+        if flights.get(&id).is_some_and(|f| Arc::ptr_eq(f, flight)) {
+            flights.remove(&id);
+        }
+    }
+
+    /// Stop request `id` (unknown: nothing to do); answer it if its build writes nothing.
+    fn stop(&self, id: i32, why: Stop) {
+        let Some(flight) = self.flights().get(&id).cloned() else {
+            return;
+        };
+        if flight.stop(why.clone()) == Stopped::Now {
+            self.land(id, &flight);
+            self.send(&stopped(id, why));
+        }
+    }
+
+    /// Stop every request in flight (the request stream broke).
+    fn stop_all(&self, why: &str) {
+        let ids: Vec<i32> = self.flights().keys().copied().collect();
+        for id in ids {
+            self.stop(id, Stop::Failed(why.to_string()));
+        }
+    }
+
+    /// The build of request `id` returned `outcome` (`None`: stopped before writing).
+    fn end(&self, id: i32, flight: &Arc<Flight>, outcome: Option<Outcome>) {
+        let resp = match (flight.end(), outcome) {
+            (End::Own, Some(o)) => response(id, o.exit_code, o.output),
+            (End::Own, None) => response(id, 1, "error: kiln worker: no result\n".into()),
+            (End::Stop(why), _) => stopped(id, why),
+            (End::Silent, _) => return,
+        };
+        self.land(id, flight);
+        self.send(&resp);
     }
 
     fn send(&self, resp: &WorkResponse) {
@@ -131,98 +207,137 @@ impl Responder {
     }
 }
 
-/// Serve requests from stdin until it closes.
+/// A request's thread and its flight.
+type Running = (std::thread::JoinHandle<()>, Arc<Flight>);
+
+/// Serve requests from stdin until it closes. A frame that cannot be read or decoded
+/// stops every request in flight (see the module docs) and is returned as the error.
 pub fn serve(protocol: Protocol, policy: DaemonPolicy) -> io::Result<()> {
     let responder = Arc::new(Responder {
         protocol,
         out: Mutex::new(io::stdout()),
-        outstanding: Mutex::new(BTreeSet::new()),
+        in_flight: Mutex::new(BTreeMap::new()),
     });
     let cwd = std::env::current_dir()?;
-    let stdin = io::stdin().lock();
-    let mut handles = Vec::new();
-    let mut submit = |req: WorkRequest| {
-        if let Some(h) = dispatch(&responder, req, &cwd, policy) {
-            handles.push(h);
+    let mut running = Vec::new();
+    let read = read_requests(protocol, |req| {
+        if let Some(r) = dispatch(&responder, req, &cwd, policy) {
+            running.push(r);
         }
-    };
+    });
+    if let Err(e) = &read {
+        responder.stop_all(&format!(
+            "the request stream broke ({e}); request abandoned"
+        ));
+    }
+    // Stopped builds write nothing more: the process may end under them.
+    for (handle, flight) in running {
+        if !flight.is_stopped() {
+            let _ = handle.join();
+        }
+    }
+    read
+}
+
+/// Read requests from stdin, each given to `submit` (a malformed JSON request as an error
+/// answer for its id), until a clean end of input or the first error.
+fn read_requests(
+    protocol: Protocol,
+    mut submit: impl FnMut(Result<WorkRequest, (i32, String)>),
+) -> io::Result<()> {
+    let stdin = io::stdin().lock();
     match protocol {
         Protocol::Proto => {
             let mut reader = io::BufReader::new(stdin);
             while let Some(req) = read_delimited(&mut reader)? {
-                submit(req);
+                submit(Ok(req));
             }
         }
         Protocol::Json => {
             let stream = serde_json::Deserializer::from_reader(stdin).into_iter::<JsonRequest>();
             for req in stream {
                 let req = req.map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
-                submit(req.into());
+                submit(req.decode());
             }
         }
-    }
-    for h in handles {
-        let _ = h.join();
     }
     Ok(())
 }
 
-/// Start a request on its own thread, or answer a cancel.
+/// Start a request on its own thread, answer a cancel, or refuse a malformed request.
 fn dispatch(
     responder: &Arc<Responder>,
-    req: WorkRequest,
+    req: Result<WorkRequest, (i32, String)>,
     cwd: &Path,
     policy: DaemonPolicy,
-) -> Option<std::thread::JoinHandle<()>> {
+) -> Option<Running> {
+    let refuse =
+        |id: i32, why: String| responder.send(&response(id, 2, Outcome::usage(why).output));
+    let req = match req {
+        Ok(r) => r,
+        Err((id, why)) => {
+            refuse(id, why);
+            return None;
+        }
+    };
+    let id = req.request_id;
     if req.cancel {
-        let resp = WorkResponse {
-            request_id: req.request_id,
-            was_cancelled: true,
-            ..Default::default()
-        };
-        responder.finish(resp);
+        responder.stop(id, Stop::Cancelled);
         return None;
     }
-    if let Ok(mut o) = responder.outstanding.lock() {
-        o.insert(req.request_id);
-    }
-    let base = base_dir(cwd, &req.sandbox_dir);
+    let Some(flight) = responder.admit(id) else {
+        refuse(
+            id,
+            format!("error: kiln worker: request {id} is already in flight"),
+        );
+        return None;
+    };
     let responder = Arc::clone(responder);
-    Some(std::thread::spawn(move || {
-        let digests = super::input_digests(&req.inputs, &base, policy);
-        let Outcome {
-            exit_code,
-            mut output,
-        } = super::run_action(&req.arguments, &base, policy, &digests);
-        if policy.log_requests {
-            eprintln!(
-                "kiln worker: request {}: exit {exit_code}, {} input digests (SHA-256) passed to the build",
-                req.request_id,
-                digests.len()
-            );
-        }
-        // `--worker_verbose` (verbosity 10, newer Bazel): say how many digests were used.
-        if req.verbosity >= 10 {
-            output.push_str(&format!(
-                "kiln worker: {} input digests (SHA-256) passed to the build\n",
-                digests.len()
-            ));
-        }
-        responder.finish(WorkResponse {
-            exit_code,
-            output,
-            request_id: req.request_id,
-            was_cancelled: false,
-        });
-    }))
+    let cwd = cwd.to_path_buf();
+    let mine = flight.clone();
+    let handle = std::thread::spawn(move || {
+        let outcome = run(&req, &cwd, policy, &mine);
+        responder.end(id, &mine, outcome);
+    });
+    Some((handle, flight))
 }
 
-/// Paths in a request are relative to `sandbox_dir` (itself relative to the cwd) when set.
-fn base_dir(cwd: &Path, sandbox_dir: &str) -> PathBuf {
-    if sandbox_dir.is_empty() {
-        cwd.to_path_buf()
-    } else {
-        super::resolve(cwd, Path::new(sandbox_dir))
+/// Run one request as `flight` (`None`: stopped before anything was written).
+fn run(req: &WorkRequest, cwd: &Path, policy: DaemonPolicy, flight: &Flight) -> Option<Outcome> {
+    let prepared = base_dir(cwd, &req.sandbox_dir, policy.confine).and_then(|base| {
+        let digests = super::input_digests(&req.inputs, &base, policy)?;
+        Ok((base, digests))
+    });
+    let (base, digests) = match prepared {
+        Ok(p) => p,
+        Err(why) => return Some(Outcome::usage(why)),
+    };
+    let mut outcome = super::run_action(&req.arguments, &base, policy, &digests, flight)?;
+    if policy.log_requests {
+        eprintln!(
+            "kiln worker: request {}: exit {}, {} input digests (SHA-256) passed to the build",
+            req.request_id,
+            outcome.exit_code,
+            digests.len()
+        );
+    }
+    // `--worker_verbose` (verbosity 10, newer Bazel): say how many digests were used.
+    if req.verbosity >= 10 {
+        outcome.output.push_str(&format!(
+            "kiln worker: {} input digests (SHA-256) passed to the build\n",
+            digests.len()
+        ));
+    }
+    Some(outcome)
+}
+
+/// Paths in a request are relative to `sandbox_dir` (itself relative to the cwd, and
+/// confined to it with `confine`) when set.
+fn base_dir(cwd: &Path, sandbox_dir: &str, confine: bool) -> Result<PathBuf, String> {
+    match (sandbox_dir.is_empty(), confine) {
+        (true, _) => Ok(cwd.to_path_buf()),
+        (false, true) => super::confine(cwd, Path::new(sandbox_dir)),
+        (false, false) => Ok(super::resolve(cwd, Path::new(sandbox_dir))),
     }
 }
 

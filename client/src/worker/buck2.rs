@@ -2,15 +2,18 @@
 //! socket named by `$WORKER_SOCKET`.
 //!
 //! `Execute` runs one command. `Exec` reads a stream whose first event is the command; a
-//! later `cancel` event (or the stream closing) answers at once with a cancelled response
-//! while the abandoned build finishes on its thread (its outputs are discarded by Buck2).
+//! later `cancel` event (or the stream breaking) stops it as a [`Flight`]: answered at once
+//! with a cancelled response when its build has not started writing (it then writes
+//! nothing), else once its writes are done, so that nothing is written after the answer.
 //! Commands' argv are an action's arguments, relative to the worker's cwd (the project
 //! root Buck2 runs it in).
 
+use super::flight::{Flight, Stop, Stopped};
 use super::pb::buck2::worker_server::{Worker, WorkerServer};
 use super::pb::buck2::{ExecuteCommand, ExecuteEvent, ExecuteResponse, execute_event};
 use super::{DaemonPolicy, Outcome};
 use std::path::PathBuf;
+use std::sync::Arc;
 use tokio::sync::oneshot;
 use tokio_stream::StreamExt;
 use tonic::{Request, Response, Status, Streaming};
@@ -24,8 +27,13 @@ struct Service {
 }
 
 impl Service {
-    /// Run the command on a plain thread (the build may block on its own runtime).
-    fn start(&self, cmd: ExecuteCommand) -> oneshot::Receiver<Outcome> {
+    /// Run the command on a plain thread (the build may block on its own runtime); the
+    /// receiver gets its outcome, or `None` when `flight` was stopped before any write.
+    fn start(
+        &self,
+        cmd: ExecuteCommand,
+        flight: Arc<Flight>,
+    ) -> oneshot::Receiver<Option<Outcome>> {
         let (tx, rx) = oneshot::channel();
         let args: Vec<String> = cmd
             .argv
@@ -34,14 +42,23 @@ impl Service {
             .collect();
         let (cwd, policy) = (self.cwd.clone(), self.policy);
         std::thread::spawn(move || {
-            let outcome = match super::expand_flagfiles(&args, &cwd) {
-                Ok(expanded) => super::run_action(&expanded, &cwd, policy, &super::Digests::new()),
-                Err(msg) => Outcome::usage(msg),
-            };
+            let outcome = super::run_expanding(&args, &cwd, policy, &flight);
             let _ = tx.send(outcome);
         });
         rx
     }
+}
+
+/// Stop `flight`; once nothing more will be written, the cancelled response.
+async fn stop(
+    flight: &Flight,
+    done: oneshot::Receiver<Option<Outcome>>,
+) -> Result<Response<ExecuteResponse>, Status> {
+    if flight.stop(Stop::Cancelled) != Stopped::Now {
+        // Writing (or done): the answer waits for the build to return.
+        let _ = done.await;
+    }
+    Ok(cancelled())
 }
 
 fn response(o: Outcome) -> Response<ExecuteResponse> {
@@ -65,10 +82,13 @@ impl Worker for Service {
         &self,
         request: Request<ExecuteCommand>,
     ) -> Result<Response<ExecuteResponse>, Status> {
+        let flight = Arc::new(Flight::default());
         let outcome = self
-            .start(request.into_inner())
+            .start(request.into_inner(), flight)
             .await
-            .map_err(|_| Status::internal("build thread died"))?;
+            .ok()
+            .flatten()
+            .ok_or_else(|| Status::internal("build thread died"))?;
         Ok(response(outcome))
     }
 
@@ -86,20 +106,25 @@ impl Worker for Service {
             Some(execute_event::Data::Cancel(_)) => return Ok(cancelled()),
             None => return Err(Status::invalid_argument("event without data")),
         };
-        let mut done = self.start(cmd);
-        let died = |_| Status::internal("build thread died");
+        let flight = Arc::new(Flight::default());
+        let mut done = self.start(cmd, flight.clone());
+        let answer = |o: Result<Option<Outcome>, _>| {
+            o.ok()
+                .flatten()
+                .map(response)
+                .ok_or_else(|| Status::internal("build thread died"))
+        };
         tokio::select! {
-            outcome = &mut done => outcome.map(response).map_err(died),
+            outcome = &mut done => answer(outcome),
             event = events.next() => match event {
                 Some(Ok(ExecuteEvent { data: Some(execute_event::Data::Command(_)) })) => {
+                    let _ = stop(&flight, done).await;
                     Err(Status::invalid_argument("second command on one stream"))
                 }
                 Some(Ok(ExecuteEvent { data: Some(execute_event::Data::Cancel(_)) }))
-                | Some(Err(_)) => Ok(cancelled()),
+                | Some(Err(_)) => stop(&flight, done).await,
                 // The client half-closed its side: wait for the result.
-                None | Some(Ok(ExecuteEvent { data: None })) => {
-                    done.await.map(response).map_err(died)
-                }
+                None | Some(Ok(ExecuteEvent { data: None })) => answer(done.await),
             },
         }
     }

@@ -10,12 +10,20 @@
 //! - [`bazel`]: Bazel's persistent-worker protocol on stdin/stdout (proto or JSON).
 //! - [`buck2`]: Buck2's `worker.Worker` gRPC service on `$WORKER_SOCKET`.
 //! - [`run_oneshot`]: the same arguments run once (sandboxed or remote actions).
+//!
+//! Requests of the persistent protocols come from a long-running build system, so their
+//! paths are confined to the base directory (`..` and absolute paths leading out of it are
+//! refused, see [`confine`]) unless `--allow-outside-execroot` says otherwise, and each
+//! runs as a [`flight::Flight`], which a cancel stops without anything written after its
+//! answer.
 
 pub mod bazel;
 pub mod buck2;
+pub mod flight;
 
 use crate::daemon_client;
 use clap::Parser;
+use flight::Flight;
 use kiln_daemon::report::BuildReport;
 use kiln_daemon::spec::{BuildSpec, OutputKind};
 use std::collections::BTreeMap;
@@ -42,6 +50,8 @@ pub struct DaemonPolicy {
     pub ignore_digests: bool,
     /// Log one line per Bazel request on stderr (the worker's log file).
     pub log_requests: bool,
+    /// Refuse paths that lead out of a request's base directory (see [`confine`]).
+    pub confine: bool,
 }
 
 /// One action's arguments, as listed in the flagfile.
@@ -74,23 +84,33 @@ pub struct Outcome {
 }
 
 impl Outcome {
+    /// A request that cannot run as given (exit code 2); `msg` ends with a newline.
     fn usage(msg: impl Into<String>) -> Outcome {
+        let mut output = msg.into();
+        if !output.is_empty() && !output.ends_with('\n') {
+            output.push('\n');
+        }
         Outcome {
             exit_code: 2,
-            output: msg.into(),
+            output,
         }
     }
 }
 
-/// Expand `@file` arguments (one argument per line, Bazel's "multiline" format).
-pub fn expand_flagfiles(args: &[String], base: &Path) -> Result<Vec<String>, String> {
+/// Expand `@file` arguments (one argument per line, Bazel's "multiline" format); with
+/// `confine`, a flag file must lie below `base`.
+pub fn expand_flagfiles(
+    args: &[String],
+    base: &Path,
+    confine: bool,
+) -> Result<Vec<String>, String> {
     let mut out = Vec::new();
     for a in args {
         let Some(file) = a.strip_prefix('@') else {
             out.push(a.clone());
             continue;
         };
-        let path = resolve(base, Path::new(file));
+        let path = confined(base, Path::new(file), confine)?;
         let bytes = kiln_daemon::input::read(&path)
             .map_err(|e| format!("error: {}: {e}", path.display()))?;
         let text = String::from_utf8(bytes)
@@ -109,33 +129,98 @@ pub fn resolve(base: &Path, path: &Path) -> PathBuf {
     }
 }
 
+/// `path` resolved against `base` (absolute), refused when it leads out of `base`: judged
+/// on the path's text, with `.` and `..` applied, so an absolute path below `base` is
+/// accepted and `sub/../../x` is not. Links are not followed: a build system's sandbox
+/// links inputs to files elsewhere, and that is its business.
+pub fn confine(base: &Path, path: &Path) -> Result<PathBuf, String> {
+    let full = resolve(base, path);
+    if lexical(&full).starts_with(lexical(base)) {
+        return Ok(full);
+    }
+    Err(format!(
+        "error: {}: the path leads out of the worker's directory {} (`--allow-outside-execroot` allows it)",
+        path.display(),
+        base.display()
+    ))
+}
+
+/// [`confine`] when `on`, else [`resolve`].
+fn confined(base: &Path, path: &Path, on: bool) -> Result<PathBuf, String> {
+    match on {
+        true => confine(base, path),
+        false => Ok(resolve(base, path)),
+    }
+}
+
+/// `path` with `.` and `..` components applied to its text (`..` at the root stays there).
+fn lexical(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
 /// The digests a build system gives for an action's input files, by absolute path.
 pub type Digests = BTreeMap<PathBuf, [u8; 32]>;
 
 /// The SHA-256 digests among a Bazel request's inputs, for the `.mlir` and `.blif` files,
-/// with paths resolved against `base`. Bazel sends the lowercase hex of its digest (SHA-256
-/// by default) as the bytes; 32 raw bytes are taken as the digest itself. Other digests
-/// (other lengths: MD5, SHA-1, none for directories) are left out, so those files are read
-/// as without one. With `--digest_function=blake3` (also 64 hex digits) pass
-/// `--input-digests=ignore`.
-pub fn input_digests(inputs: &[pb::bazel::Input], base: &Path, policy: DaemonPolicy) -> Digests {
+/// with paths resolved against `base` (and confined to it with `policy.confine`). Bazel
+/// sends the lowercase hex of its digest (SHA-256 by default) as the bytes; 32 raw bytes
+/// that are not hex are taken as the digest itself. The hex of other digest functions (32,
+/// 40, 96 or 128 digits: MD5, SHA-1, SHA-384, SHA-512) and empty digests (directories) are
+/// left out, so those files are read as without one; anything else is a malformed request.
+/// With `--digest_function=blake3` (also 64 hex digits) pass `--input-digests=ignore`, which
+/// leaves every digest unread.
+pub fn input_digests(
+    inputs: &[pb::bazel::Input],
+    base: &Path,
+    policy: DaemonPolicy,
+) -> Result<Digests, String> {
+    let mut out = Digests::new();
     if policy.ignore_digests {
-        return Digests::new();
+        return Ok(out);
     }
-    let sha256 = |d: &[u8]| -> Option<[u8; 32]> {
-        if let Ok(raw) = <[u8; 32]>::try_from(d) {
-            return Some(raw);
+    for i in inputs {
+        let p = Path::new(&i.path);
+        let path = confined(base, p, policy.confine)?;
+        let sha256 = sha256_of(&i.digest).map_err(|why| {
+            format!(
+                "error: {}: input digest {why} (`--input-digests=ignore` leaves digests unread)",
+                i.path
+            )
+        })?;
+        let source = kiln_daemon::spec::is_mlir(p) || kiln_daemon::spec::is_blif(p);
+        if let (true, Some(d)) = (source, sha256) {
+            out.insert(path, d);
         }
-        kiln_daemon::digests::parse_hex(std::str::from_utf8(d).ok()?)
-    };
-    inputs
-        .iter()
-        .filter(|i| {
-            let p = Path::new(&i.path);
-            kiln_daemon::spec::is_mlir(p) || kiln_daemon::spec::is_blif(p)
-        })
-        .filter_map(|i| Some((resolve(base, Path::new(&i.path)), sha256(&i.digest)?)))
-        .collect()
+    }
+    Ok(out)
+}
+
+/// The SHA-256 a request's digest gives, `None` for a well-formed digest that is not one
+/// (see [`input_digests`]), or why it is malformed.
+fn sha256_of(d: &[u8]) -> Result<Option<[u8; 32]>, String> {
+    let hex = d.iter().all(u8::is_ascii_hexdigit);
+    match (d.len(), hex) {
+        (0, _) => Ok(None),
+        (64, true) => Ok(std::str::from_utf8(d)
+            .ok()
+            .and_then(kiln_daemon::digests::parse_hex)),
+        (32 | 40 | 96 | 128, true) => Ok(None),
+        (32, false) => Ok(<[u8; 32]>::try_from(d).ok()),
+        (n, _) => Err(format!(
+            "of {n} bytes is malformed: neither the hex digits of a digest nor 32 raw bytes"
+        )),
+    }
 }
 
 /// The output kinds of an action: the `--kind`s, with `synth` standing for Handshake's four.
@@ -154,53 +239,83 @@ fn kinds(names: &[String]) -> Result<Vec<OutputKind>, String> {
 }
 
 /// Run one action whose arguments are already expanded, with paths relative to `base`;
-/// `digests` are the build system's digests of input files (absolute paths).
+/// `digests` are the build system's digests of input files (absolute paths). `None`: the
+/// request's `flight` was stopped before anything was written (its stopper answers it).
 pub fn run_action(
     args: &[String],
     base: &Path,
     policy: DaemonPolicy,
     digests: &Digests,
-) -> Outcome {
-    let parsed = match ActionArgs::try_parse_from(args) {
-        Ok(p) => p,
-        Err(e) => return Outcome::usage(e.to_string()),
+    flight: &Flight,
+) -> Option<Outcome> {
+    let spec = match action_spec(args, base, policy, digests) {
+        Ok(spec) => spec,
+        Err(usage) => return Some(usage),
     };
-    let kinds = match kinds(&parsed.kinds) {
-        Ok(k) => k,
-        Err(e) => return Outcome::usage(format!("error: {e}")),
-    };
-    let inputs: Vec<PathBuf> = parsed.inputs.iter().map(|p| resolve(base, p)).collect();
+    test_delay();
+    if flight.is_stopped() {
+        return None;
+    }
+    let no_daemon = spec.1 || policy.never;
+    build(&spec.0, no_daemon, policy.start, flight).map(|r| outcome(&r))
+}
+
+/// The build of an action, and whether it asked for `--no-daemon`.
+fn action_spec(
+    args: &[String],
+    base: &Path,
+    policy: DaemonPolicy,
+    digests: &Digests,
+) -> Result<(BuildSpec, bool), Outcome> {
+    let parsed = ActionArgs::try_parse_from(args).map_err(|e| Outcome::usage(e.to_string()))?;
+    let kinds = kinds(&parsed.kinds).map_err(|e| Outcome::usage(format!("error: {e}")))?;
+    let path = |p: &Path| confined(base, p, policy.confine).map_err(Outcome::usage);
+    let inputs = parsed
+        .inputs
+        .iter()
+        .map(|p| path(p))
+        .collect::<Result<Vec<PathBuf>, _>>()?;
     let library = crate::cmd::synth::HandshakeArgs {
-        blif_lib: parsed.blif_lib.as_deref().map(|l| resolve(base, l)),
+        blif_lib: parsed.blif_lib.as_deref().map(path).transpose()?,
         path_table: None,
         synth_dialect: crate::cmd::synth::DialectArg::Circt,
         naming: crate::cmd::synth::NamingArg::ArgNames,
     };
     let spec = BuildSpec {
         handshake: crate::cmd::build::handshake_spec(&inputs[0], &library),
-        out_dir: resolve(base, &parsed.out_dir),
+        out_dir: path(&parsed.out_dir)?,
         inputs,
         kinds,
         input_digests: std::sync::Arc::new(digests.clone()),
         ..BuildSpec::default()
     };
-    test_delay();
-    let no_daemon = parsed.no_daemon || policy.never;
-    outcome(&build(&spec, no_daemon, policy.start))
+    Ok((spec, parsed.no_daemon))
 }
 
-/// Build through a daemon if allowed and reachable, else in process.
-fn build(spec: &BuildSpec, no_daemon: bool, start: bool) -> BuildReport {
+/// Build through a daemon if allowed and running, else in process; `None` when `flight`
+/// was stopped before anything was written. A daemon writes as it builds, so the request
+/// counts as writing from the moment it is sent; a build in this process only once computed.
+fn build(spec: &BuildSpec, no_daemon: bool, start: bool, flight: &Flight) -> Option<BuildReport> {
+    let in_process = || kiln_daemon::oneshot::build_gated(spec, || flight.may_write());
     if no_daemon {
-        return daemon_client::build_in_process(spec);
+        return in_process();
     }
     if start {
-        return daemon_client::build(spec, false);
+        return flight
+            .may_write()
+            .then(|| daemon_client::build(spec, false));
     }
     let running = daemon_client::connector()
         .ok()
-        .and_then(|c| kiln_daemon::client::build_on_running(&c, spec));
-    running.unwrap_or_else(|| daemon_client::build_in_process(spec))
+        .filter(|c| c.dir.read_info().is_some());
+    let Some(c) = running else {
+        return in_process();
+    };
+    if !flight.may_write() {
+        return None;
+    }
+    let report = kiln_daemon::client::build_on_running(&c, spec);
+    Some(report.unwrap_or_else(|| daemon_client::build_in_process(spec)))
 }
 
 /// The exit code and user text of a build report.
@@ -211,13 +326,24 @@ pub fn outcome(report: &BuildReport) -> Outcome {
     }
 }
 
+/// Expand flagfiles against `base` and run the action as `flight`.
+pub fn run_expanding(
+    args: &[String],
+    base: &Path,
+    policy: DaemonPolicy,
+    flight: &Flight,
+) -> Option<Outcome> {
+    match expand_flagfiles(args, base, policy.confine) {
+        Ok(expanded) => run_action(&expanded, base, policy, &Digests::new(), flight),
+        Err(msg) => Some(Outcome::usage(msg)),
+    }
+}
+
 /// One-shot: expand flagfiles against the cwd and run the action once.
 pub fn run_oneshot(args: &[String], policy: DaemonPolicy) -> Outcome {
     let base = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-    match expand_flagfiles(args, &base) {
-        Ok(expanded) => run_action(&expanded, &base, policy, &Digests::new()),
-        Err(msg) => Outcome::usage(msg),
-    }
+    let never_stopped = Flight::default();
+    run_expanding(args, &base, policy, &never_stopped).unwrap_or_else(|| Outcome::usage(""))
 }
 
 /// `KILN_WORKER_TEST_DELAY_MS` holds every action that long before it builds, so protocol

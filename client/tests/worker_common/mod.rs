@@ -1,10 +1,17 @@
 //! Shared helpers of the worker tests (included with `#[path]`; not a test on its own).
 #![allow(dead_code)]
 
+use prost::Message;
 use std::fs;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, ChildStdout, Command};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+
+/// Bazel's worker protocol (`blaze.worker`).
+pub mod bazel {
+    include!(concat!(env!("OUT_DIR"), "/blaze.worker.rs"));
+}
+use bazel::{WorkRequest, WorkResponse};
 
 pub fn data(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -105,6 +112,58 @@ pub fn recv_frame(stdout: &mut ChildStdout) -> Vec<u8> {
     let mut buf = vec![0u8; len];
     stdout.read_exact(&mut buf).unwrap();
     buf
+}
+
+/// `kiln worker ARGS... --persistent_worker` in `ws`, stdin and stdout piped; each request
+/// held `delay_ms` before it builds, when given.
+pub fn spawn_persistent(
+    ws: &Ws,
+    args: &[&str],
+    delay_ms: Option<u64>,
+    stderr: Stdio,
+) -> (Child, ChildStdin, ChildStdout) {
+    let mut cmd = ws.kiln();
+    cmd.arg("worker")
+        .args(args)
+        .arg("--persistent_worker")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(stderr);
+    if let Some(ms) = delay_ms {
+        cmd.env("KILN_WORKER_TEST_DELAY_MS", ms.to_string());
+    }
+    let mut child = cmd.spawn().unwrap();
+    let stdin = child.stdin.take().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    (child, stdin, stdout)
+}
+
+/// A request with these arguments.
+pub fn request(id: i32, args: Vec<String>) -> WorkRequest {
+    WorkRequest {
+        arguments: args,
+        request_id: id,
+        ..Default::default()
+    }
+}
+
+/// The cancel of request `id`.
+pub fn cancel(id: i32) -> WorkRequest {
+    WorkRequest {
+        request_id: id,
+        cancel: true,
+        ..Default::default()
+    }
+}
+
+/// Send one request, length-delimited.
+pub fn send(stdin: &mut ChildStdin, req: &WorkRequest) {
+    send_frame(stdin, &req.encode_length_delimited_to_vec());
+}
+
+/// Read one response.
+pub fn recv(stdout: &mut ChildStdout) -> WorkResponse {
+    WorkResponse::decode(recv_frame(stdout).as_slice()).unwrap()
 }
 
 /// Close the worker's stdin; it must then exit 0.

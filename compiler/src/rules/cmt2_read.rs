@@ -47,9 +47,15 @@ pub fn read_cmt2(text: &str) -> Result<Circuit, Diagnostic> {
 // ---------------------------------------------------------------------------------------
 // Tokens.
 
+/// Deepest `cmt2.if` nesting read (as deep as kiln's MLIR parser nests regions, so every
+/// CMT2 file kiln writes reads back); deeper is an error, not a stack overflow.
+const MAX_IF_DEPTH: u32 = 200;
+
 struct Cur<'a> {
     src: &'a str,
     tok: Token,
+    /// `cmt2.if`s open around the current token.
+    if_depth: u32,
 }
 
 impl<'a> Cur<'a> {
@@ -57,6 +63,7 @@ impl<'a> Cur<'a> {
         Cur {
             src,
             tok: lex_at(src.as_bytes(), 0),
+            if_depth: 0,
         }
     }
 
@@ -1000,13 +1007,23 @@ impl Cur<'_> {
                         "kiln's `cmt2.if`s have no results",
                     ));
                 }
-                let then_body = self.region(true)?;
-                let else_body = if self.at_kw("else") {
-                    self.bump();
-                    Some(self.region(true)?)
-                } else {
-                    None
+                if self.if_depth >= MAX_IF_DEPTH {
+                    return Err(Diagnostic::error(
+                        Cur::span(kw),
+                        "`cmt2.if` nesting too deep",
+                    ));
+                }
+                self.if_depth += 1;
+                let then_body = self.region(true);
+                let else_body = match then_body.is_ok() && self.at_kw("else") {
+                    true => {
+                        self.bump();
+                        Some(self.region(true))
+                    }
+                    false => None,
                 };
+                self.if_depth -= 1;
+                let (then_body, else_body) = (then_body?, else_body.transpose()?);
                 POp::If {
                     cond,
                     cond_ty,
@@ -2242,5 +2259,38 @@ impl<'s> FuncCx<'s> {
                 ));
             }
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The CMT2 kiln writes for `tests/data/aps/step_runtime.mlir`, with `n` more `cmt2.if`s
+    /// nested in the body of its first one.
+    fn nested(n: usize) -> String {
+        let src = include_str!("../../../tests/data/aps/step_runtime.mlir");
+        let module = crate::mlir::parse(src).unwrap();
+        let ctx = crate::aps::design_context(&module).unwrap();
+        let func = crate::aps::function_named(&module, "s").unwrap();
+        let text = super::super::emit_cmt2(&crate::aps::build_function(&ctx, func).unwrap());
+        let at = text.find("cmt2.if ").unwrap();
+        let head = &text[at..at + text[at..].find('\n').unwrap()];
+        let body_end = at + text[at..].find("cmt2.yield").unwrap();
+        let nest = format!("{head}\n").repeat(n) + &"cmt2.yield\n}\n".repeat(n);
+        format!("{}{nest}{}", &text[..body_end], &text[body_end..])
+    }
+
+    /// 10,000 nested `cmt2.if`s (450 kB) overflowed the stack: `kiln sim x.cmt2.mlir` died
+    /// with SIGABRT. (Found reading the reader after 32 minutes of the `cmt2_reader` fuzz
+    /// target without a crash: its mutations never nest that deep.)
+    #[test]
+    fn deep_if_nesting_is_an_error_not_a_stack_overflow() {
+        assert!(read_cmt2(&nested(MAX_IF_DEPTH as usize - 1)).is_ok());
+        for n in [MAX_IF_DEPTH as usize, 10_000] {
+            let text = nested(n);
+            let d = read_cmt2(&text).unwrap_err();
+            assert!(d.message.contains("nesting too deep"), "{}", d.message);
+        }
     }
 }

@@ -12,9 +12,12 @@
 //! a detail of this module that its users choose only as a [`Spares`] setting.
 //!
 //! Outputs are regenerable, so they are not fsynced: the rename keeps readers from seeing a
-//! partial file, and a crash at worst loses an output the next build writes again.
+//! partial file, and a crash at worst loses an output the next build writes again. The
+//! temp files and spare claims a crashed writer leaves are removed by the next process
+//! that writes in their directory ([`sweep`]).
 
 mod spare;
+pub mod sweep;
 
 use crate::compute::{Computed, JobResult, Output};
 use crate::db::{OutputBytes, same_part};
@@ -220,6 +223,7 @@ impl Writer {
     ) -> Result<Checked, WriteError> {
         let sha256 = self.digest_if(spec.digests, o, times);
         let t = Instant::now();
+        sweep::once(parent(&o.path));
         let written = match self.log.known(&o.path, untouched(marks, &o.path)) {
             Some(last) if same_bytes(&last, &o.bytes) => false,
             known => {
@@ -271,6 +275,7 @@ type Checked = (bool, Option<[u8; 32]>);
 /// Write `parts` (concatenated) to `path` atomically; nothing when the file already holds
 /// these bytes. Returns whether the file was written.
 pub fn write_atomic<P: AsRef<[u8]>>(path: &Path, parts: &[P]) -> Result<bool, WriteError> {
+    sweep::once(parent(path));
     write_parts(path, parts, true).map_err(|source| WriteError::Io {
         path: path.to_path_buf(),
         source,
@@ -299,11 +304,14 @@ fn write_parts<P: AsRef<[u8]>>(path: &Path, parts: &[P], compare: bool) -> std::
         }
         r => r?,
     };
-    write_all_parts(&mut f, parts)?;
-    drop(f);
-    fs::rename(&tmp, path).inspect_err(|_| {
+    // Held (open and locked) until renamed: no sweep takes it for a leftover.
+    sweep::hold(&f);
+    let written = write_all_parts(&mut f, parts).and_then(|()| fs::rename(&tmp, path));
+    if written.is_err() {
         let _ = fs::remove_file(&tmp);
-    })?;
+    }
+    drop(f);
+    written?;
     Ok(true)
 }
 

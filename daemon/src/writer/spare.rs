@@ -55,8 +55,6 @@ pub struct SpareLog(Arc<Shared>);
 #[derive(Debug, Default)]
 struct Shared {
     known: Mutex<HashMap<PathBuf, Known>>,
-    /// Spare directories this process has swept of claims left by dead writers.
-    swept: Mutex<std::collections::HashSet<PathBuf>>,
 }
 
 #[derive(Debug)]
@@ -120,36 +118,6 @@ impl SpareLog {
         };
     }
 
-    /// Once per directory: remove the claims of writers that died between claiming a
-    /// spare and setting it aside again (`<output>.<pid>.<n>.claim` of a pid that is gone).
-    fn sweep(&self, dir: &Path) {
-        if !self
-            .0
-            .swept
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(dir.to_path_buf())
-        {
-            return;
-        }
-        let Ok(entries) = fs::read_dir(dir) else {
-            return;
-        };
-        for e in entries.flatten() {
-            let name = e.file_name().to_string_lossy().into_owned();
-            let Some(stem) = name.strip_suffix(".claim") else {
-                continue;
-            };
-            let pid = stem.rsplit('.').nth(1).and_then(|p| p.parse::<u32>().ok());
-            let gone = pid.is_some_and(|p| {
-                p != std::process::id() && !Path::new(&format!("/proc/{p}")).exists()
-            });
-            if gone {
-                let _ = fs::remove_file(e.path());
-            }
-        }
-    }
-
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<PathBuf, Known>> {
         self.0.known.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -174,7 +142,7 @@ pub fn write(
 ) -> io::Result<Written> {
     let dir = spare_dir(path);
     fs::create_dir_all(&dir)?;
-    log.sweep(&dir);
+    super::sweep::once(&dir);
     let spare = spare_path(path);
     let claim = claim_path(path);
     // Under the lock: a spare [`prepare`] sets aside is either not there yet or recorded.
@@ -265,7 +233,7 @@ fn set_aside_copy(
     let dir = spare_dir(path);
     let spare = spare_path(path);
     fs::create_dir_all(&dir)?;
-    log.sweep(&dir);
+    super::sweep::once(&dir);
     if fs::symlink_metadata(&spare).is_ok() {
         return Ok(());
     }
@@ -293,6 +261,7 @@ fn write_new(path: &Path, bytes: &OutputBytes) -> io::Result<fs::File> {
         .write(true)
         .create_new(true)
         .open(path)?;
+    super::sweep::hold(&f);
     super::write_all_parts(&mut f, &bytes.parts)?;
     Ok(f)
 }
@@ -343,6 +312,7 @@ mod sys {
         let Some(_lease) = Lease::take(&f) else {
             return Ok(None);
         };
+        super::super::sweep::hold(&f);
         let from = match known {
             Some(k)
                 if k.ino == meta.ino() && k.len == meta.len() && k.mtime_ns == mtime_ns(&meta) =>

@@ -184,8 +184,12 @@ fn claims_of_dead_writers_are_swept() {
     // No process has pid 4194304 (above Linux's pid_max limit).
     let dead = spare_dir(&path).join("o.mlir.4194304.7.claim");
     let live = spare_dir(&path).join(format!("o.mlir.{}.999.claim", std::process::id()));
-    fs::write(&dead, b"torn").unwrap();
-    fs::write(&live, b"in use").unwrap();
+    for (claim, bytes) in [(&dead, b"torn"), (&live, b"live")] {
+        fs::write(claim, bytes).unwrap();
+        let f = fs::File::options().write(true).open(claim).unwrap();
+        f.set_modified(std::time::SystemTime::now() - 2 * super::super::sweep::MIN_AGE)
+            .unwrap();
+    }
     write(&path, &v, None, &SpareLog::default()).unwrap();
     assert!(!dead.exists());
     assert!(live.exists());

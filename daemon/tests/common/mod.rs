@@ -1,7 +1,14 @@
 //! Shared helpers for the daemon tests: generated APS modules and spec construction.
 #![allow(dead_code)]
 
+use kiln_daemon::client::{Connector, build_via_daemon};
+use kiln_daemon::report::BuildReport;
+use kiln_daemon::rpc::DaemonStats;
+use kiln_daemon::spec::BuildSpec;
+use std::collections::BTreeMap;
+use std::fs;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 /// `tests/data/<rel>` at the repository root.
 pub fn data(rel: &str) -> PathBuf {
@@ -109,4 +116,126 @@ pub fn spec(input: &Path, dir: &Path) -> kiln_daemon::spec::BuildSpec {
         out_dir: dir.join("out"),
         ..Default::default()
     }
+}
+
+/// A workspace with its own daemon (the `kiln-daemon` binary), runtime and cache
+/// directories; the daemon is killed by pid when it is dropped.
+pub struct Env {
+    pub root: tempfile::TempDir,
+    pub connector: Connector,
+}
+
+impl Env {
+    pub fn new(extra: &[&str]) -> Env {
+        let root = tempfile::tempdir().unwrap();
+        let ws = root.path().join("ws");
+        fs::create_dir_all(ws.join("src")).unwrap();
+        let exe = PathBuf::from(env!("CARGO_BIN_EXE_kiln-daemon"));
+        let mut connector = Connector::in_base(Some(&root.path().join("run")), &ws, exe).unwrap();
+        connector.daemon_args.push("--cache-dir".into());
+        connector
+            .daemon_args
+            .push(root.path().join("cache").to_string_lossy().into_owned());
+        connector
+            .daemon_args
+            .extend(extra.iter().map(|s| s.to_string()));
+        Env { root, connector }
+    }
+
+    pub fn ws(&self) -> PathBuf {
+        self.root.path().join("ws")
+    }
+
+    pub fn cache_dir(&self) -> PathBuf {
+        self.root.path().join("cache")
+    }
+
+    pub fn request(&self, inputs: &[PathBuf], out: &str) -> BuildSpec {
+        BuildSpec {
+            inputs: inputs.to_vec(),
+            out_dir: self.ws().join(out),
+            kinds: Vec::new(),
+            digests: true,
+            ..Default::default()
+        }
+    }
+
+    pub fn build(&self, req: &BuildSpec) -> BuildReport {
+        build_via_daemon(&self.connector, req).expect("daemon build")
+    }
+
+    pub fn pid(&self) -> Option<u32> {
+        self.connector.dir.read_info().map(|i| i.pid)
+    }
+
+    pub fn shutdown(&self) {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            if let Some(mut c) = self.connector.connect_existing().await {
+                let _ = c.shutdown().await;
+            }
+            self.connector
+                .wait_until_gone(Duration::from_secs(20))
+                .await
+                .unwrap();
+        });
+    }
+
+    pub fn stats(&self) -> DaemonStats {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            let mut c = self.connector.connect_existing().await.unwrap();
+            c.stats().await.unwrap()
+        })
+    }
+}
+
+impl Drop for Env {
+    fn drop(&mut self) {
+        if let Some(pid) = self.pid() {
+            let _ = std::process::Command::new("kill")
+                .arg("-9")
+                .arg(pid.to_string())
+                .status();
+        }
+    }
+}
+
+/// The same build, cold, in this process (into `out`): the one-shot build, through the
+/// compiler's flows.
+pub fn in_process(inputs: &[PathBuf], out: &Path) -> BuildReport {
+    let spec = BuildSpec {
+        inputs: inputs.to_vec(),
+        out_dir: out.to_path_buf(),
+        kinds: Vec::new(),
+        digests: true,
+        ..Default::default()
+    };
+    kiln_daemon::oneshot::build(&spec)
+}
+
+/// The bytes of every file below `dir` (relative paths), skipping hidden files.
+pub fn tree(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if !e.file_name().to_string_lossy().starts_with('.') {
+                out.insert(
+                    p.strip_prefix(dir).unwrap().to_path_buf(),
+                    fs::read(&p).unwrap(),
+                );
+            }
+        }
+    }
+    out
 }
