@@ -123,7 +123,7 @@ pub(crate) fn finish(
     let files = match writer.write(&computed, spec, &mut written) {
         Ok(f) => f,
         Err(e) => {
-            let message = e.located();
+            let message = e.located().or_code(compiler::diag::Code::WriteFailed);
             diagnostics.push(crate::report::FileReport {
                 path: message.path.clone(),
                 messages: vec![message],

@@ -18,7 +18,7 @@ use crate::inputs::{JobInput, Loaded, Resolved};
 use crate::report::FileReport;
 use crate::spec::{BuildSpec, Flow, Job, OutputKind};
 use crate::watcher::RootMarks;
-use compiler::diag::{Diagnostic, Located, Severity};
+use compiler::diag::{Code, Diagnostic, Located, Severity};
 use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
@@ -224,11 +224,12 @@ fn nothing_applies(spec: &BuildSpec, flow: Flow) -> String {
 
 /// The error of `--emit sv` on a design that is not APS.
 pub(crate) fn sv_not_aps() -> Diagnostic {
-    Diagnostic::global_error("--emit sv applies to APS designs only")
+    Diagnostic::global_error("--emit sv applies to APS designs only").with_code(Code::OutputNotMade)
 }
 
 /// A job's result from its flow's outputs: the kinds the spec wants, each at its path, and
-/// its messages located against `text` (the input's text).
+/// its messages located against `text` (the input's text), each with a code (the flow's
+/// family code where the step that made it gave none).
 pub(crate) fn job_result(
     spec: &BuildSpec,
     job: &Job,
@@ -241,9 +242,10 @@ pub(crate) fn job_result(
         .elsewhere
         .into_iter()
         .partition(|m| m.severity == Severity::Error);
-    let mut messages = warnings;
-    messages.extend(outputs.diagnostics.iter().map(|d| d.locate(&path, text)));
-    messages.extend(errors);
+    let own = compiler::diag::locate_all(&outputs.diagnostics, &path, text);
+    let mut messages: Vec<Located> = (warnings.into_iter().chain(own).chain(errors))
+        .map(|m| flow.coded_located(m))
+        .collect();
     let made = outputs.outputs.len();
     let outputs: Vec<Output> = outputs
         .outputs
@@ -257,7 +259,8 @@ pub(crate) fn job_result(
         .collect();
     if made > 0 && outputs.is_empty() {
         let message = nothing_applies(spec, flow);
-        messages.push(Located::file(path.clone(), Severity::Error, message));
+        let m = Located::file(path.clone(), Severity::Error, message);
+        messages.push(m.with_code(Code::OutputNotMade));
     }
     JobResult {
         outputs,

@@ -10,7 +10,7 @@ use crate::report::{BuildReport, FileReport, OutputFile, Times};
 use crate::spec::{
     self, BuildSpec, HandshakeSpec, OutputKind, SpecError, dialect_name, naming_name,
 };
-use compiler::diag::{At, Located, Severity};
+use compiler::diag::{At, Code, Located, Severity};
 use proto::kiln_client::KilnClient;
 use proto::kiln_server::{Kiln, KilnServer};
 use std::path::{Path, PathBuf};
@@ -475,8 +475,11 @@ fn message_to_proto(m: &Located) -> proto::Message {
             byte_col: a.byte_col as u64,
             len: a.len as u64,
             line_text: a.line_text.clone(),
+            end_line: a.end_line as u64,
+            end_col: a.end_col as u64,
         }),
         related: m.related.iter().map(message_to_proto).collect(),
+        code: m.code.map_or_else(String::new, |c| c.as_str().to_string()),
     }
 }
 
@@ -489,6 +492,7 @@ fn message_from_proto(m: &proto::Message) -> Located {
     Located {
         path: m.path.clone(),
         severity,
+        code: Code::parse(&m.code),
         message: m.message.clone(),
         notes: m.notes.clone(),
         at: m.at.as_ref().map(|a| {
@@ -498,6 +502,8 @@ fn message_from_proto(m: &proto::Message) -> Located {
                 byte_col: a.byte_col as usize,
                 len: a.len as usize,
                 line_text: a.line_text.clone(),
+                end_line: a.end_line as usize,
+                end_col: a.end_col as usize,
             })
         }),
         related: m.related.iter().map(message_from_proto).collect(),

@@ -251,7 +251,10 @@ pub fn lower_one(job: &Job, format: Format, detail: bool) -> Outcome {
         stats: None,
         rendered: diag::render_all(&diags, &path, &text),
         json_diags: if detail {
-            diag::to_json_all(&diags, &path, &text)
+            diag::locate_all(&diags, &path, &text)
+                .into_iter()
+                .map(|m| compiler::flow::Flow::Blif.coded_located(m).to_json())
+                .collect()
         } else {
             Vec::new()
         },

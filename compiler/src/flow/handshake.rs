@@ -9,7 +9,7 @@
 //! [`synthesize`] runs them in a row for a caller that hands in a way to read the library.
 
 use super::{Outcome, OutputKind, Piece, whole};
-use crate::diag::{Diagnostic, Located, Severity};
+use crate::diag::{Code, Diagnostic, Located, Severity};
 use crate::handshake::{self, Circuit, Dialect, LibUnit, Naming, PathTable, UnitRef, aig_io};
 use crate::limits::Limits;
 use std::collections::BTreeMap;
@@ -48,8 +48,10 @@ pub fn front(text: &str, opts: &Options) -> Result<Front, FrontError> {
     let circuit = handshake::analyze(func, opts.naming).map_err(FrontError::Input)?;
     let table = match &opts.path_table {
         None => PathTable::default(),
-        Some((path, table)) => PathTable::with_overrides(table)
-            .map_err(|d| FrontError::PathTable(Box::new(d.locate(path, table))))?,
+        Some((path, table)) => PathTable::with_overrides(table).map_err(|d| {
+            let located = d.or_code(Code::PathTable).locate(path, table);
+            FrontError::PathTable(Box::new(located))
+        })?,
     };
     let marks = handshake::mark::mark_circuit_with(func, &circuit, &table, &opts.limits)
         .map_err(FrontError::Input)?;
@@ -99,7 +101,7 @@ impl Library {
                 self.texts.insert(rel.to_string(), text.to_string());
             }
             Err(d) => {
-                let mut note = d.locate(shown, text);
+                let mut note = d.with_code(Code::LibraryFileIgnored).locate(shown, text);
                 note.severity = Severity::Warning;
                 note.notes.push("unit ignored".into());
                 self.notes.push(note);
@@ -109,11 +111,8 @@ impl Library {
 
     /// The file `shown` exists but is not UTF-8.
     pub fn not_utf8(&mut self, shown: &str) {
-        self.notes.push(Located::file(
-            shown,
-            Severity::Warning,
-            "not UTF-8; unit ignored",
-        ));
+        let note = Located::file(shown, Severity::Warning, "not UTF-8; unit ignored");
+        self.notes.push(note.with_code(Code::LibraryFileIgnored));
     }
 }
 
@@ -175,6 +174,7 @@ pub fn no_library() -> Diagnostic {
     Diagnostic::global_error(
         "no BLIF library: pass --blif-lib DIR, set `blif_lib` in kiln.toml or $KILN_BLIF_LIB",
     )
+    .with_code(Code::NoLibrary)
 }
 
 /// The whole flow for one file: [`front`], the library files read through `read` (`None`:

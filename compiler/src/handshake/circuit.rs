@@ -12,7 +12,7 @@
 //! are named after `argNames`/`resNames` or `in<i>`/`out<j>` ([`Naming`]).
 
 use super::names::group_names;
-use crate::diag::{Diagnostic, Span};
+use crate::diag::{Code, Diagnostic, Span};
 use crate::mlir::ast::{Attribute, Operation, Type};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -108,9 +108,10 @@ pub fn find_func(ops: &[Operation]) -> Result<&Operation, Diagnostic> {
     let mut found = Vec::new();
     collect_funcs(ops, &mut found);
     match found.as_slice() {
-        [] => Err(Diagnostic::global_error(
-            "no handshake.func with a body in the input",
-        )),
+        [] => Err(
+            Diagnostic::global_error("no handshake.func with a body in the input")
+                .with_code(Code::OneHandshakeFunc),
+        ),
         [one] => Ok(one),
         [_, second, ..] => Err(Diagnostic::error(
             second.span,
@@ -119,6 +120,7 @@ pub fn find_func(ops: &[Operation]) -> Result<&Operation, Diagnostic> {
                 found.len()
             ),
         )
+        .with_code(Code::OneHandshakeFunc)
         .with_note("split the file (e.g. at `// -----` markers) into one function per input")),
     }
 }
@@ -175,14 +177,18 @@ pub fn port_type(
                     "unsupported type {} in a Handshake circuit",
                     type_text(other)
                 ),
-            ));
+            )
+            .with_code(Code::UnsupportedType));
         }
     };
     if pt.float && warnings.iter().all(|w| !w.message.starts_with("float")) {
-        warnings.push(Diagnostic::warning(
-            span,
-            "float data is carried as its bit pattern; float operators have no AIG",
-        ));
+        warnings.push(
+            Diagnostic::warning(
+                span,
+                "float data is carried as its bit pattern; float operators have no AIG",
+            )
+            .with_code(Code::FloatAsBits),
+        );
     }
     Ok(pt)
 }
@@ -197,7 +203,8 @@ fn data_width(ty: &Type, span: Span) -> Result<u32, Diagnostic> {
                 "unsupported data type {} (expected an integer or float)",
                 type_text(other)
             ),
-        )),
+        )
+        .with_code(Code::UnsupportedType)),
     }
 }
 
@@ -381,6 +388,7 @@ fn lookup(
                 operand.span,
                 format!("use of undefined value {}", operand.name),
             )
+            .with_code(Code::UndefinedValue)
         })
 }
 
