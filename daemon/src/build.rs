@@ -118,6 +118,7 @@ pub(crate) fn finish(
     start: Instant,
     mut times: Times,
 ) -> BuildReport {
+    let computed = compute::without_collisions(computed);
     let mut diagnostics: Vec<_> = computed.reports().cloned().collect();
     let mut written = WriteTimes::default();
     let files = match writer.write(&computed, spec, &mut written) {

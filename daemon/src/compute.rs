@@ -19,8 +19,8 @@ use crate::report::FileReport;
 use crate::spec::{BuildSpec, Flow, Job, OutputKind};
 use crate::watcher::RootMarks;
 use compiler::diag::{Code, Diagnostic, Located, Severity};
-use std::collections::HashSet;
-use std::path::PathBuf;
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 
@@ -35,6 +35,8 @@ pub struct Output {
 /// What one job (input file) produces: its outputs and its messages.
 #[derive(Debug, Default)]
 pub struct JobResult {
+    /// The job's input file.
+    pub input: PathBuf,
     pub outputs: Vec<Output>,
     pub report: Option<FileReport>,
     /// Every output is on disk as this process last wrote or checked it, and nothing this
@@ -165,6 +167,7 @@ fn query_job(db: &Db, memos: &Memos, spec: &BuildSpec, job: &Job, loaded: &Loade
 /// The result of a job whose input cannot be read.
 pub(crate) fn unreadable(job: &Job, e: Located) -> JobResult {
     JobResult {
+        input: job.input.clone(),
         report: Some(FileReport {
             path: job.input.display().to_string(),
             messages: vec![e],
@@ -263,8 +266,74 @@ pub(crate) fn job_result(
         messages.push(m.with_code(Code::OutputNotMade));
     }
     JobResult {
+        input: job.input.clone(),
         outputs,
         report: (!messages.is_empty()).then_some(FileReport { path, messages }),
         on_disk: AtomicBool::new(false),
     }
+}
+
+/// `computed` with every job that would write an output another job also writes (two
+/// inputs with one stem, an input given twice, a Handshake `x.mlir` beside `x.blif`)
+/// turned into an error of that job, naming the other, and no outputs: neither result
+/// overwrites the other, whichever order they come in. Daemon and one-shot builds alike.
+pub(crate) fn without_collisions(computed: Computed) -> Computed {
+    let mut first: HashMap<&Path, (usize, usize)> = HashMap::new();
+    // Per clashing job: the other job's input → the first output they share.
+    let mut clashes: BTreeMap<(usize, usize), BTreeMap<&Path, &Path>> = BTreeMap::new();
+    for (g, group) in computed.groups.iter().enumerate() {
+        for (j, r) in group.iter().enumerate() {
+            for o in &r.outputs {
+                let (g0, j0) = *first.entry(&o.path).or_insert((g, j));
+                if (g0, j0) == (g, j) {
+                    continue;
+                }
+                let other = &computed.groups[g0][j0];
+                for (at, with) in [((g, j), other), ((g0, j0), r)] {
+                    clashes
+                        .entry(at)
+                        .or_default()
+                        .entry(&with.input)
+                        .or_insert(&o.path);
+                }
+            }
+        }
+    }
+    if clashes.is_empty() {
+        return computed;
+    }
+    let clashes: Vec<((usize, usize), Vec<Located>)> = clashes
+        .into_iter()
+        .map(|((g, j), others)| {
+            let input = computed.groups[g][j].input.display().to_string();
+            let errors = others.into_iter().map(|(with, output)| {
+                let message = format!(
+                    "output `{}` would also be written from `{}`",
+                    output.display(),
+                    with.display()
+                );
+                Located::file(input.clone(), Severity::Error, message)
+                    .with_code(Code::OutputCollision)
+            });
+            ((g, j), errors.collect())
+        })
+        .collect();
+    let mut groups = computed.groups.clone();
+    for ((g, j), errors) in clashes {
+        let mut results: Vec<Arc<JobResult>> = groups[g].iter().cloned().collect();
+        let old = &results[j];
+        let mut messages = old
+            .report
+            .as_ref()
+            .map_or_else(Vec::new, |r| r.messages.clone());
+        messages.extend(errors);
+        let path = old.input.display().to_string();
+        results[j] = Arc::new(JobResult {
+            input: old.input.clone(),
+            report: Some(FileReport { path, messages }),
+            ..JobResult::default()
+        });
+        groups[g] = Arc::new(results);
+    }
+    Computed { groups, ..computed }
 }

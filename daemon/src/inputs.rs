@@ -173,7 +173,10 @@ impl Workspace {
         let v: Vec<JobInput> = jobs
             .into_iter()
             .map(|job| {
-                let loaded = self.load(&job.input, spec);
+                let loaded = match &job.error {
+                    Some(e) => Loaded::Unreadable((**e).clone()),
+                    None => self.load(&job.input, spec),
+                };
                 (job, loaded)
             })
             .collect();

@@ -37,6 +37,9 @@ pub fn build(spec: &BuildSpec) -> BuildReport {
 }
 
 fn run_job(spec: &BuildSpec, job: &Job, digests: &mut Digests, times: &mut Times) -> JobResult {
+    if let Some(e) = &job.error {
+        return unreadable(job, (**e).clone());
+    }
     let t = Instant::now();
     let text = read_text(&job.input, digests);
     times.sync += t.elapsed();

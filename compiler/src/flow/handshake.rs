@@ -23,6 +23,8 @@ pub struct Options {
     pub path_table: Option<(String, String)>,
     /// The counts and widths of the input are checked against these.
     pub limits: Limits,
+    /// The `handshake.func` to build when the input has several (`@name` without the `@`).
+    pub func: Option<String>,
 }
 
 /// The analysed circuit, its marks and the library files they use.
@@ -44,7 +46,8 @@ pub enum FrontError {
 /// Phase 1: parse, analyse and mark the circuit (independent of the library's contents).
 pub fn front(text: &str, opts: &Options) -> Result<Front, FrontError> {
     let module = crate::mlir::parse_with(text, &opts.limits).map_err(FrontError::Input)?;
-    let func = handshake::find_func(&module.ops).map_err(FrontError::Input)?;
+    let func =
+        handshake::find_func_named(&module.ops, opts.func.as_deref()).map_err(FrontError::Input)?;
     let circuit = handshake::analyze(func, opts.naming).map_err(FrontError::Input)?;
     let table = match &opts.path_table {
         None => PathTable::default(),
@@ -83,6 +86,8 @@ pub struct Library {
     pub units: BTreeMap<String, LibUnit>,
     pub texts: BTreeMap<String, String>,
     pub notes: Vec<Located>,
+    /// How many of the files looked for exist (usable or not).
+    pub found: usize,
 }
 
 impl Library {
@@ -95,6 +100,7 @@ impl Library {
         text: &str,
         lowered: Result<LibUnit, Diagnostic>,
     ) {
+        self.found += 1;
         match lowered {
             Ok(u) => {
                 self.units.insert(rel.to_string(), u);
@@ -111,6 +117,7 @@ impl Library {
 
     /// The file `shown` exists but is not UTF-8.
     pub fn not_utf8(&mut self, shown: &str) {
+        self.found += 1;
         let note = Located::file(shown, Severity::Warning, "not UTF-8; unit ignored");
         self.notes.push(note.with_code(Code::LibraryFileIgnored));
     }
@@ -139,12 +146,17 @@ pub fn load(front: &Front, read: &mut dyn FnMut(&str) -> LibraryFile) -> Library
     library
 }
 
-/// Phase 2: the design built from `front` and `library`, as the four outputs.
+/// Phase 2: the design built from `front` and `library`, as the four outputs. A design
+/// that uses library files none of which exists is an error: the library directory is
+/// almost certainly the wrong one, and every unit would be opaque.
 pub fn back(front: &Front, library: Library, dialect: Dialect) -> Outcome {
     let failed = |d: Diagnostic, notes: Vec<Located>| Outcome {
         elsewhere: notes,
         ..Outcome::failed(vec![d])
     };
+    if library.found == 0 && !front.library_paths.is_empty() {
+        return failed(library_unused(&front.library_paths), library.notes);
+    }
     let out = match handshake::build(&front.circuit, &front.marks, &library.units) {
         Ok(o) => o,
         Err(d) => return failed(d, library.notes),
@@ -175,6 +187,22 @@ pub fn no_library() -> Diagnostic {
         "no BLIF library: pass --blif-lib DIR, set `blif_lib` in kiln.toml or $KILN_BLIF_LIB",
     )
     .with_code(Code::NoLibrary)
+}
+
+/// The error of a library in which none of `paths` (the files a design uses) exists.
+fn library_unused(paths: &[String]) -> Diagnostic {
+    let shown: Vec<&str> = paths.iter().take(3).map(String::as_str).collect();
+    let more = match paths.len() > shown.len() {
+        true => format!(", and {} more", paths.len() - shown.len()),
+        false => String::new(),
+    };
+    Diagnostic::global_error(format!(
+        "none of the {} library files this design uses is in the BLIF library",
+        paths.len()
+    ))
+    .with_code(Code::LibraryUnused)
+    .with_note(format!("looked for {}{more}", shown.join(", ")))
+    .with_note("--blif-lib must name the library's root (the directory of `addi/`, `buffer/`, ...)")
 }
 
 /// The whole flow for one file: [`front`], the library files read through `read` (`None`:

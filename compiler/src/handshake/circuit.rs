@@ -105,8 +105,30 @@ pub struct Circuit {
 
 /// Finds the single non-external `handshake.func` among `ops` (looking inside modules).
 pub fn find_func(ops: &[Operation]) -> Result<&Operation, Diagnostic> {
+    find_func_named(ops, None)
+}
+
+/// [`find_func`], or the non-external `handshake.func` `@name` among several.
+pub fn find_func_named<'a>(
+    ops: &'a [Operation],
+    name: Option<&str>,
+) -> Result<&'a Operation, Diagnostic> {
     let mut found = Vec::new();
     collect_funcs(ops, &mut found);
+    if let Some(name) = name {
+        let names: Vec<String> = found.iter().map(|f| format!("@{}", func_name(f))).collect();
+        return found
+            .into_iter()
+            .find(|f| func_name(f) == name)
+            .ok_or_else(|| {
+                Diagnostic::global_error(format!("no handshake.func `@{name}` with a body"))
+                    .with_code(Code::OneHandshakeFunc)
+                    .with_note(match names.is_empty() {
+                        true => "the input defines none".to_string(),
+                        false => format!("the input defines {}", names.join(", ")),
+                    })
+            });
+    }
     match found.as_slice() {
         [] => Err(
             Diagnostic::global_error("no handshake.func with a body in the input")
@@ -121,7 +143,7 @@ pub fn find_func(ops: &[Operation]) -> Result<&Operation, Diagnostic> {
             ),
         )
         .with_code(Code::OneHandshakeFunc)
-        .with_note("split the file (e.g. at `// -----` markers) into one function per input")),
+        .with_note("choose one with `kiln synth --func NAME`, or split the file into one function per input")),
     }
 }
 
