@@ -20,6 +20,7 @@ use crate::spec::{BuildSpec, Flow, Job, OutputKind};
 use crate::watcher::RootMarks;
 use compiler::diag::{Code, Diagnostic, Located, Severity};
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
@@ -278,13 +279,16 @@ pub(crate) fn job_result(
 /// turned into an error of that job, naming the other, and no outputs: neither result
 /// overwrites the other, whichever order they come in. Daemon and one-shot builds alike.
 pub(crate) fn without_collisions(computed: Computed) -> Computed {
-    let mut first: HashMap<&Path, (usize, usize)> = HashMap::new();
+    // Keyed by the paths' bytes: hashing a `Path` walks its components, which costs a
+    // no-op build of a large library several times its own time.
+    let outputs = computed.results().map(|r| r.outputs.len()).sum();
+    let mut first: HashMap<&OsStr, (usize, usize)> = HashMap::with_capacity(outputs);
     // Per clashing job: the other job's input → the first output they share.
     let mut clashes: BTreeMap<(usize, usize), BTreeMap<&Path, &Path>> = BTreeMap::new();
     for (g, group) in computed.groups.iter().enumerate() {
         for (j, r) in group.iter().enumerate() {
             for o in &r.outputs {
-                let (g0, j0) = *first.entry(&o.path).or_insert((g, j));
+                let (g0, j0) = *first.entry(o.path.as_os_str()).or_insert((g, j));
                 if (g0, j0) == (g, j) {
                     continue;
                 }
