@@ -5,12 +5,13 @@
 //! this process ([`build_in_process`]) runs the same jobs through the compiler's flows
 //! ([`kiln_daemon::oneshot`]) with the same writer, so both produce byte-identical outputs.
 //!
-//! The workspace is `$KILN_WORKSPACE`, else the current directory.
+//! The workspace is `$KILN_WORKSPACE`, else the directory of the nearest `kiln.toml`
+//! ([`crate::config`]), else the current directory.
 
 use crate::io::Failure;
 use kiln_daemon::client::{Connector, Unavailable};
 use kiln_daemon::report::BuildReport;
-use kiln_daemon::spec::BuildSpec;
+use kiln_daemon::spec::{BuildSpec, OutputKind};
 use std::path::{Path, PathBuf};
 
 /// The workspace this command belongs to.
@@ -18,6 +19,7 @@ pub fn workspace() -> PathBuf {
     std::env::var_os("KILN_WORKSPACE")
         .filter(|w| !w.is_empty())
         .map(PathBuf::from)
+        .or_else(|| crate::config::get().root().map(Path::to_path_buf))
         .or_else(|| std::env::current_dir().ok())
         .unwrap_or_else(|| PathBuf::from("."))
 }
@@ -53,17 +55,45 @@ pub fn no_daemon_requested(flag: bool) -> bool {
     flag || std::env::var("KILN_NO_DAEMON").is_ok_and(|v| !v.is_empty() && v != "0")
 }
 
+/// Where a build ran.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Via {
+    Daemon,
+    InProcess,
+}
+
+impl std::fmt::Display for Via {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Via::Daemon => "daemon",
+            Via::InProcess => "in process",
+        })
+    }
+}
+
 /// Build via the daemon unless `no_daemon` (or `$KILN_NO_DAEMON` is set and not `0`); fall
 /// back to in-process (with one note on stderr) when the daemon cannot be used.
 pub fn build(spec: &BuildSpec, no_daemon: bool) -> BuildReport {
+    build_via(spec, no_daemon).0
+}
+
+/// [`build`], and where it ran. A daemon this build started is said once on stderr.
+pub fn build_via(spec: &BuildSpec, no_daemon: bool) -> (BuildReport, Via) {
     if no_daemon_requested(no_daemon) {
-        return build_in_process(spec);
+        return (build_in_process(spec), Via::InProcess);
     }
+    let was_running = connector().is_ok_and(|c| c.daemon_alive());
     match build_via_daemon(spec) {
-        Ok(r) => r,
+        Ok(r) => {
+            if !was_running {
+                let ws = workspace();
+                crate::diagnostics::status("Started", &format!("kiln daemon for {}", ws.display()));
+            }
+            (r, Via::Daemon)
+        }
         Err(why) => {
-            eprintln!("kiln: daemon unavailable ({why}); building in process");
-            build_in_process(spec)
+            errln!("kiln: daemon unavailable ({why}); building in process");
+            (build_in_process(spec), Via::InProcess)
         }
     }
 }
@@ -71,16 +101,19 @@ pub fn build(spec: &BuildSpec, no_daemon: bool) -> BuildReport {
 /// A build spec from command-line paths (made absolute: the daemon's working directory is
 /// not ours) and output kind names.
 pub fn spec(inputs: &[PathBuf], kinds: &[String], out_dir: &Path) -> Result<BuildSpec, Failure> {
-    let kinds = kiln_daemon::spec::parse_kinds(kinds).map_err(|e| Failure {
-        message: format!("error: {e}"),
-        code: 2,
-    })?;
-    Ok(BuildSpec {
+    let kinds =
+        kiln_daemon::spec::parse_kinds(kinds).map_err(|e| Failure::usage(format!("error: {e}")))?;
+    Ok(spec_of(inputs, kinds, out_dir))
+}
+
+/// [`spec`] of output kinds.
+pub fn spec_of(inputs: &[PathBuf], kinds: Vec<OutputKind>, out_dir: &Path) -> BuildSpec {
+    BuildSpec {
         inputs: inputs.iter().map(|p| absolute(p)).collect(),
         kinds,
         out_dir: absolute(out_dir),
         ..BuildSpec::default()
-    })
+    }
 }
 
 /// `p` made absolute (against the current directory).
@@ -88,14 +121,13 @@ pub fn absolute(p: &Path) -> PathBuf {
     std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
 }
 
-/// Print a report's diagnostics on stderr; the exit status it calls for.
+/// Show a report's diagnostics; the exit status it calls for.
 pub fn report(report: &BuildReport) -> Result<(), Failure> {
-    let text = report.rendered();
-    if !report.ok() {
-        return Err(Failure::input(text));
+    let mut tally = crate::diagnostics::Tally::default();
+    for m in report.diagnostics.iter().flat_map(|d| &d.messages) {
+        tally.show(m);
     }
-    eprint!("{text}");
-    Ok(())
+    tally.close("build", "the input")
 }
 
 /// A current-thread runtime for one command's calls.

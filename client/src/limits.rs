@@ -1,16 +1,16 @@
 //! The run's resource limits: defaults ([`compiler::limits::Limits`]), overridden by
-//! `[limits]` in the nearest `kiln.toml` (from the current directory up), overridden by the
-//! flags. Set once per process before a command runs ([`kiln_daemon::input::set_limits`]).
+//! `[limits]` in the nearest `kiln.toml` ([`crate::config`]), overridden by the flags. Set
+//! once per process before a command runs ([`kiln_daemon::input::set_limits`]).
 
-use crate::io::Failure;
+use crate::config::Found;
 use compiler::limits::{Limit, Limits};
-use std::path::Path;
 
 /// Resource limits (global flags; see `kiln.toml`'s `[limits]` table).
 #[derive(clap::Args, Debug, Default, Clone)]
+#[command(next_help_heading = "Limits")]
 pub struct LimitArgs {
-    /// Largest input file read, in bytes [default: 1 GiB; kiln.toml: limits.max_input_size]
-    #[arg(long, global = true, value_name = "BYTES")]
+    /// Largest input file read (512K, 1G, ...) [default: 1G; kiln.toml: limits.max_input_size]
+    #[arg(long, global = true, value_name = "SIZE", value_parser = crate::size::parse)]
     pub max_input_size: Option<u64>,
     /// Widest integer type accepted (iN), in bits [default: 1024; limits.max_int_width]
     #[arg(long, global = true, value_name = "BITS")]
@@ -24,8 +24,8 @@ pub struct LimitArgs {
     /// Most AIG nodes of one lowered model [default: 20000000; limits.max_nodes]
     #[arg(long, global = true, value_name = "N")]
     pub max_nodes: Option<u64>,
-    /// Largest remote cache action-result body, in bytes [default: 1 MiB; limits.max_remote_body]
-    #[arg(long, global = true, value_name = "BYTES")]
+    /// Largest remote cache action-result body [default: 1M; limits.max_remote_body]
+    #[arg(long, global = true, value_name = "SIZE", value_parser = crate::size::parse)]
     pub max_remote_body: Option<u64>,
 }
 
@@ -42,54 +42,15 @@ impl LimitArgs {
     }
 }
 
-/// The limits of this run: defaults, then the nearest `kiln.toml`, then the flags.
-pub fn resolve(args: &LimitArgs, cwd: &Path) -> Result<Limits, Failure> {
-    let mut limits = Limits::DEFAULT;
-    for dir in cwd.ancestors() {
-        let toml = dir.join("kiln.toml");
-        // A kiln.toml is small; a special file or a huge one is not read.
-        let Ok(bytes) = kiln_daemon::input::read_bounded_file(&toml, 1 << 20) else {
-            continue;
-        };
-        let text = String::from_utf8_lossy(&bytes);
-        apply_toml(&mut limits, &text).map_err(|m| Failure {
-            message: format!("{}: error: {m}", toml.display()),
-            code: 2,
-        })?;
-        break;
-    }
+/// The limits of this run: defaults, then the configuration's `[limits]`, then the flags.
+pub fn resolve(args: &LimitArgs, config: &Found) -> Limits {
+    let mut limits = config.limits();
     for l in Limit::ALL {
         if let Some(v) = args.get(l) {
             limits.set(l, v);
         }
     }
-    Ok(limits)
-}
-
-/// Apply the `[limits]` table of a `kiln.toml` (integer values, `_` separators allowed).
-fn apply_toml(limits: &mut Limits, text: &str) -> Result<(), String> {
-    let mut in_limits = false;
-    for (n, line) in text.lines().enumerate() {
-        let line = line.split('#').next().unwrap_or("").trim();
-        if line.starts_with('[') {
-            in_limits = line == "[limits]";
-            continue;
-        }
-        let Some((k, v)) = line.split_once('=').filter(|_| in_limits) else {
-            continue;
-        };
-        let (k, v) = (k.trim(), v.trim());
-        let limit = Limit::ALL
-            .into_iter()
-            .find(|l| l.key() == k)
-            .ok_or_else(|| format!("line {}: unknown limit `{k}`", n + 1))?;
-        let value = v
-            .replace('_', "")
-            .parse::<u64>()
-            .map_err(|_| format!("line {}: `{k}` needs a non-negative integer", n + 1))?;
-        limits.set(limit, value);
-    }
-    Ok(())
+    limits
 }
 
 #[cfg(test)]
@@ -101,7 +62,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(
             dir.path().join("kiln.toml"),
-            "blif_lib = \"x\"\n[limits]\nmax_int_width = 2_048 # wide\nmax_depth = 7\n[other]\nmax_nodes = 1\n",
+            "blif_lib = \"x\"\n[limits]\nmax_int_width = 2_048 # wide\nmax_depth = 7\nmax_input_size = \"1M\"\n",
         )
         .unwrap();
         let sub = dir.path().join("a/b");
@@ -110,16 +71,18 @@ mod tests {
             max_depth: Some(9),
             ..Default::default()
         };
-        let l = resolve(&args, &sub).unwrap();
+        let l = resolve(&args, &crate::config::find(&sub).unwrap());
         assert_eq!(l.max_int_width, 2048);
         assert_eq!(l.max_depth, 9);
+        assert_eq!(l.max_input_size, 1 << 20);
         assert_eq!(l.max_nodes, Limits::DEFAULT.max_nodes);
         std::fs::write(dir.path().join("kiln.toml"), "[limits]\nmax_bogus = 1\n").unwrap();
-        let e = resolve(&LimitArgs::default(), &sub).unwrap_err();
+        let e = crate::config::find(&sub).unwrap_err();
+        assert_eq!(e.code, 2);
         assert!(
-            e.message.contains("unknown limit `max_bogus`"),
-            "{}",
-            e.message
+            e.located[0].message.contains("max_bogus"),
+            "{:?}",
+            e.located
         );
     }
 }

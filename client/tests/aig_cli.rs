@@ -98,6 +98,9 @@ fn input_errors_exit_1_with_located_diagnostics() {
 
 #[test]
 fn usage_error_exits_2() {
-    let o = kiln().arg("aig").arg("x.blif").output().unwrap();
+    let o = kiln()
+        .args(["aig", "x.blif", "--format", "png"])
+        .output()
+        .unwrap();
     assert_eq!(o.status.code(), Some(2));
 }

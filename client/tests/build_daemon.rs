@@ -96,10 +96,19 @@ fn kill(pid: u32) {
         .status();
 }
 
+/// The stderr of a successful command, without the status lines a build ends with
+/// (`Built ...`, and `Started kiln daemon ...` when it started one).
 fn ok(out: &std::process::Output) -> String {
     let err = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(out.status.success(), "{err}");
-    err
+    let status = |l: &str| {
+        let l = l.trim_start();
+        l.starts_with("Built ") || l.starts_with("Started kiln daemon ")
+    };
+    err.lines()
+        .filter(|l| !status(l))
+        .map(|l| format!("{l}\n"))
+        .collect()
 }
 
 fn files(dir: &Path, names: &[&str]) -> Vec<Vec<u8>> {

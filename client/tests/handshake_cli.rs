@@ -58,16 +58,21 @@ fn synth_report_lists_every_op() {
     assert!(total.ends_with(" 0 subckt fallback"), "{total}");
 }
 
+/// No library is an input error of the design (exit 1, code E0401), as in `kiln build`.
 #[test]
-fn missing_library_is_a_usage_error() {
+fn missing_library_is_an_error() {
     let out = kiln()
         .current_dir(std::env::temp_dir())
         .arg("synth")
         .arg(data("export_gcd.mlir"))
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--blif-lib"));
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--blif-lib") && err.contains("[E0401]"),
+        "{err}"
+    );
 }
 
 #[test]

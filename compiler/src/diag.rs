@@ -10,10 +10,17 @@
 //!       |       ^
 //! ```
 //!
-//! The same data is available as JSON ([`Diagnostic::to_json`]) for tools.
+//! Every diagnostic that reaches a user carries a stable [`Code`] ([`codes`]: one table,
+//! with an explanation per code). Resolved against its file it is a [`Located`], which is
+//! also available as one JSON object ([`Located::to_json`], the schema of
+//! `--message-format json`) and renders for terminals with colour and long lines cut
+//! around the span ([`render`]).
 
+pub mod codes;
+pub mod render;
+
+pub use codes::Code;
 use serde::{Deserialize, Serialize};
-use std::fmt::Write as _;
 
 /// A half-open byte range `[start, end)` into one source text.
 #[derive(
@@ -83,6 +90,9 @@ impl Severity {
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Diagnostic {
     pub severity: Severity,
+    /// The stable code of this kind of problem; `None` until the flow that reports it
+    /// gives its family code ([`Diagnostic::or_code`]).
+    pub code: Option<Code>,
     pub message: String,
     /// Where in the source the problem is; `None` for whole-input problems.
     pub span: Option<Span>,
@@ -104,6 +114,7 @@ impl Diagnostic {
     pub fn error(span: Span, message: impl Into<String>) -> Diagnostic {
         Diagnostic {
             severity: Severity::Error,
+            code: None,
             message: message.into(),
             span: Some(span),
             notes: Vec::new(),
@@ -114,6 +125,7 @@ impl Diagnostic {
     pub fn warning(span: Span, message: impl Into<String>) -> Diagnostic {
         Diagnostic {
             severity: Severity::Warning,
+            code: None,
             message: message.into(),
             span: Some(span),
             notes: Vec::new(),
@@ -125,11 +137,24 @@ impl Diagnostic {
     pub fn global_error(message: impl Into<String>) -> Diagnostic {
         Diagnostic {
             severity: Severity::Error,
+            code: None,
             message: message.into(),
             span: None,
             notes: Vec::new(),
             related: Vec::new(),
         }
+    }
+
+    /// The diagnostic with code `code`.
+    pub fn with_code(mut self, code: Code) -> Diagnostic {
+        self.code = Some(code);
+        self
+    }
+
+    /// The diagnostic with code `code` unless it has one already (a family's default).
+    pub fn or_code(mut self, code: Code) -> Diagnostic {
+        self.code.get_or_insert(code);
+        self
     }
 
     pub fn with_note(mut self, note: impl Into<String>) -> Diagnostic {
@@ -160,57 +185,24 @@ impl Diagnostic {
     }
 
     /// Render as `path:line:col: severity: message`, the source line and a caret; then
-    /// each located note the same way, then the plain notes.
+    /// each located note the same way, then the plain notes ([`Located::render`]).
     pub fn render(&self, path: &str, text: &str) -> String {
-        self.render_at(path, &mut Locator::new(text))
-    }
-
-    fn render_at(&self, path: &str, at: &mut Locator) -> String {
-        let mut out = String::new();
-        let Some(span) = self.span else {
-            let _ = writeln!(out, "{path}: {}: {}", self.severity.as_str(), self.message);
-            self.render_notes(&mut out);
-            return out;
-        };
-        excerpt(
-            &mut out,
-            at,
-            path,
-            span,
-            self.severity.as_str(),
-            &self.message,
-        );
-        for r in &self.related {
-            excerpt(&mut out, at, path, r.span, "note", &r.message);
-        }
-        self.render_notes(&mut out);
-        out
-    }
-
-    fn render_notes(&self, out: &mut String) {
-        for note in &self.notes {
-            let _ = writeln!(out, "note: {note}");
-        }
+        self.locate(path, text).render()
     }
 
     /// The diagnostic resolved against `text`, the contents of the file at `path`: its
     /// position and source line are taken now, so the text is no longer needed.
     pub fn locate(&self, path: &str, text: &str) -> Located {
         let index = (self.span.is_some() || !self.related.is_empty()).then(|| LineIndex::new(text));
-        let at = |span: Span| {
-            let index = index.as_ref()?;
-            let pos = index.position(text, span.start as usize);
-            Some(Box::new(At {
-                line: pos.line,
-                col: pos.col,
-                byte_col: pos.byte_col,
-                len: span.len(),
-                line_text: index.line_text(text, pos.line).to_string(),
-            }))
-        };
+        self.locate_in(path, text, index.as_ref())
+    }
+
+    fn locate_in(&self, path: &str, text: &str, index: Option<&LineIndex>) -> Located {
+        let at = |span: Span| Some(Box::new(At::of(index?, text, span)));
         let related = self.related.iter().map(|r| Located {
             path: path.to_string(),
             severity: Severity::Note,
+            code: None,
             message: r.message.clone(),
             at: at(r.span),
             notes: Vec::new(),
@@ -219,42 +211,12 @@ impl Diagnostic {
         Located {
             path: path.to_string(),
             severity: self.severity,
+            code: self.code,
             message: self.message.clone(),
             at: self.span.and_then(at),
             notes: self.notes.clone(),
             related: related.collect(),
         }
-    }
-
-    /// The machine-readable form: the fields of the rendered text as JSON.
-    pub fn to_json(&self, path: &str, text: &str) -> serde_json::Value {
-        self.to_json_at(path, &mut Locator::new(text))
-    }
-
-    fn to_json_at(&self, path: &str, at: &mut Locator) -> serde_json::Value {
-        let located = self.span.map(|span| {
-            let (pos, line) = at.locate(span.start as usize);
-            (pos, line.trim_end_matches(['\r', '\n']).to_string())
-        });
-        serde_json::json!({
-            "file": path,
-            "severity": self.severity.as_str(),
-            "message": self.message,
-            "line": located.as_ref().map(|(p, _)| p.line),
-            "col": located.as_ref().map(|(p, _)| p.col),
-            "span": self.span.map(|s| [s.start, s.end]),
-            "source_line": located.map(|(_, l)| l),
-            "notes": self.notes,
-            "related": self.related.iter().map(|r| {
-                let (pos, _) = at.locate(r.span.start as usize);
-                serde_json::json!({
-                    "message": r.message,
-                    "line": pos.line,
-                    "col": pos.col,
-                    "span": [r.span.start, r.span.end],
-                })
-            }).collect::<Vec<_>>(),
-        })
     }
 }
 
@@ -266,6 +228,8 @@ pub struct Located {
     /// The file, as the user named it.
     pub path: String,
     pub severity: Severity,
+    /// The stable code of this kind of problem (see [`codes`]).
+    pub code: Option<Code>,
     pub message: String,
     /// Where in the file; `None` for problems with the whole file (it cannot be read, an
     /// option does not apply to it).
@@ -276,7 +240,7 @@ pub struct Located {
     pub related: Vec<Located>,
 }
 
-/// A position in a file, with the line it is on.
+/// A position in a file, with the line it is on, and where the span ends.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct At {
     /// 1-based line and column (in characters).
@@ -288,6 +252,27 @@ pub struct At {
     pub len: usize,
     /// The line, with its terminator.
     pub line_text: String,
+    /// The 1-based line and column (in characters) just after the span; the start for an
+    /// empty span.
+    pub end_line: usize,
+    pub end_col: usize,
+}
+
+impl At {
+    /// The position of `span` in `text`.
+    fn of(index: &LineIndex, text: &str, span: Span) -> At {
+        let pos = index.position(text, span.start as usize);
+        let end = index.position(text, span.end as usize);
+        At {
+            line: pos.line,
+            col: pos.col,
+            byte_col: pos.byte_col,
+            len: span.len(),
+            line_text: index.line_text(text, pos.line).to_string(),
+            end_line: end.line,
+            end_col: end.col,
+        }
+    }
 }
 
 impl Located {
@@ -300,6 +285,7 @@ impl Located {
         Located {
             path: path.into(),
             severity,
+            code: None,
             message: message.into(),
             at: None,
             notes: Vec::new(),
@@ -307,137 +293,75 @@ impl Located {
         }
     }
 
+    /// The message with code `code`.
+    pub fn with_code(mut self, code: Code) -> Located {
+        self.code = Some(code);
+        self
+    }
+
+    /// The message with code `code` unless it has one already (a family's default).
+    pub fn or_code(mut self, code: Code) -> Located {
+        self.code.get_or_insert(code);
+        self
+    }
+
+    pub fn with_note(mut self, note: impl Into<String>) -> Located {
+        self.notes.push(note.into());
+        self
+    }
+
     pub fn is_error(&self) -> bool {
         self.severity == Severity::Error
     }
 
-    /// The message's stable code, for tools (an editor's diagnostic code); none is
-    /// assigned yet.
-    pub fn code(&self) -> Option<&str> {
-        None
-    }
-
     /// `path:line:col: severity: message`, the source line and a caret (`path: severity:
     /// message` without a position), then the related notes the same way, then the notes.
+    /// The plain form, without code or colour, which build-system logs keep; terminals get
+    /// [`render::Style`].
     pub fn render(&self) -> String {
-        let mut out = String::new();
-        let (path, severity, message) = (&self.path, self.severity.as_str(), &self.message);
-        match &self.at {
-            None => {
-                let _ = writeln!(out, "{path}: {severity}: {message}");
-            }
-            Some(at) => {
-                let pos = Position {
-                    line: at.line,
-                    col: at.col,
-                    byte_col: at.byte_col,
-                };
-                write_excerpt(
-                    &mut out,
-                    path,
-                    (pos, &at.line_text),
-                    at.len,
-                    severity,
-                    message,
-                );
-            }
-        }
-        for r in &self.related {
-            out.push_str(&r.render());
-        }
-        for note in &self.notes {
-            let _ = writeln!(out, "note: {note}");
-        }
-        out
-    }
-}
-
-/// `path:line:col: kind: message`, the source line and a caret under `span`.
-fn excerpt(out: &mut String, at: &mut Locator, path: &str, span: Span, kind: &str, message: &str) {
-    write_excerpt(
-        out,
-        path,
-        at.locate(span.start as usize),
-        span.len(),
-        kind,
-        message,
-    );
-}
-
-/// The excerpt of `len` bytes at `pos` on `line_text` (with its terminator): the one
-/// rendering of a located message, for [`Diagnostic::render`] and [`Located::render`].
-fn write_excerpt(
-    out: &mut String,
-    path: &str,
-    (pos, line_text): (Position, &str),
-    len: usize,
-    kind: &str,
-    message: &str,
-) {
-    let _ = writeln!(out, "{path}:{}:{}: {kind}: {message}", pos.line, pos.col);
-    let gutter = pos.line.to_string();
-    let _ = writeln!(
-        out,
-        " {gutter} | {}",
-        line_text.trim_end_matches(['\r', '\n'])
-    );
-    let caret_col = line_text
-        .char_indices()
-        .take_while(|(i, _)| *i < pos.byte_col)
-        .map(|(_, c)| if c == '\t' { '\t' } else { ' ' })
-        .collect::<String>();
-    let line_rest = line_text.len().saturating_sub(pos.byte_col);
-    let width = len.clamp(1, line_rest.max(1));
-    let marks = "^".to_string() + &"~".repeat(width.saturating_sub(1).min(80));
-    let _ = writeln!(out, " {} | {caret_col}{marks}", " ".repeat(gutter.len()));
-}
-
-/// Finds the line of a byte offset without indexing the whole text: lines are counted from
-/// the previous lookup when it lies before (diagnostics mostly come in source order), so
-/// locating a batch costs one pass over the text at most, and one lookup allocates nothing.
-struct Locator<'a> {
-    text: &'a str,
-    /// The start of a line already located, and its 0-based number.
-    line_start: usize,
-    line: usize,
-}
-
-impl<'a> Locator<'a> {
-    fn new(text: &'a str) -> Locator<'a> {
-        Locator {
-            text,
-            line_start: 0,
-            line: 0,
-        }
+        render::Style::PLAIN.render(self)
     }
 
-    /// The position of `offset` (clamped to the text) and the text of its line, including
-    /// its line terminator.
-    fn locate(&mut self, offset: usize) -> (Position, &'a str) {
-        let text = self.text;
-        let bytes = text.as_bytes();
-        let offset = offset.min(text.len());
-        if offset < self.line_start {
-            (self.line_start, self.line) = (0, 0);
-        }
-        let gap = &bytes[self.line_start..offset];
-        let line = self.line + memchr::memchr_iter(b'\n', gap).count();
-        let start =
-            memchr::memrchr(b'\n', gap).map_or(self.line_start, |i| self.line_start + i + 1);
-        (self.line_start, self.line) = (start, line);
-        let end = memchr::memchr(b'\n', &bytes[offset..]).map_or(text.len(), |i| offset + i + 1);
-        let mut byte_col = offset - start;
-        // Clamp to a char boundary so that a span inside a multi-byte char still renders.
-        while !text.is_char_boundary(start + byte_col) {
-            byte_col -= 1;
-        }
-        let col = text[start..start + byte_col].chars().count() + 1;
-        let pos = Position {
-            line: line + 1,
-            col,
-            byte_col,
+    /// The machine-readable form, one JSON object (the schema of `--message-format json`):
+    ///
+    /// `{"file", "line", "col", "end": {"line", "col"}, "severity", "code", "message",
+    /// "notes": [..], "related": [{"file", "line", "col", "end", "message"}]}`
+    ///
+    /// Lines and columns are 1-based, columns in characters; `end` is just after the span.
+    /// A message about the whole file is at line 1, column 1. `code` is `null` for a
+    /// message no flow has coded (none should reach a user).
+    pub fn to_json(&self) -> serde_json::Value {
+        let (line, col, end_line, end_col) = match &self.at {
+            Some(a) => (a.line, a.col, a.end_line, a.end_col),
+            None => (1, 1, 1, 1),
         };
-        (pos, &text[start..end])
+        let mut v = serde_json::json!({
+            "file": self.path,
+            "line": line,
+            "col": col,
+            "end": {"line": end_line, "col": end_col},
+            "severity": self.severity.as_str(),
+            "code": self.code.map(Code::as_str),
+            "message": self.message,
+            "notes": self.notes,
+        });
+        if !self.related.is_empty() {
+            let related: Vec<serde_json::Value> = self
+                .related
+                .iter()
+                .map(|r| {
+                    let mut j = r.to_json();
+                    if let Some(o) = j.as_object_mut() {
+                        o.retain(|k, _| {
+                            matches!(k.as_str(), "file" | "line" | "col" | "end" | "message")
+                        });
+                    }
+                    j
+                })
+                .collect();
+            v["related"] = related.into();
+        }
+        v
     }
 }
 
@@ -499,27 +423,40 @@ impl LineIndex {
 ///
 /// The returned diagnostic's span points into the *valid prefix* rendering: the caller
 /// renders it against `String::from_utf8_lossy(bytes)`, whose prefix up to the error is
-/// byte-identical to the input.
+/// byte-identical to the input. A binary file (a NUL byte among its first 8,000 bytes, as
+/// git decides) is one error about the whole file, so that none of it is ever shown.
 pub fn decode_utf8(bytes: &[u8]) -> Result<&str, Diagnostic> {
     std::str::from_utf8(bytes).map_err(|e| {
         let at = e.valid_up_to();
-        Diagnostic::error(
-            Span::new(at, at + 1),
-            format!("invalid UTF-8 byte 0x{:02x} in input", bytes[at]),
-        )
+        let head = &bytes[..bytes.len().min(8000)];
+        let d = match memchr::memchr(0, head) {
+            Some(nul) => Diagnostic::global_error(format!(
+                "binary file, not text (NUL byte at offset {nul}, invalid UTF-8 at offset {at})"
+            )),
+            None => Diagnostic::error(
+                Span::new(at, at + 1),
+                format!("invalid UTF-8 byte 0x{:02x} in input", bytes[at]),
+            ),
+        };
+        d.with_code(Code::InvalidUtf8)
     })
 }
 
-/// Render a list of diagnostics, one after another.
-pub fn render_all(diags: &[Diagnostic], path: &str, text: &str) -> String {
-    let mut at = Locator::new(text);
-    diags.iter().map(|d| d.render_at(path, &mut at)).collect()
+/// Each diagnostic resolved against `text` ([`Diagnostic::locate`]), with one line index.
+pub fn locate_all(diags: &[Diagnostic], path: &str, text: &str) -> Vec<Located> {
+    let index = (!diags.is_empty()).then(|| LineIndex::new(text));
+    diags
+        .iter()
+        .map(|d| d.locate_in(path, text, index.as_ref()))
+        .collect()
 }
 
-/// [`Diagnostic::to_json`] of each diagnostic, in order.
-pub fn to_json_all(diags: &[Diagnostic], path: &str, text: &str) -> Vec<serde_json::Value> {
-    let mut at = Locator::new(text);
-    diags.iter().map(|d| d.to_json_at(path, &mut at)).collect()
+/// Render a list of diagnostics, one after another (the plain form).
+pub fn render_all(diags: &[Diagnostic], path: &str, text: &str) -> String {
+    locate_all(diags, path, text)
+        .iter()
+        .map(Located::render)
+        .collect()
 }
 
 #[cfg(test)]
@@ -557,7 +494,7 @@ mod tests {
     }
 
     #[test]
-    fn batch_rendering_matches_one_by_one_in_any_order() {
+    fn batch_locating_matches_one_by_one_in_any_order() {
         let text = "a\n\n  bé c\r\nlast";
         let spans = [(9, 10), (0, 1), (6, 7), (15, 17), (2, 2), (17, 17), (4, 5)];
         let diags: Vec<Diagnostic> = spans
@@ -566,30 +503,56 @@ mod tests {
             .collect();
         let one: String = diags.iter().map(|d| d.render("f", text)).collect();
         assert_eq!(render_all(&diags, "f", text), one);
-        let json: Vec<_> = diags.iter().map(|d| d.to_json("f", text)).collect();
-        assert_eq!(to_json_all(&diags, "f", text), json);
+        let located = locate_all(&diags, "f", text);
         let index = LineIndex::new(text);
-        for (d, j) in diags.iter().zip(&json) {
-            let pos = index.position(text, d.span.unwrap().start as usize);
+        for (d, l) in diags.iter().zip(&located) {
+            assert_eq!(*l, d.locate("f", text));
+            let span = d.span.unwrap();
+            let (pos, end) = (
+                index.position(text, span.start as usize),
+                index.position(text, span.end as usize),
+            );
+            let j = l.to_json();
             assert_eq!(
                 (j["line"].as_u64(), j["col"].as_u64()),
                 (Some(pos.line as u64), Some(pos.col as u64))
             );
-            let line = index
-                .line_text(text, pos.line)
-                .trim_end_matches(['\r', '\n']);
-            assert_eq!(j["source_line"], line);
+            assert_eq!(
+                (j["end"]["line"].as_u64(), j["end"]["col"].as_u64()),
+                (Some(end.line as u64), Some(end.col as u64))
+            );
         }
     }
 
     #[test]
-    fn json_has_line_and_col() {
-        let text = "a\nbc";
-        let d = Diagnostic::error(Span::new(3, 4), "m");
-        let j = d.to_json("p", text);
-        assert_eq!(j["line"], 2);
-        assert_eq!(j["col"], 2);
-        assert_eq!(j["source_line"], "bc");
+    fn json_has_the_documented_fields() {
+        let text = "a\nbc\nd";
+        let d = Diagnostic::error(Span::new(3, 6), "m")
+            .with_code(Code::Syntax)
+            .with_note("n")
+            .with_related(Span::new(0, 1), "first here");
+        let j = d.locate("p", text).to_json();
+        let expected = serde_json::json!({
+            "file": "p", "line": 2, "col": 2, "end": {"line": 3, "col": 2},
+            "severity": "error", "code": "E0101", "message": "m", "notes": ["n"],
+            "related": [{"file": "p", "line": 1, "col": 1, "end": {"line": 1, "col": 2},
+                         "message": "first here"}],
+        });
+        assert_eq!(j, expected);
+        let whole = Located::file("q", Severity::Warning, "w").to_json();
+        assert_eq!(
+            (whole["line"].as_u64(), whole["col"].as_u64()),
+            (Some(1), Some(1))
+        );
+        assert!(whole["code"].is_null() && whole.get("related").is_none());
+    }
+
+    #[test]
+    fn binary_input_is_one_message_about_the_file() {
+        let bytes = b"\x7fELF\x02\x01\x01\0\0\0\0\xff\xfe";
+        let e = decode_utf8(bytes).unwrap_err();
+        assert_eq!((e.span, e.code), (None, Some(Code::InvalidUtf8)));
+        assert!(e.message.starts_with("binary file"), "{}", e.message);
     }
 
     #[test]

@@ -194,12 +194,13 @@ pub(crate) fn finish(
     start: Instant,
     mut times: Times,
 ) -> BuildReport {
+    let computed = compute::without_collisions(computed);
     let mut diagnostics: Vec<_> = computed.reports().cloned().collect();
     let mut written = WriteTimes::default();
     let files = match writer.write(&computed, spec, &mut written) {
         Ok(f) => f,
         Err(e) => {
-            let message = e.located();
+            let message = e.located().or_code(compiler::diag::Code::WriteFailed);
             diagnostics.push(crate::report::FileReport {
                 path: message.path.clone(),
                 messages: vec![message],

@@ -18,9 +18,10 @@ use crate::inputs::{JobInput, Loaded, Resolved};
 use crate::report::FileReport;
 use crate::spec::{BuildSpec, Flow, Job, OutputKind};
 use crate::watcher::RootMarks;
-use compiler::diag::{Diagnostic, Located, Severity};
-use std::collections::HashSet;
-use std::path::PathBuf;
+use compiler::diag::{Code, Diagnostic, Located, Severity};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 
@@ -35,6 +36,8 @@ pub struct Output {
 /// What one job (input file) produces: its outputs and its messages.
 #[derive(Debug, Default)]
 pub struct JobResult {
+    /// The job's input file.
+    pub input: PathBuf,
     pub outputs: Vec<Output>,
     pub report: Option<FileReport>,
     /// Every output is on disk as this process last wrote or checked it, and nothing this
@@ -165,6 +168,7 @@ fn query_job(db: &Db, memos: &Memos, spec: &BuildSpec, job: &Job, loaded: &Loade
 /// The result of a job whose input cannot be read.
 pub(crate) fn unreadable(job: &Job, e: Located) -> JobResult {
     JobResult {
+        input: job.input.clone(),
         report: Some(FileReport {
             path: job.input.display().to_string(),
             messages: vec![e],
@@ -224,34 +228,41 @@ fn nothing_applies(spec: &BuildSpec, flow: Flow) -> String {
 
 /// The error of `--emit sv` on a design that is not APS.
 pub(crate) fn sv_not_aps() -> Diagnostic {
-    Diagnostic::global_error("--emit sv applies to APS designs only")
+    Diagnostic::global_error("--emit sv applies to APS designs only").with_code(Code::OutputNotMade)
 }
 
 /// The messages of an input at `path` with text `text`, in report order: warnings about
 /// other files, its own diagnostics, errors about other files (what a build reports, and
 /// an editor shows).
-pub fn messages(path: &str, outputs: &FileOutputs, text: &str) -> Vec<Located> {
-    let (errors, warnings): (Vec<&Located>, Vec<&Located>) = outputs
-        .elsewhere
-        .iter()
+pub fn messages(
+    path: &str,
+    flow: Flow,
+    elsewhere: Vec<Located>,
+    own: &[Diagnostic],
+    text: &str,
+) -> Vec<Located> {
+    let (errors, warnings): (Vec<Located>, Vec<Located>) = elsewhere
+        .into_iter()
         .partition(|m| m.severity == Severity::Error);
-    let mut messages: Vec<Located> = warnings.into_iter().cloned().collect();
-    messages.extend(outputs.diagnostics.iter().map(|d| d.locate(path, text)));
-    messages.extend(errors.into_iter().cloned());
-    messages
+    let own = compiler::diag::locate_all(own, path, text);
+    (warnings.into_iter().chain(own).chain(errors))
+        .map(|m| flow.coded_located(m))
+        .collect()
 }
 
 /// A job's result from its flow's outputs: the kinds the spec wants, each at its path, and
-/// its messages located against `text` (the input's text).
+/// its messages located against `text` (the input's text), each with a code (the flow's
+/// family code where the step that made it gave none).
 pub(crate) fn job_result(
     spec: &BuildSpec,
     job: &Job,
     flow: Flow,
-    outputs: FileOutputs,
+    mut outputs: FileOutputs,
     text: &str,
 ) -> JobResult {
     let path = job.input.display().to_string();
-    let mut messages = messages(&path, &outputs, text);
+    let elsewhere = std::mem::take(&mut outputs.elsewhere);
+    let mut messages = messages(&path, flow, elsewhere, &outputs.diagnostics, text);
     let made = outputs.outputs.len();
     let outputs: Vec<Output> = outputs
         .outputs
@@ -265,11 +276,81 @@ pub(crate) fn job_result(
         .collect();
     if made > 0 && outputs.is_empty() {
         let message = nothing_applies(spec, flow);
-        messages.push(Located::file(path.clone(), Severity::Error, message));
+        let m = Located::file(path.clone(), Severity::Error, message);
+        messages.push(m.with_code(Code::OutputNotMade));
     }
     JobResult {
+        input: job.input.clone(),
         outputs,
         report: (!messages.is_empty()).then_some(FileReport { path, messages }),
         on_disk: AtomicBool::new(false),
     }
+}
+
+/// `computed` with every job that would write an output another job also writes (two
+/// inputs with one stem, an input given twice, a Handshake `x.mlir` beside `x.blif`)
+/// turned into an error of that job, naming the other, and no outputs: neither result
+/// overwrites the other, whichever order they come in. Daemon and one-shot builds alike.
+pub(crate) fn without_collisions(computed: Computed) -> Computed {
+    // Keyed by the paths' bytes: hashing a `Path` walks its components, which costs a
+    // no-op build of a large library several times its own time.
+    let outputs = computed.results().map(|r| r.outputs.len()).sum();
+    let mut first: HashMap<&OsStr, (usize, usize)> = HashMap::with_capacity(outputs);
+    // Per clashing job: the other job's input → the first output they share.
+    let mut clashes: BTreeMap<(usize, usize), BTreeMap<&Path, &Path>> = BTreeMap::new();
+    for (g, group) in computed.groups.iter().enumerate() {
+        for (j, r) in group.iter().enumerate() {
+            for o in &r.outputs {
+                let (g0, j0) = *first.entry(o.path.as_os_str()).or_insert((g, j));
+                if (g0, j0) == (g, j) {
+                    continue;
+                }
+                let other = &computed.groups[g0][j0];
+                for (at, with) in [((g, j), other), ((g0, j0), r)] {
+                    clashes
+                        .entry(at)
+                        .or_default()
+                        .entry(&with.input)
+                        .or_insert(&o.path);
+                }
+            }
+        }
+    }
+    if clashes.is_empty() {
+        return computed;
+    }
+    let clashes: Vec<((usize, usize), Vec<Located>)> = clashes
+        .into_iter()
+        .map(|((g, j), others)| {
+            let input = computed.groups[g][j].input.display().to_string();
+            let errors = others.into_iter().map(|(with, output)| {
+                let message = format!(
+                    "output `{}` would also be written from `{}`",
+                    output.display(),
+                    with.display()
+                );
+                Located::file(input.clone(), Severity::Error, message)
+                    .with_code(Code::OutputCollision)
+            });
+            ((g, j), errors.collect())
+        })
+        .collect();
+    let mut groups = computed.groups.clone();
+    for ((g, j), errors) in clashes {
+        let mut results: Vec<Arc<JobResult>> = groups[g].iter().cloned().collect();
+        let old = &results[j];
+        let mut messages = old
+            .report
+            .as_ref()
+            .map_or_else(Vec::new, |r| r.messages.clone());
+        messages.extend(errors);
+        let path = old.input.display().to_string();
+        results[j] = Arc::new(JobResult {
+            input: old.input.clone(),
+            report: Some(FileReport { path, messages }),
+            ..JobResult::default()
+        });
+        groups[g] = Arc::new(results);
+    }
+    Computed { groups, ..computed }
 }

@@ -78,11 +78,8 @@ impl Digests {
                 hex(expected),
                 hex(&got)
             );
-            return Err(Located::file(
-                path.display().to_string(),
-                Severity::Error,
-                message,
-            ));
+            let located = Located::file(path.display().to_string(), Severity::Error, message);
+            return Err(located.with_code(compiler::diag::Code::DigestMismatch));
         }
         self.known.insert(path.to_path_buf(), got);
         Ok(())

@@ -57,6 +57,17 @@ impl std::fmt::Display for InputError {
     }
 }
 
+impl InputError {
+    /// The diagnostic code of the error.
+    pub fn code(&self) -> compiler::diag::Code {
+        use compiler::diag::Code;
+        match self {
+            InputError::TooLarge(_) => Code::LimitExceeded,
+            InputError::Io(_) | InputError::NotRegular(_) => Code::Unreadable,
+        }
+    }
+}
+
 impl From<io::Error> for InputError {
     fn from(e: io::Error) -> InputError {
         InputError::Io(e)

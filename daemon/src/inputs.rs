@@ -198,7 +198,10 @@ impl Workspace {
         let v: Vec<JobInput> = jobs
             .into_iter()
             .map(|job| {
-                let loaded = self.load(&job.input, spec);
+                let loaded = match &job.error {
+                    Some(e) => Loaded::Unreadable((**e).clone()),
+                    None => self.load(&job.input, spec),
+                };
                 (job, loaded)
             })
             .collect();
@@ -454,7 +457,7 @@ pub(crate) fn read_text(path: &Path, digests: &mut Digests) -> Result<String, Lo
 
 /// A file that cannot be read.
 pub(crate) fn io_error(path: &Path, e: &input::InputError) -> Located {
-    Located::file(path.display().to_string(), Severity::Error, e.to_string())
+    Located::file(path.display().to_string(), Severity::Error, e.to_string()).with_code(e.code())
 }
 
 /// The located error of a file that is not UTF-8.
@@ -462,6 +465,7 @@ pub(crate) fn utf8_error(path: &Path, bytes: &[u8]) -> Located {
     let shown = path.display().to_string();
     match diag::decode_utf8(bytes) {
         Err(d) => d.locate(&shown, &String::from_utf8_lossy(bytes)),
-        Ok(_) => Located::file(shown, Severity::Error, "invalid UTF-8"),
+        Ok(_) => Located::file(shown, Severity::Error, "invalid UTF-8")
+            .with_code(compiler::diag::Code::InvalidUtf8),
     }
 }

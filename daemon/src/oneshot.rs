@@ -47,6 +47,9 @@ pub fn build_gated(spec: &BuildSpec, may_write: impl FnOnce() -> bool) -> Option
 }
 
 fn run_job(spec: &BuildSpec, job: &Job, digests: &mut Digests, times: &mut Times) -> JobResult {
+    if let Some(e) = &job.error {
+        return unreadable(job, (**e).clone());
+    }
     let t = Instant::now();
     let text = read_text(&job.input, digests);
     times.sync += t.elapsed();

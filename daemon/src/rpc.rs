@@ -13,7 +13,7 @@ use crate::report::{BuildReport, FileReport, OutputFile, Times};
 use crate::spec::{
     self, BuildSpec, HandshakeSpec, OutputKind, SpecError, dialect_name, naming_name,
 };
-use compiler::diag::{At, Located, Severity};
+use compiler::diag::{At, Code, Located, Severity};
 use proto::kiln_client::KilnClient;
 use proto::kiln_server::{Kiln, KilnServer};
 use std::ops::Range;
@@ -799,12 +799,15 @@ fn message_to_proto(m: Located, file: &str) -> proto::Message {
             byte_col: a.byte_col as u64,
             len: a.len as u64,
             line_text: a.line_text,
+            end_line: a.end_line as u64,
+            end_col: a.end_col as u64,
         }),
         related: m
             .related
             .into_iter()
             .map(|r| message_to_proto(r, file))
             .collect(),
+        code: m.code.map_or_else(String::new, |c| c.as_str().to_string()),
     }
 }
 
@@ -821,6 +824,7 @@ fn message_from_proto(m: proto::Message, file: &str) -> Located {
             m.path
         },
         severity,
+        code: Code::parse(&m.code),
         message: m.message,
         notes: m.notes,
         at: m.at.map(|a| {
@@ -830,6 +834,8 @@ fn message_from_proto(m: proto::Message, file: &str) -> Located {
                 byte_col: a.byte_col as usize,
                 len: a.len as usize,
                 line_text: a.line_text,
+                end_line: a.end_line as usize,
+                end_col: a.end_col as usize,
             })
         }),
         related: m

@@ -6,9 +6,9 @@
 //! kinds the spec asks for among those its flow produces, or the flow's defaults.
 
 use crate::digests;
+use compiler::diag::{Code, Located, Severity};
 pub use compiler::flow::{Flow, OutputKind, is_blif, is_mlir};
 use compiler::handshake::{Dialect, Naming};
-use std::fs;
 use std::path::{Path, PathBuf};
 
 /// What to build (paths absolute, or relative to the process's directory). Inputs are
@@ -124,6 +124,7 @@ impl HandshakeSpec {
                 (p.display().to_string(), text.unwrap_or_default())
             }),
             limits: crate::input::limits(),
+            func: None,
         }
     }
 }
@@ -133,6 +134,9 @@ impl HandshakeSpec {
 pub struct Job {
     pub input: PathBuf,
     pub base: PathBuf,
+    /// Why the input cannot be built, found before it is read (a symbolic link loop, a
+    /// directory that cannot be listed): the job's only message.
+    pub error: Option<Box<Located>>,
 }
 
 impl Job {
@@ -142,6 +146,7 @@ impl Job {
         Job {
             input: input.to_path_buf(),
             base: out_dir.join(stem),
+            error: None,
         }
     }
 
@@ -175,21 +180,17 @@ pub fn jobs(spec: &BuildSpec) -> Vec<Job> {
     out
 }
 
-/// The jobs of the `.mlir`/`.blif` files below `dir`, sorted by input path, with the tree
-/// mirrored under `out_dir` (skipped when it lies below `dir`: outputs are not inputs), and
-/// kiln's own `.kiln-*` files skipped.
+/// The jobs of the `.mlir`/`.blif` files below `dir` ([`walk`]), sorted by input path,
+/// with the tree mirrored under `out_dir`.
 pub fn dir_jobs(dir: &Path, out_dir: &Path) -> Vec<Job> {
-    let mut found = Vec::new();
-    let skip = (out_dir != dir && out_dir.starts_with(dir)).then_some(out_dir);
-    walk(dir, skip, &mut found);
-    found.sort();
-    found
+    walk(dir, &[out_dir], |p| is_blif(p) || is_mlir(p))
         .into_iter()
-        .map(|f| {
-            let rel = f.strip_prefix(dir).unwrap_or(&f).with_extension("");
+        .map(|found| {
+            let rel = found.path.strip_prefix(dir).unwrap_or(&found.path);
             Job {
-                base: out_dir.join(rel),
-                input: f,
+                base: out_dir.join(rel.with_extension("")),
+                input: found.path,
+                error: found.error.map(Box::new),
             }
         })
         .collect()
@@ -205,20 +206,61 @@ pub fn not_an_input(path: &Path, dir: &Path, out_dir: &Path) -> bool {
             .is_ok_and(crate::watcher::is_kilns_own)
 }
 
-/// The input files below `dir`, except kiln's own and the directory `skip`.
-fn walk(dir: &Path, skip: Option<&Path>, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = fs::read_dir(dir) else { return };
-    for e in rd.flatten() {
-        let p = e.path();
-        let Ok(t) = e.file_type() else { continue };
-        let own = e.file_name().as_encoded_bytes().starts_with(b".kiln-");
-        if own || skip == Some(p.as_path()) {
-            continue;
-        }
-        if t.is_dir() {
-            walk(&p, skip, out);
-        } else if is_blif(&p) || is_mlir(&p) {
-            out.push(p);
+/// A file found below an input directory, or a path below it that cannot be walked.
+#[derive(Debug)]
+pub struct Found {
+    pub path: PathBuf,
+    pub error: Option<Located>,
+}
+
+/// The files below `dir` whose paths `keep` accepts, sorted by path: the one directory walk
+/// of the project (the daemon's scans, one-shot builds and `kiln aig` use it). Symbolic
+/// links are followed; a link back to one of its own ancestors is reported (code `E0010`)
+/// and not followed, as is a directory that cannot be listed. Left out: the directories in
+/// `skip` (output directories inside the input tree: a build never reads its own outputs)
+/// and every `.kiln-*` entry (the writer's spares and temporaries).
+pub fn walk(dir: &Path, skip: &[&Path], keep: impl Fn(&Path) -> bool) -> Vec<Found> {
+    let skipped = |p: &Path| {
+        p.file_name()
+            .is_some_and(|n| n.as_encoded_bytes().starts_with(b".kiln-"))
+            || skip.contains(&p)
+    };
+    let mut out = Vec::new();
+    let walker = walkdir::WalkDir::new(dir)
+        .follow_links(true)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|e| e.depth() == 0 || !skipped(e.path()));
+    for entry in walker {
+        match entry {
+            Ok(e) if !e.file_type().is_dir() && keep(e.path()) => out.push(Found {
+                path: e.into_path(),
+                error: None,
+            }),
+            Ok(_) => {}
+            Err(e) => {
+                let Some(path) = e.path().map(Path::to_path_buf) else {
+                    continue;
+                };
+                let message = match e.loop_ancestor() {
+                    Some(a) => format!(
+                        "symbolic link loop: this leads back to `{}`, which contains it; not followed",
+                        a.display()
+                    ),
+                    None => format!(
+                        "cannot walk: {}",
+                        e.io_error()
+                            .map_or_else(|| e.to_string(), ToString::to_string)
+                    ),
+                };
+                let m = Located::file(path.display().to_string(), Severity::Error, message);
+                out.push(Found {
+                    path,
+                    error: Some(m.with_code(Code::InputWalk)),
+                });
+            }
         }
     }
+    out.sort_by(|a, b| a.path.cmp(&b.path));
+    out
 }

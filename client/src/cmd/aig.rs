@@ -1,14 +1,17 @@
-//! `kiln aig FILE_OR_DIR... -o OUT_DIR [--format aig|aag|blif] [--jobs N] [--stats] [--json]`.
+//! `kiln aig FILE_OR_DIR... [-o OUT_DIR] [--format aig|aag|blif] [--jobs N] [--stats] [--json]`.
 //!
 //! Lowers every model of every BLIF file (directories are walked for `*.blif`, and the tree
 //! is mirrored under OUT_DIR) and writes the top model's AIG. Files are processed by a pool of
 //! `--jobs` threads; results are reported in input order. Warnings are printed and do not
 //! change the exit code; any input error makes the command exit 1.
 
+use crate::diagnostics;
 use crate::io::{self, Failure};
 use compiler::aig::{self, Aig};
 use compiler::blif;
-use compiler::diag::{self, Diagnostic};
+use compiler::diag::{self, Code, Diagnostic, Located};
+use compiler::flow::Flow;
+use std::collections::HashMap;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -32,13 +35,17 @@ impl Format {
 }
 
 #[derive(clap::Args)]
+#[command(after_help = "Examples:
+  kiln aig design.blif                          out/design.aig
+  kiln aig netlists/ -o aig --format aag        every .blif below, tree mirrored
+  kiln aig top.blif --stats                     PI/PO/latch/AND/level counts
+  kiln aig lib/ --json | jq .stats              one JSON object per file")]
 pub struct Args {
     /// BLIF files, or directories to search for `*.blif`.
     #[arg(required = true)]
     pub inputs: Vec<PathBuf>,
-    /// Output directory (the input tree is mirrored below it).
-    #[arg(short, long)]
-    pub out: PathBuf,
+    #[command(flatten)]
+    pub out: super::args::OutDir,
     /// Output format.
     #[arg(long, value_enum, default_value = "aig")]
     pub format: Format,
@@ -62,9 +69,8 @@ pub struct Job {
 /// What lowering one file produced.
 pub struct Outcome {
     pub stats: Option<Stats>,
-    /// Rendered diagnostics (warnings, or the error).
-    pub rendered: String,
-    pub json_diags: Vec<serde_json::Value>,
+    /// Its diagnostics (warnings, or the error), located and coded.
+    pub messages: Vec<Located>,
     pub failed: bool,
 }
 
@@ -90,7 +96,8 @@ impl Stats {
 }
 
 pub fn run(args: Args) -> Result<(), Failure> {
-    let jobs = collect_jobs(&args.inputs, &args.out, args.format)?;
+    let out = args.out.resolve()?;
+    let jobs = collect_jobs(&args.inputs, &out, args.format)?;
     let threads = args
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
@@ -116,23 +123,26 @@ pub fn run(args: Args) -> Result<(), Failure> {
 }
 
 fn report(jobs: &[Job], outcomes: &[Outcome], args: &Args) -> Result<(), Failure> {
-    let mut failed = 0;
+    let mut tally = diagnostics::Tally::default();
     for (job, o) in jobs.iter().zip(outcomes) {
-        eprint!("{}", o.rendered);
-        failed += o.failed as usize;
         if args.json {
+            let diags: Vec<serde_json::Value> = o.messages.iter().map(Located::to_json).collect();
             let v = serde_json::json!({
                 "file": job.input.display().to_string(),
                 "output": job.output.display().to_string(),
                 "ok": !o.failed,
                 "stats": o.stats,
-                "diagnostics": o.json_diags,
+                "diagnostics": diags,
             });
-            println!("{v}");
-        } else if args.stats
+            outln!("{v}");
+            o.messages.iter().for_each(|m| tally.count(m));
+            continue;
+        }
+        tally.show_all(&o.messages);
+        if args.stats
             && let Some(s) = o.stats
         {
-            println!(
+            outln!(
                 "{}: pi={} po={} latch={} and={} lev={}",
                 job.input.display(),
                 s.pi,
@@ -143,13 +153,9 @@ fn report(jobs: &[Job], outcomes: &[Outcome], args: &Args) -> Result<(), Failure
             );
         }
     }
-    if failed > 0 {
-        return Err(Failure::input(format!(
-            "{failed} of {} file(s) failed",
-            jobs.len()
-        )));
-    }
-    Ok(())
+    let failed = outcomes.iter().filter(|o| o.failed).count();
+    let what = format!("{failed} of {}", diagnostics::plural(jobs.len(), "file"));
+    tally.close("lower", &what)
 }
 
 /// Run `f` over `items` on `threads` worker threads; results in input order.
@@ -180,23 +186,16 @@ pub fn run_pool<T: Sync, R: Send>(
         .collect()
 }
 
-/// The files named by `inputs` (directories walked for `*.blif`, sorted) and their outputs.
+/// The files named by `inputs` (directories walked for `*.blif` by the project's one
+/// walker, [`kiln_daemon::spec::walk`], sorted, the tree mirrored) and their outputs. Two
+/// inputs that would write one output, and paths that cannot be walked (a symbolic link
+/// loop), are errors before anything is lowered.
 pub fn collect_jobs(inputs: &[PathBuf], out: &Path, format: Format) -> Result<Vec<Job>, Failure> {
     let mut jobs = Vec::new();
+    let mut errors = Vec::new();
+    let out_abs = std::path::absolute(out).unwrap_or_else(|_| out.to_path_buf());
     for input in inputs {
-        if input.is_dir() {
-            let mut files = Vec::new();
-            walk(input, &mut files)
-                .map_err(|e| Failure::input(format!("{}: error: {e}", input.display())))?;
-            files.sort();
-            for f in files {
-                let rel = f.strip_prefix(input).unwrap_or(&f).to_path_buf();
-                jobs.push(Job {
-                    output: out.join(rel).with_extension(format.extension()),
-                    input: f,
-                });
-            }
-        } else {
+        if !input.is_dir() {
             let name = input
                 .file_name()
                 .map(PathBuf::from)
@@ -205,31 +204,49 @@ pub fn collect_jobs(inputs: &[PathBuf], out: &Path, format: Format) -> Result<Ve
                 output: out.join(name).with_extension(format.extension()),
                 input: input.clone(),
             });
+            continue;
+        }
+        let root = std::path::absolute(input).unwrap_or_else(|_| input.clone());
+        let is_blif = |p: &Path| p.extension().is_some_and(|e| e == "blif");
+        for found in kiln_daemon::spec::walk(&root, &[&out_abs], is_blif) {
+            let rel = found
+                .path
+                .strip_prefix(&root)
+                .unwrap_or(&found.path)
+                .to_path_buf();
+            let shown = input.join(&rel);
+            match found.error {
+                Some(mut e) => {
+                    e.path = shown.display().to_string();
+                    errors.push(e);
+                }
+                None => jobs.push(Job {
+                    output: out.join(rel).with_extension(format.extension()),
+                    input: shown,
+                }),
+            }
         }
     }
-    Ok(jobs)
-}
-
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
-    for entry in std::fs::read_dir(dir)? {
-        let entry = entry?;
-        let path = entry.path();
-        // The entry's type comes with the directory listing (no extra stat per file).
-        let is_dir = entry.file_type().map_or_else(
-            |_| path.is_dir(),
-            |t| t.is_dir() || (t.is_symlink() && path.is_dir()),
-        );
-        if is_dir {
-            walk(&path, out)?;
-        } else if path.extension().is_some_and(|e| e == "blif") {
-            out.push(path);
+    let mut first: HashMap<&Path, &Path> = HashMap::new();
+    for job in &jobs {
+        let by = *first.entry(&job.output).or_insert(&job.input);
+        if by != job.input {
+            let message = format!(
+                "output `{}` would also be written from `{}`",
+                job.output.display(),
+                by.display()
+            );
+            errors.push(io::file_error(&job.input, Code::OutputCollision, message));
         }
     }
-    Ok(())
+    match errors.is_empty() {
+        true => Ok(jobs),
+        false => Err(Failure::located(errors)),
+    }
 }
 
-/// Read, parse, lower and write one file; `detail` adds the statistics and the diagnostics
-/// as JSON (for `--stats` and `--json`).
+/// Read, parse, lower and write one file; `detail` adds the statistics (for `--stats`
+/// and `--json`).
 pub fn lower_one(job: &Job, format: Format, detail: bool) -> Outcome {
     let path = job.input.display().to_string();
     let text = match io::read_source(&job.input) {
@@ -237,10 +254,7 @@ pub fn lower_one(job: &Job, format: Format, detail: bool) -> Outcome {
         Err(f) => {
             return Outcome {
                 stats: None,
-                rendered: f.message.clone(),
-                json_diags: vec![
-                    serde_json::json!({"file": path, "severity": "error", "message": f.message}),
-                ],
+                messages: f.located,
                 failed: true,
             };
         }
@@ -249,12 +263,10 @@ pub fn lower_one(job: &Job, format: Format, detail: bool) -> Outcome {
     let result = lower_text(&text, &mut diags);
     let mut outcome = Outcome {
         stats: None,
-        rendered: diag::render_all(&diags, &path, &text),
-        json_diags: if detail {
-            diag::to_json_all(&diags, &path, &text)
-        } else {
-            Vec::new()
-        },
+        messages: diag::locate_all(&diags, &path, &text)
+            .into_iter()
+            .map(|m| Flow::Blif.coded_located(m))
+            .collect(),
         failed: diags.iter().any(Diagnostic::is_error),
     };
     let Some(g) = result else {
@@ -263,8 +275,7 @@ pub fn lower_one(job: &Job, format: Format, detail: bool) -> Outcome {
     outcome.stats = detail.then(|| Stats::of(&g));
     // Regenerable bulk outputs: atomic but not fsynced (see io::write_atomic_unsynced).
     if let Err(f) = io::write_atomic_unsynced(&job.output, &encode(&g, format)) {
-        outcome.rendered.push_str(&f.message);
-        outcome.rendered.push('\n');
+        outcome.messages.extend(f.located);
         outcome.failed = true;
     }
     outcome

@@ -1,35 +1,36 @@
-//! `kiln build FILE.mlir --out-dir DIR`: compile a design with the flow its content selects.
+//! `kiln build INPUT... [-o DIR]`: compile designs with the flow their content selects.
 //!
 //! Dispatch is on content ([`compiler::flow::Flow::detect`]): a module with a `tor.design`
 //! goes to the APS flow, which writes `DIR/<stem>.cmt2.mlir` and `DIR/<stem>.rules.json`
 //! (and `<stem>.sv` with `--emit sv`); a module with a `handshake.func` goes to Handshake →
 //! Synth, which writes `<stem>.synth.mlir`, `.aig`, `.blif` and `.hier.blif` from the
-//! `--blif-lib` library (the outputs of `kiln synth`).
+//! `--blif-lib` library (the outputs of `kiln synth`); a `.blif` file to BLIF → AIG.
+//! Directories are searched for `.mlir` and `.blif` files, their tree mirrored below DIR.
 //!
 //! The build goes through the workspace's daemon (started on first use; see
 //! `daemon_client`); `--no-daemon`, or a daemon that cannot be used, builds in this process
 //! through the compiler's flows; `--remote-cache` runs the cached query pipeline in process
-//! on the layered store. All write byte-identical outputs.
+//! on the layered store. All accept the same inputs and write byte-identical outputs; a
+//! success ends with one summary line (`Built 2 outputs (2 written) in 4.1 ms [daemon]`).
 
-use crate::daemon_client;
+use super::args::BuildInputs;
+use crate::daemon_client::{self, Via};
+use crate::diagnostics;
 use crate::io::Failure;
-use kiln_daemon::spec::HandshakeSpec;
-use std::path::Path;
+use kiln_daemon::report::BuildReport;
+use kiln_daemon::spec::{BuildSpec, HandshakeSpec};
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
-pub struct Args {
-    /// The MLIR input.
-    pub file: PathBuf,
-    /// Where outputs go (created if missing).
-    #[arg(long, default_value = "out")]
-    pub out_dir: PathBuf,
-    /// Options of the Handshake → Synth flow.
+#[command(after_help = "Examples:
+  kiln build examples/aps/flow_burst_add.mlir                 out/flow_burst_add.cmt2.mlir, .rules.json
+  kiln build design.mlir -o build --emit sv                   also build/design.sv
+  kiln build gcd.mlir --blif-lib ../shared/dynamatic_blif/library
+  kiln build netlists/ -o aig                                 every .blif/.mlir below, tree mirrored
+  kiln build x.mlir --message-format json                     diagnostics as JSON lines on stdout")]
+pub struct BuildArgs {
     #[command(flatten)]
-    pub handshake: super::synth::HandshakeArgs,
-    /// Also write `<stem>.sv` (SystemVerilog of the rule circuit).
-    #[arg(long, value_enum)]
-    pub emit: Option<super::rtl::Emit>,
+    pub target: BuildInputs,
     /// Build through the cached query pipeline with this remote cache tier behind the local
     /// cache: `http://HOST:PORT[/PREFIX]` or `grpc://HOST:PORT[/INSTANCE]`.
     #[command(flatten)]
@@ -42,47 +43,172 @@ pub struct Args {
     pub explain: bool,
 }
 
-pub fn run(args: Args) -> Result<(), Failure> {
+/// What `kiln build --remote-cache` reads ([`super::build_cached`]): one input, its
+/// output directory, whether more kinds were asked for.
+pub struct Args {
+    pub file: PathBuf,
+    pub out_dir: PathBuf,
+    pub emit: Option<super::rtl::Emit>,
+    pub remote: super::build_cached::RemoteArgs,
+}
+
+pub fn run(args: BuildArgs) -> Result<(), Failure> {
+    let target = &args.target;
     if let Some(url) = args.remote.url() {
-        return super::build_cached::run(&args, url);
+        let [file] = target.inputs.as_slice() else {
+            return Err(Failure::usage(
+                "error: --remote-cache builds one input file at a time",
+            ));
+        };
+        let cached = Args {
+            file: file.clone(),
+            out_dir: target.out.resolve()?,
+            emit: (!target.emit.kinds.is_empty()).then_some(super::rtl::Emit::Sv),
+            remote: args.remote.clone(),
+        };
+        return super::build_cached::run(&cached, url);
     }
-    let kinds: Vec<String> = match args.emit {
-        Some(super::rtl::Emit::Sv) => ["cmt2", "rules-json", "sv"].map(String::from).to_vec(),
-        None => Vec::new(),
-    };
-    let mut spec = daemon_client::spec(std::slice::from_ref(&args.file), &kinds, &args.out_dir)?;
-    spec.handshake = handshake_spec(&args.file, &args.handshake);
+    let mut spec = target.spec()?;
     // The command reports diagnostics only: the daemon need not list unchanged files.
     spec.changed_only = true;
-    let mut report = daemon_client::build(&spec, args.no_daemon);
+    let (report, via) = daemon_client::build_via(&spec, args.no_daemon);
     if args.explain {
         super::why::print_after_build(args.no_daemon);
     }
-    // Name the input as the user did (the spec carries it absolute).
-    let (absolute, given) = (
-        spec.inputs[0].display().to_string(),
-        args.file.display().to_string(),
-    );
-    for m in report
-        .diagnostics
-        .iter_mut()
-        .flat_map(|d| d.messages.iter_mut())
-    {
-        if m.path == absolute {
-            m.path = given.clone();
-        }
-    }
-    daemon_client::report(&report)
+    finish(&spec, &target.inputs, &report, via)
 }
 
-/// The Handshake options of a build. The library is resolved here (`--blif-lib`,
-/// `kiln.toml`, `$KILN_BLIF_LIB`: the client's view); when none is found the spec has
-/// none, and a Handshake input then fails with the same message `kiln synth` gives.
-pub fn handshake_spec(file: &Path, args: &super::synth::HandshakeArgs) -> HandshakeSpec {
+/// Show a build's diagnostics (each input named as the user named it) and, when it
+/// succeeded, one summary line.
+pub fn finish(
+    spec: &BuildSpec,
+    given: &[PathBuf],
+    report: &BuildReport,
+    via: Via,
+) -> Result<(), Failure> {
+    let tally = show(spec, given, report);
+    tally.close("build", &diagnostics::inputs_named(given))?;
+    diagnostics::status("Built", &summary(report, via, &tally));
+    detail(report);
+    Ok(())
+}
+
+/// Show a build's diagnostics, each input named as the user named it.
+pub fn show(spec: &BuildSpec, given: &[PathBuf], report: &BuildReport) -> diagnostics::Tally {
+    let mut tally = diagnostics::Tally::default();
+    for m in report.diagnostics.iter().flat_map(|d| &d.messages) {
+        tally.show(&as_given(m.clone(), spec, given));
+    }
+    tally
+}
+
+/// `m` with the input's absolute path (as the spec carries it) replaced by the user's.
+fn as_given(
+    mut m: compiler::diag::Located,
+    spec: &BuildSpec,
+    given: &[PathBuf],
+) -> compiler::diag::Located {
+    let shown = |p: &str| {
+        let i = spec.inputs.iter().position(|a| a.as_os_str() == p)?;
+        Some(given.get(i)?.display().to_string())
+    };
+    if let Some(g) = shown(&m.path) {
+        m.path = g;
+    }
+    for r in &mut m.related {
+        if let Some(g) = shown(&r.path) {
+            r.path = g;
+        }
+    }
+    m
+}
+
+/// `3 outputs (1 written) in 4.1 ms [daemon]; compiled 1 function, 2 models; 1 warning`.
+fn summary(report: &BuildReport, via: Via, tally: &diagnostics::Tally) -> String {
+    let written = report.files.iter().filter(|f| f.written).count();
+    let total = report.files.len() + report.unchanged_omitted as usize;
+    let mut line = format!(
+        "{} ({written} written) in {:.1} ms [{via}]",
+        diagnostics::plural(total, "output"),
+        report.times.total.as_secs_f64() * 1e3,
+    );
+    let compiled = compiled(report);
+    if !compiled.is_empty() {
+        line.push_str(&format!("; compiled {}", compiled.join(", ")));
+    }
+    if tally.warnings > 0 {
+        line.push_str(&format!(
+            "; {}",
+            diagnostics::plural(tally.warnings, "warning")
+        ));
+    }
+    line
+}
+
+/// What the daemon recompiled, by unit: functions (segmented), models (lowered),
+/// Handshake designs (built); empty for an in-process build, which counts nothing.
+fn compiled(report: &BuildReport) -> Vec<String> {
+    let executed = |kind: &str| report.counts.get(kind).map_or(0, |c| c.executions as usize);
+    [
+        ("segmentation", "function"),
+        ("aig", "model"),
+        ("handshake_emit", "Handshake design"),
+    ]
+    .iter()
+    .filter(|(kind, _)| executed(kind) > 0)
+    .map(|(kind, unit)| diagnostics::plural(executed(kind), unit))
+    .collect()
+}
+
+/// `-v`: where the time went and every query kind that ran.
+fn detail(report: &BuildReport) {
+    let t = &report.times;
+    let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+    diagnostics::detail(&format!(
+        "      timing read {:.1} ms, compute {:.1} ms, hash {:.1} ms, write {:.1} ms",
+        ms(t.sync),
+        ms(t.compute),
+        ms(t.hash),
+        ms(t.write)
+    ));
+    let ran: Vec<String> = report
+        .counts
+        .iter()
+        .filter(|(_, c)| c.executions + c.cache_hits > 0)
+        .map(|(k, c)| format!("{k} {} (+{} cached)", c.executions, c.cache_hits))
+        .collect();
+    if !ran.is_empty() {
+        diagnostics::detail(&format!("     queries {}", ran.join(", ")));
+    }
+    for f in report.files.iter().filter(|f| f.written) {
+        diagnostics::detail(&format!("       wrote {}", f.path.display()));
+    }
+}
+
+/// The Handshake options of a build: the library is resolved ([`super::synth::library_dir`])
+/// and must be a directory; when none is named the spec has none, and a Handshake input
+/// then fails as `kiln synth` does.
+pub fn checked_handshake_spec(
+    args: &super::synth::HandshakeArgs,
+) -> Result<HandshakeSpec, Failure> {
+    let lib = super::synth::library_dir(args)?;
+    Ok(spec_with_library(args, lib))
+}
+
+/// The Handshake options of a build-system action: the library named is passed on as it
+/// is (a build of a design whose units it lacks fails with `E0403`). `_file` is unused:
+/// the library no longer depends on the input's place (see [`crate::config`]).
+pub fn handshake_spec(
+    _file: &std::path::Path,
+    args: &super::synth::HandshakeArgs,
+) -> HandshakeSpec {
+    let lib = super::synth::library_named(args).map(|(dir, _)| dir);
+    spec_with_library(args, lib)
+}
+
+fn spec_with_library(args: &super::synth::HandshakeArgs, lib: Option<PathBuf>) -> HandshakeSpec {
     HandshakeSpec {
-        blif_lib: super::synth::library_dir(file, args)
-            .ok()
-            .map(|l| daemon_client::absolute(&l)),
+        blif_lib: lib.map(|l| daemon_client::absolute(&l)),
         path_table: args.path_table.as_deref().map(daemon_client::absolute),
         dialect: args.synth_dialect.into(),
         naming: args.naming.into(),

@@ -34,10 +34,7 @@ impl RemoteArgs {
 }
 
 pub fn run(args: &Args, url: &str) -> Result<(), Failure> {
-    let usage = |m: String| Failure {
-        message: m,
-        code: 2,
-    };
+    let usage = Failure::usage;
     let path = args.file.display().to_string();
     if args.emit.is_some() {
         return Err(usage(format!(

@@ -3,6 +3,11 @@
 
 use crate::daemon_client::fail;
 use crate::io::Failure;
+use crate::size;
+
+pub const EXAMPLES: &str = "Examples:
+  kiln cache stats                 entries and size of the persistent cache
+  kiln cache gc --max-bytes 512M   evict least-recently-used entries down to 512 MiB";
 
 #[derive(clap::Subcommand)]
 pub enum Cache {
@@ -13,8 +18,8 @@ pub enum Cache {
     },
     /// Evict least-recently-used entries down to the size cap.
     Gc {
-        /// Target size in bytes (default: the cap, 1 GiB).
-        #[arg(long, default_value_t = kiln_cache::DEFAULT_CAP_BYTES)]
+        /// Target size (bytes, or 512M, 2G, ...).
+        #[arg(long, value_name = "SIZE", value_parser = size::parse, default_value = "1G")]
         max_bytes: u64,
     },
 }
@@ -28,23 +33,26 @@ pub fn run(cmd: Cache) -> Result<(), Failure> {
             let s = store.stats().map_err(fail)?;
             if json {
                 let v = serde_json::json!({"dir": dir, "entries": s.entries, "bytes": s.bytes, "cap_bytes": s.cap_bytes});
-                println!("{v}");
+                outln!("{v}");
             } else {
-                println!(
-                    "{}: {} entries, {} bytes (cap {})",
+                outln!(
+                    "{}: {} entries, {} (cap {})",
                     dir.display(),
                     s.entries,
-                    s.bytes,
-                    s.cap_bytes
+                    size::show(s.bytes),
+                    size::show(s.cap_bytes)
                 );
             }
         }
         Cache::Gc { max_bytes } => {
             let store = kiln_cache::Store::open(&dir, max_bytes).map_err(fail)?;
             let r = store.gc().map_err(fail)?;
-            println!(
-                "removed {} entries ({} bytes); {} entries, {} bytes remain",
-                r.removed, r.freed_bytes, r.remaining.entries, r.remaining.bytes
+            outln!(
+                "removed {} entries ({}); {} entries, {} remain",
+                r.removed,
+                size::show(r.freed_bytes),
+                r.remaining.entries,
+                size::show(r.remaining.bytes)
             );
         }
     }

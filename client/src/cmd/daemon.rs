@@ -6,6 +6,11 @@ use crate::io::Failure;
 
 pub type Args = kiln_daemon::server::Args;
 
+pub const EXAMPLES: &str = "Examples:
+  kiln daemon                          in the foreground (clients start one on first use)
+  kiln daemon --idle-timeout 600 --log-format json
+  kiln daemon --remote-cache grpc://cache:8980   a remote tier behind the persistent cache";
+
 pub fn run(mut args: Args) -> Result<(), Failure> {
     if args.workspace.is_none() {
         args.workspace = Some(daemon_client::workspace());

@@ -11,6 +11,9 @@ pub enum Kind {
 }
 
 #[derive(clap::Args)]
+#[command(after_help = "Examples:
+  kiln gen aps --functions 512 --seed 1 -o big.mlir
+  kiln gen aps --functions 3 -o - | kiln parse -")]
 pub struct Args {
     /// What to generate.
     #[arg(value_enum)]
@@ -19,24 +22,21 @@ pub struct Args {
     pub functions: usize,
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    #[arg(short = 'o', long = "output")]
+    /// The file to write; `-`: standard output.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: PathBuf,
 }
 
 pub fn run(args: Args) -> Result<(), Failure> {
     let max = compiler::aps::workload::MAX_FUNCTIONS;
     if args.functions > max {
-        return Err(Failure {
-            message: format!(
-                "error: --functions {} is more than a RISC-V design holds ({max}: 4 custom opcodes × 128 funct7)",
-                args.functions
-            ),
-            code: 2,
-        });
+        return Err(Failure::usage(format!(
+            "error: --functions {} is more than a RISC-V design holds ({max}: 4 custom opcodes × 128 funct7)",
+            args.functions
+        )));
     }
     let text = match args.kind {
         Kind::Aps => compiler::aps::workload::generate(args.functions, args.seed),
     };
-    io::write_atomic(&args.output, text.as_bytes())?;
-    Ok(())
+    io::write_output(&args.output, text.as_bytes())
 }

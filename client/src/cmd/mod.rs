@@ -4,15 +4,25 @@ use crate::io::Failure;
 use clap::Subcommand;
 
 pub mod aig;
+pub mod args;
+// Benchmarks print their tables themselves, as does the remote-cache build its summary.
+#[allow(clippy::print_stdout, clippy::print_stderr)]
 pub mod bench;
+#[allow(clippy::print_stdout, clippy::print_stderr)]
 pub mod bench_aps;
+#[allow(clippy::print_stdout, clippy::print_stderr)]
 pub mod bench_daemon;
+#[allow(clippy::print_stdout, clippy::print_stderr)]
 pub mod bench_lsp;
+#[allow(clippy::print_stdout, clippy::print_stderr)]
 pub mod bench_parse;
 pub mod build;
+#[allow(clippy::print_stdout, clippy::print_stderr)]
 pub mod build_cached;
 pub mod cache;
+pub mod completions;
 pub mod daemon;
+pub mod explain;
 #[path = "gen.rs"]
 pub mod generate;
 pub mod graph;
@@ -27,7 +37,19 @@ pub mod synth;
 pub mod synth_report;
 pub mod watch;
 pub mod why;
+#[allow(clippy::print_stdout, clippy::print_stderr)]
 pub mod worker;
+
+const BENCH_EXAMPLES: &str = "Examples:
+  kiln bench aig --abc --runs 5         BLIF to AIGER against ABC, in the same run
+  kiln bench daemon --runs 31           cold build, no-op and one-function edit latency
+  kiln bench aps --kiln ./kiln-before   another binary's cold build, for a before/after";
+
+const WORKER_EXAMPLES: &str = "Examples:
+  kiln worker --out-dir out --kind cmt2 design.mlir     one action, as a build system runs it
+  kiln worker @action.flags                              the same from a flag file
+  kiln worker --persistent_worker                        Bazel (rules_kiln sets this up)
+  kiln worker --buck2                                    Buck2, on $WORKER_SOCKET";
 
 #[derive(Subcommand)]
 pub enum Command {
@@ -35,7 +57,7 @@ pub enum Command {
     Parse(parse::Args),
     /// Compile a design by content: APS (`tor.design`) to CMT2 MLIR and rules JSON,
     /// Handshake (`handshake.func`) to Synth MLIR, AIGER and BLIF.
-    Build(build::Args),
+    Build(build::BuildArgs),
     /// Run one APS instruction on the TOR interpreter or the rule simulator.
     Sim(sim::Args),
     /// Graphviz view of one function's rules and FIFOs.
@@ -49,9 +71,10 @@ pub enum Command {
     /// Per op of a handshake.func: library unit, built-in generator or subckt fallback.
     SynthReport(synth_report::Args),
     /// Benchmarks, per area.
-    #[command(subcommand)]
+    #[command(subcommand, after_help = BENCH_EXAMPLES)]
     Bench(bench::Bench),
     /// Run the workspace's daemon in the foreground.
+    #[command(after_help = daemon::EXAMPLES)]
     Daemon(daemon::Args),
     /// Show the workspace's daemon (version, build, pid, socket).
     Status(status::Args),
@@ -60,7 +83,7 @@ pub enum Command {
     /// Stop the workspace's daemon.
     Shutdown(shutdown::Args),
     /// The persistent cache: statistics and garbage collection.
-    #[command(subcommand)]
+    #[command(subcommand, after_help = cache::EXAMPLES)]
     Cache(cache::Cache),
     /// Build, then rebuild on every change, through the daemon.
     Watch(watch::Args),
@@ -69,7 +92,14 @@ pub enum Command {
     /// Why each query of the daemon's last build executed.
     Why(why::Args),
     /// Build-system worker: Bazel (`--persistent_worker`), Buck2 (`--buck2`) or one-shot.
+    #[command(after_help = WORKER_EXAMPLES)]
     Worker(worker::Args),
+    /// What a diagnostic code (`E0101`) means, its usual cause and fix.
+    Explain(explain::Args),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions(completions::Args),
+    /// Write the man pages (kiln.1 and one per command).
+    Man(completions::ManArgs),
 }
 
 pub fn run(command: Command) -> Result<(), Failure> {
@@ -92,5 +122,8 @@ pub fn run(command: Command) -> Result<(), Failure> {
         Command::Worker(a) => worker::run(a),
         Command::Why(a) => why::run(a),
         Command::Lsp(a) => lsp::run(a),
+        Command::Explain(a) => explain::run(a),
+        Command::Completions(a) => completions::run(a),
+        Command::Man(a) => completions::man(a),
     }
 }

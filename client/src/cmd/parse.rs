@@ -1,7 +1,9 @@
 //! `kiln parse FILE... [--emit summary|mlir|json]`: parse MLIR files (chunk by chunk when
 //! they contain `// -----` separators) and print a summary, the generic form, or the tree
-//! as JSON (to stdout, or with `-o FILE` atomically to a file). Any parse error: all diagnostics on stderr, nothing on stdout, exit code 1.
+//! as JSON (to stdout, or with `-o FILE` atomically to a file). Any parse error: all
+//! diagnostics shown, nothing written, exit code 1.
 
+use crate::diagnostics;
 use crate::io::{self, Failure};
 use compiler::mlir::{self, ast::ModuleAst};
 use std::fmt::Write as _;
@@ -18,6 +20,10 @@ pub enum Emit {
 }
 
 #[derive(clap::Args)]
+#[command(after_help = "Examples:
+  kiln parse design.mlir                       functions and op counts
+  kiln parse design.mlir --emit mlir -o -      the generic form on stdout
+  kiln parse a.mlir b.mlir --emit json -o tree.json")]
 pub struct Args {
     /// MLIR files to parse.
     #[arg(required = true)]
@@ -25,19 +31,20 @@ pub struct Args {
     /// What to print.
     #[arg(long, value_enum, default_value = "summary")]
     pub emit: Emit,
-    /// Write the output to this file (atomically; untouched if unchanged) instead of stdout.
-    #[arg(long, short)]
+    /// Write the output to this file (atomically; untouched if unchanged); `-` or none:
+    /// standard output.
+    #[arg(long, short, value_name = "FILE")]
     pub output: Option<PathBuf>,
 }
 
 pub fn run(args: Args) -> Result<(), Failure> {
     let mut parsed = Vec::new();
-    let mut errors = String::new();
+    let mut tally = diagnostics::Tally::default();
     for path in &args.files {
         let text = match io::read_source(path) {
             Ok(t) => t,
             Err(f) => {
-                errors.push_str(&f.message);
+                tally.show_all(&f.located);
                 continue;
             }
         };
@@ -45,13 +52,11 @@ pub fn run(args: Args) -> Result<(), Failure> {
             Ok(modules) => parsed.push((path.display().to_string(), modules)),
             Err(diags) => {
                 let name = path.display().to_string();
-                errors.push_str(&Failure::diagnostics(&diags, &name, &text).message);
+                tally.show_all(&compiler::diag::locate_all(&diags, &name, &text));
             }
         }
     }
-    if !errors.is_empty() {
-        return Err(Failure::input(errors));
-    }
+    tally.close("parse", &diagnostics::inputs_named(&args.files))?;
     let mut out = String::new();
     for (name, modules) in &parsed {
         match args.emit {
@@ -60,19 +65,8 @@ pub fn run(args: Args) -> Result<(), Failure> {
             Emit::Json => write_json(&mut out, name, modules)?,
         }
     }
-    match &args.output {
-        Some(path) => io::write_atomic(path, out.as_bytes()).map(|_| ()),
-        None => {
-            print_stdout(&out);
-            Ok(())
-        }
-    }
-}
-
-/// Write to stdout; a closed pipe (`kiln parse ... | head`) is not an error.
-pub fn print_stdout(text: &str) {
-    use std::io::Write as _;
-    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+    let output = args.output.unwrap_or_else(|| PathBuf::from("-"));
+    io::write_output(&output, out.as_bytes())
 }
 
 fn write_summary(out: &mut String, name: &str, modules: &[ModuleAst]) {

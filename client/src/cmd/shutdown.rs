@@ -5,6 +5,8 @@ use crate::io::Failure;
 use std::time::Duration;
 
 #[derive(clap::Args)]
+#[command(after_help = "Examples:
+  kiln shutdown                the next build starts a fresh daemon")]
 pub struct Args {}
 
 pub fn run(_args: Args) -> Result<(), Failure> {
@@ -12,14 +14,14 @@ pub fn run(_args: Args) -> Result<(), Failure> {
     let rt = daemon_client::runtime()?;
     rt.block_on(async {
         let Some(mut client) = c.connect_existing().await else {
-            println!("kiln daemon: not running");
+            outln!("kiln daemon: not running");
             return Ok(());
         };
         let _ = client.shutdown().await;
         c.wait_until_gone(Duration::from_secs(30))
             .await
             .map_err(fail)?;
-        println!("kiln daemon: stopped");
+        outln!("kiln daemon: stopped");
         Ok(())
     })
 }

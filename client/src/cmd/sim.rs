@@ -12,6 +12,7 @@
 
 use crate::io::{self, Failure};
 use compiler::aps;
+use compiler::flow::Flow;
 use compiler::rules::{
     self,
     sim::{self, Command, SimConfig},
@@ -31,7 +32,13 @@ pub enum Engine {
 }
 
 #[derive(clap::Args)]
+#[command(after_help = "Examples:
+  kiln sim examples/aps/flow_burst_add.mlir --func flow_burst_add --rs1 0x1000 --rs2 0x2000
+  kiln sim design.mlir --func f --engine tor --json         the untimed reference
+  kiln sim out/design.cmt2.mlir --func f --engine cmt2      the emitted CMT2, read back
+  kiln sim design.mlir --func f --engine rtl --cpu-mem mem.json   Icarus Verilog")]
 pub struct Args {
+    /// An APS MLIR file (or a `.cmt2.mlir` that `kiln build` wrote, with `--engine cmt2`).
     pub file: PathBuf,
     /// The `tor.func` to run.
     #[arg(long = "func")]
@@ -143,7 +150,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
                 "{path}: error: a CMT2 file runs on `--engine cmt2` only"
             )));
         }
-        let fail = |d| Failure::diagnostics(&[d], &path, &text);
+        let fail = |d| Failure::diagnostics(&[Flow::Aps.coded(d)], &path, &text);
         let circuit = rules::read_cmt2(&text).map_err(fail)?;
         let ins = circuit
             .instructions
@@ -156,7 +163,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
         let r = sim::simulate(&circuit, &[cmd], mem, &cfg).map_err(sim_failure)?;
         return report(&args, responses(&r.responses), &r.cpu_mem, Some(r.cycles));
     }
-    let fail = |d| Failure::diagnostics(&[d], &path, &text);
+    let fail = |d| Failure::diagnostics(&[Flow::Aps.coded(d)], &path, &text);
     let module = compiler::mlir::parse_with(&text, &kiln_daemon::input::limits()).map_err(fail)?;
     let ctx = aps::design_context(&module).map_err(fail)?;
     let func = aps::function_named(&module, &args.func)
@@ -240,13 +247,13 @@ fn report(
         out["cycles"] = json!(c);
     }
     if args.json {
-        println!("{out}");
+        outln!("{out}");
     } else {
         for (rd, v) in &values {
-            println!("response: x{rd} = {}", *v as i32);
+            outln!("response: x{rd} = {}", *v as i32);
         }
         if let Some(c) = cycles {
-            println!("cycles: {c}");
+            outln!("cycles: {c}");
         }
     }
     Ok(())

@@ -5,6 +5,9 @@ use crate::daemon_client;
 use crate::io::Failure;
 
 #[derive(clap::Args)]
+#[command(after_help = "Examples:
+  kiln stats                   query executions and cache hits since the daemon started
+  kiln stats --json | jq .cache")]
 pub struct Args {
     /// Print JSON.
     #[arg(long)]
@@ -38,21 +41,31 @@ pub fn run(args: Args) -> Result<(), Failure> {
                        "misses": c.remote_misses, "rejected": c.remote_rejected,
                        "uploads": c.remote_uploads, "errors": c.remote_errors},
         });
-        println!("{v}");
+        outln!("{v}");
         return Ok(());
     }
-    println!("{:<16} {:>12} {:>12}", "query", "executions", "cache hits");
+    outln!("{:<16} {:>12} {:>12}", "query", "executions", "cache hits");
     for (kind, q) in &s.counts {
-        println!("{:<16} {:>12} {:>12}", kind, q.executions, q.cache_hits);
+        outln!("{:<16} {:>12} {:>12}", kind, q.executions, q.cache_hits);
     }
-    println!(
-        "builds {}, cancelled and retried {}; cache: {} entries, {} bytes, {} hits, {} misses, {} corrupt",
-        s.builds, s.cancelled_retries, s.cache_entries, s.cache_bytes, c.hits, c.misses, c.corrupt
+    outln!(
+        "builds {}, cancelled and retried {}; cache: {} entries, {}, {} hits, {} misses, {} corrupt",
+        s.builds,
+        s.cancelled_retries,
+        s.cache_entries,
+        crate::size::show(s.cache_bytes),
+        c.hits,
+        c.misses,
+        c.corrupt
     );
     if let Some(url) = &s.remote_url {
-        println!(
+        outln!(
             "remote {url}: {} hits, {} misses, {} rejected, {} uploads, {} errors",
-            c.remote_hits, c.remote_misses, c.remote_rejected, c.remote_uploads, c.remote_errors
+            c.remote_hits,
+            c.remote_misses,
+            c.remote_rejected,
+            c.remote_uploads,
+            c.remote_errors
         );
     }
     Ok(())

@@ -5,6 +5,9 @@ use crate::daemon_client;
 use crate::io::Failure;
 
 #[derive(clap::Args)]
+#[command(after_help = "Examples:
+  kiln status                  version, build, pid, socket, uptime (exit 1: none runs)
+  kiln status --json | jq .pid")]
 pub struct Args {
     /// Print JSON.
     #[arg(long)]
@@ -28,10 +31,10 @@ pub fn run(args: Args) -> Result<(), Failure> {
             "daemon_dir": s.daemon_dir, "uptime_ms": s.uptime.as_millis() as u64,
             "idle_timeout_secs": s.idle_timeout.as_secs(), "matches_client": matches,
         });
-        println!("{v}");
+        outln!("{v}");
         return Ok(());
     }
-    println!(
+    outln!(
         "kiln daemon {} (build {}{}), pid {}, up {:.1}s, idle timeout {}s\nsocket {}",
         s.version,
         s.build_id,

@@ -1,16 +1,20 @@
-//! `kiln synth CIRCUIT.mlir --blif-lib DIR --out-dir OUT`: Handshake → Synth.
+//! `kiln synth CIRCUIT.mlir [--func NAME] --blif-lib DIR [-o OUT]`: Handshake → Synth.
 //!
 //! Writes `OUT/<stem>.synth.mlir`, `OUT/<stem>.aig` (binary AIGER with symbols),
 //! `OUT/<stem>.blif` (flat) and `OUT/<stem>.hier.blif` (top model + each used unit model once).
 //! The library directory comes from `--blif-lib`, else `blif_lib` in the nearest `kiln.toml`
-//! (searched upwards from the input's directory, relative to that file), else `$KILN_BLIF_LIB`.
+//! (searched upwards from the working directory, relative to that file), else
+//! `$KILN_BLIF_LIB`; it must be a directory, and hold at least one of the design's units.
 //! The compiler's Handshake flow ([`compiler::flow::handshake`]) does the work; this command
 //! reads the input, the path table and each library file the design uses (once each).
 
+use crate::diagnostics;
 use crate::io::{self, Failure};
+use compiler::diag::{Code, Located};
+use compiler::flow::Flow;
 use compiler::flow::handshake::{self as flow, Front, Library, LibraryFile, Options};
 use compiler::handshake::{Dialect, Naming};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
 pub enum DialectArg {
@@ -46,14 +50,21 @@ pub struct HandshakeArgs {
 }
 
 #[derive(clap::Args)]
+#[command(after_help = "Examples:
+  kiln synth gcd.mlir --blif-lib ../shared/dynamatic_blif/library
+                                     out/gcd.synth.mlir, gcd.aig, gcd.blif, gcd.hier.blif
+  kiln synth kernels.mlir --func fir -o synth       one handshake.func of several
+  berkeley-abc -c \"read -c out/gcd.hier.blif; strash; dsec out/gcd.aig\"   check it")]
 pub struct Args {
-    /// A Handshake MLIR file with one `handshake.func`.
+    /// A Handshake MLIR file.
     pub file: PathBuf,
+    /// The `handshake.func` to build, when the file has several.
+    #[arg(long, value_name = "NAME")]
+    pub func: Option<String>,
     #[command(flatten)]
     pub handshake: HandshakeArgs,
-    /// Output directory.
-    #[arg(long, value_name = "DIR", default_value = ".")]
-    pub out_dir: PathBuf,
+    #[command(flatten)]
+    pub out: super::args::OutDir,
 }
 
 impl From<DialectArg> for Dialect {
@@ -75,34 +86,46 @@ impl From<NamingArg> for Naming {
 }
 
 pub fn run(args: Args) -> Result<(), Failure> {
+    let start = std::time::Instant::now();
+    let out_dir = args.out.resolve()?;
     let shown = args.file.display().to_string();
     let text = io::read_source(&args.file)?;
-    let (front, library) = prepare(&args.file, &text, &args.handshake)?;
-    let outcome = flow::back(&front, library, args.handshake.synth_dialect.into());
-    let mut messages: String = outcome.elsewhere.iter().map(|m| m.render()).collect();
-    messages.push_str(&compiler::diag::render_all(
-        &outcome.diagnostics,
-        &shown,
-        &text,
-    ));
-    if outcome.has_errors() {
-        return Err(Failure::input(messages));
-    }
-    eprint!("{messages}");
+    let outcome = match prepare(&text, &args.handshake, args.func.as_deref())? {
+        Ok((front, library)) => flow::back(&front, library, args.handshake.synth_dialect.into()),
+        Err(failed) => failed,
+    };
+    let mut tally = diagnostics::Tally::default();
+    tally.show_all(&messages(&outcome, &shown, &text));
+    tally.close("synthesize", &format!("`{shown}`"))?;
     let stem = args
         .file
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| "out".into());
+    let mut written = 0;
     for (kind, pieces) in &outcome.outputs {
-        let path = args.out_dir.join(format!("{stem}.{}", kind.suffix()));
-        io::write_atomic_parts(&path, pieces)?;
+        let path = out_dir.join(format!("{stem}.{}", kind.suffix()));
+        written += usize::from(io::write_atomic_parts(&path, pieces)?);
     }
+    let line = format!(
+        "{} ({written} written) in {:.1} ms [in process]",
+        diagnostics::plural(outcome.outputs.len(), "output"),
+        start.elapsed().as_secs_f64() * 1e3
+    );
+    diagnostics::status("Built", &line);
     Ok(())
 }
 
+/// An outcome's messages, located and coded: those about library files, then the design's.
+pub fn messages(outcome: &compiler::flow::Outcome, shown: &str, text: &str) -> Vec<Located> {
+    let own = compiler::diag::locate_all(&outcome.diagnostics, shown, text);
+    (outcome.elsewhere.iter().cloned().chain(own))
+        .map(|m| Flow::Handshake.coded_located(m))
+        .collect()
+}
+
 /// The flow's options (the path table read and checked).
-fn options(args: &HandshakeArgs) -> Result<Options, Failure> {
+fn options(args: &HandshakeArgs, func: Option<&str>) -> Result<Options, Failure> {
     let path_table = match &args.path_table {
         None => None,
         Some(file) => Some((file.display().to_string(), io::read_source(file)?)),
@@ -112,18 +135,28 @@ fn options(args: &HandshakeArgs) -> Result<Options, Failure> {
         naming: args.naming.into(),
         path_table,
         limits: kiln_daemon::input::limits(),
+        func: func.map(str::to_string),
     })
 }
 
 /// The design's front (parsed, analysed, marked) and the library units it uses, each
-/// library file read and lowered once.
-pub fn prepare(path: &Path, text: &str, args: &HandshakeArgs) -> Result<(Front, Library), Failure> {
-    let shown = path.display().to_string();
-    let front = flow::front(text, &options(args)?).map_err(|e| match e {
-        flow::FrontError::Input(d) => Failure::diagnostics(&[d], &shown, text),
-        flow::FrontError::PathTable(l) => Failure::input(l.render()),
-    })?;
-    let lib = library_dir(path, args)?;
+/// library file read and lowered once; or the outcome of a design that cannot be built
+/// (its errors, no library). `Err`: the library or the path table cannot be used at all.
+pub fn prepare(
+    text: &str,
+    args: &HandshakeArgs,
+    func: Option<&str>,
+) -> Result<Result<(Front, Library), compiler::flow::Outcome>, Failure> {
+    let lib = library_dir(args)?;
+    let front = match flow::front(text, &options(args, func)?) {
+        Ok(f) => f,
+        Err(e) => return Ok(Err(flow::front_failed(e))),
+    };
+    let Some(lib) = lib else {
+        return Ok(Err(compiler::flow::Outcome::failed(vec![
+            flow::no_library(),
+        ])));
+    };
     let mut read = |rel: &str| {
         let file = lib.join(rel);
         let shown = file.display().to_string();
@@ -134,63 +167,40 @@ pub fn prepare(path: &Path, text: &str, args: &HandshakeArgs) -> Result<(Front, 
         }
     };
     let library = flow::load(&front, &mut read);
-    Ok((front, library))
+    Ok(Ok((front, library)))
 }
 
-/// `--blif-lib`, else `blif_lib` of the nearest `kiln.toml`, else `$KILN_BLIF_LIB`.
-pub fn library_dir(input: &Path, args: &HandshakeArgs) -> Result<PathBuf, Failure> {
-    if let Some(d) = &args.blif_lib {
-        return Ok(d.clone());
+/// The library named for a Handshake build, and by what: `--blif-lib`, else `blif_lib` of
+/// the nearest `kiln.toml` (relative to it), else `$KILN_BLIF_LIB`.
+pub fn library_named(args: &HandshakeArgs) -> Option<(PathBuf, &'static str)> {
+    match (&args.blif_lib, crate::config::get().blif_lib()) {
+        (Some(d), _) => Some((d.clone(), "--blif-lib")),
+        (None, Some(d)) => Some((d, "`blif_lib` in kiln.toml")),
+        (None, None) => std::env::var_os("KILN_BLIF_LIB")
+            .filter(|v| !v.is_empty())
+            .map(|v| (PathBuf::from(v), "$KILN_BLIF_LIB")),
     }
-    let start = input
-        .canonicalize()
-        .ok()
-        .and_then(|p| p.parent().map(Path::to_path_buf))
-        .unwrap_or_else(|| PathBuf::from("."));
-    for dir in start.ancestors() {
-        let toml = dir.join("kiln.toml");
-        if let Ok(text) = std::fs::read_to_string(&toml)
-            && let Some(v) = toml_string(&text, "blif_lib")
-        {
-            return Ok(dir.join(v));
-        }
-    }
-    if let Some(v) = std::env::var_os("KILN_BLIF_LIB") {
-        return Ok(PathBuf::from(v));
-    }
-    Err(Failure {
-        message: "error: no BLIF library: pass --blif-lib DIR, set `blif_lib` in kiln.toml or $KILN_BLIF_LIB"
-            .into(),
-        code: 2,
-    })
 }
 
-/// The string value of a top-level `key = "value"` line of a TOML file (before any table).
-fn toml_string(text: &str, key: &str) -> Option<String> {
-    for line in text.lines() {
-        let line = line.trim();
-        if line.starts_with('[') {
-            return None;
-        }
-        let Some((k, v)) = line.split_once('=') else {
-            continue;
+/// The BLIF library of a Handshake build: `--blif-lib`, else `blif_lib` of the nearest
+/// `kiln.toml` (relative to it), else `$KILN_BLIF_LIB`; `None` when none is named. A named
+/// library that is not a directory is an error (code `E0402`): a wrong path would leave
+/// every unit opaque.
+pub fn library_dir(args: &HandshakeArgs) -> Result<Option<PathBuf>, Failure> {
+    let Some((dir, from)) = library_named(args) else {
+        return Ok(None);
+    };
+    if !dir.is_dir() {
+        let what = match dir.exists() {
+            true => "is not a directory",
+            false => "does not exist",
         };
-        if k.trim() == key {
-            let v = v.split('#').next()?.trim();
-            return Some(v.trim_matches('"').to_string());
-        }
+        let m = io::file_error(
+            &dir,
+            Code::LibraryNotDirectory,
+            format!("the BLIF library {what} (from {from})"),
+        );
+        return Err(Failure::located(vec![m]));
     }
-    None
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn toml_key_is_read_before_tables() {
-        let t = "# c\nblif_lib = \"../lib\" # x\n[other]\nblif_lib = \"no\"\n";
-        assert_eq!(toml_string(t, "blif_lib").as_deref(), Some("../lib"));
-        assert_eq!(toml_string("[a]\nblif_lib = \"x\"\n", "blif_lib"), None);
-    }
+    Ok(Some(dir))
 }

@@ -1,12 +1,18 @@
-//! `kiln synth-report CIRCUIT.mlir --blif-lib DIR`: per op, how Handshake → Synth implements
-//! it (library file / built-in generator / opaque subckt fallback), with totals.
+//! `kiln synth-report CIRCUIT.mlir... --blif-lib DIR`: per op, how Handshake → Synth
+//! implements it (library file / built-in generator / opaque subckt fallback), with totals.
+//! Every file is reported: one that cannot be read or analysed shows its errors and the
+//! others are still reported; the command then ends with exit code 1.
 
-use super::synth::{HandshakeArgs, prepare};
+use super::synth::{HandshakeArgs, messages, prepare};
+use crate::diagnostics::{self, Tally};
 use crate::io::{self, Failure};
 use compiler::handshake;
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
+#[command(after_help = "Examples:
+  kiln synth-report gcd.mlir --blif-lib ../shared/dynamatic_blif/library
+  kiln synth-report ../shared/handshake_examples/*.mlir --blif-lib lib | grep subckt")]
 pub struct Args {
     /// Handshake MLIR files.
     #[arg(required = true)]
@@ -16,12 +22,23 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<(), Failure> {
+    let mut tally = Tally::default();
     for f in &args.files {
-        let text = io::read_source(f)?;
-        let (front, library) = prepare(f, &text, &args.handshake)?;
-        let rows = handshake::report(&front.circuit, &front.marks, &library.units);
-        println!("{}:", f.display());
-        print!("{}", handshake::report_text(&rows));
+        let shown = f.display().to_string();
+        let text = match io::read_source(f) {
+            Ok(t) => t,
+            Err(e) => {
+                tally.show_all(&e.located);
+                continue;
+            }
+        };
+        match prepare(&text, &args.handshake, None)? {
+            Ok((front, library)) => {
+                let rows = handshake::report(&front.circuit, &front.marks, &library.units);
+                out!("{shown}:\n{}", handshake::report_text(&rows));
+            }
+            Err(failed) => tally.show_all(&messages(&failed, &shown, &text)),
+        }
     }
-    Ok(())
+    tally.close("report on", &diagnostics::inputs_named(&args.files))
 }

@@ -1,26 +1,28 @@
-//! `kiln watch PATHS... --out-dir DIR [--emit KIND]... [--max-events N]`: build, then
-//! rebuild on every change (through the daemon), printing one status line per rebuild and
-//! the diagnostics of failed ones.
+//! `kiln watch INPUT... [-o DIR] [build options] [--max-events N]`: build, then rebuild on
+//! every change (through the daemon), printing one status line per build and the
+//! diagnostics of each. It takes every option of `kiln build` (Handshake designs included:
+//! the library is resolved here and sent to the daemon), and its exit code is that of its
+//! last build.
 
+use super::args::BuildInputs;
 use crate::daemon_client::{self, fail};
+use crate::diagnostics;
 use crate::io::Failure;
 use kiln_daemon::rpc::WatchEvent;
+use kiln_daemon::spec::BuildSpec;
 use std::path::PathBuf;
 use tokio_stream::StreamExt;
 
 #[derive(clap::Args)]
+#[command(after_help = "Examples:
+  kiln watch src/ -o out                       rebuild on every save, until interrupted
+  kiln watch gcd.mlir --blif-lib ../shared/dynamatic_blif/library
+  kiln watch design.mlir --emit sv --max-events 1    one build, then exit with its status")]
 pub struct Args {
-    /// `.mlir`/`.blif` files, or directories to search for them.
-    #[arg(required = true)]
-    pub paths: Vec<PathBuf>,
-    /// Output directory.
-    #[arg(long, short)]
-    pub out_dir: PathBuf,
-    /// Output kinds (cmt2, rules-json, aig, aag); default per input type.
-    #[arg(long = "emit")]
-    pub kinds: Vec<String>,
+    #[command(flatten)]
+    pub target: BuildInputs,
     /// Stop after this many builds (default: run until interrupted).
-    #[arg(long)]
+    #[arg(long, value_name = "N")]
     pub max_events: Option<u64>,
     /// After each build, say why each query executed (`kiln why`).
     #[arg(long)]
@@ -28,18 +30,19 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<(), Failure> {
-    let spec = daemon_client::spec(&args.paths, &args.kinds, &args.out_dir)?;
+    let spec = args.target.spec()?;
     let c = daemon_client::connector()?;
     let rt = daemon_client::runtime()?;
-    rt.block_on(async {
+    let last_ok = rt.block_on(async {
         let mut client = c.ensure().await.map_err(fail)?;
         let explainer = client.clone();
         let stream = client.watch(&spec).await.map_err(fail)?;
         let mut stream = std::pin::pin!(stream);
         let mut seen = 0u64;
+        let mut last_ok = true;
         while let Some(event) = stream.next().await {
             let event = event.map_err(fail)?;
-            print_event(&event);
+            last_ok = show_event(&event, &spec, &args.target.inputs);
             if args.explain {
                 super::why::print_explained(explainer.clone().why(None).await);
             }
@@ -48,11 +51,16 @@ pub fn run(args: Args) -> Result<(), Failure> {
                 break;
             }
         }
-        Ok(())
-    })
+        Ok::<bool, Failure>(last_ok)
+    })?;
+    match last_ok {
+        true => Ok(()),
+        false => Err(Failure::reported(1)),
+    }
 }
 
-fn print_event(e: &WatchEvent) {
+/// One build's status line (stdout) and diagnostics; whether it succeeded.
+fn show_event(e: &WatchEvent, spec: &BuildSpec, given: &[PathBuf]) -> bool {
     let b = &e.report;
     let written = b.files.iter().filter(|f| f.written).count();
     let execs: Vec<String> = b
@@ -62,7 +70,7 @@ fn print_event(e: &WatchEvent) {
         .map(|(kind, c)| format!("{kind}={}", c.executions))
         .collect();
     let changed: Vec<String> = e.changed.iter().map(|p| p.display().to_string()).collect();
-    println!(
+    outln!(
         "[{}] {} {} files ({} written) in {:.1} ms; executed: {}{}",
         e.seq,
         if b.ok() { "ok" } else { "FAILED" },
@@ -80,5 +88,8 @@ fn print_event(e: &WatchEvent) {
             format!("; changed: {}", changed.join(" "))
         }
     );
-    eprint!("{}", b.rendered());
+    let tally = super::build::show(spec, given, b);
+    tally
+        .close("build", &diagnostics::inputs_named(given))
+        .is_ok()
 }

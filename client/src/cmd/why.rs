@@ -19,7 +19,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<(), Failure> {
-    print!("{}", explanation(args.target.as_deref(), args.json)?);
+    out!("{}", explanation(args.target.as_deref(), args.json)?);
     Ok(())
 }
 
@@ -45,19 +45,19 @@ pub fn explanation(target: Option<&str>, json: bool) -> Result<String, Failure> 
 /// build, which runs no queries, a note saying so).
 pub fn print_after_build(no_daemon: bool) {
     if daemon_client::no_daemon_requested(no_daemon) {
-        eprintln!("kiln: --explain: an in-process build runs no queries to explain");
+        errln!("kiln: --explain: an in-process build runs no queries to explain");
         return;
     }
     match explanation(None, false) {
-        Ok(text) => eprint!("{text}"),
-        Err(f) => eprintln!("kiln: --explain: {}", f.message),
+        Ok(text) => crate::io::print_err(&text),
+        Err(f) => errln!("kiln: --explain: {}", f.message),
     }
 }
 
 /// `--explain` of `watch`, given the daemon's answer.
 pub fn print_explained(e: Result<Explanation, RpcError>) {
     match e {
-        Ok(e) => eprint!("{}", e.render()),
-        Err(e) => eprintln!("kiln: --explain: {e}"),
+        Ok(e) => crate::io::print_err(&e.render()),
+        Err(e) => errln!("kiln: --explain: {e}"),
     }
 }

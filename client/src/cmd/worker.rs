@@ -73,7 +73,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
         return Ok(());
     }
     Err(Failure {
-        message: outcome.output,
         code: outcome.exit_code,
+        ..Failure::input(outcome.output)
     })
 }

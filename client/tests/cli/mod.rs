@@ -36,3 +36,80 @@ pub fn ok(cmd: &mut Command) -> Output {
     );
     out
 }
+
+/// A workspace with its own daemon runtime and cache directories (`ws/src` exists); the
+/// daemon it may start is stopped when it drops.
+pub struct Daemon {
+    root: tempfile::TempDir,
+}
+
+impl Daemon {
+    pub fn new() -> Daemon {
+        let root = tempfile::tempdir().unwrap();
+        for d in ["ws/src", "run", "cache"] {
+            std::fs::create_dir_all(root.path().join(d)).unwrap();
+        }
+        Daemon { root }
+    }
+
+    pub fn ws(&self) -> PathBuf {
+        self.root.path().join("ws")
+    }
+
+    /// `kiln` in the workspace, through its daemon.
+    pub fn kiln(&self) -> Command {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_kiln"));
+        c.env("KILN_WORKSPACE", self.ws())
+            .env("XDG_RUNTIME_DIR", self.root.path().join("run"))
+            .env("KILN_CACHE_DIR", self.root.path().join("cache"))
+            .env_remove("KILN_NO_DAEMON")
+            .env_remove("KILN_BLIF_LIB")
+            .current_dir(self.ws());
+        c
+    }
+
+    /// `kiln` in the workspace, in process.
+    pub fn kiln_no_daemon(&self) -> Command {
+        let mut c = self.kiln();
+        c.env("KILN_NO_DAEMON", "1");
+        c
+    }
+
+    pub fn run(&self, args: &[&str]) -> Output {
+        self.kiln().args(args).output().expect("kiln runs")
+    }
+
+    /// `run` with some path arguments after the others.
+    pub fn run_args(&self, args: &[&str], paths: &[&std::path::Path]) -> Output {
+        self.kiln()
+            .args(args)
+            .args(paths)
+            .output()
+            .expect("kiln runs")
+    }
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        let _ = self.run(&["shutdown"]);
+    }
+}
+
+/// Every file below `dir` with its bytes, by relative path (none: empty).
+pub fn tree_bytes(dir: &std::path::Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                let rel = p.strip_prefix(dir).unwrap().to_path_buf();
+                out.push((rel, std::fs::read(&p).unwrap_or_default()));
+            }
+        }
+    }
+    out.sort();
+    out
+}

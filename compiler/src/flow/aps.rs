@@ -15,7 +15,7 @@
 
 use super::{Outcome, OutputKind, Piece};
 use crate::aps::{self, DesignContext};
-use crate::diag::{Diagnostic, Span};
+use crate::diag::{Code, Diagnostic, Span};
 use crate::limits::Limits;
 use crate::mlir::ast::Operation;
 use crate::mlir::items::Item;
@@ -152,10 +152,13 @@ pub fn repeated_symbols(functions: &[Item]) -> Vec<Diagnostic> {
         }
         let at = item.offset + item.text.find('@').unwrap_or(0);
         let span = Span::new(at, at + 1 + item.symbol.len());
-        out.push(Diagnostic::error(
-            span,
-            format!("function `@{}` is defined more than once", item.symbol),
-        ));
+        out.push(
+            Diagnostic::error(
+                span,
+                format!("function `@{}` is defined more than once", item.symbol),
+            )
+            .with_code(Code::DuplicateFunction),
+        );
     }
     out
 }
@@ -208,7 +211,8 @@ pub fn build(text: &str, stem: &str, with_sv: bool, limits: &Limits) -> Outcome 
         Ok((e, with_sv.then_some(c)))
     });
     let Some(built) = built else {
-        let d = Diagnostic::global_error("internal error: a build thread panicked");
+        let d = Diagnostic::global_error("internal error: a build thread panicked")
+            .with_code(Code::Internal);
         return Outcome::failed(vec![d]);
     };
     let mut emitted = Vec::with_capacity(built.len());

@@ -11,7 +11,7 @@
 use super::{Outcome, OutputKind, whole};
 use crate::aig::{self, Aig, Lowered};
 use crate::blif::Model;
-use crate::diag::{Diagnostic, Span};
+use crate::diag::{Code, Diagnostic, Span};
 use crate::mlir::items::Item;
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
@@ -70,6 +70,7 @@ pub fn cycle_error(name: &str, model: &Model, cycle: &[String]) -> Diagnostic {
         model.span,
         format!("model `{name}` instantiates itself: {}", cycle.join(" -> ")),
     )
+    .with_code(Code::RecursiveModel)
 }
 
 /// The AIGs of the models `model` instantiates, each once: `exists(m)` says whether the
@@ -87,13 +88,15 @@ pub fn children(
             continue;
         }
         if !exists(child) {
-            return Err(Diagnostic::error(
-                s.model.span,
-                format!("unknown model `{child}`"),
-            ));
+            return Err(
+                Diagnostic::error(s.model.span, format!("unknown model `{child}`"))
+                    .with_code(Code::UnknownModel),
+            );
         }
-        let aig = lowered(child)
-            .map_err(|d| Diagnostic::error(s.span, format!("in model `{child}`: {}", d.message)))?;
+        let aig = lowered(child).map_err(|d| {
+            let e = Diagnostic::error(s.span, format!("in model `{child}`: {}", d.message));
+            Diagnostic { code: d.code, ..e }
+        })?;
         children.insert(child.clone(), aig);
     }
     Ok(children)
@@ -109,7 +112,8 @@ pub fn outcome(
     top: Option<Result<&Lowered, &Diagnostic>>,
 ) -> Outcome {
     let (Some(first), Some(top)) = (models.first(), top) else {
-        return Outcome::failed(vec![Diagnostic::error(Span::point(0), "no model in file")]);
+        let d = Diagnostic::error(Span::point(0), "no model in file").with_code(Code::NoModel);
+        return Outcome::failed(vec![d]);
     };
     let mut diagnostics = Vec::new();
     for m in models {

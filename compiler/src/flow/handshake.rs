@@ -9,7 +9,7 @@
 //! [`synthesize`] runs them in a row for a caller that hands in a way to read the library.
 
 use super::{Outcome, OutputKind, Piece, whole};
-use crate::diag::{Diagnostic, Located, Severity};
+use crate::diag::{Code, Diagnostic, Located, Severity};
 use crate::handshake::{self, Circuit, Dialect, LibUnit, Naming, PathTable, UnitRef, aig_io};
 use crate::limits::Limits;
 use std::collections::BTreeMap;
@@ -23,6 +23,8 @@ pub struct Options {
     pub path_table: Option<(String, String)>,
     /// The counts and widths of the input are checked against these.
     pub limits: Limits,
+    /// The `handshake.func` to build when the input has several (`@name` without the `@`).
+    pub func: Option<String>,
 }
 
 /// The analysed circuit, its marks and the library files they use.
@@ -44,12 +46,15 @@ pub enum FrontError {
 /// Phase 1: parse, analyse and mark the circuit (independent of the library's contents).
 pub fn front(text: &str, opts: &Options) -> Result<Front, FrontError> {
     let module = crate::mlir::parse_with(text, &opts.limits).map_err(FrontError::Input)?;
-    let func = handshake::find_func(&module.ops).map_err(FrontError::Input)?;
+    let func =
+        handshake::find_func_named(&module.ops, opts.func.as_deref()).map_err(FrontError::Input)?;
     let circuit = handshake::analyze(func, opts.naming).map_err(FrontError::Input)?;
     let table = match &opts.path_table {
         None => PathTable::default(),
-        Some((path, table)) => PathTable::with_overrides(table)
-            .map_err(|d| FrontError::PathTable(Box::new(d.locate(path, table))))?,
+        Some((path, table)) => PathTable::with_overrides(table).map_err(|d| {
+            let located = d.or_code(Code::PathTable).locate(path, table);
+            FrontError::PathTable(Box::new(located))
+        })?,
     };
     let marks = handshake::mark::mark_circuit_with(func, &circuit, &table, &opts.limits)
         .map_err(FrontError::Input)?;
@@ -81,6 +86,8 @@ pub struct Library {
     pub units: BTreeMap<String, LibUnit>,
     pub texts: BTreeMap<String, String>,
     pub notes: Vec<Located>,
+    /// How many of the files looked for exist (usable or not).
+    pub found: usize,
 }
 
 impl Library {
@@ -93,13 +100,14 @@ impl Library {
         text: &str,
         lowered: Result<LibUnit, Diagnostic>,
     ) {
+        self.found += 1;
         match lowered {
             Ok(u) => {
                 self.units.insert(rel.to_string(), u);
                 self.texts.insert(rel.to_string(), text.to_string());
             }
             Err(d) => {
-                let mut note = d.locate(shown, text);
+                let mut note = d.with_code(Code::LibraryFileIgnored).locate(shown, text);
                 note.severity = Severity::Warning;
                 note.notes.push("unit ignored".into());
                 self.notes.push(note);
@@ -109,11 +117,9 @@ impl Library {
 
     /// The file `shown` exists but is not UTF-8.
     pub fn not_utf8(&mut self, shown: &str) {
-        self.notes.push(Located::file(
-            shown,
-            Severity::Warning,
-            "not UTF-8; unit ignored",
-        ));
+        self.found += 1;
+        let note = Located::file(shown, Severity::Warning, "not UTF-8; unit ignored");
+        self.notes.push(note.with_code(Code::LibraryFileIgnored));
     }
 }
 
@@ -140,12 +146,17 @@ pub fn load(front: &Front, read: &mut dyn FnMut(&str) -> LibraryFile) -> Library
     library
 }
 
-/// Phase 2: the design built from `front` and `library`, as the four outputs.
+/// Phase 2: the design built from `front` and `library`, as the four outputs. A design
+/// that uses library files none of which exists is an error: the library directory is
+/// almost certainly the wrong one, and every unit would be opaque.
 pub fn back(front: &Front, library: Library, dialect: Dialect) -> Outcome {
     let failed = |d: Diagnostic, notes: Vec<Located>| Outcome {
         elsewhere: notes,
         ..Outcome::failed(vec![d])
     };
+    if library.found == 0 && !front.library_paths.is_empty() {
+        return failed(library_unused(&front.library_paths), library.notes);
+    }
     let out = match handshake::build(&front.circuit, &front.marks, &library.units) {
         Ok(o) => o,
         Err(d) => return failed(d, library.notes),
@@ -175,6 +186,23 @@ pub fn no_library() -> Diagnostic {
     Diagnostic::global_error(
         "no BLIF library: pass --blif-lib DIR, set `blif_lib` in kiln.toml or $KILN_BLIF_LIB",
     )
+    .with_code(Code::NoLibrary)
+}
+
+/// The error of a library in which none of `paths` (the files a design uses) exists.
+fn library_unused(paths: &[String]) -> Diagnostic {
+    let shown: Vec<&str> = paths.iter().take(3).map(String::as_str).collect();
+    let more = match paths.len() > shown.len() {
+        true => format!(", and {} more", paths.len() - shown.len()),
+        false => String::new(),
+    };
+    Diagnostic::global_error(format!(
+        "none of the {} library files this design uses is in the BLIF library",
+        paths.len()
+    ))
+    .with_code(Code::LibraryUnused)
+    .with_note(format!("looked for {}{more}", shown.join(", ")))
+    .with_note("--blif-lib must name the library's root (the directory of `addi/`, `buffer/`, ...)")
 }
 
 /// The whole flow for one file: [`front`], the library files read through `read` (`None`:

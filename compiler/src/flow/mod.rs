@@ -20,7 +20,7 @@ pub mod aps;
 pub mod blif;
 pub mod handshake;
 
-use crate::diag::{Diagnostic, Located};
+use crate::diag::{Code, Diagnostic, Located, Severity};
 use std::borrow::Cow;
 
 /// The flow an input goes to.
@@ -56,6 +56,33 @@ impl Flow {
         }
     }
 
+    /// The family code of this flow's diagnostics of `severity` that were given no code
+    /// of their own where they were made ([`crate::diag::codes`]).
+    pub fn code(self, severity: Severity) -> Code {
+        let warning = severity != Severity::Error;
+        match (self, warning) {
+            (Flow::Aps, false) => Code::Aps,
+            (Flow::Aps, true) => Code::ApsWarning,
+            (Flow::Blif, false) => Code::Blif,
+            (Flow::Blif, true) => Code::BlifWarning,
+            (Flow::Handshake, false) => Code::Handshake,
+            (Flow::Handshake, true) => Code::HandshakeWarning,
+            (Flow::Unknown, _) => Code::NoFlow,
+        }
+    }
+
+    /// `d` with this flow's family code unless it has a code.
+    pub fn coded(self, d: Diagnostic) -> Diagnostic {
+        let code = self.code(d.severity);
+        d.or_code(code)
+    }
+
+    /// `m` with this flow's family code unless it has a code.
+    pub fn coded_located(self, m: Located) -> Located {
+        let code = self.code(m.severity);
+        m.or_code(code)
+    }
+
     /// The outputs a build of this flow writes when none are asked for.
     pub fn default_kinds(self) -> &'static [OutputKind] {
         match self {
@@ -87,7 +114,8 @@ pub fn unknown(text: &str) -> Diagnostic {
         Err(d) => d,
         Ok(_) => Diagnostic::global_error(
             "no flow accepts this input (expected a module with `tor.design` or a `handshake.func`)",
-        ),
+        )
+        .with_code(Code::NoFlow),
     }
 }
 

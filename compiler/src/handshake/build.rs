@@ -15,7 +15,7 @@ use super::circuit::{Circuit, OpNode, PortSpec, ValueRef};
 use super::mark::{Builtin, UnitRef};
 use super::net::{CompactError, Lit, Net};
 use super::signals::{PortRef, SigKind, Signal, signals};
-use crate::diag::Diagnostic;
+use crate::diag::{Code, Diagnostic};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -202,7 +202,7 @@ pub fn build(
                         "op `{inst_name}` ({}) has no AIG{looked}: {reason}; kept as an opaque synth.subckt",
                         node.kind
                     ),
-                ));
+                ).with_code(Code::OpaqueUnit));
                 let mut inst_in = Vec::new();
                 for s in &ins {
                     let n = net_of(s);

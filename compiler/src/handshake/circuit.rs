@@ -12,7 +12,7 @@
 //! are named after `argNames`/`resNames` or `in<i>`/`out<j>` ([`Naming`]).
 
 use super::names::group_names;
-use crate::diag::{Diagnostic, Span};
+use crate::diag::{Code, Diagnostic, Span};
 use crate::mlir::ast::{Attribute, Operation, Type};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -105,12 +105,35 @@ pub struct Circuit {
 
 /// Finds the single non-external `handshake.func` among `ops` (looking inside modules).
 pub fn find_func(ops: &[Operation]) -> Result<&Operation, Diagnostic> {
+    find_func_named(ops, None)
+}
+
+/// [`find_func`], or the non-external `handshake.func` `@name` among several.
+pub fn find_func_named<'a>(
+    ops: &'a [Operation],
+    name: Option<&str>,
+) -> Result<&'a Operation, Diagnostic> {
     let mut found = Vec::new();
     collect_funcs(ops, &mut found);
+    if let Some(name) = name {
+        let names: Vec<String> = found.iter().map(|f| format!("@{}", func_name(f))).collect();
+        return found
+            .into_iter()
+            .find(|f| func_name(f) == name)
+            .ok_or_else(|| {
+                Diagnostic::global_error(format!("no handshake.func `@{name}` with a body"))
+                    .with_code(Code::OneHandshakeFunc)
+                    .with_note(match names.is_empty() {
+                        true => "the input defines none".to_string(),
+                        false => format!("the input defines {}", names.join(", ")),
+                    })
+            });
+    }
     match found.as_slice() {
-        [] => Err(Diagnostic::global_error(
-            "no handshake.func with a body in the input",
-        )),
+        [] => Err(
+            Diagnostic::global_error("no handshake.func with a body in the input")
+                .with_code(Code::OneHandshakeFunc),
+        ),
         [one] => Ok(one),
         [_, second, ..] => Err(Diagnostic::error(
             second.span,
@@ -119,7 +142,8 @@ pub fn find_func(ops: &[Operation]) -> Result<&Operation, Diagnostic> {
                 found.len()
             ),
         )
-        .with_note("split the file (e.g. at `// -----` markers) into one function per input")),
+        .with_code(Code::OneHandshakeFunc)
+        .with_note("choose one with `kiln synth --func NAME`, or split the file into one function per input")),
     }
 }
 
@@ -175,14 +199,18 @@ pub fn port_type(
                     "unsupported type {} in a Handshake circuit",
                     type_text(other)
                 ),
-            ));
+            )
+            .with_code(Code::UnsupportedType));
         }
     };
     if pt.float && warnings.iter().all(|w| !w.message.starts_with("float")) {
-        warnings.push(Diagnostic::warning(
-            span,
-            "float data is carried as its bit pattern; float operators have no AIG",
-        ));
+        warnings.push(
+            Diagnostic::warning(
+                span,
+                "float data is carried as its bit pattern; float operators have no AIG",
+            )
+            .with_code(Code::FloatAsBits),
+        );
     }
     Ok(pt)
 }
@@ -197,7 +225,8 @@ fn data_width(ty: &Type, span: Span) -> Result<u32, Diagnostic> {
                 "unsupported data type {} (expected an integer or float)",
                 type_text(other)
             ),
-        )),
+        )
+        .with_code(Code::UnsupportedType)),
     }
 }
 
@@ -381,6 +410,7 @@ fn lookup(
                 operand.span,
                 format!("use of undefined value {}", operand.name),
             )
+            .with_code(Code::UndefinedValue)
         })
 }
 

@@ -7,7 +7,7 @@
 
 use super::circuit::{Circuit, OpNode};
 use super::table::{PathTable, expand};
-use crate::diag::{Diagnostic, Span};
+use crate::diag::{Code, Diagnostic, Span};
 use crate::limits::{Limit, Limits};
 use crate::mlir::ast::{Attribute, Operation};
 use serde::{Deserialize, Serialize};
@@ -307,7 +307,10 @@ fn mark_op(
             let (ty, slots) = buffer_type(op);
             limits
                 .check(Limit::Results, u64::from(slots))
-                .map_err(|m| Diagnostic::error(op.span, format!("buffer slots: {m}")))?;
+                .map_err(|m| {
+                    Diagnostic::error(op.span, format!("buffer slots: {m}"))
+                        .with_code(Code::LimitExceeded)
+                })?;
             set("SLOTS", slots);
             if slots >= 1 && (ty == "FIFO_BREAK_NONE" || ty == "FIFO_BREAK_DV") {
                 builtin = Some(Builtin::Fifo {

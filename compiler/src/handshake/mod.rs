@@ -22,7 +22,7 @@ pub mod net;
 pub(crate) mod signals;
 pub mod table;
 
-pub use circuit::{Circuit, Naming, analyze, find_func};
+pub use circuit::{Circuit, Naming, analyze, find_func, find_func_named};
 pub use mark::{Builtin, UnitRef};
 pub use table::PathTable;
 

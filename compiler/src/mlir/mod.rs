@@ -19,7 +19,7 @@ pub(crate) mod structural_ops;
 #[cfg(any(test, feature = "generators"))]
 pub mod synthetic;
 
-use crate::diag::Diagnostic;
+use crate::diag::{Code, Diagnostic};
 use crate::limits::Limits;
 
 /// Parse MLIR text into the generic operation tree; the first error ends the parse.
@@ -28,8 +28,11 @@ pub fn parse(text: &str) -> Result<ast::ModuleAst, Diagnostic> {
 }
 
 /// [`parse`] with the widths and result counts of the text checked against `limits`.
+/// Errors without a more specific code are syntax errors ([`Code::Syntax`]).
 pub fn parse_with(text: &str, limits: &Limits) -> Result<ast::ModuleAst, Diagnostic> {
-    parser::Parser::with_limits(text, *limits).parse_module()
+    parser::Parser::with_limits(text, *limits)
+        .parse_module()
+        .map_err(|d| d.or_code(Code::Syntax))
 }
 
 /// Parse a file that may hold several `// -----`-separated inputs: one tree per chunk, with

@@ -30,7 +30,7 @@
 use super::ast::*;
 use super::lexer::{Kind, Token, lex_at};
 use super::ops;
-use crate::diag::{Diagnostic, Span};
+use crate::diag::{Code, Diagnostic, Span};
 use crate::limits::{Limit, Limits};
 
 pub type PResult<T> = Result<T, Diagnostic>;
@@ -216,10 +216,10 @@ impl<'a> Parser<'a> {
     fn enter(&mut self) -> PResult<()> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
-            return Err(Diagnostic::error(
-                Span::point(self.tok.start()),
-                "nesting too deep",
-            ));
+            return Err(
+                Diagnostic::error(Span::point(self.tok.start()), "nesting too deep")
+                    .with_code(Code::NestingTooDeep),
+            );
         }
         Ok(())
     }
@@ -269,13 +269,16 @@ impl<'a> Parser<'a> {
             let mut count = 1;
             if self.eat(Kind::Colon) {
                 let n = self.expect(Kind::Int)?;
-                count = self
-                    .text(n)
-                    .parse::<u32>()
-                    .map_err(|_| Diagnostic::error(self.span(n), "invalid result count"))?;
+                count = self.text(n).parse::<u32>().map_err(|_| {
+                    Diagnostic::error(self.span(n), "invalid result count")
+                        .with_code(Code::LiteralTooLarge)
+                })?;
                 self.limits
                     .check(Limit::Results, u64::from(count))
-                    .map_err(|m| Diagnostic::error(self.span(n), format!("result count: {m}")))?;
+                    .map_err(|m| {
+                        Diagnostic::error(self.span(n), format!("result count: {m}"))
+                            .with_code(Code::LimitExceeded)
+                    })?;
             }
             results.push(ResultDef {
                 name: Name::new(self.text(t)),
@@ -311,7 +314,8 @@ impl<'a> Parser<'a> {
             return Err(Diagnostic::error(
                 self.span(t),
                 format!("unknown operation '{written}' in custom form"),
-            ));
+            )
+            .with_code(Code::UnknownOp));
         };
         let mut op = Parser::new_op(name, results);
         parser(self, &mut op)?;
@@ -393,6 +397,7 @@ impl<'a> Parser<'a> {
             let digits = &self.src[t.end() + 1..end];
             index = Some(digits.parse::<u32>().map_err(|_| {
                 Diagnostic::error(Span::new(t.end(), end), "result index too large")
+                    .with_code(Code::LiteralTooLarge)
             })?);
             self.reset_to(end);
         }
@@ -635,7 +640,9 @@ impl<'a> Parser<'a> {
         let t = self.tok;
         let word = self.text(t);
         if let Some(ty) = scalar_type(word, self.limits.max_int_width) {
-            let ty = ty.map_err(|m| Diagnostic::error(self.span(t), m))?;
+            // The one error of a scalar type is a width over the limit.
+            let ty =
+                ty.map_err(|m| Diagnostic::error(self.span(t), m).with_code(Code::LimitExceeded))?;
             self.bump();
             return Ok(ty);
         }
@@ -751,9 +758,10 @@ impl<'a> Parser<'a> {
                     while self.bytes.get(e).is_some_and(u8::is_ascii_digit) {
                         e += 1;
                     }
-                    let d = self.src[pos..e]
-                        .parse::<u64>()
-                        .map_err(|_| Diagnostic::error(Span::new(pos, e), "dimension too large"))?;
+                    let d = self.src[pos..e].parse::<u64>().map_err(|_| {
+                        Diagnostic::error(Span::new(pos, e), "dimension too large")
+                            .with_code(Code::LiteralTooLarge)
+                    })?;
                     (Some(d), e)
                 }
                 _ => break,
@@ -876,8 +884,10 @@ impl<'a> Parser<'a> {
                 .fold(0i64, |acc, b| acc * 10 + i64::from(b - b'0'));
             return Ok(i128::from(v));
         }
-        parse_int_text(text)
-            .ok_or_else(|| Diagnostic::error(self.span(t), "integer literal too large"))
+        parse_int_text(text).ok_or_else(|| {
+            Diagnostic::error(self.span(t), "integer literal too large")
+                .with_code(Code::LiteralTooLarge)
+        })
     }
 
     /// `{a = 1, b, "c" = "x"}`.

@@ -22,6 +22,7 @@ use crate::db::{Db, FileOutputs, SourceFile, blif};
 use crate::inputs::Overlay;
 use compiler::aps::DesignContext;
 use compiler::diag::Located;
+use compiler::flow::Flow;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -49,14 +50,18 @@ impl Ide {
     /// The diagnostics of `overlay` (the document at `path`) as a build reports them.
     pub fn analyze(&self, db: &Db, path: &Path, overlay: Overlay) -> Analysis {
         let shown = path.display().to_string();
-        let (outputs, text) = match overlay {
-            Overlay::Mlir(f, _) => (self.mlir_outputs(db, path, f), f.text(db)),
-            Overlay::Handshake(j, _) => (handshake_outputs(db, j).clone(), j.file(db).text(db)),
-            Overlay::Blif(f, _) => (blif::blif_outputs(db, f).clone(), f.text(db)),
+        let (flow, outputs, text) = match overlay {
+            Overlay::Mlir(f, _) => (Flow::Aps, self.mlir_outputs(db, path, f), f.text(db)),
+            Overlay::Handshake(j, _) => (
+                Flow::Handshake,
+                handshake_outputs(db, j).clone(),
+                j.file(db).text(db),
+            ),
+            Overlay::Blif(f, _) => (Flow::Blif, blif::blif_outputs(db, f).clone(), f.text(db)),
         };
         Analysis {
             version: overlay.version(),
-            messages: messages(&shown, &outputs, text),
+            messages: messages(&shown, flow, outputs.elsewhere, &outputs.diagnostics, text),
         }
     }
 

@@ -1,0 +1,112 @@
+//! Argument groups several commands share, so that one option means one thing everywhere:
+//! `-o/--out-dir DIR` where a command writes a directory ([`OutDir`]), `--emit KIND` adding
+//! an output kind to each input's defaults ([`Emit`]), and what `build` and `watch` build
+//! ([`BuildInputs`]).
+
+use crate::daemon_client;
+use crate::io::{self, Failure};
+use compiler::flow::{Flow, OutputKind};
+use kiln_daemon::spec::BuildSpec;
+use std::path::PathBuf;
+
+/// The inputs of `build` and `watch`, where their outputs go and how they are built.
+#[derive(clap::Args, Clone, Debug)]
+pub struct BuildInputs {
+    /// MLIR or BLIF files, or directories searched for them.
+    #[arg(required = true, value_name = "INPUT")]
+    pub inputs: Vec<PathBuf>,
+    #[command(flatten)]
+    pub out: OutDir,
+    /// Options of the Handshake → Synth flow.
+    #[command(flatten)]
+    pub handshake: super::synth::HandshakeArgs,
+    #[command(flatten)]
+    pub emit: Emit,
+}
+
+impl BuildInputs {
+    /// The build spec: paths absolute, kinds added to the defaults, the library resolved
+    /// and checked ([`super::build::checked_handshake_spec`]).
+    pub fn spec(&self) -> Result<BuildSpec, Failure> {
+        let out_dir = self.out.resolve()?;
+        let mut spec = daemon_client::spec_of(&self.inputs, self.emit.spec_kinds(), &out_dir);
+        spec.handshake = super::build::checked_handshake_spec(&self.handshake)?;
+        Ok(spec)
+    }
+}
+
+/// The output directory of a command that writes several files.
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct OutDir {
+    /// Output directory, created if missing [default: `out_dir` of kiln.toml, else out]
+    #[arg(short = 'o', long = "out-dir", alias = "out", value_name = "DIR")]
+    pub out_dir: Option<PathBuf>,
+}
+
+impl OutDir {
+    /// The directory: given, else the configuration's, else `out`.
+    pub fn resolve(&self) -> Result<PathBuf, Failure> {
+        match &self.out_dir {
+            Some(d) if io::is_stdout(d) => Err(Failure::usage(
+                "error: -o/--out-dir names a directory; `-` (standard output) holds one file",
+            )),
+            Some(d) => Ok(d.clone()),
+            None => Ok(crate::config::get().out_dir()),
+        }
+    }
+}
+
+/// Output kinds added to each input's defaults.
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct Emit {
+    /// Also write this output kind (repeatable): sv (APS); aag (BLIF); or any default kind:
+    /// cmt2, rules-json (APS), aig (BLIF), synth-mlir, aig, blif, hier-blif (Handshake)
+    #[arg(long = "emit", value_name = "KIND", value_parser = kind)]
+    pub kinds: Vec<OutputKind>,
+}
+
+impl Emit {
+    /// The kinds of a build spec: none (each flow's defaults) when nothing is added, else
+    /// every flow's defaults and the added kinds, in one fixed order.
+    pub fn spec_kinds(&self) -> Vec<OutputKind> {
+        if self.kinds.is_empty() {
+            return Vec::new();
+        }
+        let defaults = [Flow::Aps, Flow::Blif, Flow::Handshake]
+            .iter()
+            .flat_map(|f| f.default_kinds().iter());
+        let wanted: Vec<OutputKind> = defaults.chain(&self.kinds).copied().collect();
+        OutputKind::ALL
+            .iter()
+            .copied()
+            .filter(|k| wanted.contains(k))
+            .collect()
+    }
+}
+
+/// An output kind by name.
+fn kind(name: &str) -> Result<OutputKind, String> {
+    OutputKind::parse(name).ok_or_else(|| {
+        let names: Vec<&str> = OutputKind::ALL.iter().map(|k| k.name()).collect();
+        format!("unknown output kind `{name}` (one of {})", names.join(", "))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn emit_adds_to_every_flows_defaults() {
+        assert!(Emit::default().spec_kinds().is_empty());
+        let e = Emit {
+            kinds: vec![OutputKind::Sv, OutputKind::Aag],
+        };
+        let k = e.spec_kinds();
+        for f in [Flow::Aps, Flow::Blif, Flow::Handshake] {
+            assert!(f.default_kinds().iter().all(|d| k.contains(d)), "{f:?}");
+        }
+        assert!(k.contains(&OutputKind::Sv) && k.contains(&OutputKind::Aag));
+        assert_eq!(k.len(), OutputKind::ALL.len());
+    }
+}

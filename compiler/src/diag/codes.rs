@@ -1,0 +1,224 @@
+//! The stable codes of diagnostics: one table, one short explanation per code
+//! (`kiln explain CODE` prints it; editors link to it).
+//!
+//! A code names a kind of problem, not a message: messages may be reworded, codes stay.
+//! `E` codes are errors, `W` codes warnings. The hundreds say where the problem is found:
+//! `00` the input file and the build itself, `01` MLIR syntax, `02` APS designs, `03` BLIF
+//! netlists, `04` Handshake designs. Each flow has a family code (`E0200`, `W0300`, ...)
+//! that its diagnostics carry when no more specific code was given at the place they are
+//! made ([`crate::flow::Flow::code`]); a new specific code is one line here.
+//!
+//! Architecture invariant: a code, once published, keeps its meaning; retired codes are not
+//! reused.
+
+use serde::{Deserialize, Serialize};
+
+macro_rules! codes {
+    ($($name:ident = $code:literal, $summary:literal, $explanation:literal;)*) => {
+        /// A diagnostic's stable code (see the module documentation).
+        #[derive(
+            Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+        )]
+        pub enum Code {
+            $(
+                #[doc = $summary]
+                #[serde(rename = $code)]
+                $name,
+            )*
+        }
+
+        impl Code {
+            /// Every code, in table order.
+            pub const ALL: &[Code] = &[$(Code::$name),*];
+
+            /// `E0101`, `W0404`, ...
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(Code::$name => $code,)*
+                }
+            }
+
+            /// What the code means, in one line.
+            pub fn summary(self) -> &'static str {
+                match self {
+                    $(Code::$name => $summary,)*
+                }
+            }
+
+            /// A paragraph on the cause and the usual fix.
+            pub fn explanation(self) -> &'static str {
+                match self {
+                    $(Code::$name => $explanation,)*
+                }
+            }
+        }
+    };
+}
+
+codes! {
+    InvalidUtf8 = "E0001", "the input is not UTF-8 text",
+        "kiln reads MLIR and BLIF as UTF-8 text. The input holds a byte sequence that is not \
+         UTF-8 (the message gives the first one), or is a binary file (an object file, an \
+         AIGER file, an archive). Convert the file to UTF-8 or pass the text source instead.";
+    Unreadable = "E0002", "the input cannot be read",
+        "The named input does not exist, is not readable, or is not a regular file: kiln \
+         refuses FIFOs, devices and sockets at once (they may never end), and reads \
+         directories only where a command walks them. Check the path and its permissions.";
+    DigestMismatch = "E0003", "the input does not match its declared digest",
+        "A build system declared the SHA-256 digest of an input, and the bytes kiln read do \
+         not have it: the file changed under the build, or the build system uses another \
+         digest function (pass `--input-digests ignore` to the worker, e.g. for BLAKE3).";
+    LimitExceeded = "E0004", "a resource limit was exceeded",
+        "Every size, count and width read from an input is checked against the limits \
+         policy before it sizes anything. The message names the limit, its value, and the \
+         flag and `kiln.toml` key (`[limits]`) that raise it. Raise it only for inputs you \
+         trust.";
+    NoFlow = "E0005", "no flow accepts this input",
+        "`kiln build` chooses the flow by content: a `.blif` file is a BLIF netlist; MLIR \
+         with a `tor.design` is an APS design; MLIR with a `handshake.func` is a Handshake \
+         design. This input is none of them (or does not parse as MLIR: then the error is \
+         the syntax error).";
+    OutputNotMade = "E0006", "a requested output is not made from this input",
+        "An output kind was asked for (`--emit KIND`) that this input's flow does not make, \
+         e.g. `--emit sv` (APS only) on a Handshake design, or only `synth-mlir` for a BLIF \
+         file. `kiln help build` lists the kinds of each flow.";
+    OutputCollision = "E0007", "two inputs would write the same output file",
+        "Outputs are named after their input's stem, with directory inputs mirrored below \
+         the output directory. Two inputs given on the command line with the same stem \
+         (`a/addi.blif` and `b/addi.blif`), or an input given twice, would overwrite one \
+         result with the other. Build them into different output directories, or pass \
+         their common parent directory, whose tree is mirrored.";
+    WriteFailed = "E0008", "an output cannot be written",
+        "kiln writes every output atomically (a temporary file renamed over the old one). \
+         The output directory cannot be created or written, or the disk is full. Previous \
+         outputs are left as they were.";
+    Internal = "E0009", "internal error",
+        "Something inside kiln failed that input cannot cause (a worker thread panicked). \
+         Please report it with the input that triggers it.";
+    InputWalk = "E0010", "an input directory cannot be walked",
+        "A directory given as input (or one below it) cannot be listed, or a symbolic link \
+         below it leads back to one of its own ancestors (a loop, which would otherwise \
+         mirror the tree into itself without end). Remove the link or pass the \
+         directories it should reach instead.";
+    Config = "E0011", "kiln.toml is invalid",
+        "The nearest `kiln.toml` (searched from the current directory up) is not valid TOML, \
+         or holds an unknown key or a value of the wrong type. `kiln help` lists the keys: \
+         `blif_lib`, `out_dir`, `[limits]`, `[remote]`.";
+    Syntax = "E0101", "MLIR syntax error",
+        "The input does not follow MLIR's textual grammar (generic form, or the custom form \
+         of an op kiln knows) at the position shown: the message says what was expected \
+         there. Only the first syntax error of each `// -----` chunk is reported.";
+    UnknownOp = "E0102", "unknown operation in custom form",
+        "An op written in custom (pretty) form is not one kiln can parse. Write it in the \
+         generic form (`\"dialect.op\"(%a) : (i32) -> i32`), which kiln reads for any op, or \
+         check the op's spelling.";
+    NestingTooDeep = "E0103", "regions nested too deep",
+        "Regions and attributes are nested deeper than the parser follows (a bound that \
+         keeps hostile input from exhausting the stack). Real designs are far below it.";
+    LiteralTooLarge = "E0104", "a number in the input is too large",
+        "An integer literal, a dimension or a result index does not fit the integer type \
+         kiln reads it into (64 bits for literals). This is not a configurable limit.";
+    Aps = "E0200", "invalid APS design",
+        "The scheduled TOR/APS design cannot be turned into rules: the message names the \
+         construct (an undefined value, an unsupported op, a hazard within one time slot, a \
+         constant loop step of 0, a repeated instruction identity, ...). This family code is \
+         what APS checks carry until they get codes of their own.";
+    ApsWarning = "W0200", "questionable APS design",
+        "The design builds, but something in it is likely a mistake, e.g. an opcode outside \
+         RISC-V's custom-0..3 (0x0b, 0x2b, 0x5b, 0x7b).";
+    DuplicateFunction = "E0201", "a function is defined more than once",
+        "Two `tor.func` items of one file have the same symbol. Functions are known by \
+         their symbol (outputs, incremental builds); rename one of them.";
+    Blif = "E0300", "invalid BLIF netlist",
+        "The BLIF file does not follow the format (SIS, with yosys's `.conn`/`.cname`), or \
+         describes a netlist kiln cannot lower: a net with two drivers, a combinational \
+         loop, a cover row of the wrong width, ... The message says which.";
+    BlifWarning = "W0300", "questionable BLIF netlist",
+        "The netlist lowers, but something in it is likely a mistake, e.g. a net that is \
+         used but never driven (it becomes a primary input).";
+    UnknownModel = "E0301", "an instantiated model is not defined",
+        "A `.subckt` names a model that is not in the file. kiln never looks beyond one \
+         file: put the model's `.model ... .end` in the same file.";
+    RecursiveModel = "E0302", "a model instantiates itself",
+        "A chain of `.subckt` instantiations leads back to the model it starts from, so the \
+         hierarchy has no bottom. The message shows the chain.";
+    NoModel = "E0303", "no model in the file",
+        "A BLIF file needs at least one `.model`; its first model is the top.";
+    Handshake = "E0400", "invalid Handshake design",
+        "The `handshake.func` cannot be lowered to an AIG: an unsupported type or op form, \
+         a net with two drivers or none, a combinational loop, ... The message says which.";
+    HandshakeWarning = "W0400", "questionable Handshake design",
+        "The design lowers, but part of it may not be what was meant.";
+    NoLibrary = "E0401", "no BLIF library was given",
+        "Handshake → Synth implements each op by a unit of a per-unit BLIF library. Pass \
+         `--blif-lib DIR`, set `blif_lib` in kiln.toml, or set $KILN_BLIF_LIB.";
+    LibraryNotDirectory = "E0402", "the BLIF library is not a directory",
+        "The library path given (`--blif-lib`, `blif_lib` in kiln.toml or $KILN_BLIF_LIB) \
+         does not exist or is not a directory. A wrong path would otherwise leave every \
+         unit opaque, and a build that looks fine.";
+    LibraryUnused = "E0403", "none of the design's units is in the library",
+        "The library directory exists, but not one of the unit files the design's ops need \
+         is in it (the first paths looked for are listed): most likely the directory is not \
+         the library's root. Point `--blif-lib` at the directory that holds the per-op \
+         subdirectories (`addi/`, `buffer/`, ...).";
+    OpaqueUnit = "W0404", "an op has no AIG and is kept opaque",
+        "Neither the library nor a built-in generator implements this op, so it is kept as \
+         an opaque `synth.subckt` (a cut point in the AIG). Add its unit to the library, or \
+         map it to another file with `--path-table`.";
+    LibraryFileIgnored = "W0405", "a library file was ignored",
+        "A unit file of the library cannot be read as BLIF text (it is not UTF-8, or does not \
+         parse); the ops it implements are kept opaque.";
+    PathTable = "E0406", "invalid path table",
+        "A `--path-table` file holds lines `key = template` (e.g. \
+         `buffer.FIFO_BREAK_NONE = tfifo/{SLOTS}/{W}/tfifo.blif`, `-` removes an entry); this \
+         line is not one, or its template uses an unknown parameter.";
+    UndefinedValue = "E0407", "use of an undefined value",
+        "An operand names an SSA value that no op or block argument defines.";
+    OneHandshakeFunc = "E0408", "not exactly one handshake.func",
+        "Handshake → Synth lowers one `handshake.func` with a body per input; this input has \
+         none, or several (split them into files).";
+    UnsupportedType = "E0409", "unsupported type in a Handshake design",
+        "Channels carry integers (and floats, as their bit patterns); this type is neither.";
+    FloatAsBits = "W0410", "float data is carried as its bit pattern",
+        "Float channels are lowered as their bits; float operators have no AIG and are kept \
+         opaque.";
+}
+
+impl Code {
+    /// The code written `name` (`E0101`, case-insensitive).
+    pub fn parse(name: &str) -> Option<Code> {
+        Code::ALL
+            .iter()
+            .copied()
+            .find(|c| c.as_str().eq_ignore_ascii_case(name.trim()))
+    }
+}
+
+impl std::fmt::Display for Code {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_unique_well_formed_and_parse_back() {
+        let mut seen = std::collections::BTreeSet::new();
+        for &c in Code::ALL {
+            let s = c.as_str();
+            assert!(seen.insert(s), "{s} twice");
+            assert_eq!(s.len(), 5, "{s}");
+            assert!(s.starts_with('E') || s.starts_with('W'), "{s}");
+            assert!(s[1..].bytes().all(|b| b.is_ascii_digit()), "{s}");
+            assert_eq!(Code::parse(&s.to_lowercase()), Some(c));
+            assert!(!c.summary().is_empty() && c.explanation().len() > c.summary().len());
+            let json = serde_json::to_string(&c).unwrap();
+            assert_eq!(json, format!("\"{s}\""));
+            assert_eq!(serde_json::from_str::<Code>(&json).unwrap(), c);
+        }
+        assert_eq!(Code::parse("E9999"), None);
+    }
+}
