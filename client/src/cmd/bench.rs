@@ -25,6 +25,9 @@ pub enum Bench {
     Aig(AigArgs),
     /// Cold `kiln build` of a generated APS module, with an in-process phase breakdown.
     Aps(super::bench_aps::Args),
+    /// Generated hardware: cycles per APS instruction (slot, DMA, overhead), per loop
+    /// iteration, and yosys cells; `--kiln BEFORE` for a before/after table.
+    Qor(super::bench_qor::Args),
     /// Lower one file or directory and write AIGER (the measured child process of `bench aig`).
     #[command(hide = true)]
     AigOne {
@@ -78,6 +81,7 @@ pub fn run(b: Bench) -> Result<(), Failure> {
         Bench::Daemon(args) => super::bench_daemon::run(args),
         Bench::Aig(args) => bench_aig(args),
         Bench::Aps(args) => super::bench_aps::run(args),
+        Bench::Qor(args) => super::bench_qor::run(args),
         Bench::AigOne {
             input,
             out,

@@ -8,6 +8,7 @@ pub mod bench;
 pub mod bench_aps;
 pub mod bench_daemon;
 pub mod bench_parse;
+pub mod bench_qor;
 pub mod build;
 pub mod build_cached;
 pub mod cache;

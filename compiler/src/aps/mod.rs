@@ -21,6 +21,7 @@ pub mod handlers;
 pub mod interp;
 pub mod memory;
 mod ops;
+pub mod qor;
 pub mod segment;
 #[cfg(any(test, feature = "generators"))]
 pub mod workload;
