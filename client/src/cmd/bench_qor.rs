@@ -164,7 +164,13 @@ fn programs(args: &Args, tmp: &Path) -> Result<Vec<Program>, Failure> {
 }
 
 /// Build `p` with `bin` into `out`, simulate each instruction, count cells, run the RTL.
-fn measure(bin: &Path, p: &Program, out: &Path, yosys: bool, rtl: bool) -> Result<Measured, Failure> {
+fn measure(
+    bin: &Path,
+    p: &Program,
+    out: &Path,
+    yosys: bool,
+    rtl: bool,
+) -> Result<Measured, Failure> {
     let status = Command::new(bin)
         .arg("build")
         .arg(&p.path)
@@ -185,7 +191,10 @@ fn measure(bin: &Path, p: &Program, out: &Path, yosys: bool, rtl: bool) -> Resul
         eprintln!(
             "  {}: no build ({})",
             p.name,
-            String::from_utf8_lossy(&status.stderr).lines().next().unwrap_or("")
+            String::from_utf8_lossy(&status.stderr)
+                .lines()
+                .next()
+                .unwrap_or("")
         );
         return Ok(Measured::default());
     }
@@ -199,7 +208,10 @@ fn measure(bin: &Path, p: &Program, out: &Path, yosys: bool, rtl: bool) -> Resul
         ..Measured::default()
     };
     if yosys && p.seed_example {
-        m.cells = cells(&out.join(format!("{stem}.sv")), &rules::sv::ident(&circuit.name));
+        m.cells = cells(
+            &out.join(format!("{stem}.sv")),
+            &rules::sv::ident(&circuit.name),
+        );
     }
     if rtl && p.seed_example && p.generated.is_none() {
         for ins in &circuit.instructions {
@@ -252,13 +264,13 @@ fn reports(source: &str, circuit: &Circuit, p: &Program) -> Vec<Result<qor::Repo
 
 /// `yosys synth` cell count of the design in `sv` (top `top`).
 fn cells(sv: &Path, top: &str) -> Option<u64> {
-    let script = format!(
-        "read_verilog -sv {}; synth -top {top}; stat",
-        sv.display()
-    );
+    let script = format!("read_verilog -sv {}; synth -top {top}; stat", sv.display());
     let out = Command::new("yosys").args(["-p", &script]).output().ok()?;
     let log = String::from_utf8_lossy(&out.stdout);
-    let stat = log.rsplit("=== design hierarchy ===").next().unwrap_or(&log);
+    let stat = log
+        .rsplit("=== design hierarchy ===")
+        .next()
+        .unwrap_or(&log);
     stat.lines()
         .rev()
         .filter_map(|l| l.trim().strip_prefix("Number of cells:"))
@@ -301,7 +313,11 @@ fn print_tables(bins: &[(&str, PathBuf)], programs: &[Program], results: &[Vec<M
         if p.generated.is_some() {
             continue;
         }
-        let n = results.iter().map(|r| r[pi].reports.len()).max().unwrap_or(0);
+        let n = results
+            .iter()
+            .map(|r| r[pi].reports.len())
+            .max()
+            .unwrap_or(0);
         for k in 0..n {
             let mut name = String::new();
             let mut cols = String::new();
@@ -327,7 +343,9 @@ fn print_tables(bins: &[(&str, PathBuf)], programs: &[Program], results: &[Vec<M
         }
     }
     println!();
-    println!("totals (Σ over instructions; loops: Σ over every loop, nested loops also counted in their parents)");
+    println!(
+        "totals (Σ over instructions; loops: Σ over every loop, nested loops also counted in their parents)"
+    );
     let totals: Vec<Vec<(qor::Breakdown, Loops)>> = results
         .iter()
         .map(|r| r.iter().map(|m| totals(&m.reports)).collect())
@@ -372,12 +390,25 @@ fn print_tables(bins: &[(&str, PathBuf)], programs: &[Program], results: &[Vec<M
                 }
             })
             .collect();
-        println!("    {:<34}{}", "  cycles/slots per iteration", per_iter.concat());
+        println!(
+            "    {:<34}{}",
+            "  cycles/slots per iteration",
+            per_iter.concat()
+        );
         let cells: Vec<Option<u64>> = results.iter().map(|r| r[pi].cells).collect();
         if cells.iter().any(Option::is_some) {
-            line("yosys cells", cells.iter().map(|c| c.unwrap_or(0)).collect());
+            line(
+                "yosys cells",
+                cells.iter().map(|c| c.unwrap_or(0)).collect(),
+            );
         }
-        for (k, (f, _)) in results.last().map(|r| r[pi].rtl.clone()).unwrap_or_default().iter().enumerate() {
+        for (k, (f, _)) in results
+            .last()
+            .map(|r| r[pi].rtl.clone())
+            .unwrap_or_default()
+            .iter()
+            .enumerate()
+        {
             let v: Vec<u64> = results
                 .iter()
                 .map(|r| r[pi].rtl.get(k).and_then(|x| x.1).unwrap_or(0))

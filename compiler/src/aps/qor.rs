@@ -9,7 +9,9 @@
 //!
 //! Per loop (its rules are those named `<loop>_…`, nested loops included), the cycles it
 //! owns: a cycle in which one of its rules fires, or in which nothing of the instruction
-//! fires and the next firing is one of its rules (a wait belongs to what waits). With the
+//! fires and the last firing was one of its rules (a wait belongs to what started the
+//! transfer: a loop whose first slot waits for a burst started before it does not own
+//! that wait). With the
 //! loop's iteration count from the TOR interpreter this gives cycles per iteration against
 //! slot firings per iteration (the body's slot count on the path taken).
 //!
@@ -72,10 +74,7 @@ pub fn loops(seg: &Segmentation, run: &InterpResult) -> Vec<(String, u64)> {
         .filter_map(|b| match &b.kind {
             BlockKind::Loop { info, .. } => Some((
                 info.loop_name.clone(),
-                run.loop_iterations
-                    .get(&b.span.start)
-                    .copied()
-                    .unwrap_or(0),
+                run.loop_iterations.get(&b.span.start).copied().unwrap_or(0),
             )),
             _ => None,
         })
@@ -110,11 +109,11 @@ pub fn report(
             ..Report::default()
         };
     };
-    // Who each cycle belongs to: its firings, else the next cycle's.
+    // Who each cycle belongs to: its firings, else the last cycle's before it.
     let mut owner: Vec<&[&str]> = vec![&[]; end + 1];
-    for t in (start..=end).rev() {
-        owner[t] = if fired[t].is_empty() && t < end {
-            owner[t + 1]
+    for t in start..=end {
+        owner[t] = if fired[t].is_empty() && t > start {
+            owner[t - 1]
         } else {
             &fired[t]
         };
