@@ -40,15 +40,16 @@ fn check_c(mem: &BTreeMap<u32, u8>) {
     }
 }
 
-/// rs1's value (`%0`) and the command's rd (`%arg2`, for the response) cross from the
-/// first block to the last.
+/// rs1's value (`%0`, also used by the second slot) and the command's rd (`%arg2`, for the
+/// response) cross from the first block to the last: they live in registers; the loop
+/// needs only virtual values and its induction variable.
 #[test]
 fn three_top_level_blocks_and_rs1_and_rd_cross() {
     let (_, m) = load();
     let ctx = aps::design_context(&m).unwrap();
     let f = aps::functions(&m)[0];
     let seg = aps::segment_function(&ctx, f).unwrap();
-    let BlockKind::Function { body } = &seg.blocks[0].kind else {
+    let BlockKind::Function { body, .. } = &seg.blocks[0].kind else {
         panic!()
     };
     let kinds: Vec<&str> = body
@@ -70,24 +71,24 @@ fn three_top_level_blocks_and_rs1_and_rd_cross() {
         names,
         ["inst2b00_block_0", "inst2b00_loop_1", "inst2b00_block_2"]
     );
-    let top: Vec<_> = seg
-        .edges
+    let regs: Vec<(&str, &str)> = seg
+        .values
+        .regs
         .iter()
-        .filter(|e| e.from == Some(body.children[0]) && e.to == Some(body.children[2]))
-        .collect();
-    let crossing: Vec<(&str, &str)> = top
-        .iter()
-        .map(|e| (e.value.as_str(), e.fifo.as_str()))
+        .map(|(v, r)| (v.as_str(), r.as_str()))
+        .filter(|(_, r)| !r.starts_with("inst2b00_loop_1_loop_block_0_reg"))
         .collect();
     assert_eq!(
-        crossing,
+        regs,
         [
-            ("%0", "inst2b00_fifo_b0_b2_v0"),
-            ("%arg2", "inst2b00_fifo_b0_b2_v1")
+            ("%0", "inst2b00_block_0_reg0"),
+            ("%1", "inst2b00_block_0_reg1"),
+            ("%arg2", "inst2b00_arg2"),
+            ("%arg3", "inst2b00_loop_1_loop_iv")
         ]
     );
-    // Nothing else crosses top-level blocks: the loop needs only virtual values.
-    assert!(seg.blocks[body.children[1]].inputs.is_empty());
+    // The body's eight loads cross from its first slot to its second.
+    assert_eq!(seg.values.regs.len(), 4 + 8);
 }
 
 #[test]

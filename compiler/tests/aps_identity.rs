@@ -137,9 +137,9 @@ fn two_functions_share_an_opcode() {
     sv_common::compare(&file, &cmds, mem, "identities_file");
 }
 
-/// Two commands of one instruction in flight: each response carries its own command's rd
-/// (with one `reg_rd` register per instruction, as the original generator has, the second
-/// command would overwrite the first one's rd before it answers).
+/// Two commands of one instruction queued at once: the instruction runs one command at a
+/// time (its values and control live in registers), each response carrying its own
+/// command's rd.
 #[test]
 fn rd_travels_with_its_command() {
     let (_, m) = load("aps/flow_burst_add.mlir");
@@ -155,10 +155,14 @@ fn rd_travels_with_its_command() {
         common::command(&c, 0x3000, 0x4000, 7),
     ];
     let r = sim::simulate(&c, &cmds, mem.clone(), &SimConfig::default()).unwrap();
-    // The second command is accepted while the first is still in flight.
-    assert!(r.accepted[1] < r.responses[0].cycle, "{r:?}");
+    // The second command is taken the cycle after the first one's last slot.
+    assert_eq!(r.accepted[1], r.responses[0].cycle + 1, "{r:?}");
     let rds: Vec<u32> = r.responses.iter().map(|x| x.rd).collect();
     assert_eq!(rds, vec![3, 7]);
+    for i in 0..16u32 {
+        assert_eq!(sim::read_word(&r.cpu_mem, 0x1000 + 4 * i), 11 * (i + 1));
+        assert_eq!(sim::read_word(&r.cpu_mem, 0x3000 + 4 * i), 1100 * (i + 1));
+    }
     sv_common::compare(&c, &cmds, mem, "rd_in_flight");
 }
 

@@ -27,6 +27,9 @@ pub enum Bench {
     Aps(super::bench_aps::Args),
     /// Editor latency: `didChange` → `publishDiagnostics` through `kiln lsp`.
     Lsp(super::bench_lsp::Args),
+    /// Generated hardware: cycles per APS instruction (slot, DMA, overhead), per loop
+    /// iteration, and yosys cells; `--kiln BEFORE` for a before/after table.
+    Qor(super::bench_qor::Args),
     /// Lower one file or directory and write AIGER (the measured child process of `bench aig`).
     #[command(hide = true)]
     AigOne {
@@ -81,6 +84,7 @@ pub fn run(b: Bench) -> Result<(), Failure> {
         Bench::Aig(args) => bench_aig(args),
         Bench::Aps(args) => super::bench_aps::run(args),
         Bench::Lsp(args) => super::bench_lsp::run(args),
+        Bench::Qor(args) => super::bench_qor::run(args),
         Bench::AigOne {
             input,
             out,

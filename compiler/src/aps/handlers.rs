@@ -1,59 +1,55 @@
-//! Per-block rule generation: BBHandler (slot rules), LoopHandler (entry/next rules),
-//! IfHandler (dispatch/join rules) and the container rules of seed 003 (input distribution,
-//! empty-block coordination, function start).
+//! Per-block rule generation: BBHandler (slot rules of straight-line blocks), the stages of
+//! pipelined loops, and the few control rules (start, loop head, initiation interval).
 //!
-//! BBHandler: one rule `<block>_slot_<t>_rule` per distinct `starttime` t. The first slot
-//! dequeues the block token (or takes the RoCC command) and every block input once: inputs
-//! used in the first slot go to the rule-local map, inputs used in later slots are enqueued
-//! into `<block>_fifo_s<first>_s<t>_v<k>` (seed 002, patterns 3–5). A value produced in slot
-//! p and used in slot c > p travels in `<block>_fifo_s<p>_s<c>_v<k>`, one FIFO per (value,
-//! consumer slot); block outputs are enqueued in the producing slot. Slots are chained by
-//! `<block>_token_fifo_s<t>`; the last slot enqueues the block's output token. Precedence
-//! puts later slots before earlier ones.
+//! BBHandler: one rule `<block>_slot_<t>_rule` per distinct `starttime` t that does more
+//! than wait ([`super::control`]). It fires when the program counter holds its code (the
+//! first slot of the function instead takes a command while the function is idle); a
+//! waited entry first polls the DMA. Operands come from the rule itself, constants, the
+//! command (first slot) or the registers of [`super::segment`]; results used elsewhere are
+//! written to their registers. The last rule slot of a block ends with the block's exit
+//! transition, the others with a jump to the block's next rule slot. Precedence puts later
+//! slots before earlier ones.
 //!
-//! LoopHandler: loop state in registers (`<loop>_cur_reg`, `_ub_reg`, `_step_reg`),
-//! live-ins in `<loop>_input_state_reg_<k>`. `<loop>_entry_rule` tests the trip condition
-//! before the first iteration (zero-trip loops skip the body); `<loop>_next_rule` adds the
-//! step and continues while `iv ≤ ub` (`iv ≥ ub` for a negative step, signed, inclusive
-//! upper bound as `scf-to-tor` produces). Iteration values (`iter_args`) travel to the body
-//! with the induction variable; yielded values come back through `<loop>_yield_fifo_<k>`
-//! and leave as loop results. A step known only at run time is tested in the entry rule: 0
-//! raises the fault `<loop>_step_zero` (a run-time error the hardware signals).
+//! Pipelined loop (`pipeline` attribute or `II`): each slot of the body is a stage.
+//! Stage 0 starts an iteration while `<loop>_issue` is set (every `II` cycles): it takes
+//! the induction variable from `<loop>_iv`, steps it and tests the next one; the last
+//! iteration clears `issue`. Each stage hands a token (1: the last iteration) to the next
+//! through `<block>_token_fifo_s<t>`; values crossing stages travel in
+//! `<block>_fifo_s<p>_s<c>_v<k>` FIFOs deep enough for one iteration per `II` cycles.
+//! The last stage, on the last iteration, runs the loop's exit transition.
+//!
+//! Loop iterations of non-pipelined loops have no rule of their own: entry, next
+//! iteration and exit are steps of the transitions. A loop whose body can finish an
+//! iteration without a slot has a head rule `<loop>_head_rule` (one cycle for such an
+//! iteration). A function that begins with a loop or `if` takes its command in
+//! `<P>start_rule`.
 
 use super::context::DesignContext;
+use super::control::{self, Env, Leaf, Target, Tree};
 use super::ops;
-use super::segment::{BlockInfo, BlockKind, Container, LoopInfo, Port, Segmentation, TokenIn};
+use super::segment::{BlockInfo, BlockKind, LoopInfo, Segmentation, SlotInfo};
 use crate::diag::{Diagnostic, Span};
-use crate::mlir::ast::{Attribute, Operation};
-use crate::rules::{BodyBuilder, Instance, InstanceKind, PrimOp, Rule, Var};
+use crate::mlir::ast::Operation;
+use crate::rules::{BodyBuilder, Instance, InstanceKind, PrimOp, Rule, Stmt, Var};
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct BlockRules {
     pub block: String,
     pub rules: Vec<Rule>,
-    /// Block-internal instances (cross-slot FIFOs, slot token FIFOs, loop registers).
+    /// Block-internal instances (the FIFOs between the stages of a pipelined loop).
     pub instances: Vec<Instance>,
     pub precedence: Vec<(String, String)>,
 }
 
 impl BlockRules {
-    fn fifo(&mut self, name: &str, width: u32) {
+    fn fifo(&mut self, name: &str, width: u32, depth: u32) {
         self.instances.push(Instance {
             name: name.into(),
             kind: InstanceKind::Fifo {
                 width: width.max(1),
-                depth: 1,
-            },
-        });
-    }
-    fn reg(&mut self, name: &str, width: u32) {
-        self.instances.push(Instance {
-            name: name.into(),
-            kind: InstanceKind::Reg {
-                width: width.max(1),
-                init: 0,
+                depth: depth.max(1),
             },
         });
     }
@@ -76,7 +72,7 @@ pub(crate) struct RuleCx<'a> {
     /// The RoCC command bundle, when this rule took it.
     pub cmd: Option<Var>,
     /// The rule's guard (statements and result), when it has one.
-    pub guard: Option<(Vec<crate::rules::Stmt>, Var)>,
+    pub guard: Option<(Vec<Stmt>, Var)>,
 }
 
 impl<'a> RuleCx<'a> {
@@ -98,7 +94,8 @@ impl<'a> RuleCx<'a> {
         self.seg.values.widths.get(v).copied().unwrap_or(32).max(1)
     }
 
-    /// A value from the local map, else a materialised constant.
+    /// A value: computed in this rule, a constant, a field of the command this rule took,
+    /// or read from its register.
     pub fn value(&mut self, v: &str, span: Span) -> Result<Var, Diagnostic> {
         if let Some(x) = self.local.get(v) {
             return Ok(*x);
@@ -108,37 +105,18 @@ impl<'a> RuleCx<'a> {
             self.local.insert(v.to_string(), x);
             return Ok(x);
         }
+        if let Some(x) = self.command_value(v) {
+            return Ok(x);
+        }
+        if let Some(reg) = self.seg.values.regs.get(v) {
+            let x = self.b.call_value(reg, "read", vec![], self.width(v));
+            self.local.insert(v.to_string(), x);
+            return Ok(x);
+        }
         Err(Diagnostic::error(
             span,
             format!("value `{v}` is not available here"),
         ))
-    }
-
-    pub fn take_token(&mut self, t: &TokenIn) {
-        match t {
-            TokenIn::Fifo(f) => {
-                self.b.call_value(f, "deq", vec![], 1);
-            }
-            TokenIn::Rocc => {
-                // Guard: the presented command is this instruction's (opcode, funct7).
-                let body = std::mem::take(&mut self.b.stmts);
-                let (opcode, funct7) = (self.seg.opcode, self.seg.funct7);
-                let cmd = self.b.call_value("rocc_adapter", "cmd", vec![], 96);
-                let mut test = |field: &str, want: u32| {
-                    let (lo, w) = crate::rules::rocc_field(field);
-                    let got = self.b.prim(PrimOp::Bits { lo }, vec![cmd], w);
-                    let k = self.b.konst(want as u128, w);
-                    self.b.prim(PrimOp::Eq, vec![got, k], 1)
-                };
-                let op = test("opcode", opcode);
-                let f7 = test("funct7", funct7);
-                let g = self.b.prim(PrimOp::And, vec![op, f7], 1);
-                let guard = std::mem::replace(&mut self.b.stmts, body);
-                self.guard = Some((guard, g));
-                let cmd = self.b.call_value("rocc_adapter", "cmd_deq", vec![], 96);
-                self.cmd = Some(cmd);
-            }
-        }
     }
 
     /// The value of function argument `v` (a register field of the command this rule took).
@@ -155,24 +133,6 @@ impl<'a> RuleCx<'a> {
         Some(x)
     }
 
-    pub fn give_token(&mut self, t: &Option<String>) {
-        if let Some(f) = t {
-            let one = self.b.konst(1, 1);
-            self.b.call(f, "enq", vec![one]);
-        }
-    }
-
-    pub fn deq_ports(&mut self, ports: &[Port]) -> Vec<Var> {
-        ports
-            .iter()
-            .map(|p| {
-                let x = self.b.call_value(&p.fifo, "deq", vec![], p.width);
-                self.local.insert(p.value.clone(), x);
-                x
-            })
-            .collect()
-    }
-
     /// Zero-extend or truncate `x` (of width `from`) to `to` bits.
     pub fn fit(&mut self, x: Var, from: u32, to: u32) -> Var {
         match from.cmp(&to) {
@@ -180,6 +140,105 @@ impl<'a> RuleCx<'a> {
             std::cmp::Ordering::Less => self.b.prim(PrimOp::ZExt, vec![x], to),
             std::cmp::Ordering::Greater => self.b.prim(PrimOp::Bits { lo: 0 }, vec![x], to),
         }
+    }
+
+    /// Fire while the program counter holds one of `entries` (`(code, waited)`); with
+    /// `command`, only while a command of this instruction waits, which the rule takes. A
+    /// waited entry first waits for the DMA to be idle.
+    fn enter_at(&mut self, entries: &[(u32, bool)], command: bool) {
+        let pc = self.seg.control.pc.clone();
+        let w = self.seg.control.width;
+        let body = std::mem::take(&mut self.b.stmts);
+        let now = self.b.call_value(&pc, "read", vec![], w);
+        let mut g = None;
+        for (code, _) in entries {
+            let k = self.b.konst(*code as u128, w);
+            let e = self.b.prim(PrimOp::Eq, vec![now, k], 1);
+            g = Some(match g {
+                Some(x) => self.b.prim(PrimOp::Or, vec![x, e], 1),
+                None => e,
+            });
+        }
+        let mut g = g.unwrap_or_else(|| self.b.konst(0, 1));
+        if command {
+            // The presented command is this instruction's (opcode, funct7).
+            let (opcode, funct7) = (self.seg.opcode, self.seg.funct7);
+            let cmd = self.b.call_value("rocc_adapter", "cmd", vec![], 96);
+            for (field, want) in [("opcode", opcode), ("funct7", funct7)] {
+                let (lo, fw) = crate::rules::rocc_field(field);
+                let got = self.b.prim(PrimOp::Bits { lo }, vec![cmd], fw);
+                let k = self.b.konst(want as u128, fw);
+                let eq = self.b.prim(PrimOp::Eq, vec![got, k], 1);
+                g = self.b.prim(PrimOp::And, vec![g, eq], 1);
+            }
+        }
+        let guard = std::mem::replace(&mut self.b.stmts, body);
+        self.guard = Some((guard, g));
+        if command {
+            let cmd = self.b.call_value("rocc_adapter", "cmd_deq", vec![], 96);
+            self.cmd = Some(cmd);
+        }
+        self.wait_if(entries, |(code, waited)| waited.then_some(code));
+    }
+
+    /// Poll the DMA under the entries `waited_code` picks (all of them: unconditionally).
+    fn wait_if(
+        &mut self,
+        entries: &[(u32, bool)],
+        waited_code: impl Fn((u32, bool)) -> Option<u32>,
+    ) {
+        let waited: Vec<u32> = entries.iter().filter_map(|e| waited_code(*e)).collect();
+        if waited.is_empty() {
+            return;
+        }
+        if waited.len() == entries.len() {
+            self.b.call_value("dma", "poll_for_idle", vec![], 1);
+            return;
+        }
+        let (pc, w) = (self.seg.control.pc.clone(), self.seg.control.width);
+        let now = self.b.call_value(&pc, "read", vec![], w);
+        let mut c = None;
+        for code in waited {
+            let k = self.b.konst(code as u128, w);
+            let e = self.b.prim(PrimOp::Eq, vec![now, k], 1);
+            c = Some(match c {
+                Some(x) => self.b.prim(PrimOp::Or, vec![x, e], 1),
+                None => e,
+            });
+        }
+        if let Some(c) = c {
+            self.b.if_else(
+                c,
+                |bb| {
+                    bb.call_value("dma", "poll_for_idle", vec![], 1);
+                },
+                |_| {},
+            );
+        }
+    }
+
+    /// Write the function's arguments used elsewhere to their registers (command taken).
+    fn keep_arguments(&mut self) -> Result<(), Diagnostic> {
+        for a in &self.seg.values.args {
+            if let Some(reg) = self.seg.values.regs.get(a) {
+                let x = self.command_value(a).ok_or_else(|| {
+                    Diagnostic::error(
+                        self.seg.span,
+                        format!("argument `{a}` is not a register field (rs1, rs2, rd)"),
+                    )
+                })?;
+                self.b.call(reg, "write", vec![x]);
+            }
+        }
+        Ok(())
+    }
+
+    /// Emit `tree` (taken under `path`) and close the rule's writes.
+    fn transition(&mut self, tree: &Tree) -> Result<(), Diagnostic> {
+        let mut leaves = Vec::new();
+        control::emit(self, tree, None, &Env::default(), &mut leaves)?;
+        control::finish(self, &leaves);
+        Ok(())
     }
 }
 
@@ -197,258 +256,342 @@ pub fn handle_block(
         ..BlockRules::default()
     };
     match &b.kind {
-        BlockKind::Function { body } => container_rules(ctx, seg, b, body, &mut out)?,
-        BlockKind::Basic { ops } => basic_rules(ctx, seg, b, ops, &mut out)?,
-        BlockKind::Loop { info, body } => {
-            loop_rules(ctx, seg, b, info, body, &mut out)?;
-            container_rules(ctx, seg, b, body, &mut out)?;
-        }
-        BlockKind::If {
-            cond,
-            then_c,
-            else_c,
-            results,
+        BlockKind::Function {
+            start: Some(tree), ..
         } => {
-            if_rules(
-                ctx,
-                seg,
-                b,
-                cond,
-                then_c,
-                else_c.as_ref(),
-                results,
-                &mut out,
-            )?;
-            container_rules(ctx, seg, b, then_c, &mut out)?;
-            if let Some(e) = else_c {
-                container_rules(ctx, seg, b, e, &mut out)?;
-            }
+            let mut cx = RuleCx::new(seg, ctx);
+            cx.enter_at(&seg.control.entries(&Target::Idle), true);
+            cx.keep_arguments()?;
+            cx.transition(tree)?;
+            out.rule(format!("{}start_rule", seg.prefix), &b.name, cx);
         }
+        BlockKind::Basic {
+            ops,
+            slots,
+            exit,
+            pipeline: None,
+        } => basic_rules(ctx, seg, b, ops, slots, exit.as_ref(), &mut out)?,
+        BlockKind::Basic {
+            ops,
+            slots,
+            pipeline: Some(l),
+            ..
+        } => {
+            let BlockKind::Loop { info, .. } = &seg.blocks[*l].kind else {
+                return Err(Diagnostic::error(b.span, "pipelined block outside a loop"));
+            };
+            stage_rules(ctx, seg, b, ops, slots, *l, info, &mut out)?;
+        }
+        BlockKind::Loop { info, .. } => loop_rules(ctx, seg, b, info, &mut out)?,
+        BlockKind::If { .. } | BlockKind::Function { start: None, .. } => {}
     }
     Ok(out)
 }
 
-/// Start, distribution and empty-container coordination rules.
-fn container_rules(
-    ctx: &DesignContext,
-    seg: &Segmentation,
-    b: &BlockInfo,
-    c: &Container,
-    out: &mut BlockRules,
-) -> Result<(), Diagnostic> {
-    if let Some(start) = &c.start {
-        let mut cx = RuleCx::new(seg, ctx);
-        cx.take_token(&TokenIn::Rocc);
-        for p in &start.outputs {
-            let x = cx.command_value(&p.value).ok_or_else(|| {
-                Diagnostic::error(b.span, format!("`{}` is not a command field", p.value))
-            })?;
-            cx.b.call(&p.fifo, "enq", vec![x]);
-        }
-        cx.give_token(&Some(start.token_fifo.clone()));
-        out.rule(start.rule.clone(), &b.name, cx);
-    }
-    if c.children.is_empty() {
-        let mut cx = RuleCx::new(seg, ctx);
-        cx.take_token(&c.token_in);
-        cx.deq_ports(&c.inputs);
-        for e in &c.exits {
-            if let Some(f) = &e.fifo {
-                let x = cx.value(&e.value, b.span)?;
-                cx.b.call(f, "enq", vec![x]);
-            }
-        }
-        cx.give_token(&c.token_out);
-        out.rule(format!("{}coord_rule", c.prefix), &b.name, cx);
-        return Ok(());
-    }
-    if let Some(d) = &c.dist {
-        let mut cx = RuleCx::new(seg, ctx);
-        cx.take_token(&c.token_in);
-        let vals = cx.deq_ports(&c.inputs);
-        for (x, fifos) in vals.iter().zip(&d.routes) {
-            for f in fifos {
-                cx.b.call(f, "enq", vec![*x]);
-            }
-        }
-        cx.give_token(&Some(d.token_fifo.clone()));
-        out.rule(d.rule.clone(), &b.name, cx);
-    }
-    Ok(())
-}
-
-fn starttime(op: &Operation) -> Result<i64, Diagnostic> {
-    match op.attr("starttime") {
-        Some(Attribute::Integer { value, .. }) => i64::try_from(*value)
-            .map_err(|_| Diagnostic::error(op.span, "`starttime` out of range")),
-        _ => Err(Diagnostic::error(
-            op.span,
-            format!("`{}` has no `starttime` attribute", op.name),
-        )),
-    }
-}
-
-/// BBHandler.
-fn basic_rules(
-    ctx: &DesignContext,
-    seg: &Segmentation,
-    b: &BlockInfo,
-    ops: &[Operation],
-    out: &mut BlockRules,
-) -> Result<(), Diagnostic> {
+/// The slot of each op, with the checks that values are produced before their use and
+/// that no slot has a same-slot hazard.
+fn op_slots(seg: &Segmentation, ops: &[Operation]) -> Result<Vec<i64>, Diagnostic> {
     let mut slot_of = Vec::with_capacity(ops.len());
     for op in ops {
-        slot_of.push(starttime(op)?);
+        slot_of.push(super::segment::starttime(op)?);
     }
     check_hazards(seg, ops, &slot_of)?;
-    let slots: BTreeSet<i64> = slot_of.iter().copied().collect();
-    let Some(&first) = slots.iter().next() else {
-        return Err(Diagnostic::error(
-            b.span,
-            format!("block `{}` has no operations", b.name),
-        ));
-    };
-    let last = *slots.iter().next_back().unwrap_or(&first);
-    let takes_command = b.token_in == TokenIn::Rocc;
-    // Values the first slot brings in: the block's input ports, and the command's fields
-    // (the function's arguments) when this block takes the command.
-    let mut entering: Vec<String> = b.inputs.iter().map(|p| p.value.clone()).collect();
-    if takes_command {
-        entering.extend(seg.values.args.iter().cloned());
-    }
-    // Where each value becomes available: (slot, op index); entering values at the first slot.
+    // Where each value of this block becomes available: (slot, op index).
     let mut avail: BTreeMap<String, (i64, usize)> = BTreeMap::new();
-    for v in &entering {
-        avail.insert(v.clone(), (first, 0));
-    }
-    // Cross-slot FIFOs: (value, consumer slot) → fifo; per producer slot the enqueues.
-    let mut xslot: BTreeMap<(String, i64), String> = BTreeMap::new();
-    let mut produce: BTreeMap<(String, i64), Vec<String>> = BTreeMap::new();
-    let mut pair_count: BTreeMap<(i64, i64), usize> = BTreeMap::new();
     for (i, op) in ops.iter().enumerate() {
+        for r in super::segment::result_names(op) {
+            avail.entry(r).or_insert((slot_of[i], i));
+        }
+    }
+    for (i, op) in ops.iter().enumerate() {
+        if op.name == "aps.readrf" {
+            continue;
+        }
         let s = slot_of[i];
-        // `aps.readrf`'s operand names a register of the command, not a value.
-        let operands = if op.name == "aps.readrf" {
-            &[][..]
-        } else {
-            &op.operands[..]
-        };
-        for o in operands {
+        for o in &op.operands {
             let v = super::segment::operand_name(o);
-            if seg.values.is_virtual(&v) {
-                continue;
-            }
-            let Some(&(p, at)) = avail.get(&v) else {
-                return Err(Diagnostic::error(
-                    o.span,
-                    format!("value `{v}` is not defined before this use"),
-                ));
-            };
-            let entered = entering.contains(&v);
-            if p > s || (p == s && !entered && at >= i) {
+            if let Some(&(p, at)) = avail.get(&v)
+                && (p > s || (p == s && at >= i))
+            {
                 return Err(Diagnostic::error(
                     o.span,
                     format!("value `{v}` is used in slot {s} before it is produced (slot {p})"),
                 ));
             }
-            if p < s && !xslot.contains_key(&(v.clone(), s)) {
-                let k = pair_count.entry((p, s)).or_default();
-                let fifo = format!("{}_fifo_s{p}_s{s}_v{k}", b.name);
-                *k += 1;
-                let w = seg.values.widths.get(&v).copied().unwrap_or(32);
-                out.fifo(&fifo, w);
-                xslot.insert((v.clone(), s), fifo.clone());
-                produce.entry((v.clone(), p)).or_default().push(fifo);
-            }
         }
+    }
+    Ok(slot_of)
+}
+
+/// Generate the ops of slot `s` into the rule; `command`: the rule took the command.
+fn slot_ops(
+    cx: &mut RuleCx,
+    ops: &[Operation],
+    slot_of: &[i64],
+    s: i64,
+    command: bool,
+) -> Result<(), Diagnostic> {
+    for (op, _) in ops.iter().zip(slot_of).filter(|(_, t)| **t == s) {
+        ops::generate(cx, op, command)?;
+    }
+    Ok(())
+}
+
+/// Write the values computed in slot `s` that are used elsewhere to their registers.
+fn keep_results(cx: &mut RuleCx, ops: &[Operation], slot_of: &[i64], s: i64) {
+    for (op, _) in ops.iter().zip(slot_of).filter(|(_, t)| **t == s) {
         for r in super::segment::result_names(op) {
-            avail.insert(r, (s, i));
+            if let (Some(reg), Some(&x)) = (cx.seg.values.regs.get(&r), cx.local.get(&r)) {
+                let reg = reg.clone();
+                cx.b.call(&reg, "write", vec![x]);
+            }
         }
     }
-    let slot_list: Vec<i64> = slots.iter().copied().collect();
-    for (n, &s) in slot_list.iter().enumerate() {
+}
+
+/// BBHandler: the slot rules of a straight-line block of the state machine.
+fn basic_rules(
+    ctx: &DesignContext,
+    seg: &Segmentation,
+    b: &BlockInfo,
+    ops: &[Operation],
+    slots: &[SlotInfo],
+    exit: Option<&Tree>,
+    out: &mut BlockRules,
+) -> Result<(), Diagnostic> {
+    let slot_of = op_slots(seg, ops)?;
+    let command_block = seg.command_block() == Some(b.id);
+    let rule_slots: Vec<(usize, &SlotInfo)> = slots
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| !s.wait_only)
+        .collect();
+    for (n, &(k, slot)) in rule_slots.iter().enumerate() {
         let mut cx = RuleCx::new(seg, ctx);
-        if n == 0 {
-            cx.take_token(&b.token_in);
-            for p in &b.inputs {
-                let x = cx.b.call_value(&p.fifo, "deq", vec![], p.width);
-                cx.local.insert(p.value.clone(), x);
-                for f in produce.get(&(p.value.clone(), s)).into_iter().flatten() {
-                    cx.b.call(f, "enq", vec![x]);
-                }
-            }
-            if takes_command {
-                // Command fields used later in this block or by later blocks.
-                for a in &seg.values.args {
-                    let later = produce.get(&(a.clone(), s)).into_iter().flatten();
-                    let outs = b.outputs.iter().filter(|p| &p.value == a).map(|p| &p.fifo);
-                    let fifos: Vec<&String> = later.chain(outs).collect();
-                    if fifos.is_empty() {
-                        continue;
-                    }
-                    let x = cx.command_value(a).ok_or_else(|| {
-                        Diagnostic::error(
-                            seg.span,
-                            format!("argument `{a}` is not a register field (rs1, rs2, rd)"),
-                        )
-                    })?;
-                    for f in fifos {
-                        cx.b.call(f, "enq", vec![x]);
-                    }
-                }
-            }
+        let command = command_block && k == 0;
+        let target = if command {
+            Target::Idle
         } else {
-            cx.b.call_value(
-                &format!("{}_token_fifo_s{}", b.name, slot_list[n - 1]),
-                "deq",
-                vec![],
-                1,
-            );
-        }
-        for (i, op) in ops.iter().enumerate().filter(|(i, _)| slot_of[*i] == s) {
-            if op.name != "aps.readrf" {
-                for o in &op.operands {
-                    let v = super::segment::operand_name(o);
-                    if cx.local.contains_key(&v) {
-                        continue;
-                    }
-                    if let Some(f) = xslot.get(&(v.clone(), s)) {
-                        let w = cx.width(&v);
-                        let x = cx.b.call_value(f, "deq", vec![], w);
-                        cx.local.insert(v, x);
-                    } else if n == 0 && takes_command && seg.values.arg_field(&v).is_some() {
-                        cx.command_value(&v);
-                    }
-                }
+            Target::Slot {
+                block: b.id,
+                time: slot.time,
             }
-            ops::generate(&mut cx, op, n == 0 && takes_command)?;
-            for r in super::segment::result_names(op) {
-                let Some(&x) = cx.local.get(&r) else { continue };
-                for f in produce.get(&(r.clone(), s)).into_iter().flatten() {
-                    cx.b.call(f, "enq", vec![x]);
-                }
-                for p in b.outputs.iter().filter(|p| p.value == r) {
-                    cx.b.call(&p.fifo, "enq", vec![x]);
-                }
-            }
-            let _ = i;
+        };
+        cx.enter_at(&seg.control.entries(&target), command);
+        if command {
+            cx.keep_arguments()?;
         }
-        if s == last {
-            cx.give_token(&b.token_out);
-        } else {
-            let f = format!("{}_token_fifo_s{s}", b.name);
-            out.fifo(&f, 1);
-            cx.give_token(&Some(f));
-        }
-        out.rule(format!("{}_slot_{s}_rule", b.name), &b.name, cx);
+        slot_ops(&mut cx, ops, &slot_of, slot.time, command)?;
+        keep_results(&mut cx, ops, &slot_of, slot.time);
+        let next = match rule_slots.get(n + 1) {
+            Some(&(j, s)) => Tree::Goto {
+                target: Target::Slot {
+                    block: b.id,
+                    time: s.time,
+                },
+                waited: slots[k + 1..j].iter().any(|w| w.polls),
+            },
+            None => exit.cloned().ok_or_else(|| {
+                Diagnostic::error(b.span, format!("block `{}` has no exit", b.name))
+            })?,
+        };
+        cx.transition(&next)?;
+        out.rule(format!("{}_slot_{}_rule", b.name, slot.time), &b.name, cx);
     }
-    for (i, &a) in slot_list.iter().enumerate() {
-        for &later in &slot_list[i + 1..] {
+    later_before_earlier(
+        b,
+        &rule_slots.iter().map(|(_, s)| s.time).collect::<Vec<_>>(),
+        out,
+    );
+    Ok(())
+}
+
+/// Precedence: later slots before earlier ones (a stage drains before the one feeding it).
+fn later_before_earlier(b: &BlockInfo, times: &[i64], out: &mut BlockRules) {
+    for (i, &a) in times.iter().enumerate() {
+        for &later in &times[i + 1..] {
             out.precedence.push((
                 format!("{}_slot_{later}_rule", b.name),
                 format!("{}_slot_{a}_rule", b.name),
             ));
         }
+    }
+}
+
+/// The stages of pipelined loop `l` (its body `b`).
+#[allow(clippy::too_many_arguments)]
+fn stage_rules(
+    ctx: &DesignContext,
+    seg: &Segmentation,
+    b: &BlockInfo,
+    ops: &[Operation],
+    slots: &[SlotInfo],
+    l: usize,
+    info: &LoopInfo,
+    out: &mut BlockRules,
+) -> Result<(), Diagnostic> {
+    let slot_of = op_slots(seg, ops)?;
+    let times: Vec<i64> = slots.iter().map(|s| s.time).collect();
+    let stage = |t: i64| times.iter().position(|x| *x == t).unwrap_or(0);
+    let ii = info.pipeline.unwrap_or(1).max(1);
+    // Values made in one stage and used in a later one (the induction variable is made
+    // by stage 0): one FIFO per (value, consuming stage), enqueued where it is made.
+    let mut made: BTreeMap<String, usize> = BTreeMap::new();
+    made.insert(info.iv.clone(), 0);
+    for (op, &t) in ops.iter().zip(&slot_of) {
+        for r in super::segment::result_names(op) {
+            made.entry(r).or_insert(stage(t));
+        }
+    }
+    let mut xfer: BTreeMap<(String, usize), String> = BTreeMap::new();
+    let mut send: BTreeMap<usize, Vec<(String, String)>> = BTreeMap::new();
+    let mut pair_count: BTreeMap<(usize, usize), usize> = BTreeMap::new();
+    for (op, &t) in ops.iter().zip(&slot_of) {
+        if op.name == "aps.readrf" {
+            continue;
+        }
+        let c = stage(t);
+        for o in &op.operands {
+            let v = super::segment::operand_name(o);
+            let Some(&p) = made.get(&v) else { continue };
+            if p >= c || xfer.contains_key(&(v.clone(), c)) || seg.values.is_virtual(&v) {
+                continue;
+            }
+            let k = pair_count.entry((p, c)).or_default();
+            let fifo = format!("{}_fifo_s{}_s{}_v{k}", b.name, times[p], times[c]);
+            *k += 1;
+            let w = seg.values.widths.get(&v).copied().unwrap_or(32);
+            // One iteration every `ii` cycles, `c − p` stages apart.
+            out.fifo(&fifo, w, ((c - p) as u32).div_ceil(ii));
+            xfer.insert((v.clone(), c), fifo.clone());
+            send.entry(p).or_default().push((v, fifo));
+        }
+    }
+    let last_stage = times.len() - 1;
+    let run_entries = seg.control.entries(&Target::Run(l));
+    let waited_run = run_entries.iter().any(|(_, w)| *w);
+    let run_code = seg.control.code(&Target::Run(l), false);
+    let issue = info.issue_reg.clone().unwrap_or_default();
+    for (k, &t) in times.iter().enumerate() {
+        let mut cx = RuleCx::new(seg, ctx);
+        let mut env = Env::default();
+        let last = if k == 0 {
+            // Issue: while iterations remain (and the interval has passed).
+            let body = std::mem::take(&mut cx.b.stmts);
+            let on = cx.b.call_value(&issue, "read", vec![], 1);
+            let mut g = on;
+            if let Some(r) = &info.ii_reg {
+                let w = seg.reg_width(r);
+                let n = cx.b.call_value(r, "read", vec![], w);
+                let zero = cx.b.konst(0, w);
+                let z = cx.b.prim(PrimOp::Eq, vec![n, zero], 1);
+                g = cx.b.prim(PrimOp::And, vec![g, z], 1);
+            }
+            let guard = std::mem::replace(&mut cx.b.stmts, body);
+            cx.guard = Some((guard, g));
+            cx.wait_if(&run_entries, |(code, waited)| waited.then_some(code));
+            let w = info.width;
+            let iv = cx.b.call_value(&info.iv_reg, "read", vec![], w);
+            cx.local.insert(info.iv.clone(), iv);
+            let ub = Env::default().get(&mut cx, &info.ub, w, b.span)?;
+            let step = Env::default().get(&mut cx, &info.step, w, b.span)?;
+            let next = cx.b.prim(PrimOp::Add, vec![iv, step], w);
+            let more = control::trip_cond(&mut cx, next, ub, step, w);
+            env.writes.push((info.iv_reg.clone(), next));
+            env.writes.push((issue.clone(), more));
+            if let Some(r) = &info.ii_reg {
+                let wr = seg.reg_width(r);
+                let n = cx.b.konst((ii - 1) as u128, wr);
+                env.writes.push((r.clone(), n));
+            }
+            let zero = cx.b.konst(0, 1);
+            cx.b.prim(PrimOp::Eq, vec![more, zero], 1)
+        } else {
+            cx.b.call_value(
+                &format!("{}_token_fifo_s{}", b.name, times[k - 1]),
+                "deq",
+                vec![],
+                1,
+            )
+        };
+        for ((v, c), fifo) in &xfer {
+            if *c == k {
+                let w = cx.width(v);
+                let x = cx.b.call_value(fifo, "deq", vec![], w);
+                cx.local.insert(v.clone(), x);
+            }
+        }
+        slot_ops(&mut cx, ops, &slot_of, t, false)?;
+        for (v, fifo) in send.get(&k).into_iter().flatten() {
+            let x = cx.value(v, b.span)?;
+            cx.b.call(fifo, "enq", vec![x]);
+        }
+        if k < last_stage {
+            let f = format!("{}_token_fifo_s{t}", b.name);
+            out.fifo(&f, 1, 1);
+            cx.b.call(&f, "enq", vec![last]);
+        }
+        // The program counter: the running state once the first iteration has waited;
+        // after the last iteration, the loop's exit.
+        let settle = (k == 0 && waited_run).then_some(run_code).flatten();
+        let mut leaves = Vec::new();
+        if k == last_stage {
+            let exit = info.exit.as_ref().ok_or_else(|| {
+                Diagnostic::error(
+                    b.span,
+                    format!("pipelined loop `{}` has no exit", info.loop_name),
+                )
+            })?;
+            control::emit(&mut cx, exit, Some(last), &env, &mut leaves)?;
+            let zero = cx.b.konst(0, 1);
+            let more = cx.b.prim(PrimOp::Eq, vec![last, zero], 1);
+            leaves.push(Leaf {
+                path: Some(more),
+                code: settle,
+                writes: env.writes.clone(),
+            });
+        } else {
+            leaves.push(Leaf {
+                path: None,
+                code: settle,
+                writes: env.writes.clone(),
+            });
+        }
+        control::finish(&mut cx, &leaves);
+        out.rule(format!("{}_slot_{t}_rule", b.name), &b.name, cx);
+    }
+    later_before_earlier(b, &times, out);
+    Ok(())
+}
+
+/// A loop's own rules: the head rule (an iteration after one that ran no slot) and, for a
+/// pipelined loop with an interval above 1, the interval counter.
+fn loop_rules(
+    ctx: &DesignContext,
+    seg: &Segmentation,
+    b: &BlockInfo,
+    info: &LoopInfo,
+    out: &mut BlockRules,
+) -> Result<(), Diagnostic> {
+    if let Some(tree) = &info.head {
+        let mut cx = RuleCx::new(seg, ctx);
+        cx.enter_at(&seg.control.entries(&Target::Head(b.id)), false);
+        cx.transition(tree)?;
+        out.rule(format!("{}_head_rule", info.loop_name), &b.name, cx);
+    }
+    if let Some(r) = &info.ii_reg {
+        let mut cx = RuleCx::new(seg, ctx);
+        let w = seg.reg_width(r);
+        let n = cx.b.call_value(r, "read", vec![], w);
+        let zero = cx.b.konst(0, w);
+        let busy = cx.b.prim(PrimOp::Ne, vec![n, zero], 1);
+        let guard = std::mem::take(&mut cx.b.stmts);
+        cx.guard = Some((guard, busy));
+        let n = cx.b.call_value(r, "read", vec![], w);
+        let one = cx.b.konst(1, w);
+        let less = cx.b.prim(PrimOp::Sub, vec![n, one], w);
+        cx.b.call(r, "write", vec![less]);
+        out.rule(format!("{}_ii_rule", info.loop_name), &b.name, cx);
     }
     Ok(())
 }
@@ -501,262 +644,6 @@ fn check_hazards(seg: &Segmentation, ops: &[Operation], slot_of: &[i64]) -> Resu
         if is_store {
             stored.insert((s, t), op.span);
         }
-    }
-    Ok(())
-}
-
-/// The continue condition `step < 0 ? iv >= ub : iv <= ub` (signed).
-fn trip_cond(cx: &mut RuleCx, iv: Var, ub: Var, step: Var, w: u32) -> Var {
-    let zero = cx.b.konst(0, w);
-    let neg = cx.b.prim(PrimOp::Slt, vec![step, zero], 1);
-    let down = cx.b.prim(PrimOp::Sge, vec![iv, ub], 1);
-    let up = cx.b.prim(PrimOp::Sle, vec![iv, ub], 1);
-    cx.b.prim(PrimOp::Mux, vec![neg, down, up], 1)
-}
-
-/// LoopHandler: entry and next rules.
-fn loop_rules(
-    ctx: &DesignContext,
-    seg: &Segmentation,
-    b: &BlockInfo,
-    info: &LoopInfo,
-    body: &Container,
-    out: &mut BlockRules,
-) -> Result<(), Diagnostic> {
-    let l = &info.loop_name;
-    let w = info.width;
-    let (cur_r, ub_r, step_r) = (
-        format!("{l}_cur_reg"),
-        format!("{l}_ub_reg"),
-        format!("{l}_step_reg"),
-    );
-    for r in [&cur_r, &ub_r, &step_r] {
-        out.reg(r, w);
-    }
-    let n_iter = info.inits.len();
-    let live: Vec<&Port> = body.inputs.iter().skip(1 + n_iter).collect();
-    for (k, p) in live.iter().enumerate() {
-        out.reg(&format!("{l}_input_state_reg_{k}"), p.width);
-    }
-    let body_token = match &body.token_in {
-        TokenIn::Fifo(f) => Some(f.clone()),
-        TokenIn::Rocc => None,
-    };
-    // Entry.
-    let mut cx = RuleCx::new(seg, ctx);
-    cx.take_token(&b.token_in);
-    cx.deq_ports(&b.inputs);
-    let mut bound = Vec::new();
-    for v in [&info.lb, &info.ub, &info.step] {
-        let x = cx.value(v, b.span)?;
-        let from = cx.width(v);
-        bound.push(cx.fit(x, from, w));
-    }
-    let (lb, ub, step) = (bound[0], bound[1], bound[2]);
-    if !seg.values.consts.contains_key(&info.step) {
-        // A step known only at run time: 0 would never end the loop.
-        let fault = format!("{l}_step_zero");
-        out.instances.push(Instance {
-            name: fault.clone(),
-            kind: InstanceKind::Fault {
-                message: "loop step is 0 at run time: the loop would never end".into(),
-            },
-        });
-        let zero = cx.b.konst(0, w);
-        let is_zero = cx.b.prim(PrimOp::Eq, vec![step, zero], 1);
-        cx.b.if_else(is_zero, |bb| bb.call(&fault, "raise", vec![]), |_| {});
-    }
-    cx.b.call(&cur_r, "write", vec![lb]);
-    cx.b.call(&ub_r, "write", vec![ub]);
-    cx.b.call(&step_r, "write", vec![step]);
-    let mut inits = Vec::new();
-    for v in &info.inits {
-        inits.push(cx.value(v, b.span)?);
-    }
-    let mut live_vals = Vec::new();
-    for (k, p) in live.iter().enumerate() {
-        let x = cx.value(&p.value, b.span)?;
-        cx.b.call(&format!("{l}_input_state_reg_{k}"), "write", vec![x]);
-        live_vals.push(x);
-    }
-    let go = trip_cond(&mut cx, lb, ub, step, w);
-    let mut first_vals = vec![lb];
-    first_vals.extend(inits.iter().copied());
-    first_vals.extend(live_vals.iter().copied());
-    emit_branch(&mut cx, go, body, &first_vals, &body_token, b, info, &inits);
-    out.rule(format!("{l}_entry_rule"), &b.name, cx);
-    // Next.
-    let mut cx = RuleCx::new(seg, ctx);
-    if let Some(t) = &body.token_out {
-        cx.b.call_value(t, "deq", vec![], 1);
-    }
-    let mut ys = Vec::new();
-    for e in &body.exits {
-        let x = match &e.fifo {
-            Some(f) => {
-                let wd = cx.width(&e.value);
-                cx.b.call_value(f, "deq", vec![], wd)
-            }
-            None => cx.value(&e.value, b.span)?,
-        };
-        ys.push(x);
-    }
-    let cur = cx.b.call_value(&cur_r, "read", vec![], w);
-    let ub = cx.b.call_value(&ub_r, "read", vec![], w);
-    let step = cx.b.call_value(&step_r, "read", vec![], w);
-    let next = cx.b.prim(PrimOp::Add, vec![cur, step], w);
-    let go = trip_cond(&mut cx, next, ub, step, w);
-    let mut vals = vec![next];
-    vals.extend(ys.iter().copied());
-    for (k, p) in live.iter().enumerate() {
-        vals.push(cx.b.call_value(&format!("{l}_input_state_reg_{k}"), "read", vec![], p.width));
-    }
-    let cur_name = cur_r.clone();
-    cx.b.if_else(
-        go,
-        |bb| {
-            bb.call(&cur_name, "write", vec![next]);
-        },
-        |_| {},
-    );
-    emit_branch(&mut cx, go, body, &vals, &body_token, b, info, &ys);
-    out.rule(format!("{l}_next_rule"), &b.name, cx);
-    Ok(())
-}
-
-/// `if go { enq body inputs + body token } else { enq results + token out }`.
-#[allow(clippy::too_many_arguments)]
-fn emit_branch(
-    cx: &mut RuleCx,
-    go: Var,
-    body: &Container,
-    vals: &[Var],
-    body_token: &Option<String>,
-    b: &BlockInfo,
-    info: &LoopInfo,
-    results: &[Var],
-) {
-    let inputs: Vec<(String, Var)> = body
-        .inputs
-        .iter()
-        .map(|p| p.fifo.clone())
-        .zip(vals.iter().copied())
-        .collect();
-    let outs: Vec<(String, Var)> = info
-        .results
-        .iter()
-        .zip(results)
-        .flat_map(|(r, x)| {
-            b.outputs
-                .iter()
-                .filter(move |p| &p.value == r)
-                .map(move |p| (p.fifo.clone(), *x))
-        })
-        .collect();
-    let token_out = b.token_out.clone();
-    cx.b.if_else(
-        go,
-        |bb| {
-            for (f, x) in &inputs {
-                bb.call(f, "enq", vec![*x]);
-            }
-            if let Some(t) = body_token {
-                let one = bb.konst(1, 1);
-                bb.call(t, "enq", vec![one]);
-            }
-        },
-        |bb| {
-            for (f, x) in &outs {
-                bb.call(f, "enq", vec![*x]);
-            }
-            if let Some(t) = &token_out {
-                let one = bb.konst(1, 1);
-                bb.call(t, "enq", vec![one]);
-            }
-        },
-    );
-}
-
-/// IfHandler: dispatch rule and one join rule per branch.
-#[allow(clippy::too_many_arguments)]
-fn if_rules(
-    ctx: &DesignContext,
-    seg: &Segmentation,
-    b: &BlockInfo,
-    cond: &str,
-    then_c: &Container,
-    else_c: Option<&Container>,
-    results: &[String],
-    out: &mut BlockRules,
-) -> Result<(), Diagnostic> {
-    let mut cx = RuleCx::new(seg, ctx);
-    cx.take_token(&b.token_in);
-    cx.deq_ports(&b.inputs);
-    let c = cx.value(cond, b.span)?;
-    let cw = cx.width(cond);
-    let c1 = cx.fit(c, cw, 1);
-    let gather = |cx: &mut RuleCx, cont: &Container| -> Result<Vec<(String, Var)>, Diagnostic> {
-        cont.inputs
-            .iter()
-            .map(|p| Ok((p.fifo.clone(), cx.value(&p.value, b.span)?)))
-            .collect()
-    };
-    let then_in = gather(&mut cx, then_c)?;
-    let else_in = match else_c {
-        Some(e) => gather(&mut cx, e)?,
-        None => Vec::new(),
-    };
-    let tok = |c: &Container| match &c.token_in {
-        TokenIn::Fifo(f) => Some(f.clone()),
-        TokenIn::Rocc => None,
-    };
-    let then_tok = tok(then_c);
-    let else_tok = match else_c {
-        Some(e) => tok(e),
-        None => b.token_out.clone(),
-    };
-    cx.b.if_else(
-        c1,
-        |bb| {
-            for (f, x) in &then_in {
-                bb.call(f, "enq", vec![*x]);
-            }
-            if let Some(t) = &then_tok {
-                let one = bb.konst(1, 1);
-                bb.call(t, "enq", vec![one]);
-            }
-        },
-        |bb| {
-            for (f, x) in &else_in {
-                bb.call(f, "enq", vec![*x]);
-            }
-            if let Some(t) = &else_tok {
-                let one = bb.konst(1, 1);
-                bb.call(t, "enq", vec![one]);
-            }
-        },
-    );
-    out.rule(format!("{}_dispatch_rule", b.name), &b.name, cx);
-    for (cont, tag) in [(Some(then_c), "then"), (else_c, "else")] {
-        let Some(cont) = cont else { continue };
-        let mut cx = RuleCx::new(seg, ctx);
-        if let Some(t) = &cont.token_out {
-            cx.b.call_value(t, "deq", vec![], 1);
-        }
-        for (e, r) in cont.exits.iter().zip(results) {
-            let x = match &e.fifo {
-                Some(f) => {
-                    let wd = cx.width(&e.value);
-                    cx.b.call_value(f, "deq", vec![], wd)
-                }
-                None => cx.value(&e.value, b.span)?,
-            };
-            for p in b.outputs.iter().filter(|p| &p.value == r) {
-                cx.b.call(&p.fifo, "enq", vec![x]);
-            }
-        }
-        cx.give_token(&b.token_out);
-        out.rule(format!("{}_{tag}_join_rule", b.name), &b.name, cx);
     }
     Ok(())
 }

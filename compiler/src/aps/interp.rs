@@ -29,6 +29,8 @@ pub struct InterpResult {
     pub cpu_mem: BTreeMap<u32, u8>,
     pub banks: BTreeMap<String, Vec<u128>>,
     pub globals: BTreeMap<String, u128>,
+    /// Iterations run by each `tor.for`, by the byte offset of the op in the source.
+    pub loop_iterations: BTreeMap<u32, u64>,
 }
 
 struct Machine<'a> {
@@ -47,6 +49,7 @@ struct Machine<'a> {
     segment: u64,
     slot: Option<(u64, i128)>,
     stored: HashMap<u32, crate::diag::Span>,
+    loop_iterations: BTreeMap<u32, u64>,
 }
 
 /// Run function `func` once with `rs1`/`rs2`; `max_steps` bounds the executed ops.
@@ -77,6 +80,7 @@ pub fn run(
         segment: 0,
         slot: None,
         stored: HashMap::new(),
+        loop_iterations: BTreeMap::new(),
     };
     for (name, (v, w)) in &ctx.constants {
         m.env.insert(name.clone(), (*v, *w));
@@ -99,6 +103,7 @@ pub fn run(
         cpu_mem: m.cpu_mem,
         banks: m.banks,
         globals: m.globals,
+        loop_iterations: m.loop_iterations,
     })
 }
 
@@ -412,6 +417,7 @@ impl Machine<'_> {
                 return Err(err(op, "step limit reached (non-terminating loop?)"));
             }
             self.fuel -= 1;
+            *self.loop_iterations.entry(op.span.start).or_default() += 1;
             self.env.insert(iv.name.to_string(), (i, w));
             for (a, v) in body.args.iter().skip(1).zip(&carried) {
                 self.env.insert(a.name.to_string(), *v);

@@ -17,10 +17,12 @@
 //! *virtual* (materialised where used, never carried by FIFOs).
 
 pub mod context;
+pub mod control;
 pub mod handlers;
 pub mod interp;
 pub mod memory;
 mod ops;
+pub mod qor;
 pub mod segment;
 #[cfg(any(test, feature = "generators"))]
 pub mod workload;
@@ -42,8 +44,9 @@ pub fn assemble(ctx: &DesignContext, seg: &Segmentation, blocks: &[BlockRules]) 
 fn assemble_owned(ctx: &DesignContext, seg: &Segmentation, blocks: Vec<BlockRules>) -> Circuit {
     let shared = ctx.shared_instances();
     // Sized up front: these vectors are large, and growing them re-copies them.
-    let instances =
-        shared.len() + seg.fifos.len() + blocks.iter().map(|b| b.instances.len()).sum::<usize>();
+    let instances = shared.len()
+        + seg.instances.len()
+        + blocks.iter().map(|b| b.instances.len()).sum::<usize>();
     let rule_count = blocks.iter().map(|b| b.rules.len()).sum::<usize>();
     let mut c = Circuit {
         name: seg.func.clone(),
@@ -59,15 +62,7 @@ fn assemble_owned(ctx: &DesignContext, seg: &Segmentation, blocks: Vec<BlockRule
         opcode: seg.opcode,
         funct7: seg.funct7,
     });
-    for f in &seg.fifos {
-        c.instances.push(rules::Instance {
-            name: f.name.clone(),
-            kind: rules::InstanceKind::Fifo {
-                width: f.width,
-                depth: f.depth,
-            },
-        });
-    }
+    c.instances.extend(seg.instances.iter().cloned());
     for b in blocks {
         c.instances.extend(b.instances);
         c.rules.extend(b.rules);

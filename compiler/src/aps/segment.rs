@@ -1,101 +1,55 @@
-//! BlockHandler: per-function segmentation into a block tree, with the cross-block FIFOs,
-//! the token chain and the input distribution of seed 003.
+//! BlockHandler: per-function segmentation into a block tree, with the function's state
+//! machine: where every value lives and how control goes from each slot to the next.
 //!
 //! A *container* is an op list run as a unit: the function body, a loop body, an `if`
 //! branch. It is split by control flow into sub-blocks (`block_N` straight-line,
-//! `loop_N` for `tor.for`, `if_N` for `tor.if`; `tor.while` is rejected), chained by 1-bit
-//! token FIFOs `<P>token_fifo_b<i>_b<i+1>`. A value defined in sub-block i and used in
-//! sub-block j > i (at any nesting depth) travels in `<P>fifo_b<i>_b<j>_v<k>`, one FIFO per
-//! consumer block. Values entering the container from its parent are dequeued once by
-//! `<P>input_distribution` and sent to a dedicated `<P>dist_to_block<j>_fifo_v<k>` per
-//! consuming sub-block (unused ones are dequeued and discarded); its `<P>dist_token_fifo`
-//! starts the first sub-block. `tor.yield` values leave through exit FIFOs named by the
-//! parent. The function body is the top container: its first block starts on a RoCC command.
+//! `loop_N` for `tor.for`, `if_N` for `tor.if`; `tor.while` is rejected). A straight-line
+//! block's *slots* are its distinct `starttime`s, one rule each (BBHandler), except slots
+//! that only wait (see [`super::control`]).
+//!
+//! Storage: a non-pipelined function runs one command at a time, one slot after the other,
+//! so a value needs one register, written where it is computed: every value used outside
+//! the slot that computes it (by a later slot, another block, or a control step: loop
+//! bounds, iteration values, conditions, yields) lives in `<block>_reg<k>` (the command's
+//! register fields in `<P>arg<k>`); induction variables in `<loop>_iv`, iteration values
+//! and loop results in `<loop>_iter<k>`, `if` results in `<if>_res<k>`. Inside a pipelined
+//! loop iterations overlap: values crossing its stages travel in FIFOs (its handler's).
+//!
+//! Control: the program counter `<P>pc` and one [`Tree`] per place a rule ends: after each
+//! block's last slot, the start rule (`<P>start_rule`, when the function does not begin
+//! with straight-line code), each loop's head rule, each pipelined loop's last stage. The
+//! program-counter codes are numbered here, once for the function, from every target the
+//! trees can reach, so each block's handler runs from that block alone.
 //!
 //! The function's arguments are the command's register fields (`%arg0` rs1, `%arg1` rs2,
-//! `%arg2` rd): values produced where the command is taken (the first block's first slot,
-//! or `<P>start_rule` when the body starts with a loop or `if`) and carried like any other
-//! value, so the response's `rd` travels with its command. `aps.readrf %argK` reads the
+//! `%arg2` rd), available where the command is taken; `aps.readrf %argK` reads the
 //! register's *data* from the command and does not use the argument as a value.
-//!
-//! Every [`BlockInfo`] carries what its handler needs (ops, ports, token FIFOs, names), so
-//! [`crate::aps::handle_block`] runs from one block alone.
 
 use super::context::{DesignContext, const_value, type_width};
+use super::control::{Target, Tree, Walker};
 use crate::diag::{Diagnostic, Span};
 use crate::mlir::ast::{Attribute, Operation};
+use crate::rules::{Instance, InstanceKind};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
 pub type BlockId = usize;
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct Port {
-    pub value: String,
-    pub fifo: String,
-    pub width: u32,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum TokenIn {
-    Fifo(String),
-    /// The function's first block: a RoCC command starts it.
-    Rocc,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct FifoDecl {
-    pub name: String,
-    pub width: u32,
-    pub depth: u32,
-}
-
-/// `(value, def block, use block, fifo)`: a value crossing blocks; `from` is `None` when the
-/// value enters the container from its parent (distribution).
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct CrossBlockEdge {
-    pub value: String,
-    pub from: Option<BlockId>,
-    pub to: Option<BlockId>,
-    pub fifo: String,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct Exit {
-    pub value: String,
-    /// `None` for a virtual value (materialised by the exit rule).
-    pub fifo: Option<String>,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct Distribution {
-    pub rule: String,
-    pub token_fifo: String,
-    /// For each container input (in order), the FIFOs it is copied into (empty: discarded).
-    pub routes: Vec<Vec<String>>,
-}
-
-/// The rule that takes the RoCC command when the function's first block cannot (it is a
-/// loop or an `if`): it starts that block and sends the command's argument values where
-/// they are used.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct Start {
-    pub rule: String,
-    pub token_fifo: String,
-    pub outputs: Vec<Port>,
+/// Where a block sits: piece `index` of container `branch` (0: the body or `then`, 1:
+/// `else`) of block `owner`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Position {
+    pub owner: BlockId,
+    pub branch: usize,
+    pub index: usize,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Container {
     pub prefix: String,
     pub children: Vec<BlockId>,
-    pub token_in: TokenIn,
-    pub token_out: Option<String>,
-    pub inputs: Vec<Port>,
-    pub dist: Option<Distribution>,
-    pub exits: Vec<Exit>,
-    /// When the function's first block cannot take the command itself.
-    pub start: Option<Start>,
+    /// The `tor.yield` operands (iteration values of a loop body, results of a branch).
+    pub yields: Vec<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -107,16 +61,50 @@ pub struct LoopInfo {
     pub ub: String,
     pub step: String,
     pub inits: Vec<String>,
+    /// The body's iteration-value arguments.
+    pub iters: Vec<String>,
     pub results: Vec<String>,
+    /// `Some(ii)`: pipelined, a new iteration every `ii` cycles.
+    pub pipeline: Option<u32>,
+    /// The induction variable (pipelined: the next iteration's).
+    pub iv_reg: String,
+    pub iter_regs: Vec<String>,
+    /// Pipelined: 1 while iterations remain to be started; the initiation-interval counter.
+    pub issue_reg: Option<String>,
+    pub ii_reg: Option<String>,
+    /// The fault raised by a run-time step of 0 (steps that are not constants).
+    pub step_fault: Option<String>,
+    /// The head rule's transition, when some path reaches it.
+    pub head: Option<Tree>,
+    /// Pipelined: the last stage's transition after the last iteration.
+    pub exit: Option<Tree>,
+}
+
+/// One time step of a straight-line block.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct SlotInfo {
+    pub time: i64,
+    /// Nothing but collects: no rule; its wait guards the next slot that runs.
+    pub wait_only: bool,
+    /// It waits for the DMA (a burst collect).
+    pub polls: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum BlockKind {
     Function {
         body: Container,
+        /// The start rule's transition, when the body does not begin with straight-line
+        /// code (the start rule takes the command).
+        start: Option<Tree>,
     },
     Basic {
         ops: Vec<Operation>,
+        slots: Vec<SlotInfo>,
+        /// The transition after the last slot (none for the body of a pipelined loop).
+        exit: Option<Tree>,
+        /// The pipelined loop whose body this is.
+        pipeline: Option<BlockId>,
     },
     Loop {
         info: LoopInfo,
@@ -127,6 +115,7 @@ pub enum BlockKind {
         then_c: Container,
         else_c: Option<Container>,
         results: Vec<String>,
+        res_regs: Vec<String>,
     },
 }
 
@@ -135,11 +124,8 @@ pub struct BlockInfo {
     pub id: BlockId,
     pub name: String,
     pub parent: Option<BlockId>,
+    pub at: Option<Position>,
     pub span: Span,
-    pub token_in: TokenIn,
-    pub token_out: Option<String>,
-    pub inputs: Vec<Port>,
-    pub outputs: Vec<Port>,
     pub kind: BlockKind,
 }
 
@@ -155,6 +141,8 @@ pub struct ValueTable {
     pub args: Vec<String>,
     /// `aps.spm.load_req` tokens → bank symbol.
     pub req_banks: BTreeMap<String, String>,
+    /// The register holding each value used outside the slot that computes it.
+    pub regs: BTreeMap<String, String>,
 }
 
 impl ValueTable {
@@ -171,6 +159,33 @@ impl ValueTable {
     }
 }
 
+/// The function's program counter and the code of each state.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Control {
+    pub pc: String,
+    pub width: u32,
+    /// `(target, waited, code)`, sorted; `(Idle, false)` is 0.
+    pub codes: Vec<(Target, bool, u32)>,
+}
+
+impl Control {
+    pub fn code(&self, target: &Target, waited: bool) -> Option<u32> {
+        self.codes
+            .iter()
+            .find(|(t, w, _)| t == target && *w == waited)
+            .map(|c| c.2)
+    }
+
+    /// The codes under which `target` runs: `(code, waited)`.
+    pub fn entries(&self, target: &Target) -> Vec<(u32, bool)> {
+        self.codes
+            .iter()
+            .filter(|(t, _, _)| t == target)
+            .map(|(_, w, c)| (*c, *w))
+            .collect()
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Segmentation {
     pub func: String,
@@ -182,10 +197,33 @@ pub struct Segmentation {
     pub opcode: u32,
     pub funct7: u32,
     pub blocks: Vec<BlockInfo>,
-    pub edges: Vec<CrossBlockEdge>,
-    /// Every cross-block data and token FIFO (block-internal ones belong to the handlers).
-    pub fifos: Vec<FifoDecl>,
     pub values: ValueTable,
+    pub control: Control,
+    /// The function's registers and faults (block-internal FIFOs belong to the handlers).
+    pub instances: Vec<Instance>,
+}
+
+impl Segmentation {
+    /// The width of register `name` of this function (1 if unknown).
+    pub fn reg_width(&self, name: &str) -> u32 {
+        self.instances
+            .iter()
+            .find(|i| i.name == name)
+            .and_then(|i| match i.kind {
+                InstanceKind::Reg { width, .. } => Some(width),
+                _ => None,
+            })
+            .unwrap_or(1)
+    }
+
+    /// Whether the function's first block takes the command itself (else the start rule).
+    pub fn command_block(&self) -> Option<BlockId> {
+        let BlockKind::Function { body, .. } = &self.blocks.first()?.kind else {
+            return None;
+        };
+        let first = *body.children.first()?;
+        matches!(self.blocks[first].kind, BlockKind::Basic { .. }).then_some(first)
+    }
 }
 
 /// Name of value `k` of a result group.
@@ -259,8 +297,68 @@ fn is_structural(name: &str) -> bool {
     )
 }
 
+/// Ops whose only effect is to wait: a slot of nothing else has no rule.
+fn is_wait(name: &str) -> bool {
+    matches!(
+        name,
+        "aps.itfc.burst_load_collect" | "aps.itfc.burst_store_collect" | "aps.itfc.store_collect"
+    )
+}
+
 fn int_attr(op: &Operation, name: &str) -> Option<i128> {
     op.attr(name).and_then(Attribute::as_int)
+}
+
+/// The `starttime` of an op in a straight-line block.
+pub fn starttime(op: &Operation) -> Result<i64, Diagnostic> {
+    match op.attr("starttime") {
+        Some(Attribute::Integer { value, .. }) => i64::try_from(*value)
+            .map_err(|_| Diagnostic::error(op.span, "`starttime` out of range")),
+        _ => Err(Diagnostic::error(
+            op.span,
+            format!("`{}` has no `starttime` attribute", op.name),
+        )),
+    }
+}
+
+/// The most cycles between two iterations a pipelined loop may ask for.
+const MAX_II: i128 = 1 << 16;
+
+/// `Some(ii)` when loop `op` is pipelined: a `pipeline` attribute (true, unit or a non-zero
+/// integer) and/or an initiation interval `II` (default 1).
+fn pipeline_attr(op: &Operation) -> Result<Option<u32>, Diagnostic> {
+    let at = |name: &str| op.attrs.iter().find(|a| a.name == name);
+    let on = match at("pipeline").map(|a| &a.value) {
+        None => None,
+        Some(Attribute::Unit) => Some(true),
+        Some(Attribute::Bool(b)) => Some(*b),
+        Some(Attribute::Integer { value, .. }) => Some(*value != 0),
+        Some(_) => {
+            let a = at("pipeline").map_or(op.span, |a| a.span);
+            return Err(Diagnostic::error(
+                a,
+                "`pipeline` must be a boolean (or unit) attribute",
+            ));
+        }
+    };
+    let ii = match at("II").or_else(|| at("ii")) {
+        None => None,
+        Some(a) => match a.value.as_int() {
+            Some(v) if (1..=MAX_II).contains(&v) => Some(v as u32),
+            _ => {
+                return Err(Diagnostic::error(
+                    a.span,
+                    format!("the initiation interval `II` must be an integer from 1 to {MAX_II}"),
+                ));
+            }
+        },
+    };
+    Ok(match (on, ii) {
+        (Some(false), _) => None,
+        (Some(true), ii) => Some(ii.unwrap_or(1)),
+        (None, Some(ii)) => Some(ii),
+        (None, None) => None,
+    })
 }
 
 struct Builder {
@@ -329,23 +427,29 @@ pub fn segment_function(ctx: &DesignContext, func: &Operation) -> Result<Segment
         opcode: opcode as u32,
         funct7: funct7 as u32,
         blocks: Vec::new(),
-        edges: Vec::new(),
-        fifos: Vec::new(),
         values,
+        control: Control::default(),
+        instances: Vec::new(),
     };
     let mut b = Builder { seg };
-    let root = b.alloc(None, func.span, prefix.trim_end_matches('_').to_string());
-    let body = b.container(
-        root,
-        prefix,
-        &entry.ops,
-        Vec::new(),
-        TokenIn::Rocc,
+    let root = b.alloc(
         None,
-        &[],
-        &|_| String::new(),
-    )?;
-    b.seg.blocks[root].kind = BlockKind::Function { body };
+        None,
+        func.span,
+        prefix.trim_end_matches('_').to_string(),
+    );
+    let defined: BTreeSet<String> = b.seg.values.args.iter().cloned().collect();
+    let body = b.container(root, 0, prefix.clone(), &entry.ops, &[], &defined)?;
+    b.seg.blocks[root].kind = BlockKind::Function { body, start: None };
+    // The slot that takes the command always has a rule.
+    if let Some(first) = b.seg.command_block()
+        && let BlockKind::Basic { slots, .. } = &mut b.seg.blocks[first].kind
+        && let Some(s) = slots.first_mut()
+    {
+        s.wait_only = false;
+    }
+    b.registers();
+    b.control()?;
     Ok(b.seg)
 }
 
@@ -401,55 +505,28 @@ fn scan_values(op: &Operation, t: &mut ValueTable) -> Result<(), Diagnostic> {
 }
 
 impl Builder {
-    fn alloc(&mut self, parent: Option<BlockId>, span: Span, name: String) -> BlockId {
+    fn alloc(
+        &mut self,
+        parent: Option<BlockId>,
+        at: Option<Position>,
+        span: Span,
+        name: String,
+    ) -> BlockId {
         let id = self.seg.blocks.len();
         self.seg.blocks.push(BlockInfo {
             id,
             name,
             parent,
+            at,
             span,
-            token_in: TokenIn::Rocc,
-            token_out: None,
-            inputs: Vec::new(),
-            outputs: Vec::new(),
-            kind: BlockKind::Basic { ops: Vec::new() },
+            kind: BlockKind::Basic {
+                ops: Vec::new(),
+                slots: Vec::new(),
+                exit: None,
+                pipeline: None,
+            },
         });
         id
-    }
-
-    fn fifo(&mut self, name: &str, width: u32) {
-        self.seg.fifos.push(FifoDecl {
-            name: name.to_string(),
-            width: width.max(1),
-            depth: 1,
-        });
-    }
-
-    /// Declare `fifo` carrying `v` into block `to` (from block `from`, or from outside the
-    /// container): the FIFO, the edge and the consumer's input port; returns the port.
-    fn carry(
-        &mut self,
-        v: &str,
-        width: u32,
-        fifo: String,
-        from: Option<BlockId>,
-        to: BlockId,
-        inputs: &mut Vec<Port>,
-    ) -> Port {
-        self.fifo(&fifo, width);
-        self.seg.edges.push(CrossBlockEdge {
-            value: v.to_string(),
-            from,
-            to: Some(to),
-            fifo: fifo.clone(),
-        });
-        let port = Port {
-            value: v.to_string(),
-            fifo,
-            width,
-        };
-        inputs.push(port.clone());
-        port
     }
 
     fn width(&self, v: &str) -> u32 {
@@ -460,246 +537,85 @@ impl Builder {
         self.seg.values.is_virtual(v)
     }
 
-    /// Build one container; `inputs` are FIFOs the parent fills, `exit_values` the
-    /// `tor.yield` operands with `exit_fifo(k)` naming their exit FIFOs.
-    #[allow(clippy::too_many_arguments)]
+    /// Build container `branch` of block `owner`; `defined` are the values visible from
+    /// the enclosing scopes.
     fn container(
         &mut self,
-        parent: BlockId,
+        owner: BlockId,
+        branch: usize,
         prefix: String,
         ops: &[Operation],
-        inputs: Vec<Port>,
-        token_in: TokenIn,
-        token_out: Option<String>,
-        exit_values: &[(String, Span)],
-        exit_fifo: &dyn Fn(usize) -> String,
+        yields: &[(String, Span)],
+        defined: &BTreeSet<String>,
     ) -> Result<Container, Diagnostic> {
         let pieces = split(ops)?;
-        let mut names = Vec::new();
-        let mut uses: Vec<BTreeSet<String>> = Vec::new();
-        let mut def_of: BTreeMap<String, usize> = BTreeMap::new();
+        let mut defined = defined.clone();
+        let mut children = Vec::with_capacity(pieces.len());
         for (n, p) in pieces.iter().enumerate() {
-            let (label, span) = match p {
-                Piece::Basic(ops) => ("block", ops[0].span),
-                Piece::Ctl(op) if op.name == "tor.for" => ("loop", op.span),
-                Piece::Ctl(op) => ("if", op.span),
+            let (label, span, list): (&str, Span, Vec<&Operation>) = match p {
+                Piece::Basic(ops) => ("block", ops[0].span, ops.clone()),
+                Piece::Ctl(op) if op.name == "tor.for" => ("loop", op.span, vec![*op]),
+                Piece::Ctl(op) => ("if", op.span, vec![*op]),
             };
-            names.push((format!("{prefix}{label}_{n}"), span));
-            // One pass per piece: values defined and used inside the same piece need no FIFO.
-            let list: Vec<&Operation> = match p {
-                Piece::Basic(ops) => ops.clone(),
-                Piece::Ctl(op) => vec![*op],
-            };
-            let (mut defined, mut used) = (BTreeSet::new(), BTreeSet::new());
+            // Values defined and used inside the same piece are checked by its handler.
+            let (mut inside, mut used) = (BTreeSet::new(), BTreeSet::new());
             for op in &list {
-                for r in result_names(op) {
-                    def_of.insert(r.clone(), n);
-                    defined.insert(r);
-                }
-                collect(op, &mut defined, &mut used);
+                inside.extend(result_names(op));
+                collect(op, &mut inside, &mut used);
             }
-            let u: BTreeSet<String> = used.into_iter().filter(|v| !defined.contains(v)).collect();
-            uses.push(u.into_iter().filter(|v| !self.is_virtual(v)).collect());
-        }
-        let ids: Vec<BlockId> = names
-            .iter()
-            .map(|(name, span)| self.alloc(Some(parent), *span, name.clone()))
-            .collect();
-        let input_index: BTreeMap<String, usize> = inputs
-            .iter()
-            .enumerate()
-            .map(|(i, p)| (p.value.clone(), i))
-            .collect();
-        let mut routes: Vec<Vec<String>> = vec![Vec::new(); inputs.len()];
-        let mut block_in: Vec<Vec<Port>> = vec![Vec::new(); pieces.len()];
-        let mut block_out: Vec<Vec<Port>> = vec![Vec::new(); pieces.len()];
-        let mut pair_count: BTreeMap<(usize, usize), usize> = BTreeMap::new();
-        let mut dist_count: BTreeMap<usize, usize> = BTreeMap::new();
-        // The top container's values of the command (the function's arguments) are defined
-        // where the command is taken: block 0 when it is straight-line, else the start rule.
-        let at_command = token_in == TokenIn::Rocc;
-        let first_basic = matches!(pieces.first(), Some(Piece::Basic(_)));
-        let mut start_outputs: Vec<Port> = Vec::new();
-        let mut start_count: BTreeMap<usize, usize> = BTreeMap::new();
-        for (j, used) in uses.iter().enumerate() {
-            for v in used {
-                let width = self.width(v);
-                let command_value = at_command && self.seg.values.arg_field(v).is_some();
-                if command_value && !def_of.contains_key(v) && !first_basic {
-                    let k = start_count.entry(j).or_default();
-                    let fifo = format!("{prefix}fifo_start_b{j}_v{k}");
-                    *k += 1;
-                    let port = self.carry(v, width, fifo, None, ids[j], &mut block_in[j]);
-                    start_outputs.push(port);
+            for v in used.iter().filter(|v| !inside.contains(*v)) {
+                if self.is_virtual(v) || defined.contains(v) {
                     continue;
                 }
-                let def = def_of
-                    .get(v)
-                    .copied()
-                    .or_else(|| command_value.then_some(0));
-                if let Some(i) = def {
-                    if i >= j {
-                        continue;
-                    }
-                    let k = pair_count.entry((i, j)).or_default();
-                    let fifo = format!("{prefix}fifo_b{i}_b{j}_v{k}");
-                    *k += 1;
-                    let port = self.carry(v, width, fifo, Some(ids[i]), ids[j], &mut block_in[j]);
-                    block_out[i].push(port);
-                } else if let Some(&x) = input_index.get(v) {
-                    let k = dist_count.entry(j).or_default();
-                    let fifo = format!("{prefix}dist_to_block{j}_fifo_v{k}");
-                    *k += 1;
-                    let port = self.carry(v, width, fifo, None, ids[j], &mut block_in[j]);
-                    routes[x].push(port.fifo);
-                } else {
-                    let list: &[&Operation] = match &pieces[j] {
-                        Piece::Basic(ops) => ops,
-                        Piece::Ctl(op) => std::slice::from_ref(op),
-                    };
-                    let at = list
-                        .iter()
-                        .find_map(|op| use_span(op, v))
-                        .unwrap_or(names[j].1);
-                    return Err(Diagnostic::error(
-                        at,
-                        format!("value `{v}` is not defined before this use"),
-                    ));
-                }
+                let at = list.iter().find_map(|op| use_span(op, v)).unwrap_or(span);
+                return Err(Diagnostic::error(
+                    at,
+                    format!("value `{v}` is not defined before this use"),
+                ));
             }
+            let at = Position {
+                owner,
+                branch,
+                index: n,
+            };
+            let id = self.alloc(Some(owner), Some(at), span, format!("{prefix}{label}_{n}"));
+            let kind = match p {
+                Piece::Basic(ops) => BlockKind::Basic {
+                    ops: ops.iter().map(|o| (*o).clone()).collect(),
+                    slots: slots(ops)?,
+                    exit: None,
+                    pipeline: None,
+                },
+                Piece::Ctl(op) if op.name == "tor.for" => self.loop_kind(id, op, &defined)?,
+                Piece::Ctl(op) => self.if_kind(id, op, &defined)?,
+            };
+            self.seg.blocks[id].kind = kind;
+            for op in &list {
+                defined.extend(result_names(op));
+            }
+            children.push(id);
         }
-        let mut exits = Vec::new();
-        for (k, (v, span)) in exit_values.iter().enumerate() {
-            if self.is_virtual(v) {
-                exits.push(Exit {
-                    value: v.clone(),
-                    fifo: None,
-                });
-                continue;
-            }
-            let fifo = exit_fifo(k);
-            let width = self.width(v);
-            self.fifo(&fifo, width);
-            if let Some(&i) = def_of.get(v) {
-                block_out[i].push(Port {
-                    value: v.clone(),
-                    fifo: fifo.clone(),
-                    width,
-                });
-                self.seg.edges.push(CrossBlockEdge {
-                    value: v.clone(),
-                    from: Some(ids[i]),
-                    to: None,
-                    fifo: fifo.clone(),
-                });
-            } else if let Some(&x) = input_index.get(v) {
-                routes[x].push(fifo.clone());
-            } else {
+        for (v, span) in yields {
+            if !self.is_virtual(v) && !defined.contains(v) {
                 return Err(Diagnostic::error(
                     *span,
                     format!("yielded value `{v}` is not available"),
                 ));
             }
-            exits.push(Exit {
-                value: v.clone(),
-                fifo: Some(fifo),
-            });
-        }
-        let mut first_token = token_in.clone();
-        let mut dist = None;
-        let mut start = None;
-        if !inputs.is_empty() && !pieces.is_empty() {
-            let token_fifo = format!("{prefix}dist_token_fifo");
-            self.fifo(&token_fifo, 1);
-            first_token = TokenIn::Fifo(token_fifo.clone());
-            dist = Some(Distribution {
-                rule: format!("{prefix}input_distribution"),
-                token_fifo,
-                routes,
-            });
-        }
-        if token_in == TokenIn::Rocc && !matches!(pieces.first(), Some(Piece::Basic(_)) | None) {
-            let fifo = format!("{prefix}start_token_fifo");
-            self.fifo(&fifo, 1);
-            first_token = TokenIn::Fifo(fifo.clone());
-            start = Some(Start {
-                rule: format!("{prefix}start_rule"),
-                token_fifo: fifo,
-                outputs: start_outputs,
-            });
-        }
-        for (n, piece) in pieces.iter().enumerate() {
-            let tin = if n == 0 {
-                first_token.clone()
-            } else {
-                TokenIn::Fifo(format!("{prefix}token_fifo_b{}_b{n}", n - 1))
-            };
-            let tout = if n + 1 == pieces.len() {
-                token_out.clone()
-            } else {
-                let f = format!("{prefix}token_fifo_b{n}_b{}", n + 1);
-                self.fifo(&f, 1);
-                Some(f)
-            };
-            let id = ids[n];
-            {
-                let b = &mut self.seg.blocks[id];
-                b.token_in = tin;
-                b.token_out = tout;
-                b.inputs = std::mem::take(&mut block_in[n]);
-                b.outputs = std::mem::take(&mut block_out[n]);
-            }
-            let kind = match piece {
-                Piece::Basic(ops) => BlockKind::Basic {
-                    ops: ops.iter().map(|o| (*o).clone()).collect(),
-                },
-                Piece::Ctl(op) if op.name == "tor.for" => self.loop_kind(id, op)?,
-                Piece::Ctl(op) => self.if_kind(id, op)?,
-            };
-            self.seg.blocks[id].kind = kind;
         }
         Ok(Container {
             prefix,
-            children: ids,
-            token_in,
-            token_out,
-            inputs,
-            dist,
-            exits,
-            start,
+            children,
+            yields: yields.iter().map(|(v, _)| v.clone()).collect(),
         })
     }
 
-    fn body_inputs(
+    fn loop_kind(
         &mut self,
         id: BlockId,
-        first: &[String],
-        region_uses: BTreeSet<String>,
-        name: &dyn Fn(usize) -> String,
-    ) -> Vec<Port> {
-        let mut vals: Vec<String> = first.to_vec();
-        for v in region_uses {
-            if !self.is_virtual(&v) && !vals.contains(&v) {
-                vals.push(v);
-            }
-        }
-        let _ = id;
-        vals.into_iter()
-            .enumerate()
-            .map(|(k, v)| {
-                let width = self.width(&v);
-                let fifo = name(k);
-                self.fifo(&fifo, width);
-                Port {
-                    value: v,
-                    fifo,
-                    width,
-                }
-            })
-            .collect()
-    }
-
-    fn loop_kind(&mut self, id: BlockId, op: &Operation) -> Result<BlockKind, Diagnostic> {
+        op: &Operation,
+        defined: &BTreeSet<String>,
+    ) -> Result<BlockKind, Diagnostic> {
         let loop_name = format!("{}_loop", self.seg.blocks[id].name);
         let body = op
             .regions
@@ -740,51 +656,70 @@ impl Builder {
                 "`tor.for` iter_args, yielded values and results must have the same count",
             ));
         }
-        let region_uses = block_free_uses(body);
-        let mut first = vec![iv.name.to_string()];
-        first.extend(iters.iter().cloned());
-        let ln = loop_name.clone();
-        let inputs = self.body_inputs(id, &first, region_uses, &|k| {
-            format!("{ln}_loop_to_body_fifo_{k}")
-        });
-        let tin = format!("{loop_name}_token_entry_to_body");
-        let tout = format!("{loop_name}_token_body_to_next");
-        self.fifo(&tin, 1);
-        self.fifo(&tout, 1);
-        let ln = loop_name.clone();
-        let c = self.container(
-            id,
-            format!("{loop_name}_"),
-            &body.ops,
-            inputs,
-            TokenIn::Fifo(tin),
-            Some(tout),
-            &yields,
-            &|k| format!("{ln}_yield_fifo_{k}"),
-        )?;
+        let pipeline = pipeline_attr(op)?;
+        if pipeline.is_some() {
+            check_pipelined(op, body)?;
+        }
         let step = &op.operands[2];
-        if let Some((v, w)) = self.seg.values.consts.get(&operand_name(step))
-            && crate::rules::mask(*v, (*w).min(type_width(&iv.ty).max(1))) == 0
+        let step_const = self.seg.values.consts.get(&operand_name(step)).copied();
+        if let Some((v, w)) = step_const
+            && crate::rules::mask(v, w.min(type_width(&iv.ty).max(1))) == 0
         {
             return Err(Diagnostic::error(
                 step.span,
                 "loop step is 0: the loop would never end",
             ));
         }
+        let mut inner = defined.clone();
+        inner.insert(iv.name.to_string());
+        inner.extend(iters.iter().cloned());
+        let c = self.container(id, 0, format!("{loop_name}_"), &body.ops, &yields, &inner)?;
+        if pipeline.is_some() {
+            // Every slot of a pipelined body is a stage (none is folded into another).
+            for &child in &c.children {
+                if let BlockKind::Basic {
+                    pipeline, slots, ..
+                } = &mut self.seg.blocks[child].kind
+                {
+                    *pipeline = Some(id);
+                    slots.iter_mut().for_each(|s| s.wait_only = false);
+                }
+            }
+        }
         let info = LoopInfo {
+            iv_reg: format!("{loop_name}_iv"),
+            iter_regs: (0..iters.len())
+                .map(|k| format!("{loop_name}_iter{k}"))
+                .collect(),
+            issue_reg: pipeline.map(|_| format!("{loop_name}_issue")),
+            ii_reg: pipeline
+                .filter(|ii| *ii > 1)
+                .map(|_| format!("{loop_name}_ii")),
+            step_fault: step_const
+                .is_none()
+                .then(|| format!("{loop_name}_step_zero")),
             loop_name,
             iv: iv.name.to_string(),
             width: type_width(&iv.ty).max(1),
             lb: operand_name(&op.operands[0]),
             ub: operand_name(&op.operands[1]),
-            step: operand_name(&op.operands[2]),
+            step: operand_name(step),
             inits,
+            iters,
             results,
+            pipeline,
+            head: None,
+            exit: None,
         };
         Ok(BlockKind::Loop { info, body: c })
     }
 
-    fn if_kind(&mut self, id: BlockId, op: &Operation) -> Result<BlockKind, Diagnostic> {
+    fn if_kind(
+        &mut self,
+        id: BlockId,
+        op: &Operation,
+        defined: &BTreeSet<String>,
+    ) -> Result<BlockKind, Diagnostic> {
         let name = self.seg.blocks[id].name.clone();
         let cond = op
             .operands
@@ -799,7 +734,7 @@ impl Builder {
             ));
         }
         let mut branches = Vec::new();
-        for (r, tag) in op.regions.iter().zip(["then", "else"]) {
+        for (k, (r, tag)) in op.regions.iter().zip(["then", "else"]).enumerate() {
             let empty = crate::mlir::ast::Block {
                 label: None,
                 args: Vec::new(),
@@ -818,39 +753,359 @@ impl Builder {
                     ),
                 ));
             }
-            let uses = block_free_uses(block);
-            let n2 = name.clone();
-            let inputs = self.body_inputs(id, &[], uses, &|k| format!("{n2}_{tag}in{k}"));
-            let tin = format!("{name}_{tag}tok");
-            let tout = format!("{name}_{tag}done");
-            self.fifo(&tin, 1);
-            self.fifo(&tout, 1);
-            let n3 = name.clone();
             let c = self.container(
                 id,
+                k,
                 format!("{name}_{tag}_"),
                 &block.ops,
-                inputs,
-                TokenIn::Fifo(tin),
-                Some(tout),
                 &yields,
-                &|k| format!("{n3}_{tag}res{k}"),
+                defined,
             )?;
-            branches.push(Some(c));
+            branches.push(c);
         }
         let mut it = branches.into_iter();
         let then_c = it
             .next()
-            .flatten()
             .ok_or_else(|| Diagnostic::error(op.span, "`tor.if` without a then region"))?;
-        let else_c = it.next().flatten();
+        let else_c = it.next();
         Ok(BlockKind::If {
             cond,
             then_c,
             else_c,
+            res_regs: (0..results.len())
+                .map(|k| format!("{name}_res{k}"))
+                .collect(),
             results,
         })
     }
+
+    fn reg(&mut self, name: &str, width: u32) {
+        self.seg.instances.push(Instance {
+            name: name.to_string(),
+            kind: InstanceKind::Reg {
+                width: width.max(1),
+                init: 0,
+            },
+        });
+    }
+
+    /// Decide which values live in registers and declare them, with the loops' and `if`s'
+    /// registers and faults.
+    fn registers(&mut self) {
+        // Where each value is computed and where it is used: (block, slot); `None` for the
+        // place the command is taken (its arguments).
+        type Site = Option<(BlockId, i64)>;
+        let command_site: Site =
+            self.seg
+                .command_block()
+                .and_then(|b| match &self.seg.blocks[b].kind {
+                    BlockKind::Basic { slots, .. } => slots.first().map(|s| (b, s.time)),
+                    _ => None,
+                });
+        let mut def: BTreeMap<String, Site> = BTreeMap::new();
+        for a in &self.seg.values.args {
+            def.insert(a.clone(), command_site);
+        }
+        let mut far: BTreeSet<String> = BTreeSet::new();
+        let mut uses: Vec<(String, Site)> = Vec::new();
+        let mut in_pipeline: BTreeSet<String> = BTreeSet::new();
+        for b in &self.seg.blocks {
+            match &b.kind {
+                BlockKind::Basic { ops, pipeline, .. } => {
+                    for op in ops {
+                        let Ok(t) = starttime(op) else { continue };
+                        let site = Some((b.id, t));
+                        for r in result_names(op) {
+                            if pipeline.is_some() {
+                                in_pipeline.insert(r.clone());
+                            }
+                            def.insert(r, site);
+                        }
+                        if op.name != "aps.readrf" {
+                            for o in &op.operands {
+                                uses.push((operand_name(o), site));
+                            }
+                        }
+                    }
+                }
+                BlockKind::Loop { info, body } => {
+                    far.extend([info.lb.clone(), info.ub.clone(), info.step.clone()]);
+                    far.extend(info.inits.iter().cloned());
+                    far.extend(body.yields.iter().cloned());
+                }
+                BlockKind::If {
+                    cond,
+                    then_c,
+                    else_c,
+                    ..
+                } => {
+                    far.insert(cond.clone());
+                    far.extend(then_c.yields.iter().cloned());
+                    far.extend(else_c.iter().flat_map(|c| c.yields.iter().cloned()));
+                }
+                BlockKind::Function { .. } => {}
+            }
+        }
+        for (v, site) in &uses {
+            if def.get(v).is_some_and(|d| d != site) {
+                far.insert(v.clone());
+            }
+        }
+        // Registers in definition order per block: args first, then each block's values.
+        let mut per_block: BTreeMap<BlockId, Vec<String>> = BTreeMap::new();
+        for b in &self.seg.blocks {
+            if let BlockKind::Basic { ops, .. } = &b.kind {
+                let list = per_block.entry(b.id).or_default();
+                for op in ops {
+                    list.extend(result_names(op));
+                }
+            }
+        }
+        let pc = format!("{}pc", self.seg.prefix);
+        self.seg.control.pc = pc;
+        let mut regs = BTreeMap::new();
+        let mut decls: Vec<(String, u32)> = Vec::new();
+        for (k, a) in self.seg.values.args.iter().enumerate() {
+            if far.contains(a) {
+                let name = format!("{}arg{k}", self.seg.prefix);
+                decls.push((name.clone(), self.width(a)));
+                regs.insert(a.clone(), name);
+            }
+        }
+        for (b, vals) in &per_block {
+            let mut k = 0;
+            for v in vals {
+                if !far.contains(v) || self.is_virtual(v) || in_pipeline.contains(v) {
+                    continue;
+                }
+                let name = format!("{}_reg{k}", self.seg.blocks[*b].name);
+                k += 1;
+                decls.push((name.clone(), self.width(v)));
+                regs.insert(v.clone(), name);
+            }
+        }
+        let mut faults = Vec::new();
+        for b in &self.seg.blocks {
+            match &b.kind {
+                BlockKind::Loop { info, .. } => {
+                    if info.pipeline.is_none() {
+                        regs.insert(info.iv.clone(), info.iv_reg.clone());
+                    }
+                    decls.push((info.iv_reg.clone(), info.width));
+                    for ((it, r), reg) in info.iters.iter().zip(&info.results).zip(&info.iter_regs)
+                    {
+                        regs.insert(it.clone(), reg.clone());
+                        regs.insert(r.clone(), reg.clone());
+                        decls.push((reg.clone(), self.width(it)));
+                    }
+                    if let Some(r) = &info.issue_reg {
+                        decls.push((r.clone(), 1));
+                    }
+                    if let (Some(r), Some(ii)) = (&info.ii_reg, info.pipeline) {
+                        decls.push((r.clone(), bits(ii - 1)));
+                    }
+                    if let Some(f) = &info.step_fault {
+                        faults.push(f.clone());
+                    }
+                }
+                BlockKind::If {
+                    results, res_regs, ..
+                } => {
+                    for (r, reg) in results.iter().zip(res_regs) {
+                        regs.insert(r.clone(), reg.clone());
+                        decls.push((reg.clone(), self.width(r)));
+                    }
+                }
+                _ => {}
+            }
+        }
+        self.seg.values.regs = regs;
+        for (name, w) in decls {
+            self.reg(&name, w);
+        }
+        for f in faults {
+            self.seg.instances.push(Instance {
+                name: f,
+                kind: InstanceKind::Fault {
+                    message: "loop step is 0 at run time: the loop would never end".into(),
+                },
+            });
+        }
+    }
+
+    /// The transitions, the program counter's codes and its register.
+    fn control(&mut self) -> Result<(), Diagnostic> {
+        let blocks = self.seg.blocks.clone();
+        let mut w = Walker::new(&blocks, self.seg.span);
+        let mut targets: Vec<(Target, bool)> = vec![(Target::Idle, false)];
+        let mut exits: Vec<(BlockId, Tree)> = Vec::new();
+        let mut loop_exits: Vec<(BlockId, Tree)> = Vec::new();
+        for b in &blocks {
+            match &b.kind {
+                BlockKind::Basic {
+                    slots,
+                    pipeline: None,
+                    ..
+                } => {
+                    let Some(last) = slots.iter().rposition(|s| !s.wait_only) else {
+                        continue;
+                    };
+                    let trailing = slots[last + 1..].iter().any(|s| s.polls);
+                    let t = w.after(b.id, trailing)?;
+                    t.targets(&mut targets);
+                    exits.push((b.id, t));
+                    // Slot to slot inside the block.
+                    let mut waited = false;
+                    for s in slots.iter().skip_while(|s| s.wait_only).skip(1) {
+                        if s.wait_only {
+                            waited |= s.polls;
+                            continue;
+                        }
+                        targets.push((
+                            Target::Slot {
+                                block: b.id,
+                                time: s.time,
+                            },
+                            waited,
+                        ));
+                        waited = false;
+                    }
+                }
+                BlockKind::Loop { info, .. } if info.pipeline.is_some() => {
+                    let t = w.after(b.id, false)?;
+                    t.targets(&mut targets);
+                    loop_exits.push((b.id, t));
+                }
+                _ => {}
+            }
+        }
+        let start = match self.seg.command_block() {
+            Some(_) => None,
+            None => {
+                let t = w.start(0)?;
+                t.targets(&mut targets);
+                Some(t)
+            }
+        };
+        // Head rules, until no new one is reached.
+        let mut heads: BTreeMap<BlockId, Tree> = BTreeMap::new();
+        loop {
+            let new: Vec<BlockId> = targets
+                .iter()
+                .filter_map(|(t, _)| match t {
+                    Target::Head(l) if !heads.contains_key(l) => Some(*l),
+                    _ => None,
+                })
+                .collect();
+            if new.is_empty() {
+                break;
+            }
+            for l in new {
+                let t = w.head(l, false)?;
+                t.targets(&mut targets);
+                heads.insert(l, t);
+            }
+        }
+        for (id, t) in exits {
+            if let BlockKind::Basic { exit, .. } = &mut self.seg.blocks[id].kind {
+                *exit = Some(t);
+            }
+        }
+        for (id, t) in loop_exits {
+            if let BlockKind::Loop { info, .. } = &mut self.seg.blocks[id].kind {
+                info.exit = Some(t);
+            }
+        }
+        for (id, t) in heads {
+            if let BlockKind::Loop { info, .. } = &mut self.seg.blocks[id].kind {
+                info.head = Some(t);
+            }
+        }
+        if let BlockKind::Function { start: s, .. } = &mut self.seg.blocks[0].kind {
+            *s = start;
+        }
+        let mut set: BTreeSet<(Target, bool)> = targets.into_iter().collect();
+        // A pipelined loop entered waited settles in its plain running state.
+        let runs: Vec<Target> = (set.iter())
+            .filter(|(t, w)| *w && matches!(t, Target::Run(_)))
+            .map(|(t, _)| t.clone())
+            .collect();
+        set.extend(runs.into_iter().map(|t| (t, false)));
+        let mut codes = vec![(Target::Idle, false, 0)];
+        for (t, waited) in set {
+            if t == Target::Idle && !waited {
+                continue;
+            }
+            let c = codes.len() as u32;
+            codes.push((t, waited, c));
+        }
+        self.seg.control.width = bits(codes.len() as u32 - 1);
+        self.seg.control.codes = codes;
+        let (pc, width) = (self.seg.control.pc.clone(), self.seg.control.width);
+        self.seg.instances.insert(
+            0,
+            Instance {
+                name: pc,
+                kind: InstanceKind::Reg { width, init: 0 },
+            },
+        );
+        Ok(())
+    }
+}
+
+/// Bits to hold `n` (at least 1).
+fn bits(n: u32) -> u32 {
+    (32 - n.leading_zeros()).max(1)
+}
+
+/// A pipelined loop's body is straight-line code without iteration values.
+fn check_pipelined(op: &Operation, body: &crate::mlir::ast::Block) -> Result<(), Diagnostic> {
+    if let Some(init) = op.operands.get(3) {
+        return Err(Diagnostic::error(
+            init.span,
+            "a pipelined loop cannot carry iteration values (`iter_args`): its iterations overlap; drop `pipeline` or keep the value in a global register",
+        ));
+    }
+    if let Some(inner) = body
+        .ops
+        .iter()
+        .find(|o| matches!(o.name.as_str(), "tor.for" | "tor.if" | "tor.while"))
+    {
+        return Err(Diagnostic::error(
+            inner.span,
+            format!(
+                "`{}` inside a pipelined loop: a pipelined loop's body must be straight-line code",
+                inner.name
+            ),
+        ));
+    }
+    if !body.ops.iter().any(|o| !is_structural(&o.name)) {
+        return Err(Diagnostic::error(
+            op.span,
+            "a pipelined loop needs at least one operation in its body",
+        ));
+    }
+    Ok(())
+}
+
+/// The slots of a straight-line block's ops, in time order.
+fn slots(ops: &[&Operation]) -> Result<Vec<SlotInfo>, Diagnostic> {
+    let mut by_time: BTreeMap<i64, (bool, bool)> = BTreeMap::new();
+    for op in ops {
+        let t = starttime(op)?;
+        let e = by_time.entry(t).or_insert((true, false));
+        e.0 &= is_wait(&op.name);
+        e.1 |= op.name.starts_with("aps.itfc.burst_");
+    }
+    let out: Vec<SlotInfo> = by_time
+        .into_iter()
+        .map(|(time, (wait_only, polls))| SlotInfo {
+            time,
+            wait_only,
+            polls,
+        })
+        .collect();
+    Ok(out)
 }
 
 /// The span of the first use of value `v` in `op` (operands, then nested regions).

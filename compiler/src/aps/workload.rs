@@ -7,7 +7,11 @@
 //! `comb.extract`, bank loads/stores, split scratchpad loads, CPU-memory loads/stores,
 //! globals, bursts), `tor.for` loops (constant or runtime bounds, ascending, descending,
 //! zero-trip, iteration values) and `tor.if`s (with and without results), nested up to
-//! depth 2, and ends with `aps.writerf`. `starttime`s never decrease in program order;
+//! depth 2, and ends with `aps.writerf`. With [`Options::pipelined_loops`] some loops are
+//! pipelined (`pipeline`, `II` 1–3): straight-line bodies of one to three stages in which
+//! every bank and global register is touched by one stage only (loads, or one store at the
+//! induction variable), so overlapping iterations compute what the sequential semantics
+//! does. `starttime`s never decrease in program order;
 //! memory accesses after a store start a new slot, request/collect pairs occupy two
 //! consecutive slots, so the timed rules and the untimed interpreter must agree.
 //!
@@ -46,8 +50,16 @@ fn cname(v: i64) -> String {
     }
 }
 
+/// What [`generate_with`] may put in a module beyond [`generate`]'s constructs.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Options {
+    /// Some loops are pipelined (half of the loops the default generator would write).
+    pub pipelined_loops: bool,
+}
+
 struct Gen {
     rng: Rng,
+    opts: Options,
     out: String,
     next: u32,
     t: i64,
@@ -90,8 +102,14 @@ pub fn identity(n: usize) -> (u32, u32) {
 
 /// A module with `functions` functions, fully determined by `seed`.
 pub fn generate(functions: usize, seed: u64) -> String {
+    generate_with(functions, seed, Options::default())
+}
+
+/// [`generate`] with more constructs; with default options, the same text.
+pub fn generate_with(functions: usize, seed: u64, opts: Options) -> String {
     let mut g = Gen {
         rng: Rng(seed),
+        opts,
         out: String::new(),
         next: 0,
         t: 0,
@@ -444,6 +462,9 @@ impl Gen {
     }
 
     fn for_loop(&mut self, depth: u32, pool: &mut Vec<String>) {
+        if self.opts.pipelined_loops && self.rng.chance(50) {
+            return self.pipelined_loop(pool);
+        }
         let kind = self.rng.below(10);
         let (lb, ub, step) = match kind {
             0 => (cname(5), self.bound(pool, &[0, 1, 2]), cname(-1)),
@@ -520,6 +541,110 @@ impl Gen {
         }
     }
 
+    /// A pipelined loop: 1–3 stages of straight-line ops; a bank or global register is
+    /// used by one stage only (`uses`: resource → (stage time, stored)).
+    fn pipelined_loop(&mut self, pool: &[String]) {
+        let (lb, ub, step) = match self.rng.below(4) {
+            0 => (cname(0), self.bound(pool, &[3, 5, 7]), cname(1)),
+            1 => (cname(5), cname(0), cname(-1)),
+            2 => (self.bound(pool, &[0, 1]), cname(7), cname(2)),
+            _ => (cname(0), cname(3), cname(1)),
+        };
+        let ii = *self.rng.pick(&[1u32, 1, 1, 2, 3]);
+        self.bump();
+        let start = self.t;
+        let iv = self.fresh();
+        let saved = std::mem::take(&mut self.out);
+        let ind = self.ind;
+        self.ind += 1;
+        let mut inner: Vec<String> = pool.to_vec();
+        inner.push(iv.clone());
+        let mut uses: std::collections::BTreeMap<String, (i64, bool)> = Default::default();
+        for _ in 0..1 + self.rng.below(3) {
+            self.bump();
+            for _ in 0..1 + self.rng.below(3) {
+                self.stage_op(&iv, &mut inner, &mut uses);
+            }
+        }
+        let end = self.t + 1;
+        self.ind = ind;
+        let body = std::mem::replace(&mut self.out, saved);
+        self.line(&format!(
+            "tor.for {iv} = ({lb} : i32) to ({ub} : i32) step ({step} : i32) on ({start} to {end}) {{"
+        ));
+        self.out.push_str(&body);
+        self.line(&format!("}} {{II = {ii} : i32, pipeline = true}}"));
+        self.t = end;
+        self.bump();
+    }
+
+    /// One op of a pipelined body's current stage (see [`Gen::pipelined_loop`]).
+    fn stage_op(
+        &mut self,
+        iv: &str,
+        pool: &mut Vec<String>,
+        uses: &mut std::collections::BTreeMap<String, (i64, bool)>,
+    ) {
+        let t = self.t;
+        // A resource this stage may use: untouched, or loaded (not stored) in this stage.
+        let free = |uses: &std::collections::BTreeMap<String, (i64, bool)>, r: &str| {
+            uses.get(r).is_none_or(|&(at, stored)| at == t && !stored)
+        };
+        let x = self.fresh();
+        match self.rng.below(6) {
+            0 | 1 => {
+                let m = self.bank();
+                if !free(uses, &m) {
+                    return self.stage_arith(&x, pool);
+                }
+                uses.insert(m.clone(), (t, false));
+                let a = self.val(pool);
+                let at = self.at();
+                self.line(&format!(
+                    "{x} = aps.memload {m}[{a}] {at} : memref<4xi32>, i32 -> i32"
+                ));
+            }
+            2 => {
+                let m = self.bank();
+                if uses.contains_key(&m) {
+                    return self.stage_arith(&x, pool);
+                }
+                uses.insert(m.clone(), (t, true));
+                let v = self.val(pool);
+                let at = self.at();
+                self.line(&format!(
+                    "aps.memstore {v}, {m}[{iv}] {at} : i32, memref<4xi32>, i32"
+                ));
+                return;
+            }
+            3 => {
+                let g = format!("@g{}", self.rng.below(2));
+                if !free(uses, &g) {
+                    return self.stage_arith(&x, pool);
+                }
+                if self.rng.chance(50) {
+                    uses.insert(g.clone(), (t, false));
+                    self.line(&format!("{x} = \"aps.globalload\"() {{global = {g}, starttime = {t} : i32, endtime = {} : i32}} : () -> i32", t + 1));
+                } else {
+                    uses.insert(g.clone(), (t, true));
+                    let v = self.val(pool);
+                    self.line(&format!("\"aps.globalstore\"({v}) {{global = {g}, starttime = {t} : i32, endtime = {} : i32}} : (i32) -> ()", t + 1));
+                    return;
+                }
+            }
+            _ => return self.stage_arith(&x, pool),
+        }
+        pool.push(x);
+    }
+
+    fn stage_arith(&mut self, x: &str, pool: &mut Vec<String>) {
+        let op = *self.rng.pick(&["tor.addi", "tor.subi", "tor.muli"]);
+        let (a, b) = (self.val(pool), self.val(pool));
+        let on = self.on();
+        self.line(&format!("{x} = {op} {a} {b} {on} : (i32, i32) -> i32"));
+        pool.push(x.to_string());
+    }
+
     fn if_op(&mut self, depth: u32, pool: &mut Vec<String>) {
         let (a, b) = (self.val(pool), self.val(pool));
         let pred = *self.rng.pick(&["eq", "ne", "slt", "sge", "ult", "ugt"]);
@@ -584,5 +709,11 @@ mod tests {
     fn generation_is_deterministic() {
         assert_eq!(super::generate(3, 7), super::generate(3, 7));
         assert_ne!(super::generate(3, 7), super::generate(3, 8));
+        let piped = super::Options {
+            pipelined_loops: true,
+        };
+        let p = super::generate_with(3, 7, piped);
+        assert_eq!(p, super::generate_with(3, 7, piped));
+        assert!((0..20).any(|s| super::generate_with(2, s, piped).contains("pipeline = true")));
     }
 }

@@ -293,14 +293,57 @@ impl Dma {
 #[allow(dead_code)]
 struct Blocked(String);
 
+/// What happened in each cycle of a run (cycle 0 first), for quality-of-results reports
+/// (`kiln bench qor`, [`crate::aps::qor`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Trace {
+    /// Per cycle: the rules that fired, as indices into the circuit's `rules`.
+    pub fired: Vec<Vec<u32>>,
+    /// Per cycle: a DMA transfer was in flight (some engine not idle).
+    pub dma_busy: Vec<bool>,
+}
+
 pub fn simulate(
     circuit: &Circuit,
     cmds: &[Command],
     cpu_mem: BTreeMap<u32, u8>,
     cfg: &SimConfig,
 ) -> Result<SimResult, SimError> {
+    run(circuit, cmds, cpu_mem, cfg, None)
+}
+
+/// [`simulate`], also recording the rules fired and the DMA's state in every cycle.
+pub fn simulate_traced(
+    circuit: &Circuit,
+    cmds: &[Command],
+    cpu_mem: BTreeMap<u32, u8>,
+    cfg: &SimConfig,
+) -> Result<(SimResult, Trace), SimError> {
+    let mut trace = Trace::default();
+    let r = run(circuit, cmds, cpu_mem, cfg, Some(&mut trace))?;
+    Ok((r, trace))
+}
+
+fn run(
+    circuit: &Circuit,
+    cmds: &[Command],
+    cpu_mem: BTreeMap<u32, u8>,
+    cfg: &SimConfig,
+    mut trace: Option<&mut Trace>,
+) -> Result<SimResult, SimError> {
     let mut st = State::new(circuit, cmds, cpu_mem, cfg)?;
     let order: Vec<&super::Rule> = schedule_order(circuit)?;
+    // Index of each scheduled rule in `circuit.rules` (for the trace).
+    let index: Vec<u32> = match trace {
+        Some(_) => {
+            let at: HashMap<*const super::Rule, u32> = (circuit.rules.iter())
+                .enumerate()
+                .map(|(i, r)| (r as *const super::Rule, i as u32))
+                .collect();
+            order.iter().map(|r| at[&(*r as *const _)]).collect()
+        }
+        None => Vec::new(),
+    };
     let mut last_fire = 0u64;
     let mut any_fired = false;
     loop {
@@ -309,9 +352,18 @@ pub fn simulate(
                 cycles: cfg.max_cycles,
             });
         }
+        if let Some(t) = trace.as_deref_mut() {
+            t.fired.push(Vec::new());
+            t.dma_busy.push(st.dma_busy());
+        }
         let mut fired = false;
-        for rule in &order {
+        for (k, rule) in order.iter().enumerate() {
             if let Ok(tx) = st.try_rule(rule) {
+                if let Some(t) = trace.as_deref_mut()
+                    && let Some(cycle) = t.fired.last_mut()
+                {
+                    cycle.push(index[k]);
+                }
                 if let Some(message) = tx.fault {
                     return Err(SimError::Fault {
                         cycle: st.cycle,
@@ -442,6 +494,13 @@ impl State {
             cmd_taken: false,
             resp_sent: false,
         })
+    }
+
+    /// Whether a DMA transfer is in flight in the current cycle.
+    fn dma_busy(&self) -> bool {
+        self.slots
+            .iter()
+            .any(|s| matches!(s, Slot::Dma(d) if d.active.is_some()))
     }
 
     fn try_rule(&self, rule: &super::Rule) -> Result<Tx, Blocked> {
