@@ -229,7 +229,7 @@ fn usage(located: Vec<Located>) -> Failure {
 
 /// Export the `[remote]` table to the environment variables the remote tier's flags read
 /// (`$KILN_REMOTE_CACHE`, `$KILN_REMOTE_TIMEOUT`, `$KILN_REMOTE_UPLOAD`,
-/// `$KILN_REMOTE_HMAC_KEY_FILE`, and `$KILN_REMOTE_CA` / `$KILN_REMOTE_HEADERS` for
+/// `$KILN_REMOTE_HMAC_KEY_FILE`, and `$KILN_REMOTE_CA` / `$KILN_REMOTE_HEADER` for
 /// `--remote-ca` / `--remote-header`), where they are not set: flags override the
 /// environment, which overrides `kiln.toml`, and a daemon this client starts inherits them.
 /// This is the one place the table is applied.
@@ -249,7 +249,7 @@ pub fn apply_remote(found: &Found) {
         ),
         ("KILN_REMOTE_CA", r.ca.as_ref().map(path)),
         (
-            "KILN_REMOTE_HEADERS",
+            "KILN_REMOTE_HEADER",
             (!headers.is_empty()).then(|| headers.join("\n")),
         ),
     ];

@@ -97,10 +97,12 @@ fn circt_accepts_the_emitted_synth_mlir() {
         samples.sort();
         let out = dir.path().join("shared");
         files.extend(samples.iter().filter_map(|s| synth(s, &lib, &out)));
-        // 34 of the 40 samples synthesize; the rest are rejected with diagnostics
-        // (tested in compiler/tests/handshake_synth.rs).
+        // 28 of the 40 samples synthesize; the rest are rejected with diagnostics (tested
+        // in compiler/tests/handshake_synth.rs): combinational loops, several or no
+        // `handshake.func`s, and six single-unit designs whose one unit the library lacks
+        // (`E0403`).
         assert!(
-            files.len() > 34,
+            files.len() > 28,
             "only {} circuits synthesized",
             files.len()
         );

@@ -211,8 +211,9 @@ fn pos(text: &str, offset: usize, utf8: bool) -> (u32, u32) {
     (line, col as u32)
 }
 
-/// `path:line:col: severity: message` lines `kiln build --no-daemon` prints for `text`.
-fn cli_messages(env: &Env, text: &str) -> Vec<(u32, u32, String, String)> {
+/// The `path:line:col: severity: message [CODE]` lines `kiln build --no-daemon` prints for
+/// `text`: line, column, severity, message, code.
+fn cli_messages(env: &Env, text: &str) -> Vec<(u32, u32, String, String, String)> {
     let f = env.ws().join("cli.mlir");
     std::fs::write(&f, text).unwrap();
     let out = env
@@ -229,8 +230,9 @@ fn cli_messages(env: &Env, text: &str) -> Vec<(u32, u32, String, String)> {
             let line = parts.next()?.parse().ok()?;
             let col = parts.next()?.parse().ok()?;
             let sev = parts.next()?.trim().to_string();
-            let msg = parts.next()?.trim().to_string();
-            Some((line, col, sev, msg))
+            let (msg, code) = parts.next()?.trim().rsplit_once(" [")?;
+            let code = code.strip_suffix(']')?.to_string();
+            Some((line, col, sev, msg.to_string(), code))
         })
         .collect()
 }
@@ -281,8 +283,9 @@ fn session(env: &Env, path: &Path, text: &str, utf8: bool) {
     let cli = cli_messages(env, &broken);
     assert!(!cli.is_empty(), "kiln build reports the error");
     assert_eq!(diags.len(), cli.len(), "{diags:?} vs {cli:?}");
-    for (d, (cline, ccol, sev, msg)) in diags.iter().zip(&cli) {
+    for (d, (cline, ccol, sev, msg, code)) in diags.iter().zip(&cli) {
         assert_eq!(d["message"], msg.as_str());
+        assert_eq!(d["code"], code.as_str());
         assert_eq!(d["severity"], if sev == "error" { 1 } else { 2 });
         assert_eq!(d["source"], "kiln");
         // The CLI's column counts characters; the editor's, the negotiated units.

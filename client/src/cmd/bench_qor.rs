@@ -63,7 +63,7 @@ struct Measured {
 
 pub fn run(args: Args) -> Result<(), Failure> {
     if args.functions == 0 || args.functions > workload::MAX_FUNCTIONS {
-        return Err(usage(format!(
+        return Err(Failure::usage(format!(
             "--functions must be 1..={}",
             workload::MAX_FUNCTIONS
         )));
@@ -92,11 +92,6 @@ pub fn run(args: Args) -> Result<(), Failure> {
     Ok(())
 }
 
-/// A usage error (exit code 2).
-fn usage(message: String) -> Failure {
-    Failure { message, code: 2 }
-}
-
 fn have(tool: &str) -> bool {
     let ok = Command::new("sh")
         .arg("-c")
@@ -113,7 +108,7 @@ fn programs(args: &Args, tmp: &Path) -> Result<Vec<Program>, Failure> {
     let data = args.repo.join("tests/data/aps");
     let seed = args.repo.join("examples/aps/flow_burst_add.mlir");
     if !seed.is_file() || !data.is_dir() {
-        return Err(usage(format!(
+        return Err(Failure::usage(format!(
             "{} is not a kiln checkout (no examples/aps or tests/data/aps); see --repo",
             args.repo.display()
         )));

@@ -3,6 +3,9 @@
 use crate::io::Failure;
 
 #[derive(clap::Args)]
+#[command(after_help = "Examples:
+  kiln lsp                                     an editor's language server command (stdin/stdout)
+  kiln lsp --blif-lib ../shared/dynamatic_blif/library    Handshake documents with this library")]
 pub struct Args {
     /// Handshake documents: the BLIF library (else `blif_lib` in `kiln.toml` near the
     /// document, else `$KILN_BLIF_LIB`), as for `kiln build`.

@@ -16,6 +16,7 @@ pub mod bench_daemon;
 pub mod bench_lsp;
 #[allow(clippy::print_stdout, clippy::print_stderr)]
 pub mod bench_parse;
+#[allow(clippy::print_stdout, clippy::print_stderr)]
 pub mod bench_qor;
 pub mod build;
 #[allow(clippy::print_stdout, clippy::print_stderr)]

@@ -10,6 +10,10 @@ use kiln_daemon::explain::Explanation;
 use kiln_daemon::rpc::RpcError;
 
 #[derive(clap::Args)]
+#[command(after_help = "Examples:
+  kiln why                       every query of the daemon's last build, and why it ran
+  kiln why @f500                 one function's queries
+  kiln why out/gcd.aig --json    what built one output, as JSON")]
 pub struct Args {
     /// An output file, an input file, or a function or model (`@f500`); default: all.
     pub target: Option<String>,

@@ -426,7 +426,9 @@ fn diagnostic(m: &Located, doc: &Doc, uri: &lsp::Uri, enc: Encoding) -> lsp::Dia
             Severity::Warning => lsp::DiagnosticSeverity::WARNING,
             Severity::Note => lsp::DiagnosticSeverity::INFORMATION,
         }),
-        code: m.code.map(|c| lsp::NumberOrString::String(c.as_str().to_string())),
+        code: m
+            .code
+            .map(|c| lsp::NumberOrString::String(c.as_str().to_string())),
         source: Some("kiln".into()),
         message: m.message.clone(),
         related_information: (!related.is_empty()).then_some(related),

@@ -179,7 +179,7 @@ fn aps_hover(db: &Db, f: SourceFile, item: &Item, local: usize) -> Option<Hover>
         .as_ref()
         .ok()?;
     let block = seg.blocks.iter().find(|b| match &b.kind {
-        BlockKind::Basic { ops } => ops.iter().any(|o| o.span == op.span),
+        BlockKind::Basic { ops, .. } => ops.iter().any(|o| o.span == op.span),
         _ => false,
     });
     if let Some(b) = block {

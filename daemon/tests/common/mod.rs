@@ -130,7 +130,11 @@ impl Env {
         let root = tempfile::tempdir().unwrap();
         let ws = root.path().join("ws");
         fs::create_dir_all(ws.join("src")).unwrap();
-        let exe = PathBuf::from(env!("CARGO_BIN_EXE_kiln-daemon"));
+        // `option_env!`: this module is also included by the client's tests, which have no
+        // daemon binary and do not make an `Env`.
+        let exe = PathBuf::from(
+            option_env!("CARGO_BIN_EXE_kiln-daemon").expect("the kiln-daemon binary"),
+        );
         let mut connector = Connector::in_base(Some(&root.path().join("run")), &ws, exe).unwrap();
         connector.daemon_args.push("--cache-dir".into());
         connector

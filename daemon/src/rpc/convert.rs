@@ -1,0 +1,319 @@
+//! Plain types to and from the generated ones.
+
+use super::*;
+
+pub(super) fn display(p: &Path) -> String {
+    p.to_string_lossy().into_owned()
+}
+
+pub(super) fn spec_to_proto(spec: &BuildSpec) -> proto::BuildRequest {
+    let opt = |p: &Option<PathBuf>| p.as_deref().map(display).unwrap_or_default();
+    let h = &spec.handshake;
+    proto::BuildRequest {
+        inputs: spec.inputs.iter().map(|p| display(p)).collect(),
+        output_kinds: spec.kinds.iter().map(|k| k.name().to_string()).collect(),
+        out_dir: display(&spec.out_dir),
+        blif_lib: opt(&h.blif_lib),
+        path_table: opt(&h.path_table),
+        synth_dialect: dialect_name(h.dialect).into(),
+        naming: naming_name(h.naming).into(),
+        input_digests: spec
+            .input_digests
+            .iter()
+            .map(|(p, sha)| proto::InputDigest {
+                path: display(p),
+                sha256: hex(sha),
+            })
+            .collect(),
+        digests: spec.digests,
+        changed_only: spec.changed_only,
+    }
+}
+
+pub(super) fn spec_from_proto(req: &proto::BuildRequest) -> Result<BuildSpec, SpecError> {
+    let path = |s: &str| (!s.is_empty()).then(|| PathBuf::from(s));
+    let mut digests = std::collections::BTreeMap::new();
+    for d in &req.input_digests {
+        let sha = parse_hex(&d.sha256).ok_or_else(|| SpecError::Digest(d.path.clone()))?;
+        digests.insert(PathBuf::from(&d.path), sha);
+    }
+    Ok(BuildSpec {
+        inputs: req.inputs.iter().map(PathBuf::from).collect(),
+        kinds: spec::parse_kinds(&req.output_kinds)?,
+        out_dir: PathBuf::from(&req.out_dir),
+        handshake: HandshakeSpec {
+            blif_lib: path(&req.blif_lib),
+            path_table: path(&req.path_table),
+            dialect: spec::parse_dialect(&req.synth_dialect)?,
+            naming: spec::parse_naming(&req.naming)?,
+        },
+        input_digests: Arc::new(digests),
+        digests: req.digests,
+        changed_only: req.changed_only,
+    })
+}
+
+pub(super) fn counts_to_proto(snap: &Snapshot) -> Vec<proto::QueryCount> {
+    snap.iter()
+        .map(|(k, c)| proto::QueryCount {
+            kind: k.to_string(),
+            executions: c.executions,
+            cache_hits: c.cache_hits,
+        })
+        .collect()
+}
+
+/// Counts by kind; kinds this build does not know are left out.
+pub(super) fn counts_from_proto(counts: &[proto::QueryCount]) -> Snapshot {
+    counts
+        .iter()
+        .filter_map(|q| {
+            let kind = Kind::ALL.iter().find(|k| k.name() == q.kind)?;
+            let count = Count {
+                executions: q.executions,
+                cache_hits: q.cache_hits,
+            };
+            Some((kind.name(), count))
+        })
+        .collect()
+}
+
+pub(super) fn report_to_proto(r: BuildReport) -> proto::BuildReply {
+    let us = |d: Duration| d.as_micros() as u64;
+    let ok = r.ok();
+    proto::BuildReply {
+        files: r
+            .files
+            .iter()
+            .map(|f| proto::OutputFile {
+                path: display(&f.path),
+                kind: f.kind.name().to_string(),
+                sha256: f.sha256.as_ref().map(hex).unwrap_or_default(),
+                written: f.written,
+            })
+            .collect(),
+        diagnostics: r
+            .diagnostics
+            .into_iter()
+            .map(|d| proto::FileDiagnostics {
+                errors: d.errors() as u32,
+                messages: d
+                    .messages
+                    .into_iter()
+                    .map(|m| message_to_proto(m, &d.path))
+                    .collect(),
+                path: d.path,
+            })
+            .collect(),
+        ok,
+        counts: counts_to_proto(&r.counts),
+        duration_us: us(r.times.total),
+        sync_us: us(r.times.sync),
+        compute_us: us(r.times.compute),
+        hash_us: us(r.times.hash),
+        write_us: us(r.times.write),
+        unchanged_omitted: r.unchanged_omitted,
+    }
+}
+
+pub(super) fn report_from_proto(r: proto::BuildReply) -> BuildReport {
+    let us = Duration::from_micros;
+    BuildReport {
+        files: r
+            .files
+            .iter()
+            .filter_map(|f| {
+                Some(OutputFile {
+                    path: PathBuf::from(&f.path),
+                    kind: OutputKind::parse(&f.kind)?,
+                    sha256: parse_hex(&f.sha256),
+                    written: f.written,
+                })
+            })
+            .collect(),
+        unchanged_omitted: r.unchanged_omitted,
+        diagnostics: r
+            .diagnostics
+            .into_iter()
+            .map(|d| FileReport {
+                messages: d
+                    .messages
+                    .into_iter()
+                    .map(|m| message_from_proto(m, &d.path))
+                    .collect(),
+                path: d.path,
+            })
+            .collect(),
+        counts: counts_from_proto(&r.counts),
+        times: Times {
+            total: us(r.duration_us),
+            sync: us(r.sync_us),
+            compute: us(r.compute_us),
+            hash: us(r.hash_us),
+            write: us(r.write_us),
+        },
+    }
+}
+
+pub(super) fn range_to_proto(r: &Range<usize>) -> proto::ByteRange {
+    proto::ByteRange {
+        start: r.start as u64,
+        end: r.end as u64,
+    }
+}
+
+pub(super) fn range_from_proto(r: &proto::ByteRange) -> Range<usize> {
+    r.start as usize..r.end.max(r.start) as usize
+}
+
+const OUTLINE_KINDS: [(&str, OutlineKind); 4] = [
+    ("function", OutlineKind::Function),
+    ("block", OutlineKind::Block),
+    ("loop", OutlineKind::Loop),
+    ("model", OutlineKind::Model),
+];
+
+pub(super) fn outline_to_proto(o: &OutlineItem) -> proto::OutlineItem {
+    proto::OutlineItem {
+        name: o.name.clone(),
+        kind: spec::name_of(&OUTLINE_KINDS, o.kind).to_string(),
+        range: Some(range_to_proto(&o.range)),
+        selection: Some(range_to_proto(&o.selection)),
+        children: o.children.iter().map(outline_to_proto).collect(),
+    }
+}
+
+pub(super) fn outline_from_proto(o: &proto::OutlineItem) -> OutlineItem {
+    OutlineItem {
+        name: o.name.clone(),
+        kind: spec::by_name(&OUTLINE_KINDS, &o.kind).unwrap_or(OutlineKind::Block),
+        range: o.range.as_ref().map(range_from_proto).unwrap_or_default(),
+        selection: o
+            .selection
+            .as_ref()
+            .map(range_from_proto)
+            .unwrap_or_default(),
+        children: o.children.iter().map(outline_from_proto).collect(),
+    }
+}
+
+pub(super) fn document_to_proto(d: &DocumentChange) -> proto::AnalyzeRequest {
+    let opt = |p: &Option<PathBuf>| p.as_deref().map(display).unwrap_or_default();
+    let mut req = proto::AnalyzeRequest {
+        path: display(&d.path),
+        version: d.version,
+        blif_lib: opt(&d.handshake.blif_lib),
+        path_table: opt(&d.handshake.path_table),
+        ..Default::default()
+    };
+    match &d.change {
+        OverlayChange::Full(text) => {
+            req.full = true;
+            req.text = text.clone();
+        }
+        OverlayChange::Edits { base, edits } => {
+            req.base_version = *base;
+            req.edits = edits
+                .iter()
+                .map(|e| proto::TextEdit {
+                    range: Some(range_to_proto(&e.range)),
+                    text: e.text.clone(),
+                })
+                .collect();
+        }
+    }
+    req
+}
+
+pub(super) fn document_from_proto(r: proto::AnalyzeRequest) -> DocumentChange {
+    let path = |s: &str| (!s.is_empty()).then(|| PathBuf::from(s));
+    let change = match r.full {
+        true => OverlayChange::Full(r.text),
+        false => OverlayChange::Edits {
+            base: r.base_version,
+            edits: r
+                .edits
+                .into_iter()
+                .map(|e| Edit {
+                    range: e.range.as_ref().map(range_from_proto).unwrap_or_default(),
+                    text: e.text,
+                })
+                .collect(),
+        },
+    };
+    DocumentChange {
+        path: PathBuf::from(&r.path),
+        version: r.version,
+        change,
+        handshake: HandshakeSpec {
+            blif_lib: path(&r.blif_lib),
+            path_table: path(&r.path_table),
+            ..HandshakeSpec::default()
+        },
+    }
+}
+
+/// A message of the file `file`: its path travels only when it is another file's (a
+/// library unit's), which keeps a report of many messages small.
+pub(super) fn message_to_proto(m: Located, file: &str) -> proto::Message {
+    proto::Message {
+        path: if m.path == file {
+            String::new()
+        } else {
+            m.path
+        },
+        severity: m.severity.as_str().to_string(),
+        message: m.message,
+        notes: m.notes,
+        at: m.at.map(|a| proto::Position {
+            line: a.line as u64,
+            col: a.col as u64,
+            byte_col: a.byte_col as u64,
+            len: a.len as u64,
+            line_text: a.line_text,
+            end_line: a.end_line as u64,
+            end_col: a.end_col as u64,
+        }),
+        related: m
+            .related
+            .into_iter()
+            .map(|r| message_to_proto(r, file))
+            .collect(),
+        code: m.code.map_or_else(String::new, |c| c.as_str().to_string()),
+    }
+}
+
+pub(super) fn message_from_proto(m: proto::Message, file: &str) -> Located {
+    let severity = match m.severity.as_str() {
+        "warning" => Severity::Warning,
+        "note" => Severity::Note,
+        _ => Severity::Error,
+    };
+    Located {
+        path: if m.path.is_empty() {
+            file.to_string()
+        } else {
+            m.path
+        },
+        severity,
+        code: Code::parse(&m.code),
+        message: m.message,
+        notes: m.notes,
+        at: m.at.map(|a| {
+            Box::new(At {
+                line: a.line as usize,
+                col: a.col as usize,
+                byte_col: a.byte_col as usize,
+                len: a.len as usize,
+                line_text: a.line_text,
+                end_line: a.end_line as usize,
+                end_col: a.end_col as usize,
+            })
+        }),
+        related: m
+            .related
+            .into_iter()
+            .map(|r| message_from_proto(r, file))
+            .collect(),
+    }
+}
