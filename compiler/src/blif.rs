@@ -20,6 +20,8 @@
 //! - `.gate`, `.mlatch` (need a cell library), `.start_kiss` (FSM), `.search` (file access)
 //!   and `.blackbox` (no logic to lower) are errors.
 
+#[cfg(any(test, feature = "generators"))]
+pub mod generate;
 pub mod models;
 
 use crate::diag::{Diagnostic, Span};
@@ -71,6 +73,10 @@ pub struct Model {
     pub planes: Vec<u8>,
     pub latches: Vec<Latch>,
     pub subckts: Vec<Subckt>,
+    /// The pins of all `.subckt` lines, back to back (see [`Model::subckt_pins`]).
+    pub pins: Vec<Pin>,
+    /// The formal names of the pins ([`Pin::formal`]).
+    pub formals: Names,
     /// `.conn src dst` buffers.
     pub conns: Vec<(Net, Net)>,
     /// Whether an `.exdc` section was skipped.
@@ -94,6 +100,17 @@ impl Model {
     pub fn cover_planes(&self, cover: &Cover) -> &[u8] {
         let s = cover.plane_start as usize;
         &self.planes[s..s + cover.fanin_len as usize * cover.rows as usize]
+    }
+
+    /// The `formal=actual` pins of `subckt`, in source order.
+    pub fn subckt_pins(&self, subckt: &Subckt) -> &[Pin] {
+        let s = subckt.pin_start as usize;
+        &self.pins[s..s + subckt.pin_len as usize]
+    }
+
+    /// The formal name of `pin`.
+    pub fn formal(&self, pin: &Pin) -> &str {
+        self.formals.get(pin.formal as usize)
     }
 }
 
@@ -162,6 +179,16 @@ pub struct Cover {
     pub span: Span,
 }
 
+/// One `formal=actual` pin of a `.subckt`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Pin {
+    /// The formal name's index in [`Model::formals`].
+    pub formal: u32,
+    /// Where the formal name is written.
+    pub span: Span,
+    pub actual: Net,
+}
+
 /// The latch trigger types of `.latch`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum LatchKind {
@@ -205,12 +232,13 @@ pub struct Latch {
     pub span: Span,
 }
 
-/// A `.subckt model formal=actual ...` instance.
+/// A `.subckt model formal=actual ...` instance. Its pins live in the model's flat arrays
+/// ([`Model::subckt_pins`]).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Subckt {
     pub model: Name,
-    /// `(formal, actual)` pairs in source order.
-    pub pins: Vec<(Name, Net)>,
+    pub pin_start: u32,
+    pub pin_len: u32,
     /// The instance name from a following `.cname`, if any.
     pub instance: Option<String>,
     pub span: Span,
@@ -402,10 +430,11 @@ impl Hint {
 pub fn parse(text: &str) -> Result<Parsed, Diagnostic> {
     let hint = Hint::of(text);
     let mut p = Parser {
-        intern: NetTable::with_capacity(hint.nets),
+        // Numbered families: at most one array entry (4 bytes) per two bytes of text.
+        intern: NetTable::with_capacity(hint.nets.min(1 << 12), text.len() / 2 + 4096),
         hint: Some(hint),
         text: text.as_bytes(),
-        models: Vec::new(),
+        models: Vec::with_capacity(memchr::memmem::find_iter(text.as_bytes(), ".model").count()),
         current: None,
         cover: None,
         warnings: Vec::new(),
@@ -431,36 +460,45 @@ pub fn parse(text: &str) -> Result<Parsed, Diagnostic> {
     })
 }
 
-/// Net name → [`Net::id`] for the model being read: open addressing with linear probing over
-/// 8-byte slots (a name's 32-bit hash and its id + 1), the names themselves in the model's
-/// [`Names`]. Growing needs no rehashing (the hash is in the slot), and clearing costs the size
-/// of the model just read, not of the table, so a file of many small models stays linear.
+/// Net name → [`Net::id`] for the model being read. Names of the form
+/// `<prefix><number><suffix>` go through [`Numbered`]; the others through open addressing
+/// with linear probing over 8-byte slots (a name's 32-bit hash and its id + 1), the names
+/// themselves in the model's [`Names`]. Growing needs no rehashing (the hash is in the slot),
+/// and clearing costs the size of the model just read, not of the table, so a file of many
+/// small models stays linear.
 struct NetTable {
     slots: Vec<u64>,
     len: usize,
+    numbered: Numbered,
 }
 
 impl NetTable {
-    fn with_capacity(n: usize) -> NetTable {
+    /// Room for `n` names; at most `budget` entries in the numbered families' arrays.
+    fn with_capacity(n: usize, budget: usize) -> NetTable {
         NetTable {
             slots: vec![0; (n.max(8) * 2).next_power_of_two()],
             len: 0,
+            numbered: Numbered::new(budget),
         }
     }
 
-    /// Forget every name (the model had `names` of them).
-    fn clear(&mut self, names: usize) {
-        let fits = (names.max(8) * 2).next_power_of_two();
+    /// Forget every name.
+    fn clear(&mut self) {
+        let fits = (self.len.max(8) * 2).next_power_of_two();
         if self.slots.len() > 4 * fits {
             self.slots = vec![0; fits];
         } else {
             self.slots.fill(0);
         }
         self.len = 0;
+        self.numbered.clear();
     }
 
     /// The id of `s`, which is `text[at..]`, appending it to `names` when new.
     fn intern(&mut self, s: &str, text: &[u8], at: usize, names: &mut Names) -> u32 {
+        if let Some(id) = self.numbered.intern(s, names) {
+            return id;
+        }
         if (self.len + 1) * 2 > self.slots.len() {
             self.grow();
         }
@@ -496,6 +534,149 @@ impl NetTable {
             slots[i] = e;
         }
         self.slots = slots;
+    }
+}
+
+/// Net names `<prefix><number><suffix>` (`new_n388_`, `a[12]`, `n5255`; the number is the
+/// last run of digits, without a leading zero, at most nine digits): per (prefix, suffix)
+/// family, an array from the number to the id + 1. Netlists name most nets this way and a
+/// cover's fanins are mostly nets defined shortly before, so their lookups stay in a few
+/// cache lines where a hash table misses on nearly every one.
+///
+/// The arrays hold at most `budget` entries together. A family that may not grow is frozen
+/// for the rest of the model: its numbers past the array go to the hash table, its others
+/// stay here, so every name has one place whatever the order of lookups.
+struct Numbered {
+    fams: Vec<Family>,
+    /// Family hash → family index + 1 (open addressing, at most half full).
+    index: Vec<u32>,
+    /// The family of the previous lookup (most runs of names share one).
+    last: usize,
+    entries: usize,
+    budget: usize,
+    /// The entries set for the current model, as (family, number), and the families
+    /// frozen in it, to clear them.
+    set: Vec<(u32, u32)>,
+    frozen: Vec<u32>,
+}
+
+struct Family {
+    prefix: Box<[u8]>,
+    suffix: Box<[u8]>,
+    hash: u32,
+    ids: Vec<u32>,
+    frozen: bool,
+}
+
+impl Numbered {
+    fn new(budget: usize) -> Numbered {
+        Numbered {
+            fams: Vec::new(),
+            index: vec![0; 16],
+            last: 0,
+            entries: 0,
+            budget,
+            set: Vec::new(),
+            frozen: Vec::new(),
+        }
+    }
+
+    fn clear(&mut self) {
+        for &(f, n) in &self.set {
+            self.fams[f as usize].ids[n as usize] = 0;
+        }
+        for &f in &self.frozen {
+            self.fams[f as usize].frozen = false;
+        }
+        self.set.clear();
+        self.frozen.clear();
+    }
+
+    /// The id of `s` if it is a numbered name kept here (appended to `names` when new).
+    fn intern(&mut self, s: &str, names: &mut Names) -> Option<u32> {
+        let b = s.as_bytes();
+        let end = b.iter().rposition(u8::is_ascii_digit)? + 1;
+        let start = b[..end]
+            .iter()
+            .rposition(|c| !c.is_ascii_digit())
+            .map_or(0, |p| p + 1);
+        let digits = &b[start..end];
+        if digits.len() > 9 || (digits.len() > 1 && digits[0] == b'0') {
+            return None;
+        }
+        let n = digits
+            .iter()
+            .fold(0usize, |n, d| n * 10 + usize::from(d - b'0'));
+        let (prefix, suffix) = (&b[..start], &b[end..]);
+        let f = self.family(prefix, suffix);
+        let fam = &mut self.fams[f];
+        if n >= fam.ids.len() {
+            let want = (n + 1).max(2 * fam.ids.len()).max(16);
+            let more = want - fam.ids.len();
+            if fam.frozen || self.entries + more > self.budget {
+                if !fam.frozen {
+                    fam.frozen = true;
+                    self.frozen.push(f as u32);
+                }
+                return None;
+            }
+            self.entries += more;
+            fam.ids.resize(want, 0);
+        }
+        match fam.ids[n] {
+            0 => {
+                let id = names.push(s);
+                fam.ids[n] = id + 1;
+                self.set.push((f as u32, n as u32));
+                Some(id)
+            }
+            id => Some(id - 1),
+        }
+    }
+
+    /// The index of the family (`prefix`, `suffix`), made when new.
+    fn family(&mut self, prefix: &[u8], suffix: &[u8]) -> usize {
+        let is = |f: &Family| *f.prefix == *prefix && *f.suffix == *suffix;
+        if self.fams.get(self.last).is_some_and(is) {
+            return self.last;
+        }
+        let h = prefix
+            .iter()
+            .chain([&0xff])
+            .chain(suffix)
+            .fold(0x9e37_79b9u32, |h, &c| {
+                (h.rotate_left(5) ^ u32::from(c)).wrapping_mul(0x0100_0193)
+            });
+        let mask = self.index.len() - 1;
+        let mut i = h as usize & mask;
+        while let Some(f) = self.index[i].checked_sub(1) {
+            if self.fams[f as usize].hash == h && is(&self.fams[f as usize]) {
+                self.last = f as usize;
+                return self.last;
+            }
+            i = (i + 1) & mask;
+        }
+        self.fams.push(Family {
+            prefix: prefix.into(),
+            suffix: suffix.into(),
+            hash: h,
+            ids: Vec::new(),
+            frozen: false,
+        });
+        self.last = self.fams.len() - 1;
+        self.index[i] = self.fams.len() as u32;
+        if self.fams.len() * 2 > self.index.len() {
+            self.index = vec![0; self.index.len() * 2];
+            let mask = self.index.len() - 1;
+            for (k, f) in self.fams.iter().enumerate() {
+                let mut i = f.hash as usize & mask;
+                while self.index[i] != 0 {
+                    i = (i + 1) & mask;
+                }
+                self.index[i] = k as u32 + 1;
+            }
+        }
+        self.last
     }
 }
 
@@ -593,12 +774,12 @@ impl<'a> Parser<'a> {
             }
             ".inputs" => {
                 let nets = self.nets(&toks[1..]);
-                self.model_mut(head).inputs.extend(nets);
+                append(&mut self.model_mut(head).inputs, nets);
                 Ok(())
             }
             ".outputs" => {
                 let nets = self.nets(&toks[1..]);
-                self.model_mut(head).outputs.extend(nets);
+                append(&mut self.model_mut(head).outputs, nets);
                 Ok(())
             }
             ".names" => self.names(toks),
@@ -686,14 +867,14 @@ impl<'a> Parser<'a> {
         self.end_cover();
         self.in_exdc = false;
         if let Some(m) = self.current.take() {
-            self.intern.clear(m.nets.len());
+            self.intern.clear();
             self.models.push(m);
         }
     }
 
     fn end_cover(&mut self) {
         if let Some(c) = self.cover.take() {
-            self.model_mut(Tok { text: "", at: 0 }).covers.push(c);
+            push_small(&mut self.model_mut(Tok { text: "", at: 0 }).covers, c);
         }
     }
 
@@ -831,14 +1012,15 @@ impl<'a> Parser<'a> {
                 ));
             }
         };
-        self.model_mut(toks[0]).latches.push(Latch {
+        let latch = Latch {
             input,
             output,
             kind,
             control,
             init,
             span,
-        });
+        };
+        push_small(&mut self.model_mut(toks[0]).latches, latch);
         Ok(())
     }
 
@@ -849,7 +1031,9 @@ impl<'a> Parser<'a> {
                 "`.subckt` needs a model name",
             ));
         };
-        let mut pins = Vec::with_capacity(toks.len() - 2);
+        let m = self.model_mut(toks[0]);
+        let pin_start = m.pins.len() as u32;
+        m.pins.reserve(toks.len() - 2);
         for t in &toks[2..] {
             let Some(eq) = t.text.find('=') else {
                 return Err(Diagnostic::error(
@@ -864,23 +1048,28 @@ impl<'a> Parser<'a> {
                     "`.subckt` pin needs both a formal and an actual name",
                 ));
             }
-            let formal = Name {
-                name: f.to_string(),
-                span: Span::new(t.at, t.at + eq),
-            };
             let actual = self.net(&Tok {
                 text: a,
                 at: t.at + eq + 1,
             });
-            pins.push((formal, actual));
+            let m = self.model_mut(toks[0]);
+            let formal = m.formals.push(f);
+            m.pins.push(Pin {
+                formal,
+                span: Span::new(t.at, t.at + eq),
+                actual,
+            });
         }
         let span = toks[0].span().to(model.span());
-        self.model_mut(toks[0]).subckts.push(Subckt {
+        let m = self.model_mut(toks[0]);
+        let subckt = Subckt {
             model: model.name(),
-            pins,
+            pin_start,
+            pin_len: m.pins.len() as u32 - pin_start,
             instance: None,
             span,
-        });
+        };
+        push_small(&mut m.subckts, subckt);
         Ok(())
     }
 
@@ -892,7 +1081,7 @@ impl<'a> Parser<'a> {
             ));
         };
         let pair = (self.net(src), self.net(dst));
-        self.model_mut(toks[0]).conns.push(pair);
+        push_small(&mut self.model_mut(toks[0]).conns, pair);
         Ok(())
     }
 
@@ -903,6 +1092,25 @@ impl<'a> Parser<'a> {
             _ => self.ignored(toks[0]),
         }
         Ok(())
+    }
+}
+
+/// Push onto one of a model's arrays, growing from one element instead of four: most models
+/// of a hierarchy hold one or two of each (a chain's model: two covers, one instance), and a
+/// file may hold 100,000 of them.
+fn push_small<T>(v: &mut Vec<T>, x: T) {
+    if v.len() == v.capacity() {
+        v.reserve_exact(v.len().max(1));
+    }
+    v.push(x);
+}
+
+/// `items` appended to `v` (moved whole, at its exact size, when `v` is empty).
+fn append<T>(v: &mut Vec<T>, items: Vec<T>) {
+    if v.is_empty() {
+        *v = items;
+    } else {
+        v.extend(items);
     }
 }
 
@@ -989,7 +1197,9 @@ mod tests {
     #[test]
     fn odd_names_and_subckt() {
         let m = one(".model m\n.subckt c x=$a\\b[0] y='q<1>'\n.cname u1\n");
-        assert_eq!(m.net_name(m.subckts[0].pins[0].1), "$a\\b[0]");
+        let pins = m.subckt_pins(&m.subckts[0]);
+        assert_eq!(m.net_name(pins[0].actual), "$a\\b[0]");
+        assert_eq!(m.formal(&pins[1]), "y");
         assert_eq!(m.subckts[0].instance.as_deref(), Some("u1"));
     }
 
@@ -999,6 +1209,54 @@ mod tests {
         assert_eq!(m.nets.iter().collect::<Vec<_>>(), ["a", "b", "y"]);
         let m = one(".model m\n.subckt c x=abcdefghijkl y=abcdefghijkl\n");
         assert_eq!(m.nets.len(), 1);
+    }
+
+    /// Numbered names with and without leading zeros, digits only, no digits, one number in
+    /// several families, and families frozen by small budgets: each spelling keeps one id,
+    /// whatever the order of lookups, in each model.
+    #[test]
+    fn numbered_and_other_names_keep_one_id_each() {
+        let names = [
+            "n7",
+            "n07",
+            "7",
+            "a[3]",
+            "b[3]",
+            "x",
+            "n123456789",
+            "n1234567890",
+            "q0",
+            "q00",
+            "n8",
+            "n300",
+            "a[2]",
+            "07",
+            "0",
+        ];
+        let text = names.join(" ");
+        let mut at = Vec::new();
+        let mut pos = 0;
+        for n in names {
+            at.push(pos);
+            pos += n.len() + 1;
+        }
+        for budget in [0, 20, 40, 1 << 20] {
+            let mut t = NetTable::with_capacity(2, budget);
+            for _model in 0..2 {
+                let mut arena = Names::default();
+                let mut intern = |k: usize| t.intern(names[k], text.as_bytes(), at[k], &mut arena);
+                let ids: Vec<u32> = (0..names.len()).map(&mut intern).collect();
+                let again: Vec<u32> = (0..names.len()).rev().map(&mut intern).collect();
+                assert_eq!(
+                    ids,
+                    again.into_iter().rev().collect::<Vec<_>>(),
+                    "budget {budget}"
+                );
+                assert_eq!(ids, (0..names.len() as u32).collect::<Vec<_>>());
+                assert_eq!(arena.iter().collect::<Vec<_>>(), names);
+                t.clear();
+            }
+        }
     }
 
     #[test]
