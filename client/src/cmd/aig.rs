@@ -11,7 +11,6 @@ use compiler::blif;
 use compiler::diag::{self, Diagnostic};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -90,6 +89,7 @@ impl Stats {
 }
 
 pub fn run(args: Args) -> Result<(), Failure> {
+    crate::purge_freed_memory_at_once();
     let jobs = collect_jobs(&args.inputs, &args.out, args.format)?;
     let threads = args
         .jobs
@@ -102,46 +102,19 @@ pub fn run(args: Args) -> Result<(), Failure> {
         );
         b
     });
-    let outcomes = run_pool(&jobs, threads, |job| {
-        let o = lower_one(job, args.format, args.json || args.stats);
+    let mut failed = 0;
+    let lower = |job: &Job| lower_one(job, args.format, args.json || args.stats);
+    run_pool(&jobs, threads, lower, |i, o| {
         if let Some(b) = &bar {
             b.inc(1);
+            b.suspend(|| report(&jobs[i], &o, &args));
+        } else {
+            report(&jobs[i], &o, &args);
         }
-        o
+        failed += o.failed as usize;
     });
     if let Some(b) = bar {
         b.finish_and_clear();
-    }
-    report(&jobs, &outcomes, &args)
-}
-
-fn report(jobs: &[Job], outcomes: &[Outcome], args: &Args) -> Result<(), Failure> {
-    let mut failed = 0;
-    for (job, o) in jobs.iter().zip(outcomes) {
-        eprint!("{}", o.rendered);
-        failed += o.failed as usize;
-        if args.json {
-            let v = serde_json::json!({
-                "file": job.input.display().to_string(),
-                "output": job.output.display().to_string(),
-                "ok": !o.failed,
-                "stats": o.stats,
-                "diagnostics": o.json_diags,
-            });
-            println!("{v}");
-        } else if args.stats
-            && let Some(s) = o.stats
-        {
-            println!(
-                "{}: pi={} po={} latch={} and={} lev={}",
-                job.input.display(),
-                s.pi,
-                s.po,
-                s.latches,
-                s.ands,
-                s.levels
-            );
-        }
     }
     if failed > 0 {
         return Err(Failure::input(format!(
@@ -152,32 +125,75 @@ fn report(jobs: &[Job], outcomes: &[Outcome], args: &Args) -> Result<(), Failure
     Ok(())
 }
 
-/// Run `f` over `items` on `threads` worker threads; results in input order.
+/// Print what lowering `job` gave: its diagnostics, and its JSON or statistics line.
+fn report(job: &Job, o: &Outcome, args: &Args) {
+    eprint!("{}", o.rendered);
+    if args.json {
+        let v = serde_json::json!({
+            "file": job.input.display().to_string(),
+            "output": job.output.display().to_string(),
+            "ok": !o.failed,
+            "stats": o.stats,
+            "diagnostics": o.json_diags,
+        });
+        println!("{v}");
+    } else if args.stats
+        && let Some(s) = o.stats
+    {
+        println!(
+            "{}: pi={} po={} latch={} and={} lev={}",
+            job.input.display(),
+            s.pi,
+            s.po,
+            s.latches,
+            s.ands,
+            s.levels
+        );
+    }
+}
+
+/// Run `f` over `items` on `threads` worker threads (on this thread when one); `sink` gets
+/// each result in input order as soon as it and those before it are done, so that results
+/// are not all kept.
 pub fn run_pool<T: Sync, R: Send>(
     items: &[T],
     threads: usize,
     f: impl Fn(&T) -> R + Sync,
-) -> Vec<R> {
+    mut sink: impl FnMut(usize, R),
+) {
+    let threads = threads.clamp(1, items.len().max(1));
+    if threads == 1 {
+        for (i, item) in items.iter().enumerate() {
+            sink(i, f(item));
+        }
+        return;
+    }
     let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<R>>> = Mutex::new((0..items.len()).map(|_| None).collect());
+    let (tx, rx) = std::sync::mpsc::channel();
     std::thread::scope(|s| {
-        for _ in 0..threads.clamp(1, items.len().max(1)) {
-            s.spawn(|| {
+        for _ in 0..threads {
+            let (tx, next, f) = (tx.clone(), &next, &f);
+            s.spawn(move || {
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(item) = items.get(i) else { break };
-                    let r = f(item);
-                    if let Ok(mut v) = results.lock() {
-                        v[i] = Some(r);
+                    if tx.send((i, f(item))).is_err() {
+                        break;
                     }
                 }
             });
         }
+        drop(tx);
+        let mut early = std::collections::BTreeMap::new();
+        let mut due = 0;
+        for (i, r) in rx {
+            early.insert(i, r);
+            while let Some(r) = early.remove(&due) {
+                sink(due, r);
+                due += 1;
+            }
+        }
     });
-    let v = results.into_inner().unwrap_or_default();
-    v.into_iter()
-        .map(|r| r.expect("every item processed"))
-        .collect()
 }
 
 /// The files named by `inputs` (directories walked for `*.blif`, sorted) and their outputs.
@@ -280,7 +296,7 @@ pub fn lower_text(text: &str, diags: &mut Vec<Diagnostic>) -> Option<Aig> {
         }
     };
     diags.extend(parsed.warnings);
-    match aig::lower_file_with(&parsed.file, &kiln_daemon::input::limits()) {
+    match aig::lower_file_owned(parsed.file, &kiln_daemon::input::limits()) {
         Ok(mut lowered) => {
             let top = lowered.top.clone();
             for l in lowered.models.values() {
