@@ -430,8 +430,7 @@ impl Hint {
 pub fn parse(text: &str) -> Result<Parsed, Diagnostic> {
     let hint = Hint::of(text);
     let mut p = Parser {
-        // Numbered families: at most one array entry (4 bytes) per two bytes of text.
-        intern: NetTable::with_capacity(hint.nets.min(1 << 12), text.len() / 2 + 4096),
+        intern: NetTable::with_capacity(hint.nets),
         hint: Some(hint),
         text: text.as_bytes(),
         models: Vec::with_capacity(memchr::memmem::find_iter(text.as_bytes(), ".model").count()),
@@ -460,25 +459,20 @@ pub fn parse(text: &str) -> Result<Parsed, Diagnostic> {
     })
 }
 
-/// Net name → [`Net::id`] for the model being read. Names of the form
-/// `<prefix><number><suffix>` go through [`Numbered`]; the others through open addressing
-/// with linear probing over 8-byte slots (a name's 32-bit hash and its id + 1), the names
-/// themselves in the model's [`Names`]. Growing needs no rehashing (the hash is in the slot),
-/// and clearing costs the size of the model just read, not of the table, so a file of many
-/// small models stays linear.
+/// Net name → [`Net::id`] for the model being read: open addressing with linear probing over
+/// 8-byte slots (a name's 32-bit hash and its id + 1), the names themselves in the model's
+/// [`Names`]. Growing needs no rehashing (the hash is in the slot), and clearing costs the size
+/// of the model just read, not of the table, so a file of many small models stays linear.
 struct NetTable {
     slots: Vec<u64>,
     len: usize,
-    numbered: Numbered,
 }
 
 impl NetTable {
-    /// Room for `n` names; at most `budget` entries in the numbered families' arrays.
-    fn with_capacity(n: usize, budget: usize) -> NetTable {
+    fn with_capacity(n: usize) -> NetTable {
         NetTable {
             slots: vec![0; (n.max(8) * 2).next_power_of_two()],
             len: 0,
-            numbered: Numbered::new(budget),
         }
     }
 
@@ -491,14 +485,10 @@ impl NetTable {
             self.slots.fill(0);
         }
         self.len = 0;
-        self.numbered.clear();
     }
 
     /// The id of `s`, which is `text[at..]`, appending it to `names` when new.
     fn intern(&mut self, s: &str, text: &[u8], at: usize, names: &mut Names) -> u32 {
-        if let Some(id) = self.numbered.intern(s, names) {
-            return id;
-        }
         if (self.len + 1) * 2 > self.slots.len() {
             self.grow();
         }
@@ -534,149 +524,6 @@ impl NetTable {
             slots[i] = e;
         }
         self.slots = slots;
-    }
-}
-
-/// Net names `<prefix><number><suffix>` (`new_n388_`, `a[12]`, `n5255`; the number is the
-/// last run of digits, without a leading zero, at most nine digits): per (prefix, suffix)
-/// family, an array from the number to the id + 1. Netlists name most nets this way and a
-/// cover's fanins are mostly nets defined shortly before, so their lookups stay in a few
-/// cache lines where a hash table misses on nearly every one.
-///
-/// The arrays hold at most `budget` entries together. A family that may not grow is frozen
-/// for the rest of the model: its numbers past the array go to the hash table, its others
-/// stay here, so every name has one place whatever the order of lookups.
-struct Numbered {
-    fams: Vec<Family>,
-    /// Family hash → family index + 1 (open addressing, at most half full).
-    index: Vec<u32>,
-    /// The family of the previous lookup (most runs of names share one).
-    last: usize,
-    entries: usize,
-    budget: usize,
-    /// The entries set for the current model, as (family, number), and the families
-    /// frozen in it, to clear them.
-    set: Vec<(u32, u32)>,
-    frozen: Vec<u32>,
-}
-
-struct Family {
-    prefix: Box<[u8]>,
-    suffix: Box<[u8]>,
-    hash: u32,
-    ids: Vec<u32>,
-    frozen: bool,
-}
-
-impl Numbered {
-    fn new(budget: usize) -> Numbered {
-        Numbered {
-            fams: Vec::new(),
-            index: vec![0; 16],
-            last: 0,
-            entries: 0,
-            budget,
-            set: Vec::new(),
-            frozen: Vec::new(),
-        }
-    }
-
-    fn clear(&mut self) {
-        for &(f, n) in &self.set {
-            self.fams[f as usize].ids[n as usize] = 0;
-        }
-        for &f in &self.frozen {
-            self.fams[f as usize].frozen = false;
-        }
-        self.set.clear();
-        self.frozen.clear();
-    }
-
-    /// The id of `s` if it is a numbered name kept here (appended to `names` when new).
-    fn intern(&mut self, s: &str, names: &mut Names) -> Option<u32> {
-        let b = s.as_bytes();
-        let end = b.iter().rposition(u8::is_ascii_digit)? + 1;
-        let start = b[..end]
-            .iter()
-            .rposition(|c| !c.is_ascii_digit())
-            .map_or(0, |p| p + 1);
-        let digits = &b[start..end];
-        if digits.len() > 9 || (digits.len() > 1 && digits[0] == b'0') {
-            return None;
-        }
-        let n = digits
-            .iter()
-            .fold(0usize, |n, d| n * 10 + usize::from(d - b'0'));
-        let (prefix, suffix) = (&b[..start], &b[end..]);
-        let f = self.family(prefix, suffix);
-        let fam = &mut self.fams[f];
-        if n >= fam.ids.len() {
-            let want = (n + 1).max(2 * fam.ids.len()).max(16);
-            let more = want - fam.ids.len();
-            if fam.frozen || self.entries + more > self.budget {
-                if !fam.frozen {
-                    fam.frozen = true;
-                    self.frozen.push(f as u32);
-                }
-                return None;
-            }
-            self.entries += more;
-            fam.ids.resize(want, 0);
-        }
-        match fam.ids[n] {
-            0 => {
-                let id = names.push(s);
-                fam.ids[n] = id + 1;
-                self.set.push((f as u32, n as u32));
-                Some(id)
-            }
-            id => Some(id - 1),
-        }
-    }
-
-    /// The index of the family (`prefix`, `suffix`), made when new.
-    fn family(&mut self, prefix: &[u8], suffix: &[u8]) -> usize {
-        let is = |f: &Family| *f.prefix == *prefix && *f.suffix == *suffix;
-        if self.fams.get(self.last).is_some_and(is) {
-            return self.last;
-        }
-        let h = prefix
-            .iter()
-            .chain([&0xff])
-            .chain(suffix)
-            .fold(0x9e37_79b9u32, |h, &c| {
-                (h.rotate_left(5) ^ u32::from(c)).wrapping_mul(0x0100_0193)
-            });
-        let mask = self.index.len() - 1;
-        let mut i = h as usize & mask;
-        while let Some(f) = self.index[i].checked_sub(1) {
-            if self.fams[f as usize].hash == h && is(&self.fams[f as usize]) {
-                self.last = f as usize;
-                return self.last;
-            }
-            i = (i + 1) & mask;
-        }
-        self.fams.push(Family {
-            prefix: prefix.into(),
-            suffix: suffix.into(),
-            hash: h,
-            ids: Vec::new(),
-            frozen: false,
-        });
-        self.last = self.fams.len() - 1;
-        self.index[i] = self.fams.len() as u32;
-        if self.fams.len() * 2 > self.index.len() {
-            self.index = vec![0; self.index.len() * 2];
-            let mask = self.index.len() - 1;
-            for (k, f) in self.fams.iter().enumerate() {
-                let mut i = f.hash as usize & mask;
-                while self.index[i] != 0 {
-                    i = (i + 1) & mask;
-                }
-                self.index[i] = k as u32 + 1;
-            }
-        }
-        self.last
     }
 }
 
@@ -1211,11 +1058,11 @@ mod tests {
         assert_eq!(m.nets.len(), 1);
     }
 
-    /// Numbered names with and without leading zeros, digits only, no digits, one number in
-    /// several families, and families frozen by small budgets: each spelling keeps one id,
-    /// whatever the order of lookups, in each model.
+    /// Names with numbers in them (with and without leading zeros, digits only, one number
+    /// under several prefixes) and without: each spelling keeps one id, whatever the order of
+    /// lookups, in each model.
     #[test]
-    fn numbered_and_other_names_keep_one_id_each() {
+    fn net_names_keep_one_id_each() {
         let names = [
             "n7",
             "n07",
@@ -1240,8 +1087,8 @@ mod tests {
             at.push(pos);
             pos += n.len() + 1;
         }
-        for budget in [0, 20, 40, 1 << 20] {
-            let mut t = NetTable::with_capacity(2, budget);
+        for capacity in [2, 1 << 10] {
+            let mut t = NetTable::with_capacity(capacity);
             for _model in 0..2 {
                 let mut arena = Names::default();
                 let mut intern = |k: usize| t.intern(names[k], text.as_bytes(), at[k], &mut arena);
@@ -1250,7 +1097,7 @@ mod tests {
                 assert_eq!(
                     ids,
                     again.into_iter().rev().collect::<Vec<_>>(),
-                    "budget {budget}"
+                    "capacity {capacity}"
                 );
                 assert_eq!(ids, (0..names.len() as u32).collect::<Vec<_>>());
                 assert_eq!(arena.iter().collect::<Vec<_>>(), names);
