@@ -142,8 +142,11 @@ pub fn model_interface(
     let b = model_box(db, file, name.clone())
         .as_ref()
         .map_err(Clone::clone)?;
-    let Some(Ok((model, _))) = model_parsed(db, file, name) else {
-        unreachable!("a lowered model parses")
+    // A model that lowered has parsed; should that ever not hold, an error, not a panic.
+    let Some(Ok((model, _))) = model_parsed(db, file, name.clone()) else {
+        return Err(Diagnostic::global_error(format!(
+            "model `{name}` has no parse"
+        )));
     };
     Ok(flow::interface(&b.model, &children(db, file, model)?))
 }
