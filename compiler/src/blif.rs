@@ -20,6 +20,8 @@
 //! - `.gate`, `.mlatch` (need a cell library), `.start_kiss` (FSM), `.search` (file access)
 //!   and `.blackbox` (no logic to lower) are errors.
 
+#[cfg(any(test, feature = "generators"))]
+pub mod generate;
 pub mod models;
 
 use crate::diag::{Diagnostic, Span};
@@ -71,6 +73,10 @@ pub struct Model {
     pub planes: Vec<u8>,
     pub latches: Vec<Latch>,
     pub subckts: Vec<Subckt>,
+    /// The pins of all `.subckt` lines, back to back (see [`Model::subckt_pins`]).
+    pub pins: Vec<Pin>,
+    /// The formal names of the pins ([`Pin::formal`]).
+    pub formals: Names,
     /// `.conn src dst` buffers.
     pub conns: Vec<(Net, Net)>,
     /// Whether an `.exdc` section was skipped.
@@ -94,6 +100,17 @@ impl Model {
     pub fn cover_planes(&self, cover: &Cover) -> &[u8] {
         let s = cover.plane_start as usize;
         &self.planes[s..s + cover.fanin_len as usize * cover.rows as usize]
+    }
+
+    /// The `formal=actual` pins of `subckt`, in source order.
+    pub fn subckt_pins(&self, subckt: &Subckt) -> &[Pin] {
+        let s = subckt.pin_start as usize;
+        &self.pins[s..s + subckt.pin_len as usize]
+    }
+
+    /// The formal name of `pin`.
+    pub fn formal(&self, pin: &Pin) -> &str {
+        self.formals.get(pin.formal as usize)
     }
 }
 
@@ -162,6 +179,16 @@ pub struct Cover {
     pub span: Span,
 }
 
+/// One `formal=actual` pin of a `.subckt`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Pin {
+    /// The formal name's index in [`Model::formals`].
+    pub formal: u32,
+    /// Where the formal name is written.
+    pub span: Span,
+    pub actual: Net,
+}
+
 /// The latch trigger types of `.latch`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum LatchKind {
@@ -205,12 +232,13 @@ pub struct Latch {
     pub span: Span,
 }
 
-/// A `.subckt model formal=actual ...` instance.
+/// A `.subckt model formal=actual ...` instance. Its pins live in the model's flat arrays
+/// ([`Model::subckt_pins`]).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Subckt {
     pub model: Name,
-    /// `(formal, actual)` pairs in source order.
-    pub pins: Vec<(Name, Net)>,
+    pub pin_start: u32,
+    pub pin_len: u32,
     /// The instance name from a following `.cname`, if any.
     pub instance: Option<String>,
     pub span: Span,
@@ -405,7 +433,7 @@ pub fn parse(text: &str) -> Result<Parsed, Diagnostic> {
         intern: NetTable::with_capacity(hint.nets),
         hint: Some(hint),
         text: text.as_bytes(),
-        models: Vec::new(),
+        models: Vec::with_capacity(memchr::memmem::find_iter(text.as_bytes(), ".model").count()),
         current: None,
         cover: None,
         warnings: Vec::new(),
@@ -448,9 +476,9 @@ impl NetTable {
         }
     }
 
-    /// Forget every name (the model had `names` of them).
-    fn clear(&mut self, names: usize) {
-        let fits = (names.max(8) * 2).next_power_of_two();
+    /// Forget every name.
+    fn clear(&mut self) {
+        let fits = (self.len.max(8) * 2).next_power_of_two();
         if self.slots.len() > 4 * fits {
             self.slots = vec![0; fits];
         } else {
@@ -593,12 +621,12 @@ impl<'a> Parser<'a> {
             }
             ".inputs" => {
                 let nets = self.nets(&toks[1..]);
-                self.model_mut(head).inputs.extend(nets);
+                append(&mut self.model_mut(head).inputs, nets);
                 Ok(())
             }
             ".outputs" => {
                 let nets = self.nets(&toks[1..]);
-                self.model_mut(head).outputs.extend(nets);
+                append(&mut self.model_mut(head).outputs, nets);
                 Ok(())
             }
             ".names" => self.names(toks),
@@ -686,14 +714,14 @@ impl<'a> Parser<'a> {
         self.end_cover();
         self.in_exdc = false;
         if let Some(m) = self.current.take() {
-            self.intern.clear(m.nets.len());
+            self.intern.clear();
             self.models.push(m);
         }
     }
 
     fn end_cover(&mut self) {
         if let Some(c) = self.cover.take() {
-            self.model_mut(Tok { text: "", at: 0 }).covers.push(c);
+            push_small(&mut self.model_mut(Tok { text: "", at: 0 }).covers, c);
         }
     }
 
@@ -831,14 +859,15 @@ impl<'a> Parser<'a> {
                 ));
             }
         };
-        self.model_mut(toks[0]).latches.push(Latch {
+        let latch = Latch {
             input,
             output,
             kind,
             control,
             init,
             span,
-        });
+        };
+        push_small(&mut self.model_mut(toks[0]).latches, latch);
         Ok(())
     }
 
@@ -849,7 +878,9 @@ impl<'a> Parser<'a> {
                 "`.subckt` needs a model name",
             ));
         };
-        let mut pins = Vec::with_capacity(toks.len() - 2);
+        let m = self.model_mut(toks[0]);
+        let pin_start = m.pins.len() as u32;
+        m.pins.reserve(toks.len() - 2);
         for t in &toks[2..] {
             let Some(eq) = t.text.find('=') else {
                 return Err(Diagnostic::error(
@@ -864,23 +895,28 @@ impl<'a> Parser<'a> {
                     "`.subckt` pin needs both a formal and an actual name",
                 ));
             }
-            let formal = Name {
-                name: f.to_string(),
-                span: Span::new(t.at, t.at + eq),
-            };
             let actual = self.net(&Tok {
                 text: a,
                 at: t.at + eq + 1,
             });
-            pins.push((formal, actual));
+            let m = self.model_mut(toks[0]);
+            let formal = m.formals.push(f);
+            m.pins.push(Pin {
+                formal,
+                span: Span::new(t.at, t.at + eq),
+                actual,
+            });
         }
         let span = toks[0].span().to(model.span());
-        self.model_mut(toks[0]).subckts.push(Subckt {
+        let m = self.model_mut(toks[0]);
+        let subckt = Subckt {
             model: model.name(),
-            pins,
+            pin_start,
+            pin_len: m.pins.len() as u32 - pin_start,
             instance: None,
             span,
-        });
+        };
+        push_small(&mut m.subckts, subckt);
         Ok(())
     }
 
@@ -892,7 +928,7 @@ impl<'a> Parser<'a> {
             ));
         };
         let pair = (self.net(src), self.net(dst));
-        self.model_mut(toks[0]).conns.push(pair);
+        push_small(&mut self.model_mut(toks[0]).conns, pair);
         Ok(())
     }
 
@@ -903,6 +939,25 @@ impl<'a> Parser<'a> {
             _ => self.ignored(toks[0]),
         }
         Ok(())
+    }
+}
+
+/// Push onto one of a model's arrays, growing from one element instead of four: most models
+/// of a hierarchy hold one or two of each (a chain's model: two covers, one instance), and a
+/// file may hold 100,000 of them.
+fn push_small<T>(v: &mut Vec<T>, x: T) {
+    if v.len() == v.capacity() {
+        v.reserve_exact(v.len().max(1));
+    }
+    v.push(x);
+}
+
+/// `items` appended to `v` (moved whole, at its exact size, when `v` is empty).
+fn append<T>(v: &mut Vec<T>, items: Vec<T>) {
+    if v.is_empty() {
+        *v = items;
+    } else {
+        v.extend(items);
     }
 }
 
@@ -989,7 +1044,9 @@ mod tests {
     #[test]
     fn odd_names_and_subckt() {
         let m = one(".model m\n.subckt c x=$a\\b[0] y='q<1>'\n.cname u1\n");
-        assert_eq!(m.net_name(m.subckts[0].pins[0].1), "$a\\b[0]");
+        let pins = m.subckt_pins(&m.subckts[0]);
+        assert_eq!(m.net_name(pins[0].actual), "$a\\b[0]");
+        assert_eq!(m.formal(&pins[1]), "y");
         assert_eq!(m.subckts[0].instance.as_deref(), Some("u1"));
     }
 
@@ -999,6 +1056,54 @@ mod tests {
         assert_eq!(m.nets.iter().collect::<Vec<_>>(), ["a", "b", "y"]);
         let m = one(".model m\n.subckt c x=abcdefghijkl y=abcdefghijkl\n");
         assert_eq!(m.nets.len(), 1);
+    }
+
+    /// Names with numbers in them (with and without leading zeros, digits only, one number
+    /// under several prefixes) and without: each spelling keeps one id, whatever the order of
+    /// lookups, in each model.
+    #[test]
+    fn net_names_keep_one_id_each() {
+        let names = [
+            "n7",
+            "n07",
+            "7",
+            "a[3]",
+            "b[3]",
+            "x",
+            "n123456789",
+            "n1234567890",
+            "q0",
+            "q00",
+            "n8",
+            "n300",
+            "a[2]",
+            "07",
+            "0",
+        ];
+        let text = names.join(" ");
+        let mut at = Vec::new();
+        let mut pos = 0;
+        for n in names {
+            at.push(pos);
+            pos += n.len() + 1;
+        }
+        for capacity in [2, 1 << 10] {
+            let mut t = NetTable::with_capacity(capacity);
+            for _model in 0..2 {
+                let mut arena = Names::default();
+                let mut intern = |k: usize| t.intern(names[k], text.as_bytes(), at[k], &mut arena);
+                let ids: Vec<u32> = (0..names.len()).map(&mut intern).collect();
+                let again: Vec<u32> = (0..names.len()).rev().map(&mut intern).collect();
+                assert_eq!(
+                    ids,
+                    again.into_iter().rev().collect::<Vec<_>>(),
+                    "capacity {capacity}"
+                );
+                assert_eq!(ids, (0..names.len() as u32).collect::<Vec<_>>());
+                assert_eq!(arena.iter().collect::<Vec<_>>(), names);
+                t.clear();
+            }
+        }
     }
 
     #[test]

@@ -14,7 +14,8 @@
 //!   tested on their own.
 //! - [`aps`], [`rules`], [`handshake`] and [`aig`]: the passes and their IRs, public for the
 //!   daemon's finer-grained queries, the simulators and the tests.
-//! - Generators of inputs for tests and benchmarks (`aps::workload`, `mlir::synthetic`)
+//! - Generators of inputs for tests and benchmarks (`aps::workload`, `mlir::synthetic`,
+//!   `blif::generate`)
 //!   exist only with the `generators` feature.
 
 pub mod aig;

@@ -183,7 +183,23 @@ fn undriven_nets_read_zero_with_warning() {
     assert_eq!(l.aig.outputs()[0].lit, l.aig.inputs()[0].lit);
     assert_eq!(l.aig.outputs()[1].lit, Lit::FALSE);
     assert_eq!(l.undriven, ["nowhere", "u"]);
-    assert_eq!(w.len(), 2);
+    // One warning per model, naming the nets (at most eight of them).
+    assert_eq!(
+        w,
+        ["2 nets have no driver; they read as constant 0: `nowhere`, `u`"]
+    );
+    let outputs: Vec<String> = (0..10).map(|i| format!("o{i}")).collect();
+    let text = format!(".model m\n.outputs {}\n.end\n", outputs.join(" "));
+    let (l, w) = lower(&text);
+    assert_eq!(l.undriven, outputs);
+    assert_eq!(
+        w,
+        [
+            "10 nets have no driver; they read as constant 0: `o0`, `o1`, `o2`, `o3`, `o4`, `o5`, `o6`, `o7` and 2 more"
+        ]
+    );
+    let (_, w) = lower(".model m\n.outputs y\n.end\n");
+    assert_eq!(w, ["net `y` has no driver; it reads as constant 0"]);
 }
 
 #[test]

@@ -1,54 +1,25 @@
-//! Model hierarchies: lowering a whole file (each model once, flattened top-down) against
-//! lowering model by model with flattened children (what the daemon caches per model), and
-//! deep chains whose levels carry logic — linear in the flattened size, without recursion.
+//! Model hierarchies: lowering a whole file at once (`kiln aig`) against lowering model by
+//! model from each model's own text (what the daemon caches per model), and deep chains
+//! whose levels carry logic — linear in the size of the hierarchy, without recursion.
 
 mod common;
 
 use common::truth;
 use compiler::aig::{self, Aig};
 use compiler::blif;
-use std::collections::BTreeMap;
+use compiler::blif::generate::and_chain;
+use compiler::limits::Limits;
 
 fn whole(text: &str) -> Aig {
     let parsed = blif::parse(text).unwrap();
     aig::lower_file(&parsed.file).unwrap().top().aig.clone()
 }
 
-/// Every model lowered with `lower_model`, children first, each given its children's
-/// flattened AIGs.
+/// The first model lowered model by model: each model's text split off and parsed on its
+/// own, lowered as a box given its children's interfaces, the top flattened.
 fn model_by_model(text: &str) -> Aig {
-    let parsed = blif::parse(text).unwrap();
-    let mut done: BTreeMap<String, Aig> = BTreeMap::new();
-    let mut left: Vec<_> = parsed.file.models.iter().collect();
-    while !left.is_empty() {
-        let (ready, wait): (Vec<_>, Vec<_>) = left
-            .into_iter()
-            .partition(|m| m.subckts.iter().all(|s| done.contains_key(&s.model.name)));
-        assert!(!ready.is_empty());
-        for m in ready {
-            let l = aig::lower_model(m, &done).unwrap();
-            done.insert(m.name.clone(), l.aig);
-        }
-        left = wait;
-    }
-    done.remove(&parsed.file.models[0].name).unwrap()
-}
-
-/// `n` models; model `i` instantiates model `i + 1` and ANDs its output with input `a`
-/// (even levels) or `b` (odd levels); the last model passes `x` through.
-fn and_chain(n: usize) -> String {
-    let mut text = String::new();
-    for i in 0..n {
-        text.push_str(&format!(".model m{i}\n.inputs a b x\n.outputs y\n"));
-        if i + 1 < n {
-            text.push_str(&format!(".subckt m{} a=a b=b x=x y=c\n", i + 1));
-        } else {
-            text.push_str(".names x c\n1 1\n");
-        }
-        let own = if i % 2 == 0 { "a" } else { "b" };
-        text.push_str(&format!(".names {own} c y\n11 1\n.end\n"));
-    }
-    text
+    let (_, lowered) = compiler::flow::blif::lower_first(text, &Limits::DEFAULT).unwrap();
+    lowered.unwrap().aig
 }
 
 /// A 100,000-level chain with one AND per level: exactly 100,000 ANDs, 100,000 levels deep,
@@ -120,10 +91,10 @@ fn whole_file_equals_model_by_model() {
     assert_eq!(aig::write_aiger_binary(&a), aig::write_aiger_binary(&b));
 }
 
-/// The AND chain at a depth the model-by-model path still handles: same AIG either way.
+/// A deep AND chain: same AIG either way (the model-by-model path is linear too).
 #[test]
 fn and_chain_equals_model_by_model() {
-    let text = and_chain(300);
+    let text = and_chain(20_000);
     assert_eq!(
         aig::write_aiger_binary(&whole(&text)),
         aig::write_aiger_binary(&model_by_model(&text))

@@ -14,7 +14,6 @@ use compiler::flow::Flow;
 use std::collections::HashMap;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -96,6 +95,7 @@ impl Stats {
 }
 
 pub fn run(args: Args) -> Result<(), Failure> {
+    crate::purge_freed_memory_at_once();
     let out = args.out.resolve()?;
     let jobs = collect_jobs(&args.inputs, &out, args.format)?;
     let threads = args
@@ -109,81 +109,99 @@ pub fn run(args: Args) -> Result<(), Failure> {
         );
         b
     });
-    let outcomes = run_pool(&jobs, threads, |job| {
-        let o = lower_one(job, args.format, args.json || args.stats);
-        if let Some(b) = &bar {
-            b.inc(1);
+    let mut tally = diagnostics::Tally::default();
+    let mut failed = 0;
+    let lower = |job: &Job| lower_one(job, args.format, args.json || args.stats);
+    run_pool(&jobs, threads, lower, |i, o| {
+        match &bar {
+            Some(b) => {
+                b.inc(1);
+                b.suspend(|| report(&jobs[i], &o, &args, &mut tally));
+            }
+            None => report(&jobs[i], &o, &args, &mut tally),
         }
-        o
+        failed += o.failed as usize;
     });
     if let Some(b) = bar {
         b.finish_and_clear();
     }
-    report(&jobs, &outcomes, &args)
-}
-
-fn report(jobs: &[Job], outcomes: &[Outcome], args: &Args) -> Result<(), Failure> {
-    let mut tally = diagnostics::Tally::default();
-    for (job, o) in jobs.iter().zip(outcomes) {
-        if args.json {
-            let diags: Vec<serde_json::Value> = o.messages.iter().map(Located::to_json).collect();
-            let v = serde_json::json!({
-                "file": job.input.display().to_string(),
-                "output": job.output.display().to_string(),
-                "ok": !o.failed,
-                "stats": o.stats,
-                "diagnostics": diags,
-            });
-            outln!("{v}");
-            o.messages.iter().for_each(|m| tally.count(m));
-            continue;
-        }
-        tally.show_all(&o.messages);
-        if args.stats
-            && let Some(s) = o.stats
-        {
-            outln!(
-                "{}: pi={} po={} latch={} and={} lev={}",
-                job.input.display(),
-                s.pi,
-                s.po,
-                s.latches,
-                s.ands,
-                s.levels
-            );
-        }
-    }
-    let failed = outcomes.iter().filter(|o| o.failed).count();
     let what = format!("{failed} of {}", diagnostics::plural(jobs.len(), "file"));
     tally.close("lower", &what)
 }
 
-/// Run `f` over `items` on `threads` worker threads; results in input order.
+/// Show what lowering `job` gave: its diagnostics, and its JSON or statistics line.
+fn report(job: &Job, o: &Outcome, args: &Args, tally: &mut diagnostics::Tally) {
+    if args.json {
+        let diags: Vec<serde_json::Value> = o.messages.iter().map(Located::to_json).collect();
+        let v = serde_json::json!({
+            "file": job.input.display().to_string(),
+            "output": job.output.display().to_string(),
+            "ok": !o.failed,
+            "stats": o.stats,
+            "diagnostics": diags,
+        });
+        outln!("{v}");
+        o.messages.iter().for_each(|m| tally.count(m));
+        return;
+    }
+    tally.show_all(&o.messages);
+    if args.stats
+        && let Some(s) = o.stats
+    {
+        outln!(
+            "{}: pi={} po={} latch={} and={} lev={}",
+            job.input.display(),
+            s.pi,
+            s.po,
+            s.latches,
+            s.ands,
+            s.levels
+        );
+    }
+}
+
+/// Run `f` over `items` on `threads` worker threads (on this thread when one); `sink` gets
+/// each result in input order as soon as it and those before it are done, so that results
+/// are not all kept.
 pub fn run_pool<T: Sync, R: Send>(
     items: &[T],
     threads: usize,
     f: impl Fn(&T) -> R + Sync,
-) -> Vec<R> {
+    mut sink: impl FnMut(usize, R),
+) {
+    let threads = threads.clamp(1, items.len().max(1));
+    if threads == 1 {
+        for (i, item) in items.iter().enumerate() {
+            sink(i, f(item));
+        }
+        return;
+    }
     let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<R>>> = Mutex::new((0..items.len()).map(|_| None).collect());
+    let (tx, rx) = std::sync::mpsc::channel();
     std::thread::scope(|s| {
-        for _ in 0..threads.clamp(1, items.len().max(1)) {
-            s.spawn(|| {
+        for _ in 0..threads {
+            let (tx, next, f) = (tx.clone(), &next, &f);
+            s.spawn(move || {
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(item) = items.get(i) else { break };
-                    let r = f(item);
-                    if let Ok(mut v) = results.lock() {
-                        v[i] = Some(r);
+                    if tx.send((i, f(item))).is_err() {
+                        break;
                     }
                 }
             });
         }
+        drop(tx);
+        let mut early = std::collections::BTreeMap::new();
+        let mut due = 0;
+        for (i, r) in rx {
+            early.insert(i, r);
+            while let Some(r) = early.remove(&due) {
+                sink(due, r);
+                due += 1;
+            }
+        }
     });
-    let v = results.into_inner().unwrap_or_default();
-    v.into_iter()
-        .map(|r| r.expect("every item processed"))
-        .collect()
 }
 
 /// The files named by `inputs` (directories walked for `*.blif` by the project's one
@@ -291,7 +309,7 @@ pub fn lower_text(text: &str, diags: &mut Vec<Diagnostic>) -> Option<Aig> {
         }
     };
     diags.extend(parsed.warnings);
-    match aig::lower_file_with(&parsed.file, &kiln_daemon::input::limits()) {
+    match aig::lower_file_owned(parsed.file, &kiln_daemon::input::limits()) {
         Ok(mut lowered) => {
             let top = lowered.top.clone();
             for l in lowered.models.values() {

@@ -3,14 +3,18 @@
 //! `kiln bench parse [FILE] [--mb N]`: MLIR parsing throughput (see `bench_parse`).
 //!
 //! `kiln bench aig [--abc]` measures BLIF→AIGER (read + parse + lower + write binary AIGER) on
-//! the big files of the shared `blif_bench/` and on the whole Dynamatic unit library, and with
-//! `--abc` the same job done by `berkeley-abc -c "read_blif F; strash; write_aiger out.aig"`
-//! in the same run. Every measurement is a child process (kiln runs itself as
-//! `kiln bench aig-one`), timed by wall clock, with peak RSS from `wait4`'s rusage, so both
-//! tools are measured the same way, start-up included. The median of `--runs` runs is shown.
+//! the big files of the shared `blif_bench/`, on generated model hierarchies (chains of 10k,
+//! 40k and 100k models, each instantiating the next) and on the whole Dynamatic unit library,
+//! and with `--abc` the same job done by `berkeley-abc -c "read_blif F; strash; write_aiger
+//! out.aig"` in the same run (not on the chains: ABC's hierarchical reader overflows a buffer
+//! on them). Every measurement is a child process (kiln runs itself as `kiln bench aig-one`),
+//! timed by wall clock, with CPU time from `wait4`'s rusage and the peak RSS of the process
+//! itself (see [`measure`]), so both tools are measured the same way, start-up included.
+//! The median of `--runs` runs is shown.
 
 use crate::cmd::aig::{self as aigcmd, Format, Job};
 use crate::io::Failure;
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
@@ -44,6 +48,10 @@ pub enum Bench {
         /// script does).
         #[arg(long)]
         flat: bool,
+        /// INPUT lists the input files, one path a line (as the ABC script does); implies
+        /// `--flat`.
+        #[arg(long)]
+        list: bool,
     },
 }
 
@@ -96,13 +104,22 @@ pub fn run(b: Bench) -> Result<(), Failure> {
             out,
             jobs,
             flat,
+            list,
             ..
-        } => aig_one(&input, &out, jobs, flat),
+        } => aig_one(&input, &out, jobs, flat, list),
     }
 }
 
-fn aig_one(input: &Path, out: &Path, jobs: usize, flat: bool) -> Result<(), Failure> {
-    let jobs_list = if input.is_dir() {
+fn aig_one(input: &Path, out: &Path, jobs: usize, flat: bool, list: bool) -> Result<(), Failure> {
+    let jobs_list = if list {
+        let text = crate::io::read_source(input)?;
+        (text.lines().enumerate())
+            .map(|(k, line)| Job {
+                input: PathBuf::from(line),
+                output: out.join(format!("{k}.aig")),
+            })
+            .collect()
+    } else if input.is_dir() {
         let mut list = aigcmd::collect_jobs(&[input.to_path_buf()], out, Format::Aig)?;
         if flat {
             for (k, j) in list.iter_mut().enumerate() {
@@ -116,10 +133,10 @@ fn aig_one(input: &Path, out: &Path, jobs: usize, flat: bool) -> Result<(), Fail
             output: out.to_path_buf(),
         }]
     };
-    let outcomes = aigcmd::run_pool(&jobs_list, jobs, |j| {
-        aigcmd::lower_one(j, Format::Aig, false)
-    });
-    let failed = outcomes.iter().filter(|o| o.failed).count();
+    crate::purge_freed_memory_at_once();
+    let mut failed = 0;
+    let lower = |j: &Job| aigcmd::lower_one(j, Format::Aig, false);
+    aigcmd::run_pool(&jobs_list, jobs, lower, |_, o| failed += o.failed as usize);
     if failed > 0 {
         return Err(Failure::input(format!("{failed} file(s) failed")));
     }
@@ -160,21 +177,58 @@ pub(super) struct Sample {
 }
 
 /// Wall and CPU seconds and peak RSS of one child process; fails on a non-zero exit.
+///
+/// The peak RSS is the child's own: its `VmHWM` read at its exit, where the child stops
+/// for its tracer (`PTRACE_O_TRACEEXIT`). `wait4`'s `ru_maxrss` will not do: at `exec` the
+/// kernel keeps the peak of the memory the child had before, which for a spawned child is
+/// its parent's (a 40 MB parent makes `/bin/true` a 40 MB process), so every child of
+/// this bench would count the bench's own peak.
 fn measure(cmd: &mut Command) -> Result<Sample, Failure> {
+    // SAFETY: runs in the forked child before exec; PTRACE_TRACEME takes no pointers and
+    // only asks to be traced by the parent (which then sees the exec and the exit).
+    unsafe {
+        cmd.pre_exec(|| match libc::ptrace(libc::PTRACE_TRACEME, 0, 0, 0) {
+            -1 => Err(std::io::Error::last_os_error()),
+            _ => Ok(()),
+        });
+    }
     let start = Instant::now();
     let child = cmd
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
         .map_err(|e| Failure::input(format!("cannot run {cmd:?}: {e}")))?;
+    let pid = child.id() as libc::pid_t;
     let mut status = 0;
     // SAFETY: rusage is plain old data; wait4 fills it for our own child.
     let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    let pid = child.id() as libc::pid_t;
-    // SAFETY: pid is our child, status and ru are valid out-pointers.
-    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut ru) };
+    let mut peak = None;
+    loop {
+        // SAFETY: pid is our child, status and ru are valid out-pointers.
+        let r = unsafe { libc::wait4(pid, &mut status, 0, &mut ru) };
+        if r != pid {
+            return Err(Failure::input(format!("{cmd:?}: wait4 failed")));
+        }
+        if !libc::WIFSTOPPED(status) {
+            break;
+        }
+        let event = status >> 16;
+        let mut deliver = 0;
+        if event == libc::PTRACE_EVENT_EXIT {
+            peak = vm_hwm(pid);
+        } else if libc::WSTOPSIG(status) == libc::SIGTRAP && peak.is_none() && event == 0 {
+            // The stop after exec: be told of the exit, and kill the child if we die.
+            let opts = libc::PTRACE_O_TRACEEXIT | libc::PTRACE_O_EXITKILL;
+            // SAFETY: PTRACE_SETOPTIONS on our stopped tracee takes the options as data.
+            unsafe { libc::ptrace(libc::PTRACE_SETOPTIONS, pid, 0, opts) };
+        } else {
+            deliver = libc::WSTOPSIG(status);
+        }
+        // SAFETY: PTRACE_CONT on our stopped tracee; data is the signal to deliver.
+        unsafe { libc::ptrace(libc::PTRACE_CONT, pid, 0, deliver) };
+    }
     let secs = start.elapsed().as_secs_f64();
-    if r != pid || !libc::WIFEXITED(status) || libc::WEXITSTATUS(status) != 0 {
+    if !libc::WIFEXITED(status) || libc::WEXITSTATUS(status) != 0 {
         return Err(Failure::input(format!(
             "{cmd:?} failed (wait status {status})"
         )));
@@ -183,8 +237,15 @@ fn measure(cmd: &mut Command) -> Result<Sample, Failure> {
     Ok(Sample {
         wall: secs,
         cpu: tv(ru.ru_utime) + tv(ru.ru_stime),
-        rss: ru.ru_maxrss as u64,
+        rss: peak.ok_or_else(|| Failure::input(format!("{cmd:?}: no peak RSS at exit")))?,
     })
+}
+
+/// The peak RSS (`VmHWM`, KB) of process `pid`.
+fn vm_hwm(pid: libc::pid_t) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
 }
 
 /// Median wall and CPU time and maximum peak RSS over `runs` runs.
@@ -241,9 +302,10 @@ fn bench_aig(args: AigArgs) -> Result<(), Failure> {
     let tmp = scratch_dir(true)?;
     println!("outputs in {}", tmp.path().display());
     let out = tmp.path().join("out.aig");
+    println!("{LEGEND}");
     println!(
         "{:<34} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7}",
-        "input", "kiln s", "cpu s", "MB", "abc s", "cpu s", "MB", "wall", "cpu", "mem"
+        "input", "kiln s", "cpu s", "kiln MB", "abc s", "cpu s", "abc MB", "wall", "cpu", "mem"
     );
     for rel in FILES.iter().filter(|_| !args.no_files) {
         let file = shared.join("blif_bench").join(rel);
@@ -268,11 +330,35 @@ fn bench_aig(args: AigArgs) -> Result<(), Failure> {
         };
         print_row(rel, ours, abc);
     }
+    for n in CHAINS.iter().filter(|_| !args.no_files) {
+        let file = tmp.path().join(format!("chain{n}.blif"));
+        std::fs::write(&file, compiler::blif::generate::and_chain(*n))
+            .map_err(|e| Failure::input(e.to_string()))?;
+        let ours = measure_runs(args.runs, || {
+            let mut c = Command::new(&me);
+            c.args(["bench", "aig-one"]).arg(&file).arg(&out);
+            c
+        })?;
+        print_row(&format!("chain of {n} models (generated)"), ours, None);
+    }
     if !args.no_library {
         bench_library(&args, &shared, &me, tmp.path())?;
     }
     Ok(())
 }
+
+/// What the columns of `kiln bench aig` mean.
+const LEGEND: &str = "\
+kiln s / abc s: median wall time of a run (child process, start-up and output included);
+cpu s: its user + system CPU time; kiln MB / abc MB: the largest peak RSS of the runs.
+ratios are ABC / kiln: wall and cpu > 1 when kiln is faster, mem > 1 when kiln uses less
+memory. Chains: model i instantiates model i + 1 and ANDs its output with an input, one
+AND per level (ABC's hierarchical reader overflows a buffer on them: kiln only). Library
+`list`: both tools given the list of files, outputs in one directory; `walk`: `kiln aig
+DIR` (directories walked, the tree mirrored) against the same ABC run.";
+
+/// Model counts of the generated hierarchy chains.
+const CHAINS: &[usize] = &[10_000, 40_000, 100_000];
 
 fn bench_library(args: &AigArgs, shared: &Path, me: &Path, tmp: &Path) -> Result<(), Failure> {
     let lib = shared.join("dynamatic_blif/library");
@@ -286,25 +372,32 @@ fn bench_library(args: &AigArgs, shared: &Path, me: &Path, tmp: &Path) -> Result
     } else {
         None
     };
+    // Both tools given the list of files (ABC in its script, kiln in a file), outputs
+    // `<k>.aig` in one directory; then `kiln aig DIR` as users run it: the directory walked
+    // and its tree mirrored (~9,600 directories read and made).
+    let list = tmp.join("library.list");
+    let paths: Vec<String> = files
+        .iter()
+        .map(|j| j.input.display().to_string())
+        .collect();
+    std::fs::write(&list, paths.join("\n")).map_err(|e| Failure::input(e.to_string()))?;
     let mut run = 0;
-    // `flat` writes `<k>.aig` into one directory, as the ABC script does; `tree` mirrors the
-    // library's directory tree (what `kiln aig` does), which adds ~9,600 mkdirs.
-    for (jobs, flat) in [(1, true), (args.jobs, true), (1, false), (args.jobs, false)] {
+    for (jobs, walk) in [(1, false), (args.jobs, false), (1, true), (args.jobs, true)] {
         let ours = measure_runs(args.runs, || {
             // A fresh output directory per run, so that no run skips unchanged outputs.
             run += 1;
             let mut c = Command::new(me);
             c.args(["bench", "aig-one"])
-                .arg(&lib)
+                .arg(if walk { &lib } else { &list })
                 .arg(tmp.join(format!("kiln_lib{run}")));
             c.args(["--jobs", &jobs.to_string()]);
-            if flat {
-                c.arg("--flat");
+            if !walk {
+                c.arg("--list");
             }
             c
         })?;
-        let layout = if flat { "flat" } else { "tree" };
-        let label = format!("library {} files, {jobs}j, {layout}", files.len());
+        let how = if walk { "walk" } else { "list" };
+        let label = format!("library {} files, {jobs}j, {how}", files.len());
         print_row(&label, ours, abc);
     }
     Ok(())

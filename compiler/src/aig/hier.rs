@@ -1,106 +1,172 @@
-//! A hierarchy of per-model AIGs ([`BoxModel`]s, instances as boxes) flattened into one AIG,
-//! top-down with explicit stacks: each instance's own logic is copied once, on demand, so
-//! the cost is linear in the flattened output whatever the depth.
+//! A hierarchy of per-model AIGs ([`ModelBox`]es, instances as boxes): the supports a
+//! parent needs of a box, and the boxes flattened into one AIG, top-down with explicit
+//! stacks: each instance's own logic is copied once, on demand, so the cost is linear in the
+//! flattened output whatever the depth.
 
-use super::lower::{BoxModel, Marks, cone_inputs};
+use super::lower::{Interface, ModelBox};
 use super::{Aig, Lit, Node};
 use crate::diag::{Diagnostic, Span};
+use crate::fxhash::FxHashMap;
 
 const UNVISITED: u32 = u32::MAX;
 const IN_PROGRESS: u32 = u32::MAX - 1;
 
-/// Fill `b.out_support` and `b.latch_support` (model inputs, through instances), given the
-/// boxes of its children. Iterative: an instance input's support is computed before the
-/// outputs that read the instance.
-pub(super) fn supports(b: &mut BoxModel, boxes: &[BoxModel]) {
-    let mut memo: Vec<Option<Vec<u32>>> = vec![None; b.aig.outputs().len()];
-    let mut marks = Marks::default();
-    let mut on = vec![false; memo.len()];
-    for o in 0..b.n_out {
-        solve(b, boxes, o, &mut memo, &mut on, &mut marks);
+/// Buffers of [`supports`], kept from one box to the next.
+#[derive(Default)]
+pub(super) struct Scratch {
+    /// Visit marks of cone walks (epoch stamps, per box variable).
+    stamp: Vec<u32>,
+    epoch: u32,
+    walk: Vec<u32>,
+    /// The box inputs of the cone being expanded.
+    direct: Vec<u32>,
+    /// Box outputs whose support is being computed.
+    on: Vec<bool>,
+    todo: Vec<usize>,
+    missing: Vec<usize>,
+}
+
+impl Scratch {
+    /// The box inputs in the structural support of `roots` in `g` (latches are cut
+    /// points), sorted, into `self.direct`.
+    fn cone_inputs(&mut self, g: &Aig, roots: impl Iterator<Item = Lit>) {
+        if self.stamp.len() < g.nodes().len() {
+            self.stamp.resize(g.nodes().len(), 0);
+        }
+        if self.epoch == u32::MAX {
+            self.stamp.fill(0);
+            self.epoch = 0;
+        }
+        self.epoch += 1;
+        let epoch = self.epoch;
+        self.walk.clear();
+        self.walk.extend(roots.map(Lit::var));
+        self.direct.clear();
+        while let Some(v) = self.walk.pop() {
+            if std::mem::replace(&mut self.stamp[v as usize], epoch) == epoch {
+                continue;
+            }
+            match g.node(v) {
+                Node::And(a, b) => {
+                    self.walk.push(a.var());
+                    self.walk.push(b.var());
+                }
+                Node::Input(i) => self.direct.push(i),
+                _ => {}
+            }
+        }
+        self.direct.sort_unstable();
+    }
+}
+
+/// The model inputs each output of `b` depends on combinationally, and those any latch of
+/// `b` or of its instances depends on (through instances too, sorted), given the interfaces
+/// of its instances' models (`kids`, one per instance). Iterative: an instance input's
+/// support is computed before the outputs that read the instance.
+pub(super) fn supports(
+    b: &ModelBox,
+    kids: &[&Interface],
+    sc: &mut Scratch,
+) -> (Vec<Vec<u32>>, Vec<u32>) {
+    let n = b.aig.outputs().len();
+    let mut memo: Vec<Option<Vec<u32>>> = vec![None; n];
+    sc.on.clear();
+    sc.on.resize(n, false);
+    for o in 0..b.n_out as usize {
+        solve(b, kids, o, &mut memo, sc);
     }
     // Latches: the model's own next states, and the latch supports of its instances.
-    let nexts: Vec<Lit> = b.aig.latches().iter().map(|l| l.next).collect();
-    let direct = cone_inputs(&b.aig, &nexts, &mut marks);
     let mut latch: Vec<u32> = Vec::new();
-    for &(c, first, _) in &b.subs {
-        for &i in &boxes[c].latch_support {
-            let o = first + i as usize;
-            solve(b, boxes, o, &mut memo, &mut on, &mut marks);
+    for (sub, kid) in b.subs.iter().zip(kids) {
+        for &i in &kid.latch_support {
+            let o = sub.first as usize + i as usize;
+            solve(b, kids, o, &mut memo, sc);
             latch.extend(memo[o].iter().flatten().copied());
         }
     }
-    latch.extend(expand(b, boxes, &direct, &memo).unwrap_or_default());
+    if !b.aig.latches().is_empty() {
+        sc.cone_inputs(&b.aig, b.aig.latches().iter().map(|l| l.next));
+        let direct = std::mem::take(&mut sc.direct);
+        loop {
+            if let Some(s) = expand(b, kids, &direct, &memo, &mut sc.missing) {
+                latch.extend(s);
+                break;
+            }
+            for o in std::mem::take(&mut sc.missing) {
+                solve(b, kids, o, &mut memo, sc);
+            }
+        }
+    }
     latch.sort_unstable();
     latch.dedup();
-    b.latch_support = latch;
-    b.out_support = memo
-        .into_iter()
-        .take(b.n_out)
+    let outs = (memo.into_iter().take(b.n_out as usize))
         .map(Option::unwrap_or_default)
         .collect();
+    (outs, latch)
 }
 
 /// Memoize the support of box output `root` and of the box outputs it reads through
 /// instances, with an explicit stack.
 fn solve(
-    b: &BoxModel,
-    boxes: &[BoxModel],
+    b: &ModelBox,
+    kids: &[&Interface],
     root: usize,
     memo: &mut [Option<Vec<u32>>],
-    on: &mut [bool],
-    marks: &mut Marks,
+    sc: &mut Scratch,
 ) {
-    let mut stack = vec![root];
-    while let Some(&o) = stack.last() {
+    sc.todo.clear();
+    sc.todo.push(root);
+    while let Some(&o) = sc.todo.last() {
         if memo[o].is_some() {
-            on[o] = false;
-            stack.pop();
+            sc.on[o] = false;
+            sc.todo.pop();
             continue;
         }
-        on[o] = true;
-        let direct = cone_inputs(&b.aig, &[b.aig.outputs()[o].lit], marks);
-        match expand(b, boxes, &direct, memo) {
-            Ok(s) => {
+        sc.on[o] = true;
+        sc.cone_inputs(&b.aig, std::iter::once(b.aig.outputs()[o].lit));
+        match expand(b, kids, &sc.direct, memo, &mut sc.missing) {
+            Some(s) => {
                 memo[o] = Some(s);
-                on[o] = false;
-                stack.pop();
+                sc.on[o] = false;
+                sc.todo.pop();
             }
             // An instance input read through the instance again would be a combinational
             // loop, which lowering the model has refused: cut it rather than spin.
-            Err(missing) if missing.iter().any(|&m| on[m]) => {
+            None if sc.missing.iter().any(|&m| sc.on[m]) => {
                 memo[o] = Some(Vec::new());
-                on[o] = false;
-                stack.pop();
+                sc.on[o] = false;
+                sc.todo.pop();
             }
-            Err(missing) => stack.extend(missing),
+            None => sc.todo.extend_from_slice(&sc.missing),
         }
     }
 }
 
 /// The model inputs behind `direct` (input indices of `b.aig`): model inputs as they are,
 /// instance outputs through the instance's support and the memoized supports of the box
-/// outputs feeding it; `Err` lists the box outputs still to compute.
+/// outputs feeding it; `None` when box outputs are still to compute (listed in `missing`).
 fn expand(
-    b: &BoxModel,
-    boxes: &[BoxModel],
+    b: &ModelBox,
+    kids: &[&Interface],
     direct: &[u32],
     memo: &[Option<Vec<u32>>],
-) -> Result<Vec<u32>, Vec<usize>> {
+    missing: &mut Vec<usize>,
+) -> Option<Vec<u32>> {
+    let n_in = b.n_in as usize;
     let mut out = Vec::new();
-    let mut missing = Vec::new();
+    missing.clear();
     for &i in direct {
         let i = i as usize;
-        if i < b.n_in {
+        if i < n_in {
             out.push(i as u32);
             continue;
         }
-        if i - b.n_in >= b.pseudo.len() {
+        let Some(&(inst, pin)) = b.pseudo.get(i - n_in) else {
             continue;
-        }
-        let (inst, pin) = b.pseudo[i - b.n_in];
-        let (c, first, _) = &b.subs[inst as usize];
-        for &ci in &boxes[*c].out_support[pin as usize] {
+        };
+        let first = b.subs[inst as usize].first as usize;
+        let support = kids[inst as usize].out_support.get(pin as usize);
+        for &ci in support.into_iter().flatten() {
             let o = first + ci as usize;
             match &memo[o] {
                 Some(s) => out.extend_from_slice(s),
@@ -109,124 +175,217 @@ fn expand(
         }
     }
     if !missing.is_empty() {
-        return Err(missing);
+        return None;
     }
     out.sort_unstable();
     out.dedup();
-    Ok(out)
+    Some(out)
 }
 
 /// One instance in the flattened hierarchy.
 struct Inst {
-    model: usize,
-    /// Parent instance and this instance's index among the parent's `.subckt`s (root: none).
-    parent: Option<(u32, u32)>,
+    /// Its model (an index into [`Flattener::boxes`]).
+    model: u32,
+    /// Parent instance and this instance's index among the parent's `.subckt`s (root: the
+    /// root itself).
+    parent: u32,
+    k: u32,
     /// The id of the first child instance (children have consecutive ids).
     first_child: u32,
-    /// Box variable → flattened literal (`UNVISITED`, `IN_PROGRESS`).
-    map: Vec<u32>,
+    /// Where the instance's box variables start in [`Flattener::map`].
+    base: u32,
 }
 
-/// The top model `root` flattened: its inputs and outputs, every instance's latches (in
-/// hierarchy pre-order, named by the instances' prefixes) and logic, cleaned up.
-pub(super) fn flatten(
-    mut boxes: Vec<BoxModel>,
-    root: usize,
-    name: &str,
+/// The model of `top` flattened: its inputs and outputs, every instance's latches (in
+/// hierarchy pre-order, named by the instances' prefixes) and logic, cleaned up. `boxes`
+/// gives the box of each model an instance names (all of them lowered: a missing one is an
+/// error).
+pub fn flatten<'b>(
+    top: &'b ModelBox,
+    boxes: &dyn Fn(&str) -> Option<&'b ModelBox>,
 ) -> Result<Aig, Diagnostic> {
-    if boxes[root].subs.is_empty() {
-        return Ok(boxes.swap_remove(root).aig);
-    }
-    let boxes = &boxes[..];
-    let top = &boxes[root];
-    let mut g = Aig::new(name);
-    let mut insts: Vec<Inst> = Vec::new();
-    let new_inst = |model: usize, parent: Option<(u32, u32)>| {
-        let mut map = vec![UNVISITED; boxes[model].aig.nodes().len()];
-        map[0] = Lit::FALSE.0;
-        Inst {
-            model,
-            parent,
-            first_child: 0,
-            map,
-        }
-    };
-    insts.push(new_inst(root, None));
-    for p in &top.aig.inputs()[..top.n_in] {
-        let lit = g.add_input(p.name.clone());
-        insts[0].map[p.lit.var() as usize] = lit.0;
-    }
-    // Instances and latches in pre-order; `path` holds the latch-name prefix of the
-    // instance being visited (a prefix of it is each ancestor's).
-    let mut latches: Vec<(u32, usize, Lit)> = Vec::new();
+    flatten_tree(resolve(top, boxes)?)
+}
+
+/// [`flatten`], the hierarchy resolved.
+pub(super) fn flatten_tree(tree: Tree) -> Result<Aig, Diagnostic> {
+    let Tree {
+        boxes: table,
+        kids,
+        first: kid_start,
+    } = tree;
+    let top = table[0];
+    // Instances in pre-order, with their latches; `path` holds the latch-name prefix of
+    // the instance being visited (a prefix of it is each ancestor's).
+    let mut insts: Vec<Inst> = vec![Inst {
+        model: 0,
+        parent: 0,
+        k: 0,
+        first_child: 0,
+        base: 0,
+    }];
+    let mut cells: u64 = 0;
+    let mut latches: Vec<(u32, u32, String)> = Vec::new();
     let mut path = String::new();
     let mut path_len: Vec<u32> = vec![0];
     let mut stack: Vec<u32> = vec![0];
     while let Some(x) = stack.pop() {
         let xi = x as usize;
-        let model = insts[xi].model;
-        let b = &boxes[model];
-        if let Some((p, k)) = insts[xi].parent {
-            path.truncate(path_len[p as usize] as usize);
-            path.push_str(&boxes[insts[p as usize].model].subs[k as usize].2);
+        let model = insts[xi].model as usize;
+        let b = table[model];
+        if x != 0 {
+            let (p, k) = (insts[xi].parent as usize, insts[xi].k as usize);
+            path.truncate(path_len[p] as usize);
+            path.push_str(&table[insts[p].model as usize].subs[k].prefix);
         }
         path_len[xi] = path.len() as u32;
+        insts[xi].base = u32::try_from(cells).map_err(|_| too_large(top))?;
+        cells += b.aig.nodes().len() as u64;
         for (i, l) in b.aig.latches().iter().enumerate() {
-            let q = g.add_latch(format!("{path}{}", l.name), l.init);
-            insts[xi].map[l.var as usize] = q.0;
-            latches.push((x, i, q));
+            latches.push((x, i as u32, format!("{path}{}", l.name)));
         }
         let first = insts.len() as u32;
         insts[xi].first_child = first;
-        for (k, (c, _, _)) in b.subs.iter().enumerate() {
-            insts.push(new_inst(*c, Some((x, k as u32))));
+        let first_kid = kid_start[model] as usize;
+        for k in 0..b.subs.len() {
+            insts.push(Inst {
+                model: kids[first_kid + k],
+                parent: x,
+                k: k as u32,
+                first_child: 0,
+                base: 0,
+            });
             path_len.push(0);
         }
         for k in (0..b.subs.len() as u32).rev() {
             stack.push(first + k);
         }
     }
+    drop(path_len);
+    let cells = u32::try_from(cells).map_err(|_| too_large(top))?;
     let mut f = Flattener {
-        boxes,
+        boxes: table,
         insts,
-        g,
+        map: vec![UNVISITED; cells as usize],
+        g: Aig::new(top.aig.name.clone()),
         stack: Vec::new(),
     };
-    for p in &top.aig.outputs()[..top.n_out] {
+    for x in 0..f.insts.len() as u32 {
+        let s = f.slot(x, 0);
+        f.map[s] = Lit::FALSE.0;
+    }
+    for p in &top.aig.inputs()[..top.n_in as usize] {
+        let lit = f.g.add_input(p.name.clone());
+        f.map[p.lit.var() as usize] = lit.0;
+    }
+    let mut qs = Vec::with_capacity(latches.len());
+    for (x, i, name) in latches {
+        let l = &f.boxes[f.insts[x as usize].model as usize].aig.latches()[i as usize];
+        let (var, init) = (l.var, l.init);
+        let q = f.g.add_latch(name, init);
+        let s = f.slot(x, var);
+        f.map[s] = q.0;
+        qs.push((x, i, q));
+    }
+    for p in &top.aig.outputs()[..top.n_out as usize] {
         let lit = f.eval(0, p.lit)?;
         f.g.add_output(p.name.clone(), lit);
     }
-    for (x, i, q) in latches {
-        let next = boxes[f.insts[x as usize].model].aig.latches()[i].next;
+    for (x, i, q) in qs {
+        let next = f.boxes[f.insts[x as usize].model as usize].aig.latches()[i as usize].next;
         let next = f.eval(x, next)?;
         f.g.set_latch_next(q, next);
     }
-    Ok(canonical(f.g.into_cleanup()))
+    Ok(f.g.into_cleanup())
+}
+
+fn too_large(top: &ModelBox) -> Diagnostic {
+    Diagnostic::error(
+        Span::point(0),
+        format!("model `{}` is too large to flatten", top.aig.name),
+    )
+}
+
+/// The boxes of a hierarchy: the top's first, and per box its instances' boxes (box `b`'s
+/// from `first[b]` in `kids`).
+pub(super) struct Tree<'b> {
+    pub boxes: Vec<&'b ModelBox>,
+    pub kids: Vec<u32>,
+    pub first: Vec<u32>,
+}
+
+/// The distinct boxes of the hierarchy under `top`, found by name.
+fn resolve<'b>(
+    top: &'b ModelBox,
+    boxes: &dyn Fn(&str) -> Option<&'b ModelBox>,
+) -> Result<Tree<'b>, Diagnostic> {
+    let mut table = vec![top];
+    let mut index: FxHashMap<&'b str, u32> = FxHashMap::default();
+    index.insert(&top.aig.name, 0);
+    let mut kids = Vec::new();
+    let mut first = Vec::new();
+    let mut t = 0;
+    while let Some(&b) = table.get(t) {
+        first.push(kids.len() as u32);
+        for s in &b.subs {
+            let k = match index.get(s.model.as_str()) {
+                Some(&k) => k,
+                None => {
+                    let Some(child) = boxes(&s.model) else {
+                        return Err(Diagnostic::error(
+                            Span::point(0),
+                            format!("unknown model `{}`", s.model),
+                        ));
+                    };
+                    table.push(child);
+                    index.insert(&s.model, table.len() as u32 - 1);
+                    table.len() as u32 - 1
+                }
+            };
+            kids.push(k);
+        }
+        t += 1;
+    }
+    Ok(Tree {
+        boxes: table,
+        kids,
+        first,
+    })
 }
 
 struct Flattener<'b> {
-    boxes: &'b [BoxModel],
+    boxes: Vec<&'b ModelBox>,
     insts: Vec<Inst>,
+    /// Per instance from its `base`: box variable → flattened literal (`UNVISITED`,
+    /// `IN_PROGRESS`).
+    map: Vec<u32>,
     g: Aig,
     stack: Vec<(u32, u32)>,
 }
 
 impl Flattener<'_> {
+    fn slot(&self, x: u32, var: u32) -> usize {
+        (self.insts[x as usize].base + var) as usize
+    }
+
     /// Where box input `i` of instance `x` comes from: a box output of its parent, or an
     /// output of one of its own instances (`None`: the top's inputs, mapped already).
     fn source(&self, x: u32, i: u32) -> Option<(u32, Lit)> {
         let inst = &self.insts[x as usize];
-        let b = &self.boxes[inst.model];
+        let b = self.boxes[inst.model as usize];
         let i = i as usize;
-        if i < b.n_in {
-            let (p, k) = inst.parent?;
-            let pb = &self.boxes[self.insts[p as usize].model];
-            let o = pb.subs[k as usize].1 + i;
+        if i < b.n_in as usize {
+            if x == 0 {
+                return None;
+            }
+            let p = inst.parent;
+            let pb = self.boxes[self.insts[p as usize].model as usize];
+            let o = pb.subs[inst.k as usize].first as usize + i;
             Some((p, pb.aig.outputs()[o].lit))
         } else {
-            let (k, pin) = *b.pseudo.get(i - b.n_in)?;
+            let (k, pin) = *b.pseudo.get(i - b.n_in as usize)?;
             let c = inst.first_child + k;
-            let cb = &self.boxes[self.insts[c as usize].model];
+            let cb = self.boxes[self.insts[c as usize].model as usize];
             Some((c, cb.aig.outputs()[pin as usize].lit))
         }
     }
@@ -236,12 +395,14 @@ impl Flattener<'_> {
         self.stack.clear();
         self.stack.push((x, lit.var()));
         while let Some(&(y, v)) = self.stack.last() {
-            let cur = self.insts[y as usize].map[v as usize];
+            let cur = self.map[self.slot(y, v)];
             if cur < IN_PROGRESS {
                 self.stack.pop();
                 continue;
             }
-            let node = self.boxes[self.insts[y as usize].model].aig.node(v);
+            let node = self.boxes[self.insts[y as usize].model as usize]
+                .aig
+                .node(v);
             let mut deps: [Option<(u32, Lit)>; 2] = [None, None];
             match node {
                 Node::And(a, b) => deps = [Some((y, b)), Some((y, a))],
@@ -250,7 +411,7 @@ impl Flattener<'_> {
             }
             let mut pending = false;
             for &(dx, dl) in deps.iter().flatten() {
-                match self.insts[dx as usize].map[dl.var() as usize] {
+                match self.map[self.slot(dx, dl.var())] {
                     UNVISITED => {
                         self.stack.push((dx, dl.var()));
                         pending = true;
@@ -265,11 +426,12 @@ impl Flattener<'_> {
                 }
             }
             if pending {
-                self.insts[y as usize].map[v as usize] = IN_PROGRESS;
+                let s = self.slot(y, v);
+                self.map[s] = IN_PROGRESS;
                 continue;
             }
             let get = |s: &Self, (dx, dl): (u32, Lit)| {
-                Lit(s.insts[dx as usize].map[dl.var() as usize]).xor(dl.is_complemented())
+                Lit(s.map[s.slot(dx, dl.var())]).xor(dl.is_complemented())
             };
             let r = match node {
                 Node::And(a, b) => {
@@ -279,88 +441,11 @@ impl Flattener<'_> {
                 Node::Input(_) => deps[0].map_or(Lit::FALSE, |d| get(self, d)),
                 Node::Const | Node::Latch(_) => Lit::FALSE,
             };
-            self.insts[y as usize].map[v as usize] = r.0;
+            let s = self.slot(y, v);
+            self.map[s] = r.0;
             self.stack.pop();
         }
-        let m = self.insts[x as usize].map[lit.var() as usize];
+        let m = self.map[self.slot(x, lit.var())];
         Ok(Lit(m).xor(lit.is_complemented()))
     }
-}
-
-/// `g` (clean: every AND used) renumbered in an order that depends only on its structure:
-/// inputs, latches, then the ANDs in depth-first post-order from the outputs and the latch
-/// next states, the two fanins of a node taken in the order of a structural hash. A
-/// hierarchical model flattened top-down and the same model lowered with its children
-/// already flattened give isomorphic AIGs built in different orders; this makes their
-/// bytes equal.
-pub(super) fn canonical(g: Aig) -> Aig {
-    const K: u64 = 0x9e37_79b9_7f4a_7c15;
-    let mix = |x: u64| {
-        let x = (x ^ (x >> 31)).wrapping_mul(K);
-        x ^ (x >> 29)
-    };
-    let mut h = vec![0u64; g.nodes.len()];
-    let key = |h: &[u64], l: Lit| mix(h[l.var() as usize] ^ u64::from(l.is_complemented()));
-    for v in 0..g.nodes.len() {
-        h[v] = match g.nodes[v] {
-            Node::Const => 1,
-            Node::Input(i) => mix(2 << 32 | u64::from(i)),
-            Node::Latch(i) => mix(3 << 32 | u64::from(i)),
-            Node::And(a, b) => {
-                let (ka, kb) = (key(&h, a), key(&h, b));
-                mix(ka.min(kb).wrapping_mul(K) ^ ka.max(kb))
-            }
-        };
-    }
-    let mut out = Aig::new(g.name.clone());
-    out.nodes.reserve(g.nodes.len());
-    let mut map = vec![UNVISITED; g.nodes.len()];
-    map[0] = Lit::FALSE.0;
-    for p in &g.inputs {
-        map[p.lit.var() as usize] = out.add_input(p.name.clone()).0;
-    }
-    for l in &g.latches {
-        map[l.var as usize] = out.add_latch(l.name.clone(), l.init).0;
-    }
-    let roots = (g.outputs.iter().map(|p| p.lit)).chain(g.latches.iter().map(|l| l.next));
-    let mut stack: Vec<u32> = Vec::new();
-    for root in roots {
-        stack.push(root.var());
-        while let Some(&v) = stack.last() {
-            if map[v as usize] < IN_PROGRESS {
-                stack.pop();
-                continue;
-            }
-            let Node::And(a, b) = g.nodes[v as usize] else {
-                stack.pop();
-                continue;
-            };
-            let (first, second) = if (key(&h, a), a) <= (key(&h, b), b) {
-                (a, b)
-            } else {
-                (b, a)
-            };
-            if map[v as usize] == UNVISITED {
-                map[v as usize] = IN_PROGRESS;
-                // Popped in reverse: `first` is numbered first.
-                stack.push(second.var());
-                stack.push(first.var());
-                continue;
-            }
-            let f = |l: Lit| Lit(map[l.var() as usize]).xor(l.is_complemented());
-            let (fa, fb) = (f(a), f(b));
-            let var = out.push(Node::And(fa.max(fb), fa.min(fb)));
-            out.ands += 1;
-            map[v as usize] = Lit::new(var, false).0;
-            stack.pop();
-        }
-    }
-    let f = |l: Lit| Lit(map[l.var() as usize]).xor(l.is_complemented());
-    for (i, l) in g.latches.iter().enumerate() {
-        out.latches[i].next = f(l.next);
-    }
-    for p in &g.outputs {
-        out.add_output(p.name.clone(), f(p.lit));
-    }
-    out
 }

@@ -1,29 +1,32 @@
-//! BLIF model → AIG, one model at a time.
+//! BLIF model → AIG, one model at a time, `.subckt` instances kept as boxes.
 //!
-//! [`lower_model`] lowers ONE model given the already-lowered AIGs of the models it
-//! instantiates. Nets are resolved on demand by an iterative depth-first walk (no recursion,
-//! so 25k-level netlists do not overflow the stack). A `.subckt` output pin is resolved by
-//! copying only the cone of that child output into the parent, after resolving just the
-//! parent nets wired to the child inputs in that cone's support: dependencies are tracked per
-//! output pin, so a net that leaves an instance and comes back into another input of the same
-//! instance is not a loop unless the child really connects them combinationally.
+//! [`lower_box`] lowers ONE model given the [`Interface`]s of the models it instantiates
+//! (their pins, which inputs each output and the latches depend on, their flattened size):
+//! an instance output becomes an extra input of the model's AIG, an instance input an extra
+//! output ([`ModelBox`]). Nets are resolved on demand by an iterative depth-first walk (no
+//! recursion, so 25k-level netlists do not overflow the stack); an instance output depends
+//! on the parent nets wired to the inputs in its support only, so a net that leaves an
+//! instance and comes back into another input of the same instance is not a loop unless
+//! the child really connects them combinationally. Latches are cut points, so only purely
+//! combinational cycles are loops; those are errors, with the cycle in a note. Nets without
+//! a driver read as constant 0 and are reported (in [`BoxLowered::undriven`] and as
+//! warnings).
 //!
-//! Each instance's latches are created up front (named `<instance>/<child latch name>`, the
-//! instance being its `.cname` or `<model>_<k>` for the k-th `.subckt` line) and their next
-//! states are copied at the end. Latches are cut points, so only purely combinational
-//! cycles are loops; those are errors, with the cycle in a note. Nets without a driver read
-//! as constant 0 and are reported (in [`Lowered::undriven`] and as warnings).
-//!
-//! [`lower_file`] lowers every model of a file bottom-up (children first); `.subckt` of an
-//! unknown model and recursive instantiation are errors.
+//! [`interface`] derives what a parent needs of a lowered model; [`flatten`]
+//! ([`super::hier`]) instantiates the boxes of a hierarchy top-down into one AIG. Lowering
+//! model by model (the daemon, one query per model) and [`lower_file`] (every model of a
+//! parsed file, children first; `.subckt` of an unknown model and recursive instantiation
+//! are errors) run the same three steps, so they write the same bytes.
 
-use super::{Aig, Lit, Node, sop};
+use super::{Aig, Lit, sop};
 use crate::blif::{BlifFile, Model, Net, Subckt};
 use crate::diag::{Diagnostic, Span};
 use crate::fxhash::FxHashMap;
 use crate::limits::{Limit, Limits};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+
+pub use super::hier::flatten;
 
 /// One lowered model: its AIG (cleaned up, AIGER-ordered), warnings, undriven net names.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -47,61 +50,208 @@ impl LoweredFile {
     }
 }
 
+/// One model lowered on its own, its `.subckt` instances left as boxes. The AIG has the
+/// model's inputs followed by one input per instance output the model reads (`pseudo`), and
+/// the model's outputs followed by, for each instance from its `first` output, one output
+/// per input of the instance's model (constant 0 where unconnected or never needed). A model
+/// without instances is its own flattened AIG.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct ModelBox {
+    pub(super) aig: Aig,
+    pub(super) n_in: u32,
+    pub(super) n_out: u32,
+    /// Extra input `n_in + t` is output `pin` of instance `inst`: `(inst, pin)`.
+    pub(super) pseudo: Vec<(u32, u32)>,
+    pub(super) subs: Vec<Sub>,
+}
+
+/// One `.subckt` instance of a [`ModelBox`].
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub(super) struct Sub {
+    /// The instantiated model.
+    pub model: String,
+    /// The box output that feeds the instance's first input.
+    pub first: u32,
+    /// The prefix of the instance's latch names (`<instance>/`).
+    pub prefix: String,
+}
+
+impl ModelBox {
+    /// The model name.
+    pub fn name(&self) -> &str {
+        &self.aig.name
+    }
+
+    /// Whether the model instantiates nothing (its AIG is then the flattened one).
+    pub fn is_flat(&self) -> bool {
+        self.subs.is_empty()
+    }
+
+    /// The models the instances instantiate, one per instance, in `.subckt` order.
+    pub fn instantiated(&self) -> impl Iterator<Item = &str> {
+        self.subs.iter().map(|s| s.model.as_str())
+    }
+
+    /// The AIG of a model without instances ([`ModelBox::is_flat`]).
+    pub fn into_flat(self) -> Option<Aig> {
+        self.is_flat().then_some(self.aig)
+    }
+}
+
+/// A model lowered as a box, with its warnings and undriven nets.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct BoxLowered {
+    pub model: ModelBox,
+    pub warnings: Vec<Diagnostic>,
+    /// Nets that had no driver and were read as constant 0, in first-use order.
+    pub undriven: Vec<String>,
+}
+
+/// What lowering a model needs of a model it instantiates: its pins, the combinational
+/// support of each output and of the latches (model inputs, through its own instances too,
+/// sorted), and an upper bound on its flattened size (every node of every instance box).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Interface {
+    pub inputs: Vec<String>,
+    pub outputs: Vec<String>,
+    pub out_support: Vec<Vec<u32>>,
+    pub latch_support: Vec<u32>,
+    pub flat: u64,
+}
+
+/// The interface of the model the `k`-th `.subckt` (instance) of a model instantiates
+/// (`None`: no such model).
+pub type Children<'c> = dyn Fn(usize) -> Option<&'c Interface> + 'c;
+
 /// Lower every model of `file` bottom-up, under the default [`Limits`].
 pub fn lower_file(file: &BlifFile) -> Result<LoweredFile, Diagnostic> {
     lower_file_with(file, &Limits::DEFAULT)
 }
 
-/// Lower `file`: every model is checked and lowered once on its own, its instances kept as
-/// boxes ([`BoxModel`]), children first; then the top model is flattened by instantiating
-/// those per-model AIGs top-down ([`super::hier::flatten`]). The cost is linear in the text
-/// plus the flattened output, whatever the depth of the hierarchy. The hierarchy's depth is
-/// checked against `limits.max_depth` before anything is lowered, and each model's flattened
-/// size bound (its instances' bounds plus its own covers) against `limits.max_nodes`, so a
-/// hierarchy that doubles at every level is refused instead of exhausting memory.
+/// Lower `file`: every model is checked ([`check_size`]) and lowered once on its own
+/// ([`lower_box`]), children first; then the top model is flattened ([`flatten`]). The cost
+/// is linear in the text plus the flattened output, whatever the depth of the hierarchy,
+/// which is checked against `limits.max_depth` before anything is lowered.
 ///
 /// `models` holds the top model only; its warnings and undriven nets are those of every
 /// model, in model-name order.
 pub fn lower_file_with(file: &BlifFile, limits: &Limits) -> Result<LoweredFile, Diagnostic> {
-    let mut by_name: BTreeMap<&str, &Model> = BTreeMap::new();
-    for m in &file.models {
-        if by_name.insert(&m.name, m).is_some() {
+    lower_models(Models::Borrowed(&file.models), limits)
+}
+
+/// [`lower_file_with`], dropping each parsed model once it is lowered (for a file of many
+/// models, the peak memory is then that of the lowered models, not of both).
+pub fn lower_file_owned(file: BlifFile, limits: &Limits) -> Result<LoweredFile, Diagnostic> {
+    lower_models(Models::Owned(file.models), limits)
+}
+
+/// The models of a file being lowered: borrowed, or owned and dropped once lowered.
+enum Models<'a> {
+    Borrowed(&'a [Model]),
+    Owned(Vec<Model>),
+}
+
+impl Models<'_> {
+    fn all(&self) -> &[Model] {
+        match self {
+            Models::Borrowed(m) => m,
+            Models::Owned(m) => m,
+        }
+    }
+
+    /// Model `i` is lowered: its arrays are no longer needed.
+    fn done(&mut self, i: usize) {
+        if let Models::Owned(m) = self {
+            m[i] = Model::default();
+        }
+    }
+}
+
+fn lower_models(mut models: Models, limits: &Limits) -> Result<LoweredFile, Diagnostic> {
+    let all = models.all();
+    let n = all.len();
+    let mut index: FxHashMap<&str, u32> = FxHashMap::default();
+    index.reserve(n);
+    for (i, m) in all.iter().enumerate() {
+        if index.insert(&m.name, i as u32).is_some() {
             return Err(Diagnostic::error(
                 m.span,
                 format!("model `{}` is defined twice", m.name),
             ));
         }
     }
-    let order = topological(file, &by_name, limits)?;
-    let mut index: BTreeMap<&str, usize> = BTreeMap::new();
-    let mut boxes: Vec<BoxModel> = Vec::with_capacity(order.len());
-    let mut diags: BTreeMap<&str, (Vec<Diagnostic>, Vec<String>)> = BTreeMap::new();
-    let top = &file.models[0];
-    let instantiated: std::collections::BTreeSet<&str> = (file.models.iter())
-        .flat_map(|m| m.subckts.iter().map(|s| s.model.name.as_str()))
-        .collect();
-    for m in order {
-        let bound = size_bound(m, &index, &boxes);
-        limits
-            .check(Limit::Nodes, bound)
-            .map_err(|e| Diagnostic::error(m.span, format!("model `{}`: {e}", m.name)))?;
-        let (b, warnings, undriven) =
-            lower_box(m, &index, &boxes, instantiated.contains(m.name.as_str()))?;
-        diags.insert(&m.name, (warnings, undriven));
-        index.insert(&m.name, boxes.len());
-        boxes.push(b);
+    // The model each `.subckt` instantiates, resolved once: model `i`'s from `first[i]`;
+    // how many `.subckt`s instantiate each model (its interface is dropped after the last).
+    let mut first = Vec::with_capacity(n + 1);
+    let mut kids = Vec::new();
+    let mut uses = vec![0u32; n];
+    for m in all {
+        first.push(kids.len() as u32);
+        for s in &m.subckts {
+            let k = index.get(s.model.name.as_str()).copied().unwrap_or(NONE);
+            if k != NONE {
+                uses[k as usize] += 1;
+            }
+            kids.push(k);
+        }
     }
-    let root = index[top.name.as_str()];
-    let aig = super::hier::flatten(boxes, root, &top.name)?;
+    first.push(kids.len() as u32);
+    drop(index);
+    let top_name = all.first().map(|m| m.name.clone()).unwrap_or_default();
+    let order = topological(all, &first, &kids, limits)?;
+    let mut ifaces: Vec<Option<Interface>> = (0..n).map(|_| None).collect();
+    let mut boxes: Vec<Option<ModelBox>> = (0..n).map(|_| None).collect();
+    let mut noisy: Vec<(String, Vec<Diagnostic>, Vec<String>)> = Vec::new();
+    let mut scratch = super::hier::Scratch::default();
+    for i in order {
+        let i = i as usize;
+        let m = &models.all()[i];
+        let mine = &kids[first[i] as usize..first[i + 1] as usize];
+        let children = |k: usize| ifaces.get(mine[k] as usize)?.as_ref();
+        check_size(m, &children, limits)?;
+        let b = lower_box(m, &children)?;
+        if uses[i] > 0 {
+            ifaces[i] = Some(interface_in(&b.model, &children, &mut scratch));
+        }
+        for &k in mine.iter().filter(|&&k| k != NONE) {
+            uses[k as usize] -= 1;
+            if uses[k as usize] == 0 {
+                ifaces[k as usize] = None;
+            }
+        }
+        if !b.warnings.is_empty() || !b.undriven.is_empty() {
+            noisy.push((m.name.clone(), b.warnings, b.undriven));
+        }
+        boxes[i] = Some(b.model);
+        models.done(i);
+    }
+    drop(ifaces);
+    drop(models);
     let mut warnings = Vec::new();
     let mut undriven = Vec::new();
-    for (_, (w, u)) in diags {
+    noisy.sort_by(|a, b| a.0.cmp(&b.0));
+    for (_, w, u) in noisy {
         warnings.extend(w);
         undriven.extend(u);
     }
-    let mut models = BTreeMap::new();
-    models.insert(
-        top.name.clone(),
+    let aig = match boxes[0].take() {
+        Some(b) if b.is_flat() => b.aig,
+        Some(b) => {
+            boxes[0] = Some(b);
+            let tree = super::hier::Tree {
+                boxes: (boxes.iter())
+                    .map(|b| b.as_ref().expect("every model is lowered"))
+                    .collect(),
+                kids,
+                first,
+            };
+            super::hier::flatten_tree(tree)?
+        }
+        None => unreachable!("the top model is lowered"),
+    };
+    let mut lowered = BTreeMap::new();
+    lowered.insert(
+        top_name.clone(),
         Lowered {
             aig,
             warnings,
@@ -109,159 +259,166 @@ pub fn lower_file_with(file: &BlifFile, limits: &Limits) -> Result<LoweredFile, 
         },
     );
     Ok(LoweredFile {
-        top: top.name.clone(),
-        models,
+        top: top_name,
+        models: lowered,
     })
 }
 
-/// An upper bound on the AIG nodes of `m` once flattened: its instances' bounds, plus a few
-/// nodes per cover literal, latch and input.
-fn size_bound(m: &Model, index: &BTreeMap<&str, usize>, boxes: &[BoxModel]) -> u64 {
-    let children: u64 = m
-        .subckts
-        .iter()
-        .map(|s| {
-            index
-                .get(s.model.name.as_str())
-                .map_or(0, |&i| boxes[i].flat)
-        })
+/// No model (an unknown `.subckt` model).
+const NONE: u32 = u32::MAX;
+
+/// Refuse `model` when its flattened size could exceed `limits.max_nodes`: its instances'
+/// flattened bounds plus a few nodes per cover literal, latch and input of its own, checked
+/// before it is lowered, so a hierarchy that doubles at every level is refused instead of
+/// exhausting memory.
+pub fn check_size(model: &Model, children: &Children, limits: &Limits) -> Result<(), Diagnostic> {
+    let instances = (0..model.subckts.len())
+        .map(|k| children(k).map_or(0, |c| c.flat))
         .fold(0u64, u64::saturating_add);
-    let own = 2 * (m.planes.len() + m.covers.len() + m.conns.len()) as u64;
-    children
-        .saturating_add(own)
-        .saturating_add((m.inputs.len() + m.latches.len() + 1) as u64)
+    let own = 2 * (model.planes.len() + model.covers.len() + model.conns.len()) as u64
+        + (model.inputs.len() + model.latches.len() + 1) as u64;
+    limits
+        .check(Limit::Nodes, instances.saturating_add(own))
+        .map_err(|e| Diagnostic::error(model.span, format!("model `{}`: {e}", model.name)))
 }
 
-/// One model lowered on its own, its `.subckt` instances left as boxes: the AIG has the
-/// model's inputs followed by one input per instance output it uses (`pseudo`), and the
-/// model's outputs followed by, for each instance `k` from `in_base[k]`, one output per
-/// input of the instance's model (constant 0 where unconnected or never needed).
-pub(super) struct BoxModel {
-    pub aig: Aig,
-    pub n_in: usize,
-    pub n_out: usize,
-    /// Extra input `n_in + t` is output `pin` of instance `inst`.
-    pub pseudo: Vec<(u32, u32)>,
-    /// Per instance: its model (index into the boxes), the first of its input outputs, and
-    /// the prefix of its latch names.
-    pub subs: Vec<(usize, usize, String)>,
-    /// Per output (of the model): the model inputs it depends on combinationally, through
-    /// instances too (sorted); only for models some other model instantiates.
-    pub out_support: Vec<Vec<u32>>,
-    /// The model inputs any latch of the model or of its instances depends on.
-    pub latch_support: Vec<u32>,
-    /// An upper bound on the ANDs and latches of the model flattened (its own plus its
-    /// instances' bounds).
-    pub flat: u64,
-}
-
-fn lower_box(
-    model: &Model,
-    index: &BTreeMap<&str, usize>,
-    boxes: &[BoxModel],
-    instantiated: bool,
-) -> Result<(BoxModel, Vec<Diagnostic>, Vec<String>), Diagnostic> {
-    let lookup = |name: &str| index.get(name).map(|&i| Child::Boxed(&boxes[i]));
-    let mut l = Lowerer::run(model, &lookup)?;
+/// Lower `model` with its instances as boxes, given the interfaces of the models it
+/// instantiates.
+pub fn lower_box(model: &Model, children: &Children) -> Result<BoxLowered, Diagnostic> {
+    let mut l = Lowerer::run(model, children)?;
     let (warnings, undriven) = l.undriven_report();
-    let n_in = model.inputs.len();
-    let n_out = model.outputs.len();
     let mut subs = Vec::with_capacity(model.subckts.len());
     for (k, s) in model.subckts.iter().enumerate() {
-        let Child::Boxed(b) = l.instances[k].child else {
-            unreachable!("lower_box instantiates boxes only")
-        };
-        let first = l.g.outputs().len();
-        for i in 0..b.n_in {
-            let lit = match l.instances[k].inputs[i] {
-                Some(net) if l.lits[net as usize] < IN_PROGRESS => Lit(l.lits[net as usize]),
-                _ => Lit::FALSE,
+        let inst = &l.instances[k];
+        let first = l.g.outputs().len() as u32;
+        let nets = &l.inst_inputs[inst.first_input as usize..][..inst.iface.inputs.len()];
+        for &net in nets {
+            let lit = match net {
+                NO_NET => Lit::FALSE,
+                net => match l.lits[net as usize] {
+                    v if v < IN_PROGRESS => Lit(v),
+                    _ => Lit::FALSE,
+                },
             };
             l.g.add_output("", lit);
         }
-        let prefix = match &s.instance {
-            Some(n) => format!("{n}/"),
-            None => format!("{}_{k}/", s.model.name),
-        };
-        subs.push((index[s.model.name.as_str()], first, prefix));
+        subs.push(Sub {
+            model: s.model.name.clone(),
+            first,
+            prefix: instance_prefix(k, s),
+        });
     }
-    let pseudo = std::mem::take(&mut l.pseudo);
-    let aig = std::mem::replace(&mut l.g, Aig::new("")).into_cleanup();
-    // Flattened, the model holds its own ANDs and latches and its instances' (its inputs
-    // and the instances' inputs are the parent's nets).
-    let own = (aig.and_count() + aig.latches().len()) as u64;
-    let flat = (subs.iter().map(|s| boxes[s.0].flat)).fold(own, u64::saturating_add);
-    let mut b = BoxModel {
-        aig,
-        n_in,
-        n_out,
-        pseudo,
-        subs,
-        out_support: Vec::new(),
-        latch_support: Vec::new(),
-        flat,
-    };
-    if instantiated {
-        super::hier::supports(&mut b, boxes);
-    }
-    Ok((b, warnings, undriven))
+    let Lowerer { g, pseudo, .. } = l;
+    // The per-net arrays are gone before the cleanup copies the AIG.
+    let aig = g.into_cleanup();
+    Ok(BoxLowered {
+        model: ModelBox {
+            aig,
+            n_in: model.inputs.len() as u32,
+            n_out: model.outputs.len() as u32,
+            pseudo,
+            subs,
+        },
+        warnings,
+        undriven,
+    })
 }
 
-/// Models in an order where every model comes after the models it instantiates.
-fn topological<'a>(
-    file: &'a BlifFile,
-    by_name: &BTreeMap<&str, &'a Model>,
-    limits: &Limits,
-) -> Result<Vec<&'a Model>, Diagnostic> {
-    #[derive(Clone, Copy, PartialEq)]
-    enum Mark {
-        New,
-        Active,
-        Done,
+/// The latch-name prefix of the `k`-th `.subckt` of a model: its `.cname`, or
+/// `<model>_<k>`, then `/`.
+fn instance_prefix(k: usize, s: &Subckt) -> String {
+    match &s.instance {
+        Some(n) => format!("{n}/"),
+        None => format!("{}_{k}/", s.model.name),
     }
-    let mut mark: BTreeMap<&str, Mark> = by_name.keys().map(|k| (*k, Mark::New)).collect();
-    let mut order = Vec::new();
-    for root in &file.models {
-        if mark[root.name.as_str()] != Mark::New {
+}
+
+/// What a parent needs of the lowered model `b`, given the interfaces of the models `b`
+/// instantiates.
+pub fn interface(b: &ModelBox, children: &Children) -> Interface {
+    interface_in(b, children, &mut super::hier::Scratch::default())
+}
+
+fn interface_in(b: &ModelBox, children: &Children, sc: &mut super::hier::Scratch) -> Interface {
+    let ports = |p: &[super::Port]| p.iter().map(|p| p.name.clone()).collect();
+    let kids: Vec<&Interface> = (0..b.subs.len())
+        .map(|k| children(k).unwrap_or(&EMPTY))
+        .collect();
+    let (out_support, latch_support) = super::hier::supports(b, &kids, sc);
+    let flat = (kids.iter().map(|c| c.flat)).fold(b.aig.nodes().len() as u64, u64::saturating_add);
+    Interface {
+        inputs: ports(&b.aig.inputs()[..b.n_in as usize]),
+        outputs: ports(&b.aig.outputs()[..b.n_out as usize]),
+        out_support,
+        latch_support,
+        flat,
+    }
+}
+
+static EMPTY: Interface = Interface {
+    inputs: Vec::new(),
+    outputs: Vec::new(),
+    out_support: Vec::new(),
+    latch_support: Vec::new(),
+    flat: 0,
+};
+
+/// Model indices in an order where every model comes after the models it instantiates
+/// (model `i`'s `.subckt`s instantiate `kids[first[i]..first[i + 1]]`).
+fn topological(
+    models: &[Model],
+    first: &[u32],
+    kids: &[u32],
+    limits: &Limits,
+) -> Result<Vec<u32>, Diagnostic> {
+    const NEW: u8 = 0;
+    const ACTIVE: u8 = 1;
+    const DONE: u8 = 2;
+    let mut mark = vec![NEW; models.len()];
+    let mut order = Vec::with_capacity(models.len());
+    // (model, index of the next .subckt to visit)
+    let mut stack: Vec<(u32, u32)> = Vec::new();
+    for root in 0..models.len() as u32 {
+        if mark[root as usize] != NEW {
             continue;
         }
-        // (model, index of the next .subckt to visit)
-        let mut stack: Vec<(&Model, usize)> = vec![(root, 0)];
-        mark.insert(&root.name, Mark::Active);
+        stack.push((root, 0));
+        mark[root as usize] = ACTIVE;
         while let Some((m, i)) = stack.pop() {
-            let Some(s) = m.subckts.get(i) else {
-                mark.insert(&m.name, Mark::Done);
+            let mine = &kids[first[m as usize] as usize..first[m as usize + 1] as usize];
+            let Some(&child) = mine.get(i as usize) else {
+                mark[m as usize] = DONE;
                 order.push(m);
                 continue;
             };
             stack.push((m, i + 1));
-            let Some(child) = by_name.get(s.model.name.as_str()) else {
-                continue; // lower_model reports it, or the caller supplies it
-            };
-            match mark[child.name.as_str()] {
-                Mark::Done => {}
-                Mark::Active => {
-                    let path: Vec<&str> = stack.iter().map(|(m, _)| m.name.as_str()).collect();
+            if child == NONE {
+                continue; // lower_box reports it
+            }
+            let s = &models[m as usize].subckts[i as usize];
+            match mark[child as usize] {
+                DONE => {}
+                ACTIVE => {
+                    let path: Vec<&str> = (stack.iter())
+                        .map(|&(m, _)| models[m as usize].name.as_str())
+                        .collect();
+                    let child = &models[child as usize].name;
                     return Err(Diagnostic::error(
                         s.model.span,
-                        format!(
-                            "recursive model instantiation: `{}` instantiates itself",
-                            child.name
-                        ),
+                        format!("recursive model instantiation: `{child}` instantiates itself"),
                     )
                     .with_note(format!(
-                        "instantiation chain: {} -> {}",
-                        path.join(" -> "),
-                        child.name
+                        "instantiation chain: {} -> {child}",
+                        path.join(" -> ")
                     )));
                 }
-                Mark::New => {
+                _ => {
                     limits
                         .check(Limit::Depth, stack.len() as u64)
                         .map_err(|e| {
                             Diagnostic::error(s.model.span, format!("model hierarchy depth: {e}"))
                         })?;
-                    mark.insert(&child.name, Mark::Active);
+                    mark[child as usize] = ACTIVE;
                     stack.push((child, 0));
                 }
             }
@@ -302,39 +459,26 @@ impl Packed {
 
 const UNVISITED: u32 = u32::MAX;
 const IN_PROGRESS: u32 = u32::MAX - 1;
-
-/// The lowered model a `.subckt` instantiates: flattened, or a box (its own logic only).
-#[derive(Clone, Copy)]
-enum Child<'c> {
-    Flat(&'c Aig),
-    Boxed(&'c BoxModel),
-}
-
-impl<'c> Child<'c> {
-    fn inputs(self) -> &'c [super::Port] {
-        match self {
-            Child::Flat(g) => g.inputs(),
-            Child::Boxed(b) => &b.aig.inputs()[..b.n_in],
-        }
-    }
-
-    fn outputs(self) -> &'c [super::Port] {
-        match self {
-            Child::Flat(g) => g.outputs(),
-            Child::Boxed(b) => &b.aig.outputs()[..b.n_out],
-        }
-    }
-}
+/// An instance input connected to no net (reads 0).
+const NO_NET: u32 = u32::MAX;
 
 /// A `.subckt` instance during lowering.
 struct Instance<'c> {
-    child: Child<'c>,
-    /// Child input index → parent net (None: unconnected, reads 0).
-    inputs: Vec<Option<u32>>,
-    /// Child variable → parent literal (`UNVISITED` when not copied yet; flat children).
-    map: Vec<u32>,
+    iface: &'c Interface,
+    /// Where the instance's inputs start in [`Lowerer::inst_inputs`].
+    first_input: u32,
     span: Span,
 }
+
+/// A pin of an instantiated model.
+#[derive(Clone, Copy)]
+enum Pin {
+    In(u32),
+    Out(u32),
+}
+
+/// Interfaces with more pins than this are searched through a hash map.
+const SCAN_PINS: usize = 16;
 
 struct Lowerer<'m, 'c> {
     model: &'m Model,
@@ -345,31 +489,15 @@ struct Lowerer<'m, 'c> {
     /// Net → literal, or `UNVISITED` / `IN_PROGRESS`.
     lits: Vec<u32>,
     instances: Vec<Instance<'c>>,
-    /// Child AIG (by address) → per output: supporting child input indices.
-    supports: FxHashMap<usize, Vec<Option<Vec<u32>>>>,
-    /// Child AIG (by address) → visit marks for cone walks.
-    marks: FxHashMap<usize, Marks>,
+    /// Per instance, per input of its model: the parent net (or `NO_NET`).
+    inst_inputs: Vec<u32>,
+    /// Pin name → pin, per large interface (by address).
+    pins: FxHashMap<usize, FxHashMap<&'c str, Pin>>,
+    /// Per output pin: the last instance (+ 1) that connected it.
+    out_seen: Vec<u32>,
     undriven: Vec<u32>,
-    /// Boxed children: the instance output `(inst, pin)` of each extra input, in order.
+    /// The instance output `(inst, pin)` of each extra input, in order.
     pseudo: Vec<(u32, u32)>,
-}
-
-/// Lower ONE model, given the AIGs of the models it instantiates (by model name).
-pub fn lower_model(model: &Model, children: &BTreeMap<String, Aig>) -> Result<Lowered, Diagnostic> {
-    let lookup = |name: &str| children.get(name).map(Child::Flat);
-    let l = Lowerer::run(model, &lookup)?;
-    let (warnings, undriven) = l.undriven_report();
-    let Lowerer { g, .. } = l;
-    let mut aig = g.into_cleanup();
-    if !model.subckts.is_empty() {
-        // Node order as when the whole file is lowered at once.
-        aig = super::hier::canonical(aig);
-    }
-    Ok(Lowered {
-        aig,
-        warnings,
-        undriven,
-    })
 }
 
 /// The AND nodes a model's own covers need when each becomes a sum of products: one per
@@ -381,10 +509,7 @@ fn and_estimate(m: &Model) -> usize {
 
 impl<'m, 'c> Lowerer<'m, 'c> {
     /// Collect the drivers of `model` and lower every net it needs.
-    fn run(
-        model: &'m Model,
-        children: &dyn Fn(&str) -> Option<Child<'c>>,
-    ) -> Result<Self, Diagnostic> {
+    fn run(model: &'m Model, children: &Children<'c>) -> Result<Self, Diagnostic> {
         let n = model.nets.len();
         let mut l = Lowerer {
             model,
@@ -392,14 +517,14 @@ impl<'m, 'c> Lowerer<'m, 'c> {
             drivers: vec![Packed::NONE; n],
             sub_outs: Vec::new(),
             lits: vec![UNVISITED; n],
-            instances: Vec::new(),
-            supports: FxHashMap::default(),
-            marks: FxHashMap::default(),
+            instances: Vec::with_capacity(model.subckts.len()),
+            inst_inputs: Vec::new(),
+            pins: FxHashMap::default(),
+            out_seen: Vec::new(),
             undriven: Vec::new(),
             pseudo: Vec::new(),
         };
-        let pins: usize = model.subckts.iter().map(|s| s.pins.len()).sum();
-        if model.covers.len().max(model.conns.len()).max(pins) > Packed::MAX {
+        if (model.covers.len().max(model.conns.len())).max(model.pins.len()) > Packed::MAX {
             return Err(Diagnostic::error(
                 model.span,
                 format!("model `{}` has too many covers or pins", model.name),
@@ -443,7 +568,7 @@ impl<'m, 'c> Lowerer<'m, 'c> {
                     .flat_map(|c| std::iter::once(&c.output).chain(m.cover_inputs(c))),
             )
             .chain(m.conns.iter().flat_map(|(src, dst)| [dst, src]))
-            .chain(m.subckts.iter().flat_map(|s| s.pins.iter().map(|(_, a)| a)))
+            .chain(m.pins.iter().map(|p| &p.actual))
             .chain(m.outputs.iter())
             .chain(m.latches.iter().map(|l| &l.input));
         refs.find(|n| n.id == net).map(|n| n.span)
@@ -495,10 +620,7 @@ impl<'m, 'c> Lowerer<'m, 'c> {
         }
     }
 
-    fn collect_drivers(
-        &mut self,
-        children: &dyn Fn(&str) -> Option<Child<'c>>,
-    ) -> Result<(), Diagnostic> {
+    fn collect_drivers(&mut self, children: &Children<'c>) -> Result<(), Diagnostic> {
         let m = self.model;
         for &p in &m.inputs {
             let id = self.drive(p, Driver::Input)?;
@@ -519,13 +641,13 @@ impl<'m, 'c> Lowerer<'m, 'c> {
             self.net(src);
         }
         for (k, s) in m.subckts.iter().enumerate() {
-            let Some(child) = children(&s.model.name) else {
+            let Some(iface) = children(k) else {
                 return Err(Diagnostic::error(
                     s.model.span,
                     format!("unknown model `{}`", s.model.name),
                 ));
             };
-            self.instance(k, s, child)?;
+            self.instance(s, iface)?;
         }
         for &p in &m.outputs {
             self.net(p);
@@ -533,63 +655,72 @@ impl<'m, 'c> Lowerer<'m, 'c> {
         Ok(())
     }
 
-    fn instance(&mut self, k: usize, s: &'m Subckt, child: Child<'c>) -> Result<(), Diagnostic> {
+    fn instance(&mut self, s: &'m Subckt, iface: &'c Interface) -> Result<(), Diagnostic> {
         let inst = self.instances.len() as u32;
-        let pos_in: FxHashMap<&str, usize> = child
-            .inputs()
-            .iter()
-            .enumerate()
-            .map(|(i, p)| (p.name.as_str(), i))
-            .collect();
-        let mut pos_out: FxHashMap<&str, usize> = FxHashMap::default();
-        for (i, p) in child.outputs().iter().enumerate() {
-            pos_out.entry(p.name.as_str()).or_insert(i);
+        let first_input = self.inst_inputs.len();
+        self.inst_inputs
+            .resize(first_input + iface.inputs.len(), NO_NET);
+        if self.out_seen.len() < iface.outputs.len() {
+            self.out_seen.resize(iface.outputs.len(), 0);
         }
-        let mut inputs = vec![None; child.inputs().len()];
-        let mut seen = FxHashMap::default();
-        for (formal, actual) in &s.pins {
-            if seen.insert(formal.name.as_str(), ()).is_some() {
-                return Err(Diagnostic::error(
-                    formal.span,
-                    format!("pin `{}` is connected twice", formal.name),
-                ));
-            }
-            if let Some(&i) = pos_in.get(formal.name.as_str()) {
-                inputs[i] = Some(self.net(*actual));
-            } else if let Some(&j) = pos_out.get(formal.name.as_str()) {
-                self.drive(
-                    *actual,
-                    Driver::SubOut {
-                        inst,
-                        pin: j as u32,
-                    },
-                )?;
-            } else {
-                return Err(Diagnostic::error(
-                    formal.span,
-                    format!("model `{}` has no pin `{}`", s.model.name, formal.name),
-                ));
-            }
-        }
-        let prefix = match &s.instance {
-            Some(n) => format!("{n}/"),
-            None => format!("{}_{k}/", s.model.name),
-        };
-        let mut map = Vec::new();
-        if let Child::Flat(child) = child {
-            map = vec![UNVISITED; child.nodes().len()];
-            map[0] = Lit::FALSE.0;
-            for l in child.latches() {
-                map[l.var as usize] = self.g.add_latch(format!("{prefix}{}", l.name), l.init).0;
+        let m = self.model;
+        for pin in m.subckt_pins(s) {
+            let (formal, actual) = (m.formal(pin), pin.actual);
+            let twice =
+                || Diagnostic::error(pin.span, format!("pin `{formal}` is connected twice"));
+            match self.pin(iface, formal) {
+                Some(Pin::In(i)) => {
+                    let slot = &mut self.inst_inputs[first_input + i as usize];
+                    if *slot != NO_NET {
+                        return Err(twice());
+                    }
+                    *slot = actual.id;
+                }
+                Some(Pin::Out(j)) => {
+                    if std::mem::replace(&mut self.out_seen[j as usize], inst + 1) == inst + 1 {
+                        return Err(twice());
+                    }
+                    self.drive(actual, Driver::SubOut { inst, pin: j })?;
+                }
+                None => {
+                    return Err(Diagnostic::error(
+                        pin.span,
+                        format!("model `{}` has no pin `{formal}`", s.model.name),
+                    ));
+                }
             }
         }
         self.instances.push(Instance {
-            child,
-            inputs,
-            map,
+            iface,
+            first_input: first_input as u32,
             span: s.span,
         });
         Ok(())
+    }
+
+    /// The pin `name` of `iface` (an input first; the first of equal outputs).
+    fn pin(&mut self, iface: &'c Interface, name: &str) -> Option<Pin> {
+        if iface.inputs.len() + iface.outputs.len() <= SCAN_PINS {
+            if let Some(i) = iface.inputs.iter().position(|p| p == name) {
+                return Some(Pin::In(i as u32));
+            }
+            let j = iface.outputs.iter().position(|p| p == name)?;
+            return Some(Pin::Out(j as u32));
+        }
+        let map = self
+            .pins
+            .entry(iface as *const Interface as usize)
+            .or_insert_with(|| {
+                let mut map = FxHashMap::default();
+                for (j, p) in iface.outputs.iter().enumerate().rev() {
+                    map.insert(p.as_str(), Pin::Out(j as u32));
+                }
+                for (i, p) in iface.inputs.iter().enumerate() {
+                    map.insert(p.as_str(), Pin::In(i as u32));
+                }
+                map
+            });
+        map.get(name).copied()
     }
 
     fn lower(&mut self) -> Result<(), Diagnostic> {
@@ -604,31 +735,18 @@ impl<'m, 'c> Lowerer<'m, 'c> {
             let q = self.g.latches()[i].var;
             self.g.set_latch_next(Lit::new(q, false), next);
         }
-        for inst in 0..self.instances.len() {
-            let child = match self.instances[inst].child {
-                Child::Flat(g) => g,
-                Child::Boxed(b) => {
-                    // The latches are instantiated when the top is flattened; the nets
-                    // they need are resolved here, as for a flat child.
-                    for &i in &b.latch_support {
-                        if let Some(net) = self.instances[inst].inputs[i as usize] {
-                            self.resolve(net)?;
-                        }
+        // The instances' latches are instantiated when the top is flattened; the nets they
+        // need are resolved here.
+        for k in 0..self.instances.len() {
+            let inst = &self.instances[k];
+            let (iface, first) = (inst.iface, inst.first_input as usize);
+            for &i in &iface.latch_support {
+                match self.inst_inputs[first + i as usize] {
+                    NO_NET => {}
+                    net => {
+                        self.resolve(net)?;
                     }
-                    continue;
                 }
-            };
-            let nexts: Vec<Lit> = child.latches().iter().map(|l| l.next).collect();
-            let marks = self.marks.entry(child as *const Aig as usize).or_default();
-            for i in cone_inputs(child, &nexts, marks) {
-                if let Some(net) = self.instances[inst].inputs[i as usize] {
-                    self.resolve(net)?;
-                }
-            }
-            for l in child.latches() {
-                let next = self.copy_cone(inst, l.next);
-                let q = Lit(self.instances[inst].map[l.var as usize]);
-                self.g.set_latch_next(q, next);
             }
         }
         // Everything else, so that loops in logic no output uses are reported too.
@@ -638,67 +756,6 @@ impl<'m, 'c> Lowerer<'m, 'c> {
             }
         }
         Ok(())
-    }
-
-    /// Copy the cone of child literal `lit` (all its support inputs already resolved).
-    fn copy_cone(&mut self, inst: usize, lit: Lit) -> Lit {
-        let Child::Flat(child) = self.instances[inst].child else {
-            unreachable!("only flat children are copied")
-        };
-        let mut todo = Vec::new();
-        let mut stack = vec![lit.var()];
-        while let Some(v) = stack.pop() {
-            if self.instances[inst].map[v as usize] != UNVISITED {
-                continue;
-            }
-            match child.node(v) {
-                Node::And(a, b) => {
-                    self.instances[inst].map[v as usize] = IN_PROGRESS;
-                    todo.push(v);
-                    stack.push(a.var());
-                    stack.push(b.var());
-                }
-                Node::Input(i) => {
-                    let parent = self.instances[inst].inputs[i as usize];
-                    let l = parent.map_or(Lit::FALSE.0, |n| self.lits[n as usize]);
-                    self.instances[inst].map[v as usize] = l;
-                }
-                Node::Latch(_) | Node::Const => {}
-            }
-        }
-        todo.sort_unstable();
-        for v in todo {
-            if let Node::And(a, b) = child.node(v) {
-                let map = &self.instances[inst].map;
-                let fa = Lit(map[a.var() as usize]).xor(a.is_complemented());
-                let fb = Lit(map[b.var() as usize]).xor(b.is_complemented());
-                let r = self.g.add_and(fa, fb);
-                self.instances[inst].map[v as usize] = r.0;
-            }
-        }
-        Lit(self.instances[inst].map[lit.var() as usize]).xor(lit.is_complemented())
-    }
-
-    /// The support (child input indices) of output `pin` of `child`, cached per child AIG.
-    fn support(&mut self, inst: usize, pin: u32) -> Vec<u32> {
-        let child = match self.instances[inst].child {
-            Child::Flat(g) => g,
-            Child::Boxed(b) => return b.out_support[pin as usize].clone(),
-        };
-        let key = child as *const Aig as usize;
-        let cached = self
-            .supports
-            .entry(key)
-            .or_insert_with(|| vec![None; child.outputs().len()]);
-        if let Some(s) = &cached[pin as usize] {
-            return s.clone();
-        }
-        let marks = self.marks.entry(key).or_default();
-        let s = cone_inputs(child, &[child.outputs()[pin as usize].lit], marks);
-        if let Some(e) = self.supports.get_mut(&key) {
-            e[pin as usize] = Some(s.clone());
-        }
-        s
     }
 
     /// Push the unvisited nets `net` depends on combinationally; a dependency that is in
@@ -723,10 +780,12 @@ impl<'m, 'c> Lowerer<'m, 'c> {
             }
             Driver::Conn(c) => visit(self.model.conns[c as usize].0.id, &self.lits, stack),
             Driver::SubOut { inst, pin } => {
-                let inst = inst as usize;
-                for i in self.support(inst, pin) {
-                    if let Some(d) = self.instances[inst].inputs[i as usize] {
-                        visit(d, &self.lits, stack)?;
+                let inst = &self.instances[inst as usize];
+                let inputs = &self.inst_inputs[inst.first_input as usize..];
+                for &i in &inst.iface.out_support[pin as usize] {
+                    match inputs[i as usize] {
+                        NO_NET => {}
+                        d => visit(d, &self.lits, stack)?,
                     }
                 }
                 Ok(())
@@ -797,15 +856,10 @@ impl<'m, 'c> Lowerer<'m, 'c> {
                 )
             }
             Driver::Conn(c) => Lit(self.lits[self.model.conns[c as usize].0.id as usize]),
-            Driver::SubOut { inst, pin } => match self.instances[inst as usize].child {
-                Child::Flat(child) => {
-                    self.copy_cone(inst as usize, child.outputs()[pin as usize].lit)
-                }
-                Child::Boxed(_) => {
-                    self.pseudo.push((inst, pin));
-                    self.g.add_input("")
-                }
-            },
+            Driver::SubOut { inst, pin } => {
+                self.pseudo.push((inst, pin));
+                self.g.add_input("")
+            }
         }
     }
 
@@ -845,64 +899,34 @@ impl<'m, 'c> Lowerer<'m, 'c> {
         (self.undriven_warnings(), names)
     }
 
+    /// One warning for the nets read without a driver, at the first one's first mention,
+    /// naming up to eight of them: a model's undriven outputs are one fact, and a library
+    /// of such units would otherwise print thousands of lines.
     fn undriven_warnings(&self) -> Vec<Diagnostic> {
-        const SHOWN: usize = 10;
-        let mut out: Vec<Diagnostic> = self
-            .undriven
-            .iter()
-            .take(SHOWN)
-            .map(|&n| {
-                Diagnostic::warning(
-                    self.first_mention(n).unwrap_or(self.model.span),
-                    format!(
-                        "net `{}` has no driver; it reads as constant 0",
-                        self.name(n)
-                    ),
+        const SHOWN: usize = 8;
+        let Some(&first) = self.undriven.first() else {
+            return Vec::new();
+        };
+        let at = self.first_mention(first).unwrap_or(self.model.span);
+        let message = match self.undriven.len() {
+            1 => format!(
+                "net `{}` has no driver; it reads as constant 0",
+                self.name(first)
+            ),
+            n => {
+                let names: Vec<String> = (self.undriven.iter().take(SHOWN))
+                    .map(|&net| format!("`{}`", self.name(net)))
+                    .collect();
+                let more = match n > SHOWN {
+                    true => format!(" and {} more", n - SHOWN),
+                    false => String::new(),
+                };
+                format!(
+                    "{n} nets have no driver; they read as constant 0: {}{more}",
+                    names.join(", ")
                 )
-            })
-            .collect();
-        if self.undriven.len() > SHOWN
-            && let Some(last) = out.last_mut()
-        {
-            last.notes.push(format!(
-                "{} more undriven nets read as constant 0",
-                self.undriven.len() - SHOWN
-            ));
-        }
-        out
-    }
-}
-
-/// Visit marks for cone walks over one child AIG, reused across walks (epoch stamps).
-#[derive(Default)]
-pub(super) struct Marks {
-    stamp: Vec<u32>,
-    epoch: u32,
-}
-
-/// The input indices in the structural support of `lits` (latches are cut points), sorted.
-pub(super) fn cone_inputs(g: &Aig, lits: &[Lit], marks: &mut Marks) -> Vec<u32> {
-    if marks.stamp.len() != g.nodes().len() {
-        marks.stamp = vec![0; g.nodes().len()];
-        marks.epoch = 0;
-    }
-    marks.epoch += 1;
-    let epoch = marks.epoch;
-    let mut stack: Vec<u32> = lits.iter().map(|l| l.var()).collect();
-    let mut out = Vec::new();
-    while let Some(v) = stack.pop() {
-        if std::mem::replace(&mut marks.stamp[v as usize], epoch) == epoch {
-            continue;
-        }
-        match g.node(v) {
-            Node::And(a, b) => {
-                stack.push(a.var());
-                stack.push(b.var());
             }
-            Node::Input(i) => out.push(i),
-            _ => {}
-        }
+        };
+        vec![Diagnostic::warning(at, message)]
     }
-    out.sort_unstable();
-    out
 }

@@ -9,9 +9,9 @@
 //! so no two AND nodes have the same fanins. The hash table is a cache, excluded from
 //! equality, hashing and serialization, and rebuilt on demand.
 //!
-//! Sub-modules: [`lower`] (BLIF model → AIG, per model, with per-pin instance substitution),
-//! [`sop`] (cover → factored AND/OR logic), [`aiger`] (AIGER 1.9 binary/ASCII writer and
-//! reader), [`blif_out`] (2-input BLIF writer).
+//! Sub-modules: [`lower`] (BLIF model → AIG, per model, instances as boxes), `hier` (boxes
+//! flattened into one AIG), [`sop`] (cover → factored AND/OR logic), [`aiger`] (AIGER 1.9
+//! binary/ASCII writer and reader), [`blif_out`] (2-input BLIF writer).
 
 pub mod aiger;
 pub mod blif_out;
@@ -21,7 +21,10 @@ pub mod sop;
 
 pub use aiger::{read_aiger, write_aag, write_aiger_binary};
 pub use blif_out::write_blif;
-pub use lower::{Lowered, lower_file, lower_file_with, lower_model};
+pub use lower::{
+    BoxLowered, Children, Interface, Lowered, ModelBox, check_size, flatten, interface, lower_box,
+    lower_file, lower_file_owned, lower_file_with,
+};
 
 use crate::blif::Init;
 use serde::{Deserialize, Serialize};

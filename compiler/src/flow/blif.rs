@@ -2,18 +2,26 @@
 //! top (first) model, lowered together with the models it instantiates.
 //!
 //! The file is split lexically into its models ([`crate::blif::models`]); each model is
-//! parsed on its own ([`parse_model`]) and lowered given its children's AIGs
-//! ([`children`], then [`crate::aig::lower_model`]), so that a daemon lowers (and caches)
-//! one model at a time and an edit of one model relowers it and the models above it.
-//! [`build`] composes the same steps for a whole file. Only the top model's cone is
-//! lowered; every model's reader warnings are reported.
+//! parsed on its own ([`parse_model`]) and lowered with its instances as boxes, given the
+//! interfaces of the models it instantiates ([`children`], then [`lower`] and
+//! [`interface`]); the top model's box is then flattened with the boxes below it
+//! ([`flatten`]). So a daemon lowers (and caches) one model at a time, an edit of one model
+//! relowers it and the models whose instances' interfaces changed, and only the top is ever
+//! flattened. Models are lowered children first, in the order [`post_order`] gives, and
+//! models that instantiate themselves are found for a whole file at once ([`cycles`]): every
+//! step is iterative and linear in the size of the hierarchy, whatever its depth. [`build`]
+//! composes the same steps for a whole file. Only the top model's cone is lowered; every
+//! model's reader warnings are reported.
 
 use super::{Outcome, OutputKind, whole};
-use crate::aig::{self, Aig, Lowered};
+use crate::aig::{self, Aig, BoxLowered, Interface, Lowered, ModelBox};
 use crate::blif::Model;
 use crate::diag::{Code, Diagnostic, Span};
+use crate::fxhash::FxHashMap;
+use crate::limits::Limits;
 use crate::mlir::items::Item;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
+use std::ops::Deref;
 use std::rc::Rc;
 
 /// The models of a BLIF text, split lexically (each with its exact text).
@@ -35,52 +43,188 @@ pub fn parse_model(text: &str) -> Result<(Model, Vec<Diagnostic>), Diagnostic> {
         .ok_or_else(|| Diagnostic::error(Span::point(0), "empty model"))
 }
 
-/// The models `name` instantiates, if it instantiates itself (directly or not): the cycle.
-/// `subckts(m)` lists the models `m` instantiates (`None`: no such model, or it does not
-/// parse). An iterative search, so a cyclic netlist cannot recurse without end.
-pub fn instantiation_cycle(
-    name: &str,
-    mut subckts: impl FnMut(&str) -> Option<Vec<String>>,
-) -> Option<Vec<String>> {
-    let mut stack: Vec<(String, Vec<String>)> = vec![(name.to_string(), vec![name.to_string()])];
-    let mut seen = BTreeSet::new();
-    while let Some((m, path)) = stack.pop() {
-        let Some(children) = subckts(&m) else {
+/// The models a model instantiates, in `.subckt` order (repeated as often as instantiated).
+pub fn instances(model: &Model) -> Vec<String> {
+    model.subckts.iter().map(|s| s.model.name.clone()).collect()
+}
+
+/// Longest instantiation cycle shown in a diagnostic, in models.
+const SHOWN: usize = 12;
+
+/// The models of a file (`names`, in file order) that instantiate themselves, directly or
+/// through others, each with an instantiation cycle of its recursion (starting at the model
+/// when it is on that cycle; at most [`SHOWN`] models long, `…` marking the cut).
+/// `instances(m)` lists the models `m` instantiates (`None`: no such model, or it does not
+/// parse). Strongly connected components, iteratively: linear in the models and instances.
+pub fn cycles(
+    names: &[&str],
+    mut instances: impl FnMut(&str) -> Option<Vec<String>>,
+) -> BTreeMap<String, Vec<String>> {
+    let mut index: FxHashMap<&str, usize> = FxHashMap::default();
+    for (i, n) in names.iter().enumerate() {
+        index.entry(n).or_insert(i);
+    }
+    let adj: Vec<Vec<usize>> = (names.iter().enumerate())
+        .map(|(i, n)| match index[n] == i {
+            true => (instances(n).unwrap_or_default().iter())
+                .filter_map(|c| index.get(c.as_str()).copied())
+                .collect(),
+            false => Vec::new(),
+        })
+        .collect();
+    let n = names.len();
+    const UNSET: usize = usize::MAX;
+    let (mut order, mut low, mut on) = (vec![UNSET; n], vec![0; n], vec![false; n]);
+    let mut scc = vec![UNSET; n];
+    let (mut stack, mut calls, mut next) = (Vec::new(), Vec::new(), 0);
+    let mut out = BTreeMap::new();
+    for root in 0..n {
+        if order[root] != UNSET {
             continue;
-        };
-        for child in children {
-            if child == name {
-                let mut cycle = path.clone();
-                cycle.push(child);
-                return Some(cycle);
+        }
+        calls.push((root, 0));
+        while let Some(&mut (v, ref mut e)) = calls.last_mut() {
+            if *e == 0 && order[v] == UNSET {
+                (order[v], low[v], on[v]) = (next, next, true);
+                next += 1;
+                stack.push(v);
             }
-            if seen.insert(child.clone()) {
-                let mut p = path.clone();
-                p.push(child.clone());
-                stack.push((child, p));
+            if let Some(&w) = adj[v].get(*e) {
+                *e += 1;
+                if order[w] == UNSET {
+                    calls.push((w, 0));
+                } else if on[w] {
+                    low[v] = low[v].min(order[w]);
+                }
+                continue;
+            }
+            calls.pop();
+            if let Some(&(p, _)) = calls.last() {
+                low[p] = low[p].min(low[v]);
+            }
+            if low[v] != order[v] {
+                continue;
+            }
+            let mut members = Vec::new();
+            while let Some(w) = stack.pop() {
+                on[w] = false;
+                scc[w] = v;
+                members.push(w);
+                if w == v {
+                    break;
+                }
+            }
+            if members.len() > 1 || adj[v].contains(&v) {
+                let cycle = witness(&adj, &scc, v);
+                for &m in &members {
+                    let shown = shown_cycle(&cycle, m, names);
+                    out.insert(names[m].to_string(), shown);
+                }
             }
         }
     }
-    None
+    out
+}
+
+/// A cycle through `v` inside its strongly connected component (breadth first: shortest).
+fn witness(adj: &[Vec<usize>], scc: &[usize], v: usize) -> Vec<usize> {
+    let mut from: FxHashMap<usize, usize> = FxHashMap::default();
+    let mut queue = std::collections::VecDeque::from([v]);
+    while let Some(u) = queue.pop_front() {
+        for &w in &adj[u] {
+            if w == v {
+                let mut path = vec![u];
+                while let Some(&p) = from.get(path.last().unwrap_or(&v)) {
+                    path.push(p);
+                }
+                if path.last() != Some(&v) {
+                    path.push(v);
+                }
+                path.reverse();
+                return path;
+            }
+            if scc[w] == scc[v] && w != v && !from.contains_key(&w) {
+                from.insert(w, u);
+                queue.push_back(w);
+            }
+        }
+    }
+    vec![v]
+}
+
+/// `cycle` (model indices, closing back on its first) as shown for model `m`: from `m`
+/// when `m` is on it, cut to [`SHOWN`] models.
+fn shown_cycle(cycle: &[usize], m: usize, names: &[&str]) -> Vec<String> {
+    let start = cycle.iter().position(|&c| c == m).unwrap_or(0);
+    let len = cycle.len();
+    let mut shown: Vec<String> = (0..len.min(SHOWN))
+        .map(|k| names[cycle[(start + k) % len]].to_string())
+        .collect();
+    if len > SHOWN {
+        shown.push("…".to_string());
+    }
+    shown.push(names[cycle[start]].to_string());
+    shown
 }
 
 /// The error of a model that instantiates itself.
 pub fn cycle_error(name: &str, model: &Model, cycle: &[String]) -> Diagnostic {
+    let how = match cycle.first() {
+        Some(first) if first == name => "instantiates itself",
+        _ => "instantiates itself, through the cycle",
+    };
     Diagnostic::error(
         model.span,
-        format!("model `{name}` instantiates itself: {}", cycle.join(" -> ")),
+        format!("model `{name}` {how}: {}", cycle.join(" -> ")),
     )
     .with_code(Code::RecursiveModel)
 }
 
-/// The AIGs of the models `model` instantiates, each once: `exists(m)` says whether the
-/// file defines `m`, `lowered(m)` lowers it. An unknown or failing child is an error at the
-/// instantiation.
-pub fn children(
+/// The models below `top` and `top` itself, each once, every model after the models it
+/// instantiates (but on an instantiation cycle, which [`cycles`] reports). `instances(m)`
+/// as for [`cycles`]. Iterative.
+pub fn post_order(
+    top: &str,
+    mut instances: impl FnMut(&str) -> Option<Vec<String>>,
+) -> Vec<String> {
+    let mut seen: BTreeMap<String, ()> = BTreeMap::new();
+    let mut order = Vec::new();
+    seen.insert(top.to_string(), ());
+    let mut stack: Vec<(String, Vec<String>)> = vec![(
+        top.to_string(),
+        instances(top)
+            .unwrap_or_default()
+            .into_iter()
+            .rev()
+            .collect(),
+    )];
+    while let Some((_, todo)) = stack.last_mut() {
+        match todo.pop() {
+            Some(child) => {
+                if seen.insert(child.clone(), ()).is_none() {
+                    let kids = instances(&child).unwrap_or_default();
+                    stack.push((child, kids.into_iter().rev().collect()));
+                }
+            }
+            None => {
+                if let Some((m, _)) = stack.pop() {
+                    order.push(m);
+                }
+            }
+        }
+    }
+    order
+}
+
+/// The interfaces of the models `model` instantiates, each once: `exists(m)` says whether
+/// the file defines `m`, `interface(m)` gives its interface (its models all lowered
+/// before). An unknown or failing child is an error at the instantiation, which names the
+/// innermost model that failed.
+pub fn children<I: Deref<Target = Interface>>(
     model: &Model,
     exists: impl Fn(&str) -> bool,
-    mut lowered: impl FnMut(&str) -> Result<Aig, Diagnostic>,
-) -> Result<BTreeMap<String, Aig>, Diagnostic> {
+    mut interface: impl FnMut(&str) -> Result<I, Diagnostic>,
+) -> Result<BTreeMap<String, I>, Diagnostic> {
     let mut children = BTreeMap::new();
     for s in &model.subckts {
         let child = &s.model.name;
@@ -93,13 +237,61 @@ pub fn children(
                     .with_code(Code::UnknownModel),
             );
         }
-        let aig = lowered(child).map_err(|d| {
-            let e = Diagnostic::error(s.span, format!("in model `{child}`: {}", d.message));
-            Diagnostic { code: d.code, ..e }
+        let i = interface(child).map_err(|d| {
+            // Already about a model further down: the message stays as it is, so that a
+            // deep hierarchy does not nest one prefix per level.
+            let message = match d.message.starts_with(IN_MODEL) {
+                true => d.message,
+                false => format!("{IN_MODEL}{child}`: {}", d.message),
+            };
+            Diagnostic {
+                code: d.code,
+                ..Diagnostic::error(s.span, message)
+            }
         })?;
-        children.insert(child.clone(), aig);
+        children.insert(child.clone(), i);
     }
     Ok(children)
+}
+
+const IN_MODEL: &str = "in model `";
+
+/// `model` lowered as a box ([`aig::lower_box`]) given its children's interfaces, after its
+/// size is checked against `limits`.
+pub fn lower<I: Deref<Target = Interface>>(
+    model: &Model,
+    children: &BTreeMap<String, I>,
+    limits: &Limits,
+) -> Result<BoxLowered, Diagnostic> {
+    let lookup = |k: usize| children.get(&model.subckts[k].model.name).map(|i| &**i);
+    aig::check_size(model, &lookup, limits)?;
+    aig::lower_box(model, &lookup)
+}
+
+/// The interface of lowered model `b` ([`aig::interface`]).
+pub fn interface<I: Deref<Target = Interface>>(
+    b: &ModelBox,
+    children: &BTreeMap<String, I>,
+) -> Interface {
+    let models: Vec<&str> = b.instantiated().collect();
+    aig::interface(b, &|k: usize| children.get(models[k]).map(|i| &**i))
+}
+
+/// The top model `top` flattened with the boxes below it (`boxes(m)`: model `m`'s box),
+/// with its own warnings and undriven nets.
+pub fn flatten<'b>(
+    top: &'b BoxLowered,
+    boxes: &dyn Fn(&str) -> Option<&'b ModelBox>,
+) -> Result<Lowered, Diagnostic> {
+    let aig = match top.model.is_flat() {
+        true => top.model.clone().into_flat().unwrap_or_default(),
+        false => aig::flatten(&top.model, boxes)?,
+    };
+    Ok(Lowered {
+        aig,
+        warnings: top.warnings.clone(),
+        undriven: top.undriven.clone(),
+    })
 }
 
 /// The outcome of a file from its models, each one's parse (by index, the first definition
@@ -147,14 +339,10 @@ pub fn outputs(g: &Aig) -> Vec<(OutputKind, Vec<super::Piece>)> {
 }
 
 /// The whole flow for one file.
-pub fn build(text: &str) -> Outcome {
+pub fn build(text: &str, limits: &Limits) -> Outcome {
     let models = models(text);
-    let mut file = File {
-        models: &models,
-        parsed: BTreeMap::new(),
-        lowered: BTreeMap::new(),
-    };
-    let top = models.first().map(|m| file.lower(&m.symbol));
+    let mut file = File::new(&models);
+    let top = models.first().map(|m| file.lower(&m.symbol, limits));
     for m in &models {
         file.parse(&m.symbol);
     }
@@ -169,67 +357,98 @@ type Parsed = Result<(Model, Vec<Diagnostic>), Diagnostic>;
 
 /// The first model of a BLIF text lowered with the models it instantiates (spans relative
 /// to the model's text), and the model's item; `None` when the text has no model.
-pub fn lower_first(text: &str) -> Option<(Item, Result<Lowered, Diagnostic>)> {
+pub fn lower_first(text: &str, limits: &Limits) -> Option<(Item, Result<Lowered, Diagnostic>)> {
     let models = models(text);
     let first = models.first()?.clone();
-    let mut file = File {
-        models: &models,
-        parsed: BTreeMap::new(),
-        lowered: BTreeMap::new(),
-    };
-    let lowered = file.lower(&first.symbol);
+    let lowered = File::new(&models).lower(&first.symbol, limits);
     Some((first, lowered))
 }
 
-/// One file's models, parsed and lowered on demand (each once).
+/// One file's models, parsed on demand (each once).
 struct File<'a> {
     models: &'a [Item],
+    /// Model name → its first definition.
+    index: FxHashMap<&'a str, usize>,
     parsed: BTreeMap<String, Option<Rc<Parsed>>>,
-    lowered: BTreeMap<String, Result<Lowered, Diagnostic>>,
 }
 
-impl File<'_> {
+impl<'a> File<'a> {
+    fn new(models: &'a [Item]) -> File<'a> {
+        let mut index = FxHashMap::default();
+        for (i, m) in models.iter().enumerate() {
+            index.entry(m.symbol.as_str()).or_insert(i);
+        }
+        File {
+            models,
+            index,
+            parsed: BTreeMap::new(),
+        }
+    }
+
     /// Model `name` parsed (its first definition), `None` when there is none.
     fn parse(&mut self, name: &str) -> Option<Rc<Parsed>> {
         if !self.parsed.contains_key(name) {
-            let item = self.models.iter().find(|m| m.symbol == name);
+            let item = self.index.get(name).map(|&i| &self.models[i]);
             let parsed = item.map(|m| Rc::new(parse_model(&m.text)));
             self.parsed.insert(name.to_string(), parsed);
         }
         self.parsed.get(name).cloned().flatten()
     }
 
-    fn subckts(&mut self, name: &str) -> Option<Vec<String>> {
+    fn instances(&mut self, name: &str) -> Option<Vec<String>> {
         match &*self.parse(name)? {
-            Ok((m, _)) => Some(m.subckts.iter().map(|s| s.model.name.clone()).collect()),
+            Ok((m, _)) => Some(instances(m)),
             Err(_) => None,
         }
     }
 
-    /// Model `name` lowered, children first.
-    fn lower(&mut self, name: &str) -> Result<Lowered, Diagnostic> {
-        if let Some(r) = self.lowered.get(name) {
-            return r.clone();
-        }
-        let r = self.lower_uncached(name);
-        self.lowered.insert(name.to_string(), r.clone());
-        r
-    }
-
-    fn lower_uncached(&mut self, name: &str) -> Result<Lowered, Diagnostic> {
-        let Some(parsed) = self.parse(name) else {
-            return Err(Diagnostic::error(
-                Span::point(0),
-                format!("no model `{name}`"),
-            ));
-        };
-        let (model, _) = parsed.as_ref().as_ref().map_err(Clone::clone)?;
-        if let Some(cycle) = instantiation_cycle(name, |m| self.subckts(m)) {
-            return Err(cycle_error(name, model, &cycle));
-        }
+    /// Model `name` lowered with the models below it, children first, and flattened.
+    fn lower(&mut self, name: &str, limits: &Limits) -> Result<Lowered, Diagnostic> {
         let models = self.models;
-        let exists = |c: &str| models.iter().any(|m| m.symbol == c);
-        let children = children(model, exists, |c| self.lower(c).map(|l| l.aig))?;
-        aig::lower_model(model, &children)
+        let names: Vec<&str> = models.iter().map(|m| m.symbol.as_str()).collect();
+        let cycles = cycles(&names, |m| self.instances(m));
+        let order = post_order(name, |m| self.instances(m));
+        let mut boxes: BTreeMap<String, Result<BoxLowered, Diagnostic>> = BTreeMap::new();
+        let mut interfaces: BTreeMap<String, Result<Interface, Diagnostic>> = BTreeMap::new();
+        for m in order {
+            let Some(parsed) = self.parse(&m) else {
+                let e = Diagnostic::error(Span::point(0), format!("no model `{m}`"));
+                interfaces.insert(m.clone(), Err(e.clone()));
+                boxes.insert(m, Err(e));
+                continue;
+            };
+            let r = match (parsed.as_ref(), cycles.get(&m)) {
+                (Err(e), _) => Err(e.clone()),
+                (Ok((model, _)), Some(cycle)) => Err(cycle_error(&m, model, cycle)),
+                (Ok((model, _)), None) => {
+                    let exists = |c: &str| self.index.contains_key(c);
+                    let interface_of = |c: &str| match interfaces.get(c) {
+                        Some(Ok(i)) => Ok(i),
+                        Some(Err(e)) => Err(e.clone()),
+                        None => Err(Diagnostic::error(Span::point(0), format!("no model `{c}`"))),
+                    };
+                    children(model, exists, interface_of).and_then(|children| {
+                        let b = lower(model, &children, limits)?;
+                        let i = (m != name).then(|| interface(&b.model, &children));
+                        Ok((b, i))
+                    })
+                }
+            };
+            match r {
+                Ok((b, i)) => {
+                    interfaces.insert(m.clone(), Ok(i.unwrap_or_default()));
+                    boxes.insert(m, Ok(b));
+                }
+                Err(e) => {
+                    interfaces.insert(m.clone(), Err(e.clone()));
+                    boxes.insert(m, Err(e));
+                }
+            }
+        }
+        drop(interfaces);
+        let top = boxes[name].as_ref().map_err(Clone::clone)?;
+        flatten(top, &|m: &str| {
+            boxes.get(m)?.as_ref().ok().map(|b| &b.model)
+        })
     }
 }

@@ -69,7 +69,7 @@ pub fn front(text: &str, opts: &Options) -> Result<Front, FrontError> {
 /// One library file lowered to its unit: the file's first model, with the models it
 /// instantiates (the per-model steps of [`super::blif`]); errors relative to the file.
 pub fn unit(text: &str) -> Result<LibUnit, Diagnostic> {
-    let (first, lowered) = super::blif::lower_first(text)
+    let (first, lowered) = super::blif::lower_first(text, &crate::limits::Limits::DEFAULT)
         .ok_or_else(|| Diagnostic::global_error("library file has no .model"))?;
     let lowered = lowered.map_err(|d| d.shifted(first.offset as i64))?;
     Ok(LibUnit {

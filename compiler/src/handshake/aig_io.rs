@@ -8,17 +8,17 @@ use crate::blif;
 use crate::diag::Diagnostic;
 use std::collections::BTreeMap;
 
-/// Parses and lowers one library file (single model; the first model is the unit).
+/// Parses and lowers one library file (the first model is the unit).
 pub fn lower_library_unit(text: &str) -> Result<LibUnit, Diagnostic> {
     let parsed = blif::parse(text)?;
-    let model = parsed
-        .file
+    let mut lowered = aig::lower_file(&parsed.file)?;
+    let model = lowered.top.clone();
+    let lowered = lowered
         .models
-        .first()
+        .remove(&model)
         .ok_or_else(|| Diagnostic::global_error("library file has no .model"))?;
-    let lowered = aig::lower_model(model, &BTreeMap::new())?;
     Ok(LibUnit {
-        model: model.name.clone(),
+        model,
         net: from_aig(&lowered.aig),
         undriven: lowered.undriven,
     })

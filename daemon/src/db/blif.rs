@@ -1,15 +1,23 @@
 //! The BLIF flow as queries ([`compiler::flow::blif`]): a file's models split lexically,
-//! each model's text, parse and AIG (keyed by name, position-independent), the top model's
-//! AIG, and the file's AIGER outputs.
+//! each model's text and parse, the models that instantiate themselves (per file), each
+//! model lowered with its instances as boxes (keyed by its text and its children's
+//! interfaces, position-independent) and its interface, a model flattened, and the file's
+//! AIGER outputs.
+//!
+//! Models are asked for children first ([`model_aig`] walks the hierarchy in post-order),
+//! so no query waits on a chain of others as deep as the hierarchy: neither computing nor
+//! re-validating after an edit recurses deeper than one level, and the work is linear in
+//! the size of the hierarchy.
 
 use super::{BlifFile, FileOutputs, KilnDb, cached, executed};
 use crate::counters::Kind;
 use crate::explain::{Subject, note};
-use compiler::aig::Lowered;
+use compiler::aig::{BoxLowered, Interface, Lowered};
 use compiler::blif::Model;
 use compiler::diag::{Diagnostic, Span};
 use compiler::flow::blif as flow;
 use compiler::mlir::items::Item;
+use std::collections::BTreeMap;
 
 /// The models of one BLIF file, split lexically.
 #[salsa::tracked(returns(ref))]
@@ -19,15 +27,23 @@ pub fn blif_models(db: &dyn KilnDb, file: BlifFile) -> Vec<Item> {
     flow::models(file.text(db))
 }
 
+/// Model name → the index of its first definition in [`blif_models`].
+#[salsa::tracked(returns(ref))]
+pub fn model_index(db: &dyn KilnDb, file: BlifFile) -> BTreeMap<String, usize> {
+    let mut index = BTreeMap::new();
+    for (i, m) in blif_models(db, file).iter().enumerate() {
+        index.entry(m.symbol.clone()).or_insert(i);
+    }
+    index
+}
+
 /// The text of model `name` (its first definition in the file), position-independent.
 #[salsa::tracked(returns(ref))]
 pub fn model_text(db: &dyn KilnDb, file: BlifFile, name: String) -> Option<String> {
     note(db, || Subject::item(file.path(db), &name));
     executed(db, Kind::ModelText);
-    blif_models(db, file)
-        .iter()
-        .find(|m| m.symbol == name)
-        .map(|m| m.text.to_string())
+    let i = *model_index(db, file).get(&name)?;
+    Some(blif_models(db, file)[i].text.to_string())
 }
 
 /// Model `name` parsed on its own (spans relative to its `.model` line), with the reader's
@@ -44,22 +60,54 @@ pub fn model_parsed(
     Some(flow::parse_model(text))
 }
 
-/// The models `name` instantiates, if it instantiates itself (directly or not): the cycle.
+/// The models `name` instantiates (`None`: no such model, or it does not parse).
 #[salsa::tracked(returns(ref))]
-pub fn instantiation_cycle(db: &dyn KilnDb, file: BlifFile, name: String) -> Option<Vec<String>> {
+pub fn model_instances(db: &dyn KilnDb, file: BlifFile, name: String) -> Option<Vec<String>> {
     note(db, || Subject::item(file.path(db), &name));
-    // Each model's parse is read by its own query: no recursive queries, so a cyclic
-    // netlist cannot become a salsa cycle.
-    flow::instantiation_cycle(&name, |m| match model_parsed(db, file, m.to_string()) {
-        Some(Ok((model, _))) => Some(model.subckts.iter().map(|s| s.model.name.clone()).collect()),
+    match model_parsed(db, file, name) {
+        Some(Ok((model, _))) => Some(flow::instances(model)),
         _ => None,
-    })
+    }
 }
 
-/// Model `name` lowered to an AIG, given its children's AIGs. *Cached* (`aig`), keyed by
-/// the model's text and its children's AIGs.
+/// The models of the file that instantiate themselves, each with a cycle of its recursion.
 #[salsa::tracked(returns(ref))]
-pub fn model_aig(db: &dyn KilnDb, file: BlifFile, name: String) -> Result<Lowered, Diagnostic> {
+pub fn blif_cycles(db: &dyn KilnDb, file: BlifFile) -> BTreeMap<String, Vec<String>> {
+    note(db, || Subject::file(file.path(db)));
+    let names: Vec<&str> = (blif_models(db, file).iter())
+        .map(|m| m.symbol.as_str())
+        .collect();
+    flow::cycles(&names, |m| model_instances(db, file, m.to_string()).clone())
+}
+
+/// A cycle of the recursion of model `name`, if it instantiates itself (directly or not).
+#[salsa::tracked(returns(ref))]
+pub fn model_cycle(db: &dyn KilnDb, file: BlifFile, name: String) -> Option<Vec<String>> {
+    blif_cycles(db, file).get(&name).cloned()
+}
+
+/// The interfaces of the models `model` instantiates.
+fn children<'db>(
+    db: &'db dyn KilnDb,
+    file: BlifFile,
+    model: &Model,
+) -> Result<BTreeMap<String, &'db Interface>, Diagnostic> {
+    let index = model_index(db, file);
+    flow::children(
+        model,
+        |child| index.contains_key(child),
+        |child| {
+            model_interface(db, file, child.to_string())
+                .as_ref()
+                .map_err(Clone::clone)
+        },
+    )
+}
+
+/// Model `name` lowered with its instances as boxes, given its children's interfaces.
+/// *Cached* (`aig`), keyed by the model's text and its children's interfaces.
+#[salsa::tracked(returns(ref))]
+pub fn model_box(db: &dyn KilnDb, file: BlifFile, name: String) -> Result<BoxLowered, Diagnostic> {
     let noted = note(db, || Subject::item(file.path(db), &name));
     let (model, _) = match model_parsed(db, file, name.clone()) {
         None => {
@@ -70,20 +118,13 @@ pub fn model_aig(db: &dyn KilnDb, file: BlifFile, name: String) -> Result<Lowere
         }
         Some(r) => r.as_ref().map_err(Clone::clone)?,
     };
-    if let Some(cycle) = instantiation_cycle(db, file, name.clone()) {
+    if let Some(cycle) = model_cycle(db, file, name.clone()) {
         return Err(flow::cycle_error(&name, model, cycle));
     }
-    let children = flow::children(
-        model,
-        |child| model_text(db, file, child.to_string()).is_some(),
-        |child| {
-            let lowered = model_aig(db, file, child.to_string());
-            lowered
-                .as_ref()
-                .map(|l| l.aig.clone())
-                .map_err(Clone::clone)
-        },
-    )?;
+    let children = children(db, file, model)?;
+    let limits = crate::input::limits();
+    let lookup = |k: usize| children.get(&model.subckts[k].model.name).copied();
+    compiler::aig::check_size(model, &lookup, &limits)?;
     let text = model_text(db, file, name)
         .as_ref()
         .map_or("", |t| t.as_str());
@@ -94,7 +135,48 @@ pub fn model_aig(db: &dyn KilnDb, file: BlifFile, name: String) -> Result<Lowere
             .as_bytes(),
     );
     cached(db, noted, Kind::Aig, &[&digest, &children_digest], || {
-        compiler::aig::lower_model(model, &children)
+        flow::lower(model, &children, &limits)
+    })
+}
+
+/// What a model instantiating `name` needs of it.
+#[salsa::tracked(returns(ref))]
+pub fn model_interface(
+    db: &dyn KilnDb,
+    file: BlifFile,
+    name: String,
+) -> Result<Interface, Diagnostic> {
+    note(db, || Subject::item(file.path(db), &name));
+    let b = model_box(db, file, name.clone())
+        .as_ref()
+        .map_err(Clone::clone)?;
+    // A model that lowered has parsed; should that ever not hold, an error, not a panic.
+    let Some(Ok((model, _))) = model_parsed(db, file, name.clone()) else {
+        return Err(Diagnostic::global_error(format!(
+            "model `{name}` has no parse"
+        )));
+    };
+    Ok(flow::interface(&b.model, &children(db, file, model)?))
+}
+
+/// Model `name` flattened with the models below it. The models are lowered children
+/// first, so that no query recurses through the hierarchy.
+#[salsa::tracked(returns(ref))]
+pub fn model_aig(db: &dyn KilnDb, file: BlifFile, name: String) -> Result<Lowered, Diagnostic> {
+    note(db, || Subject::item(file.path(db), &name));
+    let order = flow::post_order(&name, |m| model_instances(db, file, m.to_string()).clone());
+    let index = model_index(db, file);
+    for m in order {
+        if m != name && index.contains_key(&m) && model_cycle(db, file, m.clone()).is_none() {
+            let _ = model_interface(db, file, m);
+        }
+    }
+    let top = model_box(db, file, name).as_ref().map_err(Clone::clone)?;
+    flow::flatten(top, &|m: &str| {
+        model_box(db, file, m.to_string())
+            .as_ref()
+            .ok()
+            .map(|b| &b.model)
     })
 }
 
