@@ -14,7 +14,7 @@ fn check_seed(seed: u64, functions: usize) -> usize {
 
 /// Check every function of generated module `text` (CPU memory of `seed`).
 fn check_text(seed: u64, text: &str) -> usize {
-    let m = compiler::mlir::parse(&text)
+    let m = compiler::mlir::parse(text)
         .unwrap_or_else(|d| panic!("seed {seed}: {}", d.render("gen", text)));
     let ctx = aps::design_context(&m)
         .unwrap_or_else(|d| panic!("seed {seed}: {}", d.render("gen", text)));

@@ -107,7 +107,7 @@ pub enum BlockKind {
         pipeline: Option<BlockId>,
     },
     Loop {
-        info: LoopInfo,
+        info: Box<LoopInfo>,
         body: Container,
     },
     If {
@@ -711,7 +711,10 @@ impl Builder {
             head: None,
             exit: None,
         };
-        Ok(BlockKind::Loop { info, body: c })
+        Ok(BlockKind::Loop {
+            info: Box::new(info),
+            body: c,
+        })
     }
 
     fn if_kind(

@@ -131,10 +131,11 @@ impl Env {
         let ws = root.path().join("ws");
         fs::create_dir_all(ws.join("src")).unwrap();
         // `option_env!`: this module is also included by the client's tests, which have no
-        // daemon binary and do not make an `Env`.
-        let exe = PathBuf::from(
-            option_env!("CARGO_BIN_EXE_kiln-daemon").expect("the kiln-daemon binary"),
-        );
+        // daemon binary and only use `generated_module`.
+        let exe = match option_env!("CARGO_BIN_EXE_kiln-daemon") {
+            Some(p) => PathBuf::from(p),
+            None => panic!("`Env` is for the daemon's tests, which have its binary"),
+        };
         let mut connector = Connector::in_base(Some(&root.path().join("run")), &ws, exe).unwrap();
         connector.daemon_args.push("--cache-dir".into());
         connector
