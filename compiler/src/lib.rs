@@ -23,7 +23,7 @@ pub mod aps;
 pub mod blif;
 pub mod diag;
 pub mod flow;
-mod fxhash;
+pub mod fxhash;
 pub mod handshake;
 pub mod ide;
 pub mod limits;

@@ -55,6 +55,7 @@ pub fn prewarm(db: &Db, memos: &Memos, resolved: &Resolved) {
 
 /// The MLIR (APS) and BLIF inputs not prewarmed before on this database.
 fn new_inputs(memos: &Memos, resolved: &Resolved) -> Vec<Item> {
+    // An Fx set: with SipHash, this check was 15% of a no-op library build.
     let mut seen = memos.prewarmed.lock().unwrap_or_else(|e| e.into_inner());
     let mut out = Vec::new();
     for (_, loaded) in resolved.inputs.iter().flat_map(|v| v.iter()) {
