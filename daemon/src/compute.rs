@@ -234,7 +234,7 @@ pub(crate) fn sv_not_aps() -> Diagnostic {
 
 /// The messages of an input at `path` with text `text`, in report order: warnings about
 /// other files, its own diagnostics, errors about other files (what a build reports, and
-/// an editor shows).
+/// an editor shows), each with a code: `flow`'s family code where the step gave none.
 pub fn messages(
     path: &str,
     flow: Flow,
