@@ -112,6 +112,18 @@ pub fn cache_dir() -> PathBuf {
     std::env::temp_dir().join(format!("kiln-cache-{uid}"))
 }
 
+/// Why the persistent store could not be opened.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("{}: {source}", dir.display())]
+    Open {
+        dir: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Remote(#[from] kiln_cache::remote::ConnectError),
+}
+
 /// Open the persistent store at `dir` with a size cap, behind which `remote` (a remote
 /// cache URL, see [`kiln_cache::remote::Remote`], with its options) is consulted on local
 /// misses.
@@ -119,9 +131,11 @@ pub fn open_store(
     dir: &Path,
     cap_bytes: u64,
     remote: Option<(&str, kiln_cache::remote::Options)>,
-) -> Result<kiln_cache::Store, String> {
-    let store =
-        kiln_cache::Store::open(dir, cap_bytes).map_err(|e| format!("{}: {e}", dir.display()))?;
+) -> Result<kiln_cache::Store, StoreError> {
+    let store = kiln_cache::Store::open(dir, cap_bytes).map_err(|source| StoreError::Open {
+        dir: dir.to_path_buf(),
+        source,
+    })?;
     match remote.filter(|(u, _)| !u.is_empty()) {
         Some((url, options)) => {
             Ok(store.with_remote(kiln_cache::remote::Remote::connect_with(url, options)?))

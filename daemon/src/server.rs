@@ -19,7 +19,7 @@ use crate::paths::{self, DaemonDir, Info};
 use crate::report::BuildReport;
 use crate::rpc::{self, DaemonStats, DaemonStatus, Events, WatchEvent};
 use crate::spec::{BuildSpec, is_blif, is_mlir, not_an_input};
-use crate::watcher::{Batch, Watcher};
+use crate::watcher::{Batch, WatchError, Watcher};
 use crate::writer::Spares;
 use fs4::fs_std::FileExt;
 use std::collections::BTreeSet;
@@ -64,6 +64,8 @@ pub enum ServerError {
     },
     #[error("{0}")]
     Options(String),
+    #[error(transparent)]
+    Remote(#[from] kiln_cache::remote::ConnectError),
     #[error("serving: {0}")]
     Serve(#[from] tonic::transport::Error),
 }
@@ -141,11 +143,8 @@ impl rpc::Service for State {
         self.builder.build(spec)
     }
 
-    fn watch(&self, spec: &BuildSpec, events: &Events) -> Result<(), String> {
-        let watcher = self
-            .watcher
-            .as_ref()
-            .ok_or("no file watcher on this system")?;
+    fn watch(&self, spec: &BuildSpec, events: &Events) -> Result<(), WatchError> {
+        let watcher = self.watcher.as_ref().ok_or(WatchError::Unavailable)?;
         let dirs = watched_dirs(spec);
         let subscription = watcher.subscribe(&dirs)?;
         let dirs: Vec<PathBuf> = dirs.into_iter().map(|(d, _)| d).collect();
@@ -471,8 +470,7 @@ impl Args {
             .map_err(ServerError::Options)?;
         if let Some(url) = &remote_cache {
             // Reject a malformed URL (or a CA given for a plain one) up front.
-            kiln_cache::remote::Remote::connect_with(url, remote_options.clone())
-                .map_err(ServerError::Options)?;
+            kiln_cache::remote::Remote::connect_with(url, remote_options.clone())?;
         }
         let workspace = match &self.workspace {
             Some(w) => w.clone(),

@@ -70,6 +70,15 @@ enum Change {
     Cookie(PathBuf),
 }
 
+/// Why changes cannot be watched.
+#[derive(Debug, thiserror::Error)]
+pub enum WatchError {
+    #[error("no file watcher on this system")]
+    Unavailable,
+    #[error("{}: {source}", dir.display())]
+    Dir { dir: PathBuf, source: notify::Error },
+}
+
 /// The watcher and what it has seen.
 pub struct Watcher {
     notify: Mutex<RecommendedWatcher>,
@@ -282,10 +291,13 @@ impl Watcher {
 
     /// Report changes below `dirs` (each watched recursively or not) until the returned
     /// subscription is dropped.
-    pub fn subscribe(&self, dirs: &[(PathBuf, bool)]) -> Result<Subscription, String> {
+    pub fn subscribe(&self, dirs: &[(PathBuf, bool)]) -> Result<Subscription, WatchError> {
         for (dir, recursive) in dirs {
             self.watch(dir, *recursive)
-                .map_err(|e| format!("{}: {e}", dir.display()))?;
+                .map_err(|source| WatchError::Dir {
+                    dir: dir.clone(),
+                    source,
+                })?;
         }
         let (tx, rx) = mpsc::channel();
         self.shared.lock().subscribers.push(tx);

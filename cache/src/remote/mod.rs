@@ -349,6 +349,25 @@ impl Backend {
 pub const URL_FORMS: &str =
     "http[s]://HOST[:PORT][/PREFIX] (Bazel HTTP cache) or grpc[s]://HOST[:PORT][/INSTANCE] (REAPI)";
 
+/// Why [`Remote::connect`] refused a URL or its options.
+#[derive(Debug, thiserror::Error)]
+pub enum ConnectError {
+    #[error("remote cache runtime: {0}")]
+    Runtime(std::io::Error),
+    /// Not quoted: the URL holds a password or token.
+    #[error(
+        "remote cache URL: credentials in the URL are refused (they would be logged); give them as a header, e.g. --remote-header 'Authorization=Basic BASE64'"
+    )]
+    Credentials,
+    #[error("remote cache `{url}`: a CA certificate applies to https:// and grpcs:// caches only")]
+    CaWithoutTls { url: String },
+    #[error("remote cache `{url}`: expected {URL_FORMS}")]
+    Scheme { url: String },
+    /// The backend's client could not be set up (address, CA certificate, headers).
+    #[error("remote cache `{url}`: {reason}")]
+    Setup { url: String, reason: String },
+}
+
 /// A connection to a remote cache (`http[s]://host:port[/prefix]` or
 /// `grpc[s]://host:port[/instance]`).
 pub struct Remote {
@@ -373,28 +392,25 @@ impl std::fmt::Debug for Remote {
 
 impl Remote {
     /// Parse `url` and prepare the client with default [`Options`].
-    pub fn connect(url: &str) -> Result<Remote, String> {
+    pub fn connect(url: &str) -> Result<Remote, ConnectError> {
         Remote::connect_with(url, Options::default())
     }
 
     /// Parse `url` and prepare the client (connections are made on first use).
-    pub fn connect_with(url: &str, options: Options) -> Result<Remote, String> {
+    pub fn connect_with(url: &str, options: Options) -> Result<Remote, ConnectError> {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
             .thread_name("kiln-remote-cache")
             .enable_all()
             .build()
-            .map_err(|e| format!("remote cache runtime: {e}"))?;
+            .map_err(ConnectError::Runtime)?;
         let (scheme, rest) = url.split_once("://").unwrap_or(("", url));
         if rest.split('/').next().is_some_and(|a| a.contains('@')) {
-            // Not quoted: the URL holds a password or token.
-            return Err("remote cache URL: credentials in the URL are refused (they would be logged); give them as a header, e.g. --remote-header 'Authorization=Basic BASE64'".into());
+            return Err(ConnectError::Credentials);
         }
         let tls = matches!(scheme, "https" | "grpcs");
         if !tls && options.ca_pem.is_some() {
-            return Err(format!(
-                "remote cache `{url}`: a CA certificate applies to https:// and grpcs:// caches only"
-            ));
+            return Err(ConnectError::CaWithoutTls { url: url.into() });
         }
         let security = match tls {
             true => tls::Security::Tls {
@@ -402,17 +418,20 @@ impl Remote {
             },
             false => tls::Security::Plain,
         };
-        let in_url = |e: String| format!("remote cache `{url}`: {e}");
+        let setup = |reason: String| ConnectError::Setup {
+            url: url.into(),
+            reason,
+        };
         let backend = {
             let _guard = runtime.enter();
             match scheme {
                 "grpc" | "grpcs" => Backend::Grpc(Arc::new(
-                    grpc::GrpcCache::new(scheme, rest, security, &options).map_err(in_url)?,
+                    grpc::GrpcCache::new(scheme, rest, security, &options).map_err(setup)?,
                 )),
                 "http" | "https" => Backend::Http(Arc::new(
-                    http::HttpCache::new(url, security, &options).map_err(in_url)?,
+                    http::HttpCache::new(url, security, &options).map_err(setup)?,
                 )),
-                _ => return Err(in_url(format!("expected {URL_FORMS}"))),
+                _ => return Err(ConnectError::Scheme { url: url.into() }),
             }
         };
         Ok(Remote {
@@ -625,7 +644,8 @@ mod tests {
             ..Options::default()
         };
         let e = Remote::connect_with("http://127.0.0.1:1", with_ca()).unwrap_err();
-        assert!(e.contains("https:// and grpcs://"), "{e}");
+        assert!(matches!(e, ConnectError::CaWithoutTls { .. }), "{e}");
+        assert!(e.to_string().contains("https:// and grpcs://"), "{e}");
         assert!(Remote::connect_with("https://127.0.0.1:1", with_ca()).is_err());
     }
 
@@ -635,7 +655,7 @@ mod tests {
             "https://user:s3cr3t@cache.example:443/p",
             "grpcs://s3cr3t@cache.example",
         ] {
-            let e = Remote::connect(url).unwrap_err();
+            let e = Remote::connect(url).unwrap_err().to_string();
             assert!(!e.contains("s3cr3t"), "{e}");
             assert!(e.contains("--remote-header"), "{e}");
         }

@@ -369,7 +369,7 @@ fn needs_its_header_and_its_ca(scheme: &str, server: Server, refusal: &str) {
                 "{got:?}"
             );
         }
-        Err(e) => assert!(e.contains("no system root certificates"), "{e}"),
+        Err(e) => assert!(e.to_string().contains("no system root certificates"), "{e}"),
     }
     assert_eq!((served(), refused()), before);
 

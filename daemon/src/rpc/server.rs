@@ -10,7 +10,7 @@ pub(crate) trait Service: Send + Sync + 'static {
     fn status(&self) -> DaemonStatus;
     fn build(&self, spec: &BuildSpec) -> BuildReport;
     /// Build, then rebuild on every change, until `events` is closed.
-    fn watch(&self, spec: &BuildSpec, events: &Events) -> Result<(), String>;
+    fn watch(&self, spec: &BuildSpec, events: &Events) -> Result<(), WatchError>;
     fn stats(&self) -> DaemonStats;
     fn shutdown(&self);
     /// The last build's explanation, filtered (see [`Explanation::filtered`]).
@@ -117,7 +117,9 @@ impl<S: Service> Kiln for Adapter<S> {
             let _busy = busy;
             let events = Events { tx };
             if let Err(e) = service.watch(&spec, &events) {
-                let _ = events.tx.blocking_send(Err(Status::internal(e)));
+                let _ = events
+                    .tx
+                    .blocking_send(Err(Status::internal(e.to_string())));
             }
         });
         Ok(Response::new(ReceiverStream::new(rx)))
