@@ -7,18 +7,18 @@
 //! computes on a clone of the database, and writes. Writing an input cancels clones that are
 //! computing (`salsa::Cancelled`): a cancelled build syncs again and retries.
 
-use crate::compute::{self, Computed, Memos};
+use crate::compute::{self, Computed, GroupResults, Memos};
 use crate::counters::{self, Snapshot};
 use crate::db::{Db, Runtime};
 use crate::explain::Explanation;
-use crate::inputs::{Overlay, OverlayChange, OverlayError, Resolved, Workspace};
+use crate::inputs::{Overlay, OverlayChange, OverlayError, Workspace};
 use crate::report::{BuildReport, Times};
 use crate::spec::BuildSpec;
 use crate::spec::HandshakeSpec;
 use crate::watcher::Watcher;
 use crate::writer::{Spares, WriteTimes, Writer};
 use std::panic::AssertUnwindSafe;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -31,8 +31,10 @@ pub struct Builder {
     writer: Writer,
     builds: AtomicU64,
     retries: AtomicU64,
-    /// Why the queries of the last build executed.
-    explanation: Mutex<Arc<Explanation>>,
+    /// Why the queries of the last build executed, and its results (each output's input,
+    /// looked up only when asked: listing them on every build was 40% of a no-op library
+    /// build's instructions).
+    last: Mutex<(Arc<Explanation>, Vec<GroupResults>)>,
 }
 
 impl Builder {
@@ -55,7 +57,7 @@ impl Builder {
             writer: Writer::new(spares),
             builds: AtomicU64::new(0),
             retries: AtomicU64::new(0),
-            explanation: Mutex::default(),
+            last: Mutex::default(),
         }
     }
 
@@ -83,11 +85,10 @@ impl Builder {
             let compute = t.elapsed() - sync;
             match computed {
                 Ok(computed) => {
-                    let outputs = output_inputs(&resolved, &computed);
-                    let explained = self.runtime.explain.finish(&db, outputs);
+                    let explained = self.runtime.explain.finish(&db);
                     drop(db);
-                    *self.explanation.lock().unwrap_or_else(|e| e.into_inner()) =
-                        Arc::new(explained);
+                    *self.last.lock().unwrap_or_else(|e| e.into_inner()) =
+                        (Arc::new(explained), computed.groups.clone());
                     self.builds.fetch_add(1, Ordering::Relaxed);
                     let after = self.runtime.counters.snapshot();
                     let times = Times {
@@ -147,12 +148,18 @@ impl Builder {
         }
     }
 
-    /// Why the queries of the last build executed.
-    pub fn explanation(&self) -> Arc<Explanation> {
-        self.explanation
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
+    /// Why the queries of the last build executed, with each output of the build and the
+    /// input it is made from.
+    pub fn explanation(&self) -> Explanation {
+        let (explained, groups) = self.last.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let results = groups.iter().flat_map(|g| g.iter());
+        let outputs = results
+            .flat_map(|r| r.outputs.iter().map(|o| (o.path.clone(), r.input.clone())))
+            .collect();
+        Explanation {
+            outputs,
+            ..Arc::unwrap_or_clone(explained)
+        }
     }
 
     /// Query executions and cache hits since this builder started.
@@ -173,18 +180,6 @@ impl Builder {
     }
 }
 
-/// Each output of `computed` and the input it is made from.
-fn output_inputs(resolved: &Resolved, computed: &Computed) -> Vec<(PathBuf, PathBuf)> {
-    let jobs = resolved.inputs.iter().flat_map(|g| g.iter());
-    jobs.zip(computed.results())
-        .flat_map(|((job, _), r)| {
-            r.outputs
-                .iter()
-                .map(|o| (o.path.clone(), job.input.clone()))
-        })
-        .collect()
-}
-
 /// Write `computed` and make the report (shared by every kind of build).
 pub(crate) fn finish(
     writer: &Writer,
@@ -194,7 +189,6 @@ pub(crate) fn finish(
     start: Instant,
     mut times: Times,
 ) -> BuildReport {
-    let computed = compute::without_collisions(computed);
     let mut diagnostics: Vec<_> = computed.reports().cloned().collect();
     let mut written = WriteTimes::default();
     let files = match writer.write(&computed, spec, &mut written) {

@@ -79,6 +79,8 @@ pub struct Memos {
     pub(crate) aps: ApsMemo,
     /// Inputs whose queries [`crate::prewarm`] has evaluated.
     pub(crate) prewarmed: Mutex<FxHashSet<salsa::Id>>,
+    /// The last results [`without_collisions`] found free of collisions.
+    collision_free: Mutex<Vec<GroupResults>>,
 }
 
 #[derive(Debug)]
@@ -141,10 +143,11 @@ pub fn compute(db: &Db, memos: &Memos, spec: &BuildSpec, resolved: &Resolved) ->
     }
     let stored = resolved.inputs.iter().cloned().zip(groups.iter().cloned());
     memos.store(spec, stored.collect());
-    Computed {
+    let computed = Computed {
         groups,
         output_marks: resolved.output_marks.clone(),
-    }
+    };
+    without_collisions(computed, Some(&memos.collision_free))
 }
 
 /// One job through the database.
@@ -292,7 +295,22 @@ pub(crate) fn job_result(
 /// inputs with one stem, an input given twice, a Handshake `x.mlir` beside `x.blif`)
 /// turned into an error of that job, naming the other, and no outputs: neither result
 /// overwrites the other, whichever order they come in. Daemon and one-shot builds alike.
-pub(crate) fn without_collisions(computed: Computed) -> Computed {
+pub(crate) fn without_collisions(
+    computed: Computed,
+    checked: Option<&Mutex<Vec<GroupResults>>>,
+) -> Computed {
+    // The same results as last time (a no-op build): the same answer, without the 17,572
+    // lookups of a library build (17% of its instructions).
+    let mut checked = checked.map(|m| m.lock().unwrap_or_else(|e| e.into_inner()));
+    if let Some(last) = &checked
+        && last.len() == computed.groups.len()
+        && last
+            .iter()
+            .zip(&computed.groups)
+            .all(|(a, b)| Arc::ptr_eq(a, b))
+    {
+        return computed;
+    }
     // Keyed by the paths' bytes with the Fx hash: a `Path`'s hash walks its components,
     // and SipHash over 17,572 outputs was 29% of a no-op library build's instructions.
     let outputs = computed.results().map(|r| r.outputs.len()).sum();
@@ -319,6 +337,9 @@ pub(crate) fn without_collisions(computed: Computed) -> Computed {
         }
     }
     if clashes.is_empty() {
+        if let Some(last) = &mut checked {
+            **last = computed.groups.clone();
+        }
         return computed;
     }
     let clashes: Vec<((usize, usize), Vec<Located>)> = clashes

@@ -364,13 +364,9 @@ impl Explain {
         }
     }
 
-    /// The build ends: its explanation (queries named through `db`), with `outputs`
-    /// (output file, input) of the build.
-    pub fn finish(
-        &self,
-        db: &dyn salsa::Database,
-        outputs: Vec<(PathBuf, PathBuf)>,
-    ) -> Explanation {
+    /// The build ends: its explanation (queries named through `db`; the outputs are the
+    /// builder's to fill in, see [`crate::build::Builder::explanation`]).
+    pub fn finish(&self, db: &dyn salsa::Database) -> Explanation {
         let log = std::mem::take(&mut *self.lock());
         let changed: BTreeMap<&Path, &Change> =
             log.changes.iter().map(|c| (c.file.as_path(), c)).collect();
@@ -394,7 +390,7 @@ impl Explain {
             changes: log.changes.clone(),
             entries,
             dropped: log.dropped,
-            outputs,
+            outputs: Vec::new(),
         }
     }
 

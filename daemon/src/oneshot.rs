@@ -5,7 +5,7 @@
 //! writer, so its files are byte for byte the daemon's.
 
 use crate::build::finish;
-use crate::compute::{Computed, JobResult, job_result, sv_not_aps, unreadable};
+use crate::compute::{Computed, JobResult, job_result, sv_not_aps, unreadable, without_collisions};
 use crate::counters::Counters;
 use crate::db::FileOutputs;
 use crate::digests::Digests;
@@ -43,6 +43,7 @@ pub fn build_gated(spec: &BuildSpec, may_write: impl FnOnce() -> bool) -> Option
     }
     let writer = Writer::new(Spares::OnRewrite);
     let counts = Counters::default().snapshot();
+    let computed = without_collisions(computed, None);
     Some(finish(&writer, computed, spec, counts, start, times))
 }
 
