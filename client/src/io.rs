@@ -67,17 +67,16 @@ pub fn file_error(path: &Path, code: Code, message: impl Into<String>) -> Locate
 pub fn read_source(path: &Path) -> Result<String, Failure> {
     let bytes = kiln_daemon::input::read(path)
         .map_err(|e| Failure::located(vec![file_error(path, e.code(), e.to_string())]))?;
-    match diag::decode_utf8(&bytes) {
-        Ok(_) => Ok(String::from_utf8(bytes).expect("checked above")),
-        Err(d) => {
-            let lossy = String::from_utf8_lossy(&bytes);
-            Err(Failure::diagnostics(
-                &[d],
-                &path.display().to_string(),
-                &lossy,
-            ))
-        }
-    }
+    String::from_utf8(bytes).map_err(|e| {
+        // The one check on the common path; the diagnostic only for text that failed it.
+        let bytes = e.into_bytes();
+        let d: Vec<_> = diag::decode_utf8(&bytes).err().into_iter().collect();
+        Failure::diagnostics(
+            &d,
+            &path.display().to_string(),
+            &String::from_utf8_lossy(&bytes),
+        )
+    })
 }
 
 /// Write `text` to standard output; a closed pipe ends the process quietly with exit code
