@@ -232,14 +232,14 @@ fn session(env: &Daemon, path: &Path, text: &str, utf8: bool) {
     let (line, col) = pos(text, ty, utf8);
     let (_, col_end) = pos(text, ty + 3, utf8);
     let range = json!({"start": {"line": line, "character": col}, "end": {"line": line, "character": col_end}});
-    let before = executions(&env);
+    let before = executions(env);
     s.notify(
         "textDocument/didChange",
         json!({"textDocument": {"uri": uri(path), "version": 2},
                "contentChanges": [{"range": range, "text": "q32"}]}),
     );
     let diags = s.diagnostics(2);
-    let after = executions(&env);
+    let after = executions(env);
     let broken = format!("{}q32{}", &text[..ty], &text[ty + 3..]);
     let cli = cli_messages(env, &broken);
     assert!(!cli.is_empty(), "kiln build reports the error");
@@ -268,14 +268,14 @@ fn session(env: &Daemon, path: &Path, text: &str, utf8: bool) {
 
     // The fix: empty diagnostics, one function re-analysed.
     let range = json!({"start": {"line": line, "character": col}, "end": {"line": line, "character": col_end}});
-    let before = executions(&env);
+    let before = executions(env);
     s.notify(
         "textDocument/didChange",
         json!({"textDocument": {"uri": uri(path), "version": 3},
                "contentChanges": [{"range": range, "text": "i32"}]}),
     );
     assert_eq!(s.diagnostics(3), Vec::<Value>::new());
-    let after = executions(&env);
+    let after = executions(env);
     one_function(&before, &after);
 
     // Definition of `%1` from its use in `aps.itfc.burst_load_req %1,`.
