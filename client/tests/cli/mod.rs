@@ -53,6 +53,11 @@ impl Daemon {
         Daemon { root }
     }
 
+    /// The directory holding the workspace, runtime and cache directories.
+    pub fn root(&self) -> &std::path::Path {
+        self.root.path()
+    }
+
     pub fn ws(&self) -> PathBuf {
         self.root.path().join("ws")
     }
