@@ -30,6 +30,20 @@ pub fn connector() -> Result<Connector, Failure> {
     Connector::new(&workspace(), daemon_exe().map_err(fail)?).map_err(fail)
 }
 
+/// Ask the workspace's running daemon (none is started) with `ask`: none when no daemon
+/// runs or it gives no answer. The connector comes back too, to name the workspace.
+pub fn ask_existing<T, F>(
+    ask: impl FnOnce(kiln_daemon::rpc::Client) -> F,
+) -> Result<(Connector, Option<T>), Failure>
+where
+    F: std::future::Future<Output = Option<T>>,
+{
+    let c = connector()?;
+    let rt = runtime()?;
+    let answer = rt.block_on(async { ask(c.connect_existing().await?).await });
+    Ok((c, answer))
+}
+
 fn daemon_exe() -> std::io::Result<PathBuf> {
     match std::env::var_os("KILN_DAEMON_EXE").filter(|e| !e.is_empty()) {
         Some(e) => Ok(PathBuf::from(e)),

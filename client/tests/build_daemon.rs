@@ -6,9 +6,12 @@
 //! Each test has its own workspace, runtime and cache directories, and stops its daemon (by
 //! `kiln shutdown`, then by pid) when it ends, even on failure.
 
+mod cli;
+
+use cli::kill;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
 fn data(rel: &str) -> PathBuf {
@@ -17,83 +20,39 @@ fn data(rel: &str) -> PathBuf {
         .join(rel)
 }
 
+/// The shared workspace and daemon, and the daemons this test started itself.
 struct Env {
-    root: tempfile::TempDir,
+    daemon: cli::Daemon,
     /// Daemons this test started itself (`kiln daemon` in the foreground).
     children: Vec<Child>,
 }
 
 impl Env {
     fn new() -> Env {
-        let root = tempfile::tempdir().unwrap();
-        for d in ["ws", "run", "cache"] {
-            fs::create_dir_all(root.path().join(d)).unwrap();
-        }
         Env {
-            root,
+            daemon: cli::Daemon::new(),
             children: Vec::new(),
         }
     }
+}
 
-    fn ws(&self) -> PathBuf {
-        self.root.path().join("ws")
-    }
+impl std::ops::Deref for Env {
+    type Target = cli::Daemon;
 
-    fn kiln(&self) -> Command {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_kiln"));
-        c.env("KILN_WORKSPACE", self.ws())
-            .env("XDG_RUNTIME_DIR", self.root.path().join("run"))
-            .env("KILN_CACHE_DIR", self.root.path().join("cache"))
-            .env_remove("KILN_NO_DAEMON")
-            .env_remove("KILN_DAEMON_EXE")
-            .env_remove("KILN_DAEMON_ANNOUNCE_BUILD_ID")
-            .env_remove("KILN_BLIF_LIB")
-            .current_dir(self.ws());
-        c
-    }
-
-    fn run(&self, args: &[&str]) -> std::process::Output {
-        self.kiln().args(args).output().unwrap()
-    }
-
-    fn status(&self) -> Option<serde_json::Value> {
-        let out = self.run(&["status", "--json"]);
-        if !out.status.success() {
-            return None;
-        }
-        Some(serde_json::from_slice(&out.stdout).unwrap())
-    }
-
-    fn daemon_pid(&self) -> Option<u32> {
-        self.status()?["pid"].as_u64().map(|p| p as u32)
+    fn deref(&self) -> &cli::Daemon {
+        &self.daemon
     }
 }
 
 impl Drop for Env {
+    /// The test's own daemons are killed; the workspace's daemon then stops as its
+    /// [`cli::Daemon`] drops.
     fn drop(&mut self) {
-        let pid = self.daemon_pid();
-        let _ = self.run(&["shutdown"]);
-        if let Some(pid) = pid.filter(|p| still_a_kiln_daemon(*p)) {
-            kill(pid);
-        }
         for c in &mut self.children {
             let _ = c.kill();
             let _ = c.wait();
         }
     }
-}
-
-/// Whether process `pid` still runs `kiln daemon` (so a reused pid is never killed).
-fn still_a_kiln_daemon(pid: u32) -> bool {
-    fs::read(format!("/proc/{pid}/cmdline"))
-        .is_ok_and(|c| c.split(|b| *b == 0).any(|arg| arg == b"daemon"))
-}
-
-fn kill(pid: u32) {
-    let _ = Command::new("kill")
-        .args(["-9", &pid.to_string()])
-        .stderr(Stdio::null())
-        .status();
 }
 
 /// The stderr of a successful command, without the status lines a build ends with

@@ -56,47 +56,62 @@ struct Sample {
     text: Vec<u8>,
 }
 
+/// The seed inputs: each group's files, run with each of its commands.
+const SAMPLES: &[(&[Cmd], &str, &[&str])] = &[
+    (
+        &[Cmd::Parse],
+        "mlir",
+        &[
+            "tests/data/mlir/handshake/export_minimal.mlir",
+            "tests/data/mlir/handshake/test_Dialect_Handshake_ops.mlir",
+            "tests/data/mlir/handshake/test_Dialect_Handshake_types.mlir",
+            "tests/data/mlir/aps/circt-cmt2_test_Dialect_Cmt2_gcd.mlir",
+            "tests/data/mlir/aps/tests_test_mlir_test_tor_schedule_pass_flow_tor_if_nested.mlir",
+            "tests/data/hostile/wide_attr.mlir",
+        ],
+    ),
+    (
+        &[Cmd::Build, Cmd::Parse],
+        "mlir",
+        &[
+            "tests/data/aps/flow_burst_add.mlir",
+            "tests/data/aps/features.mlir",
+        ],
+    ),
+    (
+        &[Cmd::Aig],
+        "blif",
+        &[
+            "tests/data/blif/edge/covers.blif",
+            "tests/data/blif/edge/latches.blif",
+            "tests/data/blif/edge/subckt.blif",
+            "tests/data/blif/edge/pin_loop_hier.blif",
+        ],
+    ),
+    (
+        &[Cmd::Synth],
+        "mlir",
+        &[
+            "tests/data/handshake/export_gcd.mlir",
+            "tests/data/handshake/export_gcd_ftd.mlir",
+            "tests/data/hostile/trunci_wider.mlir",
+        ],
+    ),
+];
+
 fn samples() -> Vec<Sample> {
     let read = |rel: &str| std::fs::read(repo(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"));
     let mut out = Vec::new();
-    let mut add = |cmd, ext, rel: &str| {
-        out.push(Sample {
-            cmd,
-            ext,
-            text: read(rel),
-        })
-    };
-    for f in [
-        "tests/data/mlir/handshake/export_minimal.mlir",
-        "tests/data/mlir/handshake/test_Dialect_Handshake_ops.mlir",
-        "tests/data/mlir/handshake/test_Dialect_Handshake_types.mlir",
-        "tests/data/mlir/aps/circt-cmt2_test_Dialect_Cmt2_gcd.mlir",
-        "tests/data/mlir/aps/tests_test_mlir_test_tor_schedule_pass_flow_tor_if_nested.mlir",
-        "tests/data/hostile/wide_attr.mlir",
-    ] {
-        add(Cmd::Parse, "mlir", f);
-    }
-    for f in [
-        "tests/data/aps/flow_burst_add.mlir",
-        "tests/data/aps/features.mlir",
-    ] {
-        add(Cmd::Build, "mlir", f);
-        add(Cmd::Parse, "mlir", f);
-    }
-    for f in [
-        "tests/data/blif/edge/covers.blif",
-        "tests/data/blif/edge/latches.blif",
-        "tests/data/blif/edge/subckt.blif",
-        "tests/data/blif/edge/pin_loop_hier.blif",
-    ] {
-        add(Cmd::Aig, "blif", f);
-    }
-    for f in [
-        "tests/data/handshake/export_gcd.mlir",
-        "tests/data/handshake/export_gcd_ftd.mlir",
-        "tests/data/hostile/trunci_wider.mlir",
-    ] {
-        add(Cmd::Synth, "mlir", f);
+    for &(cmds, ext, files) in SAMPLES {
+        for rel in files {
+            for &cmd in cmds {
+                out.push(Sample {
+                    cmd,
+                    ext,
+                    text: read(rel),
+                });
+            }
+        }
     }
     out
 }

@@ -2,11 +2,14 @@
 //! cold in-process build of the final sources; `status`, `stats --json`, `shutdown`,
 //! `cache stats|gc`. Each test has its own workspace, runtime and cache directories.
 
+mod cli;
+
+use cli::Daemon;
 use kiln_daemon::spec::BuildSpec;
 use std::fs;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
 fn data(rel: &str) -> PathBuf {
@@ -28,69 +31,8 @@ fn copy_tree(from: &Path, to: &Path) {
     }
 }
 
-struct Env {
-    root: tempfile::TempDir,
-}
-
-impl Env {
-    fn new() -> Env {
-        let root = tempfile::tempdir().unwrap();
-        for d in ["ws/src", "run", "cache"] {
-            fs::create_dir_all(root.path().join(d)).unwrap();
-        }
-        Env { root }
-    }
-
-    fn ws(&self) -> PathBuf {
-        self.root.path().join("ws")
-    }
-
-    fn kiln(&self) -> Command {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_kiln"));
-        c.env("KILN_WORKSPACE", self.ws())
-            .env("XDG_RUNTIME_DIR", self.root.path().join("run"))
-            .env("KILN_CACHE_DIR", self.root.path().join("cache"))
-            .current_dir(self.ws());
-        c
-    }
-
-    fn run(&self, args: &[&str]) -> std::process::Output {
-        self.kiln().args(args).output().unwrap()
-    }
-
-    fn daemon_pid(&self) -> Option<u32> {
-        let out = self.run(&["status", "--json"]);
-        if !out.status.success() {
-            return None;
-        }
-        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-        v["pid"].as_u64().map(|p| p as u32)
-    }
-}
-
-impl Drop for Env {
-    /// Ask the daemon to stop, and kill it by pid if it is still there (a failed test must
-    /// not leave a daemon behind).
-    fn drop(&mut self) {
-        let pid = self.daemon_pid();
-        let _ = self.run(&["shutdown"]);
-        if let Some(pid) = pid.filter(|p| still_a_kiln_daemon(*p)) {
-            let _ = Command::new("kill")
-                .args(["-9", &pid.to_string()])
-                .stderr(Stdio::null())
-                .status();
-        }
-    }
-}
-
-/// Whether process `pid` still runs `kiln daemon` (so a reused pid is never killed).
-fn still_a_kiln_daemon(pid: u32) -> bool {
-    fs::read(format!("/proc/{pid}/cmdline"))
-        .is_ok_and(|c| c.split(|b| *b == 0).any(|arg| arg == b"daemon"))
-}
-
 /// Start `kiln watch` and wait for its first status line.
-fn start_watch(env: &Env, paths: &[&str]) -> (Child, std::sync::mpsc::Receiver<String>) {
+fn start_watch(env: &Daemon, paths: &[&str]) -> (Child, std::sync::mpsc::Receiver<String>) {
     let mut child = env
         .kiln()
         .arg("watch")
@@ -145,7 +87,7 @@ fn tree_bytes(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
 
 #[test]
 fn watch_converges_after_1000_rapid_edits() {
-    let env = Env::new();
+    let env = Daemon::new();
     let mlir = env.ws().join("src/flow_burst_add.mlir");
     fs::copy(data("aps/flow_burst_add.mlir"), &mlir).unwrap();
     copy_tree(&data("daemon/blif_lib"), &env.ws().join("lib"));
@@ -197,7 +139,7 @@ fn watch_converges_after_1000_rapid_edits() {
 
 #[test]
 fn status_stats_shutdown_and_cache_commands() {
-    let env = Env::new();
+    let env = Daemon::new();
     let out = env.run(&["status"]);
     assert_eq!(out.status.code(), Some(1), "no daemon yet");
 

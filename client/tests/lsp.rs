@@ -8,62 +8,23 @@
 //!
 //! Each test has its own workspace, runtime and cache directories and stops its daemon.
 
+mod cli;
 #[path = "../../daemon/tests/common/mod.rs"]
 mod common;
 
+use cli::Daemon;
 use lsp_server::{Message, Notification, Request, RequestId};
 use serde_json::{Value, json};
 use std::io::BufReader;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-struct Env {
-    root: tempfile::TempDir,
-}
-
-impl Env {
-    fn new() -> Env {
-        let root = tempfile::tempdir().unwrap();
-        for d in ["ws", "run", "cache"] {
-            std::fs::create_dir_all(root.path().join(d)).unwrap();
-        }
-        Env { root }
-    }
-
-    fn ws(&self) -> PathBuf {
-        self.root.path().join("ws")
-    }
-
-    fn kiln(&self) -> Command {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_kiln"));
-        c.env("KILN_WORKSPACE", self.ws())
-            .env("XDG_RUNTIME_DIR", self.root.path().join("run"))
-            .env("KILN_CACHE_DIR", self.root.path().join("cache"))
-            .env_remove("KILN_NO_DAEMON")
-            .env_remove("KILN_DAEMON_EXE")
-            .env_remove("KILN_BLIF_LIB")
-            .current_dir(self.ws());
-        c
-    }
-
-    /// Executions per query kind since the daemon started.
-    fn executions(&self) -> Value {
-        let out = self.kiln().args(["stats", "--json"]).output().unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        serde_json::from_slice::<Value>(&out.stdout).unwrap()["queries"].clone()
-    }
-}
-
-impl Drop for Env {
-    fn drop(&mut self) {
-        let _ = self.kiln().arg("shutdown").output();
-    }
+/// Executions per query kind since the daemon started.
+fn executions(env: &Daemon) -> Value {
+    let out = cli::ok(env.kiln().args(["stats", "--json"]));
+    serde_json::from_slice::<Value>(&out.stdout).unwrap()["queries"].clone()
 }
 
 /// Executions of `kind` between two `executions()`.
@@ -94,7 +55,7 @@ struct Session {
 }
 
 impl Session {
-    fn start(env: &Env, utf8: bool) -> (Session, Value) {
+    fn start(env: &Daemon, utf8: bool) -> (Session, Value) {
         let mut cmd = env.kiln();
         cmd.arg("lsp");
         Session::start_with(cmd, utf8)
@@ -213,7 +174,7 @@ fn pos(text: &str, offset: usize, utf8: bool) -> (u32, u32) {
 
 /// The `path:line:col: severity: message [CODE]` lines `kiln build --no-daemon` prints for
 /// `text`: line, column, severity, message, code.
-fn cli_messages(env: &Env, text: &str) -> Vec<(u32, u32, String, String, String)> {
+fn cli_messages(env: &Daemon, text: &str) -> Vec<(u32, u32, String, String, String)> {
     let f = env.ws().join("cli.mlir");
     std::fs::write(&f, text).unwrap();
     let out = env
@@ -239,7 +200,7 @@ fn cli_messages(env: &Env, text: &str) -> Vec<(u32, u32, String, String, String)
 
 #[test]
 fn an_editor_session_on_an_aps_module() {
-    let env = Env::new();
+    let env = Daemon::new();
     let path = env.ws().join("m.mlir");
     // Non-ASCII (one 2-byte char, one astral char: 2 UTF-16 units) before the error's
     // column, in function @f2's `%1 = aps.readrf` line.
@@ -254,7 +215,7 @@ fn an_editor_session_on_an_aps_module() {
     }
 }
 
-fn session(env: &Env, path: &Path, text: &str, utf8: bool) {
+fn session(env: &Daemon, path: &Path, text: &str, utf8: bool) {
     let (mut s, init) = Session::start(env, utf8);
     let enc = if utf8 { "utf-8" } else { "utf-16" };
     assert_eq!(init["capabilities"]["positionEncoding"], enc, "{init}");
@@ -271,14 +232,14 @@ fn session(env: &Env, path: &Path, text: &str, utf8: bool) {
     let (line, col) = pos(text, ty, utf8);
     let (_, col_end) = pos(text, ty + 3, utf8);
     let range = json!({"start": {"line": line, "character": col}, "end": {"line": line, "character": col_end}});
-    let before = env.executions();
+    let before = executions(env);
     s.notify(
         "textDocument/didChange",
         json!({"textDocument": {"uri": uri(path), "version": 2},
                "contentChanges": [{"range": range, "text": "q32"}]}),
     );
     let diags = s.diagnostics(2);
-    let after = env.executions();
+    let after = executions(env);
     let broken = format!("{}q32{}", &text[..ty], &text[ty + 3..]);
     let cli = cli_messages(env, &broken);
     assert!(!cli.is_empty(), "kiln build reports the error");
@@ -307,14 +268,14 @@ fn session(env: &Env, path: &Path, text: &str, utf8: bool) {
 
     // The fix: empty diagnostics, one function re-analysed.
     let range = json!({"start": {"line": line, "character": col}, "end": {"line": line, "character": col_end}});
-    let before = env.executions();
+    let before = executions(env);
     s.notify(
         "textDocument/didChange",
         json!({"textDocument": {"uri": uri(path), "version": 3},
                "contentChanges": [{"range": range, "text": "i32"}]}),
     );
     assert_eq!(s.diagnostics(3), Vec::<Value>::new());
-    let after = env.executions();
+    let after = executions(env);
     one_function(&before, &after);
 
     // Definition of `%1` from its use in `aps.itfc.burst_load_req %1,`.
@@ -396,7 +357,7 @@ fn session(env: &Env, path: &Path, text: &str, utf8: bool) {
 
 #[test]
 fn an_editor_session_on_a_blif_netlist() {
-    let env = Env::new();
+    let env = Daemon::new();
     let path = env.ws().join("n.blif");
     let text = ".model top\n.inputs a b\n.outputs y\n.subckt and2 x=a w=b o=t\n.names t y\n1 1\n.end\n\n.model and2\n.inputs x w\n.outputs o\n.names x w o\n11 1\n.end\n";
     std::fs::write(&path, text).unwrap();
@@ -437,7 +398,7 @@ fn an_editor_session_on_a_blif_netlist() {
     let end = text.find(".end").unwrap();
     let (l, c) = pos(text, end, true);
     let range = json!({"start": {"line": l, "character": c}, "end": {"line": l, "character": c}});
-    let before = env.executions();
+    let before = executions(&env);
     s.notify(
         "textDocument/didChange",
         json!({"textDocument": {"uri": uri(&path), "version": 2},
@@ -445,7 +406,7 @@ fn an_editor_session_on_a_blif_netlist() {
     );
     let diags = s.diagnostics(2);
     // Only the edited model is parsed again.
-    let after = env.executions();
+    let after = executions(&env);
     assert_eq!(ran(&before, &after, "blif_parse"), 1, "{before} {after}");
     assert!(!diags.is_empty());
     assert_eq!(diags[0]["severity"], 1, "{diags:?}");
@@ -454,7 +415,7 @@ fn an_editor_session_on_a_blif_netlist() {
 
 #[test]
 fn an_editor_session_on_a_handshake_circuit() {
-    let env = Env::new();
+    let env = Daemon::new();
     let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let text = std::fs::read_to_string(repo.join("examples/handshake/gcd.mlir")).unwrap();
     let path = env.ws().join("gcd.mlir");

@@ -1,53 +1,19 @@
 //! `kiln why` and `kiln build --explain` through a daemon: after an edit of one function,
 //! the explanation names that function's queries and the changed bytes, as text and JSON.
 
+mod cli;
 #[path = "../../daemon/tests/common/mod.rs"]
 mod common;
 
-use std::path::PathBuf;
-use std::process::Command;
-
-struct Env {
-    root: tempfile::TempDir,
-}
-
-impl Env {
-    fn ws(&self) -> PathBuf {
-        self.root.path().join("ws")
-    }
-
-    fn kiln(&self, args: &[&str]) -> std::process::Output {
-        Command::new(env!("CARGO_BIN_EXE_kiln"))
-            .args(args)
-            .env("KILN_WORKSPACE", self.ws())
-            .env("XDG_RUNTIME_DIR", self.root.path().join("run"))
-            .env("KILN_CACHE_DIR", self.root.path().join("cache"))
-            .env_remove("KILN_NO_DAEMON")
-            .env_remove("KILN_DAEMON_EXE")
-            .current_dir(self.ws())
-            .output()
-            .unwrap()
-    }
-}
-
-impl Drop for Env {
-    fn drop(&mut self) {
-        let _ = self.kiln(&["shutdown"]);
-    }
-}
+use cli::Daemon;
 
 #[test]
 fn why_names_the_edited_function_and_its_bytes() {
-    let env = Env {
-        root: tempfile::tempdir().unwrap(),
-    };
-    for d in ["ws", "run", "cache"] {
-        std::fs::create_dir_all(env.root.path().join(d)).unwrap();
-    }
+    let env = Daemon::new();
     let text = common::generated_module(6);
     let src = env.ws().join("m.mlir");
     std::fs::write(&src, &text).unwrap();
-    let out = env.kiln(&["build", "m.mlir", "--out-dir", "out"]);
+    let out = env.run(&["build", "m.mlir", "--out-dir", "out"]);
     assert!(
         out.status.success(),
         "{}",
@@ -56,14 +22,14 @@ fn why_names_the_edited_function_and_its_bytes() {
 
     let (edited, k) = common::rename_op(&text, "f3");
     std::fs::write(&src, &edited).unwrap();
-    let out = env.kiln(&["build", "m.mlir", "--out-dir", "out", "--explain"]);
+    let out = env.run(&["build", "m.mlir", "--out-dir", "out", "--explain"]);
     assert!(out.status.success());
     let explained = String::from_utf8_lossy(&out.stderr);
     let bytes = format!("bytes {}..{}", k + 4, k + 7);
     assert!(explained.contains(&format!("@f3 {bytes}")), "{explained}");
     assert!(explained.contains("segmentation"), "{explained}");
 
-    let out = env.kiln(&["why", "@f3", "--json"]);
+    let out = env.run(&["why", "@f3", "--json"]);
     assert!(
         out.status.success(),
         "{}",
@@ -78,7 +44,7 @@ fn why_names_the_edited_function_and_its_bytes() {
         assert_eq!(e["reason"]["range"]["start"], k + 4);
         assert_eq!(e["reason"]["range"]["end"], k + 7);
     }
-    let out = env.kiln(&["why", "out/m.cmt2.mlir"]);
+    let out = env.run(&["why", "out/m.cmt2.mlir"]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         text.contains("function_op") && text.contains("@f3"),

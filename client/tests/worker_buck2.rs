@@ -67,7 +67,7 @@ fn event(data: execute_event::Data) -> ExecuteEvent {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn buck2_execute_exec_and_cancel() {
     let ws = Ws::new();
-    let socket = ws.root.path().join("buck2_worker.sock");
+    let socket = ws.root().join("buck2_worker.sock");
     let _worker = spawn(&ws, &socket);
     let mut client = connect(&socket).await;
 

@@ -62,7 +62,7 @@ fn bazel_worker(ws: &Ws, out: &str) {
 }
 
 fn buck2_worker(ws: &Ws, out: &str) {
-    let socket = ws.root.path().join("w.sock");
+    let socket = ws.root().join("w.sock");
     let mut child = ws
         .kiln()
         .args(["worker", "--buck2", "--no-daemon"])

@@ -224,7 +224,7 @@ fn json_digest_that_is_not_base64_gets_an_error_response() {
 fn paths_out_of_the_worker_directory_are_refused() {
     let ws = Ws::new();
     let (child, mut stdin, mut stdout) = spawn(&ws, &[]);
-    let escape = ws.root.path().join("escape");
+    let escape = ws.root().join("escape");
     let inside = ws.dir().join("abs");
     let args = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
     let refused = [

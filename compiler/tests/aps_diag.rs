@@ -53,12 +53,7 @@ fn deleting_any_line_never_panics() {
     let lines: Vec<&str> = text.lines().collect();
     let mut errors = 0;
     for skip in 0..lines.len() {
-        let cut: String = lines
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| *i != skip)
-            .map(|(_, l)| format!("{l}\n"))
-            .collect();
+        let cut = without_line(&lines, skip);
         match flow(&cut) {
             Err(_) => errors += 1,
             Ok(circuits) => run_engines(&cut, &circuits),
@@ -70,6 +65,16 @@ fn deleting_any_line_never_panics() {
         "{errors} of {} deletions rejected",
         lines.len()
     );
+}
+
+/// `lines` without line `skip`, each ended by a newline.
+fn without_line(lines: &[&str], skip: usize) -> String {
+    lines
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i != skip)
+        .map(|(_, l)| format!("{l}\n"))
+        .collect()
 }
 
 fn cmd2(i: &compiler::rules::Instruction) -> compiler::rules::sim::Command {
@@ -84,7 +89,7 @@ fn cmd2(i: &compiler::rules::Instruction) -> compiler::rules::sim::Command {
 
 /// Both engines on a mutated program: any result or error is fine, a panic is not.
 fn run_engines(text: &str, circuits: &[compiler::rules::Circuit]) {
-    use compiler::rules::sim::{self, Command, SimConfig};
+    use compiler::rules::sim::{self, SimConfig};
     let m = compiler::mlir::parse(text).unwrap();
     let ctx = aps::design_context(&m).unwrap();
     for (f, c) in aps::functions(&m).into_iter().zip(circuits) {
@@ -96,14 +101,7 @@ fn run_engines(text: &str, circuits: &[compiler::rules::Circuit]) {
         let Some(i) = c.instructions.first() else {
             continue;
         };
-        let cmd = Command {
-            opcode: i.opcode,
-            funct7: i.funct7,
-            rs1: 0x1000,
-            rs2: 0x2000,
-            rd: 1,
-        };
-        let _ = sim::simulate(c, &[cmd], Default::default(), &cfg);
+        let _ = sim::simulate(c, &[cmd2(i)], Default::default(), &cfg);
         // The CMT2 text reads back and runs the same.
         let text = compiler::rules::emit_cmt2(c);
         let back = compiler::rules::read_cmt2(&text)
@@ -118,12 +116,7 @@ fn deleting_lines_of_generated_programs_never_panics() {
         let text = aps::workload::generate(2, seed);
         let lines: Vec<&str> = text.lines().collect();
         for skip in (0..lines.len()).step_by(3) {
-            let cut: String = lines
-                .iter()
-                .enumerate()
-                .filter(|(i, _)| *i != skip)
-                .map(|(_, l)| format!("{l}\n"))
-                .collect();
+            let cut = without_line(&lines, skip);
             if let Ok(circuits) = flow(&cut) {
                 run_engines(&cut, &circuits);
             }

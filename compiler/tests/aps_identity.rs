@@ -254,8 +254,7 @@ fn deadlock_is_reported_by_rtl_like_rules() {
     let mut end = BodyBuilder::new();
     let v = end.call_value("a", "deq", vec![], 32);
     end.call_value("never", "deq", vec![], 32);
-    let rd = end.konst(1, 5);
-    end.call("rocc", "resp_from_user", vec![rd, v]);
+    common::respond(&mut end, 1, v);
     let c = Circuit {
         name: "stuck".into(),
         instructions: vec![],

@@ -35,8 +35,7 @@ fn pipeline() -> Circuit {
     mid.call("b", "enq", vec![y]);
     let mut end = BodyBuilder::new();
     let z = end.call_value("b", "deq", vec![], 32);
-    let rd = end.konst(5, 5);
-    end.call("rocc", "resp_from_user", vec![rd, z]);
+    common::respond(&mut end, 5, z);
     Circuit {
         name: "p".into(),
         instructions: vec![],
@@ -91,8 +90,7 @@ fn deadlock_names_the_stuck_rule() {
     let mut end = BodyBuilder::new();
     let z = end.call_value("b", "deq", vec![], 32);
     end.call_value("never", "deq", vec![], 32);
-    let rd = end.konst(5, 5);
-    end.call("rocc", "resp_from_user", vec![rd, z]);
+    common::respond(&mut end, 5, z);
     c.rules[2] = rule("end", end);
     let e = sim::simulate(
         &c,
@@ -131,8 +129,7 @@ fn register_writes_commit_at_the_edge_and_dma_blocks_polls() {
     let x = w.call_value("f", "deq", vec![], 8);
     let now = w.call_value("r", "read", vec![], 8);
     let s = w.prim(compiler::rules::PrimOp::Add, vec![x, now], 32);
-    let rd = w.konst(0, 5);
-    w.call("rocc", "resp_from_user", vec![rd, s]);
+    common::respond(&mut w, 0, s);
     let c = Circuit {
         name: "r".into(),
         instructions: vec![],
@@ -212,21 +209,13 @@ fn one_command_accepted_per_cycle() {
     let (gb, y) = common::take_cmd(&mut b, 8);
     let y = b.prim(PrimOp::Bits { lo: 0 }, vec![y], 32);
     b.call("fb", "enq", vec![y]);
-    let mut ra = BodyBuilder::new();
-    let v = ra.call_value("fa", "deq", vec![], 32);
-    let rd = ra.konst(1, 5);
-    ra.call("rocc", "resp_from_user", vec![rd, v]);
-    let mut rb = BodyBuilder::new();
-    let v = rb.call_value("fb", "deq", vec![], 32);
-    let rd = rb.konst(2, 5);
-    rb.call("rocc", "resp_from_user", vec![rd, v]);
     let c = Circuit {
         name: "c".into(),
         instructions: vec![],
         instances: vec![rocc(), fifo("fa"), fifo("fb")],
         rules: vec![
-            rule("ra", ra),
-            rule("rb", rb),
+            rule("ra", common::responder("fa", 1)),
+            rule("rb", common::responder("fb", 2)),
             guarded("a", ga, a),
             guarded("b", gb, b),
         ],
@@ -255,20 +244,13 @@ fn one_response_per_cycle_in_rule_order() {
     let x = a.prim(PrimOp::Bits { lo: 0 }, vec![x], 32);
     a.call("fa", "enq", vec![x]);
     a.call("fb", "enq", vec![x]);
-    let responder = |f: &str, rd: u128| {
-        let mut b = BodyBuilder::new();
-        let v = b.call_value(f, "deq", vec![], 32);
-        let rd = b.konst(rd, 5);
-        b.call("rocc", "resp_from_user", vec![rd, v]);
-        b
-    };
     let c = Circuit {
         name: "c".into(),
         instructions: vec![],
         instances: vec![rocc(), fifo("fa"), fifo("fb")],
         rules: vec![
-            rule("ra", responder("fa", 1)),
-            rule("rb", responder("fb", 2)),
+            rule("ra", common::responder("fa", 1)),
+            rule("rb", common::responder("fb", 2)),
             guarded("a", ga, a),
         ],
         precedence: vec![],

@@ -105,11 +105,12 @@ fn whole_len(p: &std::path::Path) -> usize {
 fn edits_recompute_only_what_they_touch() {
     // 512 functions: the most one RISC-V design holds (4 custom opcodes × 128 funct7).
     let n = 512;
-    let dir = tempfile::tempdir().unwrap();
-    let src = dir.path().join("big.mlir");
-    let text = common::generated_module(n);
-    fs::write(&src, &text).unwrap();
-    let spec = common::spec(&src, dir.path());
+    let common::Generated {
+        dir,
+        src,
+        text,
+        spec,
+    } = common::generated_input("big.mlir", n);
     let ws = Builder::in_process(None);
     let cold = ws.counters();
     let reply = ws.build(&spec);
@@ -141,9 +142,7 @@ fn edits_recompute_only_what_they_touch() {
 
     // One function body: exactly one segmentation, handlers only for its blocks.
     let before = ws.counters();
-    let f = text.find("tor.func @f500(").unwrap();
-    let k = f + text[f..].find("tor.addi").unwrap();
-    let edited = format!("{}tor.subi{}", &text[..k], &text[k + "tor.addi".len()..]);
+    let (edited, _) = common::rename_op(&text, "f500");
     fs::write(&src, &edited).unwrap();
     let reply = ws.build(&spec);
     assert!(reply.ok(), "{}", reply.rendered());

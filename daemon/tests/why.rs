@@ -22,11 +22,12 @@ fn builder(cache: &std::path::Path, build_id: &str) -> Builder {
 #[test]
 fn an_edit_of_one_function_explains_exactly_its_queries_and_the_byte_range() {
     let n = 64;
-    let dir = tempfile::tempdir().unwrap();
-    let src = dir.path().join("big.mlir");
-    let text = common::generated_module(n);
-    fs::write(&src, &text).unwrap();
-    let spec = common::spec(&src, dir.path());
+    let common::Generated {
+        dir,
+        src,
+        text,
+        spec,
+    } = common::generated_input("big.mlir", n);
     let ws = Builder::in_process(None);
     assert!(ws.build(&spec).ok());
     let cold = ws.explanation();
@@ -96,11 +97,8 @@ fn an_edit_of_one_function_explains_exactly_its_queries_and_the_byte_range() {
 
 #[test]
 fn after_a_build_id_change_every_entry_says_so() {
-    let dir = tempfile::tempdir().unwrap();
+    let common::Generated { dir, spec, .. } = common::generated_input("m.mlir", 8);
     let cache = dir.path().join("cache");
-    let src = dir.path().join("m.mlir");
-    fs::write(&src, common::generated_module(8)).unwrap();
-    let spec = common::spec(&src, dir.path());
     {
         let ws = builder(&cache, "build-a");
         assert!(ws.build(&spec).ok());
@@ -140,11 +138,8 @@ fn after_a_build_id_change_every_entry_says_so() {
 
 #[test]
 fn a_corrupted_cache_entry_is_named_by_its_query() {
-    let dir = tempfile::tempdir().unwrap();
+    let common::Generated { dir, spec, .. } = common::generated_input("m.mlir", 4);
     let cache = dir.path().join("cache");
-    let src = dir.path().join("m.mlir");
-    fs::write(&src, common::generated_module(4)).unwrap();
-    let spec = common::spec(&src, dir.path());
     {
         let ws = builder(&cache, "build-a");
         assert!(ws.build(&spec).ok());

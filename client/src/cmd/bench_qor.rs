@@ -261,15 +261,7 @@ fn reports(source: &str, circuit: &Circuit, p: &Program) -> Vec<Result<qor::Repo
 fn cells(sv: &Path, top: &str) -> Option<u64> {
     let script = format!("read_verilog -sv {}; synth -top {top}; stat", sv.display());
     let out = Command::new("yosys").args(["-p", &script]).output().ok()?;
-    let log = String::from_utf8_lossy(&out.stdout);
-    let stat = log
-        .rsplit("=== design hierarchy ===")
-        .next()
-        .unwrap_or(&log);
-    stat.lines()
-        .rev()
-        .filter_map(|l| l.trim().strip_prefix("Number of cells:"))
-        .find_map(|v| v.trim().parse().ok())
+    rules::sv::yosys_cells(&String::from_utf8_lossy(&out.stdout))
 }
 
 /// The binary's own `kiln sim --engine rtl` cycles for one instruction.

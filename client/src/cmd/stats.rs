@@ -15,9 +15,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<(), Failure> {
-    let c = daemon_client::connector()?;
-    let rt = daemon_client::runtime()?;
-    let stats = rt.block_on(async { c.connect_existing().await?.stats().await.ok() });
+    let (_, stats) = daemon_client::ask_existing(|mut d| async move { d.stats().await.ok() })?;
     let Some(s) = stats else {
         return Err(Failure::input("kiln daemon: not running"));
     };

@@ -15,9 +15,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<(), Failure> {
-    let c = daemon_client::connector()?;
-    let rt = daemon_client::runtime()?;
-    let status = rt.block_on(async { c.connect_existing().await?.status().await.ok() });
+    let (c, status) = daemon_client::ask_existing(|mut d| async move { d.status().await.ok() })?;
     let Some(s) = status else {
         return Err(Failure::input(format!(
             "kiln daemon: not running (workspace {})",

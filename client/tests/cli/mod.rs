@@ -1,6 +1,6 @@
-//! What the end-to-end CLI tests share: the `kiln` binary run in process (no workspace
-//! daemon; `build_daemon.rs` and `daemon_cli.rs` test that path), the APS example, and
-//! running a command that must succeed.
+//! What the end-to-end CLI tests share: the `kiln` binary run in process, the APS example,
+//! running a command that must succeed, and a workspace with its own daemon ([`Daemon`],
+//! for the tests of the daemon path: `build_daemon.rs`, `daemon_cli.rs`, `lsp.rs`, ...).
 #![allow(dead_code)]
 
 use std::path::PathBuf;
@@ -38,7 +38,8 @@ pub fn ok(cmd: &mut Command) -> Output {
 }
 
 /// A workspace with its own daemon runtime and cache directories (`ws/src` exists); the
-/// daemon it may start is stopped when it drops.
+/// daemon it may start is stopped when it drops (by `kiln shutdown`, then by pid: a failed
+/// test must not leave a daemon behind).
 pub struct Daemon {
     root: tempfile::TempDir,
 }
@@ -52,17 +53,25 @@ impl Daemon {
         Daemon { root }
     }
 
+    /// The directory holding the workspace, runtime and cache directories.
+    pub fn root(&self) -> &std::path::Path {
+        self.root.path()
+    }
+
     pub fn ws(&self) -> PathBuf {
         self.root.path().join("ws")
     }
 
-    /// `kiln` in the workspace, through its daemon.
+    /// `kiln` in the workspace, through its daemon (this `kiln` itself, announcing its own
+    /// build id).
     pub fn kiln(&self) -> Command {
         let mut c = Command::new(env!("CARGO_BIN_EXE_kiln"));
         c.env("KILN_WORKSPACE", self.ws())
             .env("XDG_RUNTIME_DIR", self.root.path().join("run"))
             .env("KILN_CACHE_DIR", self.root.path().join("cache"))
             .env_remove("KILN_NO_DAEMON")
+            .env_remove("KILN_DAEMON_EXE")
+            .env_remove("KILN_DAEMON_ANNOUNCE_BUILD_ID")
             .env_remove("KILN_BLIF_LIB")
             .current_dir(self.ws());
         c
@@ -87,12 +96,43 @@ impl Daemon {
             .output()
             .expect("kiln runs")
     }
+
+    /// `kiln status --json`; none when no daemon answers.
+    pub fn status(&self) -> Option<serde_json::Value> {
+        let out = self.run(&["status", "--json"]);
+        if !out.status.success() {
+            return None;
+        }
+        Some(serde_json::from_slice(&out.stdout).unwrap())
+    }
+
+    pub fn daemon_pid(&self) -> Option<u32> {
+        self.status()?["pid"].as_u64().map(|p| p as u32)
+    }
 }
 
 impl Drop for Daemon {
     fn drop(&mut self) {
+        let pid = self.daemon_pid();
         let _ = self.run(&["shutdown"]);
+        if let Some(pid) = pid.filter(|p| still_a_kiln_daemon(*p)) {
+            kill(pid);
+        }
     }
+}
+
+/// Whether process `pid` still runs `kiln daemon` (so a reused pid is never killed).
+pub fn still_a_kiln_daemon(pid: u32) -> bool {
+    std::fs::read(format!("/proc/{pid}/cmdline"))
+        .is_ok_and(|c| c.split(|b| *b == 0).any(|arg| arg == b"daemon"))
+}
+
+/// `kill -9 pid`.
+pub fn kill(pid: u32) {
+    let _ = Command::new("kill")
+        .args(["-9", &pid.to_string()])
+        .stderr(std::process::Stdio::null())
+        .status();
 }
 
 /// Every file below `dir` with its bytes, by relative path (none: empty).

@@ -1,11 +1,14 @@
 //! Shared helpers of the worker tests (included with `#[path]`; not a test on its own).
 #![allow(dead_code)]
 
+#[path = "../cli/mod.rs"]
+mod cli;
+
 use prost::Message;
 use std::fs;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::process::{Child, ChildStdin, ChildStdout, Stdio};
 
 /// Bazel's worker protocol (`blaze.worker`).
 pub mod bazel {
@@ -20,18 +23,15 @@ pub fn data(rel: &str) -> PathBuf {
 }
 
 /// A private workspace with the APS and BLIF sample inputs under `src/`, plus private
-/// runtime and cache directories for any daemon a test starts.
+/// runtime and cache directories for any daemon a test starts ([`cli::Daemon`]).
 pub struct Ws {
-    pub root: tempfile::TempDir,
+    daemon: cli::Daemon,
 }
 
 impl Ws {
     pub fn new() -> Ws {
-        let root = tempfile::tempdir().unwrap();
-        for d in ["ws/src", "run", "cache"] {
-            fs::create_dir_all(root.path().join(d)).unwrap();
-        }
-        let src = root.path().join("ws/src");
+        let daemon = cli::Daemon::new();
+        let src = daemon.ws().join("src");
         fs::copy(data("aps/flow_burst_add.mlir"), src.join("burst.mlir")).unwrap();
         fs::copy(
             data("daemon/blif_lib/mux/2/2/1/mux.blif"),
@@ -39,26 +39,19 @@ impl Ws {
         )
         .unwrap();
         fs::write(src.join("bad.mlir"), "module {\n  %0 = \n}\n").unwrap();
-        Ws { root }
+        Ws { daemon }
     }
 
     pub fn dir(&self) -> PathBuf {
-        self.root.path().join("ws")
-    }
-
-    pub fn kiln(&self) -> Command {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_kiln"));
-        c.env("KILN_WORKSPACE", self.dir())
-            .env("XDG_RUNTIME_DIR", self.root.path().join("run"))
-            .env("KILN_CACHE_DIR", self.root.path().join("cache"))
-            .current_dir(self.dir());
-        c
+        self.daemon.ws()
     }
 }
 
-impl Drop for Ws {
-    fn drop(&mut self) {
-        let _ = self.kiln().arg("shutdown").output();
+impl std::ops::Deref for Ws {
+    type Target = cli::Daemon;
+
+    fn deref(&self) -> &cli::Daemon {
+        &self.daemon
     }
 }
 

@@ -38,18 +38,8 @@ impl Out {
         self.0.push(b);
     }
 
-    fn num(&mut self, mut x: u32) {
-        let mut buf = [0u8; 10];
-        let mut i = buf.len();
-        loop {
-            i -= 1;
-            buf[i] = b'0' + (x % 10) as u8;
-            x /= 10;
-            if x == 0 {
-                break;
-            }
-        }
-        self.bytes(&buf[i..]);
+    fn num(&mut self, x: u32) {
+        self.bytes(itoa::Buffer::new().format(x).as_bytes());
     }
 
     /// `x` and a newline.
@@ -76,6 +66,23 @@ impl Out {
                 self.byte(b' ');
                 self.num(2 * l.var);
             }
+        }
+    }
+
+    /// One line per latch (`current next reset?`, the current-state literal only in ASCII
+    /// AIGER: binary AIGER implies it), then one per output.
+    fn latches_and_outputs(&mut self, g: &Aig, ascii: bool) {
+        for l in g.latches() {
+            if ascii {
+                self.num(2 * l.var);
+                self.byte(b' ');
+            }
+            self.num(l.next.0);
+            self.reset(l);
+            self.byte(b'\n');
+        }
+        for p in g.outputs() {
+            self.line(p.lit.0);
         }
     }
 
@@ -137,14 +144,7 @@ pub fn write_aiger_binary(g: &Aig) -> Vec<u8> {
         heads + g.and_count() * 4 + symbols_len(&g),
     ));
     out.header(b"aig", &g);
-    for l in g.latches() {
-        out.num(l.next.0);
-        out.reset(l);
-        out.byte(b'\n');
-    }
-    for p in g.outputs() {
-        out.line(p.lit.0);
-    }
+    out.latches_and_outputs(&g, false);
     for (v, n) in g.nodes().iter().enumerate() {
         if let Node::And(a, b) = n {
             let lhs = 2 * v as u32;
@@ -166,16 +166,7 @@ pub fn write_aag(g: &Aig) -> String {
     for p in g.inputs() {
         out.line(p.lit.0);
     }
-    for l in g.latches() {
-        out.num(2 * l.var);
-        out.byte(b' ');
-        out.num(l.next.0);
-        out.reset(l);
-        out.byte(b'\n');
-    }
-    for p in g.outputs() {
-        out.line(p.lit.0);
-    }
+    out.latches_and_outputs(&g, true);
     for (v, n) in g.nodes().iter().enumerate() {
         if let Node::And(a, b) = n {
             out.num(2 * v as u32);

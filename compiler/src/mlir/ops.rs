@@ -420,11 +420,7 @@ fn same_type(p: &mut Parser, op: &mut Operation) -> PResult<()> {
 /// `: (T, U) -> R` or `: T` (all operands and the result T).
 fn fn_or_same_type(p: &mut Parser, op: &mut Operation) -> PResult<()> {
     if p.at(Kind::Colon) && p.peek(0).kind == Kind::LParen {
-        p.bump();
-        let (ins, outs) = p.parse_function_type()?;
-        op.operand_types = ins;
-        op.result_types = outs;
-        return Ok(());
+        return function_type(p, op);
     }
     same_type(p, op)
 }
@@ -484,6 +480,59 @@ fn opt_arrow_results(p: &mut Parser, op: &mut Operation) -> PResult<()> {
         op.result_types = p.parse_result_types()?;
     }
     Ok(())
+}
+
+/// `: (T, U) -> R` as operand and result types.
+fn function_type(p: &mut Parser, op: &mut Operation) -> PResult<()> {
+    p.expect(Kind::Colon)?;
+    let (ins, outs) = p.parse_function_type()?;
+    op.operand_types = ins;
+    op.result_types = outs;
+    Ok(())
+}
+
+/// `(%a, %b, ..)`.
+fn paren_operands(p: &mut Parser) -> PResult<Vec<Operand>> {
+    p.expect(Kind::LParen)?;
+    let operands = p.parse_operand_list_until(Kind::RParen)?;
+    p.expect(Kind::RParen)?;
+    Ok(operands)
+}
+
+/// `@f` → `callee` attribute.
+fn callee(p: &mut Parser, op: &mut Operation) -> PResult<()> {
+    let start = p.tok.start();
+    let callee = p.parse_symbol_ref()?;
+    let span = Span::new(start, p.prev_end);
+    op.attrs
+        .push(named("callee", Attribute::SymbolRef(callee), span));
+    Ok(())
+}
+
+/// `on (a to b)? dict`: the clause's times go after the dict unless the dict has them.
+fn on_clause_then_attrs(p: &mut Parser, op: &mut Operation) -> PResult<()> {
+    let on = p.parse_on_clause()?;
+    p.parse_opt_attr_dict(&mut op.attrs)?;
+    merge_absent(&mut op.attrs, on.into_iter().flatten());
+    Ok(())
+}
+
+/// `: T` of a comparison: every operand has T, the result is `i1`.
+fn compare_type(p: &mut Parser, op: &mut Operation) -> PResult<()> {
+    p.expect(Kind::Colon)?;
+    let ty = p.parse_type()?;
+    op.operand_types = vec![ty; op.operands.len()];
+    op.result_types = vec![Type::int(1)];
+    Ok(())
+}
+
+/// An argument's or result's optional `{dict}` (empty when absent).
+fn opt_dict(p: &mut Parser) -> PResult<Vec<NamedAttr>> {
+    if p.at(Kind::LBrace) {
+        p.parse_attr_dict()
+    } else {
+        Ok(Vec::new())
+    }
 }
 
 // ----- builtin / func ----------------------------------------------------------------------------
@@ -565,11 +614,7 @@ fn parse_func_args(p: &mut Parser) -> PResult<FuncArgs> {
             break;
         }
         args.push(p.parse_block_arg()?);
-        let mut dict = Vec::new();
-        if p.at(Kind::LBrace) {
-            dict = p.parse_attr_dict()?;
-        }
-        attrs.push(dict);
+        attrs.push(opt_dict(p)?);
         if !p.eat(Kind::Comma) {
             break;
         }
@@ -592,11 +637,7 @@ fn parse_func_results(p: &mut Parser) -> PResult<(Vec<Type>, Vec<Vec<NamedAttr>>
     }
     loop {
         types.push(p.parse_type()?);
-        let mut dict = Vec::new();
-        if p.at(Kind::LBrace) {
-            dict = p.parse_attr_dict()?;
-        }
-        attrs.push(dict);
+        attrs.push(opt_dict(p)?);
         if !p.eat(Kind::Comma) {
             break;
         }
@@ -612,22 +653,10 @@ fn return_like(p: &mut Parser, op: &mut Operation) -> PResult<()> {
 }
 
 fn func_call(p: &mut Parser, op: &mut Operation) -> PResult<()> {
-    let start = p.tok.start();
-    let callee = p.parse_symbol_ref()?;
-    op.attrs.push(named(
-        "callee",
-        Attribute::SymbolRef(callee),
-        Span::new(start, p.prev_end),
-    ));
-    p.expect(Kind::LParen)?;
-    op.operands = p.parse_operand_list_until(Kind::RParen)?;
-    p.expect(Kind::RParen)?;
+    callee(p, op)?;
+    op.operands = paren_operands(p)?;
     p.parse_opt_attr_dict(&mut op.attrs)?;
-    p.expect(Kind::Colon)?;
-    let (ins, outs) = p.parse_function_type()?;
-    op.operand_types = ins;
-    op.result_types = outs;
-    Ok(())
+    function_type(p, op)
 }
 
 /// `arith.constant` / `hw.constant`: `dict? value (: T)? dict?`.
@@ -701,11 +730,7 @@ fn arith_cmp(p: &mut Parser, op: &mut Operation) -> PResult<()> {
     p.expect(Kind::Comma)?;
     op.operands = p.parse_operands()?;
     p.parse_opt_attr_dict(&mut op.attrs)?;
-    p.expect(Kind::Colon)?;
-    let ty = p.parse_type()?;
-    op.operand_types = vec![ty; op.operands.len()];
-    op.result_types = vec![Type::int(1)];
-    Ok(())
+    compare_type(p, op)
 }
 
 fn arith_cast(p: &mut Parser, op: &mut Operation) -> PResult<()> {
@@ -797,21 +822,27 @@ fn index_list(p: &mut Parser, op: &mut Operation) -> PResult<usize> {
     Ok(n)
 }
 
+/// `: memref<..xT>`: the memref type and its element type `T`.
+fn memref_type(p: &mut Parser) -> PResult<(Type, Type)> {
+    p.expect(Kind::Colon)?;
+    let ty = p.parse_type()?;
+    match &ty {
+        Type::MemRef { elem, .. } => {
+            let elem = (**elem).clone();
+            Ok((ty, elem))
+        }
+        _ => Err(Diagnostic::error(
+            Span::point(p.prev_end),
+            "expected a memref type",
+        )),
+    }
+}
+
 fn memref_load(p: &mut Parser, op: &mut Operation) -> PResult<()> {
     op.operands.push(p.parse_operand()?);
     let n = index_list(p, op)?;
     p.parse_opt_attr_dict(&mut op.attrs)?;
-    p.expect(Kind::Colon)?;
-    let ty = p.parse_type()?;
-    let elem = match &ty {
-        Type::MemRef { elem, .. } => (**elem).clone(),
-        _ => {
-            return Err(Diagnostic::error(
-                Span::point(p.prev_end),
-                "expected a memref type",
-            ));
-        }
-    };
+    let (ty, elem) = memref_type(p)?;
     op.operand_types = vec![ty];
     op.operand_types.extend(vec![Type::Index; n]);
     op.result_types = vec![elem];
@@ -824,17 +855,7 @@ fn memref_store(p: &mut Parser, op: &mut Operation) -> PResult<()> {
     op.operands.push(p.parse_operand()?);
     let n = index_list(p, op)?;
     p.parse_opt_attr_dict(&mut op.attrs)?;
-    p.expect(Kind::Colon)?;
-    let ty = p.parse_type()?;
-    let elem = match &ty {
-        Type::MemRef { elem, .. } => (**elem).clone(),
-        _ => {
-            return Err(Diagnostic::error(
-                Span::point(p.prev_end),
-                "expected a memref type",
-            ));
-        }
-    };
+    let (ty, elem) = memref_type(p)?;
     op.operand_types = vec![elem, ty];
     op.operand_types.extend(vec![Type::Index; n]);
     Ok(())
@@ -1057,9 +1078,7 @@ fn iter_block_args(op: &Operation, iters: Vec<IterArg>) -> PResult<Vec<BlockArg>
 fn tor_load(p: &mut Parser, op: &mut Operation) -> PResult<()> {
     op.operands.push(p.parse_operand()?);
     index_list(p, op)?;
-    let on = p.parse_on_clause()?;
-    p.parse_opt_attr_dict(&mut op.attrs)?;
-    merge_absent(&mut op.attrs, on.into_iter().flatten());
+    on_clause_then_attrs(p, op)?;
     p.expect(Kind::Colon)?;
     let (mem, idx) = memory_with_index_types(p)?;
     if let Some(elem) = memory_elem_type(&mem) {
@@ -1076,9 +1095,7 @@ fn tor_store(p: &mut Parser, op: &mut Operation) -> PResult<()> {
     p.expect_kw("to")?;
     op.operands.push(p.parse_operand()?);
     index_list(p, op)?;
-    let on = p.parse_on_clause()?;
-    p.parse_opt_attr_dict(&mut op.attrs)?;
-    merge_absent(&mut op.attrs, on.into_iter().flatten());
+    on_clause_then_attrs(p, op)?;
     p.expect(Kind::Colon)?;
     p.expect(Kind::LParen)?;
     op.operand_types.push(p.parse_type()?);
@@ -1129,9 +1146,7 @@ fn tor_stream_write(p: &mut Parser, op: &mut Operation) -> PResult<()> {
     op.operands.push(p.parse_operand()?);
     p.expect_kw("to")?;
     op.operands.push(p.parse_operand()?);
-    let on = p.parse_on_clause()?;
-    p.parse_opt_attr_dict(&mut op.attrs)?;
-    merge_absent(&mut op.attrs, on.into_iter().flatten());
+    on_clause_then_attrs(p, op)?;
     opt_operand_types(p, op)
 }
 
@@ -1154,22 +1169,10 @@ fn tor_alloc_like(p: &mut Parser, op: &mut Operation) -> PResult<()> {
 
 /// `@f(%a, ..) on (a to b) dict : (T..) -> R`.
 fn tor_call(p: &mut Parser, op: &mut Operation) -> PResult<()> {
-    let start = p.tok.start();
-    let callee = p.parse_symbol_ref()?;
-    let span = Span::new(start, p.prev_end);
-    op.attrs
-        .push(named("callee", Attribute::SymbolRef(callee), span));
-    p.expect(Kind::LParen)?;
-    op.operands = p.parse_operand_list_until(Kind::RParen)?;
-    p.expect(Kind::RParen)?;
-    let on = p.parse_on_clause()?;
-    p.parse_opt_attr_dict(&mut op.attrs)?;
-    merge_absent(&mut op.attrs, on.into_iter().flatten());
-    p.expect(Kind::Colon)?;
-    let (ins, outs) = p.parse_function_type()?;
-    op.operand_types = ins;
-    op.result_types = outs;
-    Ok(())
+    callee(p, op)?;
+    op.operands = paren_operands(p)?;
+    on_clause_then_attrs(p, op)?;
+    function_type(p, op)
 }
 
 fn tor_if(p: &mut Parser, op: &mut Operation) -> PResult<()> {
@@ -1188,9 +1191,7 @@ fn tor_if(p: &mut Parser, op: &mut Operation) -> PResult<()> {
 
 fn tor_terminator(p: &mut Parser, op: &mut Operation) -> PResult<()> {
     op.operands = p.parse_operands()?;
-    let on = p.parse_on_clause()?;
-    p.parse_opt_attr_dict(&mut op.attrs)?;
-    merge_absent(&mut op.attrs, on.into_iter().flatten());
+    on_clause_then_attrs(p, op)?;
     opt_operand_types(p, op)
 }
 
@@ -1198,9 +1199,7 @@ fn tor_binary(p: &mut Parser, op: &mut Operation) -> PResult<()> {
     op.operands.push(p.parse_operand()?);
     p.eat(Kind::Comma);
     op.operands.push(p.parse_operand()?);
-    let on = p.parse_on_clause()?;
-    p.parse_opt_attr_dict(&mut op.attrs)?;
-    merge_absent(&mut op.attrs, on.into_iter().flatten());
+    on_clause_then_attrs(p, op)?;
     fn_or_same_type(p, op)
 }
 
@@ -1320,11 +1319,7 @@ fn comb_icmp(p: &mut Parser, op: &mut Operation) -> PResult<()> {
     keyword_predicate(p, op)?;
     op.operands = p.parse_operands()?;
     p.parse_opt_attr_dict(&mut op.attrs)?;
-    p.expect(Kind::Colon)?;
-    let ty = p.parse_type()?;
-    op.operand_types = vec![ty; op.operands.len()];
-    op.result_types = vec![Type::int(1)];
-    Ok(())
+    compare_type(p, op)
 }
 
 fn comb_extract(p: &mut Parser, op: &mut Operation) -> PResult<()> {
@@ -1333,11 +1328,7 @@ fn comb_extract(p: &mut Parser, op: &mut Operation) -> PResult<()> {
     let (low, span) = p.parse_spanned_int()?;
     op.attrs.push(i32_attr("lowBit", low, span));
     p.parse_opt_attr_dict(&mut op.attrs)?;
-    p.expect(Kind::Colon)?;
-    let (ins, outs) = p.parse_function_type()?;
-    op.operand_types = ins;
-    op.result_types = outs;
-    Ok(())
+    function_type(p, op)
 }
 
 fn seq_compreg(p: &mut Parser, op: &mut Operation) -> PResult<()> {
@@ -1358,16 +1349,10 @@ fn seq_compreg(p: &mut Parser, op: &mut Operation) -> PResult<()> {
 }
 
 fn seq_initial(p: &mut Parser, op: &mut Operation) -> PResult<()> {
-    p.expect(Kind::LParen)?;
-    op.operands = p.parse_operand_list_until(Kind::RParen)?;
-    p.expect(Kind::RParen)?;
+    op.operands = paren_operands(p)?;
     op.regions.push(p.parse_region(Vec::new())?);
     p.parse_opt_attr_dict(&mut op.attrs)?;
-    p.expect(Kind::Colon)?;
-    let (ins, outs) = p.parse_function_type()?;
-    op.operand_types = ins;
-    op.result_types = outs;
-    Ok(())
+    function_type(p, op)
 }
 
 #[cfg(test)]

@@ -204,18 +204,8 @@ fn prim_json(out: &mut Vec<u8>, op: PrimOp) {
     out.extend_from_slice(name);
 }
 
-fn json_u128(out: &mut Vec<u8>, mut v: u128) {
-    let mut buf = [0u8; 39];
-    let mut i = buf.len();
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (v % 10) as u8;
-        v /= 10;
-        if v == 0 {
-            break;
-        }
-    }
-    out.extend_from_slice(&buf[i..]);
+fn json_u128(out: &mut Vec<u8>, v: u128) {
+    out.extend_from_slice(itoa::Buffer::new().format(v).as_bytes());
 }
 
 /// A JSON string; names rarely need escapes, and those that do go through `serde_json`.
@@ -272,19 +262,8 @@ impl W<'_> {
         self
     }
 
-    fn n(&mut self, mut v: u32) -> &mut Self {
-        let mut buf = [0u8; 10];
-        let mut i = buf.len();
-        loop {
-            i -= 1;
-            buf[i] = b'0' + (v % 10) as u8;
-            v /= 10;
-            if v == 0 {
-                break;
-            }
-        }
-        self.0
-            .push_str(std::str::from_utf8(&buf[i..]).unwrap_or_default());
+    fn n(&mut self, v: u32) -> &mut Self {
+        self.0.push_str(itoa::Buffer::new().format(v));
         self
     }
 

@@ -406,6 +406,14 @@ fn count(terms: &[String]) -> String {
     format!("({})", parts.join(" + "))
 }
 
+/// `terms` joined by `sep`, or `empty` when there are none.
+fn join_or(terms: &[String], sep: &str, empty: &str) -> String {
+    if terms.is_empty() {
+        return empty.into();
+    }
+    terms.join(sep)
+}
+
 fn any(terms: &[String]) -> String {
     if terms.is_empty() {
         return "1'b0".into();
@@ -1201,11 +1209,7 @@ impl<'a> Emitter<'a> {
         let _ = writeln!(
             out,
             "  assign {i}_burst_rdata = {};",
-            if rdata_terms.is_empty() {
-                "64'd0".into()
-            } else {
-                rdata_terms.join("\n      | ")
-            }
+            join_or(&rdata_terms, "\n      | ", "64'd0")
         );
     }
 
@@ -1582,11 +1586,7 @@ pub fn batch_top(modules: &[String]) -> String {
     let _ = writeln!(
         out,
         "  initial begin\n    wait ({});\n    $finish;\n  end\nendmodule",
-        if all.is_empty() {
-            "1'b1".into()
-        } else {
-            all.join(" && ")
-        }
+        join_or(&all, " && ", "1'b1")
     );
     out
 }
@@ -2009,4 +2009,15 @@ pub fn parse_tb_output(text: &str) -> Result<TbOutput, String> {
         }
     }
     Ok(r)
+}
+
+/// The cell count of a `yosys ... synth ...; stat` log: the design total (the last
+/// `Number of cells:` after the `=== design hierarchy ===` summary, or in the whole log when
+/// there is one module). None when the log has no count.
+pub fn yosys_cells(log: &str) -> Option<u64> {
+    let stat = log.rsplit("=== design hierarchy ===").next().unwrap_or(log);
+    stat.lines()
+        .rev()
+        .filter_map(|l| l.trim().strip_prefix("Number of cells:"))
+        .find_map(|v| v.trim().parse().ok())
 }

@@ -112,6 +112,20 @@ pub fn take_cmd(
     ((guard, g), x)
 }
 
+/// Respond to the CPU in `b`: register `rd` gets `v`.
+pub fn respond(b: &mut compiler::rules::BodyBuilder, rd: u128, v: compiler::rules::Var) {
+    let rd = b.konst(rd, 5);
+    b.call("rocc", "resp_from_user", vec![rd, v]);
+}
+
+/// A body that takes a 32-bit value from FIFO `fifo` and responds with it in register `rd`.
+pub fn responder(fifo: &str, rd: u128) -> compiler::rules::BodyBuilder {
+    let mut b = compiler::rules::BodyBuilder::new();
+    let v = b.call_value(fifo, "deq", vec![], 32);
+    respond(&mut b, rd, v);
+    b
+}
+
 /// A 32-bit FIFO of depth 1 named `name`, for hand-built circuits.
 pub fn fifo(name: &str) -> compiler::rules::Instance {
     compiler::rules::Instance {

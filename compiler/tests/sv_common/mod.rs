@@ -161,15 +161,7 @@ pub fn yosys_synth(dir: &Path, file: &str, top: &str) -> u64 {
         !log.contains("multiple conflicting drivers"),
         "multiple drivers"
     );
-    let stat = log
-        .rsplit("=== design hierarchy ===")
-        .next()
-        .unwrap_or(&log);
-    stat.lines()
-        .rev()
-        .filter_map(|l| l.trim().strip_prefix("Number of cells:"))
-        .find_map(|v| v.trim().parse::<u64>().ok())
-        .expect("cell count in yosys stat")
+    sv::yosys_cells(&log).expect("cell count in yosys stat")
 }
 
 /// One differential case: a circuit, its commands (all queued at cycle 0) and memory.

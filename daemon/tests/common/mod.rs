@@ -118,6 +118,30 @@ pub fn spec(input: &Path, dir: &Path) -> kiln_daemon::spec::BuildSpec {
     }
 }
 
+/// A fresh directory holding one [`generated_module`] input, and the spec that builds it
+/// into the directory's `out/`.
+pub struct Generated {
+    pub dir: tempfile::TempDir,
+    pub src: PathBuf,
+    pub text: String,
+    pub spec: kiln_daemon::spec::BuildSpec,
+}
+
+/// `name` in a fresh directory holding `generated_module(n)`.
+pub fn generated_input(name: &str, n: usize) -> Generated {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join(name);
+    let text = generated_module(n);
+    fs::write(&src, &text).unwrap();
+    let spec = spec(&src, dir.path());
+    Generated {
+        dir,
+        src,
+        text,
+        spec,
+    }
+}
+
 /// A workspace with its own daemon (the `kiln-daemon` binary), runtime and cache
 /// directories; the daemon is killed by pid when it is dropped.
 pub struct Env {
