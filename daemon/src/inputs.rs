@@ -88,8 +88,10 @@ impl Stamp {
     }
 }
 
-/// A job with its input's database handle.
-pub(crate) type JobInput = (Job, Loaded);
+/// A job with its input's database handle. The job is shared: a resync copies the last
+/// list with an `Arc` per job (no path is cloned), and compute recognises an unchanged job
+/// by pointer.
+pub(crate) type JobInput = (Arc<Job>, Loaded);
 
 /// The inputs of one build, resolved to database handles (valid for any clone of the db).
 #[derive(Debug, Clone)]
@@ -150,7 +152,7 @@ impl Workspace {
             } else {
                 let job = Job::of_file(input, &spec.out_dir);
                 let loaded = self.load(&job.input, spec);
-                inputs.push(Arc::new(vec![(job, loaded)]));
+                inputs.push(Arc::new(vec![(Arc::new(job), loaded)]));
             }
         }
         let output_marks = self.take_marks(&spec.out_dir);
@@ -202,7 +204,7 @@ impl Workspace {
                     Some(e) => Loaded::Unreadable((**e).clone()),
                     None => self.load(&job.input, spec),
                 };
-                (job, loaded)
+                (Arc::new(job), loaded)
             })
             .collect();
         let v = Arc::new(v);

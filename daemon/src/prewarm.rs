@@ -35,9 +35,19 @@ enum Item {
 
 /// Evaluate the independent queries of `resolved`'s new inputs on every core.
 pub fn prewarm(db: &Db, memos: &Memos, resolved: &Resolved) {
+    let loaded = resolved
+        .inputs
+        .iter()
+        .flat_map(|v| v.iter().map(|(_, l)| l));
+    prewarm_inputs(db, memos, loaded);
+}
+
+/// Evaluate the independent queries of the inputs among `loaded` not seen before, on
+/// every core (the compute step passes the jobs it is about to query).
+pub(crate) fn prewarm_inputs<'a>(db: &Db, memos: &Memos, loaded: impl Iterator<Item = &'a Loaded>) {
     // One core: the items run here, in the walk's stead (same work, same counts).
     let threads = crate::cores().min(8);
-    let files = new_inputs(memos, resolved);
+    let files = new_inputs(memos, loaded);
     if files.len() < 2 && !files.iter().any(|i| matches!(i, Item::Aps(_))) {
         return;
     }
@@ -54,11 +64,11 @@ pub fn prewarm(db: &Db, memos: &Memos, resolved: &Resolved) {
 }
 
 /// The MLIR (APS) and BLIF inputs not prewarmed before on this database.
-fn new_inputs(memos: &Memos, resolved: &Resolved) -> Vec<Item> {
+fn new_inputs<'a>(memos: &Memos, loaded: impl Iterator<Item = &'a Loaded>) -> Vec<Item> {
     // An Fx set: with SipHash, this check was 15% of a no-op library build.
     let mut seen = memos.prewarmed.lock().unwrap_or_else(|e| e.into_inner());
     let mut out = Vec::new();
-    for (_, loaded) in resolved.inputs.iter().flat_map(|v| v.iter()) {
+    for loaded in loaded {
         let (item, id) = match loaded {
             Loaded::Mlir(f, _) => (Item::Aps(*f), salsa::plumbing::AsId::as_id(f)),
             Loaded::Blif(f, _) => (Item::Blif(*f), salsa::plumbing::AsId::as_id(f)),
