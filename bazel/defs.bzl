@@ -84,6 +84,20 @@ kiln_toolchain = rule(
     },
 )
 
+def _kiln_rule(implementation, doc, src_doc, src_files, attrs = {}):
+    """A rule that runs kiln on one source file, its `src` attribute (plus `attrs`)."""
+    src = attr.label(doc = src_doc, allow_single_file = src_files, mandatory = True)
+    return rule(
+        implementation = implementation,
+        doc = doc,
+        attrs = dict(attrs, src = src),
+        toolchains = [_TOOLCHAIN],
+    )
+
+def _default_info(ctx, files):
+    """The rule's files, as its default outputs and runfiles."""
+    return DefaultInfo(files = depset(files), runfiles = ctx.runfiles(files = files))
+
 def _stem(f):
     return f.basename[:-len("." + f.extension)] if f.extension else f.basename
 
@@ -145,26 +159,22 @@ def _kiln_aps_library_impl(ctx):
     if sv:
         groups["sv"] = depset([sv])
     return [
-        DefaultInfo(files = depset(files), runfiles = ctx.runfiles(files = files)),
+        _default_info(ctx, files),
         KilnApsInfo(cmt2 = cmt2, rules_json = rules_json, src = src, sv = sv),
         OutputGroupInfo(**groups),
     ]
 
-kiln_aps_library = rule(
-    implementation = _kiln_aps_library_impl,
+kiln_aps_library = _kiln_rule(
+    _kiln_aps_library_impl,
     doc = "Compiles a TOR/APS MLIR design to CMT2 MLIR and rules JSON.",
+    src_doc = "The APS MLIR file (a module with `tor.design`).",
+    src_files = [".mlir"],
     attrs = {
-        "src": attr.label(
-            doc = "The APS MLIR file (a module with `tor.design`).",
-            allow_single_file = [".mlir"],
-            mandatory = True,
-        ),
         "sv": attr.bool(
             doc = "Also emit `<stem>.sv`, the SystemVerilog of the merged rule circuit.",
             default = True,
         ),
     },
-    toolchains = [_TOOLCHAIN],
 )
 
 def _kiln_blif_aig_impl(ctx):
@@ -172,21 +182,15 @@ def _kiln_blif_aig_impl(ctx):
     aig = ctx.actions.declare_file("%s/%s.aig" % (ctx.label.name, _stem(src)))
     _run_kiln(ctx, src, [aig], ["aig"], "KilnAig")
     return [
-        DefaultInfo(files = depset([aig]), runfiles = ctx.runfiles(files = [aig])),
+        _default_info(ctx, [aig]),
         KilnAigInfo(aig = aig, src = src),
     ]
 
-kiln_blif_aig = rule(
-    implementation = _kiln_blif_aig_impl,
+kiln_blif_aig = _kiln_rule(
+    _kiln_blif_aig_impl,
     doc = "Lowers a BLIF model to a binary AIGER file.",
-    attrs = {
-        "src": attr.label(
-            doc = "The BLIF file.",
-            allow_single_file = [".blif"],
-            mandatory = True,
-        ),
-    },
-    toolchains = [_TOOLCHAIN],
+    src_doc = "The BLIF file.",
+    src_files = [".blif"],
 )
 
 def _kiln_blif_library_impl(ctx):
@@ -229,7 +233,7 @@ def _kiln_handshake_synth_impl(ctx):
     library = ctx.attr.library[KilnBlifLibraryInfo]
     _run_kiln(ctx, src, files, ["synth"], "KilnSynth", library = library)
     return [
-        DefaultInfo(files = depset(files), runfiles = ctx.runfiles(files = files)),
+        _default_info(ctx, files),
         KilnSynthInfo(
             aig = aig,
             blif = blif,
@@ -239,20 +243,16 @@ def _kiln_handshake_synth_impl(ctx):
         ),
     ]
 
-kiln_handshake_synth = rule(
-    implementation = _kiln_handshake_synth_impl,
+kiln_handshake_synth = _kiln_rule(
+    _kiln_handshake_synth_impl,
     doc = "Lowers a Handshake MLIR circuit (one `handshake.func`) to Synth MLIR, AIGER and BLIF.",
+    src_doc = "The Handshake MLIR file.",
+    src_files = [".mlir"],
     attrs = {
         "library": attr.label(
             doc = "The unit library (a kiln_blif_library).",
             providers = [KilnBlifLibraryInfo],
             mandatory = True,
         ),
-        "src": attr.label(
-            doc = "The Handshake MLIR file.",
-            allow_single_file = [".mlir"],
-            mandatory = True,
-        ),
     },
-    toolchains = [_TOOLCHAIN],
 )

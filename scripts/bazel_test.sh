@@ -335,6 +335,13 @@ kiln_remote_unit() {
     || { cat "$TMP/remote_unit.log" >&2; fail "cargo test $1"; }
   grep -q "1 passed" "$TMP/remote_unit.log" || { cat "$TMP/remote_unit.log" >&2; fail "$1 did not run"; }
 }
+# kiln's remote tier against server $1 at URL $2: the cache's protocol test $3 (given the URL
+# in $4), kiln_remote_check on the blobs in $5, and kiln_refused_check (server's blobs in $6).
+kiln_remote_tier() {
+  (cd "$ROOT" && kiln_remote_unit "$3" "$4" "$2")
+  kiln_remote_check "$1" "$2" "$5"
+  kiln_refused_check "$1" "$2" "401 Unauthorized" "$6"
+}
 
 echo "bazel_test: cold build (multiplex, proto)" >&2
 run build "${TARGETS[@]}"
@@ -459,22 +466,26 @@ echo "  nginx over TLS: without the header 401, with a wrong one 401, with it 40
 bazel_requests() { grep -c "\" $2 [0-9-]* \"-\" \"$3" "$TMP/$1/access.log" || true; }
 # Bazel's remote cache over TLS, with the header (a failing remote cache is only a warning
 # for Bazel: the uploads, the hits and nginx's log are the proof).
+# A build with the flags in REMOTE runs the 4 kiln actions; after `bazel clean` the same
+# build is 4 remote cache hits, with the same outputs. $1 names the cache in the failures of
+# the first build, $2 in those of the second; $3 is the outputs' check's label.
+remote_cache_round() {
+  run build "${REMOTE[@]}" "${TARGETS[@]}"
+  [ "$(workers_ran)" -eq 4 ] || fail "$1, first build: expected 4 worker actions: $(summary)"
+  run clean
+  run build "${REMOTE[@]}" "${TARGETS[@]}"
+  summary | grep -q '4 remote cache hit' || fail "after clean: expected 4 $2 hits: $(summary)"
+  [ "$(workers_ran)" -eq 0 ] || fail "after clean: kiln ran again: $(summary)"
+  check_outputs "$3"
+}
 REMOTE=(--remote_cache="$HTTPS_URL" --remote_header="$AUTH")
 run clean
-run build "${REMOTE[@]}" "${TARGETS[@]}"
-[ "$(workers_ran)" -eq 4 ] || fail "remote cache, first build: expected 4 worker actions: $(summary)"
+remote_cache_round "remote cache" "remote cache" "nginx remote cache"
 [ "$(find "$TMP/nginx/cache/ac" -type f | wc -l)" -ge 4 ] || fail "no action results uploaded to nginx"
-run clean
-run build "${REMOTE[@]}" "${TARGETS[@]}"
-summary | grep -q '4 remote cache hit' || fail "after clean: expected 4 remote cache hits: $(summary)"
-[ "$(workers_ran)" -eq 0 ] || fail "after clean: kiln ran again: $(summary)"
-check_outputs "nginx remote cache"
 [ "$(bazel_requests nginx 401 bazel/)" -eq 0 ] || fail "nginx refused requests of Bazel's"
 echo "  Bazel over TLS with the header: $(bazel_requests nginx 201 bazel/) uploads (201), $(bazel_requests nginx 200 bazel/) hits (200), none refused" >&2
 echo "bazel_test: kiln --remote-cache against nginx (HTTPS /ac /cas, auth header)" >&2
-(cd "$ROOT" && kiln_remote_unit http_cache_round_trip KILN_TEST_REMOTE_HTTP "$HTTPS_URL")
-kiln_remote_check nginx "$HTTPS_URL" "$TMP/nginx/cache/cas"
-kiln_refused_check nginx "$HTTPS_URL" "401 Unauthorized" "$TMP/nginx/cache"
+kiln_remote_tier nginx "$HTTPS_URL" http_cache_round_trip KILN_TEST_REMOTE_HTTP "$TMP/nginx/cache/cas" "$TMP/nginx/cache"
 
 echo "bazel_test: BuildGrid (REAPI: CAS, ActionCache, Execution + Bots) with PostgreSQL and a bot" >&2
 buildgrid_install
@@ -537,21 +548,13 @@ grep -q 'UNAUTHENTICATED' "$LOG" || { cat "$LOG" >&2; grep -h -m3 'Caused by' "$
   fail "BuildGrid via nginx: Bazel without the header not refused with 401"; }
 echo "  Bazel without the header: $(grep -m1 -o 'Failed to query remote execution capabilities: [A-Z]*: HTTP status code [0-9]*' "$LOG")" >&2
 REMOTE=(--remote_cache="$GRPCS_URL" --tls_certificate="$TLS/ca.pem" --remote_header="$AUTH")
-run build "${REMOTE[@]}" "${TARGETS[@]}"
-[ "$(workers_ran)" -eq 4 ] || fail "BuildGrid, first build: expected 4 worker actions: $(summary)"
-run clean
-run build "${REMOTE[@]}" "${TARGETS[@]}"
-summary | grep -q '4 remote cache hit' || fail "after clean: expected 4 BuildGrid cache hits: $(summary)"
-[ "$(workers_ran)" -eq 0 ] || fail "after clean: kiln ran again: $(summary)"
-check_outputs "BuildGrid remote cache"
+remote_cache_round "BuildGrid" "BuildGrid cache" "BuildGrid remote cache"
 [ "$(bazel_requests nginx-grpc 200 grpc-java-netty/)" -gt 0 ] || fail "Bazel's gRPC requests did not go through nginx"
 echo "  Bazel over TLS (grpcs, h2 by ALPN) with the header: $(bazel_requests nginx-grpc 200 grpc-java-netty/) requests through nginx" >&2
 echo "bazel_test: kiln --remote-cache against BuildGrid (REAPI gRPC over TLS, auth header)" >&2
-(cd "$ROOT" && kiln_remote_unit grpc_cache_round_trip KILN_TEST_REMOTE_GRPC "$GRPCS_URL")
 # BuildGrid verifies uploads ("Data does not match hash"), so the tampering is done on its
 # disk storage.
-kiln_remote_check buildgrid "$GRPCS_URL" "$BG_DIR/cas"
-kiln_refused_check buildgrid "$GRPCS_URL" "401 Unauthorized" "$BG_DIR/cas"
+kiln_remote_tier buildgrid "$GRPCS_URL" grpc_cache_round_trip KILN_TEST_REMOTE_GRPC "$BG_DIR/cas" "$BG_DIR/cas"
 buildgrid_stop
 
 # The header's value is in no log: kiln's (every build's stderr, the daemons' logs and

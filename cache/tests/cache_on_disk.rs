@@ -35,15 +35,22 @@ fn pack_header() -> Vec<u8> {
     h
 }
 
-#[test]
-fn huge_and_lying_packs_are_skipped_at_open_in_bounded_time_and_memory() {
+/// A fresh cache directory whose store holds `values[i]` under `key(i + 1)`, flushed and
+/// closed: the temporary directory and the cache root in it.
+fn cache_holding(values: &[u32]) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("cache");
-    {
-        let s = Store::open(&root, u64::MAX).unwrap();
-        s.put(&key(1), &1u32).unwrap();
-        s.flush().unwrap();
+    let s = Store::open(&root, u64::MAX).unwrap();
+    for (i, v) in (1..).zip(values) {
+        s.put(&key(i), v).unwrap();
     }
+    s.flush().unwrap();
+    (dir, root)
+}
+
+#[test]
+fn huge_and_lying_packs_are_skipped_at_open_in_bounded_time_and_memory() {
+    let (_dir, root) = cache_holding(&[1]);
     // A 20 GiB sparse pack with a valid header.
     let huge = root.join("packs/0-huge.pack");
     let f = fs::File::create(&huge).unwrap();
@@ -102,14 +109,7 @@ fn swap_first_two_keys(pack: &Path) {
 
 #[test]
 fn swapped_keys_in_a_pack_are_corrupt_not_hits() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("cache");
-    {
-        let s = Store::open(&root, u64::MAX).unwrap();
-        s.put(&key(1), &111u32).unwrap();
-        s.put(&key(2), &222u32).unwrap();
-        s.flush().unwrap();
-    }
+    let (_dir, root) = cache_holding(&[111, 222]);
     let [pack] = packs(&root).try_into().unwrap();
     swap_first_two_keys(&pack);
     let s = Store::open(&root, u64::MAX).unwrap();
@@ -120,13 +120,7 @@ fn swapped_keys_in_a_pack_are_corrupt_not_hits() {
 
 #[test]
 fn the_cache_is_private() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("cache");
-    {
-        let s = Store::open(&root, u64::MAX).unwrap();
-        s.put(&key(1), &1u32).unwrap();
-        s.flush().unwrap();
-    }
+    let (_dir, root) = cache_holding(&[1]);
     let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode(&root), 0o700);
     assert_eq!(mode(&root.join("packs")), 0o700);

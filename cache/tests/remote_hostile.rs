@@ -14,28 +14,15 @@ use std::net::{TcpListener, TcpStream};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use support::{peak_kib, reset_peak};
+use support::{blackhole, peak_kib, reset_peak};
 
 fn key(i: u32) -> Key {
     Key::new("hostile-test", "kind", &[&i.to_le_bytes()])
 }
 
-/// A server that accepts every connection and never reads or writes.
-fn blackhole() -> String {
-    let l = TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}", l.local_addr().unwrap());
-    std::thread::spawn(move || {
-        let mut held = Vec::new();
-        for s in l.incoming().flatten() {
-            held.push(s);
-        }
-    });
-    url
-}
-
 #[test]
 fn a_blackholing_server_costs_a_build_one_short_time_out() {
-    let url = blackhole();
+    let url = format!("http://127.0.0.1:{}", blackhole());
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(dir.path(), u64::MAX)
         .unwrap()

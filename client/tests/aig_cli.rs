@@ -1,10 +1,19 @@
 //! `kiln aig`: directory walking and mirroring, formats, stats/JSON, exit codes, diagnostics.
 
+mod cli;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn kiln() -> Command {
     Command::new(env!("CARGO_BIN_EXE_kiln"))
+}
+
+/// `kiln aig INPUTS -o OUT`.
+fn aig(inputs: &[PathBuf], out: &Path) -> Command {
+    let mut c = kiln();
+    c.arg("aig").args(inputs).arg("-o").arg(out);
+    c
 }
 
 fn data(rel: &str) -> PathBuf {
@@ -16,12 +25,7 @@ fn data(rel: &str) -> PathBuf {
 #[test]
 fn lowers_a_directory_mirroring_the_tree() {
     let out = tempfile::tempdir().unwrap();
-    let o = kiln()
-        .arg("aig")
-        .arg(data("edge"))
-        .arg(data("library"))
-        .arg("-o")
-        .arg(out.path())
+    let o = aig(&[data("edge"), data("library")], out.path())
         .arg("--stats")
         .output()
         .unwrap();
@@ -47,11 +51,7 @@ fn lowers_a_directory_mirroring_the_tree() {
 fn formats_and_json() {
     let out = tempfile::tempdir().unwrap();
     for (fmt, head) in [("aag", "aag "), ("blif", ".model latches")] {
-        let o = kiln()
-            .arg("aig")
-            .arg(data("edge/latches.blif"))
-            .arg("-o")
-            .arg(out.path())
+        let o = aig(&[data("edge/latches.blif")], out.path())
             .args(["--format", fmt, "--json", "--jobs", "1"])
             .output()
             .unwrap();
@@ -64,11 +64,7 @@ fn formats_and_json() {
     }
     // The written BLIF lowers again to the same counts.
     let again = tempfile::tempdir().unwrap();
-    let o = kiln()
-        .arg("aig")
-        .arg(out.path().join("latches.blif"))
-        .arg("-o")
-        .arg(again.path())
+    let o = aig(&[out.path().join("latches.blif")], again.path())
         .arg("--stats")
         .output()
         .unwrap();
@@ -78,16 +74,10 @@ fn formats_and_json() {
 #[test]
 fn input_errors_exit_1_with_located_diagnostics() {
     let out = tempfile::tempdir().unwrap();
-    let o = kiln()
-        .arg("aig")
-        .arg(data("malformed/row_width.blif"))
-        .arg(data("edge/covers.blif"))
-        .arg("-o")
-        .arg(out.path())
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(1));
-    let stderr = String::from_utf8_lossy(&o.stderr);
+    let stderr = cli::fails(&mut aig(
+        &[data("malformed/row_width.blif"), data("edge/covers.blif")],
+        out.path(),
+    ));
     assert!(
         stderr.contains("row_width.blif:6:1: error: cover row `111` has width 3"),
         "{stderr}"

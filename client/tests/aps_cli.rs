@@ -3,7 +3,7 @@
 mod cli;
 
 use cli::{aps_data, example, kiln, ok};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 #[test]
 fn build_twice_gives_identical_bytes() {
@@ -61,9 +61,10 @@ fn sim_acceptance_on_both_engines() {
 
 #[test]
 fn bad_input_is_a_located_error() {
-    let dir = tempfile::tempdir().unwrap();
-    let f = dir.path().join("bad.mlir");
-    std::fs::write(&f, "module {\n  tor.design @d {\n    tor.func @f(%arg0: i5, ...) attributes {opcode = 1 : i32} {\n      %0 = tor.addi %arg0 %arg0 : (i5, i5) -> i5\n      tor.return\n    }\n  }\n}\n").unwrap();
+    let (dir, f) = cli::temp_file(
+        "bad.mlir",
+        "module {\n  tor.design @d {\n    tor.func @f(%arg0: i5, ...) attributes {opcode = 1 : i32} {\n      %0 = tor.addi %arg0 %arg0 : (i5, i5) -> i5\n      tor.return\n    }\n  }\n}\n",
+    );
     let err = build_fails(&f, dir.path());
     assert!(
         err.contains("bad.mlir:4:7: error: `tor.addi` has no `starttime`"),
@@ -74,10 +75,7 @@ fn bad_input_is_a_located_error() {
 #[test]
 fn gen_then_graph() {
     let dir = tempfile::tempdir().unwrap();
-    let g = dir.path().join("g.mlir");
-    ok(kiln()
-        .args(["gen", "aps", "--functions", "2", "--seed", "5", "-o"])
-        .arg(&g));
+    let g = gen_aps(dir.path(), "2", "5");
     let dot = dir.path().join("g.dot");
     ok(kiln()
         .arg("graph")
@@ -95,10 +93,7 @@ fn gen_then_graph() {
 #[test]
 fn built_cmt2_parses_and_simulates() {
     let dir = tempfile::tempdir().unwrap();
-    let g = dir.path().join("g.mlir");
-    ok(kiln()
-        .args(["gen", "aps", "--functions", "3", "--seed", "11", "-o"])
-        .arg(&g));
+    let g = gen_aps(dir.path(), "3", "11");
     for input in [example(), g] {
         ok(kiln()
             .arg("build")
@@ -202,14 +197,15 @@ fn hazards_and_step_zero_exit_1() {
 }
 
 /// `kiln build INPUT --out-dir DIR` must exit 1; its stderr.
+/// `kiln gen aps --functions FUNCTIONS --seed SEED -o <dir>/g.mlir`: the generated file.
+fn gen_aps(dir: &Path, functions: &str, seed: &str) -> PathBuf {
+    let g = dir.join("g.mlir");
+    ok(kiln()
+        .args(["gen", "aps", "--functions", functions, "--seed", seed, "-o"])
+        .arg(&g));
+    g
+}
+
 fn build_fails(input: &Path, out_dir: &Path) -> String {
-    let out = kiln()
-        .arg("build")
-        .arg(input)
-        .arg("--out-dir")
-        .arg(out_dir)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1), "{}", input.display());
-    String::from_utf8(out.stderr).unwrap()
+    cli::fails(kiln().arg("build").arg(input).arg("--out-dir").arg(out_dir))
 }

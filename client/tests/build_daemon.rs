@@ -345,14 +345,11 @@ fn the_first_edit_after_a_cold_build_rewrites_a_prepared_spare() {
 fn asking_only_for_outputs_an_input_does_not_make_is_an_error() {
     let env = Env::new();
     let aps = data("aps/flow_burst_add.mlir");
-    let out = env
-        .kiln()
-        .args(["worker", "--no-daemon", "--out-dir", "w", "--kind", "synth"])
-        .arg(&aps)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = cli::fails(
+        env.kiln()
+            .args(["worker", "--no-daemon", "--out-dir", "w", "--kind", "synth"])
+            .arg(&aps),
+    );
     assert!(
         err.contains("flow_burst_add.mlir: error: none of the requested outputs"),
         "{err}"

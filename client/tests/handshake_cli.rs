@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 mod cli;
 
-use cli::{kiln, ok};
+use cli::{fails, kiln, ok};
 
 fn data(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -61,14 +61,12 @@ fn synth_report_lists_every_op() {
 /// No library is an input error of the design (exit 1, code E0401), as in `kiln build`.
 #[test]
 fn missing_library_is_an_error() {
-    let out = kiln()
-        .current_dir(std::env::temp_dir())
-        .arg("synth")
-        .arg(data("export_gcd.mlir"))
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = fails(
+        kiln()
+            .current_dir(std::env::temp_dir())
+            .arg("synth")
+            .arg(data("export_gcd.mlir")),
+    );
     assert!(
         err.contains("--blif-lib") && err.contains("[E0401]"),
         "{err}"
@@ -77,24 +75,19 @@ fn missing_library_is_an_error() {
 
 #[test]
 fn input_errors_are_located() {
-    let dir = tempfile::tempdir().unwrap();
-    let f = dir.path().join("bad.mlir");
-    std::fs::write(
-        &f,
+    let (dir, f) = cli::temp_file(
+        "bad.mlir",
         "handshake.func @f(%x: !handshake.channel<i2>) -> (!handshake.channel<i2>) {\n  end %x, %x : <i2>, <i2>\n}\n",
-    )
-    .unwrap();
-    let out = kiln()
-        .arg("synth")
-        .arg(&f)
-        .arg("--blif-lib")
-        .arg(data("library"))
-        .arg("--out-dir")
-        .arg(dir.path())
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    let err = String::from_utf8_lossy(&out.stderr);
+    );
+    let err = fails(
+        kiln()
+            .arg("synth")
+            .arg(&f)
+            .arg("--blif-lib")
+            .arg(data("library"))
+            .arg("--out-dir")
+            .arg(dir.path()),
+    );
     assert!(err.contains("bad.mlir:"), "{err}");
     assert!(err.contains("2 consumers"), "{err}");
 }

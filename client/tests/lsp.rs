@@ -105,6 +105,15 @@ impl Session {
         self.send(Notification::new(method.into(), params).into());
     }
 
+    /// `textDocument/didChange` of `path` to `version`: `text` replaces `range`.
+    fn change(&mut self, path: &Path, version: u32, range: &Value, text: &str) {
+        self.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": uri(path), "version": version},
+                   "contentChanges": [{"range": range, "text": text}]}),
+        );
+    }
+
     fn recv(&self) -> Message {
         self.rx
             .recv_timeout(Duration::from_secs(120))
@@ -233,11 +242,7 @@ fn session(env: &Daemon, path: &Path, text: &str, utf8: bool) {
     let (_, col_end) = pos(text, ty + 3, utf8);
     let range = json!({"start": {"line": line, "character": col}, "end": {"line": line, "character": col_end}});
     let before = executions(env);
-    s.notify(
-        "textDocument/didChange",
-        json!({"textDocument": {"uri": uri(path), "version": 2},
-               "contentChanges": [{"range": range, "text": "q32"}]}),
-    );
+    s.change(path, 2, &range, "q32");
     let diags = s.diagnostics(2);
     let after = executions(env);
     let broken = format!("{}q32{}", &text[..ty], &text[ty + 3..]);
@@ -267,13 +272,8 @@ fn session(env: &Daemon, path: &Path, text: &str, utf8: bool) {
     one_function(&before, &after);
 
     // The fix: empty diagnostics, one function re-analysed.
-    let range = json!({"start": {"line": line, "character": col}, "end": {"line": line, "character": col_end}});
     let before = executions(env);
-    s.notify(
-        "textDocument/didChange",
-        json!({"textDocument": {"uri": uri(path), "version": 3},
-               "contentChanges": [{"range": range, "text": "i32"}]}),
-    );
+    s.change(path, 3, &range, "i32");
     assert_eq!(s.diagnostics(3), Vec::<Value>::new());
     let after = executions(env);
     one_function(&before, &after);
@@ -399,11 +399,7 @@ fn an_editor_session_on_a_blif_netlist() {
     let (l, c) = pos(text, end, true);
     let range = json!({"start": {"line": l, "character": c}, "end": {"line": l, "character": c}});
     let before = executions(&env);
-    s.notify(
-        "textDocument/didChange",
-        json!({"textDocument": {"uri": uri(&path), "version": 2},
-               "contentChanges": [{"range": range, "text": ".latch\n"}]}),
-    );
+    s.change(&path, 2, &range, ".latch\n");
     let diags = s.diagnostics(2);
     // Only the edited model is parsed again.
     let after = executions(&env);

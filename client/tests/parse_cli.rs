@@ -1,5 +1,7 @@
 //! `kiln parse` and `kiln bench parse` as a user runs them: outputs, exit codes, diagnostics.
 
+mod cli;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -21,6 +23,13 @@ fn stdout(o: &Output) -> String {
 
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// `kiln parse FILE`: it must exit 1; its stderr.
+fn parse_fails(file: &str) -> String {
+    let o = kiln(&["parse", file]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    stderr(&o)
 }
 
 #[test]
@@ -108,27 +117,20 @@ fn sketch_files_are_rejected_with_location() {
     let f = repo(
         "tests/data/mlir/aps/LOWER_TO_CMT2_TOR_TO_CMT2_IMPLEMENTATION_planned_cmt2_sketch.mlir",
     );
-    let o = kiln(&["parse", &f]);
-    assert_eq!(o.status.code(), Some(1));
+    let err = parse_fails(&f);
     assert!(
-        stderr(&o).contains(":3:62: error: expected operation name"),
-        "{}",
-        stderr(&o)
+        err.contains(":3:62: error: expected operation name"),
+        "{err}"
     );
 }
 
 #[test]
 fn invalid_utf8_exit_1_with_location() {
-    let dir = tempfile::tempdir().unwrap();
-    let f = dir.path().join("bad.mlir");
-    std::fs::write(
-        &f,
+    let (_dir, f) = cli::temp_file(
+        "bad.mlir",
         b"module {\n  %0 = arith.constant {dump = \"\xff\"} 0 : i32\n}\n",
-    )
-    .unwrap();
-    let o = kiln(&["parse", f.to_str().unwrap()]);
-    assert_eq!(o.status.code(), Some(1));
-    let err = stderr(&o);
+    );
+    let err = parse_fails(f.to_str().unwrap());
     assert!(
         err.contains("bad.mlir:2:32: error: invalid UTF-8 byte 0xff"),
         "{err}"
@@ -137,19 +139,14 @@ fn invalid_utf8_exit_1_with_location() {
 
 #[test]
 fn error_in_second_chunk_is_located_in_the_file() {
-    let dir = tempfile::tempdir().unwrap();
-    let f = dir.path().join("split.mlir");
-    std::fs::write(
-        &f,
+    let (_dir, f) = cli::temp_file(
+        "split.mlir",
         "handshake.func @a() {\n  end\n}\n// -----\nhandshake.func @b() {\n  bogus\n}\n",
-    )
-    .unwrap();
-    let o = kiln(&["parse", f.to_str().unwrap()]);
-    assert_eq!(o.status.code(), Some(1));
+    );
+    let err = parse_fails(f.to_str().unwrap());
     assert!(
-        stderr(&o).contains("split.mlir:6:3: error: unknown operation 'bogus'"),
-        "{}",
-        stderr(&o)
+        err.contains("split.mlir:6:3: error: unknown operation 'bogus'"),
+        "{err}"
     );
 }
 
@@ -169,13 +166,8 @@ fn usage_errors_exit_2() {
 
 #[test]
 fn missing_file_exit_1() {
-    let o = kiln(&["parse", "/nonexistent/x.mlir"]);
-    assert_eq!(o.status.code(), Some(1));
-    assert!(
-        stderr(&o).contains("/nonexistent/x.mlir: error:"),
-        "{}",
-        stderr(&o)
-    );
+    let err = parse_fails("/nonexistent/x.mlir");
+    assert!(err.contains("/nonexistent/x.mlir: error:"), "{err}");
 }
 
 #[test]

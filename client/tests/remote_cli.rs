@@ -6,6 +6,8 @@
 //! the header: `kiln-cache`'s `remote::tls_tests`, and `scripts/bazel_test.sh`.)
 
 mod cli;
+#[path = "../../tests/support/hostile.rs"]
+mod support;
 
 use std::net::TcpListener;
 use std::path::Path;
@@ -32,19 +34,6 @@ fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
     v
 }
 
-/// A server that accepts connections and never answers.
-fn blackhole() -> u16 {
-    let l = TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = l.local_addr().unwrap().port();
-    std::thread::spawn(move || {
-        let mut held = Vec::new();
-        for s in l.incoming().flatten() {
-            held.push(s);
-        }
-    });
-    port
-}
-
 #[test]
 fn an_unavailable_cache_is_one_warning_and_the_build_succeeds() {
     let dir = tempfile::tempdir().unwrap();
@@ -55,7 +44,7 @@ fn an_unavailable_cache_is_one_warning_and_the_build_succeeds() {
             .arg(&reference)
             .arg(cli::example()),
     );
-    let hole = blackhole();
+    let hole = support::blackhole();
     let plain = TcpListener::bind("127.0.0.1:0").unwrap(); // accepts, never speaks TLS
     let plain = plain.local_addr().unwrap().port();
     for (i, url) in [

@@ -60,6 +60,16 @@ fn command(args: Vec<String>) -> ExecuteCommand {
     }
 }
 
+/// The legacy unary `Execute` of the action writing into `out`, which must succeed.
+async fn execute_ok(client: &mut WorkerClient<Channel>, out: &str) {
+    let r = client
+        .execute(command(action(out)))
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(r.exit_code, 0, "{}", r.stderr);
+}
+
 fn event(data: execute_event::Data) -> ExecuteEvent {
     ExecuteEvent { data: Some(data) }
 }
@@ -72,12 +82,7 @@ async fn buck2_execute_exec_and_cancel() {
     let mut client = connect(&socket).await;
 
     // Legacy unary Execute.
-    let r = client
-        .execute(command(action("b1")))
-        .await
-        .unwrap()
-        .into_inner();
-    assert_eq!(r.exit_code, 0, "{}", r.stderr);
+    execute_ok(&mut client, "b1").await;
 
     // Exec: a command, then the client half-closes and waits for the result.
     let events = tokio_stream::iter(vec![event(execute_event::Data::Command(command(action(
@@ -125,12 +130,7 @@ async fn buck2_execute_exec_and_cancel() {
     );
     drop(tx);
 
-    let r = client
-        .execute(command(action("b5")))
-        .await
-        .unwrap()
-        .into_inner();
-    assert_eq!(r.exit_code, 0, "{}", r.stderr);
+    execute_ok(&mut client, "b5").await;
     assert_eq!(tree(&ws.dir().join("b1")), tree(&ws.dir().join("b5")));
     // The cancelled command, stopped before it wrote, never writes.
     tokio::time::sleep(Duration::from_millis(500)).await;

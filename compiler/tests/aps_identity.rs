@@ -5,12 +5,12 @@
 mod common;
 mod sv_common;
 
-use common::{fifo, rule};
+use common::{fifo, rocc, rule};
 use compiler::aps::{self, interp};
 use compiler::flow::{self, OutputKind};
 use compiler::limits::Limits;
 use compiler::rules::sim::{self, Command, SimConfig, SimError};
-use compiler::rules::{BodyBuilder, Circuit, Instance, InstanceKind, PrimOp, Rule};
+use compiler::rules::{BodyBuilder, Circuit};
 use std::collections::{BTreeMap, HashSet};
 
 fn load(file: &str) -> (String, compiler::mlir::ast::ModuleAst) {
@@ -247,10 +247,6 @@ fn two_cpu_stores_in_one_cycle() {
 /// stuck rule and the cycle), and neither answers.
 #[test]
 fn deadlock_is_reported_by_rtl_like_rules() {
-    let mut start = BodyBuilder::new();
-    let (guard, cmd) = common::take_cmd(&mut start, 0x0b);
-    let x = start.prim(PrimOp::Bits { lo: 32 }, vec![cmd], 32);
-    start.call("a", "enq", vec![x]);
     let mut end = BodyBuilder::new();
     let v = end.call_value("a", "deq", vec![], 32);
     end.call_value("never", "deq", vec![], 32);
@@ -258,19 +254,9 @@ fn deadlock_is_reported_by_rtl_like_rules() {
     let c = Circuit {
         name: "stuck".into(),
         instructions: vec![],
-        instances: vec![
-            Instance {
-                name: "rocc".into(),
-                kind: InstanceKind::Rocc,
-            },
-            fifo("a"),
-            fifo("never"),
-        ],
+        instances: vec![rocc(), fifo("a"), fifo("never")],
         rules: vec![
-            Rule {
-                guard: Some(guard),
-                ..rule("start", start)
-            },
+            common::cmd_to_fifos("start", 0x0b, 32, &["a"]),
             rule("end", end),
         ],
         precedence: vec![],

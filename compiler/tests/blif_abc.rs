@@ -231,12 +231,9 @@ fn in_repo_blif_output_is_equivalent() {
 
 #[test]
 fn shared_blif_bench_is_equivalent() {
-    let Some(shared) = common::shared_dir() else {
+    let Some(shared) = common::shared_dir_with("berkeley-abc") else {
         return;
     };
-    if !common::have_tool("berkeley-abc") {
-        return;
-    }
     let dir = tempfile::tempdir().unwrap();
     let bench = shared.join("blif_bench");
     // The two hierarchies ABC cannot read are checked against their flat twins below.
@@ -258,12 +255,9 @@ fn shared_blif_bench_is_equivalent() {
 
 #[test]
 fn shared_yosys_hier_pairs_are_equivalent() {
-    let Some(shared) = common::shared_dir() else {
+    let Some(shared) = common::shared_dir_with("berkeley-abc") else {
         return;
     };
-    if !common::have_tool("berkeley-abc") {
-        return;
-    }
     let dir = tempfile::tempdir().unwrap();
     let hier = shared.join("blif_bench/yosys_hier");
     let prepared: Vec<Prepared> = ["eth_hier.blif", "tv80s_hier.blif"]
@@ -281,12 +275,9 @@ fn shared_yosys_hier_pairs_are_equivalent() {
 
 #[test]
 fn shared_dynamatic_library_is_equivalent() {
-    let Some(shared) = common::shared_dir() else {
+    let Some(shared) = common::shared_dir_with("berkeley-abc") else {
         return;
     };
-    if !common::have_tool("berkeley-abc") {
-        return;
-    }
     let dir = tempfile::tempdir().unwrap();
     let lib = shared.join("dynamatic_blif/library");
     let files = blif_files(&lib);

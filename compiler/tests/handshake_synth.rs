@@ -180,12 +180,9 @@ fn proof_designs(shared: &Path) -> Vec<PathBuf> {
 
 #[test]
 fn abc_proves_flat_aig_equals_hierarchical_blif() {
-    let Some(shared) = common::shared_dir() else {
+    let Some(shared) = common::shared_dir_with("berkeley-abc") else {
         return;
     };
-    if !common::have_tool("berkeley-abc") {
-        return;
-    }
     let mut lib = Library::new(shared.join("dynamatic_blif/library"));
     let tmp = std::env::temp_dir().join(format!("kiln-hs-abc-{}", std::process::id()));
     std::fs::create_dir_all(&tmp).unwrap();
@@ -287,12 +284,9 @@ fn outputs_are_byte_identical_across_runs() {
 #[test]
 fn builtins_match_library_units() {
     use compiler::handshake::mark::{BinOp, Builtin, CmpPred};
-    let Some(shared) = common::shared_dir() else {
+    let Some(shared) = common::shared_dir_with("berkeley-abc") else {
         return;
     };
-    if !common::have_tool("berkeley-abc") {
-        return;
-    }
     let lib = shared.join("dynamatic_blif/library");
     let generated = shared.join("dynamatic_blif/generated_debian_yosys023_abc101");
     let mut pairs: Vec<(Builtin, PathBuf)> = Vec::new();

@@ -119,6 +119,14 @@ fn chain(n: usize, fan: usize) -> String {
     s
 }
 
+/// The diagnostic of lowering the BLIF `text` with `limit` set to `value`, which must fail.
+fn lower_refused(text: String, limit: Limit, value: u64) -> compiler::diag::Diagnostic {
+    let parsed = compiler::blif::parse(&text).unwrap();
+    let mut limits = Limits::DEFAULT;
+    limits.set(limit, value);
+    compiler::aig::lower_file_with(&parsed.file, &limits).unwrap_err()
+}
+
 #[test]
 fn deep_hierarchies_lower_without_overflowing_the_stack() {
     // Deeper than any recursion on the main thread's stack would survive.
@@ -130,11 +138,7 @@ fn deep_hierarchies_lower_without_overflowing_the_stack() {
 
 #[test]
 fn hierarchy_depth_over_the_limit_is_a_located_diagnostic() {
-    let text = chain(50, 1);
-    let parsed = compiler::blif::parse(&text).unwrap();
-    let mut limits = Limits::DEFAULT;
-    limits.set(Limit::Depth, 10);
-    let d = compiler::aig::lower_file_with(&parsed.file, &limits).unwrap_err();
+    let d = lower_refused(chain(50, 1), Limit::Depth, 10);
     assert!(d.message.contains("--max-depth"), "{}", d.message);
     assert!(d.span.is_some());
 }
@@ -142,11 +146,7 @@ fn hierarchy_depth_over_the_limit_is_a_located_diagnostic() {
 #[test]
 fn a_hierarchy_that_doubles_per_level_is_refused_before_it_grows() {
     // 64 levels of two instances each: 2^64 nodes flattened.
-    let text = chain(64, 2);
-    let parsed = compiler::blif::parse(&text).unwrap();
-    let mut limits = Limits::DEFAULT;
-    limits.set(Limit::Nodes, 100_000);
-    let d = compiler::aig::lower_file_with(&parsed.file, &limits).unwrap_err();
+    let d = lower_refused(chain(64, 2), Limit::Nodes, 100_000);
     assert!(d.message.contains("--max-nodes"), "{}", d.message);
     // Refused at the first model over the bound: m49, whose two instances of m50 flatten
     // to 7 * 2^13 - 4 nodes each (every node of an instance's box counts, inputs included:

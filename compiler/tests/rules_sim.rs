@@ -9,9 +9,9 @@
 mod common;
 mod sv_common;
 
-use common::{fifo, rule};
+use common::{fifo, rocc, rule};
 use compiler::rules::sim::{self, Command, SimConfig, SimError};
-use compiler::rules::{BodyBuilder, Circuit, Instance, InstanceKind, PrimOp, Rule, Var};
+use compiler::rules::{BodyBuilder, Circuit, Instance, InstanceKind, Rule, Var};
 use std::collections::BTreeMap;
 
 /// A rule with a guard.
@@ -24,10 +24,6 @@ fn guarded(name: &str, guard: (Vec<compiler::rules::Stmt>, Var), b: BodyBuilder)
 
 /// cmd → a → b → response: three rules, each hop costs one cycle.
 fn pipeline() -> Circuit {
-    let mut start = BodyBuilder::new();
-    let (g, cmd) = common::take_cmd(&mut start, 7);
-    let rs1 = start.prim(compiler::rules::PrimOp::Bits { lo: 32 }, vec![cmd], 32);
-    start.call("a", "enq", vec![rs1]);
     let mut mid = BodyBuilder::new();
     let x = mid.call_value("a", "deq", vec![], 32);
     let one = mid.konst(1, 32);
@@ -39,16 +35,9 @@ fn pipeline() -> Circuit {
     Circuit {
         name: "p".into(),
         instructions: vec![],
-        instances: vec![
-            Instance {
-                name: "rocc".into(),
-                kind: InstanceKind::Rocc,
-            },
-            fifo("a"),
-            fifo("b"),
-        ],
+        instances: vec![rocc(), fifo("a"), fifo("b")],
         rules: vec![
-            guarded("start", g, start),
+            common::cmd_to_fifos("start", 7, 32, &["a"]),
             rule("mid", mid),
             rule("end", end),
         ],
@@ -134,10 +123,7 @@ fn register_writes_commit_at_the_edge_and_dma_blocks_polls() {
         name: "r".into(),
         instructions: vec![],
         instances: vec![
-            Instance {
-                name: "rocc".into(),
-                kind: InstanceKind::Rocc,
-            },
+            rocc(),
             Instance {
                 name: "r".into(),
                 kind: InstanceKind::Reg { width: 8, init: 10 },
@@ -180,13 +166,6 @@ fn register_writes_commit_at_the_edge_and_dma_blocks_polls() {
     assert_eq!(r.responses[0].cycle, 16);
 }
 
-fn rocc() -> Instance {
-    Instance {
-        name: "rocc".into(),
-        kind: InstanceKind::Rocc,
-    }
-}
-
 fn cmd(id: u32) -> Command {
     Command {
         opcode: id,
@@ -197,31 +176,35 @@ fn cmd(id: u32) -> Command {
     }
 }
 
+/// Circuit `c`: the rules `ra` and `rb` respond with what they take from FIFO `fa` (in
+/// register 1) and `fb` (in register 2), beside the rules `more`; scheduled as `schedule`.
+fn two_responders(more: Vec<Rule>, schedule: &[&str]) -> Circuit {
+    let mut rules = vec![
+        rule("ra", common::responder("fa", 1)),
+        rule("rb", common::responder("fb", 2)),
+    ];
+    rules.extend(more);
+    Circuit {
+        name: "c".into(),
+        instructions: vec![],
+        instances: vec![rocc(), fifo("fa"), fifo("fb")],
+        rules,
+        precedence: vec![],
+        schedule: schedule.iter().map(|s| s.to_string()).collect(),
+    }
+}
+
 /// Two rules that could each take a command in cycle 0: the RoCC port accepts one command
 /// per cycle, so the second waits a cycle even though a different rule takes it.
 #[test]
 fn one_command_accepted_per_cycle() {
-    let mut a = BodyBuilder::new();
-    let (ga, x) = common::take_cmd(&mut a, 7);
-    let x = a.prim(PrimOp::Bits { lo: 0 }, vec![x], 32);
-    a.call("fa", "enq", vec![x]);
-    let mut b = BodyBuilder::new();
-    let (gb, y) = common::take_cmd(&mut b, 8);
-    let y = b.prim(PrimOp::Bits { lo: 0 }, vec![y], 32);
-    b.call("fb", "enq", vec![y]);
-    let c = Circuit {
-        name: "c".into(),
-        instructions: vec![],
-        instances: vec![rocc(), fifo("fa"), fifo("fb")],
-        rules: vec![
-            rule("ra", common::responder("fa", 1)),
-            rule("rb", common::responder("fb", 2)),
-            guarded("a", ga, a),
-            guarded("b", gb, b),
+    let c = two_responders(
+        vec![
+            common::cmd_to_fifos("a", 7, 0, &["fa"]),
+            common::cmd_to_fifos("b", 8, 0, &["fb"]),
         ],
-        precedence: vec![],
-        schedule: vec!["ra".into(), "rb".into(), "a".into(), "b".into()],
-    };
+        &["ra", "rb", "a", "b"],
+    );
     let r = sim::simulate(
         &c,
         &[cmd(7), cmd(8)],
@@ -239,23 +222,10 @@ fn one_command_accepted_per_cycle() {
 /// other is not ready (does not fire) and sends the next cycle.
 #[test]
 fn one_response_per_cycle_in_rule_order() {
-    let mut a = BodyBuilder::new();
-    let (ga, x) = common::take_cmd(&mut a, 7);
-    let x = a.prim(PrimOp::Bits { lo: 0 }, vec![x], 32);
-    a.call("fa", "enq", vec![x]);
-    a.call("fb", "enq", vec![x]);
-    let c = Circuit {
-        name: "c".into(),
-        instructions: vec![],
-        instances: vec![rocc(), fifo("fa"), fifo("fb")],
-        rules: vec![
-            rule("ra", common::responder("fa", 1)),
-            rule("rb", common::responder("fb", 2)),
-            guarded("a", ga, a),
-        ],
-        precedence: vec![],
-        schedule: vec!["rb".into(), "ra".into(), "a".into()],
-    };
+    let c = two_responders(
+        vec![common::cmd_to_fifos("a", 7, 0, &["fa", "fb"])],
+        &["rb", "ra", "a"],
+    );
     let r = sim::simulate(&c, &[cmd(7)], BTreeMap::new(), &SimConfig::default()).unwrap();
     let got: Vec<(u32, u64)> = r.responses.iter().map(|x| (x.rd, x.cycle)).collect();
     assert_eq!(got, vec![(2, 1), (1, 2)]);

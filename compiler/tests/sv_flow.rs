@@ -7,12 +7,17 @@ mod sv_common;
 
 use sv_common::*;
 
-#[test]
-fn flow_burst_add_rtl_matches_rule_sim() {
+/// The circuit of `examples/aps/flow_burst_add.mlir`.
+fn example_circuit() -> compiler::rules::Circuit {
     let text =
         std::fs::read_to_string(common::repo_root().join("examples/aps/flow_burst_add.mlir"))
             .unwrap();
-    let circuit = file_circuit("flow_burst_add", &text);
+    file_circuit("flow_burst_add", &text)
+}
+
+#[test]
+fn flow_burst_add_rtl_matches_rule_sim() {
+    let circuit = example_circuit();
     let rs1 = 0x1000;
     let rs2 = 0x2000;
     let mut mem = std::collections::BTreeMap::new();
@@ -45,10 +50,7 @@ fn flow_burst_add_rtl_matches_rule_sim() {
 /// -assert`), prints the cell count. Also checks that emission is byte-identical.
 #[test]
 fn flow_burst_add_yosys_synth() {
-    let text =
-        std::fs::read_to_string(common::repo_root().join("examples/aps/flow_burst_add.mlir"))
-            .unwrap();
-    let circuit = file_circuit("flow_burst_add", &text);
+    let circuit = example_circuit();
     let sv_text = compiler::rules::sv::emit_sv(&circuit).unwrap();
     assert_eq!(sv_text, compiler::rules::sv::emit_sv(&circuit).unwrap());
     if !common::have_tool("yosys") {
@@ -66,10 +68,7 @@ fn flow_burst_add_yosys_synth() {
 /// RTL still matches the simulator cycle for cycle.
 #[test]
 fn flow_burst_add_two_commands() {
-    let text =
-        std::fs::read_to_string(common::repo_root().join("examples/aps/flow_burst_add.mlir"))
-            .unwrap();
-    let circuit = file_circuit("flow_burst_add", &text);
+    let circuit = example_circuit();
     let mut mem = std::collections::BTreeMap::new();
     for i in 0..16u32 {
         for (base, k) in [(0x1000, 1), (0x2000, 10), (0x3000, 100), (0x4000, 1000)] {

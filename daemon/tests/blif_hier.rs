@@ -8,7 +8,6 @@ mod common;
 use common::count;
 use compiler::blif::generate::and_chain;
 use kiln_daemon::build::Builder;
-use kiln_daemon::counters;
 use std::fs;
 
 /// What `kiln aig` writes for a BLIF text: the whole file lowered at once.
@@ -27,10 +26,7 @@ fn a_deep_chain_through_the_daemon_equals_the_whole_file_and_edits_stay_local() 
     fs::write(&src, &text).unwrap();
     let spec = common::spec(&src, dir.path());
     let ws = Builder::in_process(None);
-    let before = ws.counters();
-    let reply = ws.build(&spec);
-    assert!(reply.ok(), "{}", reply.rendered());
-    let d = counters::diff(&before, &ws.counters());
+    let d = common::build_counted(&ws, &spec);
     assert_eq!(count(&d, "aig"), N as u64, "each model lowered once: {d:?}");
     let out = dir.path().join("out/chain.aig");
     let bytes = fs::read(&out).unwrap();
@@ -43,10 +39,7 @@ fn a_deep_chain_through_the_daemon_equals_the_whole_file_and_edits_stay_local() 
     let k = text.rfind("11 1").unwrap();
     let edited = format!("{}10 1{}", &text[..k], &text[k + 4..]);
     fs::write(&src, &edited).unwrap();
-    let before = ws.counters();
-    let reply = ws.build(&spec);
-    assert!(reply.ok(), "{}", reply.rendered());
-    let d = counters::diff(&before, &ws.counters());
+    let d = common::build_counted(&ws, &spec);
     assert_eq!(count(&d, "aig"), 1, "{d:?}");
     assert_eq!(fs::read(&out).unwrap(), whole_file_aig(&edited));
     assert_ne!(fs::read(&out).unwrap(), bytes);

@@ -141,12 +141,9 @@ fn edits_recompute_only_what_they_touch() {
     assert_eq!(count(&d, "emit_function"), 0, "{d:?}");
 
     // One function body: exactly one segmentation, handlers only for its blocks.
-    let before = ws.counters();
     let (edited, _) = common::rename_op(&text, "f500");
     fs::write(&src, &edited).unwrap();
-    let reply = ws.build(&spec);
-    assert!(reply.ok(), "{}", reply.rendered());
-    let d = counters::diff(&before, &ws.counters());
+    let d = common::build_counted(&ws, &spec);
     assert_eq!(count(&d, "parse"), 1, "{d:?}");
     assert_eq!(count(&d, "segmentation"), 1, "{d:?}");
     assert!(count(&d, "handler") >= 1, "{d:?}");
@@ -215,14 +212,11 @@ fn blif_library_edit(lib: &std::path::Path, check_every: usize) {
     let d = counters::diff(&before, &ws.counters());
     assert_eq!(count(&d, "aig"), 0, "a comment changes no model: {d:?}");
 
-    let before = ws.counters();
     // Flip the first cover row that starts with `1`.
     let k = text.find("\n1").unwrap();
     let edited = format!("{}\n0{}", &text[..k], &text[k + 2..]);
     fs::write(&victim, &edited).unwrap();
-    let reply = ws.build(&spec);
-    assert!(reply.ok(), "{}", reply.rendered());
-    let d = counters::diff(&before, &ws.counters());
+    let d = common::build_counted(&ws, &spec);
     assert_eq!(count(&d, "aig"), 1, "{d:?}");
     assert_eq!(count(&d, "blif_models"), 1, "{d:?}");
     let out = dir.path().join("out/addi/4/addi.aig");
@@ -247,27 +241,17 @@ fn editing_one_file_of_the_dynamatic_library_recomputes_one_aig() {
 /// again, and the outputs equal a cold build's.
 #[test]
 fn a_longer_function_body_keeps_the_design_context() {
-    let dir = tempfile::tempdir().unwrap();
-    let src = dir.path().join("gen.mlir");
-    let text = compiler::aps::workload::generate(60, 11);
-    fs::write(&src, &text).unwrap();
-    let spec = common::spec(&src, dir.path());
-    let ws = Builder::in_process(None);
-    assert!(ws.build(&spec).ok());
-    let f = text.find("tor.func @f30(").unwrap();
-    let k = f + text[f..].find("tor.addi").unwrap();
-    let edited = format!("{}tor.subi  {}", &text[..k], &text[k + "tor.addi ".len()..]);
-    assert_ne!(edited.len(), text.len());
-    let before = ws.counters();
-    fs::write(&src, &edited).unwrap();
-    let reply = ws.build(&spec);
-    assert!(reply.ok(), "{}", reply.rendered());
-    let d = counters::diff(&before, &ws.counters());
+    let g = common::input("gen.mlir", compiler::aps::workload::generate(60, 11));
+    let ws = g.built();
+    let (edited, _) = common::replace_in_function(&g.text, "f30", "tor.addi ", "tor.subi  ");
+    assert_ne!(edited.len(), g.text.len());
+    fs::write(&g.src, &edited).unwrap();
+    let d = common::build_counted(&ws, &g.spec);
     assert_eq!(count(&d, "context"), 0, "{d:?}");
     assert_eq!(count(&d, "segmentation"), 1, "{d:?}");
     assert_eq!(count(&d, "function_text"), 1, "{d:?}");
     use compiler::flow::OutputKind::{Cmt2, RulesJson};
-    let out = |s: &str| fs::read_to_string(dir.path().join("out").join(s)).unwrap();
+    let out = |s: &str| fs::read_to_string(g.dir.path().join("out").join(s)).unwrap();
     assert!(
         out("gen.cmt2.mlir") == whole_file(&edited, Cmt2),
         "cmt2 differs"
@@ -282,23 +266,18 @@ fn a_longer_function_body_keeps_the_design_context() {
 /// function), at its place in the file, and leaves the previous outputs in place.
 #[test]
 fn a_design_context_error_is_reported_once_where_it_is() {
-    let dir = tempfile::tempdir().unwrap();
-    let src = dir.path().join("gen.mlir");
-    let text = compiler::aps::workload::generate(8, 2);
-    fs::write(&src, &text).unwrap();
-    let spec = common::spec(&src, dir.path());
-    let ws = Builder::in_process(None);
-    assert!(ws.build(&spec).ok());
-    let cmt2 = fs::read(dir.path().join("out/gen.cmt2.mlir")).unwrap();
+    let g = common::input("gen.mlir", compiler::aps::workload::generate(8, 2));
+    let ws = g.built();
+    let cmt2 = fs::read(g.dir.path().join("out/gen.cmt2.mlir")).unwrap();
     // Just before the design's closing brace, after every function.
-    let close = text.trim_end().trim_end_matches('}').trim_end().len() - 1;
+    let close = g.text.trim_end().trim_end_matches('}').trim_end().len() - 1;
     let bad = "    %zz = arith.constant 1 : i99x\n";
-    let line = text[..close].lines().count();
-    let edited = format!("{}{bad}{}", &text[..close - 2], &text[close - 2..]);
+    let line = g.text[..close].lines().count();
+    let edited = format!("{}{bad}{}", &g.text[..close - 2], &g.text[close - 2..]);
     assert!(edited[..edited.find("%zz").unwrap()].ends_with("\n    "));
-    fs::write(&src, &edited).unwrap();
+    fs::write(&g.src, &edited).unwrap();
     for ws in [&ws, &Builder::in_process(None)] {
-        let reply = ws.build(&spec);
+        let reply = ws.build(&g.spec);
         assert!(!reply.ok());
         let rendered = reply.rendered();
         assert_eq!(rendered.matches("error:").count(), 1, "{rendered}");
@@ -307,7 +286,7 @@ fn a_design_context_error_is_reported_once_where_it_is() {
         assert!(rendered.contains("i99x"), "{rendered}");
     }
     assert_eq!(
-        fs::read(dir.path().join("out/gen.cmt2.mlir")).unwrap(),
+        fs::read(g.dir.path().join("out/gen.cmt2.mlir")).unwrap(),
         cmt2
     );
 }

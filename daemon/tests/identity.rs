@@ -11,29 +11,20 @@ use std::fs;
 
 #[test]
 fn an_edit_repeating_an_identity_is_an_error_naming_both() {
-    let dir = tempfile::tempdir().unwrap();
-    let src = dir.path().join("gen.mlir");
-    let text = compiler::aps::workload::generate(8, 4);
-    fs::write(&src, &text).unwrap();
-    let spec = common::spec(&src, dir.path());
-    let ws = Builder::in_process(None);
-    assert!(ws.build(&spec).ok());
-    let cmt2 = fs::read(dir.path().join("out/gen.cmt2.mlir")).unwrap();
+    let g = common::input("gen.mlir", compiler::aps::workload::generate(8, 4));
+    let ws = g.built();
+    let cmt2 = fs::read(g.dir.path().join("out/gen.cmt2.mlir")).unwrap();
     // Generated function n is funct7 n under custom-1: @f5 takes @f4's identity.
-    let f5 = text.find("tor.func @f5(").unwrap();
-    let k = f5 + text[f5..].find("funct7 = 5 : i32").unwrap();
-    let edited = format!(
-        "{}funct7 = 4{}",
-        &text[..k],
-        &text[k + "funct7 = 5".len()..]
-    );
-    let line = |at: usize| text[..at].lines().count();
-    fs::write(&src, &edited).unwrap();
+    let f5 = g.text.find("tor.func @f5(").unwrap();
+    let (edited, _) =
+        common::replace_in_function(&g.text, "f5", "funct7 = 5 : i32", "funct7 = 4 : i32");
+    let line = |at: usize| g.text[..at].lines().count();
+    fs::write(&g.src, &edited).unwrap();
     let rendered =
         |r: &BuildReport| -> String { r.diagnostics.iter().map(|d| d.rendered()).collect() };
-    let oneshot = kiln_daemon::oneshot::build(&spec);
+    let oneshot = kiln_daemon::oneshot::build(&g.spec);
     assert!(!oneshot.ok());
-    for reply in [ws.build(&spec), Builder::in_process(None).build(&spec)] {
+    for reply in [ws.build(&g.spec), Builder::in_process(None).build(&g.spec)] {
         assert!(!reply.ok());
         assert_eq!(rendered(&reply), rendered(&oneshot));
         let rendered = rendered(&reply);
@@ -45,7 +36,7 @@ fn an_edit_repeating_an_identity_is_an_error_naming_both() {
             rendered.contains(&format!("gen.mlir:{}:5: error:", line(f5))),
             "the error is at @f5: {rendered}"
         );
-        let f4 = text.find("tor.func @f4(").unwrap();
+        let f4 = g.text.find("tor.func @f4(").unwrap();
         assert!(
             rendered.contains(&format!(
                 "gen.mlir:{}:5: note: `@f4` is defined here",
@@ -55,13 +46,13 @@ fn an_edit_repeating_an_identity_is_an_error_naming_both() {
         );
     }
     assert_eq!(
-        fs::read(dir.path().join("out/gen.cmt2.mlir")).unwrap(),
+        fs::read(g.dir.path().join("out/gen.cmt2.mlir")).unwrap(),
         cmt2
     );
-    fs::write(&src, &text).unwrap();
-    assert!(ws.build(&spec).ok());
+    fs::write(&g.src, &g.text).unwrap();
+    assert!(ws.build(&g.spec).ok());
     assert_eq!(
-        fs::read(dir.path().join("out/gen.cmt2.mlir")).unwrap(),
+        fs::read(g.dir.path().join("out/gen.cmt2.mlir")).unwrap(),
         cmt2
     );
 }

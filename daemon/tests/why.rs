@@ -7,8 +7,10 @@ mod common;
 use kiln_daemon::build::Builder;
 use kiln_daemon::db::Db;
 use kiln_daemon::explain::{CacheOutcome, Reason};
+use kiln_daemon::spec::BuildSpec;
 use kiln_daemon::writer::Spares;
 use std::fs;
+use std::path::PathBuf;
 
 fn builder(cache: &std::path::Path, build_id: &str) -> Builder {
     let store = kiln_cache::Store::open(cache, kiln_cache::DEFAULT_CAP_BYTES).unwrap();
@@ -22,21 +24,15 @@ fn builder(cache: &std::path::Path, build_id: &str) -> Builder {
 #[test]
 fn an_edit_of_one_function_explains_exactly_its_queries_and_the_byte_range() {
     let n = 64;
-    let common::Generated {
-        dir,
-        src,
-        text,
-        spec,
-    } = common::generated_input("big.mlir", n);
-    let ws = Builder::in_process(None);
-    assert!(ws.build(&spec).ok());
+    let g = common::generated_input("big.mlir", n);
+    let ws = g.built();
     let cold = ws.explanation();
     assert!(cold.entries.iter().all(|e| e.reason == Reason::NewInput));
     assert!(cold.entries.len() > n, "{}", cold.entries.len());
 
-    let (edited, k) = common::rename_op(&text, "f40");
-    fs::write(&src, &edited).unwrap();
-    assert!(ws.build(&spec).ok());
+    let (edited, k) = common::rename_op(&g.text, "f40");
+    fs::write(&g.src, &edited).unwrap();
+    assert!(ws.build(&g.spec).ok());
     let e = ws.explanation();
     // "tor.addi" → "tor.subi": bytes k+4..k+7 differ ("add" / "sub").
     let range = k + 4..k + 7;
@@ -70,7 +66,7 @@ fn an_edit_of_one_function_explains_exactly_its_queries_and_the_byte_range() {
         else {
             panic!("{}", x.line());
         };
-        assert_eq!((file, r), (&src, &range), "{}", x.line());
+        assert_eq!((file, r), (&g.src, &range), "{}", x.line());
         let own = x.subject.as_ref().and_then(|s| s.item.clone());
         assert_eq!(item, &own, "{}", x.line());
     }
@@ -88,22 +84,28 @@ fn an_edit_of_one_function_explains_exactly_its_queries_and_the_byte_range() {
             .iter()
             .all(|x| x.subject.as_ref().unwrap().item.as_deref() == Some("f40"))
     );
-    let out = dir.path().join("out/big.cmt2.mlir");
+    let out = g.dir.path().join("out/big.cmt2.mlir");
     assert_eq!(
         e.filtered(Some(out.to_str().unwrap())).entries.len(),
         e.entries.len()
     );
 }
 
+/// `m.mlir` of `n` generated functions in a fresh directory, built once under build id
+/// `build-a` into the persistent cache `<dir>/cache` (flushed): the directory, the spec
+/// and the cache directory.
+fn built_once(n: usize) -> (tempfile::TempDir, BuildSpec, PathBuf) {
+    let common::Generated { dir, spec, .. } = common::generated_input("m.mlir", n);
+    let cache = dir.path().join("cache");
+    let ws = builder(&cache, "build-a");
+    assert!(ws.build(&spec).ok());
+    ws.store().unwrap().flush().unwrap();
+    (dir, spec, cache)
+}
+
 #[test]
 fn after_a_build_id_change_every_entry_says_so() {
-    let common::Generated { dir, spec, .. } = common::generated_input("m.mlir", 8);
-    let cache = dir.path().join("cache");
-    {
-        let ws = builder(&cache, "build-a");
-        assert!(ws.build(&spec).ok());
-        ws.store().unwrap().flush().unwrap();
-    }
+    let (_dir, spec, cache) = built_once(8);
     // The same build id again: no change to report.
     {
         let ws = builder(&cache, "build-a");
@@ -138,13 +140,7 @@ fn after_a_build_id_change_every_entry_says_so() {
 
 #[test]
 fn a_corrupted_cache_entry_is_named_by_its_query() {
-    let common::Generated { dir, spec, .. } = common::generated_input("m.mlir", 4);
-    let cache = dir.path().join("cache");
-    {
-        let ws = builder(&cache, "build-a");
-        assert!(ws.build(&spec).ok());
-        ws.store().unwrap().flush().unwrap();
-    }
+    let (_dir, spec, cache) = built_once(4);
     // Flip the last byte of one entry of the (only) pack.
     let packs: Vec<_> = fs::read_dir(cache.join("packs"))
         .unwrap()

@@ -1,6 +1,6 @@
 //! Helpers of the hostile-neighbour tests, shared by `cache/tests/` and `client/tests/`
-//! (included with `#[path]`): a second user, commands run as that user, and the process's
-//! peak memory.
+//! (included with `#[path]`): a second user, commands run as that user, the process's
+//! peak memory, and a server that never answers.
 #![allow(dead_code)]
 
 use std::os::unix::process::CommandExt;
@@ -69,4 +69,18 @@ pub fn peak_kib() -> u64 {
 pub fn mkfifo(path: &std::path::Path) {
     let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
     assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0, "mkfifo");
+}
+
+/// A server on a free loopback port that accepts every connection and never reads or
+/// writes: its port.
+pub fn blackhole() -> u16 {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for s in l.incoming().flatten() {
+            held.push(s);
+        }
+    });
+    port
 }

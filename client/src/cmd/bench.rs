@@ -280,6 +280,24 @@ pub(super) fn scratch_dir(tmpfs: bool) -> Result<tempfile::TempDir, Failure> {
     tmp.map_err(|e| Failure::input(e.to_string()))
 }
 
+/// The ops the edit benchmarks turn one into the next of, in a cycle.
+pub(super) const EDIT_CYCLE: [&str; 3] = ["tor.addi", "tor.subi", "tor.muli"];
+
+/// The first op of [`EDIT_CYCLE`] at or after byte `start` of `text`: its offset and its
+/// index in the cycle.
+pub(super) fn first_cycle_op(text: &str, start: usize) -> Option<(usize, usize)> {
+    EDIT_CYCLE
+        .iter()
+        .enumerate()
+        .filter_map(|(i, op)| text[start..].find(op).map(|k| (start + k, i)))
+        .min()
+}
+
+/// A duration in milliseconds.
+pub(super) fn ms(d: std::time::Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
 fn shared_dir(arg: Option<PathBuf>) -> Result<PathBuf, Failure> {
     let dir = arg
         .or_else(|| std::env::var_os("KILN_SHARED_DIR").map(PathBuf::from))

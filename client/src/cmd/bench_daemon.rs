@@ -14,10 +14,11 @@
 //! Timed builds send what `kiln build` sends (no digests, changed files only). The figures
 //! and what the daemon does to reach them are discussed in `docs/bench.md`.
 
+use super::bench::{EDIT_CYCLE, first_cycle_op, ms};
 use crate::daemon_client::{self, fail};
 use crate::io::Failure;
 use kiln_daemon::client::{Connector, build_via_daemon};
-use kiln_daemon::report::BuildReport;
+use kiln_daemon::report::{BuildReport, OutputFile};
 use kiln_daemon::spec::BuildSpec;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -79,11 +80,7 @@ fn bench(args: &Args, c: &Connector, ws: &Path) -> Result<(), Failure> {
         ..req.clone()
     };
     let daemon_files = build(c, &with_digests)?.files;
-    let same = daemon_files.len() == in_proc.files.len()
-        && daemon_files
-            .iter()
-            .zip(&in_proc.files)
-            .all(|(a, b)| a.sha256 == b.sha256);
+    let same = same_files(&daemon_files, &in_proc.files);
     println!("daemon and in-process outputs identical: {same}");
 
     let noop = median((0..args.runs.max(1)).map(|_| timed(|| build(c, &req))))?;
@@ -144,11 +141,7 @@ fn bench(args: &Args, c: &Connector, ws: &Path) -> Result<(), Failure> {
     final_req.digests = true;
     let cold_final = daemon_client::build_in_process(&final_req);
     let after_edits = build(c, &with_digests)?.files;
-    let same = after_edits.len() == cold_final.files.len()
-        && after_edits
-            .iter()
-            .zip(&cold_final.files)
-            .all(|(a, b)| a.sha256 == b.sha256);
+    let same = same_files(&after_edits, &cold_final.files);
     println!("    outputs after the edits identical to a cold in-process build: {same}");
     let outs = ["big.cmt2.mlir", "big.rules.json"].map(|n| ws.join("out").join(n));
     floor(&outs, args.runs.max(1))?;
@@ -221,6 +214,11 @@ fn bench_library(args: &Args, c: &Connector, ws: &Path, lib: &Path) -> Result<()
 }
 
 /// The spec `kiln build` sends for these inputs.
+/// Whether two builds' outputs are the same files with the same digests.
+fn same_files(a: &[OutputFile], b: &[OutputFile]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(a, b)| a.sha256 == b.sha256)
+}
+
 fn cli_request(inputs: &[PathBuf], out_dir: &Path) -> Result<BuildSpec, Failure> {
     Ok(BuildSpec {
         changed_only: true,
@@ -344,21 +342,15 @@ fn edit_function(
     start: usize,
     req: &BuildSpec,
 ) -> Result<Edit, Failure> {
-    const CYCLE: [&str; 3] = ["tor.addi", "tor.subi", "tor.muli"];
     let current = std::fs::read_to_string(big).map_err(fail)?;
-    let (k, op) = CYCLE
-        .iter()
-        .enumerate()
-        .filter_map(|(i, op)| current[start..].find(op).map(|k| (start + k, i)))
-        .min()
-        .ok_or_else(|| fail("no op"))?;
-    let end = k + CYCLE[op].len();
+    let (k, op) = first_cycle_op(&current, start).ok_or_else(|| fail("no op"))?;
+    let end = k + EDIT_CYCLE[op].len();
     let spaces = current[end..].bytes().take_while(|&b| b == b' ').count();
-    let next = (op + 1) % CYCLE.len();
+    let next = (op + 1) % EDIT_CYCLE.len();
     let edited = format!(
         "{}{}{}{}",
         &current[..k],
-        CYCLE[next],
+        EDIT_CYCLE[next],
         " ".repeat(1 + next),
         &current[end + spaces..]
     );
@@ -372,10 +364,6 @@ fn edit_function(
         build: t.elapsed(),
         reply,
     })
-}
-
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1000.0
 }
 
 fn shared_library() -> Option<PathBuf> {

@@ -5,6 +5,7 @@
 //! function (an op renamed `tor.addi` → `tor.subi` → `tor.muli`, so every edit is a real
 //! change of one function that stays valid). Reports p50 and p90, and the cold open.
 
+use super::bench::{EDIT_CYCLE, first_cycle_op, ms};
 use crate::daemon_client::fail;
 use crate::io::Failure;
 use lsp_server::{Message, Notification, Request, RequestId};
@@ -24,8 +25,6 @@ pub struct Args {
     #[arg(long, default_value_t = 101)]
     pub edits: usize,
 }
-
-const CYCLE: [&str; 3] = ["tor.addi", "tor.subi", "tor.muli"];
 
 pub fn run(args: Args) -> Result<(), Failure> {
     let root = tempfile::tempdir().map_err(fail)?;
@@ -144,13 +143,8 @@ fn bench(args: &Args, root: &Path) -> Result<(), Failure> {
     for e in 0..args.edits {
         let version = e as i32 + 2;
         let start = starts[e % starts.len()];
-        let (k, op) = CYCLE
-            .iter()
-            .enumerate()
-            .filter_map(|(i, op)| text[start..].find(op).map(|k| (start + k, i)))
-            .min()
-            .ok_or_else(|| fail("no op to edit"))?;
-        let next = CYCLE[(op + 1) % CYCLE.len()];
+        let (k, op) = first_cycle_op(&text, start).ok_or_else(|| fail("no op to edit"))?;
+        let next = EDIT_CYCLE[(op + 1) % EDIT_CYCLE.len()];
         let (line, col) = position(&text, k);
         let range = json!({"start": {"line": line, "character": col},
                            "end": {"line": line, "character": col + next.len()}});
@@ -186,8 +180,4 @@ fn bench(args: &Args, root: &Path) -> Result<(), Failure> {
 fn position(text: &str, offset: usize) -> (usize, usize) {
     let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
     (text[..offset].matches('\n').count(), offset - line_start)
-}
-
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1000.0
 }

@@ -37,6 +37,22 @@ pub fn ok(cmd: &mut Command) -> Output {
     out
 }
 
+/// Run `cmd`; it must exit 1 (an error of the input): its stderr.
+pub fn fails(cmd: &mut Command) -> String {
+    let out = cmd.output().expect("kiln runs");
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(1), "{cmd:?}: {stderr}");
+    stderr
+}
+
+/// A fresh directory holding one file, `name`, with `contents`; the directory and the file.
+pub fn temp_file(name: &str, contents: impl AsRef<[u8]>) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join(name);
+    std::fs::write(&f, contents).unwrap();
+    (dir, f)
+}
+
 /// A workspace with its own daemon runtime and cache directories (`ws/src` exists); the
 /// daemon it may start is stopped when it drops (by `kiln shutdown`, then by pid: a failed
 /// test must not leave a daemon behind).

@@ -333,6 +333,14 @@ impl Reader<'_> {
             }
         }
         let (names_i, names_l, names_o) = self.symbols(&h)?;
+        // The symbol table's name of port `k`, else `<prefix><k>`.
+        let name = |names: &[Option<String>], prefix: char, k: usize| {
+            names
+                .get(k)
+                .cloned()
+                .flatten()
+                .unwrap_or_else(|| format!("{prefix}{k}"))
+        };
         let check = |v: u32, r: &Reader| {
             if v > h.m {
                 Err(r.err(format!("variable {v} exceeds M = {}", h.m)))
@@ -342,21 +350,11 @@ impl Reader<'_> {
         };
         for (k, &var) in input_vars.iter().enumerate() {
             check(var, &self)?;
-            let name = names_i
-                .get(k)
-                .cloned()
-                .flatten()
-                .unwrap_or_else(|| format!("i{k}"));
-            map[var as usize] = Some(g.add_input(name));
+            map[var as usize] = Some(g.add_input(name(&names_i, 'i', k)));
         }
         for (k, &(var, _, init)) in latch_lines.iter().enumerate() {
             check(var, &self)?;
-            let name = names_l
-                .get(k)
-                .cloned()
-                .flatten()
-                .unwrap_or_else(|| format!("l{k}"));
-            map[var as usize] = Some(g.add_latch(name, init));
+            map[var as usize] = Some(g.add_latch(name(&names_l, 'l', k), init));
         }
         let mut defs: Vec<Option<(u32, u32)>> = vec![None; h.m as usize + 1];
         for &(lhs, r0, r1) in &ands {
@@ -382,12 +380,7 @@ impl Reader<'_> {
         }
         for (k, &o) in outs.iter().enumerate() {
             let n = lit(o, &map).ok_or_else(|| self.err(format!("undefined literal {o}")))?;
-            let name = names_o
-                .get(k)
-                .cloned()
-                .flatten()
-                .unwrap_or_else(|| format!("o{k}"));
-            g.add_output(name, n);
+            g.add_output(name(&names_o, 'o', k), n);
         }
         Ok(g)
     }

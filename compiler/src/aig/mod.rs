@@ -310,28 +310,24 @@ impl Aig {
 
     /// Balanced AND of many literals (true for none).
     pub fn add_and_many(&mut self, lits: &[Lit]) -> Lit {
-        match lits {
-            [] => Lit::TRUE,
-            [a] => *a,
-            _ => {
-                let (l, r) = lits.split_at(lits.len() / 2);
-                let a = self.add_and_many(l);
-                let b = self.add_and_many(r);
-                self.add_and(a, b)
-            }
-        }
+        self.add_balanced(lits, Lit::TRUE, Self::add_and)
     }
 
     /// Balanced OR of many literals (false for none).
     pub fn add_or_many(&mut self, lits: &[Lit]) -> Lit {
+        self.add_balanced(lits, Lit::FALSE, Self::add_or)
+    }
+
+    /// `op` over `lits` as a balanced tree (`unit` for none).
+    fn add_balanced(&mut self, lits: &[Lit], unit: Lit, op: fn(&mut Self, Lit, Lit) -> Lit) -> Lit {
         match lits {
-            [] => Lit::FALSE,
+            [] => unit,
             [a] => *a,
             _ => {
                 let (l, r) = lits.split_at(lits.len() / 2);
-                let a = self.add_or_many(l);
-                let b = self.add_or_many(r);
-                self.add_or(a, b)
+                let a = self.add_balanced(l, unit, op);
+                let b = self.add_balanced(r, unit, op);
+                op(self, a, b)
             }
         }
     }
@@ -501,12 +497,18 @@ impl Aig {
 mod tests {
     use super::*;
 
-    #[test]
-    fn hashing_and_constants() {
+    /// `t` with inputs `a` and `b` and their AND: the graph and the three literals.
+    fn and_of_two_inputs() -> (Aig, Lit, Lit, Lit) {
         let mut g = Aig::new("t");
         let a = g.add_input("a");
         let b = g.add_input("b");
         let x = g.add_and(a, b);
+        (g, a, b, x)
+    }
+
+    #[test]
+    fn hashing_and_constants() {
+        let (mut g, a, b, x) = and_of_two_inputs();
         assert_eq!(g.add_and(b, a), x);
         assert_eq!(g.add_and(a, !a), Lit::FALSE);
         assert_eq!(g.add_and(a, Lit::TRUE), a);
@@ -533,10 +535,7 @@ mod tests {
 
     #[test]
     fn serde_roundtrip_keeps_hashing() {
-        let mut g = Aig::new("t");
-        let a = g.add_input("a");
-        let b = g.add_input("b");
-        let x = g.add_and(a, b);
+        let (g, a, b, x) = and_of_two_inputs();
         let mut h: Aig = serde_json::from_str(&serde_json::to_string(&g).unwrap()).unwrap();
         assert_eq!(h, g);
         assert_eq!(h.add_and(a, b), x);

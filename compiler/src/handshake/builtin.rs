@@ -164,6 +164,15 @@ fn register(net: &mut Net, q: &[Lit], next: &[Lit], en: Lit, rst: Lit, reset: &[
     }
 }
 
+/// The flag latch `q` set by `set`, cleared by `clear` (else kept), reset (synchronously, by
+/// `rst`) to `reset`.
+fn flag(net: &mut Net, q: Lit, set: Lit, clear: Lit, rst: Lit, reset: Lit) {
+    let keep = net.and(q, !clear);
+    let d = net.or(set, keep);
+    let next = net.mux(rst, reset, d);
+    net.set_next(q, next);
+}
+
 /// Dynamatic's `elastic_fifo_inner` (circular buffer with Head/Tail pointers, here one-hot,
 /// and Full/Empty flags), wrapped as `tfifo` (a bypass while the FIFO is empty) when
 /// `transparent`. Ports as the library's: `clk rst ins[..] ins_valid outs_ready` →
@@ -208,16 +217,10 @@ fn fifo(slots: usize, width: usize, transparent: bool) -> Net {
     let only_read = net.and(read_en, !write_en);
     let fills = same_slot(&mut net, &tail_next, &head);
     let set_full = net.and(only_write, fills);
-    let keep_full = net.and(full, !only_read);
-    let full_d = net.or(set_full, keep_full);
-    let full_next = net.mux(rst, Lit::FALSE, full_d);
-    net.set_next(full, full_next);
+    flag(&mut net, full, set_full, only_read, rst, Lit::FALSE);
     let drains = same_slot(&mut net, &head_next, &tail);
     let set_empty = net.and(only_read, drains);
-    let keep_empty = net.and(empty, !only_write);
-    let empty_d = net.or(set_empty, keep_empty);
-    let empty_next = net.mux(rst, Lit::TRUE, empty_d);
-    net.set_next(empty, empty_next);
+    flag(&mut net, empty, set_empty, only_write, rst, Lit::TRUE);
     // Memory: the slot at `tail` takes the input on a write, except during reset.
     let write_data = net.and(write_en, !rst);
     for (slot, word) in memory.iter().enumerate() {

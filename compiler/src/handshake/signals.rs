@@ -84,43 +84,54 @@ fn forward(p: &PortSpec, port: PortRef, out: &mut Vec<Signal>) {
             kind: SigKind::Data(b as u32),
         });
     }
-    if !p.ty.handshake {
-        return;
-    }
-    out.push(Signal {
-        name: valid_name(&p.name),
+    handshake(
+        p,
         port,
-        kind: SigKind::Valid,
-    });
-    for (e, (extra, w)) in p.ty.extra_down.iter().enumerate() {
-        let base = with_suffix(&p.name, &format!("_{extra}"));
-        for (b, name) in bit_names(&base, *w).into_iter().enumerate() {
-            out.push(Signal {
-                name,
-                port,
-                kind: SigKind::ExtraDown(e, b as u32),
-            });
-        }
-    }
+        (valid_name, SigKind::Valid),
+        &p.ty.extra_down,
+        SigKind::ExtraDown,
+        out,
+    );
 }
 
 /// Ready and upstream extras of `p`.
 fn backward(p: &PortSpec, port: PortRef, out: &mut Vec<Signal>) {
+    handshake(
+        p,
+        port,
+        (ready_name, SigKind::Ready),
+        &p.ty.extra_up,
+        SigKind::ExtraUp,
+        out,
+    );
+}
+
+/// For a handshake port `p`: its valid or ready signal (`signal`: its name from the port's
+/// and its kind), then the bits of its extras `extras` of one direction (`extra_kind` of
+/// the extra's index and the bit). Nothing for a port without handshake.
+fn handshake(
+    p: &PortSpec,
+    port: PortRef,
+    signal: (fn(&str) -> String, SigKind),
+    extras: &[(String, u32)],
+    extra_kind: fn(usize, u32) -> SigKind,
+    out: &mut Vec<Signal>,
+) {
     if !p.ty.handshake {
         return;
     }
     out.push(Signal {
-        name: ready_name(&p.name),
+        name: signal.0(&p.name),
         port,
-        kind: SigKind::Ready,
+        kind: signal.1,
     });
-    for (e, (extra, w)) in p.ty.extra_up.iter().enumerate() {
+    for (e, (extra, w)) in extras.iter().enumerate() {
         let base = with_suffix(&p.name, &format!("_{extra}"));
         for (b, name) in bit_names(&base, *w).into_iter().enumerate() {
             out.push(Signal {
                 name,
                 port,
-                kind: SigKind::ExtraUp(e, b as u32),
+                kind: extra_kind(e, b as u32),
             });
         }
     }

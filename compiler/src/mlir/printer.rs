@@ -26,15 +26,12 @@ fn indent(out: &mut String, level: usize) {
 fn print_op(out: &mut String, op: &Operation, level: usize) {
     indent(out, level);
     if !op.results.is_empty() {
-        for (i, r) in op.results.iter().enumerate() {
-            if i > 0 {
-                out.push_str(", ");
-            }
+        separated(out, &op.results, ", ", |out, r| {
             out.push_str(&r.name);
             if r.count != 1 {
                 let _ = write!(out, ":{}", r.count);
             }
-        }
+        });
         out.push_str(" = ");
     }
     print_string(out, &op.name);
@@ -43,27 +40,21 @@ fn print_op(out: &mut String, op: &Operation, level: usize) {
     out.push(')');
     if !op.successors.is_empty() {
         out.push('[');
-        for (i, s) in op.successors.iter().enumerate() {
-            if i > 0 {
-                out.push_str(", ");
-            }
+        separated(out, &op.successors, ", ", |out, s| {
             out.push_str(&s.label);
             if !s.args.is_empty() {
                 out.push('(');
                 print_operands(out, &s.args);
                 out.push(')');
             }
-        }
+        });
         out.push(']');
     }
     if !op.regions.is_empty() {
         out.push_str(" (");
-        for (i, r) in op.regions.iter().enumerate() {
-            if i > 0 {
-                out.push_str(", ");
-            }
+        separated(out, &op.regions, ", ", |out, r| {
             print_region(out, r, level);
-        }
+        });
         out.push(')');
     }
     if !op.attrs.is_empty() {
@@ -77,16 +68,23 @@ fn print_op(out: &mut String, op: &Operation, level: usize) {
     out.push('\n');
 }
 
-fn print_operands(out: &mut String, operands: &[Operand]) {
-    for (i, o) in operands.iter().enumerate() {
+/// `items`, each printed by `print`, with `sep` between them.
+fn separated<T>(out: &mut String, items: &[T], sep: &str, mut print: impl FnMut(&mut String, &T)) {
+    for (i, x) in items.iter().enumerate() {
         if i > 0 {
-            out.push_str(", ");
+            out.push_str(sep);
         }
+        print(out, x);
+    }
+}
+
+fn print_operands(out: &mut String, operands: &[Operand]) {
+    separated(out, operands, ", ", |out, o| {
         out.push_str(&o.name);
         if let Some(n) = o.index {
             let _ = write!(out, "#{n}");
         }
-    }
+    });
 }
 
 fn print_region(out: &mut String, r: &Region, level: usize) {
@@ -145,10 +143,7 @@ fn is_bare_id(s: &str) -> bool {
 
 fn print_dict(out: &mut String, attrs: &[NamedAttr]) {
     out.push('{');
-    for (i, a) in attrs.iter().enumerate() {
-        if i > 0 {
-            out.push_str(", ");
-        }
+    separated(out, attrs, ", ", |out, a| {
         if is_bare_id(&a.name) {
             out.push_str(&a.name);
         } else {
@@ -158,7 +153,7 @@ fn print_dict(out: &mut String, attrs: &[NamedAttr]) {
             out.push_str(" = ");
             print_attr(out, &a.value);
         }
-    }
+    });
     out.push('}');
 }
 
@@ -190,34 +185,21 @@ pub fn print_attr(out: &mut String, a: &Attribute) {
         Attribute::Unit => out.push_str("unit"),
         Attribute::Array(items) => {
             out.push('[');
-            for (i, x) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                print_attr(out, x);
-            }
+            separated(out, items, ", ", print_attr);
             out.push(']');
         }
         Attribute::Dict(entries) => print_dict(out, entries),
         Attribute::Dense { elems, ty } => {
             out.push_str("dense<[");
-            for (i, x) in elems.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                print_attr(out, x);
-            }
+            separated(out, elems, ", ", print_attr);
             out.push_str("]>");
             print_opt_type(out, ty);
         }
         Attribute::Uninitialized => out.push_str("uninitialized"),
         Attribute::SymbolRef(path) => {
-            for (i, s) in path.iter().enumerate() {
-                if i > 0 {
-                    out.push_str("::");
-                }
+            separated(out, path, "::", |out, s| {
                 print_symbol(out, s);
-            }
+            });
         }
         Attribute::Type(t) => print_type(out, t),
         Attribute::Keyword(k) => out.push_str(k),
@@ -239,12 +221,7 @@ fn print_type_list_parens(out: &mut String, types: &[Type]) {
 }
 
 fn print_type_list(out: &mut String, types: &[Type]) {
-    for (i, t) in types.iter().enumerate() {
-        if i > 0 {
-            out.push_str(", ");
-        }
-        print_type(out, t);
-    }
+    separated(out, types, ", ", print_type);
 }
 
 pub fn print_type(out: &mut String, t: &Type) {
@@ -312,15 +289,12 @@ fn print_extra(out: &mut String, extra: &[ExtraSignal]) {
         return;
     }
     out.push('[');
-    for (i, e) in extra.iter().enumerate() {
-        if i > 0 {
-            out.push_str(", ");
-        }
+    separated(out, extra, ", ", |out, e| {
         let _ = write!(out, "{}: ", e.name);
         print_type(out, &e.ty);
         if e.upstream {
             out.push_str(" (U)");
         }
-    }
+    });
     out.push(']');
 }

@@ -43,6 +43,12 @@ pub fn shared_dir() -> Option<PathBuf> {
     None
 }
 
+/// The shared corpus, when it is present and `tool` can be run (else the test is skipped,
+/// or fails under CI, as [`shared_dir`] and [`have_tool`] say).
+pub fn shared_dir_with(tool: &str) -> Option<PathBuf> {
+    shared_dir().filter(|_| have_tool(tool))
+}
+
 /// Whether `tool` can be run. Under CI a missing tool is a failure, not a skip.
 pub fn have_tool(tool: &str) -> bool {
     let ok = Command::new("sh")
@@ -126,6 +132,14 @@ pub fn responder(fifo: &str, rd: u128) -> compiler::rules::BodyBuilder {
     b
 }
 
+/// The RoCC port's instance, `rocc`, for hand-built circuits.
+pub fn rocc() -> compiler::rules::Instance {
+    compiler::rules::Instance {
+        name: "rocc".into(),
+        kind: compiler::rules::InstanceKind::Rocc,
+    }
+}
+
 /// A 32-bit FIFO of depth 1 named `name`, for hand-built circuits.
 pub fn fifo(name: &str) -> compiler::rules::Instance {
     compiler::rules::Instance {
@@ -144,6 +158,21 @@ pub fn rule(name: &str, b: compiler::rules::BodyBuilder) -> compiler::rules::Rul
         origin: "t".into(),
         guard: None,
         body: b.stmts,
+    }
+}
+
+/// A rule named `name`, guarded on the command of opcode `op`, that takes the command and
+/// enqueues its 32 bits from bit `lo` into each FIFO of `fifos`.
+pub fn cmd_to_fifos(name: &str, op: u32, lo: u32, fifos: &[&str]) -> compiler::rules::Rule {
+    let mut b = compiler::rules::BodyBuilder::new();
+    let (guard, cmd) = take_cmd(&mut b, op);
+    let x = b.prim(compiler::rules::PrimOp::Bits { lo }, vec![cmd], 32);
+    for f in fifos {
+        b.call(f, "enq", vec![x]);
+    }
+    compiler::rules::Rule {
+        guard: Some(guard),
+        ..rule(name, b)
     }
 }
 

@@ -42,9 +42,15 @@ pub fn generated_module(n: usize) -> String {
 /// `text` with the first `tor.addi` of function `@symbol` renamed `tor.subi` (a valid edit
 /// of that function only), and the offset of the renamed op.
 pub fn rename_op(text: &str, symbol: &str) -> (String, usize) {
+    replace_in_function(text, symbol, "tor.addi", "tor.subi")
+}
+
+/// `text` with the first `from` at or after the start of function `@symbol` replaced by
+/// `to`, and the offset of the replacement.
+pub fn replace_in_function(text: &str, symbol: &str, from: &str, to: &str) -> (String, usize) {
     let f = text.find(&format!("tor.func @{symbol}(")).unwrap();
-    let k = f + text[f..].find("tor.addi").unwrap();
-    let edited = format!("{}tor.subi{}", &text[..k], &text[k + "tor.addi".len()..]);
+    let k = f + text[f..].find(from).unwrap();
+    let edited = format!("{}{to}{}", &text[..k], &text[k + from.len()..]);
     (edited, k)
 }
 
@@ -109,6 +115,17 @@ pub fn count(s: &kiln_daemon::counters::Snapshot, kind: &str) -> u64 {
     s.get(kind).map_or(0, |c| c.executions)
 }
 
+/// Build `spec` with `ws`, which must succeed: the queries that build executed.
+pub fn build_counted(
+    ws: &kiln_daemon::build::Builder,
+    spec: &BuildSpec,
+) -> kiln_daemon::counters::Snapshot {
+    let before = ws.counters();
+    let reply = ws.build(spec);
+    assert!(reply.ok(), "{}", reply.rendered());
+    kiln_daemon::counters::diff(&before, &ws.counters())
+}
+
 /// A build of `input` into `<dir>/out` with the default output kinds.
 pub fn spec(input: &Path, dir: &Path) -> kiln_daemon::spec::BuildSpec {
     kiln_daemon::spec::BuildSpec {
@@ -129,9 +146,13 @@ pub struct Generated {
 
 /// `name` in a fresh directory holding `generated_module(n)`.
 pub fn generated_input(name: &str, n: usize) -> Generated {
+    input(name, generated_module(n))
+}
+
+/// `name` in a fresh directory holding `text`.
+pub fn input(name: &str, text: String) -> Generated {
     let dir = tempfile::tempdir().unwrap();
     let src = dir.path().join(name);
-    let text = generated_module(n);
     fs::write(&src, &text).unwrap();
     let spec = spec(&src, dir.path());
     Generated {
@@ -139,6 +160,15 @@ pub fn generated_input(name: &str, n: usize) -> Generated {
         src,
         text,
         spec,
+    }
+}
+
+impl Generated {
+    /// An in-process builder that has built the input once (cold), which succeeded.
+    pub fn built(&self) -> kiln_daemon::build::Builder {
+        let ws = kiln_daemon::build::Builder::in_process(None);
+        assert!(ws.build(&self.spec).ok());
+        ws
     }
 }
 
