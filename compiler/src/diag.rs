@@ -305,11 +305,6 @@ impl Located {
         self
     }
 
-    pub fn with_note(mut self, note: impl Into<String>) -> Located {
-        self.notes.push(note.into());
-        self
-    }
-
     pub fn is_error(&self) -> bool {
         self.severity == Severity::Error
     }

@@ -295,19 +295,6 @@ impl Aig {
         !self.add_and(!a, !b)
     }
 
-    pub fn add_xor(&mut self, a: Lit, b: Lit) -> Lit {
-        let x = self.add_and(a, !b);
-        let y = self.add_and(!a, b);
-        self.add_or(x, y)
-    }
-
-    /// `s ? t : e`
-    pub fn add_mux(&mut self, s: Lit, t: Lit, e: Lit) -> Lit {
-        let x = self.add_and(s, t);
-        let y = self.add_and(!s, e);
-        self.add_or(x, y)
-    }
-
     /// Balanced AND of many literals (true for none).
     pub fn add_and_many(&mut self, lits: &[Lit]) -> Lit {
         match lits {

@@ -246,26 +246,6 @@ pub fn operand_name(o: &crate::mlir::ast::Operand) -> String {
     }
 }
 
-/// Values used in `op` (operands, and free uses of its regions), minus values it defines
-/// inside its regions.
-pub fn free_uses(op: &Operation, out: &mut BTreeSet<String>) {
-    let mut defined = BTreeSet::new();
-    let mut used = BTreeSet::new();
-    collect(op, &mut defined, &mut used);
-    out.extend(used.into_iter().filter(|v| !defined.contains(v)));
-}
-
-/// Free uses of a block's ops taken together (values defined by sibling ops excluded).
-pub fn block_free_uses(block: &crate::mlir::ast::Block) -> BTreeSet<String> {
-    let mut defined: BTreeSet<String> = block.args.iter().map(|a| a.name.to_string()).collect();
-    let mut used = BTreeSet::new();
-    for op in &block.ops {
-        defined.extend(result_names(op));
-        collect(op, &mut defined, &mut used);
-    }
-    used.into_iter().filter(|v| !defined.contains(v)).collect()
-}
-
 fn collect(op: &Operation, defined: &mut BTreeSet<String>, used: &mut BTreeSet<String>) {
     // `aps.readrf %argK` reads register K's data from the command: no value use.
     if op.name != "aps.readrf" {

@@ -284,13 +284,4 @@ impl Type {
         }
     }
 
-    /// Bit width of integer and float types; `index` counts as 64.
-    pub fn bit_width(&self) -> Option<u32> {
-        match self {
-            Type::Integer { width, .. } => Some(*width),
-            Type::Float(w) => Some(*w),
-            Type::Index => Some(64),
-            _ => None,
-        }
-    }
 }

@@ -570,15 +570,6 @@ impl<'a> Parser<'a> {
         Ok(ty)
     }
 
-    /// Whether the current token can start a type.
-    pub fn at_type(&self) -> bool {
-        match self.tok.kind {
-            Kind::BangId | Kind::Less | Kind::LParen => true,
-            Kind::BareId => is_builtin_type_name(self.text(self.tok)),
-            _ => false,
-        }
-    }
-
     /// One or more comma-separated types.
     pub fn parse_type_list(&mut self) -> PResult<Vec<Type>> {
         let base = self.type_stack.len();
