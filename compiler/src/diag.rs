@@ -157,13 +157,13 @@ impl Diagnostic {
         self
     }
 
-    pub fn with_note(mut self, note: impl Into<String>) -> Diagnostic {
+    pub(crate) fn with_note(mut self, note: impl Into<String>) -> Diagnostic {
         self.notes.push(note.into());
         self
     }
 
     /// Add a note about another place of the same source, shown with its source line.
-    pub fn with_related(mut self, span: Span, message: impl Into<String>) -> Diagnostic {
+    pub(crate) fn with_related(mut self, span: Span, message: impl Into<String>) -> Diagnostic {
         self.related.push(Related {
             span,
             message: message.into(),

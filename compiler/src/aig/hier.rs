@@ -310,7 +310,7 @@ fn too_large(top: &ModelBox) -> Diagnostic {
 /// from `first[b]` in `kids`).
 pub(super) struct Tree<'b> {
     pub boxes: Vec<&'b ModelBox>,
-    pub kids: Vec<u32>,
+    pub(crate) kids: Vec<u32>,
     pub first: Vec<u32>,
 }
 

@@ -13,17 +13,18 @@
 //! flattened into one AIG), [`sop`] (cover → factored AND/OR logic), [`aiger`] (AIGER 1.9
 //! binary/ASCII writer and reader), [`blif_out`] (2-input BLIF writer).
 
-pub mod aiger;
-pub mod blif_out;
+pub(crate) mod aiger;
+pub(crate) mod blif_out;
 mod hier;
-pub mod lower;
-pub mod sop;
+pub(crate) mod lower;
+pub(crate) mod sop;
 
 pub use aiger::{read_aiger, write_aag, write_aiger_binary};
 pub use blif_out::write_blif;
+pub(crate) use lower::lower_box;
 pub use lower::{
-    BoxLowered, Children, Interface, Lowered, ModelBox, check_size, flatten, interface, lower_box,
-    lower_file, lower_file_owned, lower_file_with,
+    BoxLowered, Children, Interface, Lowered, LoweredFile, ModelBox, check_size, flatten,
+    interface, lower_file, lower_file_owned, lower_file_with,
 };
 
 use crate::blif::Init;
@@ -44,10 +45,10 @@ impl Lit {
     pub fn var(self) -> u32 {
         self.0 >> 1
     }
-    pub fn is_complemented(self) -> bool {
+    pub(crate) fn is_complemented(self) -> bool {
         self.0 & 1 == 1
     }
-    pub fn is_const(self) -> bool {
+    pub(crate) fn is_const(self) -> bool {
         self.0 < 2
     }
     /// The same variable, complemented if `c`.
@@ -221,11 +222,11 @@ impl Aig {
         self.ands as usize
     }
     /// Largest variable index.
-    pub fn max_var(&self) -> u32 {
+    pub(crate) fn max_var(&self) -> u32 {
         (self.nodes.len() - 1) as u32
     }
 
-    pub fn add_input(&mut self, name: impl Into<String>) -> Lit {
+    pub(crate) fn add_input(&mut self, name: impl Into<String>) -> Lit {
         let var = self.push(Node::Input(self.inputs.len() as u32));
         let lit = Lit::new(var, false);
         self.inputs.push(Port {
@@ -237,7 +238,7 @@ impl Aig {
 
     /// Add a latch whose next-state function is set later with [`Aig::set_latch_next`]
     /// (initially constant 0). Returns the latch output literal.
-    pub fn add_latch(&mut self, name: impl Into<String>, init: Init) -> Lit {
+    pub(crate) fn add_latch(&mut self, name: impl Into<String>, init: Init) -> Lit {
         let var = self.push(Node::Latch(self.latches.len() as u32));
         self.latches.push(Latch {
             var,
@@ -249,13 +250,13 @@ impl Aig {
     }
 
     /// Set the next-state function of the latch whose output literal is `latch`.
-    pub fn set_latch_next(&mut self, latch: Lit, next: Lit) {
+    pub(crate) fn set_latch_next(&mut self, latch: Lit, next: Lit) {
         if let Node::Latch(i) = self.node(latch.var()) {
             self.latches[i as usize].next = next;
         }
     }
 
-    pub fn add_output(&mut self, name: impl Into<String>, lit: Lit) {
+    pub(crate) fn add_output(&mut self, name: impl Into<String>, lit: Lit) {
         self.outputs.push(Port {
             name: name.into(),
             lit,
@@ -268,7 +269,7 @@ impl Aig {
     }
 
     /// `a & b`, with constant propagation, trivial folding and structural hashing.
-    pub fn add_and(&mut self, a: Lit, b: Lit) -> Lit {
+    pub(crate) fn add_and(&mut self, a: Lit, b: Lit) -> Lit {
         let (a, b) = if a >= b { (a, b) } else { (b, a) };
         if b == Lit::FALSE || a == !b {
             return Lit::FALSE;
@@ -291,12 +292,12 @@ impl Aig {
         }
     }
 
-    pub fn add_or(&mut self, a: Lit, b: Lit) -> Lit {
+    pub(crate) fn add_or(&mut self, a: Lit, b: Lit) -> Lit {
         !self.add_and(!a, !b)
     }
 
     /// Balanced AND of many literals (true for none).
-    pub fn add_and_many(&mut self, lits: &[Lit]) -> Lit {
+    pub(crate) fn add_and_many(&mut self, lits: &[Lit]) -> Lit {
         match lits {
             [] => Lit::TRUE,
             [a] => *a,
@@ -310,7 +311,7 @@ impl Aig {
     }
 
     /// Balanced OR of many literals (false for none).
-    pub fn add_or_many(&mut self, lits: &[Lit]) -> Lit {
+    pub(crate) fn add_or_many(&mut self, lits: &[Lit]) -> Lit {
         match lits {
             [] => Lit::FALSE,
             [a] => *a,
@@ -345,7 +346,12 @@ impl Aig {
     /// Copy `child` into `self`: its inputs are replaced by `inputs` (in order), its latches
     /// are copied with their inits and the name prefix `prefix`. Returns the literals of the
     /// child's outputs, in order.
-    pub fn instantiate_named(&mut self, child: &Aig, inputs: &[Lit], prefix: &str) -> Vec<Lit> {
+    pub(crate) fn instantiate_named(
+        &mut self,
+        child: &Aig,
+        inputs: &[Lit],
+        prefix: &str,
+    ) -> Vec<Lit> {
         let mut map = vec![Lit::FALSE; child.nodes.len()];
         for (port, &lit) in child.inputs.iter().zip(inputs) {
             map[port.lit.var() as usize] = lit;
@@ -378,13 +384,13 @@ impl Aig {
 
     /// A copy without the AND nodes that no output or latch uses, renumbered so that the
     /// variables are inputs, then latches, then ANDs in topological order (the AIGER order).
-    pub fn cleanup(&self) -> Aig {
+    pub(crate) fn cleanup(&self) -> Aig {
         self.clone().into_cleanup()
     }
 
     /// [`Aig::cleanup`], consuming `self` (names are moved, not copied). An AIG that is
     /// already clean (every AND used, AIGER order) is returned as it is, without its hash table.
-    pub fn into_cleanup(mut self) -> Aig {
+    pub(crate) fn into_cleanup(mut self) -> Aig {
         // Fanins are earlier variables: one sweep from the last variable down marks every
         // node some root uses.
         let mut used = vec![false; self.nodes.len()];
@@ -450,7 +456,7 @@ impl Aig {
     }
 
     /// Whether the variables are in AIGER order: inputs, latches, then ANDs.
-    pub fn is_aiger_ordered(&self) -> bool {
+    pub(crate) fn is_aiger_ordered(&self) -> bool {
         let ni = self.inputs.len();
         let nl = self.latches.len();
         self.nodes.iter().enumerate().all(|(v, n)| match n {

@@ -76,7 +76,7 @@ pub(crate) struct RuleCx<'a> {
 }
 
 impl<'a> RuleCx<'a> {
-    pub fn new(seg: &'a Segmentation, ctx: &'a DesignContext) -> RuleCx<'a> {
+    pub(crate) fn new(seg: &'a Segmentation, ctx: &'a DesignContext) -> RuleCx<'a> {
         RuleCx {
             seg,
             ctx,
@@ -87,7 +87,7 @@ impl<'a> RuleCx<'a> {
         }
     }
 
-    pub fn width(&self, v: &str) -> u32 {
+    pub(crate) fn width(&self, v: &str) -> u32 {
         if let Some((_, w)) = self.seg.values.consts.get(v) {
             return *w;
         }
@@ -96,7 +96,7 @@ impl<'a> RuleCx<'a> {
 
     /// A value: computed in this rule, a constant, a field of the command this rule took,
     /// or read from its register.
-    pub fn value(&mut self, v: &str, span: Span) -> Result<Var, Diagnostic> {
+    pub(crate) fn value(&mut self, v: &str, span: Span) -> Result<Var, Diagnostic> {
         if let Some(x) = self.local.get(v) {
             return Ok(*x);
         }
@@ -120,7 +120,7 @@ impl<'a> RuleCx<'a> {
     }
 
     /// The value of function argument `v` (a register field of the command this rule took).
-    pub fn command_value(&mut self, v: &str) -> Option<Var> {
+    pub(crate) fn command_value(&mut self, v: &str) -> Option<Var> {
         if let Some(x) = self.local.get(v) {
             return Some(*x);
         }
@@ -134,7 +134,7 @@ impl<'a> RuleCx<'a> {
     }
 
     /// Zero-extend or truncate `x` (of width `from`) to `to` bits.
-    pub fn fit(&mut self, x: Var, from: u32, to: u32) -> Var {
+    pub(crate) fn fit(&mut self, x: Var, from: u32, to: u32) -> Var {
         match from.cmp(&to) {
             std::cmp::Ordering::Equal => x,
             std::cmp::Ordering::Less => self.b.prim(PrimOp::ZExt, vec![x], to),

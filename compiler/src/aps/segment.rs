@@ -33,7 +33,7 @@ use crate::rules::{Instance, InstanceKind};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
-pub type BlockId = usize;
+pub(crate) type BlockId = usize;
 
 /// Where a block sits: piece `index` of container `branch` (0: the body or `then`, 1:
 /// `else`) of block `owner`.
@@ -55,25 +55,25 @@ pub struct Container {
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct LoopInfo {
     pub loop_name: String,
-    pub iv: String,
+    pub(crate) iv: String,
     pub width: u32,
     pub lb: String,
     pub ub: String,
     pub step: String,
     pub inits: Vec<String>,
     /// The body's iteration-value arguments.
-    pub iters: Vec<String>,
+    pub(crate) iters: Vec<String>,
     pub results: Vec<String>,
     /// `Some(ii)`: pipelined, a new iteration every `ii` cycles.
     pub pipeline: Option<u32>,
     /// The induction variable (pipelined: the next iteration's).
-    pub iv_reg: String,
-    pub iter_regs: Vec<String>,
+    pub(crate) iv_reg: String,
+    pub(crate) iter_regs: Vec<String>,
     /// Pipelined: 1 while iterations remain to be started; the initiation-interval counter.
-    pub issue_reg: Option<String>,
-    pub ii_reg: Option<String>,
+    pub(crate) issue_reg: Option<String>,
+    pub(crate) ii_reg: Option<String>,
     /// The fault raised by a run-time step of 0 (steps that are not constants).
-    pub step_fault: Option<String>,
+    pub(crate) step_fault: Option<String>,
     /// The head rule's transition, when some path reaches it.
     pub head: Option<Tree>,
     /// Pipelined: the last stage's transition after the last iteration.
@@ -85,7 +85,7 @@ pub struct LoopInfo {
 pub struct SlotInfo {
     pub time: i64,
     /// Nothing but collects: no rule; its wait guards the next slot that runs.
-    pub wait_only: bool,
+    pub(crate) wait_only: bool,
     /// It waits for the DMA (a burst collect).
     pub polls: bool,
 }
@@ -134,26 +134,26 @@ pub struct BlockInfo {
 pub struct ValueTable {
     pub widths: BTreeMap<String, u32>,
     /// Design-level and function-local constants: (value masked to width, width).
-    pub consts: BTreeMap<String, (u128, u32)>,
+    pub(crate) consts: BTreeMap<String, (u128, u32)>,
     /// `memref.get_global` results → global symbol.
     pub globals: BTreeMap<String, String>,
     /// Function arguments (register indices: rs1, rs2, rd), in order.
     pub args: Vec<String>,
     /// `aps.spm.load_req` tokens → bank symbol.
-    pub req_banks: BTreeMap<String, String>,
+    pub(crate) req_banks: BTreeMap<String, String>,
     /// The register holding each value used outside the slot that computes it.
     pub regs: BTreeMap<String, String>,
 }
 
 impl ValueTable {
-    pub fn is_virtual(&self, v: &str) -> bool {
+    pub(crate) fn is_virtual(&self, v: &str) -> bool {
         self.consts.contains_key(v)
             || self.globals.contains_key(v)
             || self.widths.get(v).is_some_and(|w| *w == 0)
     }
 
     /// The command field argument `v` stands for (`rs1`, `rs2`, `rd`), if it is one.
-    pub fn arg_field(&self, v: &str) -> Option<&'static str> {
+    pub(crate) fn arg_field(&self, v: &str) -> Option<&'static str> {
         let k = self.args.iter().position(|a| a == v)?;
         ["rs1", "rs2", "rd"].get(k).copied()
     }
@@ -162,7 +162,7 @@ impl ValueTable {
 /// The function's program counter and the code of each state.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Control {
-    pub pc: String,
+    pub(crate) pc: String,
     pub width: u32,
     /// `(target, waited, code)`, sorted; `(Idle, false)` is 0.
     pub codes: Vec<(Target, bool, u32)>,
@@ -205,7 +205,7 @@ pub struct Segmentation {
 
 impl Segmentation {
     /// The width of register `name` of this function (1 if unknown).
-    pub fn reg_width(&self, name: &str) -> u32 {
+    pub(crate) fn reg_width(&self, name: &str) -> u32 {
         self.instances
             .iter()
             .find(|i| i.name == name)
@@ -217,7 +217,7 @@ impl Segmentation {
     }
 
     /// Whether the function's first block takes the command itself (else the start rule).
-    pub fn command_block(&self) -> Option<BlockId> {
+    pub(crate) fn command_block(&self) -> Option<BlockId> {
         let BlockKind::Function { body, .. } = &self.blocks.first()?.kind else {
             return None;
         };
@@ -227,7 +227,7 @@ impl Segmentation {
 }
 
 /// Name of value `k` of a result group.
-pub fn result_names(op: &Operation) -> Vec<String> {
+pub(crate) fn result_names(op: &Operation) -> Vec<String> {
     let mut out = Vec::new();
     for r in &op.results {
         if r.count <= 1 {
@@ -239,7 +239,7 @@ pub fn result_names(op: &Operation) -> Vec<String> {
     out
 }
 
-pub fn operand_name(o: &crate::mlir::ast::Operand) -> String {
+pub(crate) fn operand_name(o: &crate::mlir::ast::Operand) -> String {
     match o.index {
         Some(i) => format!("{}#{i}", o.name),
         None => o.name.to_string(),

@@ -22,16 +22,16 @@ impl Lit {
         (self.0 >> 1) as usize
     }
 
-    pub fn is_neg(self) -> bool {
+    pub(crate) fn is_neg(self) -> bool {
         self.0 & 1 == 1
     }
 
-    pub fn from_node(node: usize, neg: bool) -> Lit {
+    pub(crate) fn from_node(node: usize, neg: bool) -> Lit {
         Lit(((node as u32) << 1) | u32::from(neg))
     }
 
     /// Complement when `c` is true.
-    pub fn xor_neg(self, c: bool) -> Lit {
+    pub(crate) fn xor_neg(self, c: bool) -> Lit {
         Lit(self.0 ^ u32::from(c))
     }
 }
@@ -118,7 +118,7 @@ impl Net {
     }
 
     /// Drives wire `w`; false if it already had a driver.
-    pub fn drive(&mut self, w: Lit, src: Lit) -> bool {
+    pub(crate) fn drive(&mut self, w: Lit, src: Lit) -> bool {
         match &mut self.nodes[w.node()] {
             Node::Wire(slot @ None) => {
                 *slot = Some(src.xor_neg(w.is_neg()));
@@ -159,7 +159,7 @@ impl Net {
         self.or(x, y)
     }
 
-    pub fn and_all(&mut self, lits: &[Lit]) -> Lit {
+    pub(crate) fn and_all(&mut self, lits: &[Lit]) -> Lit {
         lits.iter().fold(Lit::TRUE, |acc, &l| self.and(acc, l))
     }
 
@@ -213,7 +213,7 @@ impl Net {
     /// Resolves wires and renumbers in AIGER order: constant, inputs, latches, then ANDs in
     /// topological order (only those reachable from outputs and latch next-states).
     /// `Err(node)` names a wire that is undriven or on a combinational loop.
-    pub fn compact(&self) -> Result<Net, CompactError> {
+    pub(crate) fn compact(&self) -> Result<Net, CompactError> {
         let mut out = Net::new();
         let mut map: Vec<Option<Lit>> = vec![None; self.nodes.len()];
         map[0] = Some(Lit::FALSE);
@@ -338,11 +338,11 @@ impl Net {
         (outs, next)
     }
 
-    pub fn input_index(&self, name: &str) -> Option<usize> {
+    pub(crate) fn input_index(&self, name: &str) -> Option<usize> {
         self.inputs.iter().position(|(n, _)| n == name)
     }
 
-    pub fn output_index(&self, name: &str) -> Option<usize> {
+    pub(crate) fn output_index(&self, name: &str) -> Option<usize> {
         self.outputs.iter().position(|(n, _)| n == name)
     }
 }
@@ -352,7 +352,7 @@ fn resolve(map: &[Option<Lit>], l: Lit) -> Lit {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum CompactError {
+pub(crate) enum CompactError {
     /// A wire nobody drives.
     Undriven(usize),
     /// A combinational loop through these nodes (in fanin order).

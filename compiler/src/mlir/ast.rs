@@ -199,7 +199,7 @@ impl Operation {
     }
 
     /// The number of result values (sum of result group counts).
-    pub fn num_results(&self) -> usize {
+    pub(crate) fn num_results(&self) -> usize {
         self.results.iter().map(|r| r.count as usize).sum()
     }
 
@@ -283,5 +283,4 @@ impl Type {
             signedness: Signedness::Signless,
         }
     }
-
 }

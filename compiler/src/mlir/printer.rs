@@ -9,7 +9,7 @@ use super::ast::*;
 use super::lexer::{is_id_char, is_id_start};
 use std::fmt::Write as _;
 
-pub fn print_module(m: &ModuleAst) -> String {
+pub(crate) fn print_module(m: &ModuleAst) -> String {
     let mut out = String::new();
     for op in &m.ops {
         print_op(&mut out, op, 0);
@@ -121,7 +121,7 @@ fn print_region(out: &mut String, r: &Region, level: usize) {
     out.push('}');
 }
 
-pub fn print_string(out: &mut String, s: &str) {
+pub(crate) fn print_string(out: &mut String, s: &str) {
     out.push('"');
     for c in s.chars() {
         match c {
@@ -175,7 +175,7 @@ fn print_symbol(out: &mut String, name: &str) {
     }
 }
 
-pub fn print_attr(out: &mut String, a: &Attribute) {
+pub(crate) fn print_attr(out: &mut String, a: &Attribute) {
     match a {
         Attribute::Integer { value, ty } => {
             let _ = write!(out, "{value}");
@@ -247,7 +247,7 @@ fn print_type_list(out: &mut String, types: &[Type]) {
     }
 }
 
-pub fn print_type(out: &mut String, t: &Type) {
+pub(crate) fn print_type(out: &mut String, t: &Type) {
     match t {
         Type::Integer { width, signedness } => {
             let prefix = match signedness {

@@ -28,8 +28,8 @@
 //! Architecture invariant: everything here is plain owned data with deterministic order
 //! (`Vec`s in generation order), so equal inputs give byte-identical emitted text.
 
-pub mod cmt2_lib;
-pub mod cmt2_read;
+pub(crate) mod cmt2_lib;
+pub(crate) mod cmt2_read;
 pub mod emit;
 pub mod schedule;
 pub mod sim;
@@ -65,7 +65,7 @@ pub struct Instruction {
 }
 
 /// The four major opcodes RISC-V reserves for custom instructions (custom-0..3).
-pub const CUSTOM_OPCODES: [u32; 4] = [0x0b, 0x2b, 0x5b, 0x7b];
+pub(crate) const CUSTOM_OPCODES: [u32; 4] = [0x0b, 0x2b, 0x5b, 0x7b];
 
 impl Instruction {
     /// The name part identifying the instruction: `(opcode << 8) | funct7` as 4 hex digits
@@ -203,7 +203,7 @@ pub enum PrimOp {
 }
 
 /// Bit positions `(lo, width)` of the fields of the RoCC command bundle.
-pub fn rocc_field(name: &str) -> (u32, u32) {
+pub(crate) fn rocc_field(name: &str) -> (u32, u32) {
     match name {
         "rs2data" => (0, 32),
         "rs1data" => (32, 32),
@@ -217,7 +217,7 @@ pub fn rocc_field(name: &str) -> (u32, u32) {
 }
 
 /// Address bits of a bank of `depth` elements (at least 1).
-pub fn bank_addr_width(depth: u32) -> u32 {
+pub(crate) fn bank_addr_width(depth: u32) -> u32 {
     (32 - depth.saturating_sub(1).leading_zeros()).max(1)
 }
 
@@ -278,7 +278,7 @@ pub fn methods(kind: &InstanceKind) -> &'static [&'static str] {
     }
 }
 
-pub fn mask(v: u128, width: u32) -> u128 {
+pub(crate) fn mask(v: u128, width: u32) -> u128 {
     if width >= 128 {
         v
     } else {
@@ -287,7 +287,7 @@ pub fn mask(v: u128, width: u32) -> u128 {
 }
 
 /// `v` (of `width` bits) sign-extended to i128.
-pub fn sext(v: u128, width: u32) -> i128 {
+pub(crate) fn sext(v: u128, width: u32) -> i128 {
     if width == 0 || width >= 128 {
         return v as i128;
     }
@@ -296,7 +296,7 @@ pub fn sext(v: u128, width: u32) -> i128 {
 }
 
 /// Evaluate one primitive on operands with their widths; the result is masked to `width`.
-pub fn eval_prim(op: PrimOp, args: &[(u128, u32)], width: u32) -> u128 {
+pub(crate) fn eval_prim(op: PrimOp, args: &[(u128, u32)], width: u32) -> u128 {
     let a = args.first().copied().unwrap_or((0, 1));
     let b = args.get(1).copied().unwrap_or((0, 1));
     let w = a.1.max(b.1);

@@ -46,9 +46,9 @@ use super::schedule::MEM_QUEUE_PER_LANE;
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct TopInfo {
     pub top: String,
-    pub dmas: Vec<String>,
+    pub(crate) dmas: Vec<String>,
     /// CPU-memory ports and their lane counts.
-    pub memports: Vec<(String, u32)>,
+    pub(crate) memports: Vec<(String, u32)>,
     /// Banks: (instance name, depth).
     pub banks: Vec<(String, u32)>,
     pub regs: Vec<String>,
@@ -125,7 +125,7 @@ pub fn ident(s: &str) -> String {
 }
 
 /// The reserved keywords of IEEE 1800-2017 (Annex B), sorted.
-pub const SV_KEYWORDS: &[&str] = &[
+pub(crate) const SV_KEYWORDS: &[&str] = &[
     "accept_on",
     "alias",
     "always",
