@@ -45,7 +45,7 @@ impl Span {
     }
 
     /// The smallest span covering both.
-    pub fn to(self, other: Span) -> Span {
+    pub(crate) fn to(self, other: Span) -> Span {
         Span {
             start: self.start.min(other.start),
             end: self.end.max(other.end),
@@ -122,7 +122,7 @@ impl Diagnostic {
         }
     }
 
-    pub fn warning(span: Span, message: impl Into<String>) -> Diagnostic {
+    pub(crate) fn warning(span: Span, message: impl Into<String>) -> Diagnostic {
         Diagnostic {
             severity: Severity::Warning,
             code: None,

@@ -71,7 +71,7 @@ pub(super) struct Sub {
     /// The instantiated model.
     pub model: String,
     /// The box output that feeds the instance's first input.
-    pub first: u32,
+    pub(crate) first: u32,
     /// The prefix of the instance's latch names (`<instance>/`).
     pub prefix: String,
 }

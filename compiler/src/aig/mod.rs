@@ -42,7 +42,7 @@ impl Lit {
     pub fn new(var: u32, complemented: bool) -> Lit {
         Lit(var << 1 | complemented as u32)
     }
-    pub fn var(self) -> u32 {
+    pub(crate) fn var(self) -> u32 {
         self.0 >> 1
     }
     pub(crate) fn is_complemented(self) -> bool {
@@ -52,10 +52,10 @@ impl Lit {
         self.0 < 2
     }
     /// The same variable, complemented if `c`.
-    pub fn xor(self, c: bool) -> Lit {
+    pub(crate) fn xor(self, c: bool) -> Lit {
         Lit(self.0 ^ c as u32)
     }
-    pub fn regular(self) -> Lit {
+    pub(crate) fn regular(self) -> Lit {
         Lit(self.0 & !1)
     }
 }
@@ -69,7 +69,7 @@ impl std::ops::Not for Lit {
 
 /// What drives one variable.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum Node {
+pub(crate) enum Node {
     Const,
     /// The `i`-th primary input.
     Input(u32),
@@ -82,7 +82,7 @@ pub enum Node {
 /// A latch: current-state variable, next-state function, init value, name.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Latch {
-    pub var: u32,
+    pub(crate) var: u32,
     pub next: Lit,
     pub init: Init,
     pub name: String,
@@ -211,10 +211,10 @@ impl Aig {
     pub fn latches(&self) -> &[Latch] {
         &self.latches
     }
-    pub fn nodes(&self) -> &[Node] {
+    pub(crate) fn nodes(&self) -> &[Node] {
         &self.nodes
     }
-    pub fn node(&self, var: u32) -> Node {
+    pub(crate) fn node(&self, var: u32) -> Node {
         self.nodes[var as usize]
     }
     /// Number of AND nodes (including ones no output uses; see [`Aig::cleanup`]).
@@ -325,7 +325,7 @@ impl Aig {
     }
 
     /// Logic level of every variable (inputs, latches and constants are level 0).
-    pub fn levels(&self) -> Vec<u32> {
+    pub(crate) fn levels(&self) -> Vec<u32> {
         let mut lev = vec![0u32; self.nodes.len()];
         for (v, n) in self.nodes.iter().enumerate() {
             if let Node::And(a, b) = n {
@@ -345,7 +345,8 @@ impl Aig {
 
     /// Copy `child` into `self`: its inputs are replaced by `inputs` (in order), its latches
     /// are copied with their inits and the name prefix `prefix`. Returns the literals of the
-    /// child's outputs, in order.
+    /// child's outputs, in order. Only the unit tests build AIGs by instantiation.
+    #[cfg(test)]
     pub(crate) fn instantiate_named(
         &mut self,
         child: &Aig,
@@ -377,7 +378,8 @@ impl Aig {
     }
 
     /// [`Aig::instantiate_named`] with latch names prefixed by `<child name>.`.
-    pub fn instantiate(&mut self, child: &Aig, inputs: &[Lit]) -> Vec<Lit> {
+    #[cfg(test)]
+    pub(crate) fn instantiate(&mut self, child: &Aig, inputs: &[Lit]) -> Vec<Lit> {
         let prefix = format!("{}.", child.name);
         self.instantiate_named(child, inputs, &prefix)
     }
@@ -445,7 +447,7 @@ impl Aig {
     }
 
     /// Reserve room for `n` more AND nodes.
-    pub fn reserve(&mut self, n: usize) {
+    pub(crate) fn reserve(&mut self, n: usize) {
         self.nodes.reserve(n);
         if self.strash.len == self.ands as usize
             && (self.strash.len + n) * 2 <= self.strash.slots.len()

@@ -26,7 +26,7 @@ pub struct MemEntry {
 pub struct Global {
     pub name: String,
     /// Static shape; empty for a rank-0 global (a global register).
-    pub shape: Vec<u64>,
+    pub(crate) shape: Vec<u64>,
     pub width: u32,
     /// Initial elements (missing ones and `uninitialized` read as 0).
     pub init: Vec<u128>,
@@ -41,11 +41,11 @@ impl Global {
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct DesignContext {
-    pub design: String,
-    pub entries: Vec<MemEntry>,
+    pub(crate) design: String,
+    pub(crate) entries: Vec<MemEntry>,
     pub globals: BTreeMap<String, Global>,
     /// Design-level SSA constants: name → (value masked to width, width).
-    pub constants: BTreeMap<String, (u128, u32)>,
+    pub(crate) constants: BTreeMap<String, (u128, u32)>,
 }
 
 /// The ops at module level: the body of a single `builtin.module`, or the top ops.

@@ -74,7 +74,7 @@ pub enum Tree {
 
 impl Tree {
     /// Every `(target, waited)` the tree can reach.
-    pub fn targets(&self, out: &mut Vec<(Target, bool)>) {
+    pub(crate) fn targets(&self, out: &mut Vec<(Target, bool)>) {
         match self {
             Tree::Goto { target, waited } => out.push((target.clone(), *waited)),
             Tree::Enter { go, skip: b, .. }
@@ -274,15 +274,15 @@ pub(crate) fn container(b: &BlockInfo, branch: usize) -> Option<&Container> {
 pub(crate) struct Leaf {
     pub path: Option<Var>,
     pub code: Option<u32>,
-    pub writes: Vec<(String, Var)>,
+    pub(crate) writes: Vec<(String, Var)>,
 }
 
 /// What a path through a tree has computed so far: values it defined (induction
 /// variables, iteration values, results) and the register writes that persist them.
 #[derive(Clone, Default)]
-pub struct Env {
-    pub bound: BTreeMap<String, Var>,
-    pub writes: Vec<(String, Var)>,
+pub(crate) struct Env {
+    pub(crate) bound: BTreeMap<String, Var>,
+    pub(crate) writes: Vec<(String, Var)>,
 }
 
 impl Env {

@@ -36,7 +36,7 @@ use std::collections::BTreeMap;
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct BlockRules {
-    pub block: String,
+    pub(crate) block: String,
     pub rules: Vec<Rule>,
     /// Block-internal instances (the FIFOs between the stages of a pipelined loop).
     pub instances: Vec<Instance>,
@@ -65,12 +65,12 @@ impl BlockRules {
 
 /// Rule-building state: the body, and the rule-local value map (`localMap`).
 pub(crate) struct RuleCx<'a> {
-    pub seg: &'a Segmentation,
-    pub ctx: &'a DesignContext,
-    pub b: BodyBuilder,
-    pub local: BTreeMap<String, Var>,
+    pub(crate) seg: &'a Segmentation,
+    pub(crate) ctx: &'a DesignContext,
+    pub(crate) b: BodyBuilder,
+    pub(crate) local: BTreeMap<String, Var>,
     /// The RoCC command bundle, when this rule took it.
-    pub cmd: Option<Var>,
+    pub(crate) cmd: Option<Var>,
     /// The rule's guard (statements and result), when it has one.
     pub guard: Option<(Vec<Stmt>, Var)>,
 }

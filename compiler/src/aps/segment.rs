@@ -39,8 +39,8 @@ pub(crate) type BlockId = usize;
 /// `else`) of block `owner`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Position {
-    pub owner: BlockId,
-    pub branch: usize,
+    pub(crate) owner: BlockId,
+    pub(crate) branch: usize,
     pub index: usize,
 }
 
@@ -49,7 +49,7 @@ pub struct Container {
     pub prefix: String,
     pub children: Vec<BlockId>,
     /// The `tor.yield` operands (iteration values of a loop body, results of a branch).
-    pub yields: Vec<String>,
+    pub(crate) yields: Vec<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -57,10 +57,10 @@ pub struct LoopInfo {
     pub loop_name: String,
     pub(crate) iv: String,
     pub width: u32,
-    pub lb: String,
-    pub ub: String,
-    pub step: String,
-    pub inits: Vec<String>,
+    pub(crate) lb: String,
+    pub(crate) ub: String,
+    pub(crate) step: String,
+    pub(crate) inits: Vec<String>,
     /// The body's iteration-value arguments.
     pub(crate) iters: Vec<String>,
     pub results: Vec<String>,
@@ -75,19 +75,19 @@ pub struct LoopInfo {
     /// The fault raised by a run-time step of 0 (steps that are not constants).
     pub(crate) step_fault: Option<String>,
     /// The head rule's transition, when some path reaches it.
-    pub head: Option<Tree>,
+    pub(crate) head: Option<Tree>,
     /// Pipelined: the last stage's transition after the last iteration.
-    pub exit: Option<Tree>,
+    pub(crate) exit: Option<Tree>,
 }
 
 /// One time step of a straight-line block.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct SlotInfo {
-    pub time: i64,
+    pub(crate) time: i64,
     /// Nothing but collects: no rule; its wait guards the next slot that runs.
     pub(crate) wait_only: bool,
     /// It waits for the DMA (a burst collect).
-    pub polls: bool,
+    pub(crate) polls: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -121,9 +121,9 @@ pub enum BlockKind {
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct BlockInfo {
-    pub id: BlockId,
+    pub(crate) id: BlockId,
     pub name: String,
-    pub parent: Option<BlockId>,
+    pub(crate) parent: Option<BlockId>,
     pub at: Option<Position>,
     pub span: Span,
     pub kind: BlockKind,
@@ -132,7 +132,7 @@ pub struct BlockInfo {
 /// Function-wide value facts used by the handlers.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct ValueTable {
-    pub widths: BTreeMap<String, u32>,
+    pub(crate) widths: BTreeMap<String, u32>,
     /// Design-level and function-local constants: (value masked to width, width).
     pub(crate) consts: BTreeMap<String, (u128, u32)>,
     /// `memref.get_global` results → global symbol.
@@ -161,15 +161,15 @@ impl ValueTable {
 
 /// The function's program counter and the code of each state.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct Control {
+pub(crate) struct Control {
     pub(crate) pc: String,
-    pub width: u32,
+    pub(crate) width: u32,
     /// `(target, waited, code)`, sorted; `(Idle, false)` is 0.
-    pub codes: Vec<(Target, bool, u32)>,
+    pub(crate) codes: Vec<(Target, bool, u32)>,
 }
 
 impl Control {
-    pub fn code(&self, target: &Target, waited: bool) -> Option<u32> {
+    pub(crate) fn code(&self, target: &Target, waited: bool) -> Option<u32> {
         self.codes
             .iter()
             .find(|(t, w, _)| t == target && *w == waited)
@@ -177,7 +177,7 @@ impl Control {
     }
 
     /// The codes under which `target` runs: `(code, waited)`.
-    pub fn entries(&self, target: &Target) -> Vec<(u32, bool)> {
+    pub(crate) fn entries(&self, target: &Target) -> Vec<(u32, bool)> {
         self.codes
             .iter()
             .filter(|(t, _, _)| t == target)
@@ -198,7 +198,7 @@ pub struct Segmentation {
     pub funct7: u32,
     pub blocks: Vec<BlockInfo>,
     pub values: ValueTable,
-    pub control: Control,
+    pub(crate) control: Control,
     /// The function's registers and faults (block-internal FIFOs belong to the handlers).
     pub instances: Vec<Instance>,
 }
@@ -290,7 +290,7 @@ fn int_attr(op: &Operation, name: &str) -> Option<i128> {
 }
 
 /// The `starttime` of an op in a straight-line block.
-pub fn starttime(op: &Operation) -> Result<i64, Diagnostic> {
+pub(crate) fn starttime(op: &Operation) -> Result<i64, Diagnostic> {
     match op.attr("starttime") {
         Some(Attribute::Integer { value, .. }) => i64::try_from(*value)
             .map_err(|_| Diagnostic::error(op.span, "`starttime` out of range")),

@@ -87,7 +87,7 @@ pub struct SynthOutput {
 }
 
 /// Chooses the implementation of `m` given the lowered library unit at its path (if read).
-pub fn choose(m: &UnitRef, node: &OpNode, lib: Option<&LibUnit>) -> Impl {
+pub(crate) fn choose(m: &UnitRef, node: &OpNode, lib: Option<&LibUnit>) -> Impl {
     let (ins, outs) = signals(&node.inputs, &node.outputs, true);
     if m.extras {
         return subckt(m, "its channels carry extra signals, which no unit has");

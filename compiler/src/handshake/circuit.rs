@@ -33,17 +33,17 @@ pub struct PortType {
     /// Data bits (0 for control).
     pub width: u32,
     /// Whether the value has valid/ready (channels, control, memrefs).
-    pub handshake: bool,
+    pub(crate) handshake: bool,
     /// Extra signals travelling with data: (name, width).
     pub(crate) extra_down: Vec<(String, u32)>,
     /// Extra signals travelling with ready, upstream: (name, width).
     pub(crate) extra_up: Vec<(String, u32)>,
     /// The data is a float's bit pattern.
-    pub float: bool,
+    pub(crate) float: bool,
 }
 
 impl PortType {
-    pub fn channel(width: u32) -> PortType {
+    pub(crate) fn channel(width: u32) -> PortType {
         PortType {
             width,
             handshake: true,

@@ -189,13 +189,13 @@ pub struct UnitRef {
     pub kind: String,
     /// The path-table key (`buffer.ONE_SLOT_BREAK_DV.dataless`, `cmpi.eq`, ...).
     pub key: String,
-    pub params: BTreeMap<String, u64>,
+    pub(crate) params: BTreeMap<String, u64>,
     /// The library path (relative to the library directory), when the table has the key.
     pub path: Option<String>,
     /// Why there is no path.
     pub(crate) no_path: Option<String>,
     /// The built-in generator that can implement this op, if any.
-    pub builtin: Option<Builtin>,
+    pub(crate) builtin: Option<Builtin>,
     /// The op has ports the library units do not have (extra signals): the library file,
     /// if any, cannot be used as is.
     pub(crate) extras: bool,

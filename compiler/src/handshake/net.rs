@@ -18,7 +18,7 @@ impl Lit {
     pub const FALSE: Lit = Lit(0);
     pub const TRUE: Lit = Lit(1);
 
-    pub fn node(self) -> usize {
+    pub(crate) fn node(self) -> usize {
         (self.0 >> 1) as usize
     }
 
@@ -52,7 +52,7 @@ pub enum Init {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum Node {
+pub(crate) enum Node {
     Const0,
     Input,
     Latch {
@@ -66,7 +66,7 @@ pub enum Node {
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Net {
-    pub nodes: Vec<Node>,
+    pub(crate) nodes: Vec<Node>,
     /// Primary inputs in port order: (name, node).
     pub inputs: Vec<(String, usize)>,
     /// Latch nodes in creation order (with optional names).
@@ -113,7 +113,7 @@ impl Net {
         }
     }
 
-    pub fn wire(&mut self) -> Lit {
+    pub(crate) fn wire(&mut self) -> Lit {
         self.push(Node::Wire(None))
     }
 
@@ -128,7 +128,7 @@ impl Net {
         }
     }
 
-    pub fn and(&mut self, a: Lit, b: Lit) -> Lit {
+    pub(crate) fn and(&mut self, a: Lit, b: Lit) -> Lit {
         if a == Lit::FALSE || b == Lit::FALSE || a == !b {
             return Lit::FALSE;
         }
@@ -142,18 +142,18 @@ impl Net {
         self.push(Node::And(a, b))
     }
 
-    pub fn or(&mut self, a: Lit, b: Lit) -> Lit {
+    pub(crate) fn or(&mut self, a: Lit, b: Lit) -> Lit {
         !self.and(!a, !b)
     }
 
-    pub fn xor(&mut self, a: Lit, b: Lit) -> Lit {
+    pub(crate) fn xor(&mut self, a: Lit, b: Lit) -> Lit {
         let x = self.and(a, !b);
         let y = self.and(!a, b);
         self.or(x, y)
     }
 
     /// `s ? t : f`
-    pub fn mux(&mut self, s: Lit, t: Lit, f: Lit) -> Lit {
+    pub(crate) fn mux(&mut self, s: Lit, t: Lit, f: Lit) -> Lit {
         let x = self.and(s, t);
         let y = self.and(!s, f);
         self.or(x, y)
@@ -172,7 +172,7 @@ impl Net {
 
     /// Copies `unit` into `self`, its inputs replaced by `inputs` (in `unit.inputs` order);
     /// returns its output literals (in `unit.outputs` order). Wires of `unit` must be resolved.
-    pub fn instantiate(&mut self, unit: &Net, inputs: &[Lit]) -> Vec<Lit> {
+    pub(crate) fn instantiate(&mut self, unit: &Net, inputs: &[Lit]) -> Vec<Lit> {
         let mut map = vec![Lit::FALSE; unit.nodes.len()];
         for ((_, node), &l) in unit.inputs.iter().zip(inputs) {
             map[*node] = l;

@@ -38,7 +38,7 @@ pub(crate) enum SigKind {
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub(crate) struct Signal {
     pub name: String,
-    pub port: PortRef,
+    pub(crate) port: PortRef,
     pub kind: SigKind,
 }
 

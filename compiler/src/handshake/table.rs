@@ -19,7 +19,7 @@ pub(crate) const PARAMS: &[&str] = &["W", "N", "S", "I", "IN", "OUT", "A", "SLOT
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct PathTable {
-    pub entries: BTreeMap<String, String>,
+    pub(crate) entries: BTreeMap<String, String>,
 }
 
 const BINARY: &[&str] = &[
@@ -158,7 +158,7 @@ impl PathTable {
         Ok(())
     }
 
-    pub fn get(&self, key: &str) -> Option<&str> {
+    pub(crate) fn get(&self, key: &str) -> Option<&str> {
         self.entries.get(key).map(String::as_str)
     }
 

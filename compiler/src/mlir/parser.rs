@@ -36,10 +36,10 @@ use crate::limits::{Limit, Limits};
 pub(crate) type PResult<T> = Result<T, Diagnostic>;
 
 pub(crate) struct Parser<'a> {
-    pub src: &'a str,
-    pub bytes: &'a [u8],
+    pub(crate) src: &'a str,
+    pub(crate) bytes: &'a [u8],
     /// The current, not yet consumed token.
-    pub tok: Token,
+    pub(crate) tok: Token,
     /// End of the last consumed token (for op spans).
     pub(crate) prev_end: usize,
     /// Dialect that unqualified op names resolve to (`handshake` inside `handshake.func`).

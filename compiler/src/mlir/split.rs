@@ -34,7 +34,7 @@ pub struct Split {
 
 /// One cut: the file's bytes `start..end` are the context's newline at `at`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Cut {
+pub(crate) struct Cut {
     pub at: usize,
     pub start: usize,
     pub end: usize,

@@ -325,7 +325,7 @@ impl Widths {
 
 /// An IR name as an MLIR symbol reference: `@name`, or `@"name"` when it has characters a
 /// bare symbol cannot hold.
-pub fn sym(name: &str) -> String {
+pub(crate) fn sym(name: &str) -> String {
     let mut out = String::with_capacity(name.len() + 3);
     push_sym(&mut out, name);
     out

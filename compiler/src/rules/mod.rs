@@ -70,7 +70,7 @@ pub(crate) const CUSTOM_OPCODES: [u32; 4] = [0x0b, 0x2b, 0x5b, 0x7b];
 impl Instruction {
     /// The name part identifying the instruction: `(opcode << 8) | funct7` as 4 hex digits
     /// (`2b01` for opcode 0x2b, funct7 1).
-    pub fn id(opcode: u32, funct7: u32) -> String {
+    pub(crate) fn id(opcode: u32, funct7: u32) -> String {
         format!("{:02x}{:02x}", opcode & 0x7f, funct7 & 0x7f)
     }
 }
@@ -224,14 +224,14 @@ pub(crate) fn bank_addr_width(depth: u32) -> u32 {
 /// A method's argument and result widths, and whether it is a value method (no enable:
 /// it only reads state).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Signature {
+pub(crate) struct Signature {
     pub args: Vec<u32>,
-    pub result: Option<u32>,
+    pub(crate) result: Option<u32>,
     pub value: bool,
 }
 
 /// The signature of `method` on an instance of `kind`; `None` for an unknown method.
-pub fn signature(kind: &InstanceKind, method: &str) -> Option<Signature> {
+pub(crate) fn signature(kind: &InstanceKind, method: &str) -> Option<Signature> {
     let sig = |args: &[u32], result: Option<u32>, value: bool| Signature {
         args: args.to_vec(),
         result,
@@ -266,7 +266,7 @@ pub fn signature(kind: &InstanceKind, method: &str) -> Option<Signature> {
 }
 
 /// The methods of `kind`, in catalogue order.
-pub fn methods(kind: &InstanceKind) -> &'static [&'static str] {
+pub(crate) fn methods(kind: &InstanceKind) -> &'static [&'static str] {
     match kind {
         InstanceKind::Fifo { .. } => &["enq", "deq"],
         InstanceKind::Reg { .. } => &["read", "write"],
@@ -365,7 +365,7 @@ impl Circuit {
         self.schedule.extend(other.schedule);
     }
 
-    pub fn instance(&self, name: &str) -> Option<&Instance> {
+    pub(crate) fn instance(&self, name: &str) -> Option<&Instance> {
         self.instances.iter().find(|i| i.name == name)
     }
 }
@@ -382,7 +382,7 @@ impl BodyBuilder {
         BodyBuilder::default()
     }
 
-    pub fn fresh(&mut self) -> Var {
+    pub(crate) fn fresh(&mut self) -> Var {
         self.next += 1;
         self.next - 1
     }

@@ -91,24 +91,24 @@ pub(crate) enum Relation {
 /// A pair of rules (earlier, later in the order) whose calls interact.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Interaction {
-    pub earlier: String,
-    pub later: String,
+    pub(crate) earlier: String,
+    pub(crate) later: String,
     pub(crate) relation: Relation,
     /// `instance.method/method` pairs that cause it.
-    pub via: Vec<String>,
+    pub(crate) via: Vec<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-pub struct Schedule {
+pub(crate) struct Schedule {
     /// Indices into `circuit.rules`, in per-cycle evaluation order.
-    pub order: Vec<usize>,
+    pub(crate) order: Vec<usize>,
     pub(crate) interactions: Vec<Interaction>,
     /// Declared precedence pairs `(a, b)` that the order does not honour.
     pub(crate) violated_precedence: Vec<(String, String)>,
 }
 
 /// Derive the schedule; `Err` names a schedule entry without a rule.
-pub fn analyse(c: &Circuit) -> Result<Schedule, String> {
+pub(crate) fn analyse(c: &Circuit) -> Result<Schedule, String> {
     let order = rule_order(c)?;
     let pos: BTreeMap<&str, usize> = order
         .iter()
@@ -249,7 +249,7 @@ pub(crate) fn method_relation(kind: &InstanceKind, a: &str, b: &str) -> Option<R
 }
 
 /// The comment block describing the schedule (each line starts with `// `).
-pub fn describe(c: &Circuit, s: &Schedule) -> String {
+pub(crate) fn describe(c: &Circuit, s: &Schedule) -> String {
     let mut out = String::new();
     out.push_str("// Static schedule (rules evaluated in this order every cycle; a rule fires\n");
     out.push_str("// when its guard holds and every method it calls on the taken path is ready\n");

@@ -910,7 +910,7 @@ impl State {
 /// not taken represents (`None` for a clean end): the rules that would consume the
 /// pending work (dequeue a non-empty FIFO, or take a command), in `order`. Shared by the
 /// simulator and the RTL testbench's report.
-pub fn deadlock(
+pub(crate) fn deadlock(
     order: &[&super::Rule],
     pending: &[&str],
     commands: usize,

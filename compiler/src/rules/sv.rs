@@ -53,17 +53,17 @@ pub struct TopInfo {
     pub banks: Vec<(String, u32)>,
     pub regs: Vec<String>,
     /// FIFOs: (IR name, SystemVerilog identifier), for deadlock reports.
-    pub fifos: Vec<(String, String)>,
+    pub(crate) fifos: Vec<(String, String)>,
     /// Fault instances (their `<ident>_fault` output ports).
-    pub faults: Vec<String>,
+    pub(crate) faults: Vec<String>,
     /// What stops a run, in the simulator's order (rule by rule, a rule's faults before
     /// its hazard): the top's signals a testbench watches.
-    pub watch: Vec<Watch>,
+    pub(crate) watch: Vec<Watch>,
 }
 
 /// A run-time error the top signals.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-pub enum Watch {
+pub(crate) enum Watch {
     /// Rule `rule` raises fault instance `inst` when `<signal>` is 1.
     Fault {
         inst: String,
@@ -1928,9 +1928,9 @@ pub struct TbOutput {
     /// FIFOs (IR names) still holding entries at the end.
     pub pending: Vec<String>,
     /// The first same-firing CPU-memory hazard: (rule, cycle, word address, is a load).
-    pub hazard: Option<(String, u64, u32, bool)>,
+    pub(crate) hazard: Option<(String, u64, u32, bool)>,
     /// The first raised fault: (fault instance, rule, cycle).
-    pub fault: Option<(String, String, u64)>,
+    pub(crate) fault: Option<(String, String, u64)>,
 }
 
 impl TbOutput {
