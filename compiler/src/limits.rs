@@ -28,7 +28,7 @@ pub struct Limits {
     /// Widest integer type accepted (`iN`, `siN`, `uiN`), in bits.
     pub max_int_width: u32,
     /// Most results one operation may define (`%r:N`), or slots one buffer may have.
-    pub(crate) max_results: u32,
+    pub max_results: u32,
     /// Deepest BLIF model hierarchy (instantiation chain).
     pub max_depth: u32,
     /// Most AIG nodes (inputs, latches, ANDs) of one lowered model.
