@@ -22,7 +22,7 @@
 
 #[cfg(any(test, feature = "generators"))]
 pub mod generate;
-pub mod models;
+pub(crate) mod models;
 
 use crate::diag::{Diagnostic, Span};
 use serde::{Deserialize, Serialize};
@@ -32,7 +32,7 @@ use std::collections::BTreeMap;
 /// where this reference is written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Net {
-    pub id: u32,
+    pub(crate) id: u32,
     pub span: Span,
 }
 
@@ -63,53 +63,54 @@ pub struct Model {
     /// The `.model` line (or the first line of an implicit model).
     pub span: Span,
     /// The names of the model's nets, each once, in first-mention order ([`Net::id`]).
-    pub nets: Names,
+    pub(crate) nets: Names,
     pub inputs: Vec<Net>,
     pub outputs: Vec<Net>,
-    pub covers: Vec<Cover>,
+    pub(crate) covers: Vec<Cover>,
     /// The fanins of all covers, back to back (see [`Model::cover_inputs`]).
-    pub fanins: Vec<Net>,
+    pub(crate) fanins: Vec<Net>,
     /// The input planes of all cover rows, back to back (see [`Model::cover_planes`]).
-    pub planes: Vec<u8>,
+    pub(crate) planes: Vec<u8>,
     pub latches: Vec<Latch>,
     pub subckts: Vec<Subckt>,
     /// The pins of all `.subckt` lines, back to back (see [`Model::subckt_pins`]).
-    pub pins: Vec<Pin>,
+    pub(crate) pins: Vec<Pin>,
     /// The formal names of the pins ([`Pin::formal`]).
-    pub formals: Names,
+    pub(crate) formals: Names,
     /// `.conn src dst` buffers.
-    pub conns: Vec<(Net, Net)>,
+    pub(crate) conns: Vec<(Net, Net)>,
     /// Whether an `.exdc` section was skipped.
-    pub had_exdc: bool,
+    pub(crate) had_exdc: bool,
 }
 
 impl Model {
-    /// The name of a net of this model.
-    pub fn net_name(&self, net: Net) -> &str {
+    /// The name of a net of this model (only the tests read names back by net).
+    #[cfg(test)]
+    pub(crate) fn net_name(&self, net: Net) -> &str {
         self.nets.get(net.id as usize)
     }
 
     /// The fanin nets of `cover`, in column order.
-    pub fn cover_inputs(&self, cover: &Cover) -> &[Net] {
+    pub(crate) fn cover_inputs(&self, cover: &Cover) -> &[Net] {
         let s = cover.fanin_start as usize;
         &self.fanins[s..s + cover.fanin_len as usize]
     }
 
     /// The input planes of all rows of `cover`, `fanin_len` bytes per row, from
     /// `{b'0', b'1', b'-'}`.
-    pub fn cover_planes(&self, cover: &Cover) -> &[u8] {
+    pub(crate) fn cover_planes(&self, cover: &Cover) -> &[u8] {
         let s = cover.plane_start as usize;
         &self.planes[s..s + cover.fanin_len as usize * cover.rows as usize]
     }
 
     /// The `formal=actual` pins of `subckt`, in source order.
-    pub fn subckt_pins(&self, subckt: &Subckt) -> &[Pin] {
+    pub(crate) fn subckt_pins(&self, subckt: &Subckt) -> &[Pin] {
         let s = subckt.pin_start as usize;
         &self.pins[s..s + subckt.pin_len as usize]
     }
 
     /// The formal name of `pin`.
-    pub fn formal(&self, pin: &Pin) -> &str {
+    pub(crate) fn formal(&self, pin: &Pin) -> &str {
         self.formals.get(pin.formal as usize)
     }
 }
@@ -117,29 +118,27 @@ impl Model {
 /// The net names of one model, each once, indexed by [`Net::id`]: all names back to back in
 /// one string (two allocations per model instead of one per net).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct Names {
+pub(crate) struct Names {
     text: String,
     /// The end of each name in `text` (name `i` starts where name `i - 1` ends).
     ends: Vec<u32>,
 }
 
 impl Names {
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.ends.len()
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.ends.is_empty()
-    }
-
     /// Name `i`; panics when `i >= len()`, like indexing a `Vec`.
-    pub fn get(&self, i: usize) -> &str {
+    pub(crate) fn get(&self, i: usize) -> &str {
         let end = self.ends[i] as usize;
         let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
         &self.text[start..end]
     }
 
-    pub fn iter(&self) -> impl Iterator<Item = &str> {
+    /// Only the tests list a model's names.
+    #[cfg(test)]
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &str> {
         (0..self.len()).map(|i| self.get(i))
     }
 
@@ -167,26 +166,26 @@ impl std::ops::Index<usize> for Names {
 /// arrays ([`Model::cover_inputs`], [`Model::cover_planes`]): two allocations per model
 /// instead of two per cover.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct Cover {
+pub(crate) struct Cover {
     pub output: Net,
-    pub fanin_start: u32,
-    pub fanin_len: u32,
-    pub plane_start: u32,
-    pub rows: u32,
+    pub(crate) fanin_start: u32,
+    pub(crate) fanin_len: u32,
+    pub(crate) plane_start: u32,
+    pub(crate) rows: u32,
     /// True for an ON-set cover (rows end in `1`), false for an OFF-set cover.
-    pub on_set: bool,
+    pub(crate) on_set: bool,
     /// The `.names` line.
     pub span: Span,
 }
 
 /// One `formal=actual` pin of a `.subckt`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct Pin {
+pub(crate) struct Pin {
     /// The formal name's index in [`Model::formals`].
-    pub formal: u32,
+    pub(crate) formal: u32,
     /// Where the formal name is written.
     pub span: Span,
-    pub actual: Net,
+    pub(crate) actual: Net,
 }
 
 /// The latch trigger types of `.latch`.
@@ -227,7 +226,7 @@ pub struct Latch {
     pub output: Net,
     pub kind: Option<LatchKind>,
     /// The control net; `None` when absent or `NIL`.
-    pub control: Option<Net>,
+    pub(crate) control: Option<Net>,
     pub init: Init,
     pub span: Span,
 }
@@ -237,10 +236,10 @@ pub struct Latch {
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Subckt {
     pub model: Name,
-    pub pin_start: u32,
-    pub pin_len: u32,
+    pub(crate) pin_start: u32,
+    pub(crate) pin_len: u32,
     /// The instance name from a following `.cname`, if any.
-    pub instance: Option<String>,
+    pub(crate) instance: Option<String>,
     pub span: Span,
 }
 

@@ -45,7 +45,7 @@ impl Span {
     }
 
     /// The smallest span covering both.
-    pub fn to(self, other: Span) -> Span {
+    pub(crate) fn to(self, other: Span) -> Span {
         Span {
             start: self.start.min(other.start),
             end: self.end.max(other.end),
@@ -122,7 +122,7 @@ impl Diagnostic {
         }
     }
 
-    pub fn warning(span: Span, message: impl Into<String>) -> Diagnostic {
+    pub(crate) fn warning(span: Span, message: impl Into<String>) -> Diagnostic {
         Diagnostic {
             severity: Severity::Warning,
             code: None,
@@ -157,13 +157,13 @@ impl Diagnostic {
         self
     }
 
-    pub fn with_note(mut self, note: impl Into<String>) -> Diagnostic {
+    pub(crate) fn with_note(mut self, note: impl Into<String>) -> Diagnostic {
         self.notes.push(note.into());
         self
     }
 
     /// Add a note about another place of the same source, shown with its source line.
-    pub fn with_related(mut self, span: Span, message: impl Into<String>) -> Diagnostic {
+    pub(crate) fn with_related(mut self, span: Span, message: impl Into<String>) -> Diagnostic {
         self.related.push(Related {
             span,
             message: message.into(),
@@ -302,11 +302,6 @@ impl Located {
     /// The message with code `code` unless it has one already (a family's default).
     pub fn or_code(mut self, code: Code) -> Located {
         self.code.get_or_insert(code);
-        self
-    }
-
-    pub fn with_note(mut self, note: impl Into<String>) -> Located {
-        self.notes.push(note.into());
         self
     }
 

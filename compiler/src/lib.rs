@@ -18,6 +18,8 @@
 //!   `blif::generate`)
 //!   exist only with the `generators` feature.
 
+#![warn(unreachable_pub)]
+
 pub mod aig;
 pub mod aps;
 pub mod blif;

@@ -48,7 +48,7 @@ impl Limits {
     };
 
     /// The current value of `limit`.
-    pub fn get(&self, limit: Limit) -> u64 {
+    pub(crate) fn get(&self, limit: Limit) -> u64 {
         match limit {
             Limit::InputSize => self.max_input_size,
             Limit::IntWidth => u64::from(self.max_int_width),
@@ -73,7 +73,7 @@ impl Limits {
     }
 
     /// `Err(message)` when `value` exceeds `limit` (see [`Limit::exceeded`]).
-    pub fn check(&self, limit: Limit, value: u64) -> Result<(), String> {
+    pub(crate) fn check(&self, limit: Limit, value: u64) -> Result<(), String> {
         if value > self.get(limit) {
             Err(limit.exceeded(value, self.get(limit)))
         } else {
@@ -122,12 +122,12 @@ impl Limit {
     }
 
     /// The command-line flag that sets this limit.
-    pub fn flag(self) -> String {
+    pub(crate) fn flag(self) -> String {
         format!("--{}", self.key().replace('_', "-"))
     }
 
     /// What is limited, in words.
-    pub fn what(self) -> &'static str {
+    pub(crate) fn what(self) -> &'static str {
         match self {
             Limit::InputSize => "input file size (bytes)",
             Limit::IntWidth => "integer width (bits)",

@@ -309,9 +309,9 @@ fn too_large(top: &ModelBox) -> Diagnostic {
 /// The boxes of a hierarchy: the top's first, and per box its instances' boxes (box `b`'s
 /// from `first[b]` in `kids`).
 pub(super) struct Tree<'b> {
-    pub boxes: Vec<&'b ModelBox>,
-    pub kids: Vec<u32>,
-    pub first: Vec<u32>,
+    pub(crate) boxes: Vec<&'b ModelBox>,
+    pub(crate) kids: Vec<u32>,
+    pub(crate) first: Vec<u32>,
 }
 
 /// The distinct boxes of the hierarchy under `top`, found by name.

@@ -71,7 +71,7 @@ pub(super) struct Sub {
     /// The instantiated model.
     pub model: String,
     /// The box output that feeds the instance's first input.
-    pub first: u32,
+    pub(crate) first: u32,
     /// The prefix of the instance's latch names (`<instance>/`).
     pub prefix: String,
 }
@@ -83,17 +83,17 @@ impl ModelBox {
     }
 
     /// Whether the model instantiates nothing (its AIG is then the flattened one).
-    pub fn is_flat(&self) -> bool {
+    pub(crate) fn is_flat(&self) -> bool {
         self.subs.is_empty()
     }
 
     /// The models the instances instantiate, one per instance, in `.subckt` order.
-    pub fn instantiated(&self) -> impl Iterator<Item = &str> {
+    pub(crate) fn instantiated(&self) -> impl Iterator<Item = &str> {
         self.subs.iter().map(|s| s.model.as_str())
     }
 
     /// The AIG of a model without instances ([`ModelBox::is_flat`]).
-    pub fn into_flat(self) -> Option<Aig> {
+    pub(crate) fn into_flat(self) -> Option<Aig> {
         self.is_flat().then_some(self.aig)
     }
 }
@@ -114,8 +114,8 @@ pub struct BoxLowered {
 pub struct Interface {
     pub inputs: Vec<String>,
     pub outputs: Vec<String>,
-    pub out_support: Vec<Vec<u32>>,
-    pub latch_support: Vec<u32>,
+    pub(crate) out_support: Vec<Vec<u32>>,
+    pub(crate) latch_support: Vec<u32>,
     pub flat: u64,
 }
 
@@ -284,7 +284,7 @@ pub fn check_size(model: &Model, children: &Children, limits: &Limits) -> Result
 
 /// Lower `model` with its instances as boxes, given the interfaces of the models it
 /// instantiates.
-pub fn lower_box(model: &Model, children: &Children) -> Result<BoxLowered, Diagnostic> {
+pub(crate) fn lower_box(model: &Model, children: &Children) -> Result<BoxLowered, Diagnostic> {
     let mut l = Lowerer::run(model, children)?;
     let (warnings, undriven) = l.undriven_report();
     let mut subs = Vec::with_capacity(model.subckts.len());

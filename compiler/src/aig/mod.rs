@@ -13,17 +13,18 @@
 //! flattened into one AIG), [`sop`] (cover → factored AND/OR logic), [`aiger`] (AIGER 1.9
 //! binary/ASCII writer and reader), [`blif_out`] (2-input BLIF writer).
 
-pub mod aiger;
-pub mod blif_out;
+pub(crate) mod aiger;
+pub(crate) mod blif_out;
 mod hier;
-pub mod lower;
-pub mod sop;
+pub(crate) mod lower;
+pub(crate) mod sop;
 
 pub use aiger::{read_aiger, write_aag, write_aiger_binary};
 pub use blif_out::write_blif;
+pub(crate) use lower::lower_box;
 pub use lower::{
-    BoxLowered, Children, Interface, Lowered, ModelBox, check_size, flatten, interface, lower_box,
-    lower_file, lower_file_owned, lower_file_with,
+    BoxLowered, Children, Interface, Lowered, LoweredFile, ModelBox, check_size, flatten,
+    interface, lower_file, lower_file_owned, lower_file_with,
 };
 
 use crate::blif::Init;
@@ -41,20 +42,20 @@ impl Lit {
     pub fn new(var: u32, complemented: bool) -> Lit {
         Lit(var << 1 | complemented as u32)
     }
-    pub fn var(self) -> u32 {
+    pub(crate) fn var(self) -> u32 {
         self.0 >> 1
     }
-    pub fn is_complemented(self) -> bool {
+    pub(crate) fn is_complemented(self) -> bool {
         self.0 & 1 == 1
     }
-    pub fn is_const(self) -> bool {
+    pub(crate) fn is_const(self) -> bool {
         self.0 < 2
     }
     /// The same variable, complemented if `c`.
-    pub fn xor(self, c: bool) -> Lit {
+    pub(crate) fn xor(self, c: bool) -> Lit {
         Lit(self.0 ^ c as u32)
     }
-    pub fn regular(self) -> Lit {
+    pub(crate) fn regular(self) -> Lit {
         Lit(self.0 & !1)
     }
 }
@@ -68,7 +69,7 @@ impl std::ops::Not for Lit {
 
 /// What drives one variable.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum Node {
+pub(crate) enum Node {
     Const,
     /// The `i`-th primary input.
     Input(u32),
@@ -81,7 +82,7 @@ pub enum Node {
 /// A latch: current-state variable, next-state function, init value, name.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Latch {
-    pub var: u32,
+    pub(crate) var: u32,
     pub next: Lit,
     pub init: Init,
     pub name: String,
@@ -210,10 +211,10 @@ impl Aig {
     pub fn latches(&self) -> &[Latch] {
         &self.latches
     }
-    pub fn nodes(&self) -> &[Node] {
+    pub(crate) fn nodes(&self) -> &[Node] {
         &self.nodes
     }
-    pub fn node(&self, var: u32) -> Node {
+    pub(crate) fn node(&self, var: u32) -> Node {
         self.nodes[var as usize]
     }
     /// Number of AND nodes (including ones no output uses; see [`Aig::cleanup`]).
@@ -221,11 +222,11 @@ impl Aig {
         self.ands as usize
     }
     /// Largest variable index.
-    pub fn max_var(&self) -> u32 {
+    pub(crate) fn max_var(&self) -> u32 {
         (self.nodes.len() - 1) as u32
     }
 
-    pub fn add_input(&mut self, name: impl Into<String>) -> Lit {
+    pub(crate) fn add_input(&mut self, name: impl Into<String>) -> Lit {
         let var = self.push(Node::Input(self.inputs.len() as u32));
         let lit = Lit::new(var, false);
         self.inputs.push(Port {
@@ -237,7 +238,7 @@ impl Aig {
 
     /// Add a latch whose next-state function is set later with [`Aig::set_latch_next`]
     /// (initially constant 0). Returns the latch output literal.
-    pub fn add_latch(&mut self, name: impl Into<String>, init: Init) -> Lit {
+    pub(crate) fn add_latch(&mut self, name: impl Into<String>, init: Init) -> Lit {
         let var = self.push(Node::Latch(self.latches.len() as u32));
         self.latches.push(Latch {
             var,
@@ -249,13 +250,13 @@ impl Aig {
     }
 
     /// Set the next-state function of the latch whose output literal is `latch`.
-    pub fn set_latch_next(&mut self, latch: Lit, next: Lit) {
+    pub(crate) fn set_latch_next(&mut self, latch: Lit, next: Lit) {
         if let Node::Latch(i) = self.node(latch.var()) {
             self.latches[i as usize].next = next;
         }
     }
 
-    pub fn add_output(&mut self, name: impl Into<String>, lit: Lit) {
+    pub(crate) fn add_output(&mut self, name: impl Into<String>, lit: Lit) {
         self.outputs.push(Port {
             name: name.into(),
             lit,
@@ -268,7 +269,7 @@ impl Aig {
     }
 
     /// `a & b`, with constant propagation, trivial folding and structural hashing.
-    pub fn add_and(&mut self, a: Lit, b: Lit) -> Lit {
+    pub(crate) fn add_and(&mut self, a: Lit, b: Lit) -> Lit {
         let (a, b) = if a >= b { (a, b) } else { (b, a) };
         if b == Lit::FALSE || a == !b {
             return Lit::FALSE;
@@ -291,30 +292,17 @@ impl Aig {
         }
     }
 
-    pub fn add_or(&mut self, a: Lit, b: Lit) -> Lit {
+    pub(crate) fn add_or(&mut self, a: Lit, b: Lit) -> Lit {
         !self.add_and(!a, !b)
     }
 
-    pub fn add_xor(&mut self, a: Lit, b: Lit) -> Lit {
-        let x = self.add_and(a, !b);
-        let y = self.add_and(!a, b);
-        self.add_or(x, y)
-    }
-
-    /// `s ? t : e`
-    pub fn add_mux(&mut self, s: Lit, t: Lit, e: Lit) -> Lit {
-        let x = self.add_and(s, t);
-        let y = self.add_and(!s, e);
-        self.add_or(x, y)
-    }
-
     /// Balanced AND of many literals (true for none).
-    pub fn add_and_many(&mut self, lits: &[Lit]) -> Lit {
+    pub(crate) fn add_and_many(&mut self, lits: &[Lit]) -> Lit {
         self.add_balanced(lits, Lit::TRUE, Self::add_and)
     }
 
     /// Balanced OR of many literals (false for none).
-    pub fn add_or_many(&mut self, lits: &[Lit]) -> Lit {
+    pub(crate) fn add_or_many(&mut self, lits: &[Lit]) -> Lit {
         self.add_balanced(lits, Lit::FALSE, Self::add_or)
     }
 
@@ -333,7 +321,7 @@ impl Aig {
     }
 
     /// Logic level of every variable (inputs, latches and constants are level 0).
-    pub fn levels(&self) -> Vec<u32> {
+    pub(crate) fn levels(&self) -> Vec<u32> {
         let mut lev = vec![0u32; self.nodes.len()];
         for (v, n) in self.nodes.iter().enumerate() {
             if let Node::And(a, b) = n {
@@ -353,8 +341,14 @@ impl Aig {
 
     /// Copy `child` into `self`: its inputs are replaced by `inputs` (in order), its latches
     /// are copied with their inits and the name prefix `prefix`. Returns the literals of the
-    /// child's outputs, in order.
-    pub fn instantiate_named(&mut self, child: &Aig, inputs: &[Lit], prefix: &str) -> Vec<Lit> {
+    /// child's outputs, in order. Only the unit tests build AIGs by instantiation.
+    #[cfg(test)]
+    pub(crate) fn instantiate_named(
+        &mut self,
+        child: &Aig,
+        inputs: &[Lit],
+        prefix: &str,
+    ) -> Vec<Lit> {
         let mut map = vec![Lit::FALSE; child.nodes.len()];
         for (port, &lit) in child.inputs.iter().zip(inputs) {
             map[port.lit.var() as usize] = lit;
@@ -380,20 +374,21 @@ impl Aig {
     }
 
     /// [`Aig::instantiate_named`] with latch names prefixed by `<child name>.`.
-    pub fn instantiate(&mut self, child: &Aig, inputs: &[Lit]) -> Vec<Lit> {
+    #[cfg(test)]
+    pub(crate) fn instantiate(&mut self, child: &Aig, inputs: &[Lit]) -> Vec<Lit> {
         let prefix = format!("{}.", child.name);
         self.instantiate_named(child, inputs, &prefix)
     }
 
     /// A copy without the AND nodes that no output or latch uses, renumbered so that the
     /// variables are inputs, then latches, then ANDs in topological order (the AIGER order).
-    pub fn cleanup(&self) -> Aig {
+    pub(crate) fn cleanup(&self) -> Aig {
         self.clone().into_cleanup()
     }
 
     /// [`Aig::cleanup`], consuming `self` (names are moved, not copied). An AIG that is
     /// already clean (every AND used, AIGER order) is returned as it is, without its hash table.
-    pub fn into_cleanup(mut self) -> Aig {
+    pub(crate) fn into_cleanup(mut self) -> Aig {
         // Fanins are earlier variables: one sweep from the last variable down marks every
         // node some root uses.
         let mut used = vec![false; self.nodes.len()];
@@ -448,7 +443,7 @@ impl Aig {
     }
 
     /// Reserve room for `n` more AND nodes.
-    pub fn reserve(&mut self, n: usize) {
+    pub(crate) fn reserve(&mut self, n: usize) {
         self.nodes.reserve(n);
         if self.strash.len == self.ands as usize
             && (self.strash.len + n) * 2 <= self.strash.slots.len()
@@ -459,7 +454,7 @@ impl Aig {
     }
 
     /// Whether the variables are in AIGER order: inputs, latches, then ANDs.
-    pub fn is_aiger_ordered(&self) -> bool {
+    pub(crate) fn is_aiger_ordered(&self) -> bool {
         let ni = self.inputs.len();
         let nl = self.latches.len();
         self.nodes.iter().enumerate().all(|(v, n)| match n {

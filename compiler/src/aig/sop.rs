@@ -17,7 +17,13 @@ type Cube = Vec<u32>;
 
 /// Lower one cover: `columns[i]` is the literal of fanin `i`, `planes` holds `rows` rows of
 /// `columns.len()` bytes from `{0,1,-}`; the result is complemented for an OFF-set cover.
-pub fn lower_cover(g: &mut Aig, columns: &[Lit], planes: &[u8], rows: usize, on_set: bool) -> Lit {
+pub(crate) fn lower_cover(
+    g: &mut Aig,
+    columns: &[Lit],
+    planes: &[u8],
+    rows: usize,
+    on_set: bool,
+) -> Lit {
     if rows == 1 && columns.len() <= SMALL {
         return single_cube(g, columns, planes).xor(!on_set);
     }

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// Largest scratchpad bank (elements) accepted: larger ones are input errors, not allocations.
-pub const MAX_BANK_DEPTH: u64 = 1 << 20;
+pub(crate) const MAX_BANK_DEPTH: u64 = 1 << 20;
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct MemEntry {
@@ -26,7 +26,7 @@ pub struct MemEntry {
 pub struct Global {
     pub name: String,
     /// Static shape; empty for a rank-0 global (a global register).
-    pub shape: Vec<u64>,
+    pub(crate) shape: Vec<u64>,
     pub width: u32,
     /// Initial elements (missing ones and `uninitialized` read as 0).
     pub init: Vec<u128>,
@@ -41,15 +41,15 @@ impl Global {
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct DesignContext {
-    pub design: String,
-    pub entries: Vec<MemEntry>,
+    pub(crate) design: String,
+    pub(crate) entries: Vec<MemEntry>,
     pub globals: BTreeMap<String, Global>,
     /// Design-level SSA constants: name → (value masked to width, width).
-    pub constants: BTreeMap<String, (u128, u32)>,
+    pub(crate) constants: BTreeMap<String, (u128, u32)>,
 }
 
 /// The ops at module level: the body of a single `builtin.module`, or the top ops.
-pub fn top_ops(module: &ModuleAst) -> Vec<&Operation> {
+pub(crate) fn top_ops(module: &ModuleAst) -> Vec<&Operation> {
     if let [m] = module.ops.as_slice()
         && (m.name == "builtin.module" || m.name == "module")
     {
@@ -63,11 +63,11 @@ pub fn top_ops(module: &ModuleAst) -> Vec<&Operation> {
     module.ops.iter().collect()
 }
 
-pub fn design_op(module: &ModuleAst) -> Option<&Operation> {
+pub(crate) fn design_op(module: &ModuleAst) -> Option<&Operation> {
     top_ops(module).into_iter().find(|o| o.name == "tor.design")
 }
 
-pub fn region_ops(op: &Operation) -> impl Iterator<Item = &Operation> {
+pub(crate) fn region_ops(op: &Operation) -> impl Iterator<Item = &Operation> {
     op.regions
         .iter()
         .flat_map(|r| &r.blocks)
@@ -88,7 +88,7 @@ pub fn function_named<'m>(module: &'m ModuleAst, name: &str) -> Option<&'m Opera
         .find(|f| matches!(f.attr("sym_name"), Some(Attribute::String(s)) if s == name))
 }
 
-pub fn type_width(t: &Type) -> u32 {
+pub(crate) fn type_width(t: &Type) -> u32 {
     match t {
         Type::Integer { width, .. } => *width,
         Type::Index => 64,
@@ -98,7 +98,7 @@ pub fn type_width(t: &Type) -> u32 {
 }
 
 /// The integer value of an `arith.constant` (its `value` attribute, or the first integer).
-pub fn const_value(op: &Operation) -> Option<i128> {
+pub(crate) fn const_value(op: &Operation) -> Option<i128> {
     if let Some(v) = op.attr("value").and_then(Attribute::as_int) {
         return Some(v);
     }
@@ -272,7 +272,7 @@ pub fn design_context(module: &ModuleAst) -> Result<DesignContext, Diagnostic> {
 
 impl DesignContext {
     /// The memory entry a bank belongs to (exact bank membership, else `<entry>_` prefix).
-    pub fn entry_of_bank(&self, bank: &str) -> Option<&MemEntry> {
+    pub(crate) fn entry_of_bank(&self, bank: &str) -> Option<&MemEntry> {
         self.entries
             .iter()
             .find(|e| e.banks.iter().any(|b| b == bank))
@@ -294,13 +294,13 @@ impl DesignContext {
     }
 
     /// Whether a global is a scratchpad bank (rank ≥ 1) rather than a global register.
-    pub fn is_bank(&self, name: &str) -> bool {
+    pub(crate) fn is_bank(&self, name: &str) -> bool {
         self.globals.get(name).is_some_and(|g| !g.shape.is_empty())
     }
 
     /// Instances every function of the design shares: RoCC adapter, DMA, CPU memory port,
     /// one bank per rank-1 global and one register per rank-0 global.
-    pub fn shared_instances(&self) -> Vec<Instance> {
+    pub(crate) fn shared_instances(&self) -> Vec<Instance> {
         let mut out = vec![
             Instance {
                 name: "rocc_adapter".into(),

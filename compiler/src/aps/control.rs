@@ -74,7 +74,7 @@ pub enum Tree {
 
 impl Tree {
     /// Every `(target, waited)` the tree can reach.
-    pub fn targets(&self, out: &mut Vec<(Target, bool)>) {
+    pub(crate) fn targets(&self, out: &mut Vec<(Target, bool)>) {
         match self {
             Tree::Goto { target, waited } => out.push((target.clone(), *waited)),
             Tree::Enter { go, skip: b, .. }
@@ -97,7 +97,7 @@ const BUDGET: usize = 256;
 const HARD_CAP: usize = 4096;
 
 /// Builds [`Tree`]s over a function's block tree.
-pub struct Walker<'a> {
+pub(crate) struct Walker<'a> {
     blocks: &'a [BlockInfo],
     /// Loops whose next iteration this path already passed (their body ran no slot since).
     continuing: Vec<BlockId>,
@@ -106,7 +106,7 @@ pub struct Walker<'a> {
 }
 
 impl<'a> Walker<'a> {
-    pub fn new(blocks: &'a [BlockInfo], span: Span) -> Walker<'a> {
+    pub(crate) fn new(blocks: &'a [BlockInfo], span: Span) -> Walker<'a> {
         Walker {
             blocks,
             continuing: Vec::new(),
@@ -129,19 +129,19 @@ impl<'a> Walker<'a> {
     }
 
     /// The steps after block `b` (its last slot ran).
-    pub fn after(&mut self, b: BlockId, waited: bool) -> Result<Tree, Diagnostic> {
+    pub(crate) fn after(&mut self, b: BlockId, waited: bool) -> Result<Tree, Diagnostic> {
         self.nodes = 0;
         self.after_block(b, waited)
     }
 
     /// The steps from the start of the function's body.
-    pub fn start(&mut self, root: BlockId) -> Result<Tree, Diagnostic> {
+    pub(crate) fn start(&mut self, root: BlockId) -> Result<Tree, Diagnostic> {
         self.nodes = 0;
         self.enter(root, 0, 0, false)
     }
 
     /// The head rule of loop `l`: its next iteration, the one before ran no slot.
-    pub fn head(&mut self, l: BlockId, waited: bool) -> Result<Tree, Diagnostic> {
+    pub(crate) fn head(&mut self, l: BlockId, waited: bool) -> Result<Tree, Diagnostic> {
         self.nodes = 0;
         self.continuing.clear();
         self.next(l, waited)
@@ -259,7 +259,7 @@ impl<'a> Walker<'a> {
 }
 
 /// Container `branch` of a block (0: function or loop body, `if` then; 1: `if` else).
-pub fn container(b: &BlockInfo, branch: usize) -> Option<&Container> {
+pub(crate) fn container(b: &BlockInfo, branch: usize) -> Option<&Container> {
     match (&b.kind, branch) {
         (BlockKind::Function { body, .. }, 0) | (BlockKind::Loop { body, .. }, 0) => Some(body),
         (BlockKind::If { then_c, .. }, 0) => Some(then_c),
@@ -271,18 +271,18 @@ pub fn container(b: &BlockInfo, branch: usize) -> Option<&Container> {
 /// One way a rule's transition ends: taken when `path` holds (`None`: always), it sets
 /// the program counter to `code` (`None`: unchanged) and writes `writes` (in order; a later
 /// write of a register replaces an earlier one).
-pub struct Leaf {
+pub(crate) struct Leaf {
     pub path: Option<Var>,
     pub code: Option<u32>,
-    pub writes: Vec<(String, Var)>,
+    pub(crate) writes: Vec<(String, Var)>,
 }
 
 /// What a path through a tree has computed so far: values it defined (induction
 /// variables, iteration values, results) and the register writes that persist them.
 #[derive(Clone, Default)]
-pub struct Env {
-    pub bound: BTreeMap<String, Var>,
-    pub writes: Vec<(String, Var)>,
+pub(crate) struct Env {
+    pub(crate) bound: BTreeMap<String, Var>,
+    pub(crate) writes: Vec<(String, Var)>,
 }
 
 impl Env {

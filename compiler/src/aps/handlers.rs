@@ -36,7 +36,7 @@ use std::collections::BTreeMap;
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct BlockRules {
-    pub block: String,
+    pub(crate) block: String,
     pub rules: Vec<Rule>,
     /// Block-internal instances (the FIFOs between the stages of a pipelined loop).
     pub instances: Vec<Instance>,
@@ -65,18 +65,18 @@ impl BlockRules {
 
 /// Rule-building state: the body, and the rule-local value map (`localMap`).
 pub(crate) struct RuleCx<'a> {
-    pub seg: &'a Segmentation,
-    pub ctx: &'a DesignContext,
-    pub b: BodyBuilder,
-    pub local: BTreeMap<String, Var>,
+    pub(crate) seg: &'a Segmentation,
+    pub(crate) ctx: &'a DesignContext,
+    pub(crate) b: BodyBuilder,
+    pub(crate) local: BTreeMap<String, Var>,
     /// The RoCC command bundle, when this rule took it.
-    pub cmd: Option<Var>,
+    pub(crate) cmd: Option<Var>,
     /// The rule's guard (statements and result), when it has one.
     pub guard: Option<(Vec<Stmt>, Var)>,
 }
 
 impl<'a> RuleCx<'a> {
-    pub fn new(seg: &'a Segmentation, ctx: &'a DesignContext) -> RuleCx<'a> {
+    pub(crate) fn new(seg: &'a Segmentation, ctx: &'a DesignContext) -> RuleCx<'a> {
         RuleCx {
             seg,
             ctx,
@@ -87,7 +87,7 @@ impl<'a> RuleCx<'a> {
         }
     }
 
-    pub fn width(&self, v: &str) -> u32 {
+    pub(crate) fn width(&self, v: &str) -> u32 {
         if let Some((_, w)) = self.seg.values.consts.get(v) {
             return *w;
         }
@@ -96,7 +96,7 @@ impl<'a> RuleCx<'a> {
 
     /// A value: computed in this rule, a constant, a field of the command this rule took,
     /// or read from its register.
-    pub fn value(&mut self, v: &str, span: Span) -> Result<Var, Diagnostic> {
+    pub(crate) fn value(&mut self, v: &str, span: Span) -> Result<Var, Diagnostic> {
         if let Some(x) = self.local.get(v) {
             return Ok(*x);
         }
@@ -120,7 +120,7 @@ impl<'a> RuleCx<'a> {
     }
 
     /// The value of function argument `v` (a register field of the command this rule took).
-    pub fn command_value(&mut self, v: &str) -> Option<Var> {
+    pub(crate) fn command_value(&mut self, v: &str) -> Option<Var> {
         if let Some(x) = self.local.get(v) {
             return Some(*x);
         }
@@ -134,7 +134,7 @@ impl<'a> RuleCx<'a> {
     }
 
     /// Zero-extend or truncate `x` (of width `from`) to `to` bits.
-    pub fn fit(&mut self, x: Var, from: u32, to: u32) -> Var {
+    pub(crate) fn fit(&mut self, x: Var, from: u32, to: u32) -> Var {
         match from.cmp(&to) {
             std::cmp::Ordering::Equal => x,
             std::cmp::Ordering::Less => self.b.prim(PrimOp::ZExt, vec![x], to),

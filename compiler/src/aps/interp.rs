@@ -30,7 +30,7 @@ pub struct InterpResult {
     pub banks: BTreeMap<String, Vec<u128>>,
     pub globals: BTreeMap<String, u128>,
     /// Iterations run by each `tor.for`, by the byte offset of the op in the source.
-    pub loop_iterations: BTreeMap<u32, u64>,
+    pub(crate) loop_iterations: BTreeMap<u32, u64>,
 }
 
 struct Machine<'a> {

@@ -18,9 +18,9 @@
 
 pub mod context;
 pub mod control;
-pub mod handlers;
+pub(crate) mod handlers;
 pub mod interp;
-pub mod memory;
+pub(crate) mod memory;
 mod ops;
 pub mod qor;
 pub mod segment;
@@ -29,7 +29,7 @@ pub mod workload;
 
 pub use context::{DesignContext, design_context, function_named, functions};
 pub use handlers::{BlockRules, handle_block};
-pub use segment::{BlockId, Segmentation, segment_function};
+pub use segment::{Segmentation, segment_function};
 
 use crate::diag::{Diagnostic, Span};
 use crate::mlir::ast::{ModuleAst, Operation};
@@ -117,7 +117,7 @@ fn instruction_spans(circuits: &[Circuit], spans: &[Span]) -> Vec<(rules::Instru
 /// the first (they would share the command route and every name); an opcode outside the
 /// custom opcodes (custom-0..3: 0x0b, 0x2b, 0x5b, 0x7b) is a warning, as no standard
 /// RISC-V core hands such an instruction to a RoCC accelerator.
-pub fn identity_diagnostics(functions: &[(rules::Instruction, Span)]) -> Vec<Diagnostic> {
+pub(crate) fn identity_diagnostics(functions: &[(rules::Instruction, Span)]) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     let mut seen: std::collections::HashMap<(u32, u32), (&str, Span)> =
         std::collections::HashMap::with_capacity(functions.len());

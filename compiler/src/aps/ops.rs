@@ -463,7 +463,7 @@ pub(crate) fn generate(cx: &mut RuleCx, op: &Operation, _first: bool) -> Result<
 }
 
 /// The `@g` of `aps.globalload/globalstore` (an attribute holding a symbol reference).
-pub fn global_symbol(op: &Operation) -> Result<String, Diagnostic> {
+pub(crate) fn global_symbol(op: &Operation) -> Result<String, Diagnostic> {
     op.attrs
         .iter()
         .find_map(|a| match &a.value {

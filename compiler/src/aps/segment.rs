@@ -33,14 +33,14 @@ use crate::rules::{Instance, InstanceKind};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
-pub type BlockId = usize;
+pub(crate) type BlockId = usize;
 
 /// Where a block sits: piece `index` of container `branch` (0: the body or `then`, 1:
 /// `else`) of block `owner`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Position {
-    pub owner: BlockId,
-    pub branch: usize,
+    pub(crate) owner: BlockId,
+    pub(crate) branch: usize,
     pub index: usize,
 }
 
@@ -49,45 +49,45 @@ pub struct Container {
     pub prefix: String,
     pub children: Vec<BlockId>,
     /// The `tor.yield` operands (iteration values of a loop body, results of a branch).
-    pub yields: Vec<String>,
+    pub(crate) yields: Vec<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct LoopInfo {
     pub loop_name: String,
-    pub iv: String,
+    pub(crate) iv: String,
     pub width: u32,
-    pub lb: String,
-    pub ub: String,
-    pub step: String,
-    pub inits: Vec<String>,
+    pub(crate) lb: String,
+    pub(crate) ub: String,
+    pub(crate) step: String,
+    pub(crate) inits: Vec<String>,
     /// The body's iteration-value arguments.
-    pub iters: Vec<String>,
+    pub(crate) iters: Vec<String>,
     pub results: Vec<String>,
     /// `Some(ii)`: pipelined, a new iteration every `ii` cycles.
     pub pipeline: Option<u32>,
     /// The induction variable (pipelined: the next iteration's).
-    pub iv_reg: String,
-    pub iter_regs: Vec<String>,
+    pub(crate) iv_reg: String,
+    pub(crate) iter_regs: Vec<String>,
     /// Pipelined: 1 while iterations remain to be started; the initiation-interval counter.
-    pub issue_reg: Option<String>,
-    pub ii_reg: Option<String>,
+    pub(crate) issue_reg: Option<String>,
+    pub(crate) ii_reg: Option<String>,
     /// The fault raised by a run-time step of 0 (steps that are not constants).
-    pub step_fault: Option<String>,
+    pub(crate) step_fault: Option<String>,
     /// The head rule's transition, when some path reaches it.
-    pub head: Option<Tree>,
+    pub(crate) head: Option<Tree>,
     /// Pipelined: the last stage's transition after the last iteration.
-    pub exit: Option<Tree>,
+    pub(crate) exit: Option<Tree>,
 }
 
 /// One time step of a straight-line block.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct SlotInfo {
-    pub time: i64,
+    pub(crate) time: i64,
     /// Nothing but collects: no rule; its wait guards the next slot that runs.
-    pub wait_only: bool,
+    pub(crate) wait_only: bool,
     /// It waits for the DMA (a burst collect).
-    pub polls: bool,
+    pub(crate) polls: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -121,9 +121,9 @@ pub enum BlockKind {
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct BlockInfo {
-    pub id: BlockId,
+    pub(crate) id: BlockId,
     pub name: String,
-    pub parent: Option<BlockId>,
+    pub(crate) parent: Option<BlockId>,
     pub at: Option<Position>,
     pub span: Span,
     pub kind: BlockKind,
@@ -132,28 +132,28 @@ pub struct BlockInfo {
 /// Function-wide value facts used by the handlers.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct ValueTable {
-    pub widths: BTreeMap<String, u32>,
+    pub(crate) widths: BTreeMap<String, u32>,
     /// Design-level and function-local constants: (value masked to width, width).
-    pub consts: BTreeMap<String, (u128, u32)>,
+    pub(crate) consts: BTreeMap<String, (u128, u32)>,
     /// `memref.get_global` results → global symbol.
     pub globals: BTreeMap<String, String>,
     /// Function arguments (register indices: rs1, rs2, rd), in order.
     pub args: Vec<String>,
     /// `aps.spm.load_req` tokens → bank symbol.
-    pub req_banks: BTreeMap<String, String>,
+    pub(crate) req_banks: BTreeMap<String, String>,
     /// The register holding each value used outside the slot that computes it.
     pub regs: BTreeMap<String, String>,
 }
 
 impl ValueTable {
-    pub fn is_virtual(&self, v: &str) -> bool {
+    pub(crate) fn is_virtual(&self, v: &str) -> bool {
         self.consts.contains_key(v)
             || self.globals.contains_key(v)
             || self.widths.get(v).is_some_and(|w| *w == 0)
     }
 
     /// The command field argument `v` stands for (`rs1`, `rs2`, `rd`), if it is one.
-    pub fn arg_field(&self, v: &str) -> Option<&'static str> {
+    pub(crate) fn arg_field(&self, v: &str) -> Option<&'static str> {
         let k = self.args.iter().position(|a| a == v)?;
         ["rs1", "rs2", "rd"].get(k).copied()
     }
@@ -161,15 +161,15 @@ impl ValueTable {
 
 /// The function's program counter and the code of each state.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct Control {
-    pub pc: String,
-    pub width: u32,
+pub(crate) struct Control {
+    pub(crate) pc: String,
+    pub(crate) width: u32,
     /// `(target, waited, code)`, sorted; `(Idle, false)` is 0.
-    pub codes: Vec<(Target, bool, u32)>,
+    pub(crate) codes: Vec<(Target, bool, u32)>,
 }
 
 impl Control {
-    pub fn code(&self, target: &Target, waited: bool) -> Option<u32> {
+    pub(crate) fn code(&self, target: &Target, waited: bool) -> Option<u32> {
         self.codes
             .iter()
             .find(|(t, w, _)| t == target && *w == waited)
@@ -177,7 +177,7 @@ impl Control {
     }
 
     /// The codes under which `target` runs: `(code, waited)`.
-    pub fn entries(&self, target: &Target) -> Vec<(u32, bool)> {
+    pub(crate) fn entries(&self, target: &Target) -> Vec<(u32, bool)> {
         self.codes
             .iter()
             .filter(|(t, _, _)| t == target)
@@ -198,14 +198,14 @@ pub struct Segmentation {
     pub funct7: u32,
     pub blocks: Vec<BlockInfo>,
     pub values: ValueTable,
-    pub control: Control,
+    pub(crate) control: Control,
     /// The function's registers and faults (block-internal FIFOs belong to the handlers).
     pub instances: Vec<Instance>,
 }
 
 impl Segmentation {
     /// The width of register `name` of this function (1 if unknown).
-    pub fn reg_width(&self, name: &str) -> u32 {
+    pub(crate) fn reg_width(&self, name: &str) -> u32 {
         self.instances
             .iter()
             .find(|i| i.name == name)
@@ -217,7 +217,7 @@ impl Segmentation {
     }
 
     /// Whether the function's first block takes the command itself (else the start rule).
-    pub fn command_block(&self) -> Option<BlockId> {
+    pub(crate) fn command_block(&self) -> Option<BlockId> {
         let BlockKind::Function { body, .. } = &self.blocks.first()?.kind else {
             return None;
         };
@@ -227,7 +227,7 @@ impl Segmentation {
 }
 
 /// Name of value `k` of a result group.
-pub fn result_names(op: &Operation) -> Vec<String> {
+pub(crate) fn result_names(op: &Operation) -> Vec<String> {
     let mut out = Vec::new();
     for r in &op.results {
         if r.count <= 1 {
@@ -239,31 +239,11 @@ pub fn result_names(op: &Operation) -> Vec<String> {
     out
 }
 
-pub fn operand_name(o: &crate::mlir::ast::Operand) -> String {
+pub(crate) fn operand_name(o: &crate::mlir::ast::Operand) -> String {
     match o.index {
         Some(i) => format!("{}#{i}", o.name),
         None => o.name.to_string(),
     }
-}
-
-/// Values used in `op` (operands, and free uses of its regions), minus values it defines
-/// inside its regions.
-pub fn free_uses(op: &Operation, out: &mut BTreeSet<String>) {
-    let mut defined = BTreeSet::new();
-    let mut used = BTreeSet::new();
-    collect(op, &mut defined, &mut used);
-    out.extend(used.into_iter().filter(|v| !defined.contains(v)));
-}
-
-/// Free uses of a block's ops taken together (values defined by sibling ops excluded).
-pub fn block_free_uses(block: &crate::mlir::ast::Block) -> BTreeSet<String> {
-    let mut defined: BTreeSet<String> = block.args.iter().map(|a| a.name.to_string()).collect();
-    let mut used = BTreeSet::new();
-    for op in &block.ops {
-        defined.extend(result_names(op));
-        collect(op, &mut defined, &mut used);
-    }
-    used.into_iter().filter(|v| !defined.contains(v)).collect()
 }
 
 fn collect(op: &Operation, defined: &mut BTreeSet<String>, used: &mut BTreeSet<String>) {
@@ -310,7 +290,7 @@ fn int_attr(op: &Operation, name: &str) -> Option<i128> {
 }
 
 /// The `starttime` of an op in a straight-line block.
-pub fn starttime(op: &Operation) -> Result<i64, Diagnostic> {
+pub(crate) fn starttime(op: &Operation) -> Result<i64, Diagnostic> {
     match op.attr("starttime") {
         Some(Attribute::Integer { value, .. }) => i64::try_from(*value)
             .map_err(|_| Diagnostic::error(op.span, "`starttime` out of range")),

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 /// BLIF models: from a `.model` line to its `.end` line (inclusive) or to the next `.model`.
 /// Text before the first `.model` that holds anything but comments forms a model named `""`.
-pub fn split(text: &str) -> Vec<Item> {
+pub(crate) fn split(text: &str) -> Vec<Item> {
     let mut out: Vec<Item> = Vec::new();
     let mut current: Option<(String, usize)> = None;
     let mut implicit_start: Option<usize> = None;

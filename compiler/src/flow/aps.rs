@@ -82,10 +82,10 @@ pub fn circuit(ctx: &DesignContext, text: &str, limits: &Limits) -> Result<Circu
 /// footer and the JSON head and tail, all from the merged circuit without rules.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Frame<P = String> {
-    pub cmt2_header: P,
-    pub cmt2_footer: P,
-    pub json_head: P,
-    pub json_tail: P,
+    pub(crate) cmt2_header: P,
+    pub(crate) cmt2_footer: P,
+    pub(crate) json_head: P,
+    pub(crate) json_tail: P,
 }
 
 impl Frame {

@@ -68,7 +68,7 @@ pub fn front(text: &str, opts: &Options) -> Result<Front, FrontError> {
 
 /// One library file lowered to its unit: the file's first model, with the models it
 /// instantiates (the per-model steps of [`super::blif`]); errors relative to the file.
-pub fn unit(text: &str) -> Result<LibUnit, Diagnostic> {
+pub(crate) fn unit(text: &str) -> Result<LibUnit, Diagnostic> {
     let (first, lowered) = super::blif::lower_first(text, &crate::limits::Limits::DEFAULT)
         .ok_or_else(|| Diagnostic::global_error("library file has no .model"))?;
     let lowered = lowered.map_err(|d| d.shifted(first.offset as i64))?;
@@ -84,10 +84,10 @@ pub fn unit(text: &str) -> Result<LibUnit, Diagnostic> {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Library {
     pub units: BTreeMap<String, LibUnit>,
-    pub texts: BTreeMap<String, String>,
+    pub(crate) texts: BTreeMap<String, String>,
     pub notes: Vec<Located>,
     /// How many of the files looked for exist (usable or not).
-    pub found: usize,
+    pub(crate) found: usize,
 }
 
 impl Library {

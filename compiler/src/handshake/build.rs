@@ -74,20 +74,20 @@ pub struct SynthOutput {
     /// The flat AIG: inputs = top inputs (+ cut points), outputs = top outputs (+ cut points).
     pub flat: Net,
     /// Number of real top-level inputs/outputs (the rest are subckt cut points).
-    pub top_inputs: usize,
-    pub top_outputs: usize,
+    pub(crate) top_inputs: usize,
+    pub(crate) top_outputs: usize,
     pub instances: Vec<Instance>,
     /// Top outputs and the net that drives each (for the hierarchical netlist).
-    pub output_nets: Vec<(String, String)>,
+    pub(crate) output_nets: Vec<(String, String)>,
     /// Generated models used (model name → AIG).
-    pub builtins: BTreeMap<String, Net>,
+    pub(crate) builtins: BTreeMap<String, Net>,
     /// Library models used: unique model name → library path.
-    pub library_models: BTreeMap<String, String>,
+    pub(crate) library_models: BTreeMap<String, String>,
     pub warnings: Vec<Diagnostic>,
 }
 
 /// Chooses the implementation of `m` given the lowered library unit at its path (if read).
-pub fn choose(m: &UnitRef, node: &OpNode, lib: Option<&LibUnit>) -> Impl {
+pub(crate) fn choose(m: &UnitRef, node: &OpNode, lib: Option<&LibUnit>) -> Impl {
     let (ins, outs) = signals(&node.inputs, &node.outputs, true);
     if m.extras {
         return subckt(m, "its channels carry extra signals, which no unit has");

@@ -108,7 +108,7 @@ fn port(name: &str, width: u32) -> PortSpec {
 }
 
 /// The bundled ports of a built-in unit (same names as the library's).
-pub fn ports(b: &Builtin) -> (Vec<PortSpec>, Vec<PortSpec>) {
+pub(crate) fn ports(b: &Builtin) -> (Vec<PortSpec>, Vec<PortSpec>) {
     match *b {
         Builtin::Constant { width, .. } => (vec![port("ctrl", 0)], vec![port("outs", width)]),
         Builtin::Cmp { width, .. } => (

@@ -33,17 +33,17 @@ pub struct PortType {
     /// Data bits (0 for control).
     pub width: u32,
     /// Whether the value has valid/ready (channels, control, memrefs).
-    pub handshake: bool,
+    pub(crate) handshake: bool,
     /// Extra signals travelling with data: (name, width).
-    pub extra_down: Vec<(String, u32)>,
+    pub(crate) extra_down: Vec<(String, u32)>,
     /// Extra signals travelling with ready, upstream: (name, width).
-    pub extra_up: Vec<(String, u32)>,
+    pub(crate) extra_up: Vec<(String, u32)>,
     /// The data is a float's bit pattern.
-    pub float: bool,
+    pub(crate) float: bool,
 }
 
 impl PortType {
-    pub fn channel(width: u32) -> PortType {
+    pub(crate) fn channel(width: u32) -> PortType {
         PortType {
             width,
             handshake: true,
@@ -53,7 +53,7 @@ impl PortType {
         }
     }
 
-    pub fn has_extras(&self) -> bool {
+    pub(crate) fn has_extras(&self) -> bool {
         !self.extra_down.is_empty() || !self.extra_up.is_empty()
     }
 }
@@ -87,7 +87,7 @@ pub struct OpNode {
     pub outputs: Vec<PortSpec>,
     pub span: Span,
     /// Spans of the operand uses (for diagnostics).
-    pub operand_spans: Vec<Span>,
+    pub(crate) operand_spans: Vec<Span>,
 }
 
 /// The analysed function.
@@ -98,8 +98,8 @@ pub struct Circuit {
     pub results: Vec<PortSpec>,
     pub ops: Vec<OpNode>,
     /// The values returned by the terminator, one per result.
-    pub end_operands: Vec<ValueRef>,
-    pub end_span: Span,
+    pub(crate) end_operands: Vec<ValueRef>,
+    pub(crate) end_span: Span,
     pub warnings: Vec<Diagnostic>,
 }
 
@@ -109,7 +109,7 @@ pub fn find_func(ops: &[Operation]) -> Result<&Operation, Diagnostic> {
 }
 
 /// [`find_func`], or the non-external `handshake.func` `@name` among several.
-pub fn find_func_named<'a>(
+pub(crate) fn find_func_named<'a>(
     ops: &'a [Operation],
     name: Option<&str>,
 ) -> Result<&'a Operation, Diagnostic> {
@@ -164,7 +164,7 @@ fn collect_funcs<'a>(ops: &'a [Operation], found: &mut Vec<&'a Operation>) {
 }
 
 /// The unbundled shape of `ty`, or an error located at `span`.
-pub fn port_type(
+pub(crate) fn port_type(
     ty: &Type,
     span: Span,
     warnings: &mut Vec<Diagnostic>,
@@ -307,7 +307,7 @@ pub fn analyze(func: &Operation, naming: Naming) -> Result<Circuit, Diagnostic> 
 }
 
 /// The function's symbol name (`sym_name`), or `top`.
-pub fn func_name(func: &Operation) -> String {
+pub(crate) fn func_name(func: &Operation) -> String {
     match func.attr("sym_name") {
         Some(Attribute::String(s)) => s.to_string(),
         Some(Attribute::SymbolRef(path)) => path.join("::"),
@@ -415,7 +415,7 @@ fn lookup(
 }
 
 /// The short name of a Handshake op (`handshake.addi` → `addi`).
-pub fn short_kind(name: &str) -> &str {
+pub(crate) fn short_kind(name: &str) -> &str {
     name.strip_prefix("handshake.").unwrap_or(name)
 }
 
@@ -478,14 +478,14 @@ fn zip_ports(names: Vec<String>, types: Vec<PortType>) -> Vec<PortSpec> {
 }
 
 /// Binary integer operators of the library (`lhs`, `rhs` → `result`).
-pub const BINARY_OPS: &[&str] = &[
+pub(crate) const BINARY_OPS: &[&str] = &[
     "addi", "subi", "andi", "ori", "xori", "shli", "shrsi", "shrui", "muli", "divsi", "divui",
     "remsi", "remui", "maxsi", "maxui", "minsi", "minui", "cmpi", "addf", "subf", "mulf", "divf",
     "cmpf", "maximumf", "minimumf",
 ];
 
 /// The port names of an op of `kind` with `nin` operands and `nout` results.
-pub fn io_names(
+pub(crate) fn io_names(
     kind: &str,
     nin: usize,
     nout: usize,

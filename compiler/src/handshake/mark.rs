@@ -189,16 +189,16 @@ pub struct UnitRef {
     pub kind: String,
     /// The path-table key (`buffer.ONE_SLOT_BREAK_DV.dataless`, `cmpi.eq`, ...).
     pub key: String,
-    pub params: BTreeMap<String, u64>,
+    pub(crate) params: BTreeMap<String, u64>,
     /// The library path (relative to the library directory), when the table has the key.
     pub path: Option<String>,
     /// Why there is no path.
-    pub no_path: Option<String>,
+    pub(crate) no_path: Option<String>,
     /// The built-in generator that can implement this op, if any.
-    pub builtin: Option<Builtin>,
+    pub(crate) builtin: Option<Builtin>,
     /// The op has ports the library units do not have (extra signals): the library file,
     /// if any, cannot be used as is.
-    pub extras: bool,
+    pub(crate) extras: bool,
     pub span: Span,
 }
 
@@ -410,7 +410,7 @@ fn constant_value(op: &Operation) -> Option<i128> {
 }
 
 /// The buffer type and slot count, from any of the four syntaxes (notes §8.1).
-pub fn buffer_type(op: &Operation) -> (String, u32) {
+pub(crate) fn buffer_type(op: &Operation) -> (String, u32) {
     let params = match op.attr("hw.parameters") {
         Some(Attribute::Dict(d)) => d.as_slice(),
         _ => &[],

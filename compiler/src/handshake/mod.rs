@@ -20,9 +20,10 @@ pub mod mark;
 pub(crate) mod names;
 pub mod net;
 pub(crate) mod signals;
-pub mod table;
+pub(crate) mod table;
 
-pub use circuit::{Circuit, Naming, analyze, find_func, find_func_named};
+pub(crate) use circuit::find_func_named;
+pub use circuit::{Circuit, Naming, analyze, find_func};
 pub use mark::{Builtin, UnitRef};
 pub use table::PathTable;
 

@@ -8,7 +8,7 @@
 //! linearises to `root[k*W+b]`; width-1 ports keep their name.
 
 /// The port names of a group of `count` ports named `root`.
-pub fn group_names(root: &str, count: usize) -> Vec<String> {
+pub(crate) fn group_names(root: &str, count: usize) -> Vec<String> {
     if count == 1 {
         return vec![root.to_string()];
     }
@@ -16,18 +16,18 @@ pub fn group_names(root: &str, count: usize) -> Vec<String> {
 }
 
 /// `name` with `suffix` (`_valid`, `_ready`) inserted before the first `[`, else appended.
-pub fn with_suffix(name: &str, suffix: &str) -> String {
+pub(crate) fn with_suffix(name: &str, suffix: &str) -> String {
     match name.find('[') {
         Some(at) => format!("{}{suffix}{}", &name[..at], &name[at..]),
         None => format!("{name}{suffix}"),
     }
 }
 
-pub fn valid_name(name: &str) -> String {
+pub(crate) fn valid_name(name: &str) -> String {
     with_suffix(name, "_valid")
 }
 
-pub fn ready_name(name: &str) -> String {
+pub(crate) fn ready_name(name: &str) -> String {
     with_suffix(name, "_ready")
 }
 
@@ -40,7 +40,7 @@ fn split_index(name: &str) -> Option<(&str, u64)> {
 }
 
 /// The names of the `width` bits of data port `name` (bit 0 first).
-pub fn bit_names(name: &str, width: u32) -> Vec<String> {
+pub(crate) fn bit_names(name: &str, width: u32) -> Vec<String> {
     if width == 1 {
         return vec![name.to_string()];
     }

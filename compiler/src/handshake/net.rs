@@ -18,20 +18,20 @@ impl Lit {
     pub const FALSE: Lit = Lit(0);
     pub const TRUE: Lit = Lit(1);
 
-    pub fn node(self) -> usize {
+    pub(crate) fn node(self) -> usize {
         (self.0 >> 1) as usize
     }
 
-    pub fn is_neg(self) -> bool {
+    pub(crate) fn is_neg(self) -> bool {
         self.0 & 1 == 1
     }
 
-    pub fn from_node(node: usize, neg: bool) -> Lit {
+    pub(crate) fn from_node(node: usize, neg: bool) -> Lit {
         Lit(((node as u32) << 1) | u32::from(neg))
     }
 
     /// Complement when `c` is true.
-    pub fn xor_neg(self, c: bool) -> Lit {
+    pub(crate) fn xor_neg(self, c: bool) -> Lit {
         Lit(self.0 ^ u32::from(c))
     }
 }
@@ -52,7 +52,7 @@ pub enum Init {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum Node {
+pub(crate) enum Node {
     Const0,
     Input,
     Latch {
@@ -66,7 +66,7 @@ pub enum Node {
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Net {
-    pub nodes: Vec<Node>,
+    pub(crate) nodes: Vec<Node>,
     /// Primary inputs in port order: (name, node).
     pub inputs: Vec<(String, usize)>,
     /// Latch nodes in creation order (with optional names).
@@ -113,12 +113,12 @@ impl Net {
         }
     }
 
-    pub fn wire(&mut self) -> Lit {
+    pub(crate) fn wire(&mut self) -> Lit {
         self.push(Node::Wire(None))
     }
 
     /// Drives wire `w`; false if it already had a driver.
-    pub fn drive(&mut self, w: Lit, src: Lit) -> bool {
+    pub(crate) fn drive(&mut self, w: Lit, src: Lit) -> bool {
         match &mut self.nodes[w.node()] {
             Node::Wire(slot @ None) => {
                 *slot = Some(src.xor_neg(w.is_neg()));
@@ -128,7 +128,7 @@ impl Net {
         }
     }
 
-    pub fn and(&mut self, a: Lit, b: Lit) -> Lit {
+    pub(crate) fn and(&mut self, a: Lit, b: Lit) -> Lit {
         if a == Lit::FALSE || b == Lit::FALSE || a == !b {
             return Lit::FALSE;
         }
@@ -142,24 +142,24 @@ impl Net {
         self.push(Node::And(a, b))
     }
 
-    pub fn or(&mut self, a: Lit, b: Lit) -> Lit {
+    pub(crate) fn or(&mut self, a: Lit, b: Lit) -> Lit {
         !self.and(!a, !b)
     }
 
-    pub fn xor(&mut self, a: Lit, b: Lit) -> Lit {
+    pub(crate) fn xor(&mut self, a: Lit, b: Lit) -> Lit {
         let x = self.and(a, !b);
         let y = self.and(!a, b);
         self.or(x, y)
     }
 
     /// `s ? t : f`
-    pub fn mux(&mut self, s: Lit, t: Lit, f: Lit) -> Lit {
+    pub(crate) fn mux(&mut self, s: Lit, t: Lit, f: Lit) -> Lit {
         let x = self.and(s, t);
         let y = self.and(!s, f);
         self.or(x, y)
     }
 
-    pub fn and_all(&mut self, lits: &[Lit]) -> Lit {
+    pub(crate) fn and_all(&mut self, lits: &[Lit]) -> Lit {
         lits.iter().fold(Lit::TRUE, |acc, &l| self.and(acc, l))
     }
 
@@ -172,7 +172,7 @@ impl Net {
 
     /// Copies `unit` into `self`, its inputs replaced by `inputs` (in `unit.inputs` order);
     /// returns its output literals (in `unit.outputs` order). Wires of `unit` must be resolved.
-    pub fn instantiate(&mut self, unit: &Net, inputs: &[Lit]) -> Vec<Lit> {
+    pub(crate) fn instantiate(&mut self, unit: &Net, inputs: &[Lit]) -> Vec<Lit> {
         let mut map = vec![Lit::FALSE; unit.nodes.len()];
         for ((_, node), &l) in unit.inputs.iter().zip(inputs) {
             map[*node] = l;
@@ -213,7 +213,7 @@ impl Net {
     /// Resolves wires and renumbers in AIGER order: constant, inputs, latches, then ANDs in
     /// topological order (only those reachable from outputs and latch next-states).
     /// `Err(node)` names a wire that is undriven or on a combinational loop.
-    pub fn compact(&self) -> Result<Net, CompactError> {
+    pub(crate) fn compact(&self) -> Result<Net, CompactError> {
         let mut out = Net::new();
         let mut map: Vec<Option<Lit>> = vec![None; self.nodes.len()];
         map[0] = Some(Lit::FALSE);
@@ -338,11 +338,11 @@ impl Net {
         (outs, next)
     }
 
-    pub fn input_index(&self, name: &str) -> Option<usize> {
+    pub(crate) fn input_index(&self, name: &str) -> Option<usize> {
         self.inputs.iter().position(|(n, _)| n == name)
     }
 
-    pub fn output_index(&self, name: &str) -> Option<usize> {
+    pub(crate) fn output_index(&self, name: &str) -> Option<usize> {
         self.outputs.iter().position(|(n, _)| n == name)
     }
 }
@@ -352,7 +352,7 @@ fn resolve(map: &[Option<Lit>], l: Lit) -> Lit {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum CompactError {
+pub(crate) enum CompactError {
     /// A wire nobody drives.
     Undriven(usize),
     /// A combinational loop through these nodes (in fanin order).

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 
 /// Which bundled port a signal belongs to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-pub enum PortRef {
+pub(crate) enum PortRef {
     Input(usize),
     Output(usize),
     /// `clk` and `rst`.
@@ -22,7 +22,7 @@ pub enum PortRef {
 
 /// What a signal carries.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-pub enum SigKind {
+pub(crate) enum SigKind {
     Data(u32),
     Valid,
     Ready,
@@ -36,15 +36,15 @@ pub enum SigKind {
 
 /// One 1-bit port of a rewritten module.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct Signal {
+pub(crate) struct Signal {
     pub name: String,
-    pub port: PortRef,
+    pub(crate) port: PortRef,
     pub kind: SigKind,
 }
 
 /// The 1-bit input and output signals of a module with bundled `inputs` and `outputs`.
 /// `clocked` appends `clk` and `rst` to the inputs.
-pub fn signals(
+pub(crate) fn signals(
     inputs: &[PortSpec],
     outputs: &[PortSpec],
     clocked: bool,

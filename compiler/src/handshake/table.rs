@@ -15,11 +15,11 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// The placeholders a template may use.
-pub const PARAMS: &[&str] = &["W", "N", "S", "I", "IN", "OUT", "A", "SLOTS"];
+pub(crate) const PARAMS: &[&str] = &["W", "N", "S", "I", "IN", "OUT", "A", "SLOTS"];
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct PathTable {
-    pub entries: BTreeMap<String, String>,
+    pub(crate) entries: BTreeMap<String, String>,
 }
 
 const BINARY: &[&str] = &[
@@ -119,14 +119,14 @@ impl Default for PathTable {
 impl PathTable {
     /// The default table with the entries of override file `text` applied. Errors point
     /// into `text`.
-    pub fn with_overrides(text: &str) -> Result<PathTable, Diagnostic> {
+    pub(crate) fn with_overrides(text: &str) -> Result<PathTable, Diagnostic> {
         let mut table = PathTable::default();
         table.apply_overrides(text)?;
         Ok(table)
     }
 
     /// Applies override lines `key = template` (`-` removes the key).
-    pub fn apply_overrides(&mut self, text: &str) -> Result<(), Diagnostic> {
+    pub(crate) fn apply_overrides(&mut self, text: &str) -> Result<(), Diagnostic> {
         let mut offset = 0;
         for raw in text.split_inclusive('\n') {
             let start = offset;
@@ -158,12 +158,14 @@ impl PathTable {
         Ok(())
     }
 
-    pub fn get(&self, key: &str) -> Option<&str> {
+    pub(crate) fn get(&self, key: &str) -> Option<&str> {
         self.entries.get(key).map(String::as_str)
     }
 
     /// The table as override-file text (every entry; round-trips through `with_overrides`).
-    pub fn to_text(&self) -> String {
+    /// Only the round-trip test uses it.
+    #[cfg(test)]
+    pub(crate) fn to_text(&self) -> String {
         self.entries
             .iter()
             .map(|(k, v)| format!("{k} = {v}\n"))
@@ -193,7 +195,7 @@ fn check_template(t: &str) -> Result<(), String> {
 }
 
 /// Fills the placeholders of `template`; the error names a parameter the op does not have.
-pub fn expand(template: &str, params: &BTreeMap<String, u64>) -> Result<String, String> {
+pub(crate) fn expand(template: &str, params: &BTreeMap<String, u64>) -> Result<String, String> {
     let mut out = String::new();
     let mut rest = template;
     while let Some(open) = rest.find('{') {

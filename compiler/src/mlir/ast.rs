@@ -199,7 +199,7 @@ impl Operation {
     }
 
     /// The number of result values (sum of result group counts).
-    pub fn num_results(&self) -> usize {
+    pub(crate) fn num_results(&self) -> usize {
         self.results.iter().map(|r| r.count as usize).sum()
     }
 
@@ -281,16 +281,6 @@ impl Type {
         Type::Integer {
             width,
             signedness: Signedness::Signless,
-        }
-    }
-
-    /// Bit width of integer and float types; `index` counts as 64.
-    pub fn bit_width(&self) -> Option<u32> {
-        match self {
-            Type::Integer { width, .. } => Some(*width),
-            Type::Float(w) => Some(*w),
-            Type::Index => Some(64),
-            _ => None,
         }
     }
 }

@@ -48,7 +48,7 @@ fn named(name: &str, value: Attribute, span: Span) -> NamedAttr {
 }
 
 /// See the module doc.
-pub fn handshake_op(p: &mut Parser, op: &mut Operation) -> PResult<()> {
+pub(crate) fn handshake_op(p: &mut Parser, op: &mut Operation) -> PResult<()> {
     let mut inline_types = Vec::new();
     parse_predicate(p, op)?;
     loop {

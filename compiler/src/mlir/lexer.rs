@@ -8,7 +8,7 @@
 //! Assumes: the input is valid UTF-8 (it is a `&str`); identifiers are ASCII as in MLIR.
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
+pub(crate) enum Kind {
     /// `foo`, `tor.addi`, `i32`, `true`.
     BareId,
     /// `%name` (the `#N` result-index suffix is not part of the token).
@@ -53,7 +53,7 @@ pub enum Kind {
 /// Offsets are `u32` (inputs are below 4 GiB, as [`crate::diag::Span`]s are), so a token is
 /// 12 bytes and [`lex_at`] returns it in registers rather than through memory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Token {
+pub(crate) struct Token {
     pub kind: Kind,
     start: u32,
     end: u32,
@@ -61,7 +61,7 @@ pub struct Token {
 
 impl Token {
     #[inline(always)]
-    pub fn new(kind: Kind, start: usize, end: usize) -> Token {
+    pub(crate) fn new(kind: Kind, start: usize, end: usize) -> Token {
         Token {
             kind,
             start: start as u32,
@@ -71,20 +71,20 @@ impl Token {
 
     /// Byte offset of the first byte.
     #[inline(always)]
-    pub fn start(self) -> usize {
+    pub(crate) fn start(self) -> usize {
         self.start as usize
     }
 
     /// Byte offset after the last byte.
     #[inline(always)]
-    pub fn end(self) -> usize {
+    pub(crate) fn end(self) -> usize {
         self.end as usize
     }
 }
 
 impl Kind {
     /// How the kind is named in "expected X" diagnostics.
-    pub fn describe(self) -> &'static str {
+    pub(crate) fn describe(self) -> &'static str {
         match self {
             Kind::BareId => "identifier",
             Kind::PercentId => "SSA value",
@@ -149,11 +149,11 @@ static CLASS: [u8; 256] = {
     t
 };
 
-pub fn is_id_start(b: u8) -> bool {
+pub(crate) fn is_id_start(b: u8) -> bool {
     CLASS[b as usize] & ID_START != 0
 }
 
-pub fn is_id_char(b: u8) -> bool {
+pub(crate) fn is_id_char(b: u8) -> bool {
     CLASS[b as usize] & ID_CHAR != 0
 }
 
@@ -181,7 +181,7 @@ fn scan_class(src: &[u8], pos: usize, class: u8) -> usize {
 
 /// Skip whitespace and `//` comments starting at `pos`.
 #[inline]
-pub fn skip_trivia(src: &[u8], mut pos: usize) -> usize {
+pub(crate) fn skip_trivia(src: &[u8], mut pos: usize) -> usize {
     loop {
         pos = scan_class(src, pos, SPACE);
         if src.get(pos) == Some(&b'/') && src.get(pos + 1) == Some(&b'/') {
@@ -222,7 +222,7 @@ static PUNCT: [Kind; 256] = {
 /// one space (about half of all tokens) is returned without a call; everything else goes
 /// to [`lex_at_general`], which gives the same token for these cases.
 #[inline(always)]
-pub fn lex_at(src: &[u8], pos: usize) -> Token {
+pub(crate) fn lex_at(src: &[u8], pos: usize) -> Token {
     let start = if src.get(pos) == Some(&b' ') {
         pos + 1
     } else {

@@ -12,7 +12,7 @@ pub(crate) mod handshake_ops;
 pub mod items;
 pub(crate) mod lexer;
 pub(crate) mod ops;
-pub mod parser;
+pub(crate) mod parser;
 pub(crate) mod printer;
 pub mod split;
 pub(crate) mod structural_ops;

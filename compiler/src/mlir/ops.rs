@@ -64,11 +64,11 @@ use crate::diag::{Diagnostic, Span};
 
 /// A custom-format parser: called after the op name; fills operands, attributes, regions
 /// and types of `op` (whose name and results are already set).
-pub type OpParser = fn(&mut Parser, &mut Operation) -> PResult<()>;
+pub(crate) type OpParser = fn(&mut Parser, &mut Operation) -> PResult<()>;
 
 /// THE op table: op name → custom-format parser, for every dialect, sorted by name (checked
 /// by a unit test; looked up through a hash index built once). Adding an op is one entry here.
-pub static TABLE: &[(&str, OpParser)] = &[
+pub(crate) static TABLE: &[(&str, OpParser)] = &[
     ("aps.itfc.burst_load_collect", aps_generic),
     ("aps.itfc.burst_load_req", aps_generic),
     ("aps.itfc.burst_store_collect", aps_generic),
@@ -319,7 +319,7 @@ pub static TABLE: &[(&str, OpParser)] = &[
 ];
 
 /// The parser of the op called `name` (fully qualified).
-pub fn lookup(name: &str) -> Option<OpParser> {
+pub(crate) fn lookup(name: &str) -> Option<OpParser> {
     index().get(name).copied()
 }
 
@@ -356,7 +356,7 @@ impl std::hash::Hasher for Fnv1a {
 }
 
 /// Resolve a custom-form op name as written to its full name and parser.
-pub fn resolve(written: &str, default_dialect: &str) -> Option<(Name, OpParser)> {
+pub(crate) fn resolve(written: &str, default_dialect: &str) -> Option<(Name, OpParser)> {
     if written.bytes().any(|b| b == b'.') {
         return lookup(written).map(|p| (Name::new(written), p));
     }
@@ -547,7 +547,7 @@ fn module(p: &mut Parser, op: &mut Operation) -> PResult<()> {
 }
 
 /// `tor.func`, `func.func`, `handshake.func`: see the table in the module doc.
-pub fn func_like(p: &mut Parser, op: &mut Operation) -> PResult<()> {
+pub(crate) fn func_like(p: &mut Parser, op: &mut Operation) -> PResult<()> {
     if p.at(Kind::BareId) && matches!(p.text(p.tok), "private" | "public" | "nested") {
         let t = p.bump();
         op.attrs.push(string_attr(

@@ -33,17 +33,17 @@ use super::ops;
 use crate::diag::{Code, Diagnostic, Span};
 use crate::limits::{Limit, Limits};
 
-pub type PResult<T> = Result<T, Diagnostic>;
+pub(crate) type PResult<T> = Result<T, Diagnostic>;
 
-pub struct Parser<'a> {
-    pub src: &'a str,
-    pub bytes: &'a [u8],
+pub(crate) struct Parser<'a> {
+    pub(crate) src: &'a str,
+    pub(crate) bytes: &'a [u8],
     /// The current, not yet consumed token.
-    pub tok: Token,
+    pub(crate) tok: Token,
     /// End of the last consumed token (for op spans).
-    pub prev_end: usize,
+    pub(crate) prev_end: usize,
     /// Dialect that unqualified op names resolve to (`handshake` inside `handshake.func`).
-    pub default_dialect: &'static str,
+    pub(crate) default_dialect: &'static str,
     depth: u32,
     /// The token after `tok`, once computed (lookahead is frequent: dict vs region, `:`).
     next: std::cell::Cell<Option<Token>>,
@@ -51,8 +51,8 @@ pub struct Parser<'a> {
     /// finished dict is one exact-size allocation instead of a growing `Vec`.
     attr_stack: Vec<NamedAttr>,
     /// The same for operand lists and type lists (comma lists of unknown length).
-    pub operand_stack: Vec<Operand>,
-    pub type_stack: Vec<Type>,
+    pub(crate) operand_stack: Vec<Operand>,
+    pub(crate) type_stack: Vec<Type>,
     /// The limits on widths and result counts taken from the text.
     pub limits: Limits,
 }
@@ -61,12 +61,12 @@ pub struct Parser<'a> {
 const MAX_DEPTH: u32 = 200;
 
 impl<'a> Parser<'a> {
-    pub fn new(src: &'a str) -> Parser<'a> {
+    pub(crate) fn new(src: &'a str) -> Parser<'a> {
         Parser::with_limits(src, Limits::DEFAULT)
     }
 
     /// A parser that checks widths and result counts against `limits`.
-    pub fn with_limits(src: &'a str, limits: Limits) -> Parser<'a> {
+    pub(crate) fn with_limits(src: &'a str, limits: Limits) -> Parser<'a> {
         let bytes = src.as_bytes();
         Parser {
             src,
@@ -85,7 +85,7 @@ impl<'a> Parser<'a> {
 
     // ----- token helpers -------------------------------------------------------------------
 
-    pub fn bump(&mut self) -> Token {
+    pub(crate) fn bump(&mut self) -> Token {
         let t = self.tok;
         self.prev_end = t.end();
         self.tok = self
@@ -96,36 +96,36 @@ impl<'a> Parser<'a> {
     }
 
     /// Consume the current token and return its text.
-    pub fn bump_text(&mut self) -> &'a str {
+    pub(crate) fn bump_text(&mut self) -> &'a str {
         let t = self.bump();
         &self.src[t.start()..t.end()]
     }
 
-    pub fn bump_span(&mut self) -> Span {
+    pub(crate) fn bump_span(&mut self) -> Span {
         let t = self.bump();
         Span::new(t.start(), t.end())
     }
 
     /// Continue lexing at byte `pos` (after raw scanning).
-    pub fn reset_to(&mut self, pos: usize) {
+    pub(crate) fn reset_to(&mut self, pos: usize) {
         self.prev_end = pos;
         self.tok = lex_at(self.bytes, pos);
         self.next.set(None);
     }
 
-    pub fn text(&self, t: Token) -> &'a str {
+    pub(crate) fn text(&self, t: Token) -> &'a str {
         &self.src[t.start()..t.end()]
     }
 
-    pub fn at(&self, kind: Kind) -> bool {
+    pub(crate) fn at(&self, kind: Kind) -> bool {
         self.tok.kind == kind
     }
 
-    pub fn at_kw(&self, kw: &str) -> bool {
+    pub(crate) fn at_kw(&self, kw: &str) -> bool {
         self.tok.kind == Kind::BareId && self.text(self.tok) == kw
     }
 
-    pub fn eat(&mut self, kind: Kind) -> bool {
+    pub(crate) fn eat(&mut self, kind: Kind) -> bool {
         if self.at(kind) {
             self.bump();
             return true;
@@ -133,7 +133,7 @@ impl<'a> Parser<'a> {
         false
     }
 
-    pub fn eat_kw(&mut self, kw: &str) -> bool {
+    pub(crate) fn eat_kw(&mut self, kw: &str) -> bool {
         if self.at_kw(kw) {
             self.bump();
             return true;
@@ -142,7 +142,7 @@ impl<'a> Parser<'a> {
     }
 
     /// The token `n` positions after the current one (`peek(0)` is the next).
-    pub fn peek(&self, n: usize) -> Token {
+    pub(crate) fn peek(&self, n: usize) -> Token {
         let mut t = match self.next.get() {
             Some(t) => t,
             None => {
@@ -157,12 +157,12 @@ impl<'a> Parser<'a> {
         t
     }
 
-    pub fn span(&self, t: Token) -> Span {
+    pub(crate) fn span(&self, t: Token) -> Span {
         Span::new(t.start(), t.end())
     }
 
     /// An error about the current token: `expected X, found Y`.
-    pub fn unexpected(&self, what: &str) -> Diagnostic {
+    pub(crate) fn unexpected(&self, what: &str) -> Diagnostic {
         let t = self.tok;
         match t.kind {
             Kind::Eof => Diagnostic::error(
@@ -193,7 +193,7 @@ impl<'a> Parser<'a> {
 
     /// Inlined (it runs for most tokens); the error is built out of line.
     #[inline]
-    pub fn expect(&mut self, kind: Kind) -> PResult<Token> {
+    pub(crate) fn expect(&mut self, kind: Kind) -> PResult<Token> {
         if self.at(kind) {
             return Ok(self.bump());
         }
@@ -206,7 +206,7 @@ impl<'a> Parser<'a> {
         self.unexpected(kind.describe())
     }
 
-    pub fn expect_kw(&mut self, kw: &str) -> PResult<Token> {
+    pub(crate) fn expect_kw(&mut self, kw: &str) -> PResult<Token> {
         if self.at_kw(kw) {
             return Ok(self.bump());
         }
@@ -230,7 +230,7 @@ impl<'a> Parser<'a> {
 
     // ----- top level and operations ----------------------------------------------------------
 
-    pub fn parse_module(&mut self) -> PResult<ModuleAst> {
+    pub(crate) fn parse_module(&mut self) -> PResult<ModuleAst> {
         let mut ops = Vec::new();
         while !self.at(Kind::Eof) {
             if self.at(Kind::RBrace) {
@@ -244,7 +244,7 @@ impl<'a> Parser<'a> {
         })
     }
 
-    pub fn parse_op(&mut self) -> PResult<Operation> {
+    pub(crate) fn parse_op(&mut self) -> PResult<Operation> {
         self.enter()?;
         let start = self.tok.start();
         let results = self.parse_result_defs()?;
@@ -293,7 +293,7 @@ impl<'a> Parser<'a> {
         Ok(results)
     }
 
-    pub fn new_op(name: Name, results: Vec<ResultDef>) -> Operation {
+    pub(crate) fn new_op(name: Name, results: Vec<ResultDef>) -> Operation {
         Operation {
             name,
             results,
@@ -384,7 +384,7 @@ impl<'a> Parser<'a> {
 
     // ----- operands ---------------------------------------------------------------------------
 
-    pub fn parse_operand(&mut self) -> PResult<Operand> {
+    pub(crate) fn parse_operand(&mut self) -> PResult<Operand> {
         let t = self.expect(Kind::PercentId)?;
         let name = Name::new(self.text(t));
         let mut index = None;
@@ -409,7 +409,7 @@ impl<'a> Parser<'a> {
     }
 
     /// Zero or more comma-separated operands (stops when no `%` follows).
-    pub fn parse_operands(&mut self) -> PResult<Vec<Operand>> {
+    pub(crate) fn parse_operands(&mut self) -> PResult<Vec<Operand>> {
         let mut out = Vec::new();
         if !self.at(Kind::PercentId) {
             return Ok(out);
@@ -424,14 +424,14 @@ impl<'a> Parser<'a> {
     }
 
     /// Comma-separated operands up to (not including) `close`.
-    pub fn parse_operand_list_until(&mut self, close: Kind) -> PResult<Vec<Operand>> {
+    pub(crate) fn parse_operand_list_until(&mut self, close: Kind) -> PResult<Vec<Operand>> {
         let base = self.operand_stack.len();
         self.push_operand_list_until(close)?;
         Ok(self.operand_stack.drain(base..).collect())
     }
 
     /// [`Self::parse_operand_list_until`] onto [`Self::operand_stack`].
-    pub fn push_operand_list_until(&mut self, close: Kind) -> PResult<()> {
+    pub(crate) fn push_operand_list_until(&mut self, close: Kind) -> PResult<()> {
         if self.at(close) {
             return Ok(());
         }
@@ -447,7 +447,7 @@ impl<'a> Parser<'a> {
     // ----- regions ----------------------------------------------------------------------------
 
     /// `{ ops... ^bb1(...): ops... }`; `entry_args` become the entry block's arguments.
-    pub fn parse_region(&mut self, entry_args: Vec<BlockArg>) -> PResult<Region> {
+    pub(crate) fn parse_region(&mut self, entry_args: Vec<BlockArg>) -> PResult<Region> {
         self.enter()?;
         let open = self.expect(Kind::LBrace)?;
         let mut blocks = Vec::new();
@@ -486,7 +486,7 @@ impl<'a> Parser<'a> {
     }
 
     /// Region parsing with `dialect` as the default dialect for unqualified op names.
-    pub fn parse_region_in(
+    pub(crate) fn parse_region_in(
         &mut self,
         dialect: &'static str,
         entry_args: Vec<BlockArg>,
@@ -522,7 +522,7 @@ impl<'a> Parser<'a> {
     }
 
     /// `%name : type`.
-    pub fn parse_block_arg(&mut self) -> PResult<BlockArg> {
+    pub(crate) fn parse_block_arg(&mut self) -> PResult<BlockArg> {
         let t = self.expect(Kind::PercentId)?;
         self.expect(Kind::Colon)?;
         let ty = self.parse_type()?;
@@ -544,7 +544,7 @@ impl<'a> Parser<'a> {
 
     // ----- types ------------------------------------------------------------------------------
 
-    pub fn parse_type(&mut self) -> PResult<Type> {
+    pub(crate) fn parse_type(&mut self) -> PResult<Type> {
         // Fast path: scalar types (`i32`, `index`, `f32`) are most of all types.
         if self.tok.kind == Kind::BareId
             && let Some(Ok(ty)) = scalar_type(self.text(self.tok), self.limits.max_int_width)
@@ -570,24 +570,15 @@ impl<'a> Parser<'a> {
         Ok(ty)
     }
 
-    /// Whether the current token can start a type.
-    pub fn at_type(&self) -> bool {
-        match self.tok.kind {
-            Kind::BangId | Kind::Less | Kind::LParen => true,
-            Kind::BareId => is_builtin_type_name(self.text(self.tok)),
-            _ => false,
-        }
-    }
-
     /// One or more comma-separated types.
-    pub fn parse_type_list(&mut self) -> PResult<Vec<Type>> {
+    pub(crate) fn parse_type_list(&mut self) -> PResult<Vec<Type>> {
         let base = self.type_stack.len();
         self.push_type_list()?;
         Ok(self.type_stack.drain(base..).collect())
     }
 
     /// [`Self::parse_type_list`] onto [`Self::type_stack`].
-    pub fn push_type_list(&mut self) -> PResult<()> {
+    pub(crate) fn push_type_list(&mut self) -> PResult<()> {
         loop {
             let t = self.parse_type()?;
             self.type_stack.push(t);
@@ -598,7 +589,7 @@ impl<'a> Parser<'a> {
     }
 
     /// `(T, U) -> (V)` or `(T) -> V`.
-    pub fn parse_function_type(&mut self) -> PResult<(Vec<Type>, Vec<Type>)> {
+    pub(crate) fn parse_function_type(&mut self) -> PResult<(Vec<Type>, Vec<Type>)> {
         let inputs = self.parse_paren_types()?;
         self.expect(Kind::Arrow)?;
         let results = self.parse_result_types()?;
@@ -606,7 +597,7 @@ impl<'a> Parser<'a> {
     }
 
     /// `(T, U)` or `()`.
-    pub fn parse_paren_types(&mut self) -> PResult<Vec<Type>> {
+    pub(crate) fn parse_paren_types(&mut self) -> PResult<Vec<Type>> {
         self.expect(Kind::LParen)?;
         if self.eat(Kind::RParen) {
             return Ok(Vec::new());
@@ -617,7 +608,7 @@ impl<'a> Parser<'a> {
     }
 
     /// Result types after `->`: a parenthesized list or one type (which may be a function type).
-    pub fn parse_result_types(&mut self) -> PResult<Vec<Type>> {
+    pub(crate) fn parse_result_types(&mut self) -> PResult<Vec<Type>> {
         if self.at(Kind::LParen) {
             // `(T, U)` is a result list; `(T) -> U` is one function type (built from the list
             // already read: re-parsing would be exponential in the nesting depth).
@@ -827,7 +818,7 @@ impl<'a> Parser<'a> {
 
     /// If a `<` follows immediately at `pos`, scan to its matching `>` and return the end
     /// (after `>`); otherwise return `pos`. Resets the lexer to the returned end.
-    pub fn scan_adjacent_angle(&mut self, pos: usize) -> PResult<usize> {
+    pub(crate) fn scan_adjacent_angle(&mut self, pos: usize) -> PResult<usize> {
         if self.bytes.get(pos) != Some(&b'<') {
             return Ok(pos);
         }
@@ -855,7 +846,7 @@ impl<'a> Parser<'a> {
 
     // ----- attributes -------------------------------------------------------------------------
 
-    pub fn parse_string(&mut self) -> PResult<Name> {
+    pub(crate) fn parse_string(&mut self) -> PResult<Name> {
         if !self.at(Kind::Str) {
             return Err(self.unexpected("string"));
         }
@@ -871,7 +862,7 @@ impl<'a> Parser<'a> {
             .map_err(|(off, msg)| Diagnostic::error(Span::new(t.start() + 1 + off, t.end()), msg))
     }
 
-    pub fn parse_int(&mut self) -> PResult<i128> {
+    pub(crate) fn parse_int(&mut self) -> PResult<i128> {
         if !self.at(Kind::Int) {
             return Err(self.unexpected("integer"));
         }
@@ -891,7 +882,7 @@ impl<'a> Parser<'a> {
     }
 
     /// `{a = 1, b, "c" = "x"}`.
-    pub fn parse_attr_dict(&mut self) -> PResult<Vec<NamedAttr>> {
+    pub(crate) fn parse_attr_dict(&mut self) -> PResult<Vec<NamedAttr>> {
         self.enter()?;
         self.expect(Kind::LBrace)?;
         let base = self.attr_stack.len();
@@ -991,7 +982,7 @@ impl<'a> Parser<'a> {
 
     /// Whether the `{` at the current token opens an attribute dictionary (not a region).
     /// `empty_is_dict` decides `{}`.
-    pub fn dict_ahead(&self, empty_is_dict: bool) -> bool {
+    pub(crate) fn dict_ahead(&self, empty_is_dict: bool) -> bool {
         if !self.at(Kind::LBrace) {
             return false;
         }
@@ -1020,7 +1011,7 @@ impl<'a> Parser<'a> {
     }
 
     /// An optional attribute dictionary (`{}` counts as one), appended to `attrs`.
-    pub fn parse_opt_attr_dict(&mut self, attrs: &mut Vec<NamedAttr>) -> PResult<()> {
+    pub(crate) fn parse_opt_attr_dict(&mut self, attrs: &mut Vec<NamedAttr>) -> PResult<()> {
         if !self.dict_ahead(true) {
             return Ok(());
         }
@@ -1034,14 +1025,14 @@ impl<'a> Parser<'a> {
     }
 
     /// `attributes {...}` if present.
-    pub fn parse_opt_attributes_kw(&mut self, attrs: &mut Vec<NamedAttr>) -> PResult<()> {
+    pub(crate) fn parse_opt_attributes_kw(&mut self, attrs: &mut Vec<NamedAttr>) -> PResult<()> {
         if self.eat_kw("attributes") {
             attrs.extend(self.parse_attr_dict()?);
         }
         Ok(())
     }
 
-    pub fn parse_attr(&mut self) -> PResult<Attribute> {
+    pub(crate) fn parse_attr(&mut self) -> PResult<Attribute> {
         self.enter()?;
         let a = self.parse_attr_inner()?;
         self.leave();
@@ -1156,7 +1147,7 @@ impl<'a> Parser<'a> {
     }
 
     /// `@a` or `@a::@b::@c`, without sigils.
-    pub fn parse_symbol_ref(&mut self) -> PResult<Vec<String>> {
+    pub(crate) fn parse_symbol_ref(&mut self) -> PResult<Vec<String>> {
         let mut path = vec![self.parse_symbol_name()?];
         while self.at(Kind::ColonColon) {
             self.bump();
@@ -1166,7 +1157,7 @@ impl<'a> Parser<'a> {
     }
 
     /// `@name` (or `@"name"`) without the sigil.
-    pub fn parse_symbol_name(&mut self) -> PResult<String> {
+    pub(crate) fn parse_symbol_name(&mut self) -> PResult<String> {
         let t = self.expect(Kind::AtId)?;
         let raw = &self.src[t.start() + 1..t.end()];
         if let Some(inner) = raw.strip_prefix('"') {
@@ -1228,7 +1219,7 @@ impl<'a> Parser<'a> {
     // ----- custom-format building blocks ------------------------------------------------------
 
     /// `on (a to b)` → `(starttime, endtime)` attributes (typed `i32`), if present.
-    pub fn parse_on_clause(&mut self) -> PResult<Option<[NamedAttr; 2]>> {
+    pub(crate) fn parse_on_clause(&mut self) -> PResult<Option<[NamedAttr; 2]>> {
         if !self.at_kw("on") {
             return Ok(None);
         }
@@ -1244,7 +1235,7 @@ impl<'a> Parser<'a> {
         ]))
     }
 
-    pub fn parse_spanned_int(&mut self) -> PResult<(i128, Span)> {
+    pub(crate) fn parse_spanned_int(&mut self) -> PResult<(i128, Span)> {
         let start = self.tok.start();
         let v = self.parse_int()?;
         Ok((v, Span::new(start, self.prev_end)))
@@ -1252,7 +1243,7 @@ impl<'a> Parser<'a> {
 }
 
 /// `name = value : i32`.
-pub fn i32_attr(name: &str, value: i128, span: Span) -> NamedAttr {
+pub(crate) fn i32_attr(name: &str, value: i128, span: Span) -> NamedAttr {
     NamedAttr {
         name: Name::new(name),
         value: Attribute::Integer {
@@ -1264,7 +1255,7 @@ pub fn i32_attr(name: &str, value: i128, span: Span) -> NamedAttr {
 }
 
 /// Append `extra` attributes whose names are not already present.
-pub fn merge_absent(attrs: &mut Vec<NamedAttr>, extra: impl IntoIterator<Item = NamedAttr>) {
+pub(crate) fn merge_absent(attrs: &mut Vec<NamedAttr>, extra: impl IntoIterator<Item = NamedAttr>) {
     for a in extra {
         if !attrs.iter().any(|x| x.name == a.name) {
             attrs.push(a);
@@ -1365,7 +1356,7 @@ fn typed_int_at(b: &[u8], digits: usize, max_width: u32) -> Option<(Attribute, u
 }
 
 /// Bare words that start a builtin type.
-pub fn is_builtin_type_name(word: &str) -> bool {
+pub(crate) fn is_builtin_type_name(word: &str) -> bool {
     let b = word.as_bytes();
     let digits = match b.first() {
         Some(b'i') => &b[1..],
@@ -1385,7 +1376,7 @@ pub fn is_builtin_type_name(word: &str) -> bool {
 }
 
 /// Decimal or `0x` hex, with optional leading `-`; `None` if it does not fit `i128`.
-pub fn parse_int_text(text: &str) -> Option<i128> {
+pub(crate) fn parse_int_text(text: &str) -> Option<i128> {
     let (neg, digits) = match text.strip_prefix('-') {
         Some(d) => (true, d),
         None => (false, text),
@@ -1409,7 +1400,7 @@ pub fn parse_int_text(text: &str) -> Option<i128> {
 
 /// Decode MLIR string escapes: `\"`, `\\`, `\n`, `\t`, and `\XX` (two hex digits).
 /// Errors carry the byte offset of the bad escape within `body`.
-pub fn unescape(body: &str) -> Result<String, (usize, String)> {
+pub(crate) fn unescape(body: &str) -> Result<String, (usize, String)> {
     // A byte loop: these strings are short, where a `memchr` call costs more.
     if body.bytes().all(|b| b != b'\\') {
         return Ok(body.to_string());

@@ -9,7 +9,7 @@ use super::ast::*;
 use super::lexer::{is_id_char, is_id_start};
 use std::fmt::Write as _;
 
-pub fn print_module(m: &ModuleAst) -> String {
+pub(crate) fn print_module(m: &ModuleAst) -> String {
     let mut out = String::new();
     for op in &m.ops {
         print_op(&mut out, op, 0);
@@ -119,7 +119,7 @@ fn print_region(out: &mut String, r: &Region, level: usize) {
     out.push('}');
 }
 
-pub fn print_string(out: &mut String, s: &str) {
+pub(crate) fn print_string(out: &mut String, s: &str) {
     out.push('"');
     for c in s.chars() {
         match c {
@@ -170,7 +170,7 @@ fn print_symbol(out: &mut String, name: &str) {
     }
 }
 
-pub fn print_attr(out: &mut String, a: &Attribute) {
+pub(crate) fn print_attr(out: &mut String, a: &Attribute) {
     match a {
         Attribute::Integer { value, ty } => {
             let _ = write!(out, "{value}");
@@ -224,7 +224,7 @@ fn print_type_list(out: &mut String, types: &[Type]) {
     separated(out, types, ", ", print_type);
 }
 
-pub fn print_type(out: &mut String, t: &Type) {
+pub(crate) fn print_type(out: &mut String, t: &Type) {
     match t {
         Type::Integer { width, signedness } => {
             let prefix = match signedness {

@@ -25,7 +25,7 @@ pub struct Split {
     pub context: Arc<String>,
     /// Where functions were cut out of the file, in order (nested or overlapping
     /// functions make one cut).
-    pub cuts: Vec<Cut>,
+    pub(crate) cuts: Vec<Cut>,
     /// The `tor.func` operations, in source order.
     pub functions: Vec<Item>,
     /// The scanner's state just before each function (for [`resplit`]).
@@ -34,7 +34,7 @@ pub struct Split {
 
 /// One cut: the file's bytes `start..end` are the context's newline at `at`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Cut {
+pub(crate) struct Cut {
     pub at: usize,
     pub start: usize,
     pub end: usize,
@@ -42,7 +42,7 @@ pub struct Cut {
 
 impl Split {
     /// The file offset of the context's byte offset `c`.
-    pub fn file_offset(&self, c: usize) -> usize {
+    pub(crate) fn file_offset(&self, c: usize) -> usize {
         match self.cuts.partition_point(|k| k.at < c) {
             0 => c,
             n => {

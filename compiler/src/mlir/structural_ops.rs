@@ -47,7 +47,7 @@ struct Collected {
 }
 
 /// See the module doc.
-pub fn structural_op(p: &mut Parser, op: &mut Operation) -> PResult<()> {
+pub(crate) fn structural_op(p: &mut Parser, op: &mut Operation) -> PResult<()> {
     let mut c = Collected::default();
     while !op_ends(p) {
         item(p, op, &mut c)?;

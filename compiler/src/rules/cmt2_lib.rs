@@ -29,12 +29,12 @@ use super::{DmaEntry, InstanceKind, bank_addr_width, methods, signature};
 use std::fmt::Write as _;
 
 /// `!firrtl.uint<w>`.
-pub fn ty(w: u32) -> String {
+pub(crate) fn ty(w: u32) -> String {
     format!("!firrtl.uint<{}>", w.max(1))
 }
 
 /// A function type as MLIR prints it: `(A, B) -> ()`, `() -> R`.
-pub fn fn_type(args: &[u32], result: Option<u32>) -> String {
+pub(crate) fn fn_type(args: &[u32], result: Option<u32>) -> String {
     let a: Vec<String> = args.iter().map(|w| ty(*w)).collect();
     match result {
         Some(r) => format!("({}) -> {}", a.join(", "), ty(r)),
@@ -47,21 +47,21 @@ fn count_width(n: u32) -> u32 {
     (32 - n.leading_zeros()).max(1)
 }
 
-pub fn fifo_name(width: u32, depth: u32) -> String {
+pub(crate) fn fifo_name(width: u32, depth: u32) -> String {
     format!("FIFO{}_w{}", depth.max(1), width.max(1))
 }
 
-pub fn reg_name(width: u32, init: u128) -> String {
+pub(crate) fn reg_name(width: u32, init: u128) -> String {
     format!("Reg_w{}_i{init}", width.max(1))
 }
 
-pub fn wire_name(width: u32) -> String {
+pub(crate) fn wire_name(width: u32) -> String {
     format!("Wire_w{}", width.max(1))
 }
 
 /// `Bank_w<W>_d<D>` for a bank starting at zero, `Bank_w<W>_d<D>_i<k>` for the `k`-th
 /// distinct initial contents of that shape (in instance order).
-pub fn bank_name(width: u32, depth: u32, init_index: Option<usize>) -> String {
+pub(crate) fn bank_name(width: u32, depth: u32, init_index: Option<usize>) -> String {
     match init_index {
         None => format!("Bank_w{width}_d{depth}"),
         Some(k) => format!("Bank_w{width}_d{depth}_i{k}"),
@@ -69,7 +69,7 @@ pub fn bank_name(width: u32, depth: u32, init_index: Option<usize>) -> String {
 }
 
 /// The interface an environment-facing instance kind is declared with.
-pub fn interface_name(kind: &InstanceKind) -> Option<&'static str> {
+pub(crate) fn interface_name(kind: &InstanceKind) -> Option<&'static str> {
     match kind {
         InstanceKind::Rocc => Some("RoCC"),
         InstanceKind::Dma { .. } => Some("BurstDMA"),
@@ -80,7 +80,7 @@ pub fn interface_name(kind: &InstanceKind) -> Option<&'static str> {
 }
 
 /// Argument names of the catalogue's methods (the port name suffixes).
-pub fn arg_names(kind: &InstanceKind, method: &str) -> &'static [&'static str] {
+pub(crate) fn arg_names(kind: &InstanceKind, method: &str) -> &'static [&'static str] {
     match (kind, method) {
         (InstanceKind::Fifo { .. } | InstanceKind::Reg { .. }, "enq" | "write") => &["data"],
         (InstanceKind::Bank { .. }, "read" | "read_0" | "dma_read") => &["addr"],
@@ -96,7 +96,7 @@ pub fn arg_names(kind: &InstanceKind, method: &str) -> &'static [&'static str] {
 }
 
 /// `cmt2.interface @<name> { ... }` for `kind` (at indentation 4), declarations only.
-pub fn interface_text(kind: &InstanceKind) -> String {
+pub(crate) fn interface_text(kind: &InstanceKind) -> String {
     let mut out = String::new();
     let Some(name) = interface_name(kind) else {
         return out;
@@ -151,7 +151,7 @@ const CLK_ARGS: &str = "(%clk: !firrtl.clock, %rst: !firrtl.uint<1>)";
 const CLK_BINDS: &str = "      cmt2.bind.bare %clk, @clock : !firrtl.clock\n      cmt2.bind.bare %rst, @reset : !firrtl.uint<1>\n";
 
 /// The extern binding of a register module.
-pub fn reg_extern(name: &str, width: u32) -> String {
+pub(crate) fn reg_extern(name: &str, width: u32) -> String {
     let mut out =
         format!("    cmt2.module.extern.firrtl @{name} : @{name}{CLK_ARGS} {{\n{CLK_BINDS}");
     bind(&mut out, "read", &[], Some(width), true);
@@ -161,7 +161,7 @@ pub fn reg_extern(name: &str, width: u32) -> String {
 }
 
 /// The extern binding of a wire module (no clock).
-pub fn wire_extern(name: &str, width: u32) -> String {
+pub(crate) fn wire_extern(name: &str, width: u32) -> String {
     let mut out = format!("    cmt2.module.extern.firrtl @{name} : @{name} {{\n");
     bind(&mut out, "write", &[("data", width)], None, false);
     bind(&mut out, "read", &[], Some(width), true);
@@ -170,7 +170,7 @@ pub fn wire_extern(name: &str, width: u32) -> String {
 }
 
 /// The extern binding of a bank module.
-pub fn bank_extern(name: &str, width: u32, depth: u32) -> String {
+pub(crate) fn bank_extern(name: &str, width: u32, depth: u32) -> String {
     let aw = bank_addr_width(depth);
     let mut out =
         format!("    cmt2.module.extern.firrtl @{name} : @{name}{CLK_ARGS} {{\n{CLK_BINDS}");
@@ -293,7 +293,7 @@ fn true_guard() -> Body {
 }
 
 /// The library modules a FIFO module instantiates: (module name, instance kind).
-pub fn fifo_parts(width: u32, depth: u32) -> Vec<(String, LibPart)> {
+pub(crate) fn fifo_parts(width: u32, depth: u32) -> Vec<(String, LibPart)> {
     let cw = count_width(depth);
     vec![
         (reg_name(cw, 0), LibPart::Reg { width: cw, init: 0 }),
@@ -305,13 +305,13 @@ pub fn fifo_parts(width: u32, depth: u32) -> Vec<(String, LibPart)> {
 
 /// A primitive behind the library's CMT2 modules.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum LibPart {
+pub(crate) enum LibPart {
     Reg { width: u32, init: u128 },
     Wire { width: u32 },
 }
 
 /// The FIFO module of `depth` entries of `width` bits.
-pub fn fifo_module(width: u32, depth: u32) -> String {
+pub(crate) fn fifo_module(width: u32, depth: u32) -> String {
     let d = depth.max(1);
     let w = width.max(1);
     let cw = count_width(d);
@@ -419,7 +419,12 @@ pub fn fifo_module(width: u32, depth: u32) -> String {
 
 /// The top's methods through which DMA instance `dma` reaches `bank`: (name, text) of
 /// `<dma>_<bank>_read` and `<dma>_<bank>_write`.
-pub fn dma_bank_methods(dma: &str, bank: &str, width: u32, depth: u32) -> [(String, String); 2] {
+pub(crate) fn dma_bank_methods(
+    dma: &str,
+    bank: &str,
+    width: u32,
+    depth: u32,
+) -> [(String, String); 2] {
     let aw = bank_addr_width(depth);
     let read = format!("{dma}_{bank}_read");
     let mut text = String::new();
@@ -467,7 +472,7 @@ pub fn dma_bank_methods(dma: &str, bank: &str, width: u32, depth: u32) -> [(Stri
 }
 
 /// The attributes of a DMA instance's interface declaration.
-pub fn dma_attrs(latency: u32, entries: &[DmaEntry]) -> String {
+pub(crate) fn dma_attrs(latency: u32, entries: &[DmaEntry]) -> String {
     let mut out = format!("{{kiln.latency = {latency} : i32, kiln.memory_map = [");
     for (i, e) in entries.iter().enumerate() {
         if i > 0 {
@@ -500,7 +505,7 @@ fn port_list(ports: &[(&str, String, String)]) -> String {
     p.join(", ")
 }
 
-pub fn reg_firrtl(name: &str, width: u32, init: u128) -> String {
+pub(crate) fn reg_firrtl(name: &str, width: u32, init: u128) -> String {
     let t = ty(width);
     let ports = port_list(&[
         ("in", "clock".into(), "!firrtl.clock".into()),
@@ -527,7 +532,7 @@ pub fn reg_firrtl(name: &str, width: u32, init: u128) -> String {
     )
 }
 
-pub fn wire_firrtl(name: &str, width: u32) -> String {
+pub(crate) fn wire_firrtl(name: &str, width: u32) -> String {
     let t = ty(width);
     let ports = port_list(&[
         ("in", "write_enable".into(), ty(1)),
@@ -549,7 +554,7 @@ pub fn wire_firrtl(name: &str, width: u32) -> String {
     )
 }
 
-pub fn bank_firrtl(name: &str, width: u32, depth: u32, init: &[u128]) -> String {
+pub(crate) fn bank_firrtl(name: &str, width: u32, depth: u32, init: &[u128]) -> String {
     let d = depth.max(1);
     let aw = bank_addr_width(d);
     let (t, a) = (ty(width), ty(aw));

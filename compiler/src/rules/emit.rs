@@ -20,7 +20,7 @@ pub fn to_json(circuit: &Circuit) -> String {
 
 /// What [`to_json`] writes before the first rule and after the last one; the rules go in
 /// between, comma-separated.
-pub fn json_head_tail(circuit_without_rules: &Circuit) -> (String, String) {
+pub(crate) fn json_head_tail(circuit_without_rules: &Circuit) -> (String, String) {
     let c = circuit_without_rules;
     let mut head = Vec::with_capacity(64 + 96 * c.instances.len());
     head.extend_from_slice(b"{\"name\":");
@@ -46,7 +46,7 @@ pub fn json_head_tail(circuit_without_rules: &Circuit) -> (String, String) {
 }
 
 /// JSON of each rule, comma-joined (the inside of the `rules` array of [`to_json`]).
-pub fn rules_json(rules: &[Rule]) -> String {
+pub(crate) fn rules_json(rules: &[Rule]) -> String {
     let mut out = Vec::with_capacity(rules.iter().map(rule_capacity).sum());
     write_rules_json(&mut out, rules);
     String::from_utf8(out).unwrap_or_default()
@@ -54,7 +54,7 @@ pub fn rules_json(rules: &[Rule]) -> String {
 
 /// Append the JSON of each rule, comma-joined, to `out`: byte for byte what `serde_json`
 /// writes for [`Rule`] (checked by tests), without going through serde's data model.
-pub fn write_rules_json(out: &mut Vec<u8>, rules: &[Rule]) {
+pub(crate) fn write_rules_json(out: &mut Vec<u8>, rules: &[Rule]) {
     for (i, r) in rules.iter().enumerate() {
         if i > 0 {
             out.push(b',');
@@ -221,7 +221,7 @@ fn json_str(out: &mut Vec<u8>, s: &str) {
 
 /// An upper estimate of the bytes one rule takes in either output: reserving it up front
 /// avoids re-copying large buffers as they grow (capacity never written is never touched).
-pub fn rule_capacity(rule: &Rule) -> usize {
+pub(crate) fn rule_capacity(rule: &Rule) -> usize {
     let guard = rule.guard.as_ref().map_or(0, |(g, _)| stmts_capacity(g));
     160 + 2 * (rule.name.len() + rule.origin.len()) + guard + stmts_capacity(&rule.body)
 }
@@ -325,14 +325,14 @@ impl Widths {
 
 /// An IR name as an MLIR symbol reference: `@name`, or `@"name"` when it has characters a
 /// bare symbol cannot hold.
-pub fn sym(name: &str) -> String {
+pub(crate) fn sym(name: &str) -> String {
     let mut out = String::with_capacity(name.len() + 3);
     push_sym(&mut out, name);
     out
 }
 
 /// Append [`sym`] of `name` to `out`.
-pub fn push_sym(out: &mut String, name: &str) {
+pub(crate) fn push_sym(out: &mut String, name: &str) {
     let bare = name
         .bytes()
         .next()
@@ -349,14 +349,14 @@ pub fn push_sym(out: &mut String, name: &str) {
 }
 
 /// An MLIR string literal: `"`, `\` and bytes outside printable ASCII escaped (`\XX`).
-pub fn mlir_str(s: &str) -> String {
+pub(crate) fn mlir_str(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     push_mlir_str(&mut out, s);
     out
 }
 
 /// Append [`mlir_str`] of `s` to `out`.
-pub fn push_mlir_str(out: &mut String, s: &str) {
+pub(crate) fn push_mlir_str(out: &mut String, s: &str) {
     out.push('"');
     if s.bytes()
         .all(|b| (0x20..=0x7e).contains(&b) && b != b'"' && b != b'\\')
@@ -502,14 +502,14 @@ fn header_capacity(instances: &[Instance]) -> usize {
 }
 
 /// Everything of [`emit_cmt2`] before the first rule.
-pub fn cmt2_header(name: &str, instances: &[Instance]) -> String {
+pub(crate) fn cmt2_header(name: &str, instances: &[Instance]) -> String {
     let mut out = String::with_capacity(header_capacity(instances));
     write_cmt2_header(&mut out, name, instances);
     out
 }
 
 /// Append [`cmt2_header`] to `out`.
-pub fn write_cmt2_header(out: &mut String, name: &str, instances: &[Instance]) {
+pub(crate) fn write_cmt2_header(out: &mut String, name: &str, instances: &[Instance]) {
     let _ = writeln!(out, "// kiln: rules for `{name}`");
     out.push_str("module {\n  cmt2.circuit {\n");
     let lib = library(instances);
@@ -598,14 +598,14 @@ pub fn write_cmt2_header(out: &mut String, name: &str, instances: &[Instance]) {
 }
 
 /// The rules of [`emit_cmt2`], in order.
-pub fn cmt2_rules(rules: &[Rule]) -> String {
+pub(crate) fn cmt2_rules(rules: &[Rule]) -> String {
     let mut out = String::with_capacity(rules.iter().map(rule_capacity).sum());
     write_cmt2_rules(&mut out, rules);
     out
 }
 
 /// Append [`cmt2_rules`] to `out`.
-pub fn write_cmt2_rules(out: &mut String, rules: &[Rule]) {
+pub(crate) fn write_cmt2_rules(out: &mut String, rules: &[Rule]) {
     let mut widths = Widths::default();
     for rule in rules {
         widths.dense.clear();
@@ -617,7 +617,7 @@ pub fn write_cmt2_rules(out: &mut String, rules: &[Rule]) {
 /// Everything of [`emit_cmt2`] after the last rule, from the circuit without its rules:
 /// `main`'s attributes (the circuit's name, its instructions, the schedule as a chain of
 /// `precedence` pairs) and the FIRRTL modules of the library.
-pub fn cmt2_footer(frame: &Circuit) -> String {
+pub(crate) fn cmt2_footer(frame: &Circuit) -> String {
     let names: usize = frame.schedule.iter().map(|a| 2 * a.len() + 8).sum();
     let mut out = String::with_capacity(4096 + names);
     write_cmt2_footer(&mut out, frame);
@@ -625,7 +625,7 @@ pub fn cmt2_footer(frame: &Circuit) -> String {
 }
 
 /// Append [`cmt2_footer`] to `out`.
-pub fn write_cmt2_footer(out: &mut String, frame: &Circuit) {
+pub(crate) fn write_cmt2_footer(out: &mut String, frame: &Circuit) {
     out.push_str("    } {kiln.circuit = ");
     out.push_str(&mlir_str(&frame.name));
     out.push_str(", kiln.instructions = [");

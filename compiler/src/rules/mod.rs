@@ -28,8 +28,8 @@
 //! Architecture invariant: everything here is plain owned data with deterministic order
 //! (`Vec`s in generation order), so equal inputs give byte-identical emitted text.
 
-pub mod cmt2_lib;
-pub mod cmt2_read;
+pub(crate) mod cmt2_lib;
+pub(crate) mod cmt2_read;
 pub mod emit;
 pub mod schedule;
 pub mod sim;
@@ -65,12 +65,12 @@ pub struct Instruction {
 }
 
 /// The four major opcodes RISC-V reserves for custom instructions (custom-0..3).
-pub const CUSTOM_OPCODES: [u32; 4] = [0x0b, 0x2b, 0x5b, 0x7b];
+pub(crate) const CUSTOM_OPCODES: [u32; 4] = [0x0b, 0x2b, 0x5b, 0x7b];
 
 impl Instruction {
     /// The name part identifying the instruction: `(opcode << 8) | funct7` as 4 hex digits
     /// (`2b01` for opcode 0x2b, funct7 1).
-    pub fn id(opcode: u32, funct7: u32) -> String {
+    pub(crate) fn id(opcode: u32, funct7: u32) -> String {
         format!("{:02x}{:02x}", opcode & 0x7f, funct7 & 0x7f)
     }
 }
@@ -203,7 +203,7 @@ pub enum PrimOp {
 }
 
 /// Bit positions `(lo, width)` of the fields of the RoCC command bundle.
-pub fn rocc_field(name: &str) -> (u32, u32) {
+pub(crate) fn rocc_field(name: &str) -> (u32, u32) {
     match name {
         "rs2data" => (0, 32),
         "rs1data" => (32, 32),
@@ -217,21 +217,21 @@ pub fn rocc_field(name: &str) -> (u32, u32) {
 }
 
 /// Address bits of a bank of `depth` elements (at least 1).
-pub fn bank_addr_width(depth: u32) -> u32 {
+pub(crate) fn bank_addr_width(depth: u32) -> u32 {
     (32 - depth.saturating_sub(1).leading_zeros()).max(1)
 }
 
 /// A method's argument and result widths, and whether it is a value method (no enable:
 /// it only reads state).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Signature {
+pub(crate) struct Signature {
     pub args: Vec<u32>,
-    pub result: Option<u32>,
+    pub(crate) result: Option<u32>,
     pub value: bool,
 }
 
 /// The signature of `method` on an instance of `kind`; `None` for an unknown method.
-pub fn signature(kind: &InstanceKind, method: &str) -> Option<Signature> {
+pub(crate) fn signature(kind: &InstanceKind, method: &str) -> Option<Signature> {
     let sig = |args: &[u32], result: Option<u32>, value: bool| Signature {
         args: args.to_vec(),
         result,
@@ -266,7 +266,7 @@ pub fn signature(kind: &InstanceKind, method: &str) -> Option<Signature> {
 }
 
 /// The methods of `kind`, in catalogue order.
-pub fn methods(kind: &InstanceKind) -> &'static [&'static str] {
+pub(crate) fn methods(kind: &InstanceKind) -> &'static [&'static str] {
     match kind {
         InstanceKind::Fifo { .. } => &["enq", "deq"],
         InstanceKind::Reg { .. } => &["read", "write"],
@@ -278,7 +278,7 @@ pub fn methods(kind: &InstanceKind) -> &'static [&'static str] {
     }
 }
 
-pub fn mask(v: u128, width: u32) -> u128 {
+pub(crate) fn mask(v: u128, width: u32) -> u128 {
     if width >= 128 {
         v
     } else {
@@ -287,7 +287,7 @@ pub fn mask(v: u128, width: u32) -> u128 {
 }
 
 /// `v` (of `width` bits) sign-extended to i128.
-pub fn sext(v: u128, width: u32) -> i128 {
+pub(crate) fn sext(v: u128, width: u32) -> i128 {
     if width == 0 || width >= 128 {
         return v as i128;
     }
@@ -296,7 +296,7 @@ pub fn sext(v: u128, width: u32) -> i128 {
 }
 
 /// Evaluate one primitive on operands with their widths; the result is masked to `width`.
-pub fn eval_prim(op: PrimOp, args: &[(u128, u32)], width: u32) -> u128 {
+pub(crate) fn eval_prim(op: PrimOp, args: &[(u128, u32)], width: u32) -> u128 {
     let a = args.first().copied().unwrap_or((0, 1));
     let b = args.get(1).copied().unwrap_or((0, 1));
     let w = a.1.max(b.1);
@@ -365,7 +365,7 @@ impl Circuit {
         self.schedule.extend(other.schedule);
     }
 
-    pub fn instance(&self, name: &str) -> Option<&Instance> {
+    pub(crate) fn instance(&self, name: &str) -> Option<&Instance> {
         self.instances.iter().find(|i| i.name == name)
     }
 }
@@ -382,7 +382,7 @@ impl BodyBuilder {
         BodyBuilder::default()
     }
 
-    pub fn fresh(&mut self) -> Var {
+    pub(crate) fn fresh(&mut self) -> Var {
         self.next += 1;
         self.next - 1
     }

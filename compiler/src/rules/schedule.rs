@@ -29,7 +29,7 @@ use super::{Circuit, InstanceKind, Stmt};
 use std::collections::BTreeMap;
 
 /// Depth of the CPU-memory response queue per request lane (see [`mem_lanes`]).
-pub const MEM_QUEUE_PER_LANE: u32 = 4;
+pub(crate) const MEM_QUEUE_PER_LANE: u32 = 4;
 
 /// Request lanes `L` of every CPU-memory port: the largest number of `load_req`/`store_req`
 /// calls one rule makes on it (both arms of every `If` counted), at least 1. At most `L`
@@ -83,32 +83,32 @@ fn count_mem_reqs(c: &Circuit, stmts: &[Stmt], n: &mut BTreeMap<String, u32>) {
 
 /// How two method calls on the same instance interact within one cycle.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-pub enum Relation {
+pub(crate) enum Relation {
     Conflict,
     Sequential,
 }
 
 /// A pair of rules (earlier, later in the order) whose calls interact.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-pub struct Interaction {
-    pub earlier: String,
-    pub later: String,
-    pub relation: Relation,
+pub(crate) struct Interaction {
+    pub(crate) earlier: String,
+    pub(crate) later: String,
+    pub(crate) relation: Relation,
     /// `instance.method/method` pairs that cause it.
-    pub via: Vec<String>,
+    pub(crate) via: Vec<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-pub struct Schedule {
+pub(crate) struct Schedule {
     /// Indices into `circuit.rules`, in per-cycle evaluation order.
-    pub order: Vec<usize>,
-    pub interactions: Vec<Interaction>,
+    pub(crate) order: Vec<usize>,
+    pub(crate) interactions: Vec<Interaction>,
     /// Declared precedence pairs `(a, b)` that the order does not honour.
-    pub violated_precedence: Vec<(String, String)>,
+    pub(crate) violated_precedence: Vec<(String, String)>,
 }
 
 /// Derive the schedule; `Err` names a schedule entry without a rule.
-pub fn analyse(c: &Circuit) -> Result<Schedule, String> {
+pub(crate) fn analyse(c: &Circuit) -> Result<Schedule, String> {
     let order = rule_order(c)?;
     let pos: BTreeMap<&str, usize> = order
         .iter()
@@ -228,7 +228,7 @@ fn interact(
 }
 
 /// Same-cycle relation of an earlier call `a` and a later call `b` on one instance.
-pub fn method_relation(kind: &InstanceKind, a: &str, b: &str) -> Option<Relation> {
+pub(crate) fn method_relation(kind: &InstanceKind, a: &str, b: &str) -> Option<Relation> {
     let dma_start = |m: &str| m == "cpu_to_isax" || m == "isax_to_cpu";
     match kind {
         InstanceKind::Fifo { .. } => Some(Relation::Sequential),
@@ -249,7 +249,7 @@ pub fn method_relation(kind: &InstanceKind, a: &str, b: &str) -> Option<Relation
 }
 
 /// The comment block describing the schedule (each line starts with `// `).
-pub fn describe(c: &Circuit, s: &Schedule) -> String {
+pub(crate) fn describe(c: &Circuit, s: &Schedule) -> String {
     let mut out = String::new();
     out.push_str("// Static schedule (rules evaluated in this order every cycle; a rule fires\n");
     out.push_str("// when its guard holds and every method it calls on the taken path is ready\n");

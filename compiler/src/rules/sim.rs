@@ -300,7 +300,7 @@ pub struct Trace {
     /// Per cycle: the rules that fired, as indices into the circuit's `rules`.
     pub fired: Vec<Vec<u32>>,
     /// Per cycle: a DMA transfer was in flight (some engine not idle).
-    pub dma_busy: Vec<bool>,
+    pub(crate) dma_busy: Vec<bool>,
 }
 
 pub fn simulate(
@@ -910,7 +910,7 @@ impl State {
 /// not taken represents (`None` for a clean end): the rules that would consume the
 /// pending work (dequeue a non-empty FIFO, or take a command), in `order`. Shared by the
 /// simulator and the RTL testbench's report.
-pub fn deadlock(
+pub(crate) fn deadlock(
     order: &[&super::Rule],
     pending: &[&str],
     commands: usize,
@@ -939,7 +939,7 @@ pub fn deadlock(
 }
 
 /// The rules in the simulator's order (the schedule, then rules it does not name).
-pub fn rule_order(circuit: &Circuit) -> Result<Vec<&super::Rule>, SimError> {
+pub(crate) fn rule_order(circuit: &Circuit) -> Result<Vec<&super::Rule>, SimError> {
     schedule_order(circuit)
 }
 
@@ -969,7 +969,7 @@ fn calls_cmd(stmts: &[Stmt]) -> bool {
 }
 
 /// Pack a command into the 96-bit bundle of [`super::rocc_field`].
-pub fn pack_cmd(c: &Command) -> u128 {
+pub(crate) fn pack_cmd(c: &Command) -> u128 {
     let (rd_lo, _) = super::rocc_field("rd");
     let (op_lo, _) = super::rocc_field("opcode");
     let (f7_lo, _) = super::rocc_field("funct7");
@@ -982,7 +982,7 @@ pub fn pack_cmd(c: &Command) -> u128 {
 
 /// The element index a bank access uses: the address truncated to the bank's address bits;
 /// `None` when it falls beyond a non-power-of-two depth.
-pub fn bank_index(addr: u128, depth: usize) -> Option<usize> {
+pub(crate) fn bank_index(addr: u128, depth: usize) -> Option<usize> {
     let pow = depth.next_power_of_two().max(1) as u128;
     let i = (addr % pow) as usize;
     (i < depth).then_some(i)
@@ -992,13 +992,13 @@ fn bank_get(data: &[u128], addr: u128) -> u128 {
     bank_index(addr, data.len()).map(|i| data[i]).unwrap_or(0)
 }
 
-pub fn read_bytes(mem: &BTreeMap<u32, u8>, addr: u32, n: u32) -> u128 {
+pub(crate) fn read_bytes(mem: &BTreeMap<u32, u8>, addr: u32, n: u32) -> u128 {
     (0..n).fold(0u128, |acc, k| {
         acc | ((mem.get(&addr.wrapping_add(k)).copied().unwrap_or(0) as u128) << (8 * k))
     })
 }
 
-pub fn write_bytes(mem: &mut BTreeMap<u32, u8>, addr: u32, n: u32, v: u128) {
+pub(crate) fn write_bytes(mem: &mut BTreeMap<u32, u8>, addr: u32, n: u32, v: u128) {
     for k in 0..n {
         mem.insert(addr.wrapping_add(k), (v >> (8 * k)) as u8);
     }

@@ -46,24 +46,24 @@ use super::schedule::MEM_QUEUE_PER_LANE;
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct TopInfo {
     pub top: String,
-    pub dmas: Vec<String>,
+    pub(crate) dmas: Vec<String>,
     /// CPU-memory ports and their lane counts.
-    pub memports: Vec<(String, u32)>,
+    pub(crate) memports: Vec<(String, u32)>,
     /// Banks: (instance name, depth).
     pub banks: Vec<(String, u32)>,
     pub regs: Vec<String>,
     /// FIFOs: (IR name, SystemVerilog identifier), for deadlock reports.
-    pub fifos: Vec<(String, String)>,
+    pub(crate) fifos: Vec<(String, String)>,
     /// Fault instances (their `<ident>_fault` output ports).
-    pub faults: Vec<String>,
+    pub(crate) faults: Vec<String>,
     /// What stops a run, in the simulator's order (rule by rule, a rule's faults before
     /// its hazard): the top's signals a testbench watches.
-    pub watch: Vec<Watch>,
+    pub(crate) watch: Vec<Watch>,
 }
 
 /// A run-time error the top signals.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-pub enum Watch {
+pub(crate) enum Watch {
     /// Rule `rule` raises fault instance `inst` when `<signal>` is 1.
     Fault {
         inst: String,
@@ -125,7 +125,7 @@ pub fn ident(s: &str) -> String {
 }
 
 /// The reserved keywords of IEEE 1800-2017 (Annex B), sorted.
-pub const SV_KEYWORDS: &[&str] = &[
+pub(crate) const SV_KEYWORDS: &[&str] = &[
     "accept_on",
     "alias",
     "always",
@@ -1928,9 +1928,9 @@ pub struct TbOutput {
     /// FIFOs (IR names) still holding entries at the end.
     pub pending: Vec<String>,
     /// The first same-firing CPU-memory hazard: (rule, cycle, word address, is a load).
-    pub hazard: Option<(String, u64, u32, bool)>,
+    pub(crate) hazard: Option<(String, u64, u32, bool)>,
     /// The first raised fault: (fault instance, rule, cycle).
-    pub fault: Option<(String, String, u64)>,
+    pub(crate) fault: Option<(String, String, u64)>,
 }
 
 impl TbOutput {
