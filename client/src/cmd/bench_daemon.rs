@@ -213,12 +213,12 @@ fn bench_library(args: &Args, c: &Connector, ws: &Path, lib: &Path) -> Result<()
     Ok(())
 }
 
-/// The spec `kiln build` sends for these inputs.
-/// Whether two builds' outputs are the same files with the same digests.
+/// Whether two builds' outputs have the same digests, file by file.
 fn same_files(a: &[OutputFile], b: &[OutputFile]) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|(a, b)| a.sha256 == b.sha256)
 }
 
+/// The spec `kiln build` sends for these inputs.
 fn cli_request(inputs: &[PathBuf], out_dir: &Path) -> Result<BuildSpec, Failure> {
     Ok(BuildSpec {
         changed_only: true,
