@@ -124,10 +124,33 @@ fn read_bounded(reader: impl Read, buf: &mut Vec<u8>, max: u64) -> Result<(), In
 }
 
 /// Read the regular file `path` into `buf` (appended), under the input size limit `max`.
+///
+/// A file is read up to the size it had when opened, with no probe for more: a regular
+/// file's size is its length, and bytes appended while it is read belong to the next read.
+/// A file that reports no size (`/proc`, `/sys`) is read to its end.
 pub fn read_into(path: &Path, buf: &mut Vec<u8>, max: u64) -> Result<(), InputError> {
-    let (file, len) = open_regular(path, max)?;
-    buf.reserve(len as usize);
-    read_bounded(file, buf, max)
+    let (mut file, len) = open_regular(path, max)?;
+    if len == 0 {
+        return read_bounded(file, buf, max);
+    }
+    // One `read` for the whole file (`read_to_end` reads in growing chunks and then asks
+    // for more).
+    let start = buf.len();
+    buf.resize(start + len as usize, 0);
+    let mut got = 0;
+    while start + got < buf.len() {
+        match file.read(&mut buf[start + got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => {
+                buf.truncate(start);
+                return Err(e.into());
+            }
+        }
+    }
+    buf.truncate(start + got);
+    Ok(())
 }
 
 /// The bytes of the regular file `path`, at most `max` of them.
@@ -174,6 +197,25 @@ mod tests {
             }
         }
         assert!(t.elapsed() < Duration::from_secs(1));
+    }
+
+    #[test]
+    fn files_are_read_whole_and_files_without_a_size_to_their_end() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("in.blif");
+        let text: Vec<u8> = (0..100_000u32).map(|i| (i % 251) as u8).collect();
+        std::fs::write(&p, &text).unwrap();
+        let mut buf = b"kept ".to_vec();
+        read_into(&p, &mut buf, 1 << 20).unwrap();
+        assert_eq!(&buf[..5], b"kept ");
+        assert_eq!(&buf[5..], &text[..]);
+        // A regular file that reports size 0 and has content.
+        let mut status = Vec::new();
+        read_into(Path::new("/proc/self/status"), &mut status, 1 << 20).unwrap();
+        assert!(String::from_utf8_lossy(&status).contains("VmRSS"));
+        // An empty file.
+        std::fs::write(&p, b"").unwrap();
+        assert!(read_bounded_file(&p, 10).unwrap().is_empty());
     }
 
     #[test]
