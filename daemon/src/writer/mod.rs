@@ -2,7 +2,8 @@
 //! atomic rename, so readers only ever see whole files, and a file that already holds the
 //! bytes is not written again.
 //!
-//! [`write_atomic`] writes one file (temp file in the same directory + rename). A
+//! [`write_atomic`] writes one file (temp file in the same directory + rename; a file that
+//! does not exist yet is written unnamed and then linked, see [`unnamed`]). A
 //! [`Writer`] writes a build's outputs and remembers what it wrote ([`OutputLog`]): an
 //! output whose parts are those last written (the same shared parts, or equal bytes part
 //! by part) and whose file is unchanged since is neither rewritten nor re-read, so change
@@ -18,6 +19,7 @@
 
 mod spare;
 pub mod sweep;
+mod unnamed;
 
 use crate::compute::{Computed, JobResult, Output};
 use crate::db::{OutputBytes, same_part};
@@ -282,14 +284,23 @@ pub fn write_atomic<P: AsRef<[u8]>>(path: &Path, parts: &[P]) -> Result<bool, Wr
     })
 }
 
-/// Temp file in the same directory + rename, written with vectored writes. `compare`:
-/// check the existing file first (skipped when the caller knows it differs).
+/// Temp file in the same directory + rename, written with vectored writes; a file found
+/// absent is written unnamed and then linked ([`unnamed`]). `compare`: check the existing
+/// file first (skipped when the caller knows it differs).
 fn write_parts<P: AsRef<[u8]>>(path: &Path, parts: &[P], compare: bool) -> std::io::Result<bool> {
-    if compare && holds(path, parts) {
-        return Ok(false);
+    let dir = parent(path);
+    if compare {
+        match existing(path, parts) {
+            Existing::Holds => return Ok(false),
+            Existing::Absent => {
+                if unnamed::write(dir, path, parts)? == unnamed::Unnamed::Linked {
+                    return Ok(true);
+                }
+            }
+            Existing::Differs => {}
+        }
     }
     static SEQ: AtomicU64 = AtomicU64::new(0);
-    let dir = parent(path);
     let name = path.file_name().unwrap_or_default().to_string_lossy();
     let tmp = dir.join(format!(
         ".{name}.tmp.{}.{}",
@@ -326,24 +337,46 @@ fn parent(path: &Path) -> &Path {
 /// Whether the file at `path` holds exactly the concatenation of `parts` (read only when
 /// its size matches).
 fn holds<P: AsRef<[u8]>>(path: &Path, parts: &[P]) -> bool {
+    existing(path, parts) == Existing::Holds
+}
+
+/// What is at an output's path, against the bytes about to be written there.
+#[derive(PartialEq, Eq)]
+enum Existing {
+    /// Nothing.
+    Absent,
+    /// A file that holds exactly these bytes.
+    Holds,
+    /// Anything else (other bytes, or what could not be read).
+    Differs,
+}
+
+/// What is at `path`, against the concatenation of `parts` (the file read only when its
+/// size matches).
+fn existing<P: AsRef<[u8]>>(path: &Path, parts: &[P]) -> Existing {
     let len: usize = parts.iter().map(|p| p.as_ref().len()).sum();
-    if !fs::metadata(path).is_ok_and(|m| m.len() == len as u64) {
-        return false;
+    match fs::metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Existing::Absent,
+        Ok(m) if m.len() == len as u64 => {}
+        _ => return Existing::Differs,
     }
     let Ok(existing) = fs::read(path) else {
-        return false;
+        return Existing::Differs;
     };
     let mut rest = &existing[..];
     for p in parts {
         let Some((head, tail)) = rest.split_at_checked(p.as_ref().len()) else {
-            return false;
+            return Existing::Differs;
         };
         if head != p.as_ref() {
-            return false;
+            return Existing::Differs;
         }
         rest = tail;
     }
-    rest.is_empty()
+    match rest.is_empty() {
+        true => Existing::Holds,
+        false => Existing::Differs,
+    }
 }
 
 /// `write_all` for a list of parts, up to 1,024 (`IOV_MAX`) parts per `writev`.
