@@ -24,6 +24,41 @@ pub(super) struct Scratch {
     on: Vec<bool>,
     todo: Vec<usize>,
     missing: Vec<usize>,
+    /// The supports of the box's outputs found so far, back to back in `arena`.
+    memo: Memo,
+    /// The support being expanded.
+    out: Vec<u32>,
+}
+
+/// Per box output, its support once known: a range of one shared array (no allocation
+/// per output).
+#[derive(Default)]
+struct Memo {
+    /// `(start, len)` in `arena`; `len == UNKNOWN` while not computed.
+    at: Vec<(u32, u32)>,
+    arena: Vec<u32>,
+}
+
+const UNKNOWN: u32 = u32::MAX;
+
+impl Memo {
+    fn reset(&mut self, outputs: usize) {
+        self.at.clear();
+        self.at.resize(outputs, (0, UNKNOWN));
+        self.arena.clear();
+    }
+
+    fn get(&self, o: usize) -> Option<&[u32]> {
+        match self.at[o] {
+            (_, UNKNOWN) => None,
+            (s, l) => Some(&self.arena[s as usize..][..l as usize]),
+        }
+    }
+
+    fn set(&mut self, o: usize, support: &[u32]) {
+        self.at[o] = (self.arena.len() as u32, support.len() as u32);
+        self.arena.extend_from_slice(support);
+    }
 }
 
 impl Scratch {
@@ -57,6 +92,18 @@ impl Scratch {
         }
         self.direct.sort_unstable();
     }
+
+    /// [`expand`] of `self.direct` into `self.out`.
+    fn expand(&mut self, b: &ModelBox, kids: &[&Interface]) -> bool {
+        expand(
+            b,
+            kids,
+            &self.direct,
+            &self.memo,
+            &mut self.missing,
+            &mut self.out,
+        )
+    }
 }
 
 /// The model inputs each output of `b` depends on combinationally, and those any latch of
@@ -69,91 +116,84 @@ pub(super) fn supports(
     sc: &mut Scratch,
 ) -> (Vec<Vec<u32>>, Vec<u32>) {
     let n = b.aig.outputs().len();
-    let mut memo: Vec<Option<Vec<u32>>> = vec![None; n];
+    sc.memo.reset(n);
     sc.on.clear();
     sc.on.resize(n, false);
     for o in 0..b.n_out as usize {
-        solve(b, kids, o, &mut memo, sc);
+        solve(b, kids, o, sc);
     }
     // Latches: the model's own next states, and the latch supports of its instances.
     let mut latch: Vec<u32> = Vec::new();
     for (sub, kid) in b.subs.iter().zip(kids) {
         for &i in &kid.latch_support {
             let o = sub.first as usize + i as usize;
-            solve(b, kids, o, &mut memo, sc);
-            latch.extend(memo[o].iter().flatten().copied());
+            solve(b, kids, o, sc);
+            latch.extend(sc.memo.get(o).into_iter().flatten());
         }
     }
     if !b.aig.latches().is_empty() {
         sc.cone_inputs(&b.aig, b.aig.latches().iter().map(|l| l.next));
+        // `solve` walks other cones: this one is kept aside.
         let direct = std::mem::take(&mut sc.direct);
-        loop {
-            if let Some(s) = expand(b, kids, &direct, &memo, &mut sc.missing) {
-                latch.extend(s);
-                break;
-            }
-            for o in std::mem::take(&mut sc.missing) {
-                solve(b, kids, o, &mut memo, sc);
+        let mut missing = Vec::new();
+        while !expand(b, kids, &direct, &sc.memo, &mut missing, &mut sc.out) {
+            for &o in &missing {
+                solve(b, kids, o, sc);
             }
         }
+        latch.extend_from_slice(&sc.out);
     }
     latch.sort_unstable();
     latch.dedup();
-    let outs = (memo.into_iter().take(b.n_out as usize))
-        .map(Option::unwrap_or_default)
+    let outs = (0..b.n_out as usize)
+        .map(|o| sc.memo.get(o).map(<[u32]>::to_vec).unwrap_or_default())
         .collect();
     (outs, latch)
 }
 
 /// Memoize the support of box output `root` and of the box outputs it reads through
 /// instances, with an explicit stack.
-fn solve(
-    b: &ModelBox,
-    kids: &[&Interface],
-    root: usize,
-    memo: &mut [Option<Vec<u32>>],
-    sc: &mut Scratch,
-) {
+fn solve(b: &ModelBox, kids: &[&Interface], root: usize, sc: &mut Scratch) {
     sc.todo.clear();
     sc.todo.push(root);
     while let Some(&o) = sc.todo.last() {
-        if memo[o].is_some() {
+        if sc.memo.get(o).is_some() {
             sc.on[o] = false;
             sc.todo.pop();
             continue;
         }
         sc.on[o] = true;
         sc.cone_inputs(&b.aig, std::iter::once(b.aig.outputs()[o].lit));
-        match expand(b, kids, &sc.direct, memo, &mut sc.missing) {
-            Some(s) => {
-                memo[o] = Some(s);
-                sc.on[o] = false;
-                sc.todo.pop();
-            }
+        if sc.expand(b, kids) {
+            sc.memo.set(o, &sc.out);
+            sc.on[o] = false;
+            sc.todo.pop();
+        } else if sc.missing.iter().any(|&m| sc.on[m]) {
             // An instance input read through the instance again would be a combinational
             // loop, which lowering the model has refused: cut it rather than spin.
-            None if sc.missing.iter().any(|&m| sc.on[m]) => {
-                memo[o] = Some(Vec::new());
-                sc.on[o] = false;
-                sc.todo.pop();
-            }
-            None => sc.todo.extend_from_slice(&sc.missing),
+            sc.memo.set(o, &[]);
+            sc.on[o] = false;
+            sc.todo.pop();
+        } else {
+            sc.todo.extend_from_slice(&sc.missing);
         }
     }
 }
 
-/// The model inputs behind `direct` (input indices of `b.aig`): model inputs as they are,
-/// instance outputs through the instance's support and the memoized supports of the box
-/// outputs feeding it; `None` when box outputs are still to compute (listed in `missing`).
+/// The model inputs behind `direct` (input indices of `b.aig`), into `out`, sorted: model
+/// inputs as they are, instance outputs through the instance's support and the memoized
+/// supports of the box outputs feeding it; false when box outputs are still to compute
+/// (listed in `missing`).
 fn expand(
     b: &ModelBox,
     kids: &[&Interface],
     direct: &[u32],
-    memo: &[Option<Vec<u32>>],
+    memo: &Memo,
     missing: &mut Vec<usize>,
-) -> Option<Vec<u32>> {
+    out: &mut Vec<u32>,
+) -> bool {
     let n_in = b.n_in as usize;
-    let mut out = Vec::new();
+    out.clear();
     missing.clear();
     for &i in direct {
         let i = i as usize;
@@ -168,18 +208,18 @@ fn expand(
         let support = kids[inst as usize].out_support.get(pin as usize);
         for &ci in support.into_iter().flatten() {
             let o = first + ci as usize;
-            match &memo[o] {
+            match memo.get(o) {
                 Some(s) => out.extend_from_slice(s),
                 None => missing.push(o),
             }
         }
     }
     if !missing.is_empty() {
-        return None;
+        return false;
     }
     out.sort_unstable();
     out.dedup();
-    Some(out)
+    true
 }
 
 /// One instance in the flattened hierarchy.

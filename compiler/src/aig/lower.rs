@@ -498,6 +498,8 @@ struct Lowerer<'m, 'c> {
     undriven: Vec<u32>,
     /// The instance output `(inst, pin)` of each extra input, in order.
     pseudo: Vec<(u32, u32)>,
+    /// The walk of [`Lowerer::resolve`].
+    stack: Vec<u32>,
 }
 
 /// The AND nodes a model's own covers need when each becomes a sum of products: one per
@@ -523,6 +525,7 @@ impl<'m, 'c> Lowerer<'m, 'c> {
             out_seen: Vec::new(),
             undriven: Vec::new(),
             pseudo: Vec::new(),
+            stack: Vec::new(),
         };
         if (model.covers.len().max(model.conns.len())).max(model.pins.len()) > Packed::MAX {
             return Err(Diagnostic::error(
@@ -798,7 +801,9 @@ impl<'m, 'c> Lowerer<'m, 'c> {
         if self.lits[root as usize] < IN_PROGRESS {
             return Ok(Lit(self.lits[root as usize]));
         }
-        let mut stack = vec![root];
+        // The stack of the last walk, emptied, kept for its capacity.
+        let mut stack = std::mem::take(&mut self.stack);
+        stack.push(root);
         while let Some(&net) = stack.last() {
             match self.lits[net as usize] {
                 UNVISITED => {
@@ -817,6 +822,7 @@ impl<'m, 'c> Lowerer<'m, 'c> {
                 }
             }
         }
+        self.stack = stack;
         Ok(Lit(self.lits[root as usize]))
     }
 
