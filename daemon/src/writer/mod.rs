@@ -1,6 +1,6 @@
 //! The one output writer of the project: every output file kiln writes changes by one
-//! atomic rename, so readers only ever see whole files, and a file that already holds the
-//! bytes is not written again.
+//! atomic rename (or, when new, appears by one link of a complete unnamed file), so readers
+//! only ever see whole files, and a file that already holds the bytes is not written again.
 //!
 //! [`write_atomic`] writes one file (temp file in the same directory + rename; a file that
 //! does not exist yet is written unnamed and then linked, see [`unnamed`]). A
