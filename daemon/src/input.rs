@@ -127,7 +127,7 @@ fn read_bounded(reader: impl Read, buf: &mut Vec<u8>, max: u64) -> Result<(), In
 ///
 /// A file is read up to the size it had when opened, with no probe for more: a regular
 /// file's size is its length, and bytes appended while it is read belong to the next read.
-/// A file that reports no size (`/proc`, `/sys`) is read to its end.
+/// A file that reports size 0 (most of `/proc`) is read to its end.
 pub fn read_into(path: &Path, buf: &mut Vec<u8>, max: u64) -> Result<(), InputError> {
     let (mut file, len) = open_regular(path, max)?;
     if len == 0 {

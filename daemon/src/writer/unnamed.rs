@@ -31,7 +31,6 @@ pub(super) fn write<P: AsRef<[u8]>>(
 ) -> std::io::Result<Unnamed> {
     use std::ffi::CString;
     use std::os::unix::ffi::OsStrExt;
-    use std::os::unix::fs::OpenOptionsExt;
     use std::os::unix::io::AsRawFd;
     use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -48,12 +47,7 @@ pub(super) fn write<P: AsRef<[u8]>>(
         Ok(Unnamed::Declined)
     };
     // A missing directory, no permission, ...: the usual way reports (or mends) it.
-    let mut f = match std::fs::OpenOptions::new()
-        .write(true)
-        .custom_flags(libc::O_TMPFILE)
-        .mode(0o666)
-        .open(dir)
-    {
+    let mut f = match create(dir) {
         Ok(f) => f,
         Err(e) => return unavailable(e.raw_os_error()),
     };
@@ -72,6 +66,17 @@ pub(super) fn write<P: AsRef<[u8]>>(
         }
         errno => unavailable(errno),
     }
+}
+
+/// A new unnamed file in `dir`, open for writing (mode 0666 less the umask, as a named one).
+#[cfg(target_os = "linux")]
+fn create(dir: &Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .custom_flags(libc::O_TMPFILE)
+        .mode(0o666)
+        .open(dir)
 }
 
 /// Give the open unnamed file `fd` the name `to`: by its descriptor (`AT_EMPTY_PATH`, which
@@ -164,14 +169,9 @@ mod tests {
     #[test]
     fn an_unnamed_file_is_named_through_proc_too() {
         use std::io::Write;
-        use std::os::unix::fs::OpenOptionsExt;
         use std::os::unix::io::AsRawFd;
         let dir = tempfile::tempdir().unwrap();
-        let Ok(mut f) = std::fs::OpenOptions::new()
-            .write(true)
-            .custom_flags(libc::O_TMPFILE)
-            .open(dir.path())
-        else {
+        let Ok(mut f) = create(dir.path()) else {
             return; // a file system without unnamed files
         };
         f.write_all(b"by proc").unwrap();
