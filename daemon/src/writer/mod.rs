@@ -225,12 +225,12 @@ impl Writer {
     ) -> Result<Checked, WriteError> {
         let sha256 = self.digest_if(spec.digests, o, times);
         let t = Instant::now();
-        sweep::once(parent(&o.path));
+        let new_dir = sweep::once(parent(&o.path));
         let written = match self.log.known(&o.path, untouched(marks, &o.path)) {
             Some(last) if same_bytes(&last, &o.bytes) => false,
             known => {
                 let w = self
-                    .replace(&o.path, &o.bytes, known.as_ref())
+                    .replace(&o.path, &o.bytes, known.as_ref(), new_dir)
                     .map_err(|source| WriteError::Io {
                         path: o.path.clone(),
                         source,
@@ -245,15 +245,21 @@ impl Writer {
 
     /// Write `bytes` to `path` atomically, unless the file holds them already (checked by
     /// reading it when `replaced`, the bytes it is known to hold, is unknown). Large outputs
-    /// go through a spare, others through a fresh temp file.
+    /// go through a spare, others through a fresh temp file. `new_dir`: the directory is
+    /// new ([`sweep::once`]).
     fn replace(
         &self,
         path: &Path,
         bytes: &OutputBytes,
         replaced: Option<&OutputBytes>,
+        new_dir: bool,
     ) -> std::io::Result<bool> {
         if !spare::eligible(path, bytes) {
-            let written = write_parts(path, &bytes.parts, replaced.is_none())?;
+            let before = match replaced {
+                Some(_) => Before::Differs,
+                None => Before::unknown(new_dir),
+            };
+            let written = write_parts(path, &bytes.parts, before)?;
             if self.spares == Spares::Ahead {
                 spare::prepare(path, bytes, &self.log.spares);
             }
@@ -265,7 +271,7 @@ impl Writer {
         if let Err(e) = spare::write(path, bytes, replaced, &self.log.spares) {
             // The output is untouched: write it the plain way.
             tracing::debug!(path = %path.display(), error = %e, "spare write failed");
-            return write_parts(path, &bytes.parts, false);
+            return write_parts(path, &bytes.parts, Before::Differs);
         }
         Ok(true)
     }
@@ -277,19 +283,48 @@ type Checked = (bool, Option<[u8; 32]>);
 /// Write `parts` (concatenated) to `path` atomically; nothing when the file already holds
 /// these bytes. Returns whether the file was written.
 pub fn write_atomic<P: AsRef<[u8]>>(path: &Path, parts: &[P]) -> Result<bool, WriteError> {
-    sweep::once(parent(path));
-    write_parts(path, parts, true).map_err(|source| WriteError::Io {
+    let new_dir = sweep::once(parent(path));
+    write_parts(path, parts, Before::unknown(new_dir)).map_err(|source| WriteError::Io {
         path: path.to_path_buf(),
         source,
     })
 }
 
+/// What [`write_parts`] knows of the file at an output's path.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Before {
+    /// Nothing: it may hold the bytes already.
+    Unknown,
+    /// Most likely nothing: the path is in a new directory ([`sweep::once`]).
+    Absent,
+    /// Other bytes.
+    Differs,
+}
+
+impl Before {
+    fn unknown(new_dir: bool) -> Before {
+        if new_dir {
+            Before::Absent
+        } else {
+            Before::Unknown
+        }
+    }
+}
+
 /// Temp file in the same directory + rename, written with vectored writes; a file found
-/// absent is written unnamed and then linked ([`unnamed`]). `compare`: check the existing
-/// file first (skipped when the caller knows it differs).
-fn write_parts<P: AsRef<[u8]>>(path: &Path, parts: &[P], compare: bool) -> std::io::Result<bool> {
+/// (or believed) absent is written unnamed and then linked ([`unnamed`]). Unless the file
+/// is known to differ, one that holds `parts` already is left alone.
+fn write_parts<P: AsRef<[u8]>>(path: &Path, parts: &[P], before: Before) -> std::io::Result<bool> {
     let dir = parent(path);
-    if compare {
+    if before == Before::Absent {
+        // Link first; look only when that fails (a taken name: `dir` is no longer new).
+        match unnamed::write(dir, path, parts)? {
+            unnamed::Unnamed::Linked => return Ok(true),
+            unnamed::Unnamed::Taken => sweep::taken(dir),
+            unnamed::Unnamed::Declined => {}
+        }
+    }
+    if before != Before::Differs {
         match existing(path, parts) {
             Existing::Holds => return Ok(false),
             Existing::Absent => {

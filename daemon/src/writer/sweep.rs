@@ -1,7 +1,9 @@
 //! Leftovers of interrupted writes: the temp files of [`super::write_atomic`]
 //! (`.<output>.tmp.<pid>.<n>`) and the spare claims (`.kiln-spare/<output>.<pid>.<n>.claim`)
 //! of writers that died before renaming them (`kill -9`, a full disk). A process sweeps an
-//! output directory (and its `.kiln-spare/`) once, before it first writes there ([`once`]).
+//! output directory (and its `.kiln-spare/`) once, before it first writes there ([`once`]),
+//! and notes whether it was new (absent or empty): an output there is most likely absent,
+//! so the writer links it at once and looks for an old file only when the name is taken.
 //!
 //! Output directories are shared: two daemons, a daemon and a one-shot build, or processes
 //! in two containers may write into one. So a leftover is removed only when
@@ -13,29 +15,50 @@
 //! - it was last changed more than [`MIN_AGE`] ago (between a writer's create and its lock
 //!   there is a moment without either).
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::fs;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
 /// Leftovers younger than this are left alone.
 pub const MIN_AGE: Duration = Duration::from_secs(2);
 
-/// Sweep `dir` and its spares unless this process did already.
-pub fn once(dir: &Path) {
-    static SWEPT: Mutex<Option<HashSet<PathBuf>>> = Mutex::new(None);
-    let spares = dir.join(".kiln-spare");
-    let first = {
-        let mut swept = SWEPT.lock().unwrap_or_else(|e| e.into_inner());
-        let swept = swept.get_or_insert_with(HashSet::new);
-        swept.insert(spares.clone());
-        swept.insert(dir.to_path_buf())
+/// The directories this process has swept, each with whether it is new: absent or empty
+/// when first seen, and no name found taken in it since.
+static SEEN: Mutex<Option<HashMap<PathBuf, bool>>> = Mutex::new(None);
+
+fn seen() -> MutexGuard<'static, Option<HashMap<PathBuf, bool>>> {
+    SEEN.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Sweep `dir` and its spares unless this process did already. Returns whether `dir` is
+/// new: an output there is then most likely absent, and is written without looking first.
+pub fn once(dir: &Path) -> bool {
+    let spares = {
+        let mut seen = seen();
+        let seen = seen.get_or_insert_with(HashMap::new);
+        if let Some(&new) = seen.get(dir) {
+            return new;
+        }
+        let spares = dir.join(".kiln-spare");
+        seen.insert(dir.to_path_buf(), false);
+        seen.entry(spares.clone()).or_insert(false);
+        spares
     };
-    if first {
-        sweep(dir);
-        sweep(&spares);
+    let (_, empty) = sweep_dir(dir);
+    sweep(&spares);
+    if empty && let Some(seen) = seen().as_mut() {
+        seen.insert(dir.to_path_buf(), true);
+    }
+    empty
+}
+
+/// A name in `dir` was found taken: `dir` is no longer new (see [`once`]).
+pub fn taken(dir: &Path) {
+    if let Some(new) = seen().as_mut().and_then(|s| s.get_mut(dir)) {
+        *new = false;
     }
 }
 
@@ -48,23 +71,34 @@ pub fn hold(f: &fs::File) {
 
 /// Remove the leftovers of dead writers in `dir`; how many.
 pub fn sweep(dir: &Path) -> usize {
-    let Ok(entries) = fs::read_dir(dir) else {
-        return 0;
+    sweep_dir(dir).0
+}
+
+/// [`sweep`], and whether `dir` holds nothing else (or is absent).
+fn sweep_dir(dir: &Path) -> (usize, bool) {
+    let entries = match fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) => return (0, e.kind() == std::io::ErrorKind::NotFound),
     };
-    let mut removed = 0;
-    for e in entries.flatten() {
-        let name = e.file_name();
-        let Some(pid) = writer_of(&name.to_string_lossy()) else {
+    let (mut removed, mut kept) = (0, 0);
+    for e in entries {
+        let Ok(e) = e else {
+            kept += 1;
             continue;
         };
-        if pid != std::process::id() && !alive(pid) && remove_if_abandoned(&e.path()) {
+        let name = e.file_name();
+        let abandoned = writer_of(&name.to_string_lossy())
+            .is_some_and(|pid| pid != std::process::id() && !alive(pid));
+        if abandoned && remove_if_abandoned(&e.path()) {
             removed += 1;
+        } else {
+            kept += 1;
         }
     }
     if removed > 0 {
         tracing::info!(dir = %dir.display(), removed, "removed leftovers of interrupted writes");
     }
-    removed
+    (removed, kept == 0)
 }
 
 /// The pid of the writer that named a file so: `.<output>.tmp.<pid>.<n>` or
@@ -207,5 +241,48 @@ mod tests {
         ] {
             assert_eq!(writer_of(name), None, "{name}");
         }
+    }
+}
+
+#[cfg(test)]
+mod new_dir_tests {
+    use super::*;
+
+    #[test]
+    fn a_directory_is_new_when_absent_or_empty_at_first_sight_until_a_name_is_taken() {
+        let root = tempfile::tempdir().unwrap();
+        let (absent, empty, full) = (
+            root.path().join("a"),
+            root.path().join("e"),
+            root.path().join("f"),
+        );
+        fs::create_dir(&empty).unwrap();
+        fs::create_dir(&full).unwrap();
+        fs::write(full.join("old.aig"), b"old").unwrap();
+        assert!(once(&absent) && once(&empty));
+        assert!(!once(&full));
+        // Later files do not change what was seen first; a taken name does.
+        fs::write(empty.join("x.aig"), b"x").unwrap();
+        assert!(once(&empty));
+        taken(&empty);
+        assert!(!once(&empty) && once(&absent));
+    }
+
+    #[test]
+    fn outputs_in_a_new_directory_are_linked_first_and_unchanged_ones_left_alone() {
+        use std::os::unix::fs::MetadataExt;
+        let root = tempfile::tempdir().unwrap();
+        let p = root.path().join("out/x.aig");
+        fs::create_dir(root.path().join("out")).unwrap();
+        assert!(crate::writer::write_atomic(&p, &[&b"one "[..], b"two"]).unwrap());
+        let ino = fs::metadata(&p).unwrap().ino();
+        // The same bytes again: the link finds the name taken, and the file is left alone.
+        assert!(!crate::writer::write_atomic(&p, &[b"one two"]).unwrap());
+        assert_eq!(fs::metadata(&p).unwrap().ino(), ino);
+        assert!(!once(p.parent().unwrap()));
+        assert!(crate::writer::write_atomic(&p, &[b"three"]).unwrap());
+        assert_eq!(fs::read(&p).unwrap(), b"three");
+        let names = fs::read_dir(root.path().join("out")).unwrap().count();
+        assert_eq!(names, 1, "one name, no temp file");
     }
 }
