@@ -111,15 +111,36 @@ pub fn run(b: Bench) -> Result<(), Failure> {
 }
 
 fn aig_one(input: &Path, out: &Path, jobs: usize, flat: bool, list: bool) -> Result<(), Failure> {
-    let jobs_list = if list {
+    crate::purge_freed_memory_at_once();
+    let mut failed = 0;
+    if list {
+        // Each file's job made when it is lowered, as ABC reads its script a line at a
+        // time: the list's text is all that is held (a `Job` each would double it).
         let text = crate::io::read_source(input)?;
-        (text.lines().enumerate())
-            .map(|(k, line)| Job {
+        let lines: Vec<(usize, &str)> = text.lines().enumerate().collect();
+        let lower = |&(k, line): &(usize, &str)| {
+            let job = Job {
                 input: PathBuf::from(line),
                 output: out.join(format!("{k}.aig")),
-            })
-            .collect()
-    } else if input.is_dir() {
+            };
+            aigcmd::lower_one(&job, Format::Aig, false)
+        };
+        aigcmd::run_pool(&lines, jobs, lower, |_, o| failed += o.failed as usize);
+    } else {
+        let jobs_list = jobs_of(input, out, flat)?;
+        let lower = |j: &Job| aigcmd::lower_one(j, Format::Aig, false);
+        aigcmd::run_pool(&jobs_list, jobs, lower, |_, o| failed += o.failed as usize);
+    }
+    if failed > 0 {
+        return Err(Failure::input(format!("{failed} file(s) failed")));
+    }
+    Ok(())
+}
+
+/// The jobs of `kiln bench aig-one` on a directory (outputs mirrored, or numbered when
+/// `flat`) or one file.
+fn jobs_of(input: &Path, out: &Path, flat: bool) -> Result<Vec<Job>, Failure> {
+    Ok(if input.is_dir() {
         let mut list = aigcmd::collect_jobs(&[input.to_path_buf()], out, Format::Aig)?;
         if flat {
             for (k, j) in list.iter_mut().enumerate() {
@@ -132,15 +153,7 @@ fn aig_one(input: &Path, out: &Path, jobs: usize, flat: bool, list: bool) -> Res
             input: input.to_path_buf(),
             output: out.to_path_buf(),
         }]
-    };
-    crate::purge_freed_memory_at_once();
-    let mut failed = 0;
-    let lower = |j: &Job| aigcmd::lower_one(j, Format::Aig, false);
-    aigcmd::run_pool(&jobs_list, jobs, lower, |_, o| failed += o.failed as usize);
-    if failed > 0 {
-        return Err(Failure::input(format!("{failed} file(s) failed")));
-    }
-    Ok(())
+    })
 }
 
 /// One file, phase by phase (for profiling; not used by the timed runs).
