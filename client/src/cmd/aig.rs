@@ -95,9 +95,11 @@ impl Stats {
 }
 
 pub fn run(args: Args) -> Result<(), Failure> {
-    crate::purge_freed_memory_at_once();
     let out = args.out.resolve()?;
     let jobs = collect_jobs(&args.inputs, &out, args.format)?;
+    if jobs.len() > 1 {
+        crate::purge_freed_memory_at_once();
+    }
     let threads = args
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));

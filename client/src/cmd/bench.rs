@@ -111,7 +111,9 @@ pub fn run(b: Bench) -> Result<(), Failure> {
 }
 
 fn aig_one(input: &Path, out: &Path, jobs: usize, flat: bool, list: bool) -> Result<(), Failure> {
-    crate::purge_freed_memory_at_once();
+    if list || input.is_dir() {
+        crate::purge_freed_memory_at_once();
+    }
     let mut failed = 0;
     if list {
         // Each file's job made when it is lowered, as ABC reads its script a line at a
@@ -266,19 +268,35 @@ pub(super) fn measure_runs(
     runs: usize,
     mut make: impl FnMut() -> Command,
 ) -> Result<Sample, Failure> {
-    let mut samples = Vec::new();
+    let mut all = measure_rounds(runs, &mut [&mut make])?;
+    Ok(all.remove(0))
+}
+
+/// [`measure_runs`] of each command, in `runs` rounds where the commands take turns: a
+/// drift of the machine's speed (a shared machine's moves by a third within minutes) falls
+/// on all of them alike, and their ratios hold.
+fn measure_rounds(
+    runs: usize,
+    makers: &mut [&mut dyn FnMut() -> Command],
+) -> Result<Vec<Sample>, Failure> {
+    let mut samples = vec![Vec::new(); makers.len()];
     for _ in 0..runs.max(1) {
-        samples.push(measure(&mut make())?);
+        for (make, samples) in makers.iter_mut().zip(&mut samples) {
+            samples.push(measure(&mut make())?);
+        }
     }
     let median = |mut v: Vec<f64>| {
         v.sort_by(f64::total_cmp);
         v[v.len() / 2]
     };
-    Ok(Sample {
-        wall: median(samples.iter().map(|s| s.wall).collect()),
-        cpu: median(samples.iter().map(|s| s.cpu).collect()),
-        rss: samples.iter().map(|s| s.rss).max().unwrap_or(0),
-    })
+    Ok(samples
+        .into_iter()
+        .map(|samples: Vec<Sample>| Sample {
+            wall: median(samples.iter().map(|s| s.wall).collect()),
+            cpu: median(samples.iter().map(|s| s.cpu).collect()),
+            rss: samples.iter().map(|s| s.rss).max().unwrap_or(0),
+        })
+        .collect())
 }
 
 /// A temporary directory for inputs and outputs of measured runs: on tmpfs (`/dev/shm`)
@@ -340,26 +358,27 @@ fn bench_aig(args: AigArgs) -> Result<(), Failure> {
     );
     for rel in FILES.iter().filter(|_| !args.no_files) {
         let file = shared.join("blif_bench").join(rel);
-        let ours = measure_runs(args.runs, || {
+        let mut ours = || {
             let mut c = Command::new(&me);
             c.args(["bench", "aig-one"]).arg(&file).arg(&out);
             c
-        })?;
-        let abc = if args.abc {
-            let script = format!(
-                "read_blif {}; strash; write_aiger {}",
-                file.display(),
-                tmp.path().join("abc.aig").display()
-            );
-            Some(measure_runs(args.runs, || {
-                let mut c = Command::new("berkeley-abc");
-                c.args(["-c", &script]);
-                c
-            })?)
-        } else {
-            None
         };
-        print_row(rel, ours, abc);
+        let script = format!(
+            "read_blif {}; strash; write_aiger {}",
+            file.display(),
+            tmp.path().join("abc.aig").display()
+        );
+        let mut abc = || {
+            let mut c = Command::new("berkeley-abc");
+            c.args(["-c", &script]);
+            c
+        };
+        if args.abc {
+            let m = measure_rounds(args.runs, &mut [&mut ours, &mut abc])?;
+            print_row(rel, m[0], Some(m[1]));
+        } else {
+            print_row(rel, measure_runs(args.runs, ours)?, None);
+        }
     }
     for n in CHAINS.iter().filter(|_| !args.no_files) {
         let file = tmp.path().join(format!("chain{n}.blif"));
@@ -383,10 +402,11 @@ const LEGEND: &str = "\
 kiln s / abc s: median wall time of a run (child process, start-up and output included);
 cpu s: its user + system CPU time; kiln MB / abc MB: the largest peak RSS of the runs.
 ratios are ABC / kiln: wall and cpu > 1 when kiln is faster, mem > 1 when kiln uses less
-memory. Chains: model i instantiates model i + 1 and ANDs its output with an input, one
-AND per level (ABC's hierarchical reader overflows a buffer on them: kiln only). Library
-`list`: both tools given the list of files, outputs in one directory; `walk`: `kiln aig
-DIR` (directories walked, the tree mirrored) against the same ABC run.";
+memory; the runs of a row (of all library rows) take turns with ABC's. Chains: model i
+instantiates model i + 1 and ANDs its output with an input, one AND per level (ABC's
+hierarchical reader overflows a buffer on them: kiln only). Library `list`: both tools
+given the list of files, outputs in one directory; `walk`: `kiln aig DIR` (directories
+walked, the tree mirrored) against the same ABC run.";
 
 /// Model counts of the generated hierarchy chains.
 const CHAINS: &[usize] = &[10_000, 40_000, 100_000];
@@ -398,11 +418,6 @@ fn bench_library(args: &AigArgs, shared: &Path, me: &Path, tmp: &Path) -> Result
         &tmp.join("kiln_lib"),
         Format::Aig,
     )?;
-    let abc = if args.abc {
-        Some(abc_library(args.runs, &files, tmp)?)
-    } else {
-        None
-    };
     // Both tools given the list of files (ABC in its script, kiln in a file), outputs
     // `<k>.aig` in one directory; then `kiln aig DIR` as users run it: the directory walked
     // and its tree mirrored (~9,600 directories read and made).
@@ -412,61 +427,99 @@ fn bench_library(args: &AigArgs, shared: &Path, me: &Path, tmp: &Path) -> Result
         .map(|j| j.input.display().to_string())
         .collect();
     std::fs::write(&list, paths.join("\n")).map_err(|e| Failure::input(e.to_string()))?;
-    let mut run = 0;
-    for (jobs, walk) in [(1, false), (args.jobs, false), (1, true), (args.jobs, true)] {
-        let ours = measure_runs(args.runs, || {
-            // A fresh output directory per run, so that no run skips unchanged outputs.
-            run += 1;
-            let mut c = Command::new(me);
-            c.args(["bench", "aig-one"])
-                .arg(if walk { &lib } else { &list })
-                .arg(tmp.join(format!("kiln_lib{run}")));
-            c.args(["--jobs", &jobs.to_string()]);
-            if !walk {
-                c.arg("--list");
-            }
-            c
-        })?;
+    let configs = [(1, false), (args.jobs, false), (1, true), (args.jobs, true)];
+    let run = std::cell::Cell::new(0);
+    let mut ours: Vec<Box<dyn FnMut() -> Command + '_>> = configs
+        .iter()
+        .map(|&(jobs, walk)| {
+            let (run, lib, list) = (&run, &lib, &list);
+            Box::new(move || {
+                // A fresh output directory per run, so that no run skips unchanged outputs.
+                run.set(run.get() + 1);
+                let mut c = Command::new(me);
+                c.args(["bench", "aig-one"])
+                    .arg(if walk { lib } else { list })
+                    .arg(tmp.join(format!("kiln_lib{}", run.get())));
+                c.args(["--jobs", &jobs.to_string()]);
+                if !walk {
+                    c.arg("--list");
+                }
+                c
+            }) as Box<dyn FnMut() -> Command>
+        })
+        .collect();
+    let mut makers: Vec<&mut dyn FnMut() -> Command> =
+        ours.iter_mut().map(|m| m.as_mut() as _).collect();
+    let abc = args.abc.then(|| AbcLibrary::new(&files, tmp)).transpose()?;
+    let mut abc_run = abc.as_ref().map(|a| || a.command());
+    if let Some(run) = abc_run.as_mut() {
+        makers.push(run);
+    }
+    let samples = measure_rounds(args.runs, &mut makers)?;
+    let abc_sample = match &abc {
+        Some(a) => Some(a.check(samples[configs.len()])?),
+        None => None,
+    };
+    for (&(jobs, walk), &sample) in configs.iter().zip(&samples) {
         let how = if walk { "walk" } else { "list" };
         let label = format!("library {} files, {jobs}j, {how}", files.len());
-        print_row(&label, ours, abc);
+        print_row(&label, sample, abc_sample);
     }
     Ok(())
 }
 
 /// One ABC process over the whole library (minus the logic-free black boxes ABC crashes on).
-fn abc_library(runs: usize, files: &[Job], tmp: &Path) -> Result<Sample, Failure> {
-    let dir = tmp.join("abc_lib");
-    std::fs::create_dir_all(&dir).map_err(|e| Failure::input(e.to_string()))?;
-    let mut script = String::new();
-    let mut n = 0;
-    for (k, job) in files.iter().enumerate() {
-        let text = std::fs::read_to_string(&job.input).unwrap_or_default();
-        if !text.contains(".names") {
-            continue; // blackboxed divsi/divui/muli units: no logic, ABC segfaults on them
+struct AbcLibrary {
+    script: PathBuf,
+    dir: PathBuf,
+    files: usize,
+}
+
+impl AbcLibrary {
+    fn new(files: &[Job], tmp: &Path) -> Result<AbcLibrary, Failure> {
+        let dir = tmp.join("abc_lib");
+        std::fs::create_dir_all(&dir).map_err(|e| Failure::input(e.to_string()))?;
+        let mut script = String::new();
+        let mut n = 0;
+        for (k, job) in files.iter().enumerate() {
+            let text = std::fs::read_to_string(&job.input).unwrap_or_default();
+            if !text.contains(".names") {
+                continue; // blackboxed divsi/divui/muli units: no logic, ABC segfaults on them
+            }
+            n += 1;
+            script.push_str(&format!(
+                "read_blif {}\nstrash\nwrite_aiger {}\n",
+                job.input.display(),
+                dir.join(format!("{k}.aig")).display()
+            ));
         }
-        n += 1;
-        script.push_str(&format!(
-            "read_blif {}\nstrash\nwrite_aiger {}\n",
-            job.input.display(),
-            dir.join(format!("{k}.aig")).display()
-        ));
+        let path = tmp.join("abc_lib.script");
+        std::fs::write(&path, script).map_err(|e| Failure::input(e.to_string()))?;
+        Ok(AbcLibrary {
+            script: path,
+            dir,
+            files: n,
+        })
     }
-    let path = tmp.join("abc_lib.script");
-    std::fs::write(&path, script).map_err(|e| Failure::input(e.to_string()))?;
-    let r = measure_runs(runs, || {
+
+    fn command(&self) -> Command {
         let mut c = Command::new("berkeley-abc");
-        c.arg("-f").arg(&path);
+        c.arg("-f").arg(&self.script);
         c
-    })?;
-    let written = std::fs::read_dir(&dir).map(|d| d.count()).unwrap_or(0);
-    if written != n {
-        return Err(Failure::input(format!(
-            "ABC wrote {written} of {n} library AIGs"
-        )));
     }
-    println!("(ABC library script: {n} files)");
-    Ok(r)
+
+    /// `sample`, once ABC's outputs are all there.
+    fn check(&self, sample: Sample) -> Result<Sample, Failure> {
+        let written = std::fs::read_dir(&self.dir).map(|d| d.count()).unwrap_or(0);
+        if written != self.files {
+            return Err(Failure::input(format!(
+                "ABC wrote {written} of {} library AIGs",
+                self.files
+            )));
+        }
+        println!("(ABC library script: {} files)", self.files);
+        Ok(sample)
+    }
 }
 
 fn print_row(label: &str, ours: Sample, abc: Option<Sample>) {
