@@ -62,7 +62,7 @@ fn no_huge_pages() {
 /// 10,000 slow-path allocations (`generic_collect`), so the pages of the last second's files
 /// stay resident (a library run's peak RSS 18 MB, 12.8 MB with 0 and 1,000). One file's run
 /// keeps them: its later phases reuse the pages its earlier ones freed (hyp: 15% less CPU,
-/// for a peak of 48 MB instead of 42).
+/// for a peak of 47 MB instead of 42).
 fn purge_freed_memory_at_once() {
     // Option indices and v3 defaults from mimalloc.h (the sys crate names no constants for
     // them); an option is set only while it holds its default, so no other is ever touched.
