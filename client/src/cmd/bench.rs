@@ -268,21 +268,22 @@ pub(super) fn measure_runs(
     runs: usize,
     mut make: impl FnMut() -> Command,
 ) -> Result<Sample, Failure> {
-    let mut all = measure_rounds(runs, &mut [&mut make])?;
+    let mut all = measure_rounds(runs, 1, |_| make())?;
     Ok(all.remove(0))
 }
 
-/// [`measure_runs`] of each command, in `runs` rounds where the commands take turns: a
-/// drift of the machine's speed (a shared machine's moves by a third within minutes) falls
-/// on all of them alike, and their ratios hold.
+/// [`measure_runs`] of the commands `make(0)` to `make(n - 1)`, in `runs` rounds where they
+/// take turns: a drift of the machine's speed (a shared machine's moves by a third within
+/// minutes) falls on all of them alike, and their ratios hold.
 fn measure_rounds(
     runs: usize,
-    makers: &mut [&mut dyn FnMut() -> Command],
+    n: usize,
+    mut make: impl FnMut(usize) -> Command,
 ) -> Result<Vec<Sample>, Failure> {
-    let mut samples = vec![Vec::new(); makers.len()];
+    let mut samples = vec![Vec::new(); n];
     for _ in 0..runs.max(1) {
-        for (make, samples) in makers.iter_mut().zip(&mut samples) {
-            samples.push(measure(&mut make())?);
+        for (i, samples) in samples.iter_mut().enumerate() {
+            samples.push(measure(&mut make(i))?);
         }
     }
     let median = |mut v: Vec<f64>| {
@@ -358,7 +359,7 @@ fn bench_aig(args: AigArgs) -> Result<(), Failure> {
     );
     for rel in FILES.iter().filter(|_| !args.no_files) {
         let file = shared.join("blif_bench").join(rel);
-        let mut ours = || {
+        let ours = || {
             let mut c = Command::new(&me);
             c.args(["bench", "aig-one"]).arg(&file).arg(&out);
             c
@@ -368,13 +369,13 @@ fn bench_aig(args: AigArgs) -> Result<(), Failure> {
             file.display(),
             tmp.path().join("abc.aig").display()
         );
-        let mut abc = || {
+        let abc = || {
             let mut c = Command::new("berkeley-abc");
             c.args(["-c", &script]);
             c
         };
         if args.abc {
-            let m = measure_rounds(args.runs, &mut [&mut ours, &mut abc])?;
+            let m = measure_rounds(args.runs, 2, |i| if i == 0 { ours() } else { abc() })?;
             print_row(rel, m[0], Some(m[1]));
         } else {
             print_row(rel, measure_runs(args.runs, ours)?, None);
@@ -428,34 +429,28 @@ fn bench_library(args: &AigArgs, shared: &Path, me: &Path, tmp: &Path) -> Result
         .collect();
     std::fs::write(&list, paths.join("\n")).map_err(|e| Failure::input(e.to_string()))?;
     let configs = [(1, false), (args.jobs, false), (1, true), (args.jobs, true)];
-    let run = std::cell::Cell::new(0);
-    let mut ours: Vec<Box<dyn FnMut() -> Command + '_>> = configs
-        .iter()
-        .map(|&(jobs, walk)| {
-            let (run, lib, list) = (&run, &lib, &list);
-            Box::new(move || {
-                // A fresh output directory per run, so that no run skips unchanged outputs.
-                run.set(run.get() + 1);
-                let mut c = Command::new(me);
-                c.args(["bench", "aig-one"])
-                    .arg(if walk { lib } else { list })
-                    .arg(tmp.join(format!("kiln_lib{}", run.get())));
-                c.args(["--jobs", &jobs.to_string()]);
-                if !walk {
-                    c.arg("--list");
-                }
-                c
-            }) as Box<dyn FnMut() -> Command>
-        })
-        .collect();
-    let mut makers: Vec<&mut dyn FnMut() -> Command> =
-        ours.iter_mut().map(|m| m.as_mut() as _).collect();
     let abc = args.abc.then(|| AbcLibrary::new(&files, tmp)).transpose()?;
-    let mut abc_run = abc.as_ref().map(|a| || a.command());
-    if let Some(run) = abc_run.as_mut() {
-        makers.push(run);
-    }
-    let samples = measure_rounds(args.runs, &mut makers)?;
+    let mut run = 0;
+    let commands = configs.len() + abc.is_some() as usize;
+    let samples = measure_rounds(args.runs, commands, |i| {
+        let Some(&(jobs, walk)) = configs.get(i) else {
+            // Past kiln's configurations: ABC's run (counted only when there is ABC).
+            return abc
+                .as_ref()
+                .map_or_else(|| Command::new("true"), AbcLibrary::command);
+        };
+        // A fresh output directory per run, so that no run skips unchanged outputs.
+        run += 1;
+        let mut c = Command::new(me);
+        c.args(["bench", "aig-one"])
+            .arg(if walk { &lib } else { &list })
+            .arg(tmp.join(format!("kiln_lib{run}")));
+        c.args(["--jobs", &jobs.to_string()]);
+        if !walk {
+            c.arg("--list");
+        }
+        c
+    })?;
     let abc_sample = match &abc {
         Some(a) => Some(a.check(samples[configs.len()])?),
         None => None,
