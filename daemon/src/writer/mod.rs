@@ -257,7 +257,7 @@ impl Writer {
         if !spare::eligible(path, bytes) {
             let before = match replaced {
                 Some(_) => Before::Differs,
-                None => Before::unknown(new_dir),
+                None => Before::in_dir(new_dir),
             };
             let written = write_parts(path, &bytes.parts, before)?;
             if self.spares == Spares::Ahead {
@@ -284,7 +284,7 @@ type Checked = (bool, Option<[u8; 32]>);
 /// these bytes. Returns whether the file was written.
 pub fn write_atomic<P: AsRef<[u8]>>(path: &Path, parts: &[P]) -> Result<bool, WriteError> {
     let new_dir = sweep::once(parent(path));
-    write_parts(path, parts, Before::unknown(new_dir)).map_err(|source| WriteError::Io {
+    write_parts(path, parts, Before::in_dir(new_dir)).map_err(|source| WriteError::Io {
         path: path.to_path_buf(),
         source,
     })
@@ -302,7 +302,9 @@ enum Before {
 }
 
 impl Before {
-    fn unknown(new_dir: bool) -> Before {
+    /// What is known of an output's file before looking: in a new directory, most likely
+    /// nothing; elsewhere, nothing at all.
+    fn in_dir(new_dir: bool) -> Before {
         if new_dir {
             Before::Absent
         } else {
@@ -316,23 +318,25 @@ impl Before {
 /// is known to differ, one that holds `parts` already is left alone.
 fn write_parts<P: AsRef<[u8]>>(path: &Path, parts: &[P], before: Before) -> std::io::Result<bool> {
     let dir = parent(path);
+    // Whether linking an unnamed file is still worth a try (not once it was declined).
+    let mut link = true;
     if before == Before::Absent {
         // Link first; look only when that fails (a taken name: `dir` is no longer new).
         match unnamed::write(dir, path, parts)? {
             unnamed::Unnamed::Linked => return Ok(true),
             unnamed::Unnamed::Taken => sweep::taken(dir),
-            unnamed::Unnamed::Declined => {}
+            unnamed::Unnamed::Declined => link = false,
         }
     }
     if before != Before::Differs {
         match existing(path, parts) {
             Existing::Holds => return Ok(false),
-            Existing::Absent => {
+            Existing::Absent if link => {
                 if unnamed::write(dir, path, parts)? == unnamed::Unnamed::Linked {
                     return Ok(true);
                 }
             }
-            Existing::Differs => {}
+            Existing::Absent | Existing::Differs => {}
         }
     }
     static SEQ: AtomicU64 = AtomicU64::new(0);

@@ -242,11 +242,6 @@ mod tests {
             assert_eq!(writer_of(name), None, "{name}");
         }
     }
-}
-
-#[cfg(test)]
-mod new_dir_tests {
-    use super::*;
 
     #[test]
     fn a_directory_is_new_when_absent_or_empty_at_first_sight_until_a_name_is_taken() {
