@@ -322,7 +322,9 @@ PY
   ms_c=$(kiln_builds "$url" "$d/C" "$d/outC" "$d/C.log")
   [ "$(counter "$d/C.log" rejected)" -eq 1 ] || fail "$label: tampered blob $blob not rejected: $(cat "$d/C.log")"
   [ "$(counter "$d/C.log" 'remote hits')" -eq $((n - 1)) ] || fail "$label: expected $((n - 1)) remote hits after tampering: $(cat "$d/C.log")"
-  grep -q "remote cache entry rejected" "$d/C.log" || fail "$label: rejection not logged"
+  # One warning line for the build that met it, with the count.
+  [ "$(grep -c "^kiln: warning: remote cache $url: 1 entry rejected and recomputed (first: " "$d/C.log")" -eq 1 ] \
+    && [ "$(grep -c '^kiln: warning:' "$d/C.log")" -eq 1 ] || fail "$label: rejection not told in one line: $(cat "$d/C.log")"
   diff -r "$d/outA" "$d/outC" >&2 || fail "$label: outputs differ after a tampered blob"
   echo "  $label: tampered blob rejected (logged), recomputed, outputs identical" >&2
   echo "  $label: wall ms for ${#KILN_INPUTS[@]} builds: empty caches (compute + upload) $ms_a, remote hits $ms_b, local hits $ms_l, one rejected $ms_c" >&2

@@ -13,7 +13,8 @@
 //! A store may have a [`remote::Remote`] tier (Bazel HTTP cache or REAPI gRPC): a local
 //! miss asks the remote, and a verified remote hit is written to the local store; every
 //! local write is also uploaded. Remote faults (unreachable server, poisoned blob) are
-//! misses, counted; a poisoned blob is logged, an outage once (by the tier).
+//! misses, counted and logged; a build ends with the tier's one notice line about them
+//! ([`Store::remote_notice`]).
 //!
 //! Architecture invariant: the cache knows nothing about compiler types; it stores serde
 //! values under opaque digests.
@@ -276,6 +277,12 @@ impl Store {
         self.remote.as_ref()
     }
 
+    /// The remote tier's one line about what went wrong since the last notice (see
+    /// [`remote::Remote::take_notice`]); a build takes it when it ends.
+    pub fn remote_notice(&self) -> Option<String> {
+        self.remote.as_ref()?.take_notice()
+    }
+
     pub fn root(&self) -> &Path {
         &self.inner.root
     }
@@ -359,7 +366,10 @@ impl Store {
         };
         let value = match codec::decode(key.as_bytes(), &bytes) {
             Ok(v) => v,
-            Err(e) => return Err(fault(&remote::Fault::Rejected(e.to_string()))),
+            Err(e) => {
+                remote.reject(&format!("undecodable entry: {e}"));
+                return Err(fault(&remote::Fault::Rejected(e.to_string())));
+            }
         };
         inner.remote_hits.fetch_add(1, Ordering::Relaxed);
         tracing::debug!(key = %key.to_hex(), url = remote.url(), "remote cache hit");
@@ -373,9 +383,9 @@ impl Store {
         match fault {
             remote::Fault::Rejected(why) => {
                 self.inner.remote_rejected.fetch_add(1, Ordering::Relaxed);
-                tracing::warn!(key = %key.to_hex(), url = remote.url(), %why, "remote cache entry rejected; treating as a miss");
+                tracing::debug!(key = %key.to_hex(), url = remote.url(), %why, "remote cache entry rejected; treating as a miss");
             }
-            // The tier itself reports an outage, once (see `remote::Remote`).
+            // The tier tallies faults for its one notice per build (see `remote::Remote`).
             remote::Fault::Transport(_) | remote::Fault::TimedOut(_) | remote::Fault::Off => {
                 self.inner.remote_errors.fetch_add(1, Ordering::Relaxed);
             }

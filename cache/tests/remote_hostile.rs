@@ -9,12 +9,12 @@ use kiln_cache::remote::sign::SigningKey;
 use kiln_cache::remote::{self, Fault, Options, Remote};
 use kiln_cache::{Key, Store};
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::io::Write;
+use std::net::TcpListener;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use support::{blackhole, peak_kib, reset_peak};
+use support::{blackhole, http_ok, http_server, peak_kib, read_http_request, reset_peak};
 
 fn key(i: u32) -> Key {
     Key::new("hostile-test", "kind", &[&i.to_le_bytes()])
@@ -56,38 +56,20 @@ static SENT: AtomicU64 = AtomicU64::new(0);
 /// A server whose action result names a 1 KiB blob and whose blob body never ends
 /// (no `Content-Length`, the connection streams zeros), or whose action result is endless.
 fn endless(endless_ac: bool) -> String {
-    let l = TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}", l.local_addr().unwrap());
-    std::thread::spawn(move || {
-        for s in l.incoming().flatten() {
-            std::thread::spawn(move || {
-                let Some((_, path, _)) = read_request(&s) else {
-                    return;
-                };
-                let mut s = s;
-                if path.contains("/ac/") && !endless_ac {
-                    let ar = remote::make_action_result(&remote::pb::reapi::Digest {
-                        hash: "ab".repeat(32),
-                        size_bytes: 1024,
-                    });
-                    let body = prost::Message::encode_to_vec(&ar);
-                    let _ = write!(
-                        s,
-                        "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-                        body.len()
-                    );
-                    let _ = s.write_all(&body);
-                    return;
-                }
-                let _ = write!(s, "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n");
-                let chunk = vec![0u8; 64 * 1024];
-                while s.write_all(&chunk).is_ok() {
-                    SENT.fetch_add(chunk.len() as u64, Ordering::Relaxed);
-                }
+    http_server(move |mut s, path| {
+        if path.contains("/ac/") && !endless_ac {
+            let ar = remote::make_action_result(&remote::pb::reapi::Digest {
+                hash: "ab".repeat(32),
+                size_bytes: 1024,
             });
+            return http_ok(&mut s, &prost::Message::encode_to_vec(&ar));
         }
-    });
-    url
+        let _ = write!(s, "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n");
+        let chunk = vec![0u8; 64 * 1024];
+        while s.write_all(&chunk).is_ok() {
+            SENT.fetch_add(chunk.len() as u64, Ordering::Relaxed);
+        }
+    })
 }
 
 #[test]
@@ -117,31 +99,6 @@ fn an_endless_body_is_cut_off_at_its_bound() {
     }
 }
 
-/// Request line and body of one HTTP/1.1 request (with `Content-Length`).
-fn read_request(s: &TcpStream) -> Option<(String, String, Vec<u8>)> {
-    let mut r = BufReader::new(s);
-    let mut line = String::new();
-    r.read_line(&mut line).ok()?;
-    let mut parts = line.split_whitespace();
-    let (method, path) = (parts.next()?.to_string(), parts.next()?.to_string());
-    let mut len = 0usize;
-    loop {
-        let mut h = String::new();
-        r.read_line(&mut h).ok()?;
-        if h.trim().is_empty() {
-            break;
-        }
-        if let Some((k, v)) = h.split_once(':')
-            && k.eq_ignore_ascii_case("content-length")
-        {
-            len = v.trim().parse().ok()?;
-        }
-    }
-    let mut body = vec![0; len];
-    r.read_exact(&mut body).ok()?;
-    Some((method, path, body))
-}
-
 type Objects = Arc<Mutex<BTreeMap<String, Vec<u8>>>>;
 
 /// An in-memory Bazel HTTP cache (GET/PUT), one request per connection.
@@ -153,7 +110,7 @@ fn honest_server() -> (String, Objects, Arc<AtomicU64>) {
     let (o, p) = (objects.clone(), puts.clone());
     std::thread::spawn(move || {
         for s in l.incoming().flatten() {
-            let Some((method, path, body)) = read_request(&s) else {
+            let Some((method, path, body)) = read_http_request(&s) else {
                 continue;
             };
             let mut s = s;

@@ -9,9 +9,12 @@
 //! `KILN_MUTATION_RUNS` (default 5000) and `KILN_MUTATION_SEED` change the campaign; failing
 //! inputs are kept under `target/mutation-failures/` with the command that failed.
 
+#[path = "mutation_common/mod.rs"]
+mod mutation;
 #[path = "../../tests/support/hostile.rs"]
 mod support;
 
+use mutation::Rng;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::Mutex;
@@ -22,24 +25,6 @@ const TIME_LIMIT: Duration = Duration::from_secs(20);
 
 fn repo(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(rel)
-}
-
-/// xorshift64*: deterministic for a seed.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-    fn pick<'a, T>(&mut self, v: &'a [T]) -> &'a T {
-        &v[self.below(v.len())]
-    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -389,14 +374,8 @@ fn run_case(cmd: Cmd, input: &Path, out: &Path, tally: &Mutex<Tally>, keep: &Pat
 
 #[test]
 fn mutated_inputs_never_crash_hang_or_go_unlocated() {
-    let runs: usize = std::env::var("KILN_MUTATION_RUNS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(5000);
-    let seed: u64 = std::env::var("KILN_MUTATION_SEED")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0x6b69_6c6e_2018);
+    let runs: usize = mutation::env_or("KILN_MUTATION_RUNS", 5000);
+    let seed = mutation::seed();
     let samples = samples();
     let keep = repo("target/mutation-failures");
     let tally = Mutex::new(Tally::default());
@@ -418,12 +397,7 @@ fn mutated_inputs_never_crash_hang_or_go_unlocated() {
                         break;
                     }
                     // Each case's mutation depends only on the seed and its number.
-                    let mixed = seed.wrapping_mul(0xd134_2543_de82_ef95)
-                        ^ (id as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-                    let mut rng = Rng(mixed | 1);
-                    for _ in 0..4 {
-                        rng.next();
-                    }
+                    let mut rng = Rng::for_case(seed, id as u64);
                     let sample = rng.pick(samples);
                     let input = wdir.join(format!("case.{}", sample.ext));
                     let _ = std::fs::remove_file(&input);

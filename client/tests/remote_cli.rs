@@ -2,13 +2,16 @@
 //! unavailable cache (refused, blackholed, TLS to a plain port) is one warning line and the
 //! build succeeds with the same outputs as without a cache; the auth header given through
 //! the environment appears nowhere in the output, even at `RUST_LOG=trace`; wrong remote
-//! settings are usage errors that quote no secret. (The tier against TLS servers that check
-//! the header: `kiln-cache`'s `remote::tls_tests`, and `scripts/bazel_test.sh`.)
+//! settings are usage errors that quote no secret; a hostile cache (endless bodies, blobs
+//! that do not match their digests) is one warning line per build, on stderr and in the
+//! daemon's log alike. (The tier against TLS servers that check the header: `kiln-cache`'s
+//! `remote::tls_tests`, and `scripts/bazel_test.sh`.)
 
 mod cli;
 #[path = "../../tests/support/hostile.rs"]
 mod support;
 
+use std::io::Write;
 use std::net::TcpListener;
 use std::path::Path;
 use std::process::Output;
@@ -174,4 +177,144 @@ fn wrong_remote_settings_are_usage_errors_quoting_no_secret() {
     let help = String::from_utf8_lossy(&o.stdout);
     assert!(help.contains("KILN_REMOTE_HEADER"), "{help}");
     assert!(!help.contains(TOKEN), "{help}");
+}
+
+/// A hostile Bazel HTTP cache on loopback: every action result names a 1 KiB blob, whose
+/// body never ends (`endless`) or is 1 KiB that does not match its digest; uploads are
+/// accepted. Its URL.
+fn hostile(endless: bool) -> String {
+    support::http_server(move |mut s, path| {
+        if path.contains("/ac/") {
+            // An ActionResult (field 2: an OutputFile with path field 1 and a Digest,
+            // field 2: hash field 1, size_bytes field 2 = 1024).
+            let mut digest = vec![0x0a, 64];
+            digest.extend_from_slice("ab".repeat(32).as_bytes());
+            digest.extend_from_slice(&[0x10, 0x80, 0x08]);
+            let name = b"kiln-cache-entry";
+            let mut file = vec![0x0a, name.len() as u8];
+            file.extend_from_slice(name);
+            file.extend_from_slice(&[0x12, digest.len() as u8]);
+            file.extend_from_slice(&digest);
+            let mut ar = vec![0x12, file.len() as u8];
+            ar.extend_from_slice(&file);
+            support::http_ok(&mut s, &ar);
+        } else if path.contains("/cas/") && endless {
+            let _ = s.write_all(b"HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n");
+            let chunk = vec![0u8; 64 * 1024];
+            while s.write_all(&chunk).is_ok() {}
+        } else if path.contains("/cas/") {
+            support::http_ok(&mut s, &[b'x'; 1024]);
+        } else {
+            support::http_ok(&mut s, b"");
+        }
+    })
+}
+
+/// A generated 24-function APS module in `dir`: many cached queries, so many lookups.
+fn generated(dir: &Path) -> std::path::PathBuf {
+    let f = dir.join("gen.mlir");
+    cli::ok(
+        cli::kiln()
+            .args(["gen", "aps", "--functions", "24", "--seed", "3", "-o"])
+            .arg(&f),
+    );
+    f
+}
+
+/// The lines of `text` that warn about the cache at `url`.
+fn warnings<'a>(text: &'a str, url: &str) -> Vec<&'a str> {
+    text.lines()
+        .filter(|l| (l.contains("warning") || l.contains("WARN")) && l.contains(url))
+        .collect()
+}
+
+#[test]
+fn a_hostile_cache_is_one_warning_line_per_build() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = generated(dir.path());
+    for (i, endless) in [true, false].into_iter().enumerate() {
+        let url = hostile(endless);
+        let o = cli::ok(
+            cli::kiln()
+                .args(["build", "--remote-cache", &url, "--cache-dir"])
+                .arg(dir.path().join(format!("cache-{i}")))
+                .arg("--out-dir")
+                .arg(dir.path().join(format!("out-{i}")))
+                .arg(&input)
+                .env_remove("RUST_LOG"),
+        );
+        let err = stderr(&o);
+        let warned = warnings(&err, &url);
+        assert_eq!(
+            warned.len(),
+            1,
+            "endless {endless}: {} lines:\n{err}",
+            err.lines().count()
+        );
+        assert!(
+            warned[0].starts_with("kiln: warning: remote cache "),
+            "{}",
+            warned[0]
+        );
+        assert!(warned[0].contains("entries rejected"), "{}", warned[0]);
+        assert_eq!(
+            err.lines().count(),
+            2,
+            "one warning and the cache summary:\n{err}"
+        );
+        let summary = err.lines().find(|l| l.starts_with("kiln: cache:")).unwrap();
+        let rejected: u64 = summary
+            .split(", ")
+            .find_map(|p| p.strip_prefix("rejected "))
+            .and_then(|n| n.parse().ok())
+            .unwrap();
+        assert!(rejected >= 24, "{summary}");
+    }
+}
+
+#[test]
+fn a_hostile_cache_is_one_warning_line_per_build_in_the_daemon_log() {
+    let env = cli::Daemon::new();
+    let input = generated(&env.ws());
+    let url = hostile(false);
+    // The workspace's daemon, with the remote tier (stopped by `env`'s drop).
+    let mut daemon = env
+        .kiln()
+        .args(["daemon", "--remote-cache", &url])
+        .env_remove("KILN_REMOTE_CACHE")
+        .env_remove("RUST_LOG")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while env.status().is_none() {
+        assert!(started.elapsed().as_secs() < 30, "the daemon did not start");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let o = cli::ok(
+        env.kiln()
+            .args(["build", "--out-dir", "out"])
+            .arg(&input)
+            .env_remove("KILN_REMOTE_CACHE")
+            .env_remove("RUST_LOG"),
+    );
+    assert!(warnings(&stderr(&o), &url).is_empty(), "{}", stderr(&o));
+    let status = env.status().expect("the daemon runs");
+    let socket = Path::new(status["socket"].as_str().unwrap());
+    let log = std::fs::read_to_string(socket.parent().unwrap().join("daemon.log")).unwrap();
+    let warned = warnings(&log, &url);
+    assert_eq!(
+        warned.len(),
+        1,
+        "{} warning lines:\n{}",
+        warned.len(),
+        warned.join("\n")
+    );
+    assert!(warned[0].contains("entries rejected"), "{}", warned[0]);
+    let stats = cli::ok(env.kiln().args(["stats", "--json"]));
+    let stats: serde_json::Value = serde_json::from_slice(&stats.stdout).unwrap();
+    assert!(stats["remote"]["rejected"].as_u64() >= Some(24), "{stats}");
+    cli::ok(env.kiln().arg("shutdown"));
+    let _ = daemon.wait();
 }

@@ -136,3 +136,31 @@ async fn buck2_execute_exec_and_cancel() {
     tokio::time::sleep(Duration::from_millis(500)).await;
     assert!(!ws.dir().join("b4").exists(), "written after its cancel");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn buck2_paths_through_links_out_of_the_project_are_refused() {
+    let ws = Ws::new();
+    let outside = ws.root().join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::os::unix::fs::symlink(&outside, ws.dir().join("esc")).unwrap();
+    std::fs::copy(ws.dir().join("src/burst.mlir"), outside.join("secret.mlir")).unwrap();
+    let socket = ws.root().join("buck2_worker.sock");
+    let _worker = spawn(&ws, &socket);
+    let mut client = connect(&socket).await;
+    let args = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    for a in [
+        args(&["--out-dir", "esc/o", "src/burst.mlir"]),
+        args(&["--out-dir", "o1", "esc/secret.mlir"]),
+    ] {
+        let r = client
+            .execute(command(a.clone()))
+            .await
+            .unwrap()
+            .into_inner();
+        assert_eq!(r.exit_code, 2, "{a:?}: {}", r.stderr);
+        assert!(r.stderr.contains("through a symbolic link"), "{}", r.stderr);
+    }
+    let written: Vec<_> = std::fs::read_dir(&outside).unwrap().flatten().collect();
+    assert_eq!(written.len(), 1, "written outside the project: {written:?}");
+    assert!(!ws.dir().join("o1").exists());
+}

@@ -1,14 +1,17 @@
-//! `kiln worker --persistent_worker` against a misbehaving or hostile client: a huge frame
-//! length and garbage after a valid request end the worker only after every request in
-//! flight was answered; a cancelled request writes nothing after its cancel response; a
+//! `kiln worker --persistent_worker` against a misbehaving or hostile client: a frame that
+//! is not a request (garbage, a huge length, bytes outside any JSON object) is answered and
+//! the worker goes on; a stream cut inside a frame ends the worker only after every request
+//! in flight was answered; a cancelled request writes nothing after its cancel response; a
 //! duplicate request id, a malformed digest and paths leading out of the worker's
-//! directory get error responses.
+//! directory (`..`, absolute, or through a symbolic link; proto and JSON) get error
+//! responses.
 
 #[path = "worker_common/mod.rs"]
 mod common;
 
 use common::bazel::Input;
-use common::{Ws, action, cancel, finish, recv, request, send, tree};
+use common::{Ws, action, cancel, finish, json_session, names, recv, request, send, tree};
+use prost::Message;
 use std::io::{Read, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Stdio};
 use std::time::{Duration, Instant};
@@ -38,14 +41,20 @@ fn ended(mut child: Child, mut stdout: ChildStdout) -> (Option<i32>, String) {
     (status.code(), err)
 }
 
-/// A broken stream while a request is in flight: that request gets an error response
-/// (not silence), then the worker exits 1 naming the fault, and the request writes nothing.
-fn broken_stream_answers_the_request_in_flight(bytes: &[u8], fault: &str) {
+/// A stream that ends inside a frame while a request is in flight: the frames before are
+/// answered (`malformed` of them with id 0, exit code 2), the request in flight gets an
+/// error response (not silence), then the worker exits 1 naming the fault, and the request
+/// writes nothing.
+fn broken_stream_answers_the_request_in_flight(bytes: &[u8], malformed: usize, fault: &str) {
     let ws = Ws::new();
     let (child, mut stdin, mut stdout) = spawn(&ws, &[]);
     send(&mut stdin, &request(1, action("inflight")));
     stdin.write_all(bytes).unwrap();
     drop(stdin);
+    for _ in 0..malformed {
+        let r = recv(&mut stdout);
+        assert_eq!((r.request_id, r.exit_code), (0, 2), "{}", r.output);
+    }
     let r = recv(&mut stdout);
     assert_eq!((r.request_id, r.exit_code), (1, 1), "{}", r.output);
     assert!(!r.was_cancelled);
@@ -61,19 +70,47 @@ fn broken_stream_answers_the_request_in_flight(bytes: &[u8], fault: &str) {
 }
 
 #[test]
-fn huge_varint_answers_the_request_in_flight_then_exits() {
-    // A 9-byte varint saying 2^63 - 1: refused before anything is allocated for it.
+fn huge_varint_is_answered_then_the_cut_stream_answers_the_request_in_flight() {
+    // A 9-byte varint saying 2^63 - 1: refused before anything is allocated for it, and
+    // answered; its body (skipped) is cut off by the end of the stream.
     let huge = [0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f];
-    broken_stream_answers_the_request_in_flight(&huge, "over the");
+    broken_stream_answers_the_request_in_flight(&huge, 1, "over the");
+    // A truncated frame: its length promises more than ever comes.
+    broken_stream_answers_the_request_in_flight(&[40, 1, 2, 3], 0, "worker:");
 }
 
 #[test]
-fn garbage_after_a_valid_request_answers_it_then_exits() {
-    // A 5-byte frame that is no WorkRequest (an unterminated field key).
-    let garbage = [5, 0xff, 0xff, 0xff, 0xff, 0xff];
-    broken_stream_answers_the_request_in_flight(&garbage, "worker:");
-    // A truncated frame: its length promises more than ever comes.
-    broken_stream_answers_the_request_in_flight(&[40, 1, 2, 3], "worker:");
+fn garbage_frames_are_answered_and_the_worker_goes_on() {
+    let ws = Ws::new();
+    let (child, mut stdin, mut stdout) = spawn(&ws, &[]);
+    send(&mut stdin, &request(1, action("inflight")));
+    // A 5-byte frame that is no WorkRequest (an unterminated field key), an empty frame
+    // (a request without arguments), eleven bytes of length prefix, and a request whose
+    // argument is not UTF-8 (its id is read all the same).
+    stdin.write_all(&[5, 0xff, 0xff, 0xff, 0xff, 0xff]).unwrap();
+    stdin.write_all(&[0]).unwrap();
+    stdin.write_all(&[0x80; 10]).unwrap();
+    stdin.write_all(&[0x00]).unwrap();
+    let mut bad_utf8 = request(7, vec!["x".into()]).encode_to_vec();
+    let at = bad_utf8.iter().position(|&b| b == b'x').unwrap();
+    bad_utf8[at] = 0xff;
+    stdin.write_all(&[bad_utf8.len() as u8]).unwrap();
+    stdin.write_all(&bad_utf8).unwrap();
+    send(&mut stdin, &request(2, action("after")));
+    drop(stdin);
+    let mut got = Vec::new();
+    for _ in 0..6 {
+        let r = recv(&mut stdout);
+        got.push((r.request_id, r.exit_code));
+    }
+    got.sort();
+    // The empty frame and the bad length prefix are answered as id 0; so is the garbage.
+    assert_eq!(got, [(0, 2), (0, 2), (0, 2), (1, 0), (2, 0), (7, 2)]);
+    let (code, err) = ended(child, stdout);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("not a WorkRequest"), "{err}");
+    assert_eq!(tree(&ws.dir().join("inflight")).len(), 3);
+    assert_eq!(tree(&ws.dir().join("after")).len(), 3);
 }
 
 #[test]
@@ -99,6 +136,31 @@ fn json_garbage_after_a_valid_request_answers_it_then_exits() {
     let mut child = child;
     assert_eq!(child.wait().unwrap().code(), Some(1));
     assert!(!ws.dir().join("inflight").exists());
+}
+
+#[test]
+fn json_garbage_between_requests_is_answered_and_the_worker_goes_on() {
+    let ws = Ws::new();
+    let args = |out: &str| serde_json::to_string(&action(out)).unwrap();
+    let text = format!(
+        "{{\"arguments\":{},\"requestId\":3}} tru {{\"requestId\":\"x\"}}[1]{{\"requestId\":4,\"arguments\":5}}\n{{\"arguments\":{},\"requestId\":6}}",
+        args("first"),
+        args("after")
+    );
+    let (answers, code) = json_session(&ws, &[], HOLD_MS, &text);
+    let mut got: Vec<(i64, i64)> = answers
+        .iter()
+        .map(|v| {
+            (
+                v["requestId"].as_i64().unwrap_or(0),
+                v["exitCode"].as_i64().unwrap_or(0),
+            )
+        })
+        .collect();
+    got.sort();
+    assert_eq!(got, [(0, 2), (0, 2), (0, 2), (3, 0), (4, 2), (6, 0)]);
+    assert_eq!(code, Some(0));
+    assert_eq!(tree(&ws.dir().join("after")).len(), 3);
 }
 
 #[test]
@@ -266,10 +328,78 @@ fn paths_out_of_the_worker_directory_are_refused() {
     finish(child, stdin);
 
     // With the option, the same request is served.
-    let (child, mut stdin, mut stdout) = spawn(&ws, &["--allow-outside-execroot"]);
-    send(&mut stdin, &request(1, refused[0].clone()));
+    served_with_the_option(&ws, refused[0].clone(), &escape.join("burst.cmt2.mlir"));
+}
+
+/// With `--allow-outside-execroot`, a request of `args` succeeds and writes `written`.
+fn served_with_the_option(ws: &Ws, args: Vec<String>, written: &std::path::Path) {
+    let (child, mut stdin, mut stdout) = spawn(ws, &["--allow-outside-execroot"]);
+    send(&mut stdin, &request(1, args));
     let r = recv(&mut stdout);
     assert_eq!(r.exit_code, 0, "{}", r.output);
-    assert!(escape.join("burst.cmt2.mlir").exists());
+    assert!(written.exists(), "{}", written.display());
     finish(child, stdin);
+}
+
+/// A link `esc` in the worker's directory to `outside/` (holding `secret.mlir`).
+fn plant_link(ws: &Ws) -> std::path::PathBuf {
+    let outside = ws.root().join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::os::unix::fs::symlink(&outside, ws.dir().join("esc")).unwrap();
+    std::fs::copy(ws.dir().join("src/burst.mlir"), outside.join("secret.mlir")).unwrap();
+    outside
+}
+
+#[test]
+fn links_out_of_the_worker_directory_are_refused() {
+    let ws = Ws::new();
+    let outside = plant_link(&ws);
+    let (child, mut stdin, mut stdout) = spawn(&ws, &[]);
+    let args = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let refused = [
+        args(&["--out-dir", "esc/o", "src/burst.mlir"]),
+        args(&["--out-dir", "esc", "src/burst.mlir"]),
+        args(&["--out-dir", "o1", "esc/secret.mlir"]),
+        args(&["--out-dir", "o2", "--blif-lib", "esc", "src/burst.mlir"]),
+    ];
+    for (i, a) in refused.iter().enumerate() {
+        send(&mut stdin, &request(i as i32 + 1, a.clone()));
+        let r = recv(&mut stdout);
+        assert_eq!(r.exit_code, 2, "{a:?}: {}", r.output);
+        assert!(r.output.contains("through a symbolic link"), "{}", r.output);
+    }
+    let mut sandboxed = request(10, action("s"));
+    sandboxed.sandbox_dir = "esc".into();
+    send(&mut stdin, &sandboxed);
+    assert_eq!(recv(&mut stdout).exit_code, 2);
+    // A declared input may be a link anywhere: Bazel's execroot and sandboxes link them in.
+    let mut declared = request(11, args(&["--out-dir", "o3", "esc/secret.mlir"]));
+    declared.inputs.push(Input {
+        path: "esc/secret.mlir".into(),
+        digest: vec![],
+    });
+    send(&mut stdin, &declared);
+    let r = recv(&mut stdout);
+    assert_eq!(r.exit_code, 0, "{}", r.output);
+    assert!(ws.dir().join("o3/secret.cmt2.mlir").exists());
+    finish(child, stdin);
+    assert_eq!(names(&outside), ["secret.mlir"], "written outside");
+
+    // The JSON protocol judges the same way.
+    let text = format!(
+        "{{\"arguments\":{},\"requestId\":5}}",
+        serde_json::to_string(&refused[0]).unwrap()
+    );
+    let (answers, code) = json_session(&ws, &[], HOLD_MS, &text);
+    let r = &answers[0];
+    assert_eq!(
+        (r["requestId"].as_i64(), r["exitCode"].as_i64()),
+        (Some(5), Some(2)),
+        "{r}"
+    );
+    assert_eq!((answers.len(), code), (1, Some(0)));
+    assert_eq!(names(&outside), ["secret.mlir"], "written outside");
+
+    // With the option, the link is followed.
+    served_with_the_option(&ws, refused[0].clone(), &outside.join("o/burst.cmt2.mlir"));
 }

@@ -97,6 +97,11 @@ impl Builder {
                         ..Times::default()
                     };
                     let counts = counters::diff(&before, &after);
+                    // What went wrong with the remote tier: one line per build, whatever
+                    // the server sent (details at debug level).
+                    if let Some(notice) = self.store().and_then(|s| s.remote_notice()) {
+                        tracing::warn!("{notice}");
+                    }
                     return finish(&self.writer, computed, spec, counts, start, times);
                 }
                 Err(c) => {

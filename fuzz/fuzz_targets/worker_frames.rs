@@ -1,6 +1,7 @@
 //! Fuzz the worker protocol's framing: varint-length-delimited frames (a length is bounded
-//! before anything is allocated for it), each decoded as a Bazel `WorkRequest`. Any byte
-//! stream must end in frames, a clean end or an error, never a panic or an abort.
+//! before anything is allocated for it, an oversized frame skipped), each decoded as a Bazel
+//! `WorkRequest`. Any byte stream must end in frames, a clean end or an error, never a panic
+//! or an abort.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -36,11 +37,24 @@ struct Input {
 
 fuzz_target!(|data: &[u8]| {
     let mut r = data;
-    // A small bound, so the fuzzer also reaches the over-limit path.
-    while let Ok(Some(buf)) = frame::read_frame(&mut r, 1 << 16) {
-        assert!(buf.len() <= 1 << 16);
-        if let Ok(req) = <WorkRequest as prost::Message>::decode(buf.as_slice()) {
-            let _ = prost::Message::encode_to_vec(&req);
+    // A small bound, so the fuzzer also reaches the over-limit path (skipped, as the
+    // worker does, to go on with the next frame).
+    loop {
+        match frame::next_frame(&mut r, 1 << 16) {
+            Ok(frame::Next::Frame(buf)) => {
+                assert!(buf.len() <= 1 << 16);
+                if let Ok(req) = <WorkRequest as prost::Message>::decode(buf.as_slice()) {
+                    let _ = prost::Message::encode_to_vec(&req);
+                }
+            }
+            Ok(frame::Next::Oversized(len)) => {
+                assert!(len > 1 << 16);
+                if frame::skip(&mut r, len).is_err() {
+                    break;
+                }
+            }
+            Ok(frame::Next::BadLength) => {}
+            Ok(frame::Next::End) | Err(_) => break,
         }
     }
 });

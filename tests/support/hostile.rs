@@ -1,6 +1,6 @@
 //! Helpers of the hostile-neighbour tests, shared by `cache/tests/` and `client/tests/`
 //! (included with `#[path]`): a second user, commands run as that user, the process's
-//! peak memory, and a server that never answers.
+//! peak memory, a server that never answers, and the request reader of hostile HTTP caches.
 #![allow(dead_code)]
 
 use std::os::unix::process::CommandExt;
@@ -83,4 +83,62 @@ pub fn blackhole() -> u16 {
         }
     });
     port
+}
+
+/// Method, path and body of one HTTP/1.1 request (with `Content-Length`).
+pub fn read_http_request(s: &std::net::TcpStream) -> Option<(String, String, Vec<u8>)> {
+    use std::io::{BufRead, Read};
+    let mut r = std::io::BufReader::new(s);
+    let mut line = String::new();
+    r.read_line(&mut line).ok()?;
+    let mut parts = line.split_whitespace();
+    let (method, path) = (parts.next()?.to_string(), parts.next()?.to_string());
+    let mut len = 0usize;
+    loop {
+        let mut h = String::new();
+        r.read_line(&mut h).ok()?;
+        if h.trim().is_empty() {
+            break;
+        }
+        if let Some((k, v)) = h.split_once(':')
+            && k.eq_ignore_ascii_case("content-length")
+        {
+            len = v.trim().parse().ok()?;
+        }
+    }
+    let mut body = vec![0; len];
+    r.read_exact(&mut body).ok()?;
+    Some((method, path, body))
+}
+
+/// An HTTP/1.1 server on a free loopback port that calls `answer` with each request's
+/// connection and path, a thread per connection: its URL.
+pub fn http_server<F>(answer: F) -> String
+where
+    F: Fn(std::net::TcpStream, &str) + Send + Sync + 'static,
+{
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", l.local_addr().unwrap());
+    let answer = std::sync::Arc::new(answer);
+    std::thread::spawn(move || {
+        for s in l.incoming().flatten() {
+            let answer = answer.clone();
+            std::thread::spawn(move || {
+                if let Some((_, path, _)) = read_http_request(&s) {
+                    answer(s, &path);
+                }
+            });
+        }
+    });
+    url
+}
+
+/// Write a `200 OK` response with `body` (and `Connection: close`).
+pub fn http_ok(s: &mut std::net::TcpStream, body: &[u8]) {
+    use std::io::Write;
+    let head = format!(
+        "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    let _ = s.write_all(head.as_bytes()).and_then(|_| s.write_all(body));
 }

@@ -20,7 +20,9 @@
 //! and size must match its digest and it must start with the requested key; with a signing
 //! key ([`Options::signing`], see [`sign`]) its HMAC-SHA-256 tag must verify. Anything else
 //! is a *rejected* entry — logged with `tracing::warn!` and treated as a miss, so the caller
-//! recomputes and uploads a good entry. Transport errors are misses too.
+//! recomputes and uploads a good entry. Transport errors are misses too. Each is logged
+//! (`tracing::debug!`) and tallied; what a user hears is one line per build
+//! ([`Remote::take_notice`]): the outage that began, and how many entries were rejected.
 //!
 //! Nothing a server sends is trusted to be finite: a blob body is read up to the size its
 //! digest states (a larger one is rejected as soon as it is larger), an action result up to
@@ -32,9 +34,9 @@
 //! errors — switches the tier off for [`COOL_DOWN`] (a one-shot build: the rest of the
 //! build) and ends the operations in flight at once, so a server that accepts connections
 //! and never answers costs a build one first-byte time-out. `Options::upload = false`
-//! (`--remote-upload=false`) makes the client read-only. A tier that fails says so once: one
-//! `tracing::warn!` line for the first failure, none for the rest of the outage (it ends at
-//! the next success).
+//! (`--remote-upload=false`) makes the client read-only. An outage is told once, in the
+//! notice of the build in which it began, and not again until it ends (at the next
+//! success); rejected entries are counted in each build's notice.
 //!
 //! Calls are synchronous for the caller: each runs on the tier's own small tokio runtime,
 //! so the store can be used from plain threads and from inside another runtime's blocking
@@ -368,6 +370,15 @@ pub enum ConnectError {
     Setup { url: String, reason: String },
 }
 
+/// What the tier met since its last notice ([`Remote::take_notice`]).
+#[derive(Debug, Default)]
+struct Tally {
+    /// Why the outage that began failed (none while an outage already told goes on).
+    outage: Option<String>,
+    rejected: u64,
+    first_rejection: Option<String>,
+}
+
 /// A connection to a remote cache (`http[s]://host:port[/prefix]` or
 /// `grpc[s]://host:port[/instance]`).
 pub struct Remote {
@@ -378,6 +389,8 @@ pub struct Remote {
     strikes: AtomicU32,
     /// The current outage was reported (reset by a success).
     warned: AtomicBool,
+    /// What the next notice tells.
+    tally: Mutex<Tally>,
     /// Until when the tier is switched off.
     off_until: Mutex<Option<Instant>>,
     /// Raised when the tier is switched off: operations in flight end at once.
@@ -441,6 +454,7 @@ impl Remote {
             options,
             strikes: AtomicU32::new(0),
             warned: AtomicBool::new(false),
+            tally: Mutex::default(),
             off_until: Mutex::new(None),
             off: tokio::sync::watch::channel(false).0,
         })
@@ -526,26 +540,63 @@ impl Remote {
         result
     }
 
+    /// An entry the server sent that failed verification (logged, tallied for the notice).
+    pub fn reject(&self, why: &str) {
+        tracing::debug!(url = %self.url, %why, "remote cache entry rejected; treated as a miss");
+        let mut tally = self.tally();
+        tally.rejected += 1;
+        tally.first_rejection.get_or_insert_with(|| why.to_string());
+    }
+
+    fn tally(&self) -> std::sync::MutexGuard<'_, Tally> {
+        self.tally.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The one line telling what went wrong since the last notice (an outage that began,
+    /// entries rejected), or `None` when nothing did. A build takes it when it ends.
+    pub fn take_notice(&self) -> Option<String> {
+        let t = std::mem::take(&mut *self.tally());
+        let rejected = (t.rejected > 0).then(|| {
+            let what = if t.rejected == 1 { "entry" } else { "entries" };
+            let first = t.first_rejection.as_deref().unwrap_or_default();
+            format!(
+                "{} {what} rejected and recomputed (first: {first})",
+                t.rejected
+            )
+        });
+        match (t.outage, rejected) {
+            (None, None) => None,
+            (Some(why), rejected) => Some(format!(
+                "remote cache {} unavailable ({why}); building with the local cache only{}",
+                self.url,
+                rejected.map(|r| format!("; {r}")).unwrap_or_default()
+            )),
+            (None, Some(r)) => Some(format!("remote cache {}: {r}", self.url)),
+        }
+    }
+
     /// Count strikes and switch the tier off after too many; the first failure of an
-    /// outage is the one warning about it.
+    /// outage is the one the notice tells. A rejected entry is a server that answers, but
+    /// not the end of an outage (only a success is).
     fn record<T>(&self, result: &Result<T, Fault>) {
         let (strikes, why) = match result {
             Err(Fault::Transport(why)) => (self.strikes.fetch_add(1, Ordering::Relaxed) + 1, why),
             Err(Fault::TimedOut(why)) => (MAX_STRIKES, why),
             Err(Fault::Off) => return,
-            Ok(_) | Err(Fault::Rejected(_)) => {
+            Err(Fault::Rejected(why)) => {
+                self.strikes.store(0, Ordering::Relaxed);
+                self.reject(why);
+                return;
+            }
+            Ok(_) => {
                 self.strikes.store(0, Ordering::Relaxed);
                 self.warned.store(false, Ordering::Relaxed);
                 return;
             }
         };
+        tracing::debug!(url = %self.url, %why, "remote cache unavailable");
         if !self.warned.swap(true, Ordering::Relaxed) {
-            tracing::warn!(
-                "remote cache {} unavailable ({why}); building with the local cache only",
-                self.url
-            );
-        } else {
-            tracing::debug!(url = %self.url, %why, "remote cache unavailable");
+            self.tally().outage = Some(why.clone());
         }
         if strikes >= MAX_STRIKES {
             let mut until = self.off_until.lock().unwrap_or_else(|e| e.into_inner());
@@ -659,6 +710,31 @@ mod tests {
             assert!(!e.contains("s3cr3t"), "{e}");
             assert!(e.contains("--remote-header"), "{e}");
         }
+    }
+
+    #[test]
+    fn a_notice_is_one_line_per_build_telling_an_outage_once() {
+        let r = Remote::connect("http://127.0.0.1:1/notice").unwrap();
+        assert_eq!(r.take_notice(), None);
+        for i in 0..1000 {
+            r.reject(&format!("bad blob {i}"));
+        }
+        assert!(r.get(&key()).is_err());
+        let n = r.take_notice().unwrap();
+        assert!(
+            n.starts_with("remote cache http://127.0.0.1:1/notice unavailable (")
+                && n.ends_with("; 1000 entries rejected and recomputed (first: bad blob 0)"),
+            "{n}"
+        );
+        assert_eq!(n.lines().count(), 1);
+        // The outage goes on: not told again; a rejection alone is counted.
+        let _ = r.get(&key());
+        assert_eq!(r.take_notice(), None);
+        r.reject("x");
+        assert_eq!(
+            r.take_notice().unwrap(),
+            "remote cache http://127.0.0.1:1/notice: 1 entry rejected and recomputed (first: x)"
+        );
     }
 
     #[test]

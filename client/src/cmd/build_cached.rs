@@ -84,8 +84,9 @@ fn summary(c: &kiln_cache::Counters) -> String {
     )
 }
 
-/// Warnings (rejected remote entries, an unavailable server: one line per outage) on
-/// stderr as `kiln: warning: …`; `RUST_LOG` overrides the filter.
+/// Warnings (the remote tier's one notice per build: an unavailable server, how many
+/// entries were rejected) on stderr as `kiln: warning: …`; `RUST_LOG` overrides the filter
+/// (`RUST_LOG=kiln_cache=debug` shows each rejected entry and failed operation).
 fn init_logging() {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));

@@ -8,63 +8,76 @@
 //! read from or written to disk) and only the edited function or model is analysed again;
 //! diagnostics come back as a build's [`Located`] messages and are converted in one place
 //! ([`diagnostic`]). Requests are answered in order, one at a time.
+//!
+//! The server survives any one message. Frames are read by [`wire`] (bounded by the
+//! input-size limit; a message that cannot be framed is skipped). A body that is not JSON
+//! gets a `-32700 Parse error` response, one that is not a request, notification or
+//! response a `-32600 Invalid Request` — with the request's id when it can be read, else
+//! with id `null` (JSON-RPC); a notification whose parameters are wrong is logged
+//! (`window/logMessage`), never answered. The
+//! lifecycle is the specification's: requests before `initialize` get `-32002`, a second
+//! `initialize` and any request after `shutdown` get `-32600`, and `exit` (or the end of
+//! stdin) ends the server with exit code 0 after `shutdown`, else 1.
 
 pub mod text;
+pub mod wire;
 
 use crate::io::Failure;
 use compiler::diag::{Located, Severity};
 use kiln_daemon::inputs::{Edit, OverlayChange};
 use kiln_daemon::rpc::{Client, DocumentChange};
 use kiln_daemon::spec::HandshakeSpec;
-use lsp_server::{Connection, Message, Notification, Request, RequestId, Response};
+use lsp_server::{ErrorCode, RequestId};
 use lsp_types as lsp;
+use serde::Deserialize;
 use serde_json::Value;
+use serde_json::value::RawValue;
 use std::collections::HashMap;
+use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use text::{Encoding, Text};
+use wire::{Frame, Reader};
 
 /// Handshake options for a document at a path (the library resolved like `kiln build`).
 pub type HandshakeFor = Box<dyn Fn(&Path) -> HandshakeSpec>;
 
-/// Serve on stdin/stdout until the editor says `exit`.
+/// Serve on stdin/stdout until the editor says `exit` (or closes stdin).
 pub fn run(handshake: HandshakeFor) -> Result<(), Failure> {
-    let (conn, io) = Connection::stdio();
     let rt = crate::daemon_client::runtime()?;
     let connector = crate::daemon_client::connector()?;
     let client = rt
         .block_on(connector.ensure())
         .map_err(crate::daemon_client::fail)?;
-    let (id, params) = conn.initialize_start().map_err(protocol)?;
-    let params: lsp::InitializeParams = serde_json::from_value(params).unwrap_or_default();
-    let encoding = negotiate(&params);
-    let result = lsp::InitializeResult {
-        capabilities: capabilities(encoding),
-        server_info: Some(lsp::ServerInfo {
-            name: "kiln".into(),
-            version: Some(kiln_daemon::server::VERSION.into()),
-        }),
-    };
-    let result = serde_json::to_value(result).map_err(crate::daemon_client::fail)?;
-    conn.initialize_finish(id, result).map_err(protocol)?;
     let mut server = Server {
-        conn,
         rt,
         client,
         docs: HashMap::new(),
-        encoding,
+        encoding: Encoding::Utf16,
         handshake,
+        state: State::Waiting,
     };
-    server.serve()?;
-    // The stdout writer ends with the connection; the stdin reader is not waited for (an
-    // editor may keep the pipe open after `exit`): the process ends here.
-    drop(server);
-    drop(io);
-    Ok(())
+    let max = kiln_daemon::input::limits().max_input_size;
+    match server.serve(Reader::new(std::io::stdin().lock(), max)) {
+        0 => Ok(()),
+        code => Err(Failure {
+            code,
+            ..Failure::input(match server.state {
+                State::ShutDown => "kiln lsp: stdin failed",
+                _ => "kiln lsp: ended without a `shutdown` request",
+            })
+        }),
+    }
 }
 
-fn protocol(e: lsp_server::ProtocolError) -> Failure {
-    Failure::input(format!("kiln lsp: {e}"))
+/// Where the session is in LSP's lifecycle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    /// Before `initialize`.
+    Waiting,
+    Running,
+    /// After `shutdown`: only `exit` is expected.
+    ShutDown,
 }
 
 /// UTF-8 columns when the editor offers them, else LSP's default, UTF-16.
@@ -109,61 +122,279 @@ struct Doc {
 }
 
 struct Server {
-    conn: Connection,
     rt: tokio::runtime::Runtime,
     client: Client,
     docs: HashMap<String, Doc>,
     encoding: Encoding,
     handshake: HandshakeFor,
+    state: State,
+}
+
+/// The members of a JSON-RPC message, each kept as its JSON text until its kind is known
+/// (`params` is decoded only into the type its method takes, never into a `Value`).
+#[derive(Deserialize)]
+struct Envelope<'a> {
+    #[serde(default, borrow, deserialize_with = "present")]
+    id: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    method: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    params: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    result: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    error: Option<&'a RawValue>,
+}
+
+/// A member that is there, `null` included (absent members are `None` by `default`).
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
+    <&RawValue>::deserialize(d).map(Some)
+}
+
+/// What a message is, once its members are checked.
+enum Incoming<'a> {
+    Request(RequestId, String, Option<&'a RawValue>),
+    Notification(String, Option<&'a RawValue>),
+    /// The editor's answer to a server request (this server sends none).
+    Response,
+    /// Not a valid message: answered with `-32600` for `id` (JSON `null` when unknown).
+    Invalid {
+        id: Option<RequestId>,
+        why: String,
+    },
+}
+
+/// A request id as LSP has it: an integer (32-bit) or a string.
+fn request_id(raw: &RawValue) -> Option<RequestId> {
+    if let Ok(n) = serde_json::from_str::<i32>(raw.get()) {
+        return Some(RequestId::from(n));
+    }
+    serde_json::from_str::<String>(raw.get())
+        .ok()
+        .map(RequestId::from)
+}
+
+fn classify(e: Envelope<'_>) -> Incoming<'_> {
+    let id = e.id.map(|raw| (raw, request_id(raw)));
+    let method = e
+        .method
+        .map(|raw| serde_json::from_str::<String>(raw.get()));
+    let invalid = |id: Option<RequestId>, why: &str| Incoming::Invalid {
+        id,
+        why: why.to_string(),
+    };
+    match (id, method) {
+        (Some((_, Some(id))), Some(Ok(m))) => Incoming::Request(id, m, e.params),
+        (None, Some(Ok(m))) => Incoming::Notification(m, e.params),
+        (Some((raw, None)), _) => invalid(
+            None,
+            &format!("the id `{}` is not an integer or a string", cut(raw.get())),
+        ),
+        (id, Some(Err(_))) => invalid(id.and_then(|i| i.1), "`method` is not a string"),
+        (Some((_, Some(_))), None) if e.result.is_some() || e.error.is_some() => Incoming::Response,
+        (id, None) => invalid(id.and_then(|i| i.1), "a message without `method`"),
+    }
+}
+
+/// At most 60 characters of `s`, for messages quoting input.
+fn cut(s: &str) -> String {
+    match s.char_indices().nth(60) {
+        Some((at, _)) => format!("{}…", &s[..at]),
+        None => s.to_string(),
+    }
 }
 
 impl Server {
-    fn serve(&mut self) -> Result<(), Failure> {
-        while let Ok(msg) = self.conn.receiver.recv() {
-            match msg {
-                Message::Request(req) => {
-                    if self.conn.handle_shutdown(&req).map_err(protocol)? {
-                        return Ok(());
-                    }
-                    let resp = self.request(req);
-                    self.send(resp.into());
+    /// Serve until `exit` or the end of the input; the exit code.
+    fn serve(&mut self, mut input: Reader<impl BufRead>) -> i32 {
+        loop {
+            let frame = match input.next() {
+                Ok(f) => f,
+                Err(e) => {
+                    self.log(&format!("cannot read stdin: {e}"));
+                    return 1;
                 }
-                Message::Notification(n) if n.method == "exit" => return Ok(()),
-                Message::Notification(n) => self.notification(n),
-                Message::Response(_) => {}
+            };
+            match frame {
+                Frame::End => return self.exit_code(),
+                Frame::Lost(why) => {
+                    self.log(&why);
+                    self.fail(None, ErrorCode::ParseError, format!("kiln lsp: {why}"));
+                }
+                Frame::Body { body, skipped } => {
+                    if let Some(why) = skipped {
+                        self.log(&why);
+                    }
+                    if let Some(code) = self.message(&body) {
+                        return code;
+                    }
+                }
             }
         }
-        Ok(())
     }
 
-    fn send(&self, msg: Message) {
-        let _ = self.conn.sender.send(msg);
+    /// LSP's exit code: 0 after `shutdown`, else 1.
+    fn exit_code(&self) -> i32 {
+        match self.state {
+            State::ShutDown => 0,
+            _ => 1,
+        }
     }
 
-    fn request(&mut self, req: Request) -> Response {
-        let id = req.id.clone();
-        let result = match req.method.as_str() {
-            "textDocument/definition" => self.locations(req.params, true),
-            "textDocument/references" => self.locations(req.params, false),
-            "textDocument/hover" => self.hover(req.params),
-            "textDocument/documentSymbol" => self.symbols(req.params),
-            "textDocument/codeLens" => self.lenses(req.params),
+    /// Handle one message body; `Some(code)` when the server is to exit.
+    fn message(&mut self, body: &[u8]) -> Option<i32> {
+        let (text, utf8) = match std::str::from_utf8(body) {
+            Ok(t) => (std::borrow::Cow::Borrowed(t), true),
+            Err(_) => (String::from_utf8_lossy(body), false),
+        };
+        // An object (serde would take an array's elements as the members in order).
+        let object = text.trim_start().starts_with('{');
+        let envelope = match serde_json::from_str::<Envelope>(&text) {
+            Ok(e) if object => e,
+            parsed => {
+                // Valid JSON of another shape (an array, a number) is an invalid request.
+                let json = serde_json::from_str::<serde::de::IgnoredAny>(&text).is_ok();
+                let (code, what) = match (utf8, json) {
+                    (true, true) => (ErrorCode::InvalidRequest, "not a JSON-RPC message"),
+                    (true, false) => (ErrorCode::ParseError, "not JSON"),
+                    (false, _) => (ErrorCode::ParseError, "not UTF-8"),
+                };
+                let why = match parsed {
+                    Err(e) => format!("a message that is {what} ({e})"),
+                    Ok(_) => format!("a message that is {what} (not an object)"),
+                };
+                self.log(&why);
+                self.fail(None, code, format!("kiln lsp: {why}"));
+                return None;
+            }
+        };
+        let incoming = classify(envelope);
+        if !utf8 {
+            // What it was is known, but not its text: answered as a parse error.
+            let why = "kiln lsp: a message that is not UTF-8";
+            errln!("{why}");
+            match incoming {
+                Incoming::Request(id, ..) => self.fail(Some(&id), ErrorCode::ParseError, why),
+                Incoming::Invalid { id, .. } => self.fail(id.as_ref(), ErrorCode::ParseError, why),
+                Incoming::Notification(..) | Incoming::Response => {}
+            }
+            return None;
+        }
+        match incoming {
+            Incoming::Request(id, method, params) => self.request(id, &method, params),
+            Incoming::Notification(method, params) => return self.notification(&method, params),
+            Incoming::Response => {}
+            Incoming::Invalid { id, why } => {
+                self.log(&why);
+                self.fail(
+                    id.as_ref(),
+                    ErrorCode::InvalidRequest,
+                    format!("kiln lsp: {why}"),
+                );
+            }
+        }
+        None
+    }
+
+    /// A protocol problem, on stderr (the editor's log of the server).
+    fn log(&self, why: &str) {
+        errln!("kiln lsp: {why}");
+    }
+
+    /// Write one message (`Content-Length` framing) to stdout. A closed stdout means the
+    /// editor is gone; the end of stdin ends the server.
+    fn send(&self, msg: &Value) {
+        let Ok(text) = serde_json::to_vec(msg) else {
+            return;
+        };
+        let mut out = std::io::stdout().lock();
+        let _ = write!(out, "Content-Length: {}\r\n\r\n", text.len())
+            .and_then(|_| out.write_all(&text))
+            .and_then(|_| out.flush());
+    }
+
+    fn reply(&self, id: &RequestId, result: Value) {
+        self.send(&serde_json::json!({"jsonrpc": "2.0", "id": id, "result": result}));
+    }
+
+    /// An error response to request `id` (`null` when it could not be read).
+    fn fail(&self, id: Option<&RequestId>, code: ErrorCode, message: impl Into<String>) {
+        let error = serde_json::json!({"code": code as i32, "message": message.into()});
+        self.send(&serde_json::json!({"jsonrpc": "2.0", "id": id, "error": error}));
+    }
+
+    fn request(&mut self, id: RequestId, method: &str, params: Option<&RawValue>) {
+        let refused = match (self.state, method) {
+            (State::Waiting, "initialize") => return self.initialize(id, params),
+            (State::Waiting, _) => Some((
+                ErrorCode::ServerNotInitialized,
+                "the server is not initialized".to_string(),
+            )),
+            (State::Running, "initialize") => Some((
+                ErrorCode::InvalidRequest,
+                "`initialize` was already received".to_string(),
+            )),
+            (State::Running, "shutdown") => {
+                self.state = State::ShutDown;
+                return self.reply(&id, Value::Null);
+            }
+            (State::ShutDown, _) => Some((
+                ErrorCode::InvalidRequest,
+                format!("`{}` after `shutdown`", cut(method)),
+            )),
+            (State::Running, _) => None,
+        };
+        if let Some((code, why)) = refused {
+            return self.fail(Some(&id), code, format!("kiln lsp: {why}"));
+        }
+        let result = match method {
+            "textDocument/definition" => self.locations(params, true),
+            "textDocument/references" => self.locations(params, false),
+            "textDocument/hover" => self.hover(params),
+            "textDocument/documentSymbol" => self.symbols(params),
+            "textDocument/codeLens" => self.lenses(params),
             m => {
-                let code = lsp_server::ErrorCode::MethodNotFound as i32;
-                return Response::new_err(id, code, format!("kiln lsp: no method {m}"));
+                let why = format!("kiln lsp: no method {}", cut(m));
+                return self.fail(Some(&id), ErrorCode::MethodNotFound, why);
             }
         };
         match result {
-            Ok(v) => Response::new_ok(id, v),
-            Err(e) => error(id, e),
+            Ok(v) => self.reply(&id, v),
+            Err(e) => self.fail(
+                Some(&id),
+                ErrorCode::InvalidParams,
+                format!("kiln lsp: {e}"),
+            ),
         }
     }
 
-    fn notification(&mut self, n: Notification) {
-        let done = match n.method.as_str() {
-            "textDocument/didOpen" => self.did_open(n.params),
-            "textDocument/didChange" => self.did_change(n.params),
-            "textDocument/didClose" => self.did_close(n.params),
+    fn initialize(&mut self, id: RequestId, params: Option<&RawValue>) {
+        // Capabilities an editor does not send (or sends malformed) are the defaults.
+        let params: lsp::InitializeParams = parse(params).unwrap_or_default();
+        self.encoding = negotiate(&params);
+        let result = lsp::InitializeResult {
+            capabilities: capabilities(self.encoding),
+            server_info: Some(lsp::ServerInfo {
+                name: "kiln".into(),
+                version: Some(kiln_daemon::server::VERSION.into()),
+            }),
+        };
+        self.state = State::Running;
+        self.reply(&id, serde_json::to_value(result).unwrap_or(Value::Null));
+    }
+
+    /// A notification; `Some(code)` for `exit`.
+    fn notification(&mut self, method: &str, params: Option<&RawValue>) -> Option<i32> {
+        if method == "exit" {
+            return Some(self.exit_code());
+        }
+        if self.state != State::Running {
+            return None; // dropped before `initialize`, and after `shutdown`
+        }
+        let done = match method {
+            "textDocument/didOpen" => self.did_open(params),
+            "textDocument/didChange" => self.did_change(params),
+            "textDocument/didClose" => self.did_close(params),
             _ => Ok(()),
         };
         if let Err(e) = done {
@@ -173,14 +404,15 @@ impl Server {
             };
             self.notify("window/logMessage", params);
         }
+        None
     }
 
     fn notify(&self, method: &str, params: impl serde::Serialize) {
         let params = serde_json::to_value(params).unwrap_or(Value::Null);
-        self.send(Notification::new(method.to_string(), params).into());
+        self.send(&serde_json::json!({"jsonrpc": "2.0", "method": method, "params": params}));
     }
 
-    fn did_open(&mut self, params: Value) -> Result<(), String> {
+    fn did_open(&mut self, params: Option<&RawValue>) -> Result<(), String> {
         let p: lsp::DidOpenTextDocumentParams = parse(params)?;
         let uri = p.text_document.uri;
         let path = uri_path(&uri).ok_or_else(|| format!("not a file: {}", uri.as_str()))?;
@@ -193,7 +425,7 @@ impl Server {
         self.analyze(&uri, None)
     }
 
-    fn did_change(&mut self, params: Value) -> Result<(), String> {
+    fn did_change(&mut self, params: Option<&RawValue>) -> Result<(), String> {
         let p: lsp::DidChangeTextDocumentParams = parse(params)?;
         let uri = p.text_document.uri;
         let enc = self.encoding;
@@ -215,7 +447,7 @@ impl Server {
         self.analyze(&uri, Some(OverlayChange::Edits { base, edits }))
     }
 
-    fn did_close(&mut self, params: Value) -> Result<(), String> {
+    fn did_close(&mut self, params: Option<&RawValue>) -> Result<(), String> {
         let p: lsp::DidCloseTextDocumentParams = parse(params)?;
         let uri = p.text_document.uri;
         if let Some(doc) = self.docs.remove(uri.as_str()) {
@@ -287,7 +519,7 @@ impl Server {
         Ok(nav.map_err(|e| e.to_string())?.unwrap_or_default())
     }
 
-    fn locations(&mut self, params: Value, definitions: bool) -> Result<Value, String> {
+    fn locations(&mut self, params: Option<&RawValue>, definitions: bool) -> Result<Value, String> {
         let (tdp, include_decl) = match definitions {
             true => (
                 parse::<lsp::GotoDefinitionParams>(params)?.text_document_position_params,
@@ -315,7 +547,7 @@ impl Server {
         Ok(serde_json::to_value(locations).unwrap_or(Value::Null))
     }
 
-    fn hover(&mut self, params: Value) -> Result<Value, String> {
+    fn hover(&mut self, params: Option<&RawValue>) -> Result<Value, String> {
         let p: lsp::HoverParams = parse(params)?;
         let (doc, offset) = self.at(&p.text_document_position_params)?;
         let Some(h) = self.navigate(doc, offset)?.hover else {
@@ -338,7 +570,7 @@ impl Server {
         Ok((doc, o.map_err(|e| e.to_string())?.unwrap_or_default()))
     }
 
-    fn symbols(&mut self, params: Value) -> Result<Value, String> {
+    fn symbols(&mut self, params: Option<&RawValue>) -> Result<Value, String> {
         let p: lsp::DocumentSymbolParams = parse(params)?;
         let (doc, o) = self.outline(&p.text_document.uri)?;
         let symbols: Vec<lsp::DocumentSymbol> = o
@@ -349,7 +581,7 @@ impl Server {
         Ok(serde_json::to_value(symbols).unwrap_or(Value::Null))
     }
 
-    fn lenses(&mut self, params: Value) -> Result<Value, String> {
+    fn lenses(&mut self, params: Option<&RawValue>) -> Result<Value, String> {
         let p: lsp::CodeLensParams = parse(params)?;
         let (doc, o) = self.outline(&p.text_document.uri)?;
         let lenses: Vec<lsp::CodeLens> = o
@@ -365,12 +597,10 @@ impl Server {
     }
 }
 
-fn parse<T: serde::de::DeserializeOwned>(v: Value) -> Result<T, String> {
-    serde_json::from_value(v).map_err(|e| format!("bad parameters: {e}"))
-}
-
-fn error(id: RequestId, message: String) -> Response {
-    Response::new_err(id, lsp_server::ErrorCode::InvalidParams as i32, message)
+/// A message's `params` (absent: `null`) as the type its method takes.
+fn parse<T: serde::de::DeserializeOwned>(params: Option<&RawValue>) -> Result<T, String> {
+    serde_json::from_str(params.map_or("null", RawValue::get))
+        .map_err(|e| format!("bad parameters: {e}"))
 }
 
 #[allow(deprecated)] // `DocumentSymbol::deprecated` must be set, to `None`.

@@ -9,21 +9,33 @@
 //!   writing (it then writes nothing), else once its writes are done;
 //! - a request whose id is already in flight, whose digests are malformed or whose paths
 //!   lead out of the worker's directory gets an error response (exit code 2);
-//! - a frame that cannot be read or decoded ends the worker (exit code 1), after every
-//!   request in flight got an error response (the same rule as a cancel for when).
+//! - a frame that does not decode as a request (or whose fields have the wrong types)
+//!   gets an error response (exit code 2) with the request id read from it where it can
+//!   be and no request with that id is in flight, else 0 (the singleplex id: Bazel, which
+//!   sends only well-formed requests, never sees one), and the worker goes on with the
+//!   next frame; so does a frame over
+//!   [`MAX_FRAME`](kiln_daemon::frame::MAX_FRAME), which is read and dropped, and, in
+//!   JSON, bytes outside any object;
+//! - only a stream that ends inside a frame (its framing lost, Bazel gone) ends the worker
+//!   with exit code 1, after every request in flight got an error response (the same rule
+//!   as a cancel for when). The end of the stream between frames ends it with 0, once every
+//!   request in flight is answered.
 //!
 //! Only responses go to stdout. The inputs' digests go to the build (see
 //! [`super::input_digests`]); `--worker_verbose` (Bazel 5+ sends it as `verbosity`) makes
 //! each response say how many were used, `--log-requests` logs it.
 
+use super::confine::{Access, Declared, confined};
 use super::flight::{End, Flight, Stop, Stopped};
+use super::json_stream::{self, Splitter};
 use super::pb::bazel::{WorkRequest, WorkResponse};
-use super::{DaemonPolicy, Outcome};
+use super::{DaemonPolicy, Given, Outcome};
 use base64::Engine;
+use kiln_daemon::frame::{self, MAX_FRAME, Next};
 use prost::Message;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::io::{self, BufRead, Write};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -44,6 +56,21 @@ struct JsonRequest {
     cancel: bool,
     verbosity: i32,
     sandbox_dir: String,
+}
+
+/// The id of a JSON request whose other fields do not decode.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+struct JsonId {
+    request_id: i32,
+}
+
+/// The id of a proto request whose other fields do not decode (unknown fields, strings
+/// that are not UTF-8 among them, are skipped as bytes).
+#[derive(Clone, PartialEq, prost::Message)]
+struct ProtoId {
+    #[prost(int32, tag = "3")]
+    request_id: i32,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -239,29 +266,74 @@ pub fn serve(protocol: Protocol, policy: DaemonPolicy) -> io::Result<()> {
     read
 }
 
-/// Read requests from stdin, each given to `submit` (a malformed JSON request as an error
-/// answer for its id), until a clean end of input or the first error.
-fn read_requests(
-    protocol: Protocol,
-    mut submit: impl FnMut(Result<WorkRequest, (i32, String)>),
-) -> io::Result<()> {
-    let stdin = io::stdin().lock();
+/// A request, or the id to answer and why the frame is not one.
+type Decoded = Result<WorkRequest, (i32, String)>;
+
+/// Read requests from stdin, each given to `submit` (a malformed one as an error answer
+/// for its id), until the end of the input, or an error when it ends inside a frame.
+fn read_requests(protocol: Protocol, mut submit: impl FnMut(Decoded)) -> io::Result<()> {
+    let mut stdin = io::stdin().lock();
+    let malformed = |why: String| {
+        errln!("kiln worker: {why}");
+        Err((0, format!("error: kiln worker: {why}")))
+    };
     match protocol {
-        Protocol::Proto => {
-            let mut reader = io::BufReader::new(stdin);
-            while let Some(req) = read_delimited(&mut reader)? {
-                submit(Ok(req));
+        Protocol::Proto => loop {
+            match frame::next_frame(&mut stdin, MAX_FRAME)? {
+                Next::End => return Ok(()),
+                Next::Frame(buf) => submit(decode_proto(&buf)),
+                Next::BadLength => submit(malformed("a frame length of more than 10 bytes".into())),
+                Next::Oversized(len) => {
+                    let why =
+                        format!("a frame of {len} bytes, over the {MAX_FRAME}-byte limit; skipped");
+                    submit(malformed(why));
+                    frame::skip(&mut stdin, len)?;
+                }
             }
-        }
+        },
         Protocol::Json => {
-            let stream = serde_json::Deserializer::from_reader(stdin).into_iter::<JsonRequest>();
-            for req in stream {
-                let req = req.map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
-                submit(req.decode());
+            let mut values = Splitter::new(stdin, MAX_FRAME);
+            loop {
+                match values.next()? {
+                    json_stream::Next::End => return Ok(()),
+                    json_stream::Next::Value(v) => submit(decode_json(&v)),
+                    json_stream::Next::Junk(why) => submit(malformed(why)),
+                    json_stream::Next::Oversized(len) => submit(malformed(format!(
+                        "a request of {len} bytes, over the {MAX_FRAME}-byte limit; skipped"
+                    ))),
+                }
             }
         }
     }
-    Ok(())
+}
+
+/// A proto frame as a request, or its id (0 when unreadable) and why it is not one.
+fn decode_proto(buf: &[u8]) -> Decoded {
+    WorkRequest::decode(buf).map_err(|e| {
+        let id = ProtoId::decode(buf).map_or(0, |p| p.request_id);
+        let why = format!("a frame that is not a WorkRequest ({e})");
+        errln!("kiln worker: request {id}: {why}");
+        (id, format!("error: kiln worker: {why}"))
+    })
+}
+
+/// A JSON value as a request, or its id (0 when unreadable) and why it is not one.
+fn decode_json(value: &[u8]) -> Decoded {
+    if value.first() != Some(&b'{') {
+        // serde would take an array's elements as the fields in order.
+        let why = "a JSON array, not a WorkRequest object";
+        errln!("kiln worker: {why}");
+        return Err((0, format!("error: kiln worker: {why}")));
+    }
+    match serde_json::from_slice::<JsonRequest>(value) {
+        Ok(req) => req.decode(),
+        Err(e) => {
+            let id = serde_json::from_slice::<JsonId>(value).map_or(0, |j| j.request_id);
+            let why = format!("a value that is not a WorkRequest ({e})");
+            errln!("kiln worker: request {id}: {why}");
+            Err((id, format!("error: kiln worker: {why}")))
+        }
+    }
 }
 
 /// Start a request on its own thread, answer a cancel, or refuse a malformed request.
@@ -276,7 +348,10 @@ fn dispatch(
     let req = match req {
         Ok(r) => r,
         Err((id, why)) => {
-            refuse(id, why);
+            // The id of a broken frame answers it only while no request with that id is in
+            // flight (the frame may have been that request's cancel): else id 0 does.
+            let in_flight = responder.flights().contains_key(&id);
+            refuse(if in_flight { 0 } else { id }, why);
             return None;
         }
     };
@@ -305,14 +380,18 @@ fn dispatch(
 /// Run one request as `flight` (`None`: stopped before anything was written).
 fn run(req: &WorkRequest, cwd: &Path, policy: DaemonPolicy, flight: &Flight) -> Option<Outcome> {
     let prepared = base_dir(cwd, &req.sandbox_dir, policy.confine).and_then(|base| {
-        let digests = super::input_digests(&req.inputs, &base, policy)?;
-        Ok((base, digests))
+        let given = Given {
+            digests: super::input_digests(&req.inputs, &base, policy)?,
+            declared: Declared::new(&base, req.inputs.iter().map(|i| i.path.as_str())),
+        };
+        Ok((base, given))
     });
-    let (base, digests) = match prepared {
+    let (base, given) = match prepared {
         Ok(p) => p,
         Err(why) => return Some(Outcome::usage(why)),
     };
-    let mut outcome = super::run_action(&req.arguments, &base, policy, &digests, flight)?;
+    let digests = &given.digests;
+    let mut outcome = super::run_action(&req.arguments, &base, policy, &given, flight)?;
     if policy.log_requests {
         eprintln!(
             "kiln worker: request {}: exit {}, {} input digests (SHA-256) passed to the build",
@@ -334,20 +413,8 @@ fn run(req: &WorkRequest, cwd: &Path, policy: DaemonPolicy, flight: &Flight) -> 
 /// Paths in a request are relative to `sandbox_dir` (itself relative to the cwd, and
 /// confined to it with `confine`) when set.
 fn base_dir(cwd: &Path, sandbox_dir: &str, confine: bool) -> Result<PathBuf, String> {
-    match (sandbox_dir.is_empty(), confine) {
-        (true, _) => Ok(cwd.to_path_buf()),
-        (false, true) => super::confine(cwd, Path::new(sandbox_dir)),
-        (false, false) => Ok(super::resolve(cwd, Path::new(sandbox_dir))),
+    match sandbox_dir.is_empty() {
+        true => Ok(cwd.to_path_buf()),
+        false => confined(cwd, Path::new(sandbox_dir), confine, Access::Write),
     }
-}
-
-/// One varint-length-delimited message (length bounded before allocating); `None` at a
-/// clean end of input.
-fn read_delimited(r: &mut impl BufRead) -> io::Result<Option<WorkRequest>> {
-    let Some(buf) = kiln_daemon::frame::read_frame(r, kiln_daemon::frame::MAX_FRAME)? else {
-        return Ok(None);
-    };
-    WorkRequest::decode(buf.as_slice())
-        .map(Some)
-        .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
 }

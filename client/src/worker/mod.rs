@@ -12,17 +12,20 @@
 //! - [`run_oneshot`]: the same arguments run once (sandboxed or remote actions).
 //!
 //! Requests of the persistent protocols come from a long-running build system, so their
-//! paths are confined to the base directory (`..` and absolute paths leading out of it are
-//! refused, see [`confine`]) unless `--allow-outside-execroot` says otherwise, and each
-//! runs as a [`flight::Flight`], which a cancel stops without anything written after its
-//! answer.
+//! paths are confined to the base directory (by their text and by resolution: `..`,
+//! absolute paths and symbolic links leading out of it are refused, see [`confine`]) unless
+//! `--allow-outside-execroot` says otherwise, and each runs as a [`flight::Flight`], which
+//! a cancel stops without anything written after its answer.
 
 pub mod bazel;
 pub mod buck2;
+pub mod confine;
 pub mod flight;
+mod json_stream;
 
 use crate::daemon_client;
 use clap::Parser;
+use confine::{Access, Declared, confined};
 use flight::Flight;
 use kiln_daemon::report::BuildReport;
 use kiln_daemon::spec::{BuildSpec, OutputKind};
@@ -98,11 +101,12 @@ impl Outcome {
 }
 
 /// Expand `@file` arguments (one argument per line, Bazel's "multiline" format); with
-/// `confine`, a flag file must lie below `base`.
+/// `confine`, a flag file must lie below `base` (or be one of the `declared` inputs).
 pub fn expand_flagfiles(
     args: &[String],
     base: &Path,
     confine: bool,
+    declared: &Declared,
 ) -> Result<Vec<String>, String> {
     let mut out = Vec::new();
     for a in args {
@@ -110,7 +114,7 @@ pub fn expand_flagfiles(
             out.push(a.clone());
             continue;
         };
-        let path = confined(base, Path::new(file), confine)?;
+        let path = confined(base, Path::new(file), confine, Access::Read(declared))?;
         let bytes = kiln_daemon::input::read(&path)
             .map_err(|e| format!("error: {}: {e}", path.display()))?;
         let text = String::from_utf8(bytes)
@@ -120,57 +124,17 @@ pub fn expand_flagfiles(
     Ok(out)
 }
 
-/// `path` if absolute, else joined onto `base`.
-pub fn resolve(base: &Path, path: &Path) -> PathBuf {
-    if path.is_absolute() {
-        path.to_path_buf()
-    } else {
-        base.join(path)
-    }
-}
-
-/// `path` resolved against `base` (absolute), refused when it leads out of `base`: judged
-/// on the path's text, with `.` and `..` applied, so an absolute path below `base` is
-/// accepted and `sub/../../x` is not. Links are not followed: a build system's sandbox
-/// links inputs to files elsewhere, and that is its business.
-pub fn confine(base: &Path, path: &Path) -> Result<PathBuf, String> {
-    let full = resolve(base, path);
-    if lexical(&full).starts_with(lexical(base)) {
-        return Ok(full);
-    }
-    Err(format!(
-        "error: {}: the path leads out of the worker's directory {} (`--allow-outside-execroot` allows it)",
-        path.display(),
-        base.display()
-    ))
-}
-
-/// [`confine`] when `on`, else [`resolve`].
-fn confined(base: &Path, path: &Path, on: bool) -> Result<PathBuf, String> {
-    match on {
-        true => confine(base, path),
-        false => Ok(resolve(base, path)),
-    }
-}
-
-/// `path` with `.` and `..` components applied to its text (`..` at the root stays there).
-fn lexical(path: &Path) -> PathBuf {
-    use std::path::Component;
-    let mut out = PathBuf::new();
-    for c in path.components() {
-        match c {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other),
-        }
-    }
-    out
-}
-
 /// The digests a build system gives for an action's input files, by absolute path.
 pub type Digests = BTreeMap<PathBuf, [u8; 32]>;
+
+/// What a build system tells about a request's inputs besides its arguments.
+#[derive(Debug, Default)]
+pub struct Given {
+    /// Their digests (see [`input_digests`]).
+    pub digests: Digests,
+    /// Their paths (see [`confine`]).
+    pub declared: Declared,
+}
 
 /// The SHA-256 digests among a Bazel request's inputs, for the `.mlir` and `.blif` files,
 /// with paths resolved against `base` (and confined to it with `policy.confine`). Bazel
@@ -191,7 +155,7 @@ pub fn input_digests(
     }
     for i in inputs {
         let p = Path::new(&i.path);
-        let path = confined(base, p, policy.confine)?;
+        let path = confined(base, p, policy.confine, Access::Declared)?;
         let sha256 = sha256_of(&i.digest).map_err(|why| {
             format!(
                 "error: {}: input digest {why} (`--input-digests=ignore` leaves digests unread)",
@@ -239,16 +203,16 @@ fn kinds(names: &[String]) -> Result<Vec<OutputKind>, String> {
 }
 
 /// Run one action whose arguments are already expanded, with paths relative to `base`;
-/// `digests` are the build system's digests of input files (absolute paths). `None`: the
-/// request's `flight` was stopped before anything was written (its stopper answers it).
+/// `given` says what the build system told about its inputs. `None`: the request's
+/// `flight` was stopped before anything was written (its stopper answers it).
 pub fn run_action(
     args: &[String],
     base: &Path,
     policy: DaemonPolicy,
-    digests: &Digests,
+    given: &Given,
     flight: &Flight,
 ) -> Option<Outcome> {
-    let spec = match action_spec(args, base, policy, digests) {
+    let spec = match action_spec(args, base, policy, given) {
         Ok(spec) => spec,
         Err(usage) => return Some(usage),
     };
@@ -265,28 +229,29 @@ fn action_spec(
     args: &[String],
     base: &Path,
     policy: DaemonPolicy,
-    digests: &Digests,
+    given: &Given,
 ) -> Result<(BuildSpec, bool), Outcome> {
     let parsed = ActionArgs::try_parse_from(args).map_err(|e| Outcome::usage(e.to_string()))?;
     let kinds = kinds(&parsed.kinds).map_err(|e| Outcome::usage(format!("error: {e}")))?;
-    let path = |p: &Path| confined(base, p, policy.confine).map_err(Outcome::usage);
+    let path = |p: &Path, access| confined(base, p, policy.confine, access).map_err(Outcome::usage);
+    let read = |p: &Path| path(p, Access::Read(&given.declared));
     let inputs = parsed
         .inputs
         .iter()
-        .map(|p| path(p))
+        .map(|p| read(p))
         .collect::<Result<Vec<PathBuf>, _>>()?;
     let library = crate::cmd::synth::HandshakeArgs {
-        blif_lib: parsed.blif_lib.as_deref().map(path).transpose()?,
+        blif_lib: parsed.blif_lib.as_deref().map(read).transpose()?,
         path_table: None,
         synth_dialect: crate::cmd::synth::DialectArg::Circt,
         naming: crate::cmd::synth::NamingArg::ArgNames,
     };
     let spec = BuildSpec {
         handshake: crate::cmd::build::handshake_spec(&inputs[0], &library),
-        out_dir: path(&parsed.out_dir)?,
+        out_dir: path(&parsed.out_dir, Access::Write)?,
         inputs,
         kinds,
-        input_digests: std::sync::Arc::new(digests.clone()),
+        input_digests: std::sync::Arc::new(given.digests.clone()),
         ..BuildSpec::default()
     };
     Ok((spec, parsed.no_daemon))
@@ -326,15 +291,16 @@ pub fn outcome(report: &BuildReport) -> Outcome {
     }
 }
 
-/// Expand flagfiles against `base` and run the action as `flight`.
+/// Expand flagfiles against `base` and run the action as `flight` (no inputs declared).
 pub fn run_expanding(
     args: &[String],
     base: &Path,
     policy: DaemonPolicy,
     flight: &Flight,
 ) -> Option<Outcome> {
-    match expand_flagfiles(args, base, policy.confine) {
-        Ok(expanded) => run_action(&expanded, base, policy, &Digests::new(), flight),
+    let given = Given::default();
+    match expand_flagfiles(args, base, policy.confine, &given.declared) {
+        Ok(expanded) => run_action(&expanded, base, policy, &given, flight),
         Err(msg) => Some(Outcome::usage(msg)),
     }
 }

@@ -74,6 +74,40 @@ pub fn tree(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     out
 }
 
+/// The names in `dir`, sorted.
+pub fn names(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+/// A JSON-protocol worker in `ws` (`--no-daemon`, each request held `delay_ms`) fed `text`,
+/// then the end of its stdin: its answers and its exit code.
+pub fn json_session(
+    ws: &Ws,
+    extra: &[&str],
+    delay_ms: u64,
+    text: &str,
+) -> (Vec<serde_json::Value>, Option<i32>) {
+    let args: Vec<&str> = ["--no-daemon", "--worker-protocol", "json"]
+        .iter()
+        .chain(extra)
+        .copied()
+        .collect();
+    let (mut child, mut stdin, stdout) = spawn_persistent(ws, &args, Some(delay_ms), Stdio::null());
+    stdin.write_all(text.as_bytes()).unwrap();
+    drop(stdin);
+    let answers = serde_json::Deserializer::from_reader(stdout)
+        .into_iter::<serde_json::Value>()
+        .map(Result::unwrap)
+        .collect();
+    (answers, child.wait().unwrap().code())
+}
+
 /// The action arguments building the two good inputs into `out`.
 pub fn action(out: &str) -> Vec<String> {
     ["--out-dir", out, "src/burst.mlir", "src/mux.blif"]
