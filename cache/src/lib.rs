@@ -864,11 +864,15 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         SEQ.fetch_add(1, Ordering::Relaxed)
     ));
     let mut f = private::create_private_file(&tmp)?;
-    f.write_all(bytes)?;
-    drop(f);
-    fs::rename(&tmp, path).inspect_err(|_| {
-        let _ = fs::remove_file(&tmp);
-    })
+    // A failed write (a full disk) removes its temp file at once.
+    f.write_all(bytes)
+        .and_then(|()| {
+            drop(f);
+            fs::rename(&tmp, path)
+        })
+        .inspect_err(|_| {
+            let _ = fs::remove_file(&tmp);
+        })
 }
 
 #[cfg(test)]

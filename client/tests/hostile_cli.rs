@@ -6,8 +6,9 @@ mod cli;
 #[path = "../../tests/support/hostile.rs"]
 mod support;
 
+use std::ffi::OsStr;
 use std::fs;
-use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -234,4 +235,172 @@ fn a_runtime_directory_planted_by_another_user_is_refused() {
     assert!(stderr(&o).contains("not running"), "{}", stderr(&o));
     let m = fs::symlink_metadata(&planted).unwrap();
     assert!(m.is_dir() && m.uid() == me && m.permissions().mode() & 0o777 == 0o700);
+}
+
+/// `OsStr`s of `args`.
+fn os<'a>(args: &[&'a str]) -> Vec<&'a OsStr> {
+    args.iter().map(|a| OsStr::new(*a)).collect()
+}
+
+/// A character device at `path` with the numbers of /dev/null (1, 3).
+fn mknod_null(path: &Path) {
+    let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
+    let r = unsafe { libc::mknod(c.as_ptr(), libc::S_IFCHR | 0o666, libc::makedev(1, 3)) };
+    assert_eq!(r, 0, "mknod: {}", std::io::Error::last_os_error());
+}
+
+/// What kind of file is at `path` (not following a link), and its mode.
+fn kind(path: &Path) -> (&'static str, u32) {
+    let m = fs::symlink_metadata(path).unwrap();
+    let t = m.file_type();
+    let k = if t.is_char_device() && m.rdev() == libc::makedev(1, 3) {
+        "null device"
+    } else if t.is_fifo() {
+        "fifo"
+    } else if t.is_socket() {
+        "socket"
+    } else if t.is_file() {
+        "regular file"
+    } else {
+        "other"
+    };
+    (k, m.permissions().mode() & 0o7777)
+}
+
+/// Every command that writes a file it is given (`-o FILE`, or a file in `-o DIR`), with
+/// that file a copy of /dev/null (as root) or a FIFO: written through as a shell
+/// redirection would (the FIFO's reader gets the bytes a regular file gets), never renamed
+/// over or chmod-ed; a socket there is refused with a clear error. A build's output that is
+/// not a regular file is refused at once (a FIFO without a reader does not hang it).
+#[test]
+fn outputs_that_are_devices_or_fifos_are_written_through_never_replaced() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let ex = cli::example();
+    let blif = repo("tests/data/daemon/blif_lib/extsi/5/6/extsi.blif");
+    // Each command: its arguments, then the file it writes (`-o FILE`), or the option
+    // that names its output directory and the file it writes there.
+    let (ex, blif) = (ex.as_os_str(), blif.as_os_str());
+    let commands: [(&str, Vec<&OsStr>, Option<&str>, &str); 5] = [
+        (
+            "gen",
+            os(&["gen", "aps", "--functions", "2"]),
+            None,
+            "gen.mlir",
+        ),
+        (
+            "parse",
+            [os(&["parse", "--emit", "json"]), vec![ex]].concat(),
+            None,
+            "p.json",
+        ),
+        (
+            "graph",
+            [os(&["graph", "--func", "flow_burst_add"]), vec![ex]].concat(),
+            None,
+            "g.dot",
+        ),
+        ("man", os(&["man"]), Some("-o"), "kiln.1"),
+        (
+            "aig",
+            [os(&["aig"]), vec![blif]].concat(),
+            Some("--out"),
+            "extsi.aig",
+        ),
+    ];
+    let make = |args: &[&OsStr], dir_flag: Option<&str>, file: &str, dir: &Path| {
+        let mut c = cli::kiln();
+        c.args(args);
+        match dir_flag {
+            Some(flag) => c.arg(flag).arg(dir),
+            None => c.arg("-o").arg(dir.join(file)),
+        };
+        (c, dir.join(file))
+    };
+    let root = support::root_or_skip("a mknod copy of /dev/null");
+    for (name, args, dir_flag, file) in &commands {
+        let make = |dir: &Path| make(args, *dir_flag, file, dir);
+        // The bytes a regular file gets.
+        let plain = d.join(format!("{name}-plain"));
+        fs::create_dir(&plain).unwrap();
+        let (mut c, out) = make(&plain);
+        let o = run(&mut c, Duration::from_secs(30));
+        assert_eq!(o.status.code(), Some(0), "{name}: {}", stderr(&o));
+        let want = fs::read(&out).unwrap();
+
+        if root {
+            let at = d.join(format!("{name}-null"));
+            fs::create_dir(&at).unwrap();
+            let (mut c, out) = make(&at);
+            mknod_null(&out);
+            let before = kind(&out);
+            let o = run(&mut c, Duration::from_secs(30));
+            assert_eq!(o.status.code(), Some(0), "{name}: {}", stderr(&o));
+            assert_eq!(
+                kind(&out),
+                before,
+                "{name}: the device was replaced or chmod-ed"
+            );
+        }
+
+        let at = d.join(format!("{name}-fifo"));
+        fs::create_dir(&at).unwrap();
+        let (mut c, out) = make(&at);
+        support::mkfifo(&out);
+        let before = kind(&out);
+        let (tx, rx) = std::sync::mpsc::channel();
+        let reader = out.clone();
+        std::thread::spawn(move || {
+            let _ = tx.send(fs::read(reader));
+        });
+        let o = run(&mut c, Duration::from_secs(30));
+        assert_eq!(o.status.code(), Some(0), "{name}: {}", stderr(&o));
+        assert_eq!(kind(&out), before, "{name}: the FIFO was replaced");
+        let got = rx.recv_timeout(Duration::from_secs(10));
+        assert!(
+            matches!(&got, Ok(Ok(b)) if *b == want),
+            "{name}: the FIFO's reader got {:?}",
+            got.map(|r| r.map(|b| b.len()))
+        );
+
+        let at = d.join(format!("{name}-socket"));
+        fs::create_dir(&at).unwrap();
+        let (mut c, out) = make(&at);
+        let _listener = std::os::unix::net::UnixListener::bind(&out).unwrap();
+        let o = run(&mut c, Duration::from_secs(30));
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{name}: {e}");
+        assert!(
+            e.contains("socket") && e.contains(out.to_str().unwrap()),
+            "{name}: {e}"
+        );
+        assert_eq!(kind(&out).0, "socket", "{name}");
+    }
+
+    // A build's outputs: refused, not replaced, and no wait for a FIFO's reader.
+    type Make = fn(&Path);
+    let specials: [(&str, Make, &str); 2] = [
+        ("flow_burst_add.rules.json", support::mkfifo, "FIFO"),
+        ("flow_burst_add.cmt2.mlir", mknod_null, "character device"),
+    ];
+    for (file, make, what) in specials {
+        if what != "FIFO" && !root {
+            continue;
+        }
+        let out = d.join(format!("build-{file}"));
+        fs::create_dir(&out).unwrap();
+        make(&out.join(file));
+        let before = kind(&out.join(file));
+        let o = run(
+            cli::kiln()
+                .args(["build", "--no-daemon", "-o"])
+                .arg(&out)
+                .arg(ex),
+            Duration::from_secs(30),
+        );
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{e}");
+        assert!(e.contains(file) && e.contains(what), "{e}");
+        assert_eq!(kind(&out.join(file)), before);
+    }
 }

@@ -76,6 +76,10 @@ impl Builder {
             let (db, resolved) = {
                 let mut ws = self.workspace.lock().unwrap_or_else(|e| e.into_inner());
                 let resolved = ws.sync(spec);
+                // In the order the marks were taken: what changed below the output
+                // directory is checked again, whichever build wrote it.
+                self.writer
+                    .invalidate(&spec.out_dir, &resolved.output_marks);
                 (ws.db.clone(), resolved)
             };
             let sync = t.elapsed();

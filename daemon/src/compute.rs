@@ -17,7 +17,6 @@ use crate::db::{Db, FileOutputs, OutputBytes, SourceFile, aps, blif};
 use crate::inputs::{JobInput, Loaded, Resolved};
 use crate::report::FileReport;
 use crate::spec::{BuildSpec, Flow, Job, OutputKind};
-use crate::watcher::RootMarks;
 use compiler::diag::{Code, Diagnostic, Located, Severity};
 use compiler::fxhash::{FxHashMap, FxHashSet};
 use std::collections::BTreeMap;
@@ -41,9 +40,9 @@ pub struct JobResult {
     pub input: PathBuf,
     pub outputs: Vec<Output>,
     pub report: Option<FileReport>,
-    /// Every output is on disk as this process last wrote or checked it, and nothing this
-    /// process wrote since replaced one (kept by the writer): a later build that hands back
-    /// this same result skips its outputs unless the watcher marked their paths.
+    /// Every output is on disk as this process last wrote or checked it, nothing this
+    /// process wrote since replaced one and the watcher saw no change of one (kept by the
+    /// writer): a later build that hands back this same result skips its outputs.
     pub(crate) on_disk: AtomicBool,
 }
 
@@ -54,8 +53,6 @@ pub type GroupResults = Arc<Vec<Arc<JobResult>>>;
 #[derive(Debug, Clone, Default)]
 pub struct Computed {
     pub groups: Vec<GroupResults>,
-    /// What may have changed in the output directory since the last build.
-    pub output_marks: RootMarks,
 }
 
 impl Computed {
@@ -141,10 +138,7 @@ pub fn compute(db: &Db, memos: &Memos, spec: &BuildSpec, resolved: &Resolved) ->
         .collect();
     let stored = resolved.inputs.iter().cloned().zip(groups.iter().cloned());
     memos.store(spec, stored.collect());
-    let computed = Computed {
-        groups,
-        output_marks: resolved.output_marks.clone(),
-    };
+    let computed = Computed { groups };
     without_collisions(computed, Some(&memos.collision_free))
 }
 
@@ -416,7 +410,7 @@ pub(crate) fn without_collisions(
         });
         groups[g] = Arc::new(results);
     }
-    Computed { groups, ..computed }
+    Computed { groups }
 }
 
 #[cfg(test)]
@@ -438,7 +432,6 @@ mod tests {
     fn check(memo: &Mutex<Vec<GroupResults>>, jobs: Vec<Arc<JobResult>>) -> Vec<Option<String>> {
         let computed = Computed {
             groups: vec![Arc::new(jobs)],
-            ..Computed::default()
         };
         let checked = without_collisions(computed, Some(memo));
         (checked.results())

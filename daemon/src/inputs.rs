@@ -23,7 +23,7 @@ use crate::digests::Digests;
 use crate::explain::{self, Change, Explain};
 use crate::input;
 use crate::spec::{BuildSpec, Flow, HandshakeSpec, Job, dir_jobs, is_blif, is_mlir, not_an_input};
-use crate::watcher::{RootMarks, Watcher};
+use crate::watcher::{Reader, RootMarks, Watcher};
 use compiler::diag::{self, Located, Severity};
 use compiler::mlir::split::{Common, resplit, split_functions};
 use salsa::{Durability, Setter};
@@ -155,17 +155,17 @@ impl Workspace {
                 inputs.push(Arc::new(vec![(Arc::new(job), loaded)]));
             }
         }
-        let output_marks = self.take_marks(&spec.out_dir);
+        let output_marks = self.take_marks(&spec.out_dir, Reader::Outputs);
         Resolved {
             inputs,
             output_marks,
         }
     }
 
-    fn take_marks(&mut self, root: &Path) -> RootMarks {
+    fn take_marks(&mut self, root: &Path, reader: Reader) -> RootMarks {
         self.watcher
             .as_ref()
-            .map_or(RootMarks::Unknown, |w| w.take(root))
+            .map_or(RootMarks::Unknown, |w| w.take(root, reader))
     }
 
     /// An input file's database handle (a Handshake file becomes its job).
@@ -182,7 +182,7 @@ impl Workspace {
     /// marked re-read; or, without trustworthy marks, every file walked and stat'ed.
     fn sync_dir(&mut self, dir: &Path, spec: &BuildSpec) -> Arc<Vec<JobInput>> {
         let key = (dir.to_path_buf(), spec.out_dir.clone());
-        let marks = self.take_marks(dir);
+        let marks = self.take_marks(dir, Reader::Inputs(spec.out_dir.clone()));
         if let (RootMarks::Changed(changed), Some(last)) = (&marks, self.dirs.get(&key)) {
             let last = last.clone();
             if changed.is_empty() {

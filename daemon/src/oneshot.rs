@@ -36,7 +36,6 @@ pub fn build_gated(spec: &BuildSpec, may_write: impl FnOnce() -> bool) -> Option
         .collect();
     let computed = Computed {
         groups: vec![Arc::new(results)],
-        ..Computed::default()
     };
     if !may_write() {
         return None;

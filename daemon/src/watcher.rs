@@ -1,14 +1,18 @@
 //! The daemon's one file watcher (notify: inotify on Linux). It serves two readers:
 //!
 //! - builds, through change *marks*: which paths below a root (an input or output directory,
-//!   watched recursively from its first build on) changed since the root's last build, so a
-//!   build of a big library stats only those ([`Watcher::take`]). Before trusting a root's
-//!   marks a build synchronises with the watcher through a cookie file, as Watchman does: it
-//!   creates `.kiln-cookie-*` in the root and waits until the watcher reports it; inotify
-//!   delivers a directory's events in order, so every change made before the cookie has then
-//!   been seen. A root whose watch failed or overflowed, or whose cookie came late, is not
-//!   trusted: the build stats everything below it (always correct, only slower), after
-//!   which it is trusted again.
+//!   watched recursively from its first build on) changed since a [`Reader`] last took the
+//!   root's marks, so a build of a big library stats only those ([`Watcher::take`]). Each
+//!   reader of a root gets every change once: the input directory of two builds with other
+//!   output directories is two readers, and the outputs of every build into one directory
+//!   are one (the writer, which keeps what it learns for all of them). Before trusting a
+//!   root's marks a build synchronises with the watcher through a cookie file, as Watchman
+//!   does: it creates `.kiln-cookie-*` in the root and waits until the watcher reports it;
+//!   inotify delivers a directory's events in order, so every change made before the cookie
+//!   has then been seen. A root whose watch failed or overflowed, whose cookie came late,
+//!   or which is no longer the directory that was watched (deleted and re-created: its
+//!   device, inode and birth time changed), is not trusted: the build stats everything
+//!   below it (always correct, only slower), after which it is trusted again.
 //! - `Watch` streams, through subscriptions ([`Watcher::subscribe`]): every changed path
 //!   below the directories a stream watches, so it can rebuild once a burst of changes is
 //!   over ([`Subscription::next_batch`]). A stream marks its changes with a cookie before
@@ -27,6 +31,7 @@
 
 use notify::{Event, EventKind, RecommendedWatcher, RecursiveMode, Watcher as _};
 use std::collections::{BTreeMap, BTreeSet};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
@@ -40,11 +45,24 @@ const COOKIE_PREFIX: &str = ".kiln-cookie-";
 /// How often a lost directory is looked for, to watch it again.
 const REARM_POLL: Duration = Duration::from_millis(25);
 
+/// Paths a reader's marks hold at most; beyond, the reader is not trusted (and stats
+/// everything once) instead of holding the changes of a root it no longer builds.
+const MAX_MARKS: usize = 1 << 16;
+
 /// Whether `rel`, a path relative to a watched or scanned directory, is kiln's own: a
 /// `.kiln-*` file or directory, or below one.
 pub fn is_kilns_own(rel: &Path) -> bool {
     rel.components()
         .any(|c| c.as_os_str().as_encoded_bytes().starts_with(b".kiln-"))
+}
+
+/// Who takes a root's marks: each reader gets every change once.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Reader {
+    /// The writer, for the outputs of every build into the root.
+    Outputs,
+    /// The jobs of an input directory built into this output directory.
+    Inputs(PathBuf),
 }
 
 /// What a build may assume about a root.
@@ -98,13 +116,47 @@ struct State {
     /// Watched directories whose watch was lost (deleted or moved away), to watch again;
     /// `true` once the old watch was removed (a moved directory's still follows it).
     gone: BTreeMap<PathBuf, bool>,
-    /// Roots whose marks builds take; `true` once a full scan happened since their marks
-    /// were last unreliable.
-    roots: BTreeMap<PathBuf, bool>,
-    dirty: BTreeSet<PathBuf>,
+    /// Roots whose marks builds take.
+    roots: BTreeMap<PathBuf, Root>,
     cookies_seen: BTreeSet<PathBuf>,
     cookie_seq: u64,
     subscribers: Vec<mpsc::Sender<Change>>,
+}
+
+/// A root: the directory watched for it, and its readers' marks.
+#[derive(Default)]
+struct Root {
+    identity: Option<Identity>,
+    readers: BTreeMap<Reader, Marks>,
+}
+
+/// A reader's marks of one root: `trusted` once a full scan happened since they were last
+/// unreliable; `dirty`, the paths changed since the reader last took them.
+#[derive(Default)]
+struct Marks {
+    trusted: bool,
+    dirty: BTreeSet<PathBuf>,
+}
+
+/// Which directory a path names: a directory deleted and made again at the same path is
+/// another (its inode and birth time differ; a reused inode number alone could match).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Identity {
+    dev: u64,
+    ino: u64,
+    born: Option<std::time::SystemTime>,
+}
+
+impl Identity {
+    fn of(dir: &Path) -> Option<Identity> {
+        use std::os::unix::fs::MetadataExt;
+        let m = std::fs::metadata(dir).ok()?;
+        Some(Identity {
+            dev: m.dev(),
+            ino: m.ino(),
+            born: m.created().ok(),
+        })
+    }
 }
 
 impl Watcher {
@@ -213,37 +265,46 @@ impl Watcher {
         Ok(())
     }
 
-    /// The marks of `root` since the last call for it (watching it from now on if needed).
-    /// Below a lost directory nothing is trusted, and no cookie is waited for.
-    pub fn take(&self, root: &Path) -> RootMarks {
+    /// The marks of `root` since `reader` last took them (watching it from now on if
+    /// needed). Below a lost directory nothing is trusted, and no cookie is waited for; a
+    /// root that is another directory than the one watched is lost (and watched again).
+    pub fn take(&self, root: &Path, reader: Reader) -> RootMarks {
         if self.shared.lock().is_gone(root) {
             return RootMarks::Unknown;
         }
-        let is_root = self.shared.lock().roots.contains_key(root);
-        if !is_root {
-            if let Err(e) = self.watch(root, true) {
-                tracing::debug!(root = %root.display(), error = %e, "not watched");
+        let now = Identity::of(root);
+        let known = self.shared.lock().roots.get(root).map(|r| r.identity);
+        match known {
+            None => {
+                if let Err(e) = self.watch(root, true) {
+                    tracing::debug!(root = %root.display(), error = %e, "not watched");
+                    return RootMarks::Unknown;
+                }
+                let r = Root {
+                    identity: now,
+                    readers: BTreeMap::new(),
+                };
+                self.shared.lock().roots.insert(root.to_path_buf(), r);
+            }
+            Some(was) if was != now => {
+                self.shared.lock().replaced(root, now);
                 return RootMarks::Unknown;
             }
-            self.shared.lock().roots.insert(root.to_path_buf(), false);
+            Some(_) => {}
         }
         let synced = self.cookie_in(root).is_some();
         let mut state = self.shared.lock();
         if !synced {
             state.untrust_all();
         }
-        let trusted = state.roots.insert(root.to_path_buf(), true) == Some(true);
-        let below: Vec<PathBuf> = state
-            .dirty
-            .range(root.to_path_buf()..)
-            .take_while(|p| p.starts_with(root))
-            .cloned()
-            .collect();
-        for p in &below {
-            state.dirty.remove(p);
-        }
+        let Some(r) = state.roots.get_mut(root) else {
+            return RootMarks::Unknown;
+        };
+        let marks = r.readers.entry(reader).or_default();
+        let trusted = std::mem::replace(&mut marks.trusted, true);
+        let below = std::mem::take(&mut marks.dirty);
         match trusted {
-            true => RootMarks::Changed(below.into_iter().collect()),
+            true => RootMarks::Changed(below),
             false => RootMarks::Unknown,
         }
     }
@@ -257,7 +318,14 @@ impl Watcher {
             state.cookie_seq
         };
         let cookie = dir.join(format!("{COOKIE_PREFIX}{}-{seq}", std::process::id()));
-        if std::fs::write(&cookie, b"").is_err() {
+        // A new file, never a link someone planted at the (predictable) name: with a name
+        // taken the marks are simply not trusted.
+        let created = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+            .open(&cookie);
+        if created.is_err() {
             return None;
         }
         let deadline = Instant::now() + COOKIE_TIMEOUT;
@@ -401,10 +469,37 @@ impl State {
                 continue;
             }
             self.publish(Change::Path(p.clone(), dir));
-            if self.roots.keys().any(|r| p.starts_with(r)) {
-                self.dirty.insert(p);
+            self.mark(&p);
+        }
+    }
+
+    /// `p` changed: a mark for every reader of every root above it.
+    fn mark(&mut self, p: &Path) {
+        for a in p.ancestors() {
+            let Some(root) = self.roots.get_mut(a) else {
+                continue;
+            };
+            for marks in root.readers.values_mut().filter(|m| m.trusted) {
+                marks.dirty.insert(p.to_path_buf());
+                if marks.dirty.len() > MAX_MARKS {
+                    marks.trusted = false;
+                    marks.dirty = BTreeSet::new();
+                }
             }
         }
+    }
+
+    /// `root` is found to be another directory than the one watched (now `identity`):
+    /// its watch is lost, as when it is deleted, and it is watched again.
+    fn replaced(&mut self, root: &Path, identity: Option<Identity>) {
+        tracing::info!(dir = %root.display(), "a watched directory was replaced");
+        if self.watched.contains_key(root) {
+            self.gone.entry(root.to_path_buf()).or_insert(false);
+        }
+        if let Some(r) = self.roots.get_mut(root) {
+            r.identity = identity;
+        }
+        self.untrust_all();
     }
 
     /// Whether `path` is kiln's own below the directory watched for it.
@@ -428,8 +523,10 @@ impl State {
     }
 
     fn untrust_all(&mut self) {
-        self.roots.values_mut().for_each(|t| *t = false);
-        self.dirty.clear();
+        for marks in self.roots.values_mut().flat_map(|r| r.readers.values_mut()) {
+            marks.trusted = false;
+            marks.dirty = BTreeSet::new();
+        }
     }
 }
 

@@ -6,15 +6,24 @@
 use std::os::unix::process::CommandExt;
 use std::process::Command;
 
+/// Whether this process is root; where it is not, `what` (a test, or part of one, that
+/// needs root) is skipped with a message, and fails under CI (CI runs as root).
+pub fn root_or_skip(what: &str) -> bool {
+    if unsafe { libc::geteuid() } == 0 {
+        return true;
+    }
+    assert!(
+        std::env::var("CI").as_deref() != Ok("true"),
+        "CI runs as root: {what} must run there"
+    );
+    eprintln!("skipped: {what} needs root");
+    false
+}
+
 /// The uid and gid of a second user (made with `useradd` when missing); `None` where this
 /// process is not root, which fails under CI (CI runs as root, so these tests run there).
 pub fn second_user() -> Option<(u32, u32)> {
-    if unsafe { libc::geteuid() } != 0 {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "CI runs as root: the second-user tests must run there"
-        );
-        eprintln!("skipped: needs root to create a second user");
+    if !root_or_skip("creating a second user") {
         return None;
     }
     let name = "kiln-test-other";

@@ -12,11 +12,27 @@
 //! *spare* (the version before last, rewritten in place and swapped in; see [`spare`]),
 //! a detail of this module that its users choose only as a [`Spares`] setting.
 //!
+//! "Unchanged since" is what the daemon's watcher says: before a build computes, the
+//! changes below its output directory ([`Writer::invalidate`]) make every output the
+//! writer remembers there unverified (and the job results holding them no longer on
+//! disk), whichever build of the daemon reads them, so a deleted file, or a directory
+//! deleted and made again, is written by the next build that has it. An unverified output
+//! is checked with one `stat` against what was written; without a watcher every output
+//! is.
+//!
+//! Every file is written in a directory opened once ([`dir`]), never through a link
+//! another user can plant there; an output that is not a regular file (a device, a FIFO, a
+//! socket) is never renamed over: a build refuses it, and a file named on the command line
+//! ([`write_atomic`]) is written through when it is a character device or a FIFO, as a
+//! shell redirection writes it.
+//!
 //! Outputs are regenerable, so they are not fsynced: the rename keeps readers from seeing a
-//! partial file, and a crash at worst loses an output the next build writes again. The
-//! temp files and spare claims a crashed writer leaves are removed by the next process
-//! that writes in their directory ([`sweep`]).
+//! partial file, and a crash at worst loses an output the next build writes again. A write
+//! that fails (a full disk) removes what it created before it returns; the temp files and
+//! spare claims a crashed writer leaves are removed by the next process that writes in
+//! their directory ([`sweep`]).
 
+mod dir;
 mod spare;
 pub mod sweep;
 mod unnamed;
@@ -28,10 +44,13 @@ use crate::report::OutputFile;
 use crate::spec::BuildSpec;
 use crate::watcher::RootMarks;
 use bytes::Bytes;
+use dir::Dir;
+use rustix::fs::FileType;
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, HashMap};
+use std::ffi::OsStr;
 use std::fs;
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
@@ -118,14 +137,10 @@ impl Writer {
         spec: &BuildSpec,
         times: &mut WriteTimes,
     ) -> Result<WrittenFiles, WriteError> {
-        let marks = &computed.output_marks;
         let results: Vec<&Arc<JobResult>> = computed.results().collect();
         let skip: Vec<bool> = results
             .iter()
-            .map(|r| {
-                r.on_disk.load(Ordering::Acquire)
-                    && r.outputs.iter().all(|o| untouched(marks, &o.path))
-            })
+            .map(|r| r.on_disk.load(Ordering::Acquire))
             .collect();
         let todo: Vec<&Output> = results
             .iter()
@@ -133,8 +148,9 @@ impl Writer {
             .filter(|(_, s)| !**s)
             .flat_map(|(r, _)| r.outputs.iter())
             .collect();
+        let dirs = Dirs::new(&spec.out_dir);
         let mut checked = self
-            .write_in_threads(&todo, marks, spec, times)?
+            .write_in_threads(&todo, &dirs, spec, times)?
             .into_iter();
         for (r, _) in results.iter().zip(&skip).filter(|(_, s)| !**s) {
             self.log.settle(r);
@@ -163,6 +179,13 @@ impl Writer {
         Ok(out)
     }
 
+    /// Before a build into `root` computes: what the watcher saw change below `root` since
+    /// the last build into it (`Unknown`: anything) is no longer known to be on disk as
+    /// written. Call it in the order the marks were taken (under the workspace's lock).
+    pub fn invalidate(&self, root: &Path, marks: &RootMarks) {
+        self.log.invalidate(root, marks);
+    }
+
     /// The digest of an output, if asked for.
     fn digest_if(&self, digests: bool, o: &Output, times: &mut WriteTimes) -> Option<[u8; 32]> {
         if !digests {
@@ -179,7 +202,7 @@ impl Writer {
     fn write_in_threads(
         &self,
         todo: &[&Output],
-        marks: &RootMarks,
+        dirs: &Dirs,
         spec: &BuildSpec,
         times: &mut WriteTimes,
     ) -> Result<Vec<Checked>, WriteError> {
@@ -189,7 +212,7 @@ impl Writer {
             let mut t = WriteTimes::default();
             let r: Result<Vec<_>, _> = chunk
                 .iter()
-                .map(|o| self.write_output(o, marks, spec, &mut t))
+                .map(|o| self.write_output(o, dirs, spec, &mut t))
                 .collect();
             (r, t)
         };
@@ -219,23 +242,34 @@ impl Writer {
     fn write_output(
         &self,
         o: &Output,
-        marks: &RootMarks,
+        dirs: &Dirs,
         spec: &BuildSpec,
         times: &mut WriteTimes,
     ) -> Result<Checked, WriteError> {
         let sha256 = self.digest_if(spec.digests, o, times);
         let t = Instant::now();
-        let new_dir = sweep::once(parent(&o.path));
-        let written = match self.log.known(&o.path, untouched(marks, &o.path)) {
+        let seq = self.log.seq();
+        let written = match self.log.known(&o.path) {
             Some(last) if same_bytes(&last, &o.bytes) => false,
             known => {
-                let w = self
-                    .replace(&o.path, &o.bytes, known.as_ref(), new_dir)
-                    .map_err(|source| WriteError::Io {
-                        path: o.path.clone(),
-                        source,
-                    })?;
-                self.log.record(&o.path, &o.bytes);
+                let write = || {
+                    let dir = dirs.get(&o.path)?;
+                    let new_dir = sweep::once(&dir);
+                    self.replace(&dir, &o.path, &o.bytes, known.as_ref(), new_dir)
+                };
+                let (w, stamp) = match write() {
+                    // The directory was removed after it was opened: once more, made again.
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                        dirs.forget();
+                        write()
+                    }
+                    r => r,
+                }
+                .map_err(|source| WriteError::Io {
+                    path: o.path.clone(),
+                    source,
+                })?;
+                self.log.record(&o.path, &o.bytes, stamp, seq);
                 w
             }
         };
@@ -243,50 +277,127 @@ impl Writer {
         Ok((written, sha256))
     }
 
-    /// Write `bytes` to `path` atomically, unless the file holds them already (checked by
-    /// reading it when `replaced`, the bytes it is known to hold, is unknown). Large outputs
-    /// go through a spare, others through a fresh temp file. `new_dir`: the directory is
-    /// new ([`sweep::once`]).
+    /// Write `bytes` to `path` (in `dir`) atomically, unless the file holds them already
+    /// (checked by reading it when `replaced`, the bytes it is known to hold, is unknown);
+    /// whether it was written, and the stamp of the file that holds them. Large outputs go
+    /// through a spare, others through a fresh temp file. `new_dir`: the directory is new
+    /// ([`sweep::once`]).
     fn replace(
         &self,
+        dir: &Dir,
         path: &Path,
         bytes: &OutputBytes,
         replaced: Option<&OutputBytes>,
         new_dir: bool,
-    ) -> std::io::Result<bool> {
-        if !spare::eligible(path, bytes) {
+    ) -> std::io::Result<(bool, Option<Stamp>)> {
+        if !spare::eligible(dir, path, bytes) {
             let before = match replaced {
                 Some(_) => Before::Differs,
                 None => Before::in_dir(new_dir),
             };
-            let written = write_parts(path, &bytes.parts, before)?;
+            let written = write_parts(dir, path, &bytes.parts, before, Special::Refuse)?;
             if self.spares == Spares::Ahead {
-                spare::prepare(path, bytes, &self.log.spares);
+                spare::prepare(dir, path, bytes, &self.log.spares);
             }
             return Ok(written);
         }
-        if replaced.is_none() && holds(path, &bytes.parts) {
-            return Ok(false);
+        if replaced.is_none()
+            && let Existing::Holds(stamp) = existing(dir, name_of(path)?, &bytes.parts)
+        {
+            return Ok((false, Some(stamp)));
         }
-        if let Err(e) = spare::write(path, bytes, replaced, &self.log.spares) {
-            // The output is untouched: write it the plain way.
-            tracing::debug!(path = %path.display(), error = %e, "spare write failed");
-            return write_parts(path, &bytes.parts, Before::Differs);
+        match spare::write(dir, path, bytes, replaced, &self.log.spares) {
+            Ok((_, stamp)) => Ok((true, stamp)),
+            Err(e) => {
+                // The output is untouched: write it the plain way.
+                tracing::debug!(path = %path.display(), error = %e, "spare write failed");
+                write_parts(dir, path, &bytes.parts, Before::Differs, Special::Refuse)
+            }
         }
-        Ok(true)
     }
 }
 
 /// Whether an output was written, and its digest (if asked for).
 type Checked = (bool, Option<[u8; 32]>);
 
+/// The directories a build writes into, each opened once: the output directory as named,
+/// the directories below it without following another user's link ([`dir`]).
+struct Dirs<'a> {
+    root: &'a Path,
+    open: Mutex<HashMap<PathBuf, Arc<Dir>>>,
+}
+
+impl<'a> Dirs<'a> {
+    fn new(root: &'a Path) -> Dirs<'a> {
+        Dirs {
+            root,
+            open: Mutex::default(),
+        }
+    }
+
+    /// The directory of the output `path`, opened (and made) if needed.
+    fn get(&self, path: &Path) -> std::io::Result<Arc<Dir>> {
+        self.dir(parent(path))
+    }
+
+    /// The directory `dir`, opened (and made) if needed: one below the root from its
+    /// parent's handle, so that each directory of a tree costs one `openat`.
+    fn dir(&self, dir: &Path) -> std::io::Result<Arc<Dir>> {
+        let lock = || self.open.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(d) = lock().get(dir) {
+            return Ok(d.clone());
+        }
+        let below = dir != self.root && dir.starts_with(self.root);
+        let opened = match (below, dir.parent(), dir.file_name()) {
+            (true, Some(up), Some(name)) => self.dir(up)?.subdir(name)?,
+            _ => Dir::open(dir)?,
+        };
+        let d = Arc::new(opened);
+        lock().insert(dir.to_path_buf(), d.clone());
+        Ok(d)
+    }
+
+    /// The directories are to be opened again (one was removed meanwhile).
+    fn forget(&self) {
+        self.open.lock().unwrap_or_else(|e| e.into_inner()).clear();
+    }
+}
+
 /// Write `parts` (concatenated) to `path` atomically; nothing when the file already holds
-/// these bytes. Returns whether the file was written.
+/// these bytes. Returns whether the file was written. A character device or a FIFO at
+/// `path` (or a link to one, or to an open descriptor in `/proc`: `/dev/stdout`) is
+/// written through, as a shell redirection writes it; anything else that is not a regular
+/// file or a link is refused.
 pub fn write_atomic<P: AsRef<[u8]>>(path: &Path, parts: &[P]) -> Result<bool, WriteError> {
-    let new_dir = sweep::once(parent(path));
-    write_parts(path, parts, Before::in_dir(new_dir)).map_err(|source| WriteError::Io {
+    let write = || {
+        let dir = Dir::open(parent(path))?;
+        let new_dir = sweep::once(&dir);
+        let before = Before::in_dir(new_dir);
+        write_parts(&dir, path, parts, before, Special::WriteThrough)
+    };
+    write().map(|w| w.0).map_err(|source| WriteError::Io {
         path: path.to_path_buf(),
         source,
+    })
+}
+
+/// What [`write_parts`] does with an output that is there and is neither a regular file
+/// nor a link.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Special {
+    /// Refuse it (a build's outputs: kiln names them, in directories others may share).
+    Refuse,
+    /// Write through a character device or a FIFO (a file named on the command line).
+    WriteThrough,
+}
+
+/// The name of `path`'s file in its directory.
+fn name_of(path: &Path) -> std::io::Result<&OsStr> {
+    path.file_name().ok_or_else(|| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "not a file name (it ends in `..` or `/`)",
+        )
     })
 }
 
@@ -315,54 +426,129 @@ impl Before {
 
 /// Temp file in the same directory + rename, written with vectored writes; a file found
 /// (or believed) absent is written unnamed and then linked ([`unnamed`]). Unless the file
-/// is known to differ, one that holds `parts` already is left alone.
-fn write_parts<P: AsRef<[u8]>>(path: &Path, parts: &[P], before: Before) -> std::io::Result<bool> {
-    let dir = parent(path);
+/// is known to differ, one that holds `parts` already is left alone. Whether the file was
+/// written, and the stamp of the file that holds `parts`. A failure leaves nothing behind.
+fn write_parts<P: AsRef<[u8]>>(
+    dir: &Dir,
+    path: &Path,
+    parts: &[P],
+    before: Before,
+    special: Special,
+) -> std::io::Result<(bool, Option<Stamp>)> {
+    let name = name_of(path)?;
     // Whether linking an unnamed file is still worth a try (not once it was declined).
     let mut link = true;
     if before == Before::Absent {
         // Link first; look only when that fails (a taken name: `dir` is no longer new).
-        match unnamed::write(dir, path, parts)? {
-            unnamed::Unnamed::Linked => return Ok(true),
-            unnamed::Unnamed::Taken => sweep::taken(dir),
+        match unnamed::write(dir, name, parts)? {
+            unnamed::Unnamed::Linked(f) => return Ok((true, stamp_of(&f))),
+            unnamed::Unnamed::Taken => sweep::taken(dir.path()),
             unnamed::Unnamed::Declined => link = false,
         }
     }
     if before != Before::Differs {
-        match existing(path, parts) {
-            Existing::Holds => return Ok(false),
+        match existing(dir, name, parts) {
+            Existing::Holds(stamp) => return Ok((false, Some(stamp))),
             Existing::Absent if link => {
-                if unnamed::write(dir, path, parts)? == unnamed::Unnamed::Linked {
-                    return Ok(true);
+                if let unnamed::Unnamed::Linked(f) = unnamed::write(dir, name, parts)? {
+                    return Ok((true, stamp_of(&f)));
                 }
             }
-            Existing::Absent | Existing::Differs => {}
+            Existing::Special(t) => return write_special(dir, name, parts, t, special),
+            Existing::Link if special == Special::WriteThrough => {
+                if let Some(t) = written_through(dir, name) {
+                    return write_special(dir, name, parts, t, special);
+                }
+            }
+            Existing::Absent | Existing::Differs | Existing::Link => {}
         }
     }
     static SEQ: AtomicU64 = AtomicU64::new(0);
-    let name = path.file_name().unwrap_or_default().to_string_lossy();
-    let tmp = dir.join(format!(
-        ".{name}.tmp.{}.{}",
-        std::process::id(),
-        SEQ.fetch_add(1, Ordering::Relaxed)
-    ));
-    // Create the directory only when needed (saves a stat per file on bulk writes).
-    let mut f = match fs::File::create(&tmp) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            fs::create_dir_all(dir)?;
-            fs::File::create(&tmp)?
+    let mut tries = 0;
+    let (tmp, mut f) = loop {
+        let mut tmp = std::ffi::OsString::from(".");
+        tmp.push(name);
+        // After a taken name (a leftover, or a name planted ahead), one no one can guess.
+        let n = match tries {
+            0 => SEQ.fetch_add(1, Ordering::Relaxed),
+            _ => random_u64(),
+        };
+        tmp.push(format!(".tmp.{}.{n}", std::process::id()));
+        match dir.create_new(&tmp) {
+            Ok(f) => break (tmp, f),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && tries < 8 => tries += 1,
+            Err(e) => return Err(e),
         }
-        r => r?,
     };
     // Held (open and locked) until renamed: no sweep takes it for a leftover.
     sweep::hold(&f);
-    let written = write_all_parts(&mut f, parts).and_then(|()| fs::rename(&tmp, path));
+    let written = write_all_parts(&mut f, parts).and_then(|()| dir.rename_to(&tmp, dir, name));
     if written.is_err() {
-        let _ = fs::remove_file(&tmp);
+        dir.discard(&tmp);
     }
-    drop(f);
     written?;
-    Ok(true)
+    Ok((true, stamp_of(&f)))
+}
+
+/// A number from the standard library's randomly keyed hasher (seeded from the system's
+/// randomness once per process, and different on every call).
+pub(crate) fn random_u64() -> u64 {
+    use std::hash::BuildHasher;
+    std::collections::hash_map::RandomState::new().hash_one(std::time::Instant::now())
+}
+
+/// The stamp of an open file (after it was renamed or linked to its name).
+fn stamp_of(f: &fs::File) -> Option<Stamp> {
+    f.metadata().ok().map(|m| Stamp::of(&m))
+}
+
+/// What a link at an output's path leads to when it is written through rather than
+/// replaced: a character device or a FIFO, or an open descriptor (`/dev/stdout` is a link
+/// to `/proc/self/fd/1`, whatever that is).
+fn written_through(dir: &Dir, name: &OsStr) -> Option<FileType> {
+    let t = FileType::from_raw_mode(dir.stat(name).ok()?.st_mode);
+    let to_proc = dir
+        .read_link(name)
+        .is_ok_and(|l| l.as_bytes().starts_with(b"/proc/"));
+    match t {
+        FileType::CharacterDevice | FileType::Fifo => Some(t),
+        _ if to_proc || dir.in_proc() => Some(t),
+        _ => None,
+    }
+}
+
+/// Write `parts` to `name`, which is there and is not a regular file (of type `t`): through
+/// it when it is a character device or a FIFO (or an open descriptor) and `special` allows,
+/// else refused. Never renamed over, never chmod-ed.
+fn write_special<P: AsRef<[u8]>>(
+    dir: &Dir,
+    name: &OsStr,
+    parts: &[P],
+    t: FileType,
+    special: Special,
+) -> std::io::Result<(bool, Option<Stamp>)> {
+    let through = matches!(
+        t,
+        FileType::CharacterDevice | FileType::Fifo | FileType::RegularFile
+    );
+    if special == Special::WriteThrough && through {
+        let mut f = dir.open_to_write_through(name)?;
+        write_all_parts(&mut f, parts)?;
+        return Ok((true, None));
+    }
+    let what = dir::kind_of(t);
+    let message = match special {
+        Special::Refuse => format!(
+            "is {what}, not a regular file: kiln does not replace it (remove it, or write the outputs elsewhere)"
+        ),
+        Special::WriteThrough => format!(
+            "is {what}: kiln writes a regular file, or through a character device or a FIFO"
+        ),
+    };
+    Err(std::io::Error::new(
+        std::io::ErrorKind::InvalidInput,
+        message,
+    ))
 }
 
 /// The directory of `path` (`.` for a bare name).
@@ -373,35 +559,49 @@ fn parent(path: &Path) -> &Path {
     }
 }
 
-/// Whether the file at `path` holds exactly the concatenation of `parts` (read only when
-/// its size matches).
-fn holds<P: AsRef<[u8]>>(path: &Path, parts: &[P]) -> bool {
-    existing(path, parts) == Existing::Holds
-}
-
-/// What is at an output's path, against the bytes about to be written there.
+/// What is at an output's name, against the bytes about to be written there.
 #[derive(PartialEq, Eq)]
 enum Existing {
     /// Nothing.
     Absent,
-    /// A file that holds exactly these bytes.
-    Holds,
-    /// Anything else (other bytes, or what could not be read).
+    /// A regular file that holds exactly these bytes (with its stamp).
+    Holds(Stamp),
+    /// A regular file with other bytes, or what could not be read.
     Differs,
+    /// A symbolic link (not followed).
+    Link,
+    /// Something else: a device, a FIFO, a socket, a directory.
+    Special(FileType),
 }
 
-/// What is at `path`, against the concatenation of `parts` (the file read only when its
-/// size matches).
-fn existing<P: AsRef<[u8]>>(path: &Path, parts: &[P]) -> Existing {
+/// What is at `name` in `dir`, against the concatenation of `parts` (a regular file read
+/// only when its size matches; nothing else opened).
+fn existing<P: AsRef<[u8]>>(dir: &Dir, name: &OsStr, parts: &[P]) -> Existing {
     let len: usize = parts.iter().map(|p| p.as_ref().len()).sum();
-    match fs::metadata(path) {
+    let st = match dir.lstat(name) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Existing::Absent,
-        Ok(m) if m.len() == len as u64 => {}
-        _ => return Existing::Differs,
+        Err(_) => return Existing::Differs,
+        Ok(st) => st,
+    };
+    match FileType::from_raw_mode(st.st_mode) {
+        FileType::RegularFile => {}
+        FileType::Symlink => return Existing::Link,
+        t => return Existing::Special(t),
     }
-    let Ok(existing) = fs::read(path) else {
+    if st.st_size as u64 != len as u64 {
+        return Existing::Differs;
+    }
+    let flags = rustix::fs::OFlags::RDONLY | rustix::fs::OFlags::NONBLOCK;
+    let Ok(mut f) = dir.open_nofollow(name, flags) else {
         return Existing::Differs;
     };
+    let Ok(meta) = f.metadata() else {
+        return Existing::Differs;
+    };
+    let mut existing = Vec::with_capacity(len);
+    if !meta.is_file() || meta.len() != len as u64 || f.read_to_end(&mut existing).is_err() {
+        return Existing::Differs;
+    }
     let mut rest = &existing[..];
     for p in parts {
         let Some((head, tail)) = rest.split_at_checked(p.as_ref().len()) else {
@@ -413,7 +613,7 @@ fn existing<P: AsRef<[u8]>>(path: &Path, parts: &[P]) -> Existing {
         rest = tail;
     }
     match rest.is_empty() {
-        true => Existing::Holds,
+        true => Existing::Holds(Stamp::of(&meta)),
         false => Existing::Differs,
     }
 }
@@ -438,25 +638,6 @@ fn write_all_parts<P: AsRef<[u8]>>(f: &mut fs::File, parts: &[P]) -> std::io::Re
     Ok(())
 }
 
-/// Whether the watcher marked neither `path` nor a directory above it.
-fn untouched(marks: &RootMarks, path: &Path) -> bool {
-    use std::os::unix::ffi::OsStrExt;
-    let RootMarks::Changed(changed) = marks else {
-        return false;
-    };
-    if changed.is_empty() {
-        return true;
-    }
-    if changed.len() > 16 {
-        return !path.ancestors().any(|a| changed.contains(a));
-    }
-    let p = path.as_os_str().as_bytes();
-    !changed.iter().any(|m| {
-        let m = m.as_os_str().as_bytes();
-        p.starts_with(m) && (p.len() == m.len() || p[m.len()] == b'/')
-    })
-}
-
 /// What this process knows of each output path: the bytes it last wrote there (shared
 /// parts) with the file's stamp just after the write, and, for clients that ask for
 /// digests, the SHA-256 state of the parts it last hashed (midstates at every part
@@ -464,8 +645,17 @@ fn untouched(marks: &RootMarks, path: &Path) -> bool {
 #[derive(Debug, Default)]
 struct OutputLog {
     hashed: Mutex<BTreeMap<PathBuf, Hashed>>,
-    written: Mutex<HashMap<PathBuf, Logged>>,
+    written: Mutex<WrittenLog>,
     spares: spare::SpareLog,
+}
+
+/// The outputs written or checked, by path (sorted: a directory's are together), and how
+/// many invalidations happened: a file checked or written while one happened is not
+/// trusted until it is checked again.
+#[derive(Debug, Default)]
+struct WrittenLog {
+    files: BTreeMap<PathBuf, Logged>,
+    invalidations: u64,
 }
 
 /// An output as last written or checked, and the job result it was checked for.
@@ -473,6 +663,9 @@ struct OutputLog {
 struct Logged {
     bytes: OutputBytes,
     stamp: Stamp,
+    /// Nothing the watcher saw since it was written or checked touched it: it needs no
+    /// `stat` (see [`Writer::invalidate`]).
+    trusted: bool,
     owner: Weak<JobResult>,
 }
 
@@ -549,27 +742,72 @@ impl OutputLog {
         sha256
     }
 
-    /// The bytes the file at `path` is known to hold (`None`: not written by us, or
-    /// changed since). `unmarked`: the watcher saw no change of `path` since the last
-    /// build, so its stamp need not be checked.
-    fn known(&self, path: &Path, unmarked: bool) -> Option<OutputBytes> {
-        let (last, stamp) = {
-            let log = self.written.lock().unwrap_or_else(|e| e.into_inner());
-            let l = log.get(path)?;
-            (l.bytes.clone(), l.stamp)
+    fn lock(&self) -> std::sync::MutexGuard<'_, WrittenLog> {
+        self.written.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The number of invalidations so far (taken before a file is written or checked).
+    fn seq(&self) -> u64 {
+        self.lock().invalidations
+    }
+
+    /// The outputs below `root` that the watcher saw change (`Unknown`: all of them) are
+    /// no longer trusted, nor are the results that hold them on disk.
+    fn invalidate(&self, root: &Path, marks: &RootMarks) {
+        let all = [root.to_path_buf()];
+        let changed = match marks {
+            RootMarks::Changed(c) if c.is_empty() => return,
+            RootMarks::Changed(c) => c.iter().collect::<Vec<_>>(),
+            RootMarks::Unknown => all.iter().collect(),
         };
-        if !unmarked && Stamp::of_path(path)? != stamp {
+        let mut log = self.lock();
+        // Also when nothing is logged there yet: a write in flight records an untrusted file.
+        log.invalidations += 1;
+        for p in changed {
+            let below = log.files.range_mut::<Path, _>((
+                std::ops::Bound::Included(p.as_path()),
+                std::ops::Bound::Unbounded,
+            ));
+            for (_, l) in below.take_while(|(q, _)| q.starts_with(p)) {
+                l.trusted = false;
+                l.disown();
+            }
+        }
+    }
+
+    /// The bytes the file at `path` is known to hold (`None`: not written by us, or
+    /// changed since). An untrusted file is checked against the stamp taken when it was
+    /// written (and trusted again when it matches).
+    fn known(&self, path: &Path) -> Option<OutputBytes> {
+        let (last, stamp, seq) = {
+            let log = self.lock();
+            let l = log.files.get(path)?;
+            if l.trusted {
+                return Some(l.bytes.clone());
+            }
+            (l.bytes.clone(), l.stamp, log.invalidations)
+        };
+        let now = fs::symlink_metadata(path).ok().map(|m| Stamp::of(&m));
+        if now != Some(stamp) {
             return None;
+        }
+        let mut log = self.lock();
+        if log.invalidations == seq
+            && let Some(l) = log.files.get_mut(path)
+            && l.stamp == stamp
+        {
+            l.trusted = true;
         }
         Some(last)
     }
 
-    /// `path` now holds `bytes`: the result that last held it there is no longer on disk.
-    fn record(&self, path: &Path, bytes: &OutputBytes) {
-        let stamp = Stamp::of_path(path);
-        let mut log = self.written.lock().unwrap_or_else(|e| e.into_inner());
+    /// `path` now holds `bytes`, in the file of `stamp` (`None`: unknown), written or
+    /// checked since invalidation `seq`: the result that last held it there is no longer
+    /// on disk.
+    fn record(&self, path: &Path, bytes: &OutputBytes, stamp: Option<Stamp>, seq: u64) {
+        let mut log = self.lock();
         let Some(stamp) = stamp else {
-            if let Some(old) = log.remove(path) {
+            if let Some(old) = log.files.remove(path) {
                 old.disown();
             }
             return;
@@ -577,22 +815,24 @@ impl OutputLog {
         let new = Logged {
             bytes: bytes.clone(),
             stamp,
+            trusted: log.invalidations == seq,
             owner: Weak::new(),
         };
-        if let Some(old) = log.insert(path.to_path_buf(), new) {
+        if let Some(old) = log.files.insert(path.to_path_buf(), new) {
             old.disown();
         }
     }
 
     /// After every output of `result` was written or found on disk: mark it on disk,
-    /// unless another build of this process replaced one of its files meanwhile.
+    /// unless another build of this process replaced one of its files meanwhile, or one
+    /// is not trusted.
     fn settle(&self, result: &Arc<JobResult>) {
-        let mut log = self.written.lock().unwrap_or_else(|e| e.into_inner());
+        let mut log = self.lock();
         for o in &result.outputs {
-            let Some(l) = log.get_mut(&o.path) else {
+            let Some(l) = log.files.get_mut(&o.path) else {
                 return;
             };
-            if !same_bytes(&l.bytes, &o.bytes) {
+            if !l.trusted || !same_bytes(&l.bytes, &o.bytes) {
                 return;
             }
             l.bytes = o.bytes.clone();

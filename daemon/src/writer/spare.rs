@@ -13,7 +13,8 @@
 //! - it is claimed first by renaming it to a name unique to this writer, so two writers
 //!   (threads or processes) never write the same file;
 //! - it must be a regular file of this user with exactly one link (no hard link kept by a
-//!   build system's cache or a user);
+//!   build system's cache or a user), opened without following a link, in a spares'
+//!   directory only this user may write to ([`super::dir::Dir::spares`]);
 //! - this process must get a write lease on it, which Linux grants only when no other open
 //!   file description of it exists (a reader, or a mapping, still holding that older
 //!   version), and holds while writing (an `open` meanwhile waits for the lease's release).
@@ -34,10 +35,13 @@
 //! recorded after it was set aside; anything else rewrites it whole. Spares live in
 //! `.kiln-spare/` beside the outputs (named `<output>.spare`, never `.mlir`/`.blif`), only
 //! for outputs of at least [`MIN_LEN`] bytes, and only on Linux; they can be deleted at any
-//! time.
+//! time. A write that fails (a full disk) removes the claim it made before it returns.
 
+use super::dir::Dir;
 use crate::db::OutputBytes;
+use crate::inputs::Stamp;
 use std::collections::HashMap;
+use std::ffi::{OsStr, OsString};
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -76,32 +80,25 @@ pub enum Written {
     Renamed,
 }
 
-/// The directory of spares for `path`.
-pub fn spare_dir(path: &Path) -> PathBuf {
-    parent(path).join(".kiln-spare")
+/// The name of `path`'s file (an output's name in its directory).
+fn name_of(path: &Path) -> io::Result<&OsStr> {
+    path.file_name()
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "an output path without a name"))
 }
 
-fn parent(path: &Path) -> &Path {
-    match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    }
+fn spare_name(name: &OsStr) -> OsString {
+    let mut s = name.to_os_string();
+    s.push(".spare");
+    s
 }
 
-fn spare_path(path: &Path) -> PathBuf {
-    let name = path.file_name().unwrap_or_default().to_string_lossy();
-    spare_dir(path).join(format!("{name}.spare"))
-}
-
-fn claim_path(path: &Path) -> PathBuf {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static SEQ: AtomicU64 = AtomicU64::new(0);
-    let name = path.file_name().unwrap_or_default().to_string_lossy();
-    spare_dir(path).join(format!(
-        "{name}.{}.{}.claim",
-        std::process::id(),
-        SEQ.fetch_add(1, Ordering::Relaxed)
-    ))
+/// A claim's name, unique to this writer and not guessable by another user (who could
+/// otherwise take it ahead and make spares fail).
+fn claim_name(name: &OsStr) -> OsString {
+    let mut s = name.to_os_string();
+    let n = super::random_u64();
+    s.push(format!(".{}.{n}.claim", std::process::id()));
+    s
 }
 
 fn mtime_ns(meta: &fs::Metadata) -> i128 {
@@ -123,84 +120,93 @@ impl SpareLog {
     }
 }
 
-/// Whether `bytes` for `path` go through a spare: large enough, on Linux, replacing an
-/// existing regular file.
-pub fn eligible(path: &Path, bytes: &OutputBytes) -> bool {
+/// Whether `bytes` for `path` (in `dir`) go through a spare: large enough, on Linux,
+/// replacing an existing regular file.
+pub fn eligible(dir: &Dir, path: &Path, bytes: &OutputBytes) -> bool {
     cfg!(target_os = "linux")
         && bytes.len() >= MIN_LEN
-        && fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_file())
+        && name_of(path).is_ok_and(|n| {
+            dir.lstat(n).is_ok_and(|st| {
+                rustix::fs::FileType::from_raw_mode(st.st_mode) == rustix::fs::FileType::RegularFile
+            })
+        })
 }
 
-/// Replace the file at `path` (an existing regular file, see [`eligible`]) with `bytes`
-/// atomically, through its spare. `replaced`: the bytes the file at `path` holds now, if
-/// known — they become the spare's known content.
+/// Replace the file at `path` in `dir` (an existing regular file, see [`eligible`]) with
+/// `bytes` atomically, through its spare; with the stamp of the file written. `replaced`:
+/// the bytes the file at `path` holds now, if known — they become the spare's known
+/// content. Fails when `dir` has no usable spares' directory; a failed write removes the
+/// claim it wrote and leaves the output as it was.
 pub fn write(
+    dir: &Dir,
     path: &Path,
     bytes: &OutputBytes,
     replaced: Option<&OutputBytes>,
     log: &SpareLog,
-) -> io::Result<Written> {
-    let dir = spare_dir(path);
-    fs::create_dir_all(&dir)?;
-    super::sweep::once(&dir);
-    let spare = spare_path(path);
-    let claim = claim_path(path);
+) -> io::Result<(Written, Option<Stamp>)> {
+    let name = name_of(path)?;
+    super::sweep::once(dir);
+    let spares = dir
+        .spares(true)
+        .ok_or_else(|| io::Error::other("no usable spares' directory"))?;
+    let (spare, claim) = (spare_name(name), claim_name(name));
     // Under the lock: a spare [`prepare`] sets aside is either not there yet or recorded.
     let (known, claimed) = {
         let mut log = log.lock();
-        (log.remove(path), fs::rename(&spare, &claim))
+        (log.remove(path), spares.rename_to(&spare, &spares, &claim))
     };
     let reused = match claimed {
-        Ok(()) => sys::rewrite(&claim, bytes, known.as_ref())?,
+        Ok(()) => sys::rewrite(&spares, &claim, bytes, known.as_ref())
+            .inspect_err(|_| spares.discard(&claim))?,
         Err(e) if e.kind() == io::ErrorKind::NotFound => None,
         Err(e) => return Err(e),
     };
-    let how = match reused {
-        Some(from) => Written::Spare { from },
+    let (how, file) = match reused {
+        Some((from, f)) => (Written::Spare { from }, f),
         None => {
-            remove_if_present(&claim)?;
-            write_new(&claim, bytes)?;
-            Written::Fresh
+            spares.discard(&claim);
+            let f = write_new(&spares, &claim, bytes).inspect_err(|_| spares.discard(&claim))?;
+            (Written::Fresh, f)
         }
     };
-    match sys::exchange(&claim, path) {
+    let stamp = || file.metadata().ok().map(|m| Stamp::of(&m));
+    match sys::exchange(&spares, &claim, dir, name) {
         Ok(true) => {}
         Ok(false) => {
-            fs::rename(&claim, path).inspect_err(|_| {
-                let _ = fs::remove_file(&claim);
-            })?;
-            return Ok(Written::Renamed);
+            spares
+                .rename_to(&claim, dir, name)
+                .inspect_err(|_| spares.discard(&claim))?;
+            return Ok((Written::Renamed, stamp()));
         }
         Err(e) => {
-            let _ = fs::remove_file(&claim);
+            spares.discard(&claim);
             return Err(e);
         }
     }
+    let stamp = stamp();
     // `claim` now holds the replaced version: set it aside as the spare.
-    if fs::rename(&claim, &spare).is_err() {
-        let _ = fs::remove_file(&claim);
-        return Ok(how);
+    if spares.rename_to(&claim, &spares, &spare).is_err() {
+        spares.discard(&claim);
+        return Ok((how, stamp));
     }
-    let known = match (replaced, fs::symlink_metadata(&spare)) {
-        (Some(b), Ok(meta)) if meta.len() == b.len() as u64 => {
-            use std::os::unix::fs::MetadataExt;
-            Some(Known {
-                bytes: b.clone(),
-                ino: meta.ino(),
-                len: meta.len(),
-                mtime_ns: mtime_ns(&meta),
-            })
-        }
+    let known = match (replaced, spares.lstat(&spare)) {
+        (Some(b), Ok(st)) if st.st_size as u64 == b.len() as u64 => Some(Known {
+            bytes: b.clone(),
+            ino: st.st_ino,
+            len: st.st_size as u64,
+            mtime_ns: st.st_mtime as i128 * 1_000_000_000 + st.st_mtime_nsec as i128,
+        }),
         _ => None,
     };
     log.put(path, known);
-    Ok(how)
+    Ok((how, stamp))
 }
 
-/// After `path` was written with `bytes` for the first time: make its spare on a
-/// background thread, holding the same bytes, unless one exists (or the output is small,
+/// After `path` (in `dir`) was written with `bytes` for the first time: make its spare on
+/// a background thread, holding the same bytes, unless one exists (or the output is small,
 /// or not on Linux). The handle is for tests; builds let the thread run.
 pub fn prepare(
+    dir: &Dir,
     path: &Path,
     bytes: &OutputBytes,
     log: &SpareLog,
@@ -208,40 +214,49 @@ pub fn prepare(
     if !cfg!(target_os = "linux") || bytes.len() < MIN_LEN {
         return None;
     }
+    let dir = dir.try_clone().ok()?;
     let (path, bytes, log) = (path.to_path_buf(), bytes.clone(), log.clone());
     let spawned = std::thread::Builder::new()
         .name("kiln-spare".into())
         .spawn(move || {
-            let claim = claim_path(&path);
-            if let Err(e) = set_aside_copy(&path, &claim, &bytes, &log) {
-                let _ = fs::remove_file(&claim);
+            if let Err(e) = set_aside_copy(&dir, &path, &bytes, &log) {
                 tracing::debug!(path = %path.display(), error = %e, "spare not prepared");
             }
         });
     spawned.ok()
 }
 
-/// [`prepare`]'s work: `bytes` written to `claim`, then moved to the spare's name and
-/// recorded, under the log's lock, unless a spare exists by then.
-fn set_aside_copy(
-    path: &Path,
-    claim: &Path,
-    bytes: &OutputBytes,
-    log: &SpareLog,
-) -> io::Result<()> {
+/// [`prepare`]'s work: `bytes` written to a claim, then moved to the spare's name and
+/// recorded, under the log's lock, unless a spare exists by then. A failure removes the
+/// claim.
+fn set_aside_copy(dir: &Dir, path: &Path, bytes: &OutputBytes, log: &SpareLog) -> io::Result<()> {
     use std::os::unix::fs::MetadataExt;
-    let dir = spare_dir(path);
-    let spare = spare_path(path);
-    fs::create_dir_all(&dir)?;
-    super::sweep::once(&dir);
-    if fs::symlink_metadata(&spare).is_ok() {
+    let name = name_of(path)?;
+    let Some(spares) = dir.spares(true) else {
+        return Ok(());
+    };
+    super::sweep::once(dir);
+    let (spare, claim) = (spare_name(name), claim_name(name));
+    if spares.lstat(&spare).is_ok() {
         return Ok(());
     }
-    let meta = write_new(claim, bytes)?.metadata()?;
+    let written = write_new(&spares, &claim, bytes).and_then(|f| f.metadata());
+    let meta = written.inspect_err(|_| spares.discard(&claim))?;
     let mut known = log.lock();
-    if !sys::rename_noreplace(claim, &spare)? {
+    let noreplace = rustix::fs::RenameFlags::NOREPLACE;
+    let cannot = [
+        rustix::io::Errno::EXIST,
+        rustix::io::Errno::INVAL,
+        rustix::io::Errno::NOSYS,
+        rustix::io::Errno::OPNOTSUPP,
+    ];
+    if !spares
+        .rename2(&claim, &spares, &spare, noreplace, &cannot)
+        .inspect_err(|_| spares.discard(&claim))?
+    {
         drop(known);
-        return fs::remove_file(claim);
+        spares.discard(&claim);
+        return Ok(());
     }
     known.insert(
         path.to_path_buf(),
@@ -255,22 +270,12 @@ fn set_aside_copy(
     Ok(())
 }
 
-/// A new file at `path` (which must not exist) holding `bytes`.
-fn write_new(path: &Path, bytes: &OutputBytes) -> io::Result<fs::File> {
-    let mut f = fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(path)?;
+/// A new file `name` in `dir` (which must not exist) holding `bytes`.
+fn write_new(dir: &Dir, name: &OsStr, bytes: &OutputBytes) -> io::Result<fs::File> {
+    let mut f = dir.create_new(name)?;
     super::sweep::hold(&f);
     super::write_all_parts(&mut f, &bytes.parts)?;
     Ok(f)
-}
-
-fn remove_if_present(path: &Path) -> io::Result<()> {
-    match fs::remove_file(path) {
-        Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
-        _ => Ok(()),
-    }
 }
 
 /// Byte offset of the first part of `new` that differs from `old` (parts compared as
@@ -282,24 +287,25 @@ fn first_difference(old: &OutputBytes, new: &OutputBytes) -> u64 {
 
 #[cfg(target_os = "linux")]
 mod sys {
+    use super::super::dir::Dir;
     use super::{Known, first_difference, mtime_ns};
     use crate::db::OutputBytes;
-    use std::ffi::CString;
+    use std::ffi::OsStr;
     use std::fs;
     use std::io::{self, Seek, SeekFrom};
     use std::os::fd::AsRawFd;
-    use std::os::unix::ffi::OsStrExt;
     use std::os::unix::fs::MetadataExt;
-    use std::path::Path;
 
-    /// Rewrite the claimed spare at `claim` in place to hold `bytes`, when it may be
-    /// (see the module docs); returns the offset written from, or `None` when it may not.
+    /// Rewrite the claimed spare `claim` (in `spares`) in place to hold `bytes`, when it
+    /// may be (see the module docs; never through a link); returns the offset written from
+    /// and the file, or `None` when it may not.
     pub(super) fn rewrite(
-        claim: &Path,
+        spares: &Dir,
+        claim: &OsStr,
         bytes: &OutputBytes,
         known: Option<&Known>,
-    ) -> io::Result<Option<u64>> {
-        let mut f = match fs::OpenOptions::new().write(true).open(claim) {
+    ) -> io::Result<Option<(u64, fs::File)>> {
+        let mut f = match spares.open_nofollow(claim, rustix::fs::OFlags::WRONLY) {
             Ok(f) => f,
             Err(_) => return Ok(None),
         };
@@ -334,7 +340,7 @@ mod sys {
         debug_assert_eq!(skip, 0, "the offset falls on a part boundary");
         super::super::write_all_parts(&mut f, &bytes.parts[start..])?;
         f.set_len(bytes.len() as u64)?;
-        Ok(Some(from))
+        Ok(Some((from, f)))
     }
 
     /// A write lease on an open file, released on drop (declare it after the file, so
@@ -392,62 +398,33 @@ mod sys {
         }
     }
 
-    /// Atomically exchange the files at `a` and `b`; `Ok(false)` when the file system or
-    /// kernel cannot.
-    pub(super) fn exchange(a: &Path, b: &Path) -> io::Result<bool> {
-        let cannot = [libc::EINVAL, libc::ENOSYS, libc::EOPNOTSUPP, libc::ENOENT];
-        rename2(a, b, libc::RENAME_EXCHANGE, &cannot)
-    }
-
-    /// Rename `a` to `b` unless `b` exists; `Ok(false)` when it does, or when the file
-    /// system or kernel cannot rename that way.
-    pub(super) fn rename_noreplace(a: &Path, b: &Path) -> io::Result<bool> {
-        let cannot = [libc::EEXIST, libc::EINVAL, libc::ENOSYS, libc::EOPNOTSUPP];
-        rename2(a, b, libc::RENAME_NOREPLACE, &cannot)
-    }
-
-    /// `renameat2(a, b, flags)`: `Ok(true)` when done, `Ok(false)` when it failed with one
-    /// of the `declined` errors.
-    fn rename2(a: &Path, b: &Path, flags: libc::c_uint, declined: &[i32]) -> io::Result<bool> {
-        let a = CString::new(a.as_os_str().as_bytes())?;
-        let b = CString::new(b.as_os_str().as_bytes())?;
-        // SAFETY: two valid NUL-terminated paths relative to the working directory.
-        let r = unsafe {
-            libc::renameat2(
-                libc::AT_FDCWD,
-                a.as_ptr(),
-                libc::AT_FDCWD,
-                b.as_ptr(),
-                flags,
-            )
-        };
-        if r == 0 {
-            return Ok(true);
-        }
-        let e = io::Error::last_os_error();
-        match e.raw_os_error() {
-            Some(code) if declined.contains(&code) => Ok(false),
-            _ => Err(e),
-        }
+    /// Atomically exchange `a` in `from` and `b` in `to`; `Ok(false)` when the file system
+    /// or kernel cannot.
+    pub(super) fn exchange(from: &Dir, a: &OsStr, to: &Dir, b: &OsStr) -> io::Result<bool> {
+        use rustix::io::Errno;
+        let cannot = [Errno::INVAL, Errno::NOSYS, Errno::OPNOTSUPP, Errno::NOENT];
+        from.rename2(a, to, b, rustix::fs::RenameFlags::EXCHANGE, &cannot)
     }
 }
 
 #[cfg(not(target_os = "linux"))]
 mod sys {
+    use super::super::dir::Dir;
     use super::Known;
     use crate::db::OutputBytes;
+    use std::ffi::OsStr;
     use std::io;
-    use std::path::Path;
 
-    pub(super) fn rewrite(_: &Path, _: &OutputBytes, _: Option<&Known>) -> io::Result<Option<u64>> {
+    pub(super) fn rewrite(
+        _: &Dir,
+        _: &OsStr,
+        _: &OutputBytes,
+        _: Option<&Known>,
+    ) -> io::Result<Option<(u64, std::fs::File)>> {
         Ok(None)
     }
 
-    pub(super) fn exchange(_: &Path, _: &Path) -> io::Result<bool> {
-        Ok(false)
-    }
-
-    pub(super) fn rename_noreplace(_: &Path, _: &Path) -> io::Result<bool> {
+    pub(super) fn exchange(_: &Dir, _: &OsStr, _: &Dir, _: &OsStr) -> io::Result<bool> {
         Ok(false)
     }
 }

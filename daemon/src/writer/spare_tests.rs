@@ -1,7 +1,36 @@
 //! Spares: in-place rewrites, refusals, preparation ahead, races, sweeping.
 
+use super::super::dir::{Dir, SPARES};
 use super::*;
 use std::io::Read;
+
+/// The spares' directory beside `path`.
+fn spare_dir(path: &Path) -> PathBuf {
+    path.parent().unwrap().join(SPARES)
+}
+
+fn dir_of(path: &Path) -> Dir {
+    Dir::open(path.parent().unwrap()).unwrap()
+}
+
+/// [`write`] of the output at `path`.
+fn write_at(
+    path: &Path,
+    bytes: &OutputBytes,
+    replaced: Option<&OutputBytes>,
+    log: &SpareLog,
+) -> io::Result<Written> {
+    write(&dir_of(path), path, bytes, replaced, log).map(|w| w.0)
+}
+
+/// [`prepare`] of the output at `path`.
+fn prepare_at(
+    path: &Path,
+    bytes: &OutputBytes,
+    log: &SpareLog,
+) -> Option<std::thread::JoinHandle<()>> {
+    prepare(&dir_of(path), path, bytes, log)
+}
 
 /// An output of `n` parts of 256 KiB, part `i` filled with `fill(i)`.
 fn output(n: usize, fill: impl Fn(usize) -> u8) -> OutputBytes {
@@ -28,8 +57,11 @@ fn rewrites_the_spare_from_the_first_changed_part() {
     let v0 = output(8, |_| b'0');
     fs::write(&path, v0.to_vec()).unwrap();
     let v1 = output(8, |i| b'a' + i as u8);
-    assert!(eligible(&path, &v1));
-    assert_eq!(write(&path, &v1, Some(&v0), &log).unwrap(), Written::Fresh);
+    assert!(eligible(&dir_of(&path), &path, &v1));
+    assert_eq!(
+        write_at(&path, &v1, Some(&v0), &log).unwrap(),
+        Written::Fresh
+    );
     assert_eq!(fs::read(&path).unwrap(), v1.to_vec());
     // The spare holds v0 (known): v2 differs from it everywhere.
     let v2 = OutputBytes::from_parts({
@@ -38,7 +70,7 @@ fn rewrites_the_spare_from_the_first_changed_part() {
         p
     });
     assert_eq!(
-        write(&path, &v2, Some(&v1), &log).unwrap(),
+        write_at(&path, &v2, Some(&v1), &log).unwrap(),
         Written::Spare { from: 0 }
     );
     assert_eq!(fs::read(&path).unwrap(), v2.to_vec());
@@ -49,7 +81,7 @@ fn rewrites_the_spare_from_the_first_changed_part() {
         p
     });
     assert_eq!(
-        write(&path, &v3, Some(&v2), &log).unwrap(),
+        write_at(&path, &v3, Some(&v2), &log).unwrap(),
         Written::Spare {
             from: 5 * (256 << 10)
         }
@@ -62,7 +94,7 @@ fn rewrites_the_spare_from_the_first_changed_part() {
     // Unknown content (another process, or a restart): written whole, still in place.
     let fresh_log = SpareLog::default();
     assert_eq!(
-        write(&path, &v1, None, &fresh_log).unwrap(),
+        write_at(&path, &v1, None, &fresh_log).unwrap(),
         Written::Spare { from: 0 }
     );
     assert_eq!(fs::read(&path).unwrap(), v1.to_vec());
@@ -75,13 +107,13 @@ fn a_spare_someone_holds_open_or_linked_is_left_alone() {
     let log = SpareLog::default();
     let versions: Vec<OutputBytes> = (0..5).map(|k| output(5, |i| (k * 10 + i) as u8)).collect();
     fs::write(&path, versions[0].to_vec()).unwrap();
-    write(&path, &versions[1], Some(&versions[0]), &log).unwrap();
+    write_at(&path, &versions[1], Some(&versions[0]), &log).unwrap();
     // A reader opens the current version (1) and keeps reading it.
     let mut reader = fs::File::open(&path).unwrap();
-    write(&path, &versions[2], Some(&versions[1]), &log).unwrap();
+    write_at(&path, &versions[2], Some(&versions[1]), &log).unwrap();
     // Version 1 is the spare now, but open: not rewritten.
     assert_eq!(
-        write(&path, &versions[3], Some(&versions[2]), &log).unwrap(),
+        write_at(&path, &versions[3], Some(&versions[2]), &log).unwrap(),
         Written::Fresh
     );
     let mut seen = Vec::new();
@@ -93,7 +125,7 @@ fn a_spare_someone_holds_open_or_linked_is_left_alone() {
     let kept = dir.path().join("kept");
     fs::hard_link(&spare, &kept).unwrap();
     assert_eq!(
-        write(&path, &versions[4], Some(&versions[3]), &log).unwrap(),
+        write_at(&path, &versions[4], Some(&versions[3]), &log).unwrap(),
         Written::Fresh
     );
     assert_eq!(fs::read(&kept).unwrap(), versions[2].to_vec());
@@ -108,7 +140,7 @@ fn a_spare_is_prepared_ahead_for_a_first_write() {
     let log = SpareLog::default();
     let v0 = output(8, |i| i as u8);
     fs::write(&path, v0.to_vec()).unwrap();
-    prepare(&path, &v0, &log).unwrap().join().unwrap();
+    prepare_at(&path, &v0, &log).unwrap().join().unwrap();
     assert_eq!(leftovers(&path), ["big.rules.json.spare"]);
     // The first edit rewrites the prepared spare from the first changed part.
     let v1 = OutputBytes::from_parts({
@@ -117,14 +149,14 @@ fn a_spare_is_prepared_ahead_for_a_first_write() {
         p
     });
     assert_eq!(
-        write(&path, &v1, Some(&v0), &log).unwrap(),
+        write_at(&path, &v1, Some(&v0), &log).unwrap(),
         Written::Spare {
             from: 6 * (256 << 10)
         }
     );
     assert_eq!(fs::read(&path).unwrap(), v1.to_vec());
     // A spare exists now: nothing more is prepared.
-    prepare(&path, &v1, &log).unwrap().join().unwrap();
+    prepare_at(&path, &v1, &log).unwrap().join().unwrap();
     assert_eq!(leftovers(&path), ["big.rules.json.spare"]);
     assert_eq!(
         fs::read(spare_dir(&path).join("big.rules.json.spare")).unwrap(),
@@ -157,12 +189,12 @@ fn preparing_while_writing_keeps_every_output_exact() {
         let path = dir.path().join("o.mlir");
         let log = SpareLog::default();
         fs::write(&path, versions[0].to_vec()).unwrap();
-        let mut prepared = prepare(&path, &versions[0], &log);
+        let mut prepared = prepare_at(&path, &versions[0], &log);
         if round % 3 == 0 {
             std::thread::sleep(std::time::Duration::from_micros(200 * round as u64));
         }
         for k in 1..versions.len() {
-            write(&path, &versions[k], Some(&versions[k - 1]), &log).unwrap();
+            write_at(&path, &versions[k], Some(&versions[k - 1]), &log).unwrap();
             let got = fs::read(&path).unwrap();
             assert_eq!(got, versions[k].to_vec(), "round {round}, v{k}");
             // Two writes raced the preparation; the rest follow it.
@@ -190,7 +222,7 @@ fn claims_of_dead_writers_are_swept() {
         f.set_modified(std::time::SystemTime::now() - 2 * super::super::sweep::MIN_AGE)
             .unwrap();
     }
-    write(&path, &v, None, &SpareLog::default()).unwrap();
+    write_at(&path, &v, None, &SpareLog::default()).unwrap();
     assert!(!dead.exists());
     assert!(live.exists());
 }
@@ -222,7 +254,7 @@ fn concurrent_writers_and_a_reader_see_whole_versions() {
                 s.spawn(move || {
                     for k in 0..30 {
                         let v = &versions[(w + k) % versions.len()];
-                        write(path, v, None, log).unwrap();
+                        write_at(path, v, None, log).unwrap();
                     }
                 })
             })
@@ -256,10 +288,10 @@ fn writing_through_spares_changes_no_signal_disposition() {
     let versions: Vec<OutputBytes> = (0..3).map(|k| output(5, |i| (k * 8 + i) as u8)).collect();
     fs::write(&path, versions[0].to_vec()).unwrap();
     for k in 1..3 {
-        write(&path, &versions[k], Some(&versions[k - 1]), &log).unwrap();
+        write_at(&path, &versions[k], Some(&versions[k - 1]), &log).unwrap();
     }
     assert_eq!(
-        write(&path, &versions[0], Some(&versions[2]), &log).unwrap(),
+        write_at(&path, &versions[0], Some(&versions[2]), &log).unwrap(),
         Written::Spare { from: 0 }
     );
     assert_eq!(

@@ -15,9 +15,11 @@
 //! - it was last changed more than [`MIN_AGE`] ago (between a writer's create and its lock
 //!   there is a moment without either).
 
+use super::dir::Dir;
 use std::collections::HashMap;
+use std::ffi::OsStr;
 use std::fs;
-use std::os::unix::fs::OpenOptionsExt;
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
@@ -35,22 +37,21 @@ fn seen() -> MutexGuard<'static, Option<HashMap<PathBuf, bool>>> {
 
 /// Sweep `dir` and its spares unless this process did already. Returns whether `dir` is
 /// new: an output there is then most likely absent, and is written without looking first.
-pub fn once(dir: &Path) -> bool {
-    let spares = {
+pub fn once(dir: &Dir) -> bool {
+    {
         let mut seen = seen();
         let seen = seen.get_or_insert_with(HashMap::new);
-        if let Some(&new) = seen.get(dir) {
+        if let Some(&new) = seen.get(dir.path()) {
             return new;
         }
-        let spares = dir.join(".kiln-spare");
-        seen.insert(dir.to_path_buf(), false);
-        seen.entry(spares.clone()).or_insert(false);
-        spares
-    };
+        seen.insert(dir.path().to_path_buf(), false);
+    }
     let (_, empty) = sweep_dir(dir);
-    sweep(&spares);
+    if let Some(spares) = dir.spares(false) {
+        sweep_dir(&spares);
+    }
     if empty && let Some(seen) = seen().as_mut() {
-        seen.insert(dir.to_path_buf(), true);
+        seen.insert(dir.path().to_path_buf(), true);
     }
     empty
 }
@@ -69,34 +70,36 @@ pub fn hold(f: &fs::File) {
     let _ = f.try_lock_exclusive();
 }
 
-/// Remove the leftovers of dead writers in `dir`; how many.
+/// Remove the leftovers of dead writers in `dir` (an existing directory); how many.
 pub fn sweep(dir: &Path) -> usize {
-    sweep_dir(dir).0
+    Dir::open(dir).map_or(0, |d| sweep_dir(&d).0)
 }
 
-/// [`sweep`], and whether `dir` holds nothing else (or is absent).
-fn sweep_dir(dir: &Path) -> (usize, bool) {
-    let entries = match fs::read_dir(dir) {
-        Ok(entries) => entries,
-        Err(e) => return (0, e.kind() == std::io::ErrorKind::NotFound),
+/// [`sweep`] of an open directory, and whether it holds nothing else.
+fn sweep_dir(dir: &Dir) -> (usize, bool) {
+    let Ok(entries) = rustix::fs::Dir::read_from(dir.fd()) else {
+        return (0, false);
     };
     let (mut removed, mut kept) = (0, 0);
     for e in entries {
         let Ok(e) = e else {
             kept += 1;
-            continue;
+            break;
         };
-        let name = e.file_name();
+        let name = OsStr::from_bytes(e.file_name().to_bytes());
+        if name == "." || name == ".." {
+            continue;
+        }
         let abandoned = writer_of(&name.to_string_lossy())
             .is_some_and(|pid| pid != std::process::id() && !alive(pid));
-        if abandoned && remove_if_abandoned(&e.path()) {
+        if abandoned && remove_if_abandoned(dir, name) {
             removed += 1;
         } else {
             kept += 1;
         }
     }
     if removed > 0 {
-        tracing::info!(dir = %dir.display(), removed, "removed leftovers of interrupted writes");
+        tracing::info!(dir = %dir.path().display(), removed, "removed leftovers of interrupted writes");
     }
     (removed, kept == 0)
 }
@@ -133,15 +136,15 @@ fn alive(pid: u32) -> bool {
     r == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
 }
 
-/// Remove `path` if it is a regular file no one holds (see the module docs) and it is old
-/// enough; whether it was removed.
-fn remove_if_abandoned(path: &Path) -> bool {
+/// Remove `name` in `dir` if it is a regular file no one holds (see the module docs) and
+/// it is old enough; whether it was removed.
+fn remove_if_abandoned(dir: &Dir, name: &OsStr) -> bool {
     use fs4::fs_std::FileExt;
     use std::os::unix::fs::MetadataExt;
-    let opened = fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-        .open(path);
+    let opened = dir.open_nofollow(
+        name,
+        rustix::fs::OFlags::RDONLY | rustix::fs::OFlags::NONBLOCK,
+    );
     // Not a file we may open without waiting (a leased claim, a link): not ours to remove.
     let Ok(f) = opened else {
         return false;
@@ -158,8 +161,8 @@ fn remove_if_abandoned(path: &Path) -> bool {
         return false;
     }
     // Still the file at that name (not renamed away and replaced meanwhile).
-    let same = fs::symlink_metadata(path).is_ok_and(|m| m.ino() == meta.ino());
-    same && fs::remove_file(path).is_ok()
+    let same = dir.lstat(name).is_ok_and(|st| st.st_ino == meta.ino());
+    same && dir.unlink(name).is_ok()
 }
 
 #[cfg(test)]
@@ -254,13 +257,14 @@ mod tests {
         fs::create_dir(&empty).unwrap();
         fs::create_dir(&full).unwrap();
         fs::write(full.join("old.aig"), b"old").unwrap();
-        assert!(once(&absent) && once(&empty));
-        assert!(!once(&full));
+        let open = |d: &Path| Dir::open(d).unwrap();
+        assert!(once(&open(&absent)) && once(&open(&empty)));
+        assert!(!once(&open(&full)));
         // Later files do not change what was seen first; a taken name does.
         fs::write(empty.join("x.aig"), b"x").unwrap();
-        assert!(once(&empty));
+        assert!(once(&open(&empty)));
         taken(&empty);
-        assert!(!once(&empty) && once(&absent));
+        assert!(!once(&open(&empty)) && once(&open(&absent)));
     }
 
     #[test]
@@ -274,7 +278,7 @@ mod tests {
         // The same bytes again: the link finds the name taken, and the file is left alone.
         assert!(!crate::writer::write_atomic(&p, &[b"one two"]).unwrap());
         assert_eq!(fs::metadata(&p).unwrap().ino(), ino);
-        assert!(!once(p.parent().unwrap()));
+        assert!(!once(&Dir::open(p.parent().unwrap()).unwrap()));
         assert!(crate::writer::write_atomic(&p, &[b"three"]).unwrap());
         assert_eq!(fs::read(&p).unwrap(), b"three");
         let names = fs::read_dir(root.path().join("out")).unwrap().count();

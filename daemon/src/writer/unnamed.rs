@@ -9,13 +9,15 @@
 //! without `O_TMPFILE`, neither way to name one) [`write`] says so and the caller writes the
 //! usual way.
 
-use std::path::Path;
+use super::dir::Dir;
+use std::ffi::OsStr;
+use std::fs::File;
 
 /// What [`write`] did.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug)]
 pub(super) enum Unnamed {
-    /// The file was written and linked to its name.
-    Linked,
+    /// The file was written and linked to its name (still open, to take its stamp).
+    Linked(File),
     /// Not written: the name is taken (by another writer since it was found absent, or
     /// it was only believed absent).
     Taken,
@@ -23,17 +25,14 @@ pub(super) enum Unnamed {
     Declined,
 }
 
-/// Write the concatenation of `parts` to `path`, found or believed absent, through an
-/// unnamed file in `dir` (the directory of `path`).
+/// Write the concatenation of `parts` to `name` in `dir`, found or believed absent,
+/// through an unnamed file in `dir`. A failed write leaves nothing behind.
 #[cfg(target_os = "linux")]
 pub(super) fn write<P: AsRef<[u8]>>(
-    dir: &Path,
-    path: &Path,
+    dir: &Dir,
+    name: &OsStr,
     parts: &[P],
 ) -> std::io::Result<Unnamed> {
-    use std::ffi::CString;
-    use std::os::unix::ffi::OsStrExt;
-    use std::os::unix::io::AsRawFd;
     use std::sync::atomic::{AtomicBool, Ordering};
 
     /// Set once unnamed files failed in a way that will not change (no `/proc`, a kernel or
@@ -48,98 +47,57 @@ pub(super) fn write<P: AsRef<[u8]>>(
         }
         Ok(Unnamed::Declined)
     };
-    // A missing directory, no permission, ...: the usual way reports (or mends) it.
-    let mut f = match create(dir) {
+    // No permission, a directory removed meanwhile, ...: the usual way reports it.
+    let mut f = match dir.unnamed() {
         Ok(f) => f,
         Err(e) => return unavailable(e.raw_os_error()),
     };
     super::write_all_parts(&mut f, parts)?;
-    let Ok(to) = CString::new(path.as_os_str().as_bytes()) else {
-        return Ok(Unnamed::Declined);
-    };
-    if link(f.as_raw_fd(), &to) {
-        return Ok(Unnamed::Linked);
-    }
-    match errno() {
-        Some(libc::EEXIST) => Ok(Unnamed::Taken),
-        Some(libc::ENOENT) if !Path::new("/proc/self/fd").exists() => {
+    match link(&f, dir, name) {
+        Ok(()) => Ok(Unnamed::Linked(f)),
+        Err(rustix::io::Errno::EXIST) => Ok(Unnamed::Taken),
+        Err(rustix::io::Errno::NOENT) if !std::path::Path::new("/proc/self/fd").exists() => {
             UNAVAILABLE.store(true, Ordering::Relaxed);
             Ok(Unnamed::Declined)
         }
-        errno => unavailable(errno),
+        Err(e) => unavailable(Some(e.raw_os_error())),
     }
 }
 
-/// A new unnamed file in `dir`, open for writing (mode 0666 less the umask, as a named one).
+/// Give the open unnamed file `f` the name `name` in `dir`: by its descriptor
+/// (`AT_EMPTY_PATH`, which kernels before 6.10 allow only with `CAP_DAC_READ_SEARCH`),
+/// else through `/proc`.
 #[cfg(target_os = "linux")]
-fn create(dir: &Path) -> std::io::Result<std::fs::File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    std::fs::OpenOptions::new()
-        .write(true)
-        .custom_flags(libc::O_TMPFILE)
-        .mode(0o666)
-        .open(dir)
-}
-
-/// Give the open unnamed file `fd` the name `to`: by its descriptor (`AT_EMPTY_PATH`, which
-/// kernels before 6.10 allow only with `CAP_DAC_READ_SEARCH`), else through `/proc`. False
-/// with `errno` set when it failed.
-#[cfg(target_os = "linux")]
-fn link(fd: std::os::unix::io::RawFd, to: &std::ffi::CStr) -> bool {
+fn link(f: &File, dir: &Dir, name: &OsStr) -> rustix::io::Result<()> {
+    use rustix::io::Errno;
     use std::sync::atomic::{AtomicBool, Ordering};
     /// Set once linking by descriptor was refused: later links go through `/proc` at once.
     static BY_PROC: AtomicBool = AtomicBool::new(false);
     if !BY_PROC.load(Ordering::Relaxed) {
-        // SAFETY: `to` is a NUL-terminated string that lives across the call.
-        let r = unsafe {
-            libc::linkat(
-                fd,
-                c"".as_ptr(),
-                libc::AT_FDCWD,
-                to.as_ptr(),
-                libc::AT_EMPTY_PATH,
-            )
-        };
-        if r == 0 {
-            return true;
+        let empty = rustix::fs::AtFlags::EMPTY_PATH;
+        match rustix::fs::linkat(f, "", dir.fd(), name, empty) {
+            Err(Errno::PERM | Errno::NOENT | Errno::INVAL) => {
+                BY_PROC.store(true, Ordering::Relaxed)
+            }
+            r => return r,
         }
-        if !matches!(errno(), Some(libc::EPERM | libc::ENOENT | libc::EINVAL)) {
-            return false;
-        }
-        BY_PROC.store(true, Ordering::Relaxed);
     }
-    link_by_proc(fd, to)
+    link_by_proc(f, dir, name)
 }
 
 /// [`link`] through `/proc/self/fd`.
 #[cfg(target_os = "linux")]
-fn link_by_proc(fd: std::os::unix::io::RawFd, to: &std::ffi::CStr) -> bool {
-    let Ok(from) = std::ffi::CString::new(format!("/proc/self/fd/{fd}")) else {
-        return false;
-    };
-    // SAFETY: both arguments are NUL-terminated strings that live across the call.
-    let r = unsafe {
-        libc::linkat(
-            libc::AT_FDCWD,
-            from.as_ptr(),
-            libc::AT_FDCWD,
-            to.as_ptr(),
-            libc::AT_SYMLINK_FOLLOW,
-        )
-    };
-    r == 0
-}
-
-/// The error number of the last failed call.
-#[cfg(target_os = "linux")]
-fn errno() -> Option<i32> {
-    std::io::Error::last_os_error().raw_os_error()
+fn link_by_proc(f: &File, dir: &Dir, name: &OsStr) -> rustix::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let from = format!("/proc/self/fd/{}", f.as_raw_fd());
+    let follow = rustix::fs::AtFlags::SYMLINK_FOLLOW;
+    rustix::fs::linkat(rustix::fs::CWD, from.as_str(), dir.fd(), name, follow)
 }
 
 #[cfg(not(target_os = "linux"))]
 pub(super) fn write<P: AsRef<[u8]>>(
-    _dir: &Path,
-    _path: &Path,
+    _dir: &Dir,
+    _name: &OsStr,
     _parts: &[P],
 ) -> std::io::Result<Unnamed> {
     Ok(Unnamed::Declined)
@@ -152,15 +110,17 @@ mod tests {
     #[test]
     fn an_absent_file_is_linked_whole_and_an_existing_one_is_left_alone() {
         let dir = tempfile::tempdir().unwrap();
+        let d = Dir::open(dir.path()).unwrap();
         let p = dir.path().join("out.aig");
-        let got = write(dir.path(), &p, &[&b"head "[..], b"tail"]).unwrap();
+        let name = OsStr::new("out.aig");
+        let got = write(&d, name, &[&b"head "[..], b"tail"]).unwrap();
         // tmpfs and ext4 have unnamed files; a file system without them declines.
-        if got == Unnamed::Linked {
+        if matches!(got, Unnamed::Linked(_)) {
             assert_eq!(std::fs::read(&p).unwrap(), b"head tail");
         }
         std::fs::write(&p, b"theirs").unwrap();
         assert!(matches!(
-            write(dir.path(), &p, &[b"mine"]).unwrap(),
+            write(&d, name, &[b"mine"]).unwrap(),
             Unnamed::Taken | Unnamed::Declined
         ));
         assert_eq!(std::fs::read(&p).unwrap(), b"theirs");
@@ -171,21 +131,15 @@ mod tests {
     #[test]
     fn an_unnamed_file_is_named_through_proc_too() {
         use std::io::Write;
-        use std::os::unix::io::AsRawFd;
         let dir = tempfile::tempdir().unwrap();
-        let Ok(mut f) = create(dir.path()) else {
+        let d = Dir::open(dir.path()).unwrap();
+        let Ok(mut f) = d.unnamed() else {
             return; // a file system without unnamed files
         };
         f.write_all(b"by proc").unwrap();
-        let p = dir.path().join("named");
-        let to = std::ffi::CString::new(p.to_str().unwrap()).unwrap();
-        assert!(
-            link_by_proc(f.as_raw_fd(), &to),
-            "{}",
-            std::io::Error::last_os_error()
-        );
-        assert_eq!(std::fs::read(&p).unwrap(), b"by proc");
-        assert!(!link_by_proc(f.as_raw_fd(), &to));
-        assert_eq!(errno(), Some(libc::EEXIST));
+        let name = OsStr::new("named");
+        link_by_proc(&f, &d, name).unwrap();
+        assert_eq!(std::fs::read(dir.path().join("named")).unwrap(), b"by proc");
+        assert_eq!(link_by_proc(&f, &d, name), Err(rustix::io::Errno::EXIST));
     }
 }
