@@ -37,6 +37,7 @@ ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
 command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
 command -v npm >/dev/null 2>&1 || need+=(npm)
 command -v openssl >/dev/null 2>&1 || need+=(openssl)
+command -v zstd >/dev/null 2>&1 || need+=(zstd)
 # Bazel's gRPC client over TLS needs netty-tcnative's JNI library (see "TLS for Bazel" below).
 ls /usr/lib/*/jni/libnetty-tcnative.so >/dev/null 2>&1 || need+=(libnetty-tcnative-jni)
 if [ ${#need[@]} -gt 0 ]; then
