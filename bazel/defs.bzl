@@ -11,16 +11,26 @@
 Every action runs `kiln worker` with its per-action arguments in an `@flagfile`, declares
 all of its inputs (sources and the `kiln` binary, a tool input) so it runs under
 sandboxing and remote execution, and supports persistent (singleplex and multiplex)
-workers. Outputs go to `<target name>/` in the package's output directory.
+workers, with multiplex sandboxing where Bazel offers it. Outputs go to `<target name>/`
+in the package's output directory.
 
-`--define=kiln_worker_protocol=json` selects Bazel's JSON worker protocol (Bazel 4 also
-needs `--experimental_worker_allow_json_protocol`); the default is protobuf.
-`--define=kiln_worker_multiplex=0` keeps the actions on singleplex workers.
-`--define=kiln_worker_log=1` makes the workers log one line per request (with the number of
-Bazel's input digests they used) in their log files under `<output_base>/bazel-workers/`.
-`--define=kiln_input_digests=ignore` stops the workers from using Bazel's input digests
-(needed when Bazel's digest function is not SHA-256, e.g. `--digest_function=blake3`).
+Build settings (bazel_skylib flags of `@rules_kiln`, e.g. `--@rules_kiln//:worker_protocol=json`):
+
+- `worker_protocol` (`proto`, `json`): Bazel's worker wire format (Bazel 4 needs
+  `--experimental_worker_allow_json_protocol` for JSON); default `proto`.
+- `worker_multiplex` (bool, default true): multiplex workers (false: singleplex only).
+- `worker_log` (bool, default false): the workers log one line per request (with the number
+  of Bazel's input digests they used) in their log files under `<output_base>/bazel-workers/`.
+- `input_digests` (`use`, `ignore`): `ignore` stops the workers from using Bazel's input
+  digests (needed when Bazel's digest function is not SHA-256, e.g. `--digest_function=blake3`).
+- `daemon` (`use`, `start`, `never`): `use` builds through the workspace's kiln daemon when
+  one runs, else in the worker; `start` also starts it (incremental rebuilds of one
+  function, kept across Bazel servers); `never` builds in the worker only.
+
+The former `--define=kiln_*` spellings are refused with the flag that replaces them.
 """
+
+load("@bazel_skylib//rules:common_settings.bzl", "BuildSettingInfo")
 
 KilnToolchainInfo = provider(
     doc = "The kiln binary.",
@@ -72,7 +82,9 @@ def _kiln_toolchain_impl(ctx):
 
 kiln_toolchain = rule(
     implementation = _kiln_toolchain_impl,
-    doc = "Declares the kiln binary used by the kiln rules.",
+    doc = "Declares the kiln binary used by the kiln rules; register it with a `toolchain()` " +
+          "of `@rules_kiln//:toolchain_type` (`kiln_register_toolchains()` does this for a " +
+          "binary on PATH or a release archive).",
     attrs = {
         "kiln": attr.label(
             doc = "The kiln executable.",
@@ -84,15 +96,41 @@ kiln_toolchain = rule(
     },
 )
 
+# The build settings every kiln action reads: attribute name -> the setting's label.
+_SETTINGS = {
+    "_" + name: Label("//:" + name)
+    for name in ["daemon", "input_digests", "worker_log", "worker_multiplex", "worker_protocol"]
+}
+
+# `--define` spellings of earlier versions, and the flags that replaced them.
+_OLD_DEFINES = {
+    "kiln_input_digests": "--@rules_kiln//:input_digests=ignore",
+    "kiln_worker_log": "--@rules_kiln//:worker_log",
+    "kiln_worker_multiplex": "--@rules_kiln//:worker_multiplex=false",
+    "kiln_worker_protocol": "--@rules_kiln//:worker_protocol=json",
+}
+
+def _setting(ctx, name):
+    return getattr(ctx.attr, "_" + name)[BuildSettingInfo].value
+
 def _kiln_rule(implementation, doc, src_doc, src_files, attrs = {}):
     """A rule that runs kiln on one source file, its `src` attribute (plus `attrs`)."""
     src = attr.label(doc = src_doc, allow_single_file = src_files, mandatory = True)
+    settings = {k: attr.label(default = v, providers = [BuildSettingInfo]) for k, v in _SETTINGS.items()}
     return rule(
         implementation = implementation,
         doc = doc,
-        attrs = dict(attrs, src = src),
+        attrs = dict(attrs, src = src, **settings),
         toolchains = [_TOOLCHAIN],
     )
+
+def _refuse_old_defines(ctx):
+    old = sorted([k for k in ctx.var.keys() if k in _OLD_DEFINES])
+    if old:
+        fail("the kiln rules take build settings, not --define: " + "; ".join([
+            "instead of --define=%s=%s use %s" % (k, ctx.var[k], _OLD_DEFINES[k])
+            for k in old
+        ]))
 
 def _default_info(ctx, files):
     """The rule's files, as its default outputs and runfiles."""
@@ -106,8 +144,9 @@ def _run_kiln(ctx, src, outputs, kinds, mnemonic, library = None):
 
     `library` (a KilnBlifLibraryInfo) adds `--blif-lib` and the library files as inputs.
     """
+    _refuse_old_defines(ctx)
     kiln = ctx.toolchains[_TOOLCHAIN].kiln.kiln
-    protocol = ctx.var.get("kiln_worker_protocol", "proto")
+    protocol = _setting(ctx, "worker_protocol")
     args = ctx.actions.args()
     args.add("--out-dir", outputs[0].dirname)
     for kind in kinds:
@@ -123,15 +162,21 @@ def _run_kiln(ctx, src, outputs, kinds, mnemonic, library = None):
         "supports-worker-cancellation": "1",
         "supports-workers": "1",
     }
-    if ctx.var.get("kiln_worker_multiplex", "1") != "0":
+    if _setting(ctx, "worker_multiplex"):
         requirements["supports-multiplex-workers"] = "1"
+
+        # Paths are resolved against WorkRequest.sandbox_dir (newer Bazel).
+        requirements["supports-multiplex-sandboxing"] = "1"
     if protocol == "json":
         requirements["requires-worker-protocol"] = "json"
     startup = ["worker", "--worker-protocol=" + protocol]
-    if ctx.var.get("kiln_worker_log", "0") == "1":
+    if _setting(ctx, "worker_log"):
         startup.append("--log-requests")
-    if ctx.var.get("kiln_input_digests", "use") == "ignore":
+    if _setting(ctx, "input_digests") == "ignore":
         startup.append("--input-digests=ignore")
+    daemon = _setting(ctx, "daemon")
+    if daemon != "use":
+        startup.append("--%s-daemon" % ("start" if daemon == "start" else "no"))
     ctx.actions.run(
         executable = kiln,
         arguments = startup + [args],
@@ -166,7 +211,10 @@ def _kiln_aps_library_impl(ctx):
 
 kiln_aps_library = _kiln_rule(
     _kiln_aps_library_impl,
-    doc = "Compiles a TOR/APS MLIR design to CMT2 MLIR and rules JSON.",
+    doc = "Compiles a TOR/APS MLIR design (one `tor.func` per RISC-V custom instruction) to " +
+          "`<name>/<stem>.cmt2.mlir` (CMT2 rules), `<name>/<stem>.rules.json` (rule IR) and, " +
+          "unless `sv = False`, `<name>/<stem>.sv` (SystemVerilog). Provides `KilnApsInfo` and " +
+          "the output groups `cmt2`, `rules_json` and `sv`.",
     src_doc = "The APS MLIR file (a module with `tor.design`).",
     src_files = [".mlir"],
     attrs = {
@@ -188,7 +236,8 @@ def _kiln_blif_aig_impl(ctx):
 
 kiln_blif_aig = _kiln_rule(
     _kiln_blif_aig_impl,
-    doc = "Lowers a BLIF model to a binary AIGER file.",
+    doc = "Lowers a BLIF netlist (every model, hierarchies flattened) to binary AIGER " +
+          "`<name>/<stem>.aig`. Provides `KilnAigInfo`.",
     src_doc = "The BLIF file.",
     src_files = [".blif"],
 )
@@ -245,7 +294,9 @@ def _kiln_handshake_synth_impl(ctx):
 
 kiln_handshake_synth = _kiln_rule(
     _kiln_handshake_synth_impl,
-    doc = "Lowers a Handshake MLIR circuit (one `handshake.func`) to Synth MLIR, AIGER and BLIF.",
+    doc = "Lowers a Dynamatic Handshake MLIR circuit (one `handshake.func`) through a unit " +
+          "library to `<name>/<stem>.synth.mlir`, `<stem>.aig` (binary AIGER), `<stem>.blif` " +
+          "(flat) and `<stem>.hier.blif` (top + each used unit, for ABC). Provides `KilnSynthInfo`.",
     src_doc = "The Handshake MLIR file.",
     src_files = [".mlir"],
     attrs = {

@@ -1,7 +1,10 @@
 """Buck2 rules for kiln (prelude style).
 
 - `kiln_worker`: a `WorkerInfo` for `kiln worker --buck2`, shared by every kiln action of
-  a build (Buck2 keys workers by this provider instance, so it lives in its own rule).
+  a build (Buck2 keys workers by this provider instance, so it lives in its own rule);
+  `daemon` (`use`, `start`, `never`) says whether the worker builds through the
+  workspace's kiln daemon (which outlives Buck2's per-command workers), `log_requests`
+  logs each command in the worker's `stderr` file (`<tmp>/buck2_worker/<id>/stderr`).
 - `kiln_aps_library`: TOR/APS MLIR -> `<stem>.cmt2.mlir`, `<stem>.rules.json` and (unless
   `sv = False`) `<stem>.sv`.
 - `kiln_blif_aig`: BLIF -> binary AIGER `<stem>.aig`.
@@ -11,7 +14,9 @@
   `<stem>.aig`, `<stem>.blif` and `<stem>.hier.blif`.
 
 Actions run through the worker when Buck2 uses persistent workers, else the fallback
-`kiln worker ARGS...` runs once; the arguments are the same either way.
+`kiln worker ARGS...` runs once (also remotely: the kiln binary is an input); the
+arguments are the same either way. Every output of an action is bound to it (`--out-dir`
+names the first one's directory, the others are hidden outputs).
 """
 
 KilnApsInfo = provider(doc = "Outputs of an APS compile.", fields = {
@@ -35,19 +40,27 @@ KilnAigInfo = provider(doc = "Outputs of a BLIF to AIG lowering.", fields = {
     "aig": provider_field(typing.Any, default = None),
 })
 
+_DAEMON_FLAGS = {"never": ["--no-daemon"], "start": ["--start-daemon"], "use": []}
+
 def _kiln_worker_impl(ctx: AnalysisContext) -> list[Provider]:
     kiln = ctx.attrs.kiln[RunInfo]
+    flags = _DAEMON_FLAGS[ctx.attrs.daemon] + (["--log-requests"] if ctx.attrs.log_requests else [])
     worker = WorkerInfo(
-        exe = cmd_args(kiln, "worker", "--buck2"),
+        exe = cmd_args(kiln, "worker", "--buck2", flags),
         concurrency = ctx.attrs.concurrency,
     )
-    return [DefaultInfo(), worker, RunInfo(args = cmd_args(kiln, "worker"))]
+
+    # The fallback (workers off, or a remote executor) never leaves a daemon behind.
+    fallback = ["--no-daemon"] if ctx.attrs.daemon == "never" else []
+    return [DefaultInfo(), worker, RunInfo(args = cmd_args(kiln, "worker", fallback))]
 
 kiln_worker = rule(
     impl = _kiln_worker_impl,
     attrs = {
         "concurrency": attrs.option(attrs.int(), default = None),
+        "daemon": attrs.enum(["never", "start", "use"], default = "use"),
         "kiln": attrs.exec_dep(providers = [RunInfo]),
+        "log_requests": attrs.bool(default = False),
     },
 )
 
@@ -64,7 +77,7 @@ def _run_kiln(ctx: AnalysisContext, kinds: list[str], suffixes: list[str], categ
     kind_flags = []
     for kind in kinds:
         kind_flags += ["--kind", kind]
-    args = cmd_args("--out-dir", out_dir, kind_flags, extra, src)
+    args = cmd_args("--out-dir", out_dir, kind_flags, extra, src, hidden = [o.as_output() for o in outs[1:]])
     worker = ctx.attrs._worker
     ctx.actions.run(
         args,

@@ -1,10 +1,22 @@
 //! Compiles the build-system worker protocols (`proto/worker_protocol.proto` for Bazel,
 //! `proto/buck2_worker.proto` for Buck2) with protox: no system `protoc`; links `kiln` with
-//! packed relative relocations where the C library loads them.
+//! packed relative relocations where the C library loads them; names the commit for
+//! `kiln --version` (`KILN_GIT_COMMIT`, see `build/git_commit.rs`).
+
+#[path = "build/git_commit.rs"]
+mod git_commit;
+
+use std::path::Path;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     pack_relative_relocations();
-    let proto_dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../proto");
+    let (commit, watch) = git_commit::git_commit(Path::new(env!("CARGO_MANIFEST_DIR")));
+    println!("cargo:rustc-env=KILN_GIT_COMMIT={commit}");
+    println!("cargo:rerun-if-env-changed=KILN_GIT_COMMIT");
+    for f in watch {
+        println!("cargo:rerun-if-changed={}", f.display());
+    }
+    let proto_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../proto");
     let files = [
         proto_dir.join("worker_protocol.proto"),
         proto_dir.join("buck2_worker.proto"),

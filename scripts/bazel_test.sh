@@ -27,6 +27,7 @@ ROOT=$PWD
 # Debian packages this check needs, installed when missing.
 need=()
 command -v bazel >/dev/null 2>&1 || need+=(bazel-bootstrap)
+[ -f /usr/share/bazel/tools/skylib/rules/common_settings.bzl ] || need+=(bazel-skylib)
 [ -d /usr/share/bazel/rules/java ] || need+=(bazel-rules-java)
 command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || need+=(nginx)
 command -v pgrep >/dev/null 2>&1 || need+=(procps)
@@ -36,6 +37,7 @@ ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
 command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
 command -v npm >/dev/null 2>&1 || need+=(npm)
 command -v openssl >/dev/null 2>&1 || need+=(openssl)
+command -v zstd >/dev/null 2>&1 || need+=(zstd)
 # Bazel's gRPC client over TLS needs netty-tcnative's JNI library (see "TLS for Bazel" below).
 ls /usr/lib/*/jni/libnetty-tcnative.so >/dev/null 2>&1 || need+=(libnetty-tcnative-jni)
 if [ ${#need[@]} -gt 0 ]; then
@@ -56,10 +58,12 @@ if ! "$BUILDIFIER" --version 2>/dev/null | grep -q "$BUILDIFIER_VERSION"; then
   npm install --silent --no-audit --no-fund --prefix "$ROOT/target/buildifier" \
     "@bazel/buildifier@$BUILDIFIER_VERSION" >/dev/null
 fi
-"$BUILDIFIER" --mode=check --lint=warn -r bazel examples/bazel buck2-rules/kiln.bzl
+"$BUILDIFIER" --mode=check --lint=warn -r bazel examples/bazel buck2-rules/kiln.bzl examples/buck2/toolchains/platforms.bzl
 "$BUILDIFIER" --type=build --mode=check --lint=warn examples/buck2/hw/BUCK examples/buck2/toolchains/BUCK
-"$BUILDIFIER" --type=module --mode=check --lint=warn bazel/MODULE.bazel examples/bazel/MODULE.bazel
+"$BUILDIFIER" --type=module --mode=check --lint=warn bazel/MODULE.bazel bazel/e2e/MODULE.bazel examples/bazel/MODULE.bazel
 echo "bazel_test: buildifier clean" >&2
+# The rules' reference (docs/bazel-rules.md) is generated from their definitions.
+python3 scripts/bazel_docs.py --check || { echo "bazel_test: FAIL: docs/bazel-rules.md is stale: run scripts/bazel_docs.py" >&2; exit 1; }
 
 cargo build --release -q -p kiln-client
 KILN=${CARGO_TARGET_DIR:-$ROOT/target}/release/kiln
@@ -128,42 +132,18 @@ BAZEL+=(--host_jvm_args=-Djavax.net.ssl.trustStore="$TLS/trust.p12"
   --host_jvm_args=-Djavax.net.ssl.trustStoreType=PKCS12
   --host_jvm_args=-Djava.library.path="$JNI:${INSTALL_BASE:-/usr/share/bazel}")
 
-# The workspace and the rules, laid out as in the repository; the kiln binary as a tool.
+# The workspace and the rules, laid out as in the repository; the kiln toolchain's binary
+# is $KILN_BINARY (kiln_register_toolchains in the example's WORKSPACE).
 mkdir -p "$TMP/repo/examples"
 cp -r bazel "$TMP/repo/bazel"
 cp -r examples/bazel "$WS"
-cp "$KILN" "$WS/tools/kiln"
+export KILN_BINARY=$KILN
 
 # Offline stand-ins for the repositories `bazel test` fetches.
-OV=$TMP/overrides
-mkdir -p "$OV/remote_coverage_tools" "$OV/rules_cc/cc"
-touch "$OV/remote_coverage_tools/WORKSPACE" "$OV/rules_cc/WORKSPACE" "$OV/rules_cc/BUILD"
-printf '#!/bin/sh\nexit 0\n' > "$OV/remote_coverage_tools/noop.sh"
-chmod +x "$OV/remote_coverage_tools/noop.sh"
-cat > "$OV/remote_coverage_tools/BUILD" <<'B'
-package(default_visibility = ["//visibility:public"])
-sh_binary(name = "coverage_report_generator", srcs = ["noop.sh"])
-sh_binary(name = "lcov_merger", srcs = ["noop.sh"])
-B
-touch "$OV/rules_cc/cc/BUILD"
-cat > "$OV/rules_cc/cc/defs.bzl" <<'B'
-"""Forwards the rules_cc macros to the native rules."""
-def cc_binary(**kw): native.cc_binary(**kw)
-def cc_library(**kw): native.cc_library(**kw)
-def cc_test(**kw): native.cc_test(**kw)
-def cc_proto_library(**kw): native.cc_proto_library(**kw)
-def cc_toolchain(**kw): native.cc_toolchain(**kw)
-def cc_toolchain_suite(**kw): native.cc_toolchain_suite(**kw)
-def cc_import(**kw): native.cc_import(**kw)
-def objc_library(**kw): native.objc_library(**kw)
-B
-cat > "$WS/.bazelrc" <<B
-build --override_repository=remote_coverage_tools=$OV/remote_coverage_tools
-build --override_repository=rules_cc=$OV/rules_cc
-build --override_repository=rules_java=/usr/share/bazel/rules/java
-build --experimental_worker_allow_json_protocol
-build --show_result=0
-B
+source scripts/bazel_offline_lib.sh
+{ bazel_offline_rc "$TMP/overrides"
+  printf '%s\n' "build --experimental_worker_allow_json_protocol" "build --show_result=0"
+} > "$WS/.bazelrc"
 printf 'bazel-bin\nbazel-out\nbazel-testlogs\nbazel-bazel\n' > "$WS/.bazelignore"
 
 cd "$WS"
@@ -376,14 +356,14 @@ digests_used() { # $1 = label, $2 = logged_requests before the build
 echo "bazel_test: singleplex workers" >&2
 run clean
 LOGGED=$(logged_requests)
-run build --define=kiln_worker_multiplex=0 --define=kiln_worker_log=1 "${TARGETS[@]}"
+run build --@rules_kiln//:worker_multiplex=false --@rules_kiln//:worker_log "${TARGETS[@]}"
 [ "$(workers_ran)" -eq 4 ] || fail "singleplex: expected 4 worker actions: $(summary)"
 check_outputs "singleplex"
 digests_used "proto" "$LOGGED"
 
 echo "bazel_test: --worker_sandboxing" >&2
 run clean
-run build --define=kiln_worker_multiplex=0 --worker_sandboxing "${TARGETS[@]}"
+run build --@rules_kiln//:worker_multiplex=false --worker_sandboxing "${TARGETS[@]}"
 [ "$(workers_ran)" -eq 4 ] || fail "sandboxed: expected 4 worker actions: $(summary)"
 # Sandboxed workers run in <output_base>/bazel-workers/worker-<N>-<Mnemonic>/<ws>.
 SANDBOXED=0
@@ -396,7 +376,7 @@ check_outputs "worker sandboxing"
 echo "bazel_test: JSON protocol" >&2
 run clean
 LOGGED=$(logged_requests)
-run build --define=kiln_worker_protocol=json --define=kiln_worker_log=1 "${TARGETS[@]}"
+run build --@rules_kiln//:worker_protocol=json --@rules_kiln//:worker_log "${TARGETS[@]}"
 [ "$(workers_ran)" -eq 4 ] || fail "json: expected 4 worker actions: $(summary)"
 check_outputs "json"
 digests_used "json" "$LOGGED"
@@ -404,6 +384,27 @@ digests_used "json" "$LOGGED"
 echo "bazel_test: bazel test" >&2
 run test //hw:outputs_test
 grep -q "1 test passes" "$LOG" || { cat "$LOG" >&2; fail "sh_test did not pass"; }
+
+# The former --define spellings are refused, naming the build settings that replaced them;
+# a value outside a string flag's list is refused by the flag.
+echo "bazel_test: --define=kiln_* refused, flags checked" >&2
+refused() { # $1 = what the output must say, then bazel's arguments
+  local want=$1; shift
+  "${BAZEL[@]}" build "$@" //hw:mux >"$LOG" 2>&1 && { cat "$LOG" >&2; fail "bazel build $* succeeded"; }
+  grep -qF -- "$want" "$LOG" || { cat "$LOG" >&2; fail "bazel build $*: no \`$want\` in its output"; }
+  echo "  $*: $(grep -m1 -oF -- "$want" "$LOG")" >&2
+}
+refused "instead of --define=kiln_worker_protocol=json use --@rules_kiln//:worker_protocol=json" --define=kiln_worker_protocol=json
+refused "instead of --define=kiln_worker_log=1 use --@rules_kiln//:worker_log; instead of --define=kiln_worker_multiplex=0 use --@rules_kiln//:worker_multiplex=false" \
+  --define=kiln_worker_multiplex=0 --define=kiln_worker_log=1
+refused "instead of --define=kiln_input_digests=ignore use --@rules_kiln//:input_digests=ignore" --define=kiln_input_digests=ignore
+refused "invalid value 'grpc'" --@rules_kiln//:worker_protocol=grpc
+# The toolchain is what the actions run: the binary of @kiln_toolchains (here $KILN_BINARY).
+"${BAZEL[@]}" aquery --output=text //hw:mux >"$LOG" 2>&1 || { cat "$LOG" >&2; fail "bazel aquery"; }
+grep -q "Command Line: (exec external/kiln_toolchains/bin/kiln" "$LOG" || { cat "$LOG" >&2; fail "//hw:mux does not run the toolchain's kiln"; }
+cmp -s "$("${BAZEL[@]}" info output_base 2>/dev/null)/external/kiln_toolchains/bin/kiln" "$KILN" \
+  || fail "@kiln_toolchains//:bin/kiln is not \$KILN_BINARY"
+echo "  //hw:mux runs external/kiln_toolchains/bin/kiln (\$KILN_BINARY)" >&2
 
 # An nginx in $TMP/$1 with the server blocks $2 (TLS ones use the test certificate).
 start_nginx() {
@@ -491,6 +492,15 @@ kiln_remote_tier nginx "$HTTPS_URL" http_cache_round_trip KILN_TEST_REMOTE_HTTP 
 
 echo "bazel_test: BuildGrid (REAPI: CAS, ActionCache, Execution + Bots) with PostgreSQL and a bot" >&2
 buildgrid_install
+# The Bazel Central Registry templates (.bcr/), with BuildGrid's venv for PyYAML; a copy
+# with the test module's override leading elsewhere must be refused.
+(cd "$ROOT" && "$BG_VENV/bin/python" scripts/bcr_check.py "$ROOT") || fail "the .bcr templates"
+BCR=$TMP/bcr-broken
+mkdir -p "$BCR"
+(cd "$ROOT" && cp -r .bcr bazel Cargo.toml "$BCR/")
+sed -i 's#path = "\.\.",#path = "../..",#' "$BCR/bazel/e2e/MODULE.bazel"
+"$BG_VENV/bin/python" "$ROOT/scripts/bcr_check.py" "$BCR" 2>"$TMP/bcr.log" && fail "bcr_check accepted an override that leads elsewhere"
+grep -q "the override does not lead to bazel" "$TMP/bcr.log" || { cat "$TMP/bcr.log" >&2; fail "bcr_check: wrong refusal"; }
 buildgrid_start
 
 # Remote execution first, on the empty server: every kiln action runs on the bot (the kiln
@@ -501,16 +511,16 @@ echo "bazel_test: --remote_executor against BuildGrid's Execution service" >&2
 RE_START=$SECONDS
 REXEC=(--remote_executor="grpc://127.0.0.1:$BG_PORT" --spawn_strategy=remote
   --remote_default_exec_properties="$BG_POOL_KEY=$BG_POOL")
-bot_ran() { grep -c ' executed [0-9a-f]* runner=buildbox-run exit=0 .* argv=tools/kiln worker ' "$BG_DIR/bot.log" || true; }
+bot_ran() { grep -c ' executed [0-9a-f]* runner=buildbox-run exit=0 .* argv=external/kiln_toolchains/bin/kiln worker ' "$BG_DIR/bot.log" || true; }
 run clean
 run build "${REXEC[@]}" "${TARGETS[@]}"
 summary | grep -qE '[:,] 4 remote([.,]|$)' || fail "remote execution: expected 4 remote: $(summary)"
 [ "$(workers_ran)" -eq 0 ] || fail "remote execution: kiln ran locally: $(summary)"
 [ "$(bot_ran)" -eq 4 ] || { cat "$BG_DIR/bot.log" >&2; fail "remote execution: the bot's log does not list 4 kiln actions"; }
 for t in burst mux addi gcd; do
-  grep -q " argv=tools/kiln worker .*/hw/$t/[^ ]*\.params$" "$BG_DIR/bot.log" || fail "remote execution: $t not in the bot's log"
+  grep -q " argv=external/kiln_toolchains/bin/kiln worker .*/hw/$t/[^ ]*\.params$" "$BG_DIR/bot.log" || fail "remote execution: $t not in the bot's log"
 done
-KILN_SHA=$(sha256sum tools/kiln | cut -c1-64)
+KILN_SHA=$(sha256sum "$KILN" | cut -c1-64)
 find "$BG_DIR/cas" -type f -path "*/${KILN_SHA:0:2}/${KILN_SHA:2}*" | grep -q . \
   || fail "remote execution: the kiln binary ($KILN_SHA) is not in the CAS"
 check_outputs "remote execution"

@@ -40,10 +40,19 @@ Environment:
 Exit status: 0 success, 1 errors in the input (or a failed build), 2 usage errors.
 Explain an error code: kiln explain E0101";
 
+/// `kiln --version`: the crate version and the commit it was built from (the build script
+/// reads git; `unknown commit` for sources without one).
+pub const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (",
+    env!("KILN_GIT_COMMIT"),
+    ")"
+);
+
 #[derive(Parser)]
 #[command(
     name = "kiln",
-    version,
+    version = VERSION,
     about = "Incremental compiler for hardware design flows",
     long_about = "Incremental compiler for hardware design flows: scheduled TOR/APS MLIR to \
                   rule-based hardware (CMT2 MLIR, rules JSON, SystemVerilog), Dynamatic \

@@ -144,3 +144,73 @@ fn json_concatenated_requests_without_separator() {
     assert_eq!(tree(&ws.dir().join("j1")), tree(&ws.dir().join("j2")));
     assert_eq!(tree(&ws.dir().join("j1")).len(), 3);
 }
+
+/// Multiplex sandboxing (newer Bazel): each request's paths, its input digests' included,
+/// are relative to its own `sandboxDir`. Each sandbox holds a different `mux.blif` (the
+/// sample, and an AND gate), whose digest is given: resolved against the worker's
+/// directory, it would not match.
+#[test]
+fn json_multiplex_requests_each_resolve_against_their_sandbox_dir() {
+    use base64::Engine;
+    use sha2::Digest;
+    let ws = Ws::new();
+    let mut digests = Vec::new();
+    let and2 = b".model and2\n.inputs a b\n.outputs y\n.names a b y\n11 1\n.end\n".to_vec();
+    let sample = std::fs::read(ws.dir().join("src/mux.blif")).unwrap();
+    for (i, mux) in [(1, sample), (2, and2)] {
+        let dir = ws.dir().join(format!("sandbox/{i}/src"));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("mux.blif"), &mux).unwrap();
+        let hex = format!("{:x}", sha2::Sha256::digest(&mux));
+        digests.push(base64::engine::general_purpose::STANDARD.encode(hex));
+    }
+    let (child, mut stdin, stdout) = spawn(&ws, &["--worker-protocol", "json"], Some(200));
+    let args = serde_json::json!(["--out-dir", "out", "src/mux.blif"]);
+    for (i, digest) in [(1, &digests[0]), (2, &digests[1])] {
+        let req = serde_json::json!({
+            "arguments": args, "requestId": i, "sandboxDir": format!("sandbox/{i}"),
+            "inputs": [{"path": "src/mux.blif", "digest": digest}],
+        });
+        stdin.write_all(req.to_string().as_bytes()).unwrap();
+    }
+    // A digest that matches neither file: the request fails, naming the input.
+    let wrong = serde_json::json!({
+        "arguments": args, "requestId": 3, "sandboxDir": "sandbox/1",
+        "inputs": [{"path": "src/mux.blif", "digest": digests[1]}],
+    });
+    stdin.write_all(wrong.to_string().as_bytes()).unwrap();
+    stdin.flush().unwrap();
+    drop(stdin);
+    let responses: Vec<serde_json::Value> = serde_json::Deserializer::from_reader(stdout)
+        .into_iter::<serde_json::Value>()
+        .map(Result::unwrap)
+        .collect();
+    let mut child = child;
+    assert!(child.wait().unwrap().success());
+    let by_id = |id: i64| {
+        responses
+            .iter()
+            .find(|r| r["requestId"].as_i64() == Some(id))
+            .unwrap_or_else(|| panic!("no response for {id}: {responses:?}"))
+    };
+    for id in [1, 2] {
+        assert!(by_id(id).get("exitCode").is_none(), "{:?}", by_id(id));
+        let out = tree(&ws.dir().join(format!("sandbox/{id}/out")));
+        assert_eq!(out.len(), 1, "request {id}: {out:?}");
+    }
+    assert_ne!(
+        tree(&ws.dir().join("sandbox/1/out")),
+        tree(&ws.dir().join("sandbox/2/out")),
+        "each request built its own sandbox's input"
+    );
+    assert!(
+        !ws.dir().join("out").exists(),
+        "nothing written outside the sandboxes"
+    );
+    assert_eq!(by_id(3)["exitCode"], 1, "{:?}", by_id(3));
+    assert!(
+        by_id(3)["output"].as_str().unwrap().contains("mux.blif"),
+        "{:?}",
+        by_id(3)
+    );
+}

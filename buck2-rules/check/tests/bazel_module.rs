@@ -14,21 +14,28 @@ const RULES_MODULE: &str = include_str!("../../../bazel/MODULE.bazel");
 const RULES_WORKSPACE: &str = include_str!("../../../bazel/WORKSPACE");
 const RULES_BUILD: &str = include_str!("../../../bazel/BUILD.bazel");
 const DEFS: &str = include_str!("../../../bazel/defs.bzl");
+const REPOSITORIES: &str = include_str!("../../../bazel/repositories.bzl");
+const TOOLCHAIN_REPO: &str = include_str!("../../../bazel/toolchain_repo.bzl");
+const EXTENSIONS: &str = include_str!("../../../bazel/extensions.bzl");
 const EXAMPLE_MODULE: &str = include_str!("../../../examples/bazel/MODULE.bazel");
 const EXAMPLE_WORKSPACE: &str = include_str!("../../../examples/bazel/WORKSPACE");
-const TOOLS_BUILD: &str = include_str!("../../../examples/bazel/tools/BUILD.bazel");
 const HW_BUILD: &str = include_str!("../../../examples/bazel/hw/BUILD.bazel");
+const E2E_MODULE: &str = include_str!("../../../bazel/e2e/MODULE.bazel");
+const E2E_WORKSPACE: &str = include_str!("../../../bazel/e2e/WORKSPACE");
+const E2E_BUILD: &str = include_str!("../../../bazel/e2e/BUILD.bazel");
 const CHECK_RULES: &str = include_str!("check_bazel_rules.star");
 
 fn repo() -> &'static Path {
     Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
 }
 
-/// Evaluate the stubs followed by (file, repository, text) sections; the record per file.
+/// Evaluate the stubs followed by (file, repository, text) sections, their `load`s blanked
+/// out (the loaded files are sections too); the record per file.
 fn record(sections: &[(&str, &str, &str)]) -> Value {
     let mut program = String::from(BZLMOD_STUBS);
     for (file, repo, text) in sections {
-        program.push_str(&format!("\nbegin({file:?}, {repo:?})\n{text}\n"));
+        let (_, body) = split_loads(file, text).unwrap_or_else(|e| panic!("{e}"));
+        program.push_str(&format!("\nbegin({file:?}, {repo:?})\n{body}\n"));
     }
     program.push_str("\njson.encode(RECORD)\n");
     let json = run("bazel-files", &program).unwrap_or_else(|e| panic!("{e}"));
@@ -51,108 +58,215 @@ fn one<'a>(rec: &'a Value, file: &str, kind: &str) -> &'a Value {
     c[0]
 }
 
+const MODULE_FILES: [(&str, &str, &str); 3] = [
+    ("bazel/MODULE.bazel", "rules_kiln", RULES_MODULE),
+    (
+        "examples/bazel/MODULE.bazel",
+        "kiln_example",
+        EXAMPLE_MODULE,
+    ),
+    ("bazel/e2e/MODULE.bazel", "rules_kiln_e2e", E2E_MODULE),
+];
+
+/// Every MODULE.bazel and WORKSPACE, with the `.bzl` files WORKSPACE mode calls into.
 fn modules() -> Value {
-    for (name, text) in [
-        ("bazel/MODULE.bazel", RULES_MODULE),
-        ("examples/bazel/MODULE.bazel", EXAMPLE_MODULE),
-    ] {
+    for (name, _, text) in MODULE_FILES {
         parse_module_file(name, text).unwrap_or_else(|e| panic!("{e}"));
     }
-    record(&[
-        ("bazel/MODULE.bazel", "rules_kiln", RULES_MODULE),
+    let mut sections = MODULE_FILES.to_vec();
+    sections.extend([
         ("bazel/WORKSPACE", "rules_kiln", RULES_WORKSPACE),
         ("bazel/BUILD.bazel", "rules_kiln", RULES_BUILD),
-        (
-            "examples/bazel/MODULE.bazel",
-            "kiln_example",
-            EXAMPLE_MODULE,
-        ),
+        ("bazel/toolchain_repo.bzl", "rules_kiln", TOOLCHAIN_REPO),
+        ("bazel/repositories.bzl", "rules_kiln", REPOSITORIES),
+        ("bazel/extensions.bzl", "rules_kiln", EXTENSIONS),
         (
             "examples/bazel/WORKSPACE",
             "kiln_example",
             EXAMPLE_WORKSPACE,
         ),
-    ])
+        ("bazel/e2e/WORKSPACE", "rules_kiln_e2e", E2E_WORKSPACE),
+    ]);
+    record(&sections)
 }
 
 #[test]
-fn rules_module_declares_rules_kiln() {
+fn rules_module_declares_rules_kiln_its_dependency_and_toolchain() {
     let rec = modules();
-    let m = one(&rec, "bazel/MODULE.bazel", "module");
+    let rules = "bazel/MODULE.bazel";
+    let m = one(&rec, rules, "module");
     assert_eq!(
         (m["name"].as_str(), m["version"].as_str()),
-        (Some("rules_kiln"), Some("0.1.0"))
+        (Some("rules_kiln"), Some(env!("CARGO_PKG_VERSION"))),
+        "the rules' version is kiln's"
     );
-    // Same name in WORKSPACE mode, and the toolchain type `defs.bzl` names exists.
+    let dep = one(&rec, rules, "bazel_dep");
+    assert_eq!(
+        (&dep["name"], &dep["version"]),
+        (&"bazel_skylib".into(), &"1.0.3".into())
+    );
+    let ext = one(&rec, rules, "use_extension");
+    assert_eq!(
+        (&ext["bzl"], &ext["name"]),
+        (&"//:extensions.bzl".into(), &"kiln".into())
+    );
+    assert_eq!(
+        one(&rec, rules, "use_repo")["repos"],
+        serde_json::json!(["kiln_toolchains"])
+    );
+    assert_eq!(
+        one(&rec, rules, "register_toolchains")["labels"],
+        serde_json::json!(["@kiln_toolchains//:toolchain"])
+    );
+    // The extension makes that repository, whose BUILD has that toolchain of the rules' type.
+    assert!(EXTENSIONS.contains("kiln = module_extension("));
+    assert!(EXTENSIONS.contains("kiln_toolchain_repository(name = \"kiln_toolchains\""));
+    for build in ["_TOOLCHAIN_BUILD", "_MISSING_BUILD"] {
+        let at = TOOLCHAIN_REPO.find(&format!("{build} = ")).expect(build);
+        let text = &TOOLCHAIN_REPO[at..];
+        let text = &text[..text.find("\"\"\"\n\n").expect("template end")];
+        assert!(
+            text.contains("toolchain(\n    name = \"toolchain\",")
+                && text.contains("toolchain_type = \"@rules_kiln//:toolchain_type\","),
+            "{build}: {text}"
+        );
+    }
+    // Same name in WORKSPACE mode; the toolchain type and the build settings `defs.bzl` reads.
     assert_eq!(
         one(&rec, "bazel/WORKSPACE", "workspace")["name"],
         "rules_kiln"
     );
-    let types: Vec<_> = calls(&rec, "bazel/BUILD.bazel", "target")
-        .into_iter()
-        .filter(|t| t["rule"] == "toolchain_type")
-        .map(|t| t["name"].as_str().unwrap())
-        .collect();
-    assert_eq!(types, ["toolchain_type"]);
+    let targets = calls(&rec, "bazel/BUILD.bazel", "target");
+    let of = |rule: &str| -> Vec<&str> {
+        targets
+            .iter()
+            .filter(|t| t["rule"] == rule)
+            .map(|t| t["name"].as_str().unwrap())
+            .collect()
+    };
+    assert_eq!(of("toolchain_type"), ["toolchain_type"]);
     assert!(DEFS.contains("Label(\"//:toolchain_type\")"));
+    let mut flags = [of("string_flag"), of("bool_flag")].concat();
+    flags.sort();
+    assert_eq!(
+        flags,
+        [
+            "daemon",
+            "input_digests",
+            "worker_log",
+            "worker_multiplex",
+            "worker_protocol"
+        ]
+    );
+    assert!(DEFS.contains(&format!("for name in {flags:?}")));
 }
 
-#[test]
-fn example_module_depends_on_the_rules_and_registers_its_toolchain() {
-    let rec = modules();
-    let ex = "examples/bazel/MODULE.bazel";
-    let rules = one(&rec, "bazel/MODULE.bazel", "module");
-    assert_eq!(one(&rec, ex, "module")["name"], "kiln_example");
-    let dep = one(&rec, ex, "bazel_dep");
-    assert_eq!(dep["name"], "rules_kiln");
+/// A module that uses the rules: `bazel_dep` at the rules' version with a
+/// `local_path_override` to `bazel/`, and its WORKSPACE declaring the same repository,
+/// skylib at the module's version, and the same registered toolchain as bzlmod mode.
+fn check_user(rec: &Value, module: &str, workspace: &str, dir: &str) {
+    let rules = one(rec, "bazel/MODULE.bazel", "module");
+    let dep = calls(rec, module, "bazel_dep")
+        .into_iter()
+        .find(|d| d["name"] == "rules_kiln")
+        .expect("bazel_dep(rules_kiln)");
     assert_eq!(
         dep["version"], rules["version"],
-        "the dependency names the rules' version"
+        "{module}: the rules' version"
     );
     assert_eq!(dep["dev_dependency"], false);
-    let over = one(&rec, ex, "local_path_override");
+    let over = one(rec, module, "local_path_override");
     assert_eq!(over["module_name"], "rules_kiln");
     let path = over["path"].as_str().unwrap();
-    let target = repo()
-        .join("examples/bazel")
-        .join(path)
-        .join("MODULE.bazel");
     assert_eq!(
-        std::fs::canonicalize(&target).unwrap(),
+        std::fs::canonicalize(repo().join(dir).join(path).join("MODULE.bazel")).unwrap(),
         std::fs::canonicalize(repo().join("bazel/MODULE.bazel")).unwrap(),
-        "local_path_override must point at the rules' module"
+        "{module}: local_path_override must point at the rules' module"
     );
-    let regs = one(&rec, ex, "register_toolchains");
-    assert_eq!(
-        regs["labels"],
-        serde_json::json!(["//tools:kiln_toolchain"])
-    );
-
-    // WORKSPACE mode (what CI's Bazel 4 builds with) declares the same things.
-    let ws = "examples/bazel/WORKSPACE";
-    assert_eq!(one(&rec, ws, "workspace")["name"], "kiln_example");
-    let local = one(&rec, ws, "local_repository");
+    let local = one(rec, workspace, "local_repository");
     assert_eq!(
         (&local["name"], &local["path"]),
         (&dep["name"], &over["path"])
     );
+    // (Repository rules are recorded with their implementation function.)
+    let repos: Vec<_> = calls(rec, workspace, "repository")
+        .iter()
+        .map(|r| (r["impl"].as_str().unwrap(), r["name"].as_str().unwrap()))
+        .collect();
+    assert_eq!(repos.len(), 2, "{workspace}: {repos:?}");
+    assert!(
+        repos[0].0.contains("_skylib_repository_impl") && repos[0].1 == "bazel_skylib",
+        "{repos:?}"
+    );
+    assert!(
+        repos[1].0.contains("_kiln_toolchain_repository_impl") && repos[1].1 == "kiln_toolchains",
+        "{repos:?}"
+    );
+    assert!(TOOLCHAIN_REPO.contains("/releases/download/1.0.3/bazel-skylib-1.0.3.tar.gz"));
     assert_eq!(
-        one(&rec, ws, "register_toolchains")["labels"],
-        regs["labels"]
+        one(rec, workspace, "register_toolchains")["labels"],
+        one(rec, "bazel/MODULE.bazel", "register_toolchains")["labels"],
+        "{workspace}: the toolchain bzlmod mode registers"
     );
 }
 
 #[test]
-fn build_files_load_the_module_and_define_the_registered_toolchain() {
+fn example_and_test_module_use_the_rules_alike_in_both_modes() {
+    let rec = modules();
+    assert_eq!(
+        one(&rec, "examples/bazel/MODULE.bazel", "module")["name"],
+        "kiln_example"
+    );
+    assert_eq!(
+        one(&rec, "examples/bazel/WORKSPACE", "workspace")["name"],
+        "kiln_example"
+    );
+    check_user(
+        &rec,
+        "examples/bazel/MODULE.bazel",
+        "examples/bazel/WORKSPACE",
+        "examples/bazel",
+    );
+    assert_eq!(
+        one(&rec, "bazel/e2e/MODULE.bazel", "module")["name"],
+        "rules_kiln_e2e"
+    );
+    assert_eq!(
+        one(&rec, "bazel/e2e/WORKSPACE", "workspace")["name"],
+        "rules_kiln_e2e"
+    );
+    check_user(
+        &rec,
+        "bazel/e2e/MODULE.bazel",
+        "bazel/e2e/WORKSPACE",
+        "bazel/e2e",
+    );
+    // The test module's own dependency on skylib (build_test) is the rules' version.
+    let skylib = calls(&rec, "bazel/e2e/MODULE.bazel", "bazel_dep")
+        .into_iter()
+        .find(|d| d["name"] == "bazel_skylib")
+        .expect("bazel_dep(bazel_skylib)");
+    assert_eq!(
+        skylib["version"],
+        one(&rec, "bazel/MODULE.bazel", "bazel_dep")["version"]
+    );
+}
+
+#[test]
+fn build_files_load_the_rules_and_declare_their_targets() {
     let mut sections = vec![("bazel/defs.bzl", "rules_kiln", DEFS.to_string())];
     for (file, text) in [
-        ("examples/bazel/tools/BUILD.bazel", TOOLS_BUILD),
         ("examples/bazel/hw/BUILD.bazel", HW_BUILD),
+        ("bazel/e2e/BUILD.bazel", E2E_BUILD),
     ] {
         let (loads, body) = split_loads(file, text).unwrap();
         for (module, symbols) in &loads {
             // `@rules_kiln` is the repository name of the bazel_dep (and local_repository).
-            assert_eq!(module, "@rules_kiln//:defs.bzl", "{file}");
+            assert!(
+                module == "@rules_kiln//:defs.bzl"
+                    || module == "@bazel_skylib//rules:build_test.bzl",
+                "{file}: {module}"
+            );
             assert!(
                 symbols.iter().all(|s| !s.starts_with('_')),
                 "{file}: {symbols:?}"
@@ -165,36 +279,16 @@ fn build_files_load_the_module_and_define_the_registered_toolchain() {
         .map(|(f, r, t)| (*f, *r, t.as_str()))
         .collect();
     let rec = record(&refs);
-    let targets = |file: &str| calls(&rec, file, "target");
-    let tools = targets("examples/bazel/tools/BUILD.bazel");
-    // `//tools:kiln_toolchain` (registered above) is a toolchain of the rules' type whose
-    // implementation is a kiln_toolchain target of the same package.
-    let tc = tools
-        .iter()
-        .find(|t| t["name"] == "kiln_toolchain")
-        .expect("//tools:kiln_toolchain");
-    assert_eq!(tc["rule"], "toolchain");
+    let names = |file: &str| -> Vec<String> {
+        let mut n: Vec<_> = calls(&rec, file, "target")
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_string())
+            .collect();
+        n.sort();
+        n
+    };
     assert_eq!(
-        tc["attrs"]["toolchain_type"],
-        "@rules_kiln//:toolchain_type"
-    );
-    let imp = tc["attrs"]["toolchain"]
-        .as_str()
-        .unwrap()
-        .trim_start_matches(':');
-    let imp = tools
-        .iter()
-        .find(|t| t["name"] == imp)
-        .expect("toolchain impl");
-    assert_eq!(imp["rule"], "starlark");
-    assert_eq!(imp["attrs"]["kiln"], "kiln");
-    let mut hw: Vec<_> = targets("examples/bazel/hw/BUILD.bazel")
-        .iter()
-        .map(|t| t["name"].as_str().unwrap().to_string())
-        .collect();
-    hw.sort();
-    assert_eq!(
-        hw,
+        names("examples/bazel/hw/BUILD.bazel"),
         [
             "addi",
             "burst",
@@ -204,9 +298,14 @@ fn build_files_load_the_module_and_define_the_registered_toolchain() {
             "unit_library"
         ]
     );
+    assert_eq!(
+        names("bazel/e2e/BUILD.bazel"),
+        ["add", "double", "full_adder", "rules_build", "units"]
+    );
 }
 
 fn check_rules(defs: &str) -> Result<String, String> {
+    let (_, defs) = split_loads("defs.bzl", defs)?;
     run(
         "defs.bzl",
         &format!("{BZLMOD_STUBS}\nbegin(\"bazel/defs.bzl\")\n{defs}\n{CHECK_RULES}\n"),
@@ -217,8 +316,8 @@ fn check_rules(defs: &str) -> Result<String, String> {
 fn rule_actions_are_hermetic_and_worker_ready() {
     let n = check_rules(DEFS).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(
-        n, "7",
-        "actions declared (burst, burst_nosv, mux, mux_json, mux_log, mux_nodigests, gcd)"
+        n, "9",
+        "actions declared (burst, burst_nosv, mux, mux_json, mux_log, mux_nodigests, mux_start, mux_never, gcd)"
     );
 }
 

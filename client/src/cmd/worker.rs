@@ -29,8 +29,9 @@ pub struct Args {
     /// does not match) or `ignore` (for other digest functions such as BLAKE3).
     #[arg(long, value_enum, default_value = "use")]
     pub input_digests: InputDigests,
-    /// Log one line per request on stderr, which Bazel keeps as the worker's log file:
-    /// request id, exit code, input digests passed on.
+    /// Log one line per request on stderr, which Bazel keeps as the worker's log file
+    /// (request id, exit code, input digests passed on) and Buck2 as the worker's `stderr`
+    /// file (exit code, arguments).
     #[arg(long)]
     pub log_requests: bool,
     /// Accept paths in persistent-worker requests that lead out of the worker's directory

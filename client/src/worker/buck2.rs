@@ -43,6 +43,16 @@ impl Service {
         let (cwd, policy) = (self.cwd.clone(), self.policy);
         std::thread::spawn(move || {
             let outcome = super::run_expanding(&args, &cwd, policy, &flight);
+            if policy.log_requests {
+                // Buck2 keeps the worker's stderr in `<tmp>/buck2_worker/<id>/stderr`.
+                let exit = outcome
+                    .as_ref()
+                    .map_or("cancelled".into(), |o| o.exit_code.to_string());
+                eprintln!(
+                    "kiln worker: buck2 command: exit {exit}: {}",
+                    args.join(" ")
+                );
+            }
             let _ = tx.send(outcome);
         });
         rx

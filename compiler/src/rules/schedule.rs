@@ -88,21 +88,25 @@ pub(crate) enum Relation {
     Sequential,
 }
 
-/// A pair of rules (earlier, later in the order) whose calls interact.
+/// An instance through which rules interact: the rules calling each of its methods (in the
+/// order), and the method pairs that interact. Two rules interact through it when an
+/// earlier one calls `a` and a later one `b` for a listed `(a, b, relation)`. Listing the
+/// callers per method keeps the description linear in the rules; the pairs themselves are
+/// quadratic (every two instructions share the RoCC port).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-pub(crate) struct Interaction {
-    pub(crate) earlier: String,
-    pub(crate) later: String,
-    pub(crate) relation: Relation,
-    /// `instance.method/method` pairs that cause it.
-    pub(crate) via: Vec<String>,
+pub(crate) struct Shared {
+    pub(crate) instance: String,
+    /// (method, the rules calling it, in the order).
+    pub(crate) callers: Vec<(String, Vec<String>)>,
+    /// (earlier call's method, later call's method, relation).
+    pub(crate) relations: Vec<(String, String, Relation)>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Schedule {
     /// Indices into `circuit.rules`, in per-cycle evaluation order.
     pub(crate) order: Vec<usize>,
-    pub(crate) interactions: Vec<Interaction>,
+    pub(crate) shared: Vec<Shared>,
     /// Declared precedence pairs `(a, b)` that the order does not honour.
     pub(crate) violated_precedence: Vec<(String, String)>,
 }
@@ -136,22 +140,48 @@ pub(crate) fn analyse(c: &Circuit) -> Result<Schedule, String> {
             v
         })
         .collect();
-    let mut interactions = Vec::new();
-    for a in 0..order.len() {
-        for b in a + 1..order.len() {
-            if let Some(ix) = interact(c, &calls[a], &calls[b]) {
-                interactions.push(Interaction {
-                    earlier: c.rules[order[a]].name.clone(),
-                    later: c.rules[order[b]].name.clone(),
-                    relation: ix.0,
-                    via: ix.1,
-                });
+    // Per instance and method, the positions in the order of the rules calling it.
+    let mut by_inst: BTreeMap<&str, BTreeMap<&str, Vec<usize>>> = BTreeMap::new();
+    for (p, rule_calls) in calls.iter().enumerate() {
+        for (inst, method) in rule_calls {
+            let at = by_inst.entry(inst).or_default().entry(method).or_default();
+            if at.last() != Some(&p) {
+                at.push(p);
             }
         }
     }
+    let mut shared = Vec::new();
+    for (inst, methods) in by_inst {
+        let Some(kind) = c.instance(inst).map(|i| &i.kind) else {
+            continue;
+        };
+        let mut relations = Vec::new();
+        for (ma, pa) in &methods {
+            for (mb, pb) in &methods {
+                // Some caller of `ma` precedes some caller of `mb`.
+                let ordered = matches!((pa.first(), pb.last()), (Some(a), Some(b)) if a < b);
+                if let (true, Some(r)) = (ordered, method_relation(kind, ma, mb)) {
+                    relations.push((ma.to_string(), mb.to_string(), r));
+                }
+            }
+        }
+        if relations.is_empty() {
+            continue;
+        }
+        let name = |p: &usize| c.rules[order[*p]].name.clone();
+        let callers = methods
+            .iter()
+            .map(|(m, at)| (m.to_string(), at.iter().map(name).collect()))
+            .collect();
+        shared.push(Shared {
+            instance: inst.to_string(),
+            callers,
+            relations,
+        });
+    }
     Ok(Schedule {
         order,
-        interactions,
+        shared,
         violated_precedence,
     })
 }
@@ -196,37 +226,6 @@ fn collect_calls(stmts: &[Stmt], out: &mut Vec<(String, String)>) {
     }
 }
 
-/// The strongest relation between the calls of an earlier and a later rule.
-fn interact(
-    c: &Circuit,
-    a: &[(String, String)],
-    b: &[(String, String)],
-) -> Option<(Relation, Vec<String>)> {
-    let mut rel = None;
-    let mut via = Vec::new();
-    for (ia, ma) in a {
-        for (ib, mb) in b {
-            if ia != ib {
-                continue;
-            }
-            let Some(kind) = c.instance(ia).map(|i| &i.kind) else {
-                continue;
-            };
-            let Some(r) = method_relation(kind, ma, mb) else {
-                continue;
-            };
-            let tag = format!("{ia}.{ma}/{mb}");
-            if !via.contains(&tag) {
-                via.push(tag);
-            }
-            if r == Relation::Conflict || rel.is_none() {
-                rel = Some(r);
-            }
-        }
-    }
-    rel.map(|r| (r, via))
-}
-
 /// Same-cycle relation of an earlier call `a` and a later call `b` on one instance.
 pub(crate) fn method_relation(kind: &InstanceKind, a: &str, b: &str) -> Option<Relation> {
     let dma_start = |m: &str| m == "cpu_to_isax" || m == "isax_to_cpu";
@@ -257,21 +256,31 @@ pub(crate) fn describe(c: &Circuit, s: &Schedule) -> String {
     for (p, &i) in s.order.iter().enumerate() {
         out.push_str(&format!("//   {p:3}  {}\n", c.rules[i].name));
     }
-    if s.interactions.is_empty() {
+    if s.shared.is_empty() {
         out.push_str("// Interactions: none (all rules are conflict-free).\n");
     } else {
-        out.push_str("// Interactions (earlier -> later):\n");
-        for ix in &s.interactions {
-            let kind = match ix.relation {
-                Relation::Conflict => "conflict  ",
-                Relation::Sequential => "sequential",
-            };
-            out.push_str(&format!(
-                "//   {kind} {} -> {} via {}\n",
-                ix.earlier,
-                ix.later,
-                ix.via.join(", ")
-            ));
+        out.push_str(
+            "// Interactions: a rule calling the first method of a pair below interacts with\n",
+        );
+        out.push_str(
+            "// every later rule (in the order) calling the second, on the same instance:\n",
+        );
+        for sh in &s.shared {
+            let pairs: Vec<String> = sh
+                .relations
+                .iter()
+                .map(|(a, b, r)| {
+                    let r = match r {
+                        Relation::Conflict => "conflict",
+                        Relation::Sequential => "sequential",
+                    };
+                    format!("{a} -> {b} {r}")
+                })
+                .collect();
+            out.push_str(&format!("//   {}: {}\n", sh.instance, pairs.join(", ")));
+            for (m, rules) in &sh.callers {
+                out.push_str(&format!("//     {m}: {}\n", rules.join(" ")));
+            }
         }
     }
     out.push_str("// Interface arbitration (the rule simulator's model): one RoCC command is\n");

@@ -406,6 +406,43 @@ fn count(terms: &[String]) -> String {
     format!("({})", parts.join(" + "))
 }
 
+/// The enables of a shared method's call sites earlier in the schedule: `prefix` (named
+/// wires summing up every earlier rule's, see [`Prefix`]) and this rule's earlier site
+/// paths. Expressions over them name the wires, so each stays short however many rules share
+/// the method (inlining every earlier enable made the text quadratic in the rules).
+struct Before<'p> {
+    prefix: Option<&'p Prefix>,
+    local: Vec<String>,
+}
+
+impl Before<'_> {
+    /// `(8-bit count)` of earlier enables.
+    fn count(&self) -> String {
+        let mut parts: Vec<String> = self.prefix.iter().map(|p| p.count.clone()).collect();
+        parts.extend(self.local.iter().map(|t| format!("{{7'd0, {t}}}")));
+        match parts.len() {
+            0 => "8'd0".into(),
+            _ => format!("({})", parts.join(" + ")),
+        }
+    }
+
+    /// Whether any earlier enable holds (1 bit).
+    fn any(&self) -> String {
+        let mut parts: Vec<String> = self.prefix.iter().map(|p| p.any.clone()).collect();
+        parts.extend(self.local.iter().cloned());
+        any(&parts)
+    }
+}
+
+/// Running wires over the enables of one (instance, class) of every rule emitted so far:
+/// `count` (8 bits, their sum) and `any` (their OR); one new pair after each rule that
+/// calls the method, built on the pair before.
+struct Prefix {
+    count: String,
+    any: String,
+    rules: usize,
+}
+
 /// `terms` joined by `sep`, or `empty` when there are none.
 fn join_or(terms: &[String], sep: &str, empty: &str) -> String {
     if terms.is_empty() {
@@ -445,8 +482,9 @@ struct Site {
 
 #[derive(Default)]
 struct Uses {
-    /// Enable terms of fired call sites of earlier rules, per (instance, class).
-    done: BTreeMap<(String, &'static str), Vec<String>>,
+    /// The running count and OR of the enables of earlier rules' call sites, as named
+    /// wires, per (instance, class).
+    prefix: BTreeMap<(String, &'static str), Prefix>,
     sites: BTreeMap<(String, &'static str), Vec<Site>>,
     /// Bank read ports: (bank, raddr expr) in port order.
     bank_reads: BTreeMap<String, Vec<String>>,
@@ -560,6 +598,7 @@ impl<'a> Emitter<'a> {
             });
         }
         let en_of = |k: usize, cx: &RuleCx| format!("(WILL_FIRE_{} & {})", cx.name, cx.sites[k].0);
+        let mut fired: BTreeMap<(String, &'static str), Vec<String>> = BTreeMap::new();
         for (inst, class, mut site, k) in std::mem::take(&mut cx.pending) {
             site.en = en_of(k, &cx);
             if class == "raise" {
@@ -575,12 +614,14 @@ impl<'a> Emitter<'a> {
                     signal,
                 });
             }
-            self.uses
-                .done
+            fired
                 .entry((inst.clone(), class))
                 .or_default()
                 .push(site.en.clone());
             self.uses.sites.entry((inst, class)).or_default().push(site);
+        }
+        for (key, ens) in fired {
+            self.extend_prefix(key, &ens);
         }
         for (bank, addr) in std::mem::take(&mut cx.bank_reads) {
             self.uses.bank_reads.entry(bank).or_default().push(addr);
@@ -696,20 +737,44 @@ impl<'a> Emitter<'a> {
         format!("({r})")
     }
 
-    /// Sum of earlier enables of `(inst, class)` plus this rule's earlier site paths.
-    fn before(&self, cx: &RuleCx, inst: &str, class: &'static str) -> Vec<String> {
-        let mut t = self
-            .uses
-            .done
-            .get(&(inst.to_string(), class))
-            .cloned()
-            .unwrap_or_default();
-        for (i, c, p) in &cx.local {
-            if i == inst && *c == class {
-                t.push(format!("({p})"));
-            }
+    /// Earlier enables of `(inst, class)`: every earlier rule's (as the running wires) and
+    /// this rule's earlier site paths.
+    fn before(&self, cx: &RuleCx, inst: &str, class: &'static str) -> Before<'_> {
+        let local = cx
+            .local
+            .iter()
+            .filter(|(i, c, _)| i == inst && *c == class)
+            .map(|(_, _, p)| format!("({p})"))
+            .collect();
+        Before {
+            prefix: self.uses.prefix.get(&(inst.to_string(), class)),
+            local,
         }
-        t
+    }
+
+    /// The running wires of `key` after a rule whose call sites have the enables `ens`.
+    fn extend_prefix(&mut self, key: (String, &'static str), ens: &[String]) {
+        let prev = self.uses.prefix.get(&key);
+        let n = prev.map_or(0, |p| p.rules);
+        let name = format!("{}__{}_before{n}", ident(&key.0), key.1);
+        let mut sum: Vec<String> = prev.iter().map(|p| p.count.clone()).collect();
+        sum.extend(ens.iter().map(|e| format!("{{7'd0, {e}}}")));
+        let mut or: Vec<String> = prev.iter().map(|p| p.any.clone()).collect();
+        or.extend(ens.iter().cloned());
+        let _ = writeln!(
+            self.body,
+            "  logic [7:0] {name}_n;\n  assign {name}_n = {};\n  logic {name}_any;\n  assign {name}_any = {};",
+            sum.join(" + "),
+            or.join(" | ")
+        );
+        self.uses.prefix.insert(
+            key,
+            Prefix {
+                count: format!("{name}_n"),
+                any: format!("{name}_any"),
+                rules: n + 1,
+            },
+        );
     }
 
     fn call(
@@ -747,7 +812,7 @@ impl<'a> Emitter<'a> {
         let mut new_store: Option<(String, String, String)> = None;
         let ready: String = match (kind, method) {
             (InstanceKind::Fifo { width, depth }, "deq") => {
-                let before = count(&self.before(cx, inst, "deq"));
+                let before = self.before(cx, inst, "deq").count();
                 let kname = format!("{}__k{k}", cx.name);
                 let _ = writeln!(
                     self.body,
@@ -763,8 +828,8 @@ impl<'a> Emitter<'a> {
                 format!("({i}__cnt > {kname})")
             }
             (InstanceKind::Fifo { width, depth }, "enq") => {
-                let d = count(&self.before(cx, inst, "deq"));
-                let q = count(&self.before(cx, inst, "enq"));
+                let d = self.before(cx, inst, "deq").count();
+                let q = self.before(cx, inst, "enq").count();
                 site.slot = q.clone();
                 site.data = vec![arg(0, *width)];
                 class = Some("enq");
@@ -775,7 +840,7 @@ impl<'a> Emitter<'a> {
                 "1'b1".into()
             }
             (InstanceKind::Reg { width, .. }, "write") => {
-                let b = any(&self.before(cx, inst, "write"));
+                let b = self.before(cx, inst, "write").any();
                 site.data = vec![arg(0, *width)];
                 class = Some("write");
                 format!("~{b}")
@@ -812,13 +877,13 @@ impl<'a> Emitter<'a> {
                 "1'b1".into()
             }
             (InstanceKind::Rocc, "resp_from_user") => {
-                let b = any(&self.before(cx, inst, "resp"));
+                let b = self.before(cx, inst, "resp").any();
                 site.data = vec![arg(0, 5), arg(1, 32)];
                 class = Some("resp");
                 format!("(rocc_resp_ready & ~{b})")
             }
             (InstanceKind::Rocc, "cmd" | "cmd_deq") => {
-                let b = any(&self.before(cx, inst, "cmd"));
+                let b = self.before(cx, inst, "cmd").any();
                 if method == "cmd_deq" {
                     class = Some("cmd");
                 }
@@ -829,17 +894,16 @@ impl<'a> Emitter<'a> {
                 format!("(rocc_cmd_valid & ~{b})")
             }
             (InstanceKind::Dma { .. }, "poll_for_idle") => {
-                let b = any(&self
+                let b = self
                     .uses
-                    .done
+                    .prefix
                     .get(&(inst.to_string(), "start"))
-                    .cloned()
-                    .unwrap_or_default());
+                    .map_or_else(|| "1'b0".to_string(), |p| p.any.clone());
                 value = Some(("1'b1".into(), 1));
                 format!("({i}_idle & ~{b})")
             }
             (InstanceKind::Dma { .. }, "cpu_to_isax" | "isax_to_cpu") => {
-                let b = any(&self.before(cx, inst, "start"));
+                let b = self.before(cx, inst, "start").any();
                 let dir = if method == "cpu_to_isax" {
                     "1'b1"
                 } else {
@@ -851,7 +915,7 @@ impl<'a> Emitter<'a> {
             }
             (InstanceKind::MemPort, "load_req" | "store_req") => {
                 let lanes = self.mem_lanes.get(inst).copied().unwrap_or(1);
-                let lane = count(&self.before(cx, inst, "req"));
+                let lane = self.before(cx, inst, "req").count();
                 let st = method == "store_req";
                 let word = format!("({} & 32'hfffffffc)", arg(0, 32));
                 for (si, sa, sp) in &cx.mem_stores {
@@ -879,7 +943,7 @@ impl<'a> Emitter<'a> {
                     // Room in the response queue for every load outstanding at the start of
                     // the cycle and every load issued before this one in the cycle.
                     also = Some("load");
-                    let loads = count(&self.before(cx, inst, "load"));
+                    let loads = self.before(cx, inst, "load").count();
                     format!(
                         "({i}_req_ready & ({lane} < 8'd{lanes}) & (({i}__q_cnt + {i}__in_n + {loads}) < 8'd{}))",
                         MEM_QUEUE_PER_LANE * lanes
@@ -892,7 +956,7 @@ impl<'a> Emitter<'a> {
             }
             (InstanceKind::MemPort, "load_resp") => {
                 let kname = format!("{}__k{k}", cx.name);
-                let before = count(&self.before(cx, inst, "mresp"));
+                let before = self.before(cx, inst, "mresp").count();
                 let _ = writeln!(
                     self.body,
                     "  logic [7:0] {kname};\n  assign {kname} = {before};"
