@@ -61,6 +61,8 @@ pub struct LimitsTable {
     pub max_depth: Option<u64>,
     pub max_nodes: Option<u64>,
     pub max_remote_body: Option<Size>,
+    pub max_ops: Option<u64>,
+    pub max_name_len: Option<u64>,
 }
 
 impl LimitsTable {
@@ -72,6 +74,8 @@ impl LimitsTable {
             Limit::Depth => self.max_depth,
             Limit::Nodes => self.max_nodes,
             Limit::RemoteBody => self.max_remote_body.map(|s| s.0),
+            Limit::Ops => self.max_ops,
+            Limit::NameLen => self.max_name_len,
         }
     }
 }

@@ -120,12 +120,14 @@ pub fn spec(inputs: &[PathBuf], kinds: &[String], out_dir: &Path) -> Result<Buil
     Ok(spec_of(inputs, kinds, out_dir))
 }
 
-/// [`spec`] of output kinds.
+/// [`spec`] of output kinds, under this process's limits (its flags and `kiln.toml`: a
+/// daemon builds it under the same).
 pub fn spec_of(inputs: &[PathBuf], kinds: Vec<OutputKind>, out_dir: &Path) -> BuildSpec {
     BuildSpec {
         inputs: inputs.iter().map(|p| absolute(p)).collect(),
         kinds,
         out_dir: absolute(out_dir),
+        limits: Some(kiln_daemon::input::limits()),
         ..BuildSpec::default()
     }
 }

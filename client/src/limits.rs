@@ -27,6 +27,12 @@ pub struct LimitArgs {
     /// Largest remote cache action-result body [default: 1M; limits.max_remote_body]
     #[arg(long, global = true, value_name = "SIZE", value_parser = crate::size::parse)]
     pub max_remote_body: Option<u64>,
+    /// Most operations of one handshake.func [default: 50000; limits.max_ops]
+    #[arg(long, global = true, value_name = "N")]
+    pub max_ops: Option<u64>,
+    /// Longest op, port or function name of a Handshake design, in bytes [default: 1024; limits.max_name_len]
+    #[arg(long, global = true, value_name = "BYTES")]
+    pub max_name_len: Option<u64>,
 }
 
 impl LimitArgs {
@@ -38,6 +44,8 @@ impl LimitArgs {
             Limit::Depth => self.max_depth,
             Limit::Nodes => self.max_nodes,
             Limit::RemoteBody => self.max_remote_body,
+            Limit::Ops => self.max_ops,
+            Limit::NameLen => self.max_name_len,
         }
     }
 }

@@ -448,3 +448,30 @@ fn an_editor_session_on_a_handshake_circuit() {
     );
     s.finish();
 }
+
+#[test]
+fn a_long_token_reaches_the_editor_shortened() {
+    // A 10^6-character token: its diagnostic names it by its ends and length (issue #31).
+    let env = Daemon::new();
+    let path = env.ws().join("token.mlir");
+    let text = format!("%0 = {}\n", "a".repeat(1_000_000));
+    std::fs::write(&path, &text).unwrap();
+    let (mut s, _) = Session::start(&env, true);
+    s.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri(&path), "languageId": "mlir", "version": 1, "text": text}}),
+    );
+    let diags = s.diagnostics(1);
+    assert_eq!(diags.len(), 1, "{} bytes", json!(diags).to_string().len());
+    let message = diags[0]["message"].as_str().unwrap();
+    assert!(message.len() < 1000, "a message of {} bytes", message.len());
+    assert!(
+        message.contains("a…a") && message.contains("(1000000 bytes)"),
+        "{message}"
+    );
+    assert_eq!(
+        diags[0]["range"]["start"],
+        json!({"line": 0, "character": 5})
+    );
+    s.finish();
+}

@@ -103,6 +103,85 @@ pub struct Diagnostic {
     pub related: Vec<Related>,
 }
 
+/// A token (a run of characters without white space) of more characters than this is
+/// shortened in a message.
+const MAX_TOKEN: usize = 200;
+/// What a shortened token keeps: its first and last characters.
+const TOKEN_HEAD: usize = 120;
+const TOKEN_TAIL: usize = 40;
+/// A message of more bytes than this (its tokens shortened) is cut.
+const MAX_MESSAGE: usize = 4096;
+/// What a cut message ends with, then its length.
+const ELLIPSIS: &str = "…";
+
+/// `message` as every diagnostic carries it: a name taken from the input can be of any
+/// length, and a message repeats it on one line (a terminal's, an editor's), so a token
+/// longer than [`MAX_TOKEN`] characters is shortened to its first and last characters
+/// around an ellipsis, followed by its length (`'aaa…aaa' (10000000 bytes)`), and a message
+/// still longer than [`MAX_MESSAGE`] bytes is cut with an ellipsis and its length, as
+/// source excerpts are cut ([`render`]). Shortening a shortened message changes nothing.
+pub fn shorten(message: String) -> String {
+    if message.len() <= MAX_TOKEN {
+        return message;
+    }
+    let mut out = String::with_capacity(message.len().min(MAX_MESSAGE + 64));
+    let mut rest = message.as_str();
+    while !rest.is_empty() && out.len() <= MAX_MESSAGE {
+        let blank = rest
+            .find(|c: char| !c.is_whitespace())
+            .unwrap_or(rest.len());
+        out.push_str(&rest[..blank]);
+        let end = rest[blank..]
+            .find(char::is_whitespace)
+            .map_or(rest.len(), |e| blank + e);
+        shorten_token(&rest[blank..end], &mut out);
+        rest = &rest[end..];
+    }
+    if out.len() <= MAX_MESSAGE && rest.is_empty() {
+        return out;
+    }
+    let suffix = format!("{ELLIPSIS} ({} bytes in all)", message.len());
+    let mut keep = MAX_MESSAGE.min(out.len()) - suffix.len();
+    while !out.is_char_boundary(keep) {
+        keep -= 1;
+    }
+    out.truncate(keep);
+    out.push_str(&suffix);
+    out
+}
+
+/// `token` appended to `out`, shortened if longer than [`MAX_TOKEN`] characters: the
+/// characters around the name (quotes, brackets, punctuation) are kept, and its length in
+/// bytes follows its closing quote.
+fn shorten_token(token: &str, out: &mut String) {
+    if token.len() <= MAX_TOKEN || token.chars().count() <= MAX_TOKEN {
+        out.push_str(token);
+        return;
+    }
+    let around = |c: char| "'\"`()[]{}<>,.:;".contains(c);
+    let core = token.trim_matches(around);
+    let lead = token.len() - token.trim_start_matches(around).len();
+    let (lead, core, trail) = match (lead, token.len() - lead - core.len()) {
+        (l, t) if l <= 4 && t <= 4 => (&token[..l], core, &token[l + core.len()..]),
+        // Not quotes around a name: the token is cut as it is.
+        _ => ("", token, ""),
+    };
+    let closers = trail.len() - trail.trim_start_matches(|c| "'\"`)]}>".contains(c)).len();
+    let head: String = core.chars().take(TOKEN_HEAD).collect();
+    let tail_from = core
+        .char_indices()
+        .rev()
+        .nth(TOKEN_TAIL - 1)
+        .map_or(0, |(i, _)| i);
+    out.push_str(lead);
+    out.push_str(&head);
+    out.push_str(ELLIPSIS);
+    out.push_str(&core[tail_from..]);
+    out.push_str(&trail[..closers]);
+    out.push_str(&format!(" ({} bytes)", core.len()));
+    out.push_str(&trail[closers..]);
+}
+
 /// A located note: `path:line:col: note: message` and the source line.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Related {
@@ -115,7 +194,7 @@ impl Diagnostic {
         Diagnostic {
             severity: Severity::Error,
             code: None,
-            message: message.into(),
+            message: shorten(message.into()),
             span: Some(span),
             notes: Vec::new(),
             related: Vec::new(),
@@ -126,7 +205,7 @@ impl Diagnostic {
         Diagnostic {
             severity: Severity::Warning,
             code: None,
-            message: message.into(),
+            message: shorten(message.into()),
             span: Some(span),
             notes: Vec::new(),
             related: Vec::new(),
@@ -138,7 +217,7 @@ impl Diagnostic {
         Diagnostic {
             severity: Severity::Error,
             code: None,
-            message: message.into(),
+            message: shorten(message.into()),
             span: None,
             notes: Vec::new(),
             related: Vec::new(),
@@ -158,7 +237,7 @@ impl Diagnostic {
     }
 
     pub(crate) fn with_note(mut self, note: impl Into<String>) -> Diagnostic {
-        self.notes.push(note.into());
+        self.notes.push(shorten(note.into()));
         self
     }
 
@@ -166,7 +245,7 @@ impl Diagnostic {
     pub(crate) fn with_related(mut self, span: Span, message: impl Into<String>) -> Diagnostic {
         self.related.push(Related {
             span,
-            message: message.into(),
+            message: shorten(message.into()),
         });
         self
     }
@@ -199,11 +278,12 @@ impl Diagnostic {
 
     fn locate_in(&self, path: &str, text: &str, index: Option<&LineIndex>) -> Located {
         let at = |span: Span| Some(Box::new(At::of(index?, text, span)));
+        // Messages are shortened again here: a flow may have changed one after it was made.
         let related = self.related.iter().map(|r| Located {
             path: path.to_string(),
             severity: Severity::Note,
             code: None,
-            message: r.message.clone(),
+            message: shorten(r.message.clone()),
             at: at(r.span),
             notes: Vec::new(),
             related: Vec::new(),
@@ -212,9 +292,9 @@ impl Diagnostic {
             path: path.to_string(),
             severity: self.severity,
             code: self.code,
-            message: self.message.clone(),
+            message: shorten(self.message.clone()),
             at: self.span.and_then(at),
-            notes: self.notes.clone(),
+            notes: self.notes.iter().cloned().map(shorten).collect(),
             related: related.collect(),
         }
     }
@@ -286,7 +366,7 @@ impl Located {
             path: path.into(),
             severity,
             code: None,
-            message: message.into(),
+            message: shorten(message.into()),
             at: None,
             notes: Vec::new(),
             related: Vec::new(),
@@ -512,6 +592,47 @@ mod tests {
                 (Some(end.line as u64), Some(end.col as u64))
             );
         }
+    }
+
+    #[test]
+    fn long_tokens_and_messages_are_shortened() {
+        let name = "a".repeat(10_000_000);
+        let m = shorten(format!("unknown operation '{name}'; see `{name}`: here"));
+        assert!(m.len() < 500, "{} bytes", m.len());
+        assert!(
+            m.starts_with(&format!("unknown operation '{}…", "a".repeat(120))),
+            "{m}"
+        );
+        assert!(
+            m.contains(&format!("…{}' (10000000 bytes); see `", "a".repeat(40))),
+            "{m}"
+        );
+        assert!(m.ends_with("` (10000000 bytes): here"), "{m}");
+        assert_eq!(shorten(m.clone()), m);
+        // Short tokens in a long message: the message is cut, with its length.
+        let words = "word ".repeat(10_000);
+        let m = shorten(words.clone());
+        assert!(m.len() <= MAX_MESSAGE, "{}", m.len());
+        assert!(
+            m.ends_with(&format!("… ({} bytes in all)", words.len())),
+            "{m}"
+        );
+        assert_eq!(shorten(m.clone()), m);
+        // Multi-byte characters are cut on their boundaries.
+        let wide = format!("x `{}` y", "é".repeat(5000));
+        let m = shorten(wide);
+        assert!(m.contains("é… (") || m.contains("…é"), "{m}");
+        assert_eq!(shorten(m.clone()), m);
+        let ok = "a message of normal length, with `names` in it".to_string();
+        assert_eq!(shorten(ok.clone()), ok);
+        // Every way a message reaches a user shortens it.
+        let d = Diagnostic::error(Span::new(0, 1), format!("bad `{name}`"))
+            .with_note(format!("note `{name}`"));
+        let l = d.locate("f", "x\n");
+        assert!(l.message.len() < 300 && l.notes[0].len() < 300, "{l:?}");
+        assert!(l.to_json().to_string().len() < 1000);
+        let f = Located::file("f", Severity::Error, format!("file `{name}`"));
+        assert!(f.render().len() < 300);
     }
 
     #[test]

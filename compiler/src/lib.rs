@@ -23,6 +23,7 @@
 pub mod aig;
 pub mod aps;
 pub mod blif;
+pub(crate) mod chunks;
 pub mod diag;
 pub mod flow;
 pub mod fxhash;

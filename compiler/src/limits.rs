@@ -16,8 +16,11 @@
 //! | results, outputs or slots of one op (`%r:N`, buffer slots) | 4,096 | `--max-results` | `limits.max_results` |
 //! | BLIF hierarchy depth | 100,000 | `--max-depth` | `limits.max_depth` |
 //! | AIG nodes of one model | 20,000,000 | `--max-nodes` | `limits.max_nodes` |
+//! | operations of one `handshake.func` | 50,000 | `--max-ops` | `limits.max_ops` |
+//! | a name that reaches an output (op, port, function) | 1,024 bytes | `--max-name-len` | `limits.max_name_len` |
 //! | remote cache body (action results) | 1 MiB | `--max-remote-body` | `limits.max_remote_body` |
 
+use crate::diag::{Code, Diagnostic, Span};
 use serde::{Deserialize, Serialize};
 
 /// The resource limits of one run. `Limits::default()` is the documented policy.
@@ -35,6 +38,11 @@ pub struct Limits {
     pub max_nodes: u64,
     /// Largest remote cache body whose size no digest states (an `ActionResult`), in bytes.
     pub max_remote_body: u64,
+    /// Most operations in the body of one `handshake.func`.
+    pub max_ops: u64,
+    /// Longest name that becomes part of an output (a Handshake op's `handshake.name`, a
+    /// port or function name), in bytes.
+    pub max_name_len: u64,
 }
 
 impl Limits {
@@ -45,10 +53,16 @@ impl Limits {
         max_depth: 100_000,
         max_nodes: 20_000_000,
         max_remote_body: 1 << 20,
+        // Dynamatic's largest benchmarks have a few hundred ops; a chain of 40,000 32-bit
+        // buffers writes 788 MB of outputs and peaks at 1.04 GB (README, *Hostile input*).
+        max_ops: 50_000,
+        // The shortest identifier length every Verilog tool must accept (IEEE 1364 §3.7):
+        // the names become RTL and netlist identifiers downstream.
+        max_name_len: 1024,
     };
 
     /// The current value of `limit`.
-    pub(crate) fn get(&self, limit: Limit) -> u64 {
+    pub fn get(&self, limit: Limit) -> u64 {
         match limit {
             Limit::InputSize => self.max_input_size,
             Limit::IntWidth => u64::from(self.max_int_width),
@@ -56,6 +70,8 @@ impl Limits {
             Limit::Depth => u64::from(self.max_depth),
             Limit::Nodes => self.max_nodes,
             Limit::RemoteBody => self.max_remote_body,
+            Limit::Ops => self.max_ops,
+            Limit::NameLen => self.max_name_len,
         }
     }
 
@@ -69,6 +85,8 @@ impl Limits {
             Limit::Depth => self.max_depth = v32,
             Limit::Nodes => self.max_nodes = value,
             Limit::RemoteBody => self.max_remote_body = value,
+            Limit::Ops => self.max_ops = value,
+            Limit::NameLen => self.max_name_len = value,
         }
     }
 
@@ -78,6 +96,20 @@ impl Limits {
             Err(limit.exceeded(value, self.get(limit)))
         } else {
             Ok(())
+        }
+    }
+
+    /// [`Limits::check`] as a diagnostic at `span` ([`Limit::exceeded_at`]).
+    pub(crate) fn check_at(
+        &self,
+        limit: Limit,
+        value: u64,
+        span: Span,
+        what: &str,
+    ) -> Result<(), Diagnostic> {
+        match value > self.get(limit) {
+            true => Err(limit.exceeded_at(value, self.get(limit), span, what)),
+            false => Ok(()),
         }
     }
 }
@@ -97,16 +129,20 @@ pub enum Limit {
     Depth,
     Nodes,
     RemoteBody,
+    Ops,
+    NameLen,
 }
 
 impl Limit {
-    pub const ALL: [Limit; 6] = [
+    pub const ALL: [Limit; 8] = [
         Limit::InputSize,
         Limit::IntWidth,
         Limit::Results,
         Limit::Depth,
         Limit::Nodes,
         Limit::RemoteBody,
+        Limit::Ops,
+        Limit::NameLen,
     ];
 
     /// The key under `[limits]` in `kiln.toml`; the flag is the same with dashes.
@@ -118,7 +154,14 @@ impl Limit {
             Limit::Depth => "max_depth",
             Limit::Nodes => "max_nodes",
             Limit::RemoteBody => "max_remote_body",
+            Limit::Ops => "max_ops",
+            Limit::NameLen => "max_name_len",
         }
+    }
+
+    /// The limit whose [`Limit::key`] is `key`.
+    pub fn from_key(key: &str) -> Option<Limit> {
+        Limit::ALL.into_iter().find(|l| l.key() == key)
     }
 
     /// The command-line flag that sets this limit.
@@ -135,7 +178,15 @@ impl Limit {
             Limit::Depth => "hierarchy depth",
             Limit::Nodes => "AIG nodes of one model",
             Limit::RemoteBody => "remote cache body (bytes)",
+            Limit::Ops => "operations of one handshake.func",
+            Limit::NameLen => "name length (bytes)",
         }
+    }
+
+    /// The diagnostic of `value` over `max` at `span`: `{what}: {message}` (code E0004).
+    pub(crate) fn exceeded_at(self, value: u64, max: u64, span: Span, what: &str) -> Diagnostic {
+        let message = format!("{what}: {}", self.exceeded(value, max));
+        Diagnostic::error(span, message).with_code(Code::LimitExceeded)
     }
 
     /// The message of a diagnostic for `value` over `max`: names the limit and how to raise it.
@@ -162,6 +213,7 @@ mod tests {
             let e = lim.check(l, 8).unwrap_err();
             assert!(e.contains(&l.flag()) && e.contains(l.key()), "{e}");
             assert!(lim.check(l, 7).is_ok());
+            assert_eq!(Limit::from_key(l.key()), Some(l));
         }
     }
 }

@@ -111,16 +111,54 @@ pub fn open_regular(path: &Path, max: u64) -> Result<(File, u64), InputError> {
     Ok((file, meta.len()))
 }
 
-/// Append at most `max` bytes of `reader` to `buf`; more is an error.
-fn read_bounded(reader: impl Read, buf: &mut Vec<u8>, max: u64) -> Result<(), InputError> {
-    let start = buf.len();
-    reader.take(max.saturating_add(1)).read_to_end(buf)?;
-    let n = (buf.len() - start) as u64;
-    if n > max {
-        buf.truncate(start);
-        return Err(InputError::TooLarge(Limit::InputSize.exceeded(n, max)));
+/// The first chunk of a stream read; each next one is twice as large, up to [`MAX_CHUNK`].
+const FIRST_CHUNK: u64 = 64 << 10;
+const MAX_CHUNK: u64 = 16 << 20;
+
+/// Append at most `max` bytes of the stream `reader` to `buf`; more is an error.
+///
+/// A stream (standard input, a pipe) has no size to check first, and may never end. It is
+/// read in chunks of exact size, kept apart until its end, so that no buffer grows by
+/// doubling past the limit: while reading, at most `max + 1` bytes are held (the one byte
+/// that proves the stream too long), in chunks of at most [`MAX_CHUNK`]; a stream that
+/// ends within the limit is then joined into `buf`.
+fn read_bounded(mut reader: impl Read, buf: &mut Vec<u8>, max: u64) -> Result<(), InputError> {
+    let mut chunks: Vec<Vec<u8>> = Vec::new();
+    let mut total: u64 = 0;
+    let mut size = FIRST_CHUNK;
+    loop {
+        let want = size.min(max.saturating_add(1) - total);
+        let mut chunk = Vec::new();
+        chunk
+            .try_reserve_exact(usize::try_from(want).unwrap_or(usize::MAX))
+            .map_err(|_| out_of_memory(total))?;
+        let n = (&mut reader).take(want).read_to_end(&mut chunk)? as u64;
+        total += n;
+        if total > max {
+            return Err(InputError::TooLarge(Limit::InputSize.exceeded(total, max)));
+        }
+        if n > 0 {
+            chunks.push(chunk);
+        }
+        if n < want {
+            break;
+        }
+        size = (size * 2).min(MAX_CHUNK);
+    }
+    buf.try_reserve_exact(total as usize)
+        .map_err(|_| out_of_memory(total))?;
+    for chunk in chunks {
+        buf.extend_from_slice(&chunk);
     }
     Ok(())
+}
+
+/// The error of a stream whose first `read` bytes leave no memory for more.
+fn out_of_memory(read: u64) -> InputError {
+    InputError::Io(io::Error::new(
+        io::ErrorKind::OutOfMemory,
+        format!("out of memory after {read} bytes"),
+    ))
 }
 
 /// Read the regular file `path` into `buf` (appended), under the input size limit `max`.
@@ -163,7 +201,11 @@ pub fn read_bounded_file(path: &Path, max: u64) -> Result<Vec<u8>, InputError> {
 /// The bytes of the input `path` under the process's input size limit; `-` is standard
 /// input.
 pub fn read(path: &Path) -> Result<Vec<u8>, InputError> {
-    let max = limits().max_input_size;
+    read_max(path, limits().max_input_size)
+}
+
+/// The bytes of the input `path`, at most `max` of them; `-` is standard input.
+pub fn read_max(path: &Path, max: u64) -> Result<Vec<u8>, InputError> {
     let mut buf = Vec::new();
     if path.as_os_str() == "-" {
         read_bounded(io::stdin().lock(), &mut buf, max)?;
@@ -231,5 +273,26 @@ mod tests {
         // A stream longer than the limit is cut off after limit + 1 bytes.
         let e = read_bounded(io::repeat(0), &mut Vec::new(), 1000).unwrap_err();
         assert!(matches!(e, InputError::TooLarge(_)));
+    }
+
+    #[test]
+    fn streams_are_read_whole_up_to_the_limit_in_chunks() {
+        let first = FIRST_CHUNK as usize;
+        for len in [0, 1, first - 1, first, first + 1, 3 * first + 7, 40 << 20] {
+            let text: Vec<u8> = (0..len).map(|i| (i % 253) as u8).collect();
+            let mut buf = b"kept".to_vec();
+            read_bounded(&text[..], &mut buf, len as u64).unwrap();
+            assert_eq!((&buf[..4], &buf[4..]), (&b"kept"[..], &text[..]), "{len}");
+            if len > 0 {
+                let e = read_bounded(&text[..], &mut Vec::new(), len as u64 - 1).unwrap_err();
+                assert!(e.to_string().contains("--max-input-size"), "{len}: {e}");
+            }
+        }
+        // An endless stream is refused after the limit and one byte, whatever the limit.
+        let e = read_bounded(io::repeat(1), &mut Vec::new(), 50 << 20).unwrap_err();
+        assert!(
+            e.to_string().contains(&format!("{}", (50u64 << 20) + 1)),
+            "{e}"
+        );
     }
 }

@@ -144,6 +144,7 @@ impl Workspace {
     /// Read the spec's inputs from disk (skipping files whose size, times and inode are
     /// unchanged); set the salsa inputs whose text changed.
     pub fn sync(&mut self, spec: &BuildSpec) -> Resolved {
+        self.db.set_limits(spec.limits());
         self.digests.begin(&spec.input_digests);
         let mut inputs = Vec::with_capacity(spec.inputs.len());
         for input in &spec.inputs {
@@ -267,7 +268,8 @@ impl Workspace {
         if let Some(&(f, _, g)) = self.sources.get(path) {
             return self.resync_source(path, f, g, stamp);
         }
-        let text = match read_text(path, &mut self.digests) {
+        let max = self.db.limits().max_input_size;
+        let text = match read_text(path, max, &mut self.digests) {
             Ok(t) => t,
             Err(e) => return Loaded::Unreadable(e),
         };
@@ -329,7 +331,7 @@ impl Workspace {
     ) -> Loaded {
         let mut bytes = std::mem::take(&mut self.recycled);
         bytes.clear();
-        let read = input::read_into(path, &mut bytes, input::limits().max_input_size);
+        let read = input::read_into(path, &mut bytes, self.db.limits().max_input_size);
         if let Err(e) = read {
             return Loaded::Unreadable(io_error(path, &e));
         }
@@ -403,7 +405,7 @@ impl Workspace {
     ) -> HandshakeJob {
         let opts = HandshakeOpts {
             lib_dir: spec.blif_lib.clone(),
-            flow: spec.options(),
+            flow: spec.options(self.db.limits()),
         };
         let job = match self.handshake_jobs.get(path) {
             Some(j) => *j,
@@ -448,10 +450,10 @@ impl Workspace {
     }
 }
 
-/// The file as text (validated once: inputs can be large), then checked against its given
-/// digest; or why it cannot be read.
-pub(crate) fn read_text(path: &Path, digests: &mut Digests) -> Result<String, Located> {
-    let bytes = input::read(path).map_err(|e| io_error(path, &e))?;
+/// The file as text (validated once: inputs can be large), at most `max` bytes, then
+/// checked against its given digest; or why it cannot be read.
+pub(crate) fn read_text(path: &Path, max: u64, digests: &mut Digests) -> Result<String, Located> {
+    let bytes = input::read_max(path, max).map_err(|e| io_error(path, &e))?;
     let text = String::from_utf8(bytes).map_err(|e| utf8_error(path, e.as_bytes()))?;
     digests.check(path, text.as_bytes())?;
     Ok(text)

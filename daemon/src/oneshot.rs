@@ -51,7 +51,7 @@ fn run_job(spec: &BuildSpec, job: &Job, digests: &mut Digests, times: &mut Times
         return unreadable(job, (**e).clone());
     }
     let t = Instant::now();
-    let text = read_text(&job.input, digests);
+    let text = read_text(&job.input, spec.limits().max_input_size, digests);
     times.sync += t.elapsed();
     let text = match text {
         Ok(t) => t,
@@ -62,13 +62,13 @@ fn run_job(spec: &BuildSpec, job: &Job, digests: &mut Digests, times: &mut Times
     let outputs: FileOutputs = match flow {
         Flow::Aps => {
             let sv = spec.kinds.contains(&OutputKind::Sv);
-            flow::aps::build(&text, &job.stem(), sv, &crate::input::limits()).into()
+            flow::aps::build(&text, &job.stem(), sv, &spec.limits()).into()
         }
         Flow::Handshake if spec.kinds.contains(&OutputKind::Sv) => {
             FileOutputs::failed(vec![sv_not_aps()])
         }
         Flow::Handshake => handshake(spec, &text, digests).into(),
-        Flow::Blif => flow::blif::build(&text, &crate::input::limits()).into(),
+        Flow::Blif => flow::blif::build(&text, &spec.limits()).into(),
         Flow::Unknown => FileOutputs::failed(vec![flow::unknown(&text)]),
     };
     let result = job_result(spec, job, flow, outputs, &text);
@@ -79,7 +79,7 @@ fn run_job(spec: &BuildSpec, job: &Job, digests: &mut Digests, times: &mut Times
 /// A Handshake input, its library files read as the daemon reads them (given digests
 /// checked; a file that cannot be read as UTF-8 is a unit ignored with a warning).
 fn handshake(spec: &BuildSpec, text: &str, digests: &mut Digests) -> flow::Outcome {
-    let opts = spec.handshake.options();
+    let opts = spec.handshake.options(spec.limits());
     let Some(lib) = &spec.handshake.blif_lib else {
         return flow::handshake::synthesize(text, &opts, None);
     };
@@ -89,7 +89,7 @@ fn handshake(spec: &BuildSpec, text: &str, digests: &mut Digests) -> flow::Outco
             return LibraryFile::Missing;
         }
         let shown = full.display().to_string();
-        match read_text(&full, digests) {
+        match read_text(&full, opts.limits.max_input_size, digests) {
             Ok(text) if is_blif(&full) => LibraryFile::Text { shown, text },
             _ => LibraryFile::NotUtf8 { shown },
         }

@@ -9,6 +9,7 @@ use crate::digests;
 use compiler::diag::{Code, Located, Severity};
 pub use compiler::flow::{Flow, OutputKind, is_blif, is_mlir};
 use compiler::handshake::{Dialect, Naming};
+use compiler::limits::Limits;
 use std::path::{Path, PathBuf};
 
 /// What to build (paths absolute, or relative to the process's directory). Inputs are
@@ -27,6 +28,9 @@ pub struct BuildSpec {
     pub digests: bool,
     /// List only the files this build wrote (the report counts the others).
     pub changed_only: bool,
+    /// The resource limits of the build (the caller's flags and `kiln.toml`); `None`: the
+    /// process's own ([`crate::input::limits`]).
+    pub limits: Option<Limits>,
 }
 
 impl BuildSpec {
@@ -36,6 +40,12 @@ impl BuildSpec {
             && self.kinds == other.kinds
             && self.out_dir == other.out_dir
             && self.handshake == other.handshake
+            && self.limits() == other.limits()
+    }
+
+    /// The limits the build runs under.
+    pub fn limits(&self) -> Limits {
+        self.limits.unwrap_or_else(crate::input::limits)
     }
 
     /// Whether a job of `flow` writes output `kind`.
@@ -112,18 +122,19 @@ pub struct HandshakeSpec {
 }
 
 impl HandshakeSpec {
-    /// The flow's options, with the path table read (an unreadable table is an empty one).
-    pub fn options(&self) -> compiler::flow::handshake::Options {
+    /// The flow's options under `limits`, with the path table read (an unreadable table is
+    /// an empty one, a table over the input size limit too).
+    pub fn options(&self, limits: Limits) -> compiler::flow::handshake::Options {
         compiler::flow::handshake::Options {
             dialect: self.dialect,
             naming: self.naming,
             path_table: self.path_table.as_ref().map(|p| {
-                let text = crate::input::read(p)
+                let text = crate::input::read_bounded_file(p, limits.max_input_size)
                     .ok()
                     .and_then(|b| String::from_utf8(b).ok());
                 (p.display().to_string(), text.unwrap_or_default())
             }),
-            limits: crate::input::limits(),
+            limits,
             func: None,
         }
     }

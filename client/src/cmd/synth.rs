@@ -91,7 +91,15 @@ pub fn run(args: Args) -> Result<(), Failure> {
     let shown = args.file.display().to_string();
     let text = io::read_source(&args.file)?;
     let outcome = match prepare(&text, &args.handshake, args.func.as_deref())? {
-        Ok((front, library)) => flow::back(&front, library, args.handshake.synth_dialect.into()),
+        Ok((front, library)) => {
+            let limits = kiln_daemon::input::limits();
+            flow::back(
+                &front,
+                library,
+                args.handshake.synth_dialect.into(),
+                &limits,
+            )
+        }
         Err(failed) => failed,
     };
     let mut tally = diagnostics::Tally::default();
@@ -166,7 +174,7 @@ pub fn prepare(
             Ok(Ok(text)) => LibraryFile::Text { shown, text },
         }
     };
-    let library = flow::load(&front, &mut read);
+    let library = flow::load(&front, &mut read, &kiln_daemon::input::limits());
     Ok(Ok((front, library)))
 }
 

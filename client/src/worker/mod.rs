@@ -252,6 +252,8 @@ fn action_spec(
         inputs,
         kinds,
         input_digests: std::sync::Arc::new(given.digests.clone()),
+        // The worker's own limits (its flags and `kiln.toml`), also in a daemon.
+        limits: Some(kiln_daemon::input::limits()),
         ..BuildSpec::default()
     };
     Ok((spec, parsed.no_daemon))

@@ -9,10 +9,52 @@
 
 use super::{Aig, Lit, Node};
 use crate::fxhash::FxHashSet as HashSet;
-use std::fmt::Write as _;
+
+/// The name of node `var`: its own (an input's, a latch's), `{prefix}{var}` for an AND,
+/// else empty.
+struct NetName<'a> {
+    prefix: &'a str,
+    var: u32,
+    named: &'a str,
+    and: bool,
+}
+
+impl NetName<'_> {
+    /// Whether the name is `text`.
+    fn is(&self, text: &str) -> bool {
+        match self.and {
+            true => text.strip_prefix(self.prefix) == Some(self.var.to_string().as_str()),
+            false => self.named == text,
+        }
+    }
+}
+
+impl std::fmt::Display for NetName<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.and {
+            true => write!(f, "{}{}", self.prefix, self.var),
+            false => f.write_str(self.named),
+        }
+    }
+}
 
 /// The netlist as BLIF text (one model named after the AIG).
 pub fn write_blif(g: &Aig) -> String {
+    let ands = (g.nodes().len()).saturating_sub(g.inputs().len() + g.latches().len());
+    let mut out = String::with_capacity(32 * ands + 64 * (g.inputs().len() + g.outputs().len()));
+    write_blif_to(g, &mut out);
+    out
+}
+
+/// [`write_blif`] as an output's pieces (a large netlist is never one growing buffer).
+pub(crate) fn write_blif_pieces(g: &Aig) -> Vec<crate::flow::Piece> {
+    let mut out = crate::chunks::Chunks::new();
+    write_blif_to(g, &mut out);
+    out.into_pieces()
+}
+
+/// [`write_blif`] written to `out`.
+fn write_blif_to(g: &Aig, out: &mut impl std::fmt::Write) {
     let used: HashSet<&str> = g
         .inputs()
         .iter()
@@ -24,37 +66,44 @@ pub fn write_blif(g: &Aig) -> String {
     while used.iter().any(|u| u.starts_with(prefix.as_str())) {
         prefix.push('_');
     }
-    let mut names: Vec<String> = vec![String::new(); g.nodes().len()];
+    // Inputs and latches by their names; ANDs are `{prefix}{var}`, written when used (a
+    // string per node would be most of the writer's memory).
+    let mut names: Vec<&str> = vec![""; g.nodes().len()];
     for p in g.inputs() {
-        names[p.lit.var() as usize] = p.name.clone();
+        names[p.lit.var() as usize] = &p.name;
     }
     for l in g.latches() {
-        names[l.var as usize] = l.name.clone();
+        names[l.var as usize] = &l.name;
     }
+    let name = |v: u32| NetName {
+        prefix: &prefix,
+        var: v,
+        named: names[v as usize],
+        and: matches!(g.nodes()[v as usize], Node::And(..)),
+    };
     let model = if g.name.is_empty() {
         "top"
     } else {
         g.name.as_str()
     };
-    let mut out = format!(".model {model}\n.inputs");
+    let _ = write!(out, ".model {model}\n.inputs");
     for p in g.inputs() {
         let _ = write!(out, " {}", p.name);
     }
-    out.push_str("\n.outputs");
+    let _ = out.write_str("\n.outputs");
     for p in g.outputs() {
         let _ = write!(out, " {}", p.name);
     }
-    out.push('\n');
+    let _ = out.write_char('\n');
     let mut consts_needed = [false; 2];
     for (v, n) in g.nodes().iter().enumerate() {
         if let Node::And(a, b) = n {
-            names[v] = format!("{prefix}{v}");
             let _ = writeln!(
                 out,
                 ".names {} {} {}\n{}{} 1",
-                names[a.var() as usize],
-                names[b.var() as usize],
-                names[v],
+                name(a.var()),
+                name(b.var()),
+                name(v as u32),
                 u8::from(!a.is_complemented()),
                 u8::from(!b.is_complemented())
             );
@@ -62,16 +111,16 @@ pub fn write_blif(g: &Aig) -> String {
     }
     let mut driven: HashSet<&str> = g.inputs().iter().map(|p| p.name.as_str()).collect();
     driven.extend(g.latches().iter().map(|l| l.name.as_str()));
-    let src = |l: Lit, names: &[String], consts: &mut [bool; 2]| -> String {
+    let src = |l: Lit, consts: &mut [bool; 2]| -> String {
         if l.is_const() {
             consts[0] = true;
             return format!("{prefix}c0");
         }
-        names[l.var() as usize].clone()
+        name(l.var()).to_string()
     };
     let mut inverters = HashSet::default();
     for l in g.latches() {
-        let s = src(l.next, &names, &mut consts_needed);
+        let s = src(l.next, &mut consts_needed);
         let next = if l.next.is_complemented() && !l.next.is_const() {
             let inv = format!("{prefix}inv{}", l.next.var());
             if inverters.insert(l.next.var()) {
@@ -87,7 +136,7 @@ pub fn write_blif(g: &Aig) -> String {
         let _ = writeln!(out, ".latch {next} {} {}", l.name, l.init.digit());
     }
     for p in g.outputs() {
-        if !p.lit.is_complemented() && !p.lit.is_const() && names[p.lit.var() as usize] == p.name {
+        if !p.lit.is_complemented() && !p.lit.is_const() && name(p.lit.var()).is(&p.name) {
             continue;
         }
         if !driven.insert(p.name.as_str()) {
@@ -102,12 +151,7 @@ pub fn write_blif(g: &Aig) -> String {
             }
             l => {
                 let row = if l.is_complemented() { 0 } else { 1 };
-                let _ = writeln!(
-                    out,
-                    ".names {} {}\n{row} 1",
-                    names[l.var() as usize],
-                    p.name
-                );
+                let _ = writeln!(out, ".names {} {}\n{row} 1", name(l.var()), p.name);
             }
         }
     }
@@ -117,6 +161,5 @@ pub fn write_blif(g: &Aig) -> String {
     if consts_needed[1] {
         let _ = writeln!(out, ".names {prefix}c1\n1");
     }
-    out.push_str(".end\n");
-    out
+    let _ = out.write_str(".end\n");
 }

@@ -413,11 +413,12 @@ fn topological(
                     )));
                 }
                 _ => {
-                    limits
-                        .check(Limit::Depth, stack.len() as u64)
-                        .map_err(|e| {
-                            Diagnostic::error(s.model.span, format!("model hierarchy depth: {e}"))
-                        })?;
+                    limits.check_at(
+                        Limit::Depth,
+                        stack.len() as u64,
+                        s.model.span,
+                        "model hierarchy depth",
+                    )?;
                     mark[child as usize] = ACTIVE;
                     stack.push((child, 0));
                 }

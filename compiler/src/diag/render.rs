@@ -5,7 +5,8 @@
 //! One renderer, two uses: [`Style::PLAIN`] is the form build-system logs and tests keep
 //! (no code, no colour, whole lines); a terminal gets the code after the message
 //! (`[E0101]`, as compilers append their flags), ANSI colour, and lines longer than the
-//! terminal cut around the span. Control characters of the source line are always shown as
+//! terminal cut around the span (the plain form cuts only lines of more than 4,096
+//! characters). Control characters of the source line are always shown as
 //! U+FFFD, so that no input can send escape sequences to a terminal.
 
 use super::{At, Located, Severity};
@@ -25,6 +26,9 @@ pub struct Style {
 const RESET: &str = "\x1b[0m";
 const BOLD: &str = "\x1b[1m";
 const GUTTER: &str = "\x1b[1;34m";
+/// The longest source line the plain form shows whole; a longer one (a generated netlist's,
+/// a hostile input's) is cut around the span, as a terminal's lines are.
+const LONGEST_LINE: usize = 4096;
 /// What a cut line shows in place of the characters left out.
 const CUT: &str = "...";
 
@@ -112,9 +116,9 @@ impl Style {
         if end < line.len() {
             shown.push_str(CUT);
         }
-        let marks = match self.width {
-            Some(_) => marks.min((end + 1).saturating_sub(caret).max(1)),
-            None => marks,
+        let marks = match self.width.is_some() || line.len() > LONGEST_LINE {
+            true => marks.min((end + 1).saturating_sub(caret).max(1)),
+            false => marks,
         };
         let gutter = at.line.to_string();
         let bar = self.paint(GUTTER, "|");
@@ -130,8 +134,8 @@ impl Style {
 
     /// The characters `[start, end)` of a line of `len` shown with the caret at `caret`.
     fn window(&self, len: usize, caret: usize) -> (usize, usize) {
-        match self.width {
-            Some(w) if len > w => {
+        match self.width.unwrap_or(LONGEST_LINE) {
+            w if len > w => {
                 let start = caret.saturating_sub(w / 3).min(len - w);
                 (start, start + w)
             }
@@ -197,6 +201,24 @@ mod tests {
         let caret = lines[2].find('^').unwrap();
         assert_eq!(&lines[1][caret..caret + 3], "BAD", "{r}");
         assert!(lines[2].ends_with("^~~"), "{r}");
+    }
+
+    #[test]
+    fn the_plain_form_cuts_only_very_long_lines() {
+        let text = format!("{}BAD{}\n", "a".repeat(10_000_000), "b".repeat(10));
+        let d = Diagnostic::error(Span::new(10_000_000, 10_000_003), "here");
+        let r = Style::PLAIN.render(&d.locate("f", &text));
+        let lines: Vec<&str> = r.lines().collect();
+        assert!(
+            lines[1].len() < 5000 && lines[1].contains("aBADb"),
+            "{}",
+            lines[1].len()
+        );
+        let caret = lines[2].find('^').unwrap();
+        assert_eq!(&lines[1][caret..caret + 3], "BAD");
+        let short = format!("{}x\n", "a".repeat(4000));
+        let d = Diagnostic::error(Span::new(4000, 4001), "here");
+        assert!(Style::PLAIN.render(&d.locate("f", &short)).contains(&short));
     }
 
     #[test]

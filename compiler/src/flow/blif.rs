@@ -18,7 +18,7 @@ use crate::aig::{self, Aig, BoxLowered, Interface, Lowered, ModelBox};
 use crate::blif::Model;
 use crate::diag::{Code, Diagnostic, Span};
 use crate::fxhash::FxHashMap;
-use crate::limits::Limits;
+use crate::limits::{Limit, Limits};
 use crate::mlir::items::Item;
 use std::collections::BTreeMap;
 use std::ops::Deref;
@@ -182,11 +182,13 @@ pub fn cycle_error(name: &str, model: &Model, cycle: &[String]) -> Diagnostic {
 
 /// The models below `top` and `top` itself, each once, every model after the models it
 /// instantiates (but on an instantiation cycle, which [`cycles`] reports). `instances(m)`
-/// as for [`cycles`]. Iterative.
+/// as for [`cycles`]. Iterative; a hierarchy deeper than `max_depth` is refused when the
+/// walk first goes past it, before the models below are parsed.
 pub fn post_order(
     top: &str,
     mut instances: impl FnMut(&str) -> Option<Vec<String>>,
-) -> Vec<String> {
+    max_depth: u64,
+) -> Result<Vec<String>, TooDeep> {
     let mut seen: BTreeMap<String, ()> = BTreeMap::new();
     let mut order = Vec::new();
     seen.insert(top.to_string(), ());
@@ -198,13 +200,27 @@ pub fn post_order(
             .rev()
             .collect(),
     )];
-    while let Some((_, todo)) = stack.last_mut() {
+    loop {
+        // The depth of a child of the model on top of the stack.
+        let depth = stack.len() as u64;
+        let Some((parent, todo)) = stack.last_mut() else {
+            break;
+        };
         match todo.pop() {
             Some(child) => {
-                if seen.insert(child.clone(), ()).is_none() {
-                    let kids = instances(&child).unwrap_or_default();
-                    stack.push((child, kids.into_iter().rev().collect()));
+                if seen.contains_key(&child) {
+                    continue;
                 }
+                if depth > max_depth {
+                    return Err(TooDeep {
+                        parent: parent.clone(),
+                        child,
+                        depth,
+                    });
+                }
+                seen.insert(child.clone(), ());
+                let kids = instances(&child).unwrap_or_default();
+                stack.push((child, kids.into_iter().rev().collect()));
             }
             None => {
                 if let Some((m, _)) = stack.pop() {
@@ -213,7 +229,38 @@ pub fn post_order(
             }
         }
     }
-    order
+    Ok(order)
+}
+
+/// A hierarchy deeper than the limit: `parent` instantiates `child` at `depth` (the top
+/// is at depth 0).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TooDeep {
+    pub parent: String,
+    pub child: String,
+    pub depth: u64,
+}
+
+impl TooDeep {
+    const WHAT: &str = "model hierarchy depth";
+
+    /// Whether `d` refuses a hierarchy for its depth. Such a file's models below the limit
+    /// were never parsed, and are not parsed for their warnings either: the refusal is
+    /// quick whatever the file's size.
+    pub fn refused(d: &Diagnostic) -> bool {
+        d.code == Some(Code::LimitExceeded) && d.message.starts_with(TooDeep::WHAT)
+    }
+
+    /// The error at the `.subckt` of `parent` (its parse, if it has one) that instantiates
+    /// `child`, its span shifted by `shift` (where `parent` starts relative to the text the
+    /// error is about).
+    pub fn error(&self, parent: Option<&Model>, shift: i64, limits: &Limits) -> Diagnostic {
+        let subckt = parent.and_then(|m| m.subckts.iter().find(|s| s.model.name == self.child));
+        let span = subckt.map_or(Span::point(0), |s| s.model.span);
+        Limit::Depth
+            .exceeded_at(self.depth, limits.max_depth.into(), span, TooDeep::WHAT)
+            .shifted(shift)
+    }
 }
 
 /// The interfaces of the models `model` instantiates, each once: `exists(m)` says whether
@@ -343,8 +390,10 @@ pub fn build(text: &str, limits: &Limits) -> Outcome {
     let models = models(text);
     let mut file = File::new(&models);
     let top = models.first().map(|m| file.lower(&m.symbol, limits));
-    for m in &models {
-        file.parse(&m.symbol);
+    if !matches!(&top, Some(Err(d)) if TooDeep::refused(d)) {
+        for m in &models {
+            file.parse(&m.symbol);
+        }
     }
     let warnings = |m: &Item| match file.parsed.get(&m.symbol).and_then(Option::as_deref) {
         Some(Ok((_, w))) => w.clone(),
@@ -402,12 +451,29 @@ impl<'a> File<'a> {
         }
     }
 
+    /// The error of `deep`, relative to the text of model `top`.
+    fn too_deep(&mut self, top: &str, deep: &TooDeep, limits: &Limits) -> Diagnostic {
+        let offset = |m: &str| {
+            self.index
+                .get(m)
+                .map_or(0, |&i| self.models[i].offset as i64)
+        };
+        let shift = offset(&deep.parent) - offset(top);
+        let parsed = self.parse(&deep.parent);
+        let parent = parsed
+            .as_deref()
+            .and_then(|p| p.as_ref().ok())
+            .map(|(m, _)| m);
+        deep.error(parent, shift, limits)
+    }
+
     /// Model `name` lowered with the models below it, children first, and flattened.
     fn lower(&mut self, name: &str, limits: &Limits) -> Result<Lowered, Diagnostic> {
         let models = self.models;
+        let order = post_order(name, |m| self.instances(m), limits.max_depth.into())
+            .map_err(|deep| self.too_deep(name, &deep, limits))?;
         let names: Vec<&str> = models.iter().map(|m| m.symbol.as_str()).collect();
         let cycles = cycles(&names, |m| self.instances(m));
-        let order = post_order(name, |m| self.instances(m));
         let mut boxes: BTreeMap<String, Result<BoxLowered, Diagnostic>> = BTreeMap::new();
         let mut interfaces: BTreeMap<String, Result<Interface, Diagnostic>> = BTreeMap::new();
         for m in order {

@@ -48,7 +48,8 @@ pub fn front(text: &str, opts: &Options) -> Result<Front, FrontError> {
     let module = crate::mlir::parse_with(text, &opts.limits).map_err(FrontError::Input)?;
     let func =
         handshake::find_func_named(&module.ops, opts.func.as_deref()).map_err(FrontError::Input)?;
-    let circuit = handshake::analyze(func, opts.naming).map_err(FrontError::Input)?;
+    let circuit =
+        handshake::analyze_with(func, opts.naming, &opts.limits).map_err(FrontError::Input)?;
     let table = match &opts.path_table {
         None => PathTable::default(),
         Some((path, table)) => PathTable::with_overrides(table).map_err(|d| {
@@ -67,9 +68,10 @@ pub fn front(text: &str, opts: &Options) -> Result<Front, FrontError> {
 }
 
 /// One library file lowered to its unit: the file's first model, with the models it
-/// instantiates (the per-model steps of [`super::blif`]); errors relative to the file.
-pub(crate) fn unit(text: &str) -> Result<LibUnit, Diagnostic> {
-    let (first, lowered) = super::blif::lower_first(text, &crate::limits::Limits::DEFAULT)
+/// instantiates (the per-model steps of [`super::blif`], under `limits`); errors relative
+/// to the file.
+pub(crate) fn unit(text: &str, limits: &Limits) -> Result<LibUnit, Diagnostic> {
+    let (first, lowered) = super::blif::lower_first(text, limits)
         .ok_or_else(|| Diagnostic::global_error("library file has no .model"))?;
     let lowered = lowered.map_err(|d| d.shifted(first.offset as i64))?;
     Ok(LibUnit {
@@ -130,15 +132,16 @@ pub enum LibraryFile {
     Text { shown: String, text: String },
 }
 
-/// The library units of `front`, read through `read` (each path once) and lowered.
-pub fn load(front: &Front, read: &mut dyn FnMut(&str) -> LibraryFile) -> Library {
+/// The library units of `front`, read through `read` (each path once) and lowered under
+/// `limits`.
+pub fn load(front: &Front, read: &mut dyn FnMut(&str) -> LibraryFile, limits: &Limits) -> Library {
     let mut library = Library::default();
     for rel in &front.library_paths {
         match read(rel) {
             LibraryFile::Missing => {}
             LibraryFile::NotUtf8 { shown } => library.not_utf8(&shown),
             LibraryFile::Text { shown, text } => {
-                let lowered = unit(&text);
+                let lowered = unit(&text, limits);
                 library.add(rel, &shown, &text, lowered);
             }
         }
@@ -146,10 +149,10 @@ pub fn load(front: &Front, read: &mut dyn FnMut(&str) -> LibraryFile) -> Library
     library
 }
 
-/// Phase 2: the design built from `front` and `library`, as the four outputs. A design
-/// that uses library files none of which exists is an error: the library directory is
-/// almost certainly the wrong one, and every unit would be opaque.
-pub fn back(front: &Front, library: Library, dialect: Dialect) -> Outcome {
+/// Phase 2: the design built from `front` and `library` under `limits`, as the four
+/// outputs. A design that uses library files none of which exists is an error: the library
+/// directory is almost certainly the wrong one, and every unit would be opaque.
+pub fn back(front: &Front, library: Library, dialect: Dialect, limits: &Limits) -> Outcome {
     let failed = |d: Diagnostic, notes: Vec<Located>| Outcome {
         elsewhere: notes,
         ..Outcome::failed(vec![d])
@@ -157,22 +160,27 @@ pub fn back(front: &Front, library: Library, dialect: Dialect) -> Outcome {
     if library.found == 0 && !front.library_paths.is_empty() {
         return failed(library_unused(&front.library_paths), library.notes);
     }
-    let out = match handshake::build(&front.circuit, &front.marks, &library.units) {
+    let out = match handshake::build_with(&front.circuit, &front.marks, &library.units, limits) {
         Ok(o) => o,
         Err(d) => return failed(d, library.notes),
     };
-    let hier = match aig_io::hier_blif(&out, &library.texts) {
+    // The outputs are most of the memory: each is written in chunks (never one doubling
+    // buffer), and the flat AIG (as an `Aig`, for its two forms) lives only while those
+    // two are written.
+    let flat = aig_io::to_aig(&out.flat, &out.name);
+    let aiger = crate::aig::write_aiger_binary(&flat);
+    let flat_blif = crate::aig::blif_out::write_blif_pieces(&flat);
+    drop(flat);
+    let synth = handshake::emit::synth_mlir_pieces(&out, dialect);
+    let hier = match aig_io::hier_blif_pieces(&out, &library.texts) {
         Ok(h) => h,
         Err(d) => return failed(d, library.notes),
     };
     let outputs: Vec<(OutputKind, Vec<Piece>)> = vec![
-        whole(
-            OutputKind::SynthMlir,
-            handshake::emit::synth_mlir(&out, dialect).into_bytes(),
-        ),
-        whole(OutputKind::Aig, aig_io::flat_aiger(&out)),
-        whole(OutputKind::FlatBlif, aig_io::flat_blif(&out).into_bytes()),
-        whole(OutputKind::HierBlif, hier.into_bytes()),
+        (OutputKind::SynthMlir, synth),
+        whole(OutputKind::Aig, aiger),
+        (OutputKind::FlatBlif, flat_blif),
+        (OutputKind::HierBlif, hier),
     ];
     Outcome {
         outputs,
@@ -219,8 +227,8 @@ pub fn synthesize(
     let Some(read) = read else {
         return Outcome::failed(vec![no_library()]);
     };
-    let library = load(&front, read);
-    back(&front, library, opts.dialect)
+    let library = load(&front, read, &opts.limits);
+    back(&front, library, opts.dialect, &opts.limits)
 }
 
 /// The outcome of a failed front.

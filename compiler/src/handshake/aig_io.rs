@@ -115,7 +115,18 @@ pub fn hier_blif(
     out: &SynthOutput,
     lib_texts: &BTreeMap<String, String>,
 ) -> Result<String, Diagnostic> {
-    super::emit::hier_blif(out, lib_texts, &|net, model| {
-        aig::write_blif(&to_aig(net, model))
-    })
+    super::emit::hier_blif(out, lib_texts, &unit_blif)
+}
+
+/// [`hier_blif`] as an output's pieces.
+pub(crate) fn hier_blif_pieces(
+    out: &SynthOutput,
+    lib_texts: &BTreeMap<String, String>,
+) -> Result<Vec<crate::flow::Piece>, Diagnostic> {
+    super::emit::hier_blif_pieces(out, lib_texts, &unit_blif)
+}
+
+/// A generated unit as a BLIF model.
+fn unit_blif(net: &Net, model: &str) -> String {
+    aig::write_blif(&to_aig(net, model))
 }

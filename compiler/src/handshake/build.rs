@@ -11,13 +11,18 @@
 //! matter. Every channel must have exactly one consumer (after fork materialisation).
 
 use super::builtin;
-use super::circuit::{Circuit, OpNode, PortSpec, ValueRef};
+use super::circuit::{Circuit, OpNode};
 use super::mark::{Builtin, UnitRef};
 use super::net::{CompactError, Lit, Net};
-use super::signals::{PortRef, SigKind, Signal, signals};
+use super::nets::{Consumers, Nets};
+pub use super::nets::{NetName, Sym, Syms};
+use super::signals::{Signal, signals};
 use crate::diag::{Code, Diagnostic};
+use crate::fxhash::FxHashMap;
+use crate::limits::{Limit, Limits};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
 
 /// A library unit after BLIF → AIG lowering.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -62,9 +67,9 @@ pub struct Instance {
     /// Unique model name for the hierarchical netlist (empty for subckts).
     pub model: String,
     /// (pin, net) for each input pin, in the unit's pin order.
-    pub inputs: Vec<(String, String)>,
+    pub inputs: Vec<(Sym, NetName)>,
     /// (pin, net) for each output pin, in the unit's pin order.
-    pub outputs: Vec<(String, String)>,
+    pub outputs: Vec<(Sym, NetName)>,
 }
 
 /// The result of Handshake → Synth.
@@ -78,7 +83,9 @@ pub struct SynthOutput {
     pub(crate) top_outputs: usize,
     pub instances: Vec<Instance>,
     /// Top outputs and the net that drives each (for the hierarchical netlist).
-    pub(crate) output_nets: Vec<(String, String)>,
+    pub(crate) output_nets: Vec<(String, NetName)>,
+    /// The pin and port names of the nets and instances.
+    pub syms: Syms,
     /// Generated models used (model name → AIG).
     pub(crate) builtins: BTreeMap<String, Net>,
     /// Library models used: unique model name → library path.
@@ -86,8 +93,32 @@ pub struct SynthOutput {
     pub warnings: Vec<Diagnostic>,
 }
 
+impl SynthOutput {
+    /// The name of `net`.
+    pub fn net_name(&self, net: NetName) -> impl fmt::Display + '_ {
+        net.show(&self.instances, &self.syms)
+    }
+
+    /// The text of pin or port name `s`.
+    pub fn sym(&self, s: Sym) -> &str {
+        self.syms.text(s)
+    }
+}
+
+impl AsRef<str> for Instance {
+    fn as_ref(&self) -> &str {
+        &self.name
+    }
+}
+
 /// Chooses the implementation of `m` given the lowered library unit at its path (if read).
-pub(crate) fn choose(m: &UnitRef, node: &OpNode, lib: Option<&LibUnit>) -> Impl {
+/// Built-in units are generated once per design (`generated`, by their parameters).
+pub(crate) fn choose(
+    m: &UnitRef,
+    node: &OpNode,
+    lib: Option<&LibUnit>,
+    generated: &mut BTreeMap<Builtin, Net>,
+) -> Impl {
     let (ins, outs) = signals(&node.inputs, &node.outputs, true);
     if m.extras {
         return subckt(m, "its channels carry extra signals, which no unit has");
@@ -103,8 +134,10 @@ pub(crate) fn choose(m: &UnitRef, node: &OpNode, lib: Option<&LibUnit>) -> Impl 
         }
     }
     if let Some(b) = &m.builtin {
-        let net = builtin::generate(b);
-        if unit_mismatch(&net, &ins, &outs, &[]).is_none() {
+        let net = generated
+            .entry(b.clone())
+            .or_insert_with(|| builtin::generate(b));
+        if unit_mismatch(net, &ins, &outs, &[]).is_none() {
             return Impl::Builtin(b.clone());
         }
     }
@@ -118,7 +151,8 @@ fn subckt(m: &UnitRef, reason: &str) -> Impl {
     }
 }
 
-/// Why `unit` cannot implement an op with these signals, if it cannot.
+/// Why `unit` cannot implement an op with these signals, if it cannot. Looked up in sets,
+/// so a wide unit costs its pins' count (times a logarithm), not its square.
 fn unit_mismatch(
     unit: &Net,
     ins: &[Signal],
@@ -133,51 +167,73 @@ fn unit_mismatch(
     {
         return Some(format!("has input `{p}`, which the op does not have"));
     }
+    let unit_outs: BTreeSet<&str> = unit.outputs.iter().map(|(n, _)| n.as_str()).collect();
+    let undriven: BTreeSet<&str> = undriven.iter().map(String::as_str).collect();
     for s in outs {
-        if unit.output_index(&s.name).is_none() {
+        if !unit_outs.contains(s.name.as_str()) {
             return Some(format!("has no output `{}`", s.name));
         }
-        if undriven.contains(&s.name) {
+        if undriven.contains(s.name.as_str()) {
             return Some(format!("is blackboxed (output `{}` is undriven)", s.name));
         }
     }
     None
 }
 
-/// Builds the flat design. `units` holds the lowered library unit of each path that was
-/// found (each path lowered once by the caller).
+/// Builds the flat design under the default [`Limits`] ([`build_with`]).
 pub fn build(
     circuit: &Circuit,
     marks: &[UnitRef],
     units: &BTreeMap<String, LibUnit>,
 ) -> Result<SynthOutput, Diagnostic> {
-    check_consumers(circuit)?;
+    build_with(circuit, marks, units, &Limits::DEFAULT)
+}
+
+/// Builds the flat design. `units` holds the lowered library unit of each path that was
+/// found (each path lowered once by the caller). Linear in the design: each op's cost is
+/// its unit's size and pins. The design's AIG nodes (its units' nodes, summed) are checked
+/// against `limits` before each op is built.
+pub fn build_with(
+    circuit: &Circuit,
+    marks: &[UnitRef],
+    units: &BTreeMap<String, LibUnit>,
+    limits: &Limits,
+) -> Result<SynthOutput, Diagnostic> {
+    let mut nets = Nets {
+        circuit,
+        consumers: Consumers::of(circuit)?,
+        syms: Syms::default(),
+    };
+    if u32::try_from(circuit.ops.len()).is_err() {
+        return Err(Diagnostic::global_error("more than 2^32 ops in one design"));
+    }
     let names = unique_names(circuit);
     let mut b = Builder {
         net: Net::new(),
-        ..Builder::default()
+        wires: FxHashMap::default(),
+        names: &names,
     };
     let (top_in, top_out) = signals(&circuit.args, &circuit.results, true);
     // Top inputs drive nets of their own name.
     for s in &top_in {
         let l = b.net.input(s.name.clone());
-        b.drive(&s.name, l)?;
+        b.drive(nets.port(&s.name), l, &nets.syms)?;
     }
     let mut warnings = circuit.warnings.clone();
-    let mut instances = Vec::new();
+    let mut instances = Vec::with_capacity(circuit.ops.len());
     let mut builtins = BTreeMap::new();
     let mut library_models = BTreeMap::new();
     let mut cut_outputs = Vec::new();
+    let mut generated = BTreeMap::new();
+    let mut nodes = b.net.nodes.len() as u64;
     for (i, node) in circuit.ops.iter().enumerate() {
         let m = marks
             .get(i)
             .ok_or_else(|| Diagnostic::error(node.span, "no mark for this op"))?;
         let lib = m.path.as_ref().and_then(|p| units.get(p));
-        let imp = choose(m, node, lib);
+        let imp = choose(m, node, lib, &mut generated);
         let inst_name = &names[i];
         let (ins, outs) = signals(&node.inputs, &node.outputs, true);
-        let net_of = |s: &Signal| input_net(circuit, &names, i, s);
-        let generated;
         let (unit, model) = match &imp {
             Impl::Library { path } => {
                 let u = &units[path];
@@ -186,11 +242,9 @@ pub fn build(
                 (&u.net, model)
             }
             Impl::Builtin(bi) => {
-                generated = builtins
-                    .entry(bi.model_name())
-                    .or_insert_with(|| builtin::generate(bi))
-                    .clone();
-                (&generated, bi.model_name())
+                let unit = (builtins.entry(bi.model_name()))
+                    .or_insert_with(|| generated.get(bi).cloned().unwrap_or_default());
+                (&*unit, bi.model_name())
             }
             Impl::Subckt { looked_for, reason } => {
                 let looked = looked_for
@@ -203,18 +257,18 @@ pub fn build(
                         node.kind
                     ),
                 ).with_code(Code::OpaqueUnit));
-                let mut inst_in = Vec::new();
+                let mut inst_in = Vec::with_capacity(ins.len());
                 for s in &ins {
-                    let n = net_of(s);
-                    cut_outputs.push((format!("{inst_name}.{}", s.name), n.clone()));
-                    inst_in.push((s.name.clone(), n));
+                    let n = nets.input(i, s);
+                    cut_outputs.push((format!("{inst_name}.{}", s.name), n));
+                    inst_in.push((nets.syms.sym(&s.name), n));
                 }
-                let mut inst_out = Vec::new();
+                let mut inst_out = Vec::with_capacity(outs.len());
                 for s in &outs {
-                    let n = format!("{inst_name}.{}", s.name);
-                    let l = b.net.input(n.clone());
-                    b.drive(&n, l)?;
-                    inst_out.push((s.name.clone(), n));
+                    let l = b.net.input(format!("{inst_name}.{}", s.name));
+                    let n = nets.pin(i, &s.name);
+                    b.drive(n, l, &nets.syms)?;
+                    inst_out.push((nets.syms.sym(&s.name), n));
                 }
                 instances.push(Instance {
                     name: inst_name.clone(),
@@ -227,21 +281,22 @@ pub fn build(
                 continue;
             }
         };
+        nodes = nodes.saturating_add(unit.nodes.len() as u64);
+        limits.check_at(Limit::Nodes, nodes, node.span, "AIG nodes of the design")?;
         let by_name: BTreeMap<&str, &Signal> = ins.iter().map(|s| (s.name.as_str(), s)).collect();
-        let mut inst_in = Vec::new();
-        let mut lits = Vec::new();
+        let mut inst_in = Vec::with_capacity(unit.inputs.len());
+        let mut lits = Vec::with_capacity(unit.inputs.len());
         for (pin, _) in &unit.inputs {
-            let s = by_name[pin.as_str()];
-            let n = net_of(s);
-            lits.push(b.wire(&n));
-            inst_in.push((pin.clone(), n));
+            let n = nets.input(i, by_name[pin.as_str()]);
+            lits.push(b.wire(n));
+            inst_in.push((nets.syms.sym(pin), n));
         }
         let results = b.net.instantiate(unit, &lits);
-        let mut inst_out = Vec::new();
+        let mut inst_out = Vec::with_capacity(unit.outputs.len());
         for ((pin, _), l) in unit.outputs.iter().zip(results) {
-            let n = format!("{inst_name}.{pin}");
-            b.drive(&n, l)?;
-            inst_out.push((pin.clone(), n));
+            let n = nets.pin(i, pin);
+            b.drive(n, l, &nets.syms)?;
+            inst_out.push((nets.syms.sym(pin), n));
         }
         instances.push(Instance {
             name: inst_name.clone(),
@@ -252,18 +307,20 @@ pub fn build(
             outputs: inst_out,
         });
     }
-    let mut output_nets = Vec::new();
+    let mut output_nets = Vec::with_capacity(top_out.len());
     for s in &top_out {
-        let n = top_output_net(circuit, &names, s);
-        let l = b.wire(&n);
+        let n = nets.top_output(s);
+        let l = b.wire(n);
         b.net.output(s.name.clone(), l);
         output_nets.push((s.name.clone(), n));
     }
-    for (name, n) in &cut_outputs {
+    for (name, n) in cut_outputs {
         let l = b.wire(n);
-        b.net.output(name.clone(), l);
+        b.net.output(name, l);
     }
-    let flat = b.net.compact().map_err(|e| b.compact_error(e, circuit))?;
+    b.check_names_distinct(&nets.syms)?;
+    let flat = (b.net.compact()).map_err(|e| b.compact_error(e, circuit, &nets.syms))?;
+    drop(b);
     Ok(SynthOutput {
         name: circuit.name.clone(),
         flat,
@@ -271,6 +328,7 @@ pub fn build(
         top_outputs: top_out.len(),
         instances,
         output_nets,
+        syms: nets.syms,
         builtins,
         library_models,
         warnings,
@@ -297,38 +355,68 @@ pub fn model_name(model: &str, path: &str) -> String {
     name
 }
 
-#[derive(Default)]
-struct Builder {
+struct Builder<'n> {
     net: Net,
-    wires: BTreeMap<String, Lit>,
-    names: BTreeMap<usize, String>,
+    /// The wire of each net named so far.
+    wires: FxHashMap<NetName, Lit>,
+    /// The instance name of each op.
+    names: &'n [String],
 }
 
-impl Builder {
-    fn wire(&mut self, name: &str) -> Lit {
-        if let Some(&l) = self.wires.get(name) {
+impl Builder<'_> {
+    fn wire(&mut self, name: NetName) -> Lit {
+        if let Some(&l) = self.wires.get(&name) {
             return l;
         }
         let l = self.net.wire();
-        self.wires.insert(name.to_string(), l);
-        self.names.insert(l.node(), name.to_string());
+        self.wires.insert(name, l);
         l
     }
 
-    fn drive(&mut self, name: &str, src: Lit) -> Result<(), Diagnostic> {
+    fn drive(&mut self, name: NetName, src: Lit, syms: &Syms) -> Result<(), Diagnostic> {
         let w = self.wire(name);
         if !self.net.drive(w, src) {
             return Err(Diagnostic::global_error(format!(
-                "net `{name}` has two drivers"
+                "net `{}` has two drivers",
+                name.show(self.names, syms)
             )));
         }
         Ok(())
     }
 
-    fn compact_error(&self, e: CompactError, circuit: &Circuit) -> Diagnostic {
+    /// Two nets whose names are the same text would be one net of the hierarchical
+    /// netlist: the error of two drivers (every net has a driver). Only names with a `.`
+    /// of their own (an op's, a top port's) can meet another net's `<op>.<pin>`, so the
+    /// texts are compared only when some name has one.
+    fn check_names_distinct(&self, syms: &Syms) -> Result<(), Diagnostic> {
+        let dotted = |n: &NetName| matches!(n, NetName::Port(p) if syms.text(*p).contains('.'));
+        if !self.names.iter().any(|n| n.contains('.')) && !self.wires.keys().any(dotted) {
+            return Ok(());
+        }
+        let mut texts: Vec<String> = (self.wires.keys())
+            .map(|n| n.show(self.names, syms).to_string())
+            .collect();
+        texts.sort_unstable();
+        match texts.windows(2).find(|w| w[0] == w[1]) {
+            Some(w) => Err(Diagnostic::global_error(format!(
+                "net `{}` has two drivers",
+                w[0]
+            ))),
+            None => Ok(()),
+        }
+    }
+
+    fn compact_error(&self, e: CompactError, circuit: &Circuit, syms: &Syms) -> Diagnostic {
+        // Only on this path are nets looked up by node.
+        let by_node: FxHashMap<usize, NetName> =
+            self.wires.iter().map(|(&n, l)| (l.node(), n)).collect();
+        let name = |node: usize| {
+            let net = by_node.get(&node)?;
+            Some(net.show(self.names, syms).to_string())
+        };
         match e {
             CompactError::Undriven(n) => {
-                let name = self.names.get(&n).map_or("?", String::as_str);
+                let name = name(n).unwrap_or_else(|| "?".into());
                 Diagnostic::error(
                     circuit.end_span,
                     format!("in `{}`: net `{name}` is not driven", circuit.name),
@@ -336,11 +424,7 @@ impl Builder {
             }
             CompactError::Loop(nodes) => {
                 // The named nets on the cycle are unit pins: they name the ops involved.
-                let mut nets: Vec<&str> = nodes
-                    .iter()
-                    .rev()
-                    .filter_map(|n| self.names.get(n).map(String::as_str))
-                    .collect();
+                let mut nets: Vec<String> = nodes.iter().rev().filter_map(|&n| name(n)).collect();
                 nets.dedup();
                 Diagnostic::error(
                     circuit.end_span,
@@ -377,112 +461,6 @@ fn unique_names(circuit: &Circuit) -> Vec<String> {
         .collect()
 }
 
-/// The net of input signal `s` of op `i`: forward signals come from the operand's producer,
-/// backward ones (ready of an output port) from the result's consumer.
-fn input_net(circuit: &Circuit, names: &[String], i: usize, s: &Signal) -> String {
-    match (s.port, s.kind) {
-        (PortRef::Global, _) => s.name.clone(),
-        (PortRef::Input(p), kind) => {
-            let v = circuit.ops[i].operands[p];
-            producer_net(circuit, names, v, kind)
-        }
-        (PortRef::Output(p), kind) => {
-            let v = ValueRef::Result { op: i, index: p };
-            consumer_net(circuit, names, v, kind)
-        }
-    }
-}
-
-/// Net of a forward signal of value `v`.
-fn producer_net(circuit: &Circuit, names: &[String], v: ValueRef, kind: SigKind) -> String {
-    let (ports, base, prefix): (&[PortSpec], usize, String) = match v {
-        ValueRef::Arg(a) => (&circuit.args, a, String::new()),
-        ValueRef::Result { op, index } => {
-            (&circuit.ops[op].outputs, index, format!("{}.", names[op]))
-        }
-    };
-    format!("{prefix}{}", signal_name(&ports[base], kind))
-}
-
-/// Net of a backward signal of value `v` (driven by its single consumer).
-fn consumer_net(circuit: &Circuit, names: &[String], v: ValueRef, kind: SigKind) -> String {
-    for (c, op) in circuit.ops.iter().enumerate() {
-        if let Some(p) = op.operands.iter().position(|&o| o == v) {
-            return format!("{}.{}", names[c], signal_name(&op.inputs[p], kind));
-        }
-    }
-    if let Some(j) = circuit.end_operands.iter().position(|&o| o == v) {
-        return signal_name(&circuit.results[j], kind);
-    }
-    String::new()
-}
-
-fn top_output_net(circuit: &Circuit, names: &[String], s: &Signal) -> String {
-    match s.port {
-        PortRef::Input(a) => consumer_net(circuit, names, ValueRef::Arg(a), s.kind),
-        PortRef::Output(j) => producer_net(circuit, names, circuit.end_operands[j], s.kind),
-        PortRef::Global => s.name.clone(),
-    }
-}
-
-/// The name of the signal of `kind` of bundled port `p`.
-fn signal_name(p: &PortSpec, kind: SigKind) -> String {
-    let (i, o) = signals(std::slice::from_ref(p), &[], false);
-    i.into_iter()
-        .chain(o)
-        .find(|s| s.kind == kind)
-        .map_or_else(|| p.name.clone(), |s| s.name)
-}
-
-/// Every value has exactly one consumer.
-fn check_consumers(circuit: &Circuit) -> Result<(), Diagnostic> {
-    let mut uses: BTreeMap<ValueRef, Vec<String>> = BTreeMap::new();
-    for op in &circuit.ops {
-        for v in &op.operands {
-            uses.entry(*v).or_default().push(format!("`{}`", op.name));
-        }
-    }
-    for v in &circuit.end_operands {
-        uses.entry(*v)
-            .or_default()
-            .push("the terminator".to_string());
-    }
-    let describe = |v: ValueRef| match v {
-        ValueRef::Arg(a) => (
-            format!("argument {a} of `{}`", circuit.name),
-            circuit.end_span,
-        ),
-        ValueRef::Result { op, index } => (
-            format!("result {index} of op `{}`", circuit.ops[op].name),
-            circuit.ops[op].span,
-        ),
-    };
-    let all =
-        (0..circuit.args.len())
-            .map(ValueRef::Arg)
-            .chain(circuit.ops.iter().enumerate().flat_map(|(op, n)| {
-                (0..n.outputs.len()).map(move |index| ValueRef::Result { op, index })
-            }));
-    for v in all {
-        let users = uses.get(&v).map_or(&[][..], Vec::as_slice);
-        if users.len() == 1 {
-            continue;
-        }
-        let (what, span) = describe(v);
-        let msg = if users.is_empty() {
-            format!("{what} has no consumer; every channel needs exactly one (add a sink)")
-        } else {
-            format!(
-                "{what} has {} consumers ({}); every channel needs exactly one (add a fork)",
-                users.len(),
-                users.join(", ")
-            )
-        };
-        return Err(Diagnostic::error(span, msg));
-    }
-    Ok(())
-}
-
 /// One line of the coverage report: how an op is implemented.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct ReportRow {
@@ -498,6 +476,7 @@ pub fn report(
     marks: &[UnitRef],
     units: &BTreeMap<String, LibUnit>,
 ) -> Vec<ReportRow> {
+    let mut generated = BTreeMap::new();
     circuit
         .ops
         .iter()
@@ -506,7 +485,12 @@ pub fn report(
             op: node.name.clone(),
             kind: node.kind.clone(),
             key: m.key.clone(),
-            imp: choose(m, node, m.path.as_ref().and_then(|p| units.get(p))),
+            imp: choose(
+                m,
+                node,
+                m.path.as_ref().and_then(|p| units.get(p)),
+                &mut generated,
+            ),
         })
         .collect()
 }

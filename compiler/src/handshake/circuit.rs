@@ -13,6 +13,7 @@
 
 use super::names::group_names;
 use crate::diag::{Code, Diagnostic, Span};
+use crate::limits::{Limit, Limits};
 use crate::mlir::ast::{Attribute, Operation, Type};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -247,8 +248,18 @@ fn add_extras(
     Ok(())
 }
 
-/// Analyse `func` (a `handshake.func` with a body).
+/// Analyse `func` (a `handshake.func` with a body) under the default [`Limits`].
 pub fn analyze(func: &Operation, naming: Naming) -> Result<Circuit, Diagnostic> {
+    analyze_with(func, naming, &Limits::DEFAULT)
+}
+
+/// [`analyze`] with the op count and the names that reach the outputs (the function's, its
+/// ports', its ops' and their kinds, extra signals') checked against `limits`.
+pub fn analyze_with(
+    func: &Operation,
+    naming: Naming,
+    limits: &Limits,
+) -> Result<Circuit, Diagnostic> {
     let block = func
         .regions
         .first()
@@ -265,16 +276,28 @@ pub fn analyze(func: &Operation, naming: Naming) -> Result<Circuit, Diagnostic> 
         arg_types.push((arg.ty.clone(), arg.span));
     }
     let (body, end) = split_terminator(&block.ops)?;
+    if let Some(op) = body.get(usize::try_from(limits.max_ops).unwrap_or(usize::MAX)) {
+        let n = body.len() as u64;
+        limits.check_at(Limit::Ops, n, op.span, crate::mlir::parser::OPS)?;
+    }
+    let name = func_name(func);
+    let names = NameCheck { limits };
+    names.check(&name, "function name", attr_span(func, "sym_name"))?;
     for (i, op) in body.iter().enumerate() {
         define_results(op, i, &mut values)?;
     }
     let mut ops = Vec::new();
     for (i, op) in body.iter().enumerate() {
-        ops.push(op_node(op, i, &values, &mut warnings)?);
+        let node = op_node(op, i, &values, &mut warnings)?;
+        names.check(&node.kind, "op kind", op.span)?;
+        names.check(&node.name, "op name", attr_span(op, "handshake.name"))?;
+        names.extras(node.inputs.iter().chain(&node.outputs), op.span)?;
+        ops.push(node);
     }
     let mut args = Vec::new();
     for (i, (ty, span)) in arg_types.iter().enumerate() {
         let name = top_name(func, "argNames", "in", i, naming);
+        names.check(&name, "port name", attr_span(func, "argNames"))?;
         args.push(PortSpec {
             name,
             ty: port_type(ty, *span, &mut warnings)?,
@@ -290,13 +313,16 @@ pub fn analyze(func: &Operation, naming: Naming) -> Result<Circuit, Diagnostic> 
         let (vref, ty) = lookup(&values, operand)?;
         end_operands.push(vref);
         let name = top_name(func, "resNames", "out", j, naming);
+        names.check(&name, "port name", attr_span(func, "resNames"))?;
         results.push(PortSpec {
             name,
             ty: port_type(&ty, operand.span, &mut warnings)?,
         });
     }
+    names.extras(&args, func.span)?;
+    names.extras(&results, end_span)?;
     Ok(Circuit {
-        name: func_name(func),
+        name,
         args,
         results,
         ops,
@@ -304,6 +330,41 @@ pub fn analyze(func: &Operation, naming: Naming) -> Result<Circuit, Diagnostic> 
         end_span,
         warnings,
     })
+}
+
+/// Names that become part of the outputs, checked against the name-length limit: each is
+/// repeated in the net names of its pins, so its length multiplies the outputs' size.
+struct NameCheck<'l> {
+    limits: &'l Limits,
+}
+
+impl NameCheck<'_> {
+    fn check(&self, name: &str, what: &str, span: Span) -> Result<(), Diagnostic> {
+        let len = name.len() as u64;
+        self.limits.check_at(Limit::NameLen, len, span, what)
+    }
+
+    /// The names of the extra signals of `ports`.
+    fn extras<'p>(
+        &self,
+        ports: impl IntoIterator<Item = &'p PortSpec>,
+        span: Span,
+    ) -> Result<(), Diagnostic> {
+        for port in ports {
+            for (extra, _) in port.ty.extra_down.iter().chain(&port.ty.extra_up) {
+                self.check(extra, "extra signal name", span)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The span of attribute `name` of `op`, else the op's.
+fn attr_span(op: &Operation, name: &str) -> Span {
+    op.attrs
+        .iter()
+        .find(|a| a.name == name)
+        .map_or(op.span, |a| a.span)
 }
 
 /// The function's symbol name (`sym_name`), or `top`.

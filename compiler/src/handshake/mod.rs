@@ -16,14 +16,17 @@ pub mod build;
 pub mod builtin;
 pub mod circuit;
 pub mod emit;
+#[cfg(any(test, feature = "generators"))]
+pub mod generate;
 pub mod mark;
 pub(crate) mod names;
 pub mod net;
+pub mod nets;
 pub(crate) mod signals;
 pub(crate) mod table;
 
 pub(crate) use circuit::find_func_named;
-pub use circuit::{Circuit, Naming, analyze, find_func};
+pub use circuit::{Circuit, Naming, analyze, analyze_with, find_func};
 pub use mark::{Builtin, UnitRef};
 pub use table::PathTable;
 
@@ -36,7 +39,9 @@ pub fn mark(func: &Operation, table: &PathTable) -> Result<Vec<UnitRef>, Diagnos
     mark::mark_circuit(func, &circuit, table)
 }
 
-pub use build::{Impl, Instance, LibUnit, ReportRow, SynthOutput, build, report, report_text};
+pub use build::{
+    Impl, Instance, LibUnit, ReportRow, SynthOutput, build, build_with, report, report_text,
+};
 pub use emit::Dialect;
 
 /// The distinct library paths the marks refer to (each to be read and lowered once).

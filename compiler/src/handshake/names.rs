@@ -39,6 +39,18 @@ fn split_index(name: &str) -> Option<(&str, u64)> {
     Some((&inner[..open], index))
 }
 
+/// The name of bit `b` of the `width` bits of data port `name` (as [`bit_names`] names it).
+pub(crate) fn bit_name(name: &str, width: u32, b: u32) -> String {
+    if width == 1 {
+        return name.to_string();
+    }
+    let w = u64::from(width);
+    match split_index(name) {
+        Some((root, k)) => format!("{root}[{}]", k * w + u64::from(b)),
+        None => format!("{name}[{b}]"),
+    }
+}
+
 /// The names of the `width` bits of data port `name` (bit 0 first).
 pub(crate) fn bit_names(name: &str, width: u32) -> Vec<String> {
     if width == 1 {
@@ -76,5 +88,9 @@ mod tests {
         assert_eq!(bit_names("outs[1]", 3), ["outs[3]", "outs[4]", "outs[5]"]);
         assert_eq!(bit_names("outs[1]", 1), ["outs[1]"]);
         assert!(bit_names("x", 0).is_empty());
+        for (name, w) in [("lhs", 1), ("lhs", 5), ("outs[2]", 3), ("x[y]", 2)] {
+            let each: Vec<String> = (0..w).map(|b| bit_name(name, w, b)).collect();
+            assert_eq!(each, bit_names(name, w));
+        }
     }
 }

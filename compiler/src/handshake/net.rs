@@ -172,6 +172,8 @@ impl Net {
 
     /// Copies `unit` into `self`, its inputs replaced by `inputs` (in `unit.inputs` order);
     /// returns its output literals (in `unit.outputs` order). Wires of `unit` must be resolved.
+    /// An AND whose fanins come before it (every AND of a unit in AIGER order) is copied at
+    /// once; others go through a wire, driven once every node is copied.
     pub(crate) fn instantiate(&mut self, unit: &Net, inputs: &[Lit]) -> Vec<Lit> {
         let mut map = vec![Lit::FALSE; unit.nodes.len()];
         for ((_, node), &l) in unit.inputs.iter().zip(inputs) {
@@ -179,21 +181,33 @@ impl Net {
         }
         let tr = |map: &[Lit], l: Lit| map[l.node()].xor_neg(l.is_neg());
         let mut pending = Vec::new();
-        for (i, node) in unit.nodes.iter().enumerate() {
-            match *node {
-                Node::Const0 | Node::Input => {}
-                Node::Latch { next, init } => {
-                    map[i] = self.latch(init);
-                    pending.push((map[i], next));
-                }
-                Node::And(..) | Node::Wire(_) => map[i] = self.wire(),
+        for &i in &unit.latches {
+            if let Node::Latch { next, init } = unit.nodes[i] {
+                map[i] = self.latch(init);
+                pending.push((map[i], next));
             }
         }
+        // Copied already: inputs, latches and the nodes before `i`.
+        let before = |l: Lit, i: usize| {
+            l.node() < i || matches!(unit.nodes[l.node()], Node::Input | Node::Latch { .. })
+        };
+        let mut late = Vec::new();
         for (i, node) in unit.nodes.iter().enumerate() {
             match *node {
+                Node::And(a, b) if before(a, i) && before(b, i) => {
+                    map[i] = self.and(tr(&map, a), tr(&map, b));
+                }
+                Node::And(..) | Node::Wire(_) => {
+                    map[i] = self.wire();
+                    late.push(i);
+                }
+                Node::Const0 | Node::Input | Node::Latch { .. } => {}
+            }
+        }
+        for i in late {
+            match unit.nodes[i] {
                 Node::And(a, b) => {
-                    let (a, b) = (tr(&map, a), tr(&map, b));
-                    let g = self.and(a, b);
+                    let g = self.and(tr(&map, a), tr(&map, b));
                     self.drive(map[i], g);
                 }
                 Node::Wire(Some(s)) => {
@@ -269,12 +283,13 @@ impl Net {
                 stack.pop();
                 continue;
             }
-            let fanins: Vec<Lit> = match self.nodes[n] {
-                Node::And(a, b) => vec![a, b],
-                Node::Wire(Some(s)) => vec![s],
+            let (fanins, count) = match self.nodes[n] {
+                Node::And(a, b) => ([a, b], 2),
+                Node::Wire(Some(s)) => ([s, s], 1),
                 Node::Wire(None) => return Err(CompactError::Undriven(n)),
                 _ => unreachable!("inputs, latches and constant are mapped first"),
             };
+            let fanins = &fanins[..count];
             if state[n] == 0 {
                 state[n] = 1;
                 for f in fanins.iter().rev() {
@@ -340,10 +355,6 @@ impl Net {
 
     pub(crate) fn input_index(&self, name: &str) -> Option<usize> {
         self.inputs.iter().position(|(n, _)| n == name)
-    }
-
-    pub(crate) fn output_index(&self, name: &str) -> Option<usize> {
-        self.outputs.iter().position(|(n, _)| n == name)
     }
 }
 

@@ -8,7 +8,7 @@
 //! extras) or the ready (upstream extras) of their port, named `<port>_<extra>`.
 
 use super::circuit::PortSpec;
-use super::names::{bit_names, ready_name, valid_name, with_suffix};
+use super::names::{bit_name, bit_names, ready_name, valid_name, with_suffix};
 use serde::{Deserialize, Serialize};
 
 /// Which bundled port a signal belongs to.
@@ -73,6 +73,25 @@ pub(crate) fn signals(
         }
     }
     (ins, outs)
+}
+
+/// The name of the signal of `kind` of bundled port `p`, as [`signals`] names it (else the
+/// port's name): one signal's name without listing the port's others.
+pub(crate) fn signal_name(p: &PortSpec, kind: SigKind) -> String {
+    let ty = &p.ty;
+    let extra = |list: &[(String, u32)], e: usize, b: u32| {
+        let (x, w) = list.get(e).filter(|(_, w)| b < *w)?;
+        Some(bit_name(&with_suffix(&p.name, &format!("_{x}")), *w, b))
+    };
+    let name = match kind {
+        SigKind::Data(b) if b < ty.width => Some(bit_name(&p.name, ty.width, b)),
+        SigKind::Valid if ty.handshake => Some(valid_name(&p.name)),
+        SigKind::Ready if ty.handshake => Some(ready_name(&p.name)),
+        SigKind::ExtraDown(e, b) if ty.handshake => extra(&ty.extra_down, e, b),
+        SigKind::ExtraUp(e, b) if ty.handshake => extra(&ty.extra_up, e, b),
+        _ => None,
+    };
+    name.unwrap_or_else(|| p.name.clone())
 }
 
 /// Data bits, valid and downstream extras of `p`.
@@ -215,6 +234,31 @@ mod tests {
                 "outs_valid[1]"
             ]
         );
+    }
+
+    #[test]
+    fn one_signal_is_named_as_in_the_list() {
+        let mut spec = port("outs[1]", 3);
+        spec.ty.extra_down.push(("spec".into(), 1));
+        spec.ty.extra_up.push(("tag".into(), 2));
+        let plain = PortSpec {
+            name: "d".into(),
+            ty: PortType {
+                handshake: false,
+                ..PortType::channel(2)
+            },
+        };
+        for p in [spec, port("ctrl", 0), port("x", 1), plain] {
+            let (i, o) = signals(std::slice::from_ref(&p), &[], false);
+            for s in i.iter().chain(&o) {
+                assert_eq!(signal_name(&p, s.kind), s.name);
+            }
+            for kind in [SigKind::Data(9), SigKind::Valid, SigKind::ExtraUp(3, 0)] {
+                if !i.iter().chain(&o).any(|s| s.kind == kind) {
+                    assert_eq!(signal_name(&p, kind), p.name);
+                }
+            }
+        }
     }
 
     #[test]

@@ -57,6 +57,9 @@ pub(crate) struct Parser<'a> {
     pub limits: Limits,
 }
 
+/// What [`Limit::Ops`] counts, in its diagnostics.
+pub(crate) const OPS: &str = "operations of one handshake.func";
+
 /// Nesting limit for regions/attributes/types, so that hostile input cannot overflow the stack.
 const MAX_DEPTH: u32 = 200;
 
@@ -535,8 +538,18 @@ impl<'a> Parser<'a> {
     }
 
     fn parse_block_ops(&mut self) -> PResult<Vec<Operation>> {
-        let mut ops = Vec::new();
+        let mut ops: Vec<Operation> = Vec::new();
+        // A Handshake body becomes one flat design: its op count is bounded here, before a
+        // huge body takes its memory. Ops followed by more are not the terminator.
+        let most = match self.default_dialect {
+            "handshake" => self.limits.max_ops,
+            _ => u64::MAX,
+        };
         while !matches!(self.tok.kind, Kind::CaretId | Kind::RBrace | Kind::Eof) {
+            if let Some(last) = ops.last().filter(|_| ops.len() as u64 > most) {
+                let n = ops.len() as u64;
+                self.limits.check_at(Limit::Ops, n, last.span, OPS)?;
+            }
             ops.push(self.parse_op()?);
         }
         Ok(ops)

@@ -60,7 +60,7 @@ pub fn function_index(db: &dyn KilnDb, file: SourceFile) -> BTreeMap<String, usi
 pub fn design_context(db: &dyn KilnDb, file: SourceFile) -> Result<DesignContext, Diagnostic> {
     note(db, || Subject::file(file.path(db)));
     executed(db, Kind::Context);
-    flow::aps::design_context(context_text(db, file), &crate::input::limits())
+    flow::aps::design_context(context_text(db, file), &super::limits(db))
 }
 
 /// [`design_context`]'s error, with its span in the file.
@@ -109,10 +109,7 @@ pub fn function_op(
     note(db, || Subject::item(file.path(db), &symbol));
     let item = function_text(db, file, symbol).as_ref()?;
     executed(db, Kind::Parse);
-    Some(flow::aps::parse_function(
-        &item.text,
-        &crate::input::limits(),
-    ))
+    Some(flow::aps::parse_function(&item.text, &super::limits(db)))
 }
 
 /// The function's block tree, FIFOs and ports. *Cached* (`segmentation`).

@@ -122,7 +122,7 @@ pub fn model_box(db: &dyn KilnDb, file: BlifFile, name: String) -> Result<BoxLow
         return Err(flow::cycle_error(&name, model, cycle));
     }
     let children = children(db, file, model)?;
-    let limits = crate::input::limits();
+    let limits = super::limits(db);
     let lookup = |k: usize| children.get(&model.subckts[k].model.name).copied();
     compiler::aig::check_size(model, &lookup, &limits)?;
     let text = model_text(db, file, name)
@@ -164,7 +164,10 @@ pub fn model_interface(
 #[salsa::tracked(returns(ref))]
 pub fn model_aig(db: &dyn KilnDb, file: BlifFile, name: String) -> Result<Lowered, Diagnostic> {
     note(db, || Subject::item(file.path(db), &name));
-    let order = flow::post_order(&name, |m| model_instances(db, file, m.to_string()).clone());
+    let limits = super::limits(db);
+    let instances = |m: &str| model_instances(db, file, m.to_string()).clone();
+    let order = flow::post_order(&name, instances, limits.max_depth.into())
+        .map_err(|deep| too_deep(db, file, &name, &deep, &limits))?;
     let index = model_index(db, file);
     for m in order {
         if m != name && index.contains_key(&m) && model_cycle(db, file, m.clone()).is_none() {
@@ -180,6 +183,25 @@ pub fn model_aig(db: &dyn KilnDb, file: BlifFile, name: String) -> Result<Lowere
     })
 }
 
+/// The error of hierarchy `deep`, relative to the text of model `top`.
+fn too_deep(
+    db: &dyn KilnDb,
+    file: BlifFile,
+    top: &str,
+    deep: &flow::TooDeep,
+    limits: &compiler::limits::Limits,
+) -> Diagnostic {
+    let (models, index) = (blif_models(db, file), model_index(db, file));
+    let offset = |m: &str| index.get(m).map_or(0, |&i| models[i].offset as i64);
+    let shift = offset(&deep.parent) - offset(top);
+    let parsed = model_parsed(db, file, deep.parent.clone());
+    let parent = parsed
+        .as_ref()
+        .and_then(|p| p.as_ref().ok())
+        .map(|(m, _)| m);
+    deep.error(parent, shift, limits)
+}
+
 /// The outputs of a BLIF file: its top model as binary and ASCII AIGER, with every
 /// diagnostic (file-relative).
 #[salsa::tracked(returns(ref))]
@@ -187,12 +209,17 @@ pub fn blif_outputs(db: &dyn KilnDb, file: BlifFile) -> FileOutputs {
     note(db, || Subject::file(file.path(db)));
     executed(db, Kind::EmitAig);
     let models = blif_models(db, file);
-    let warnings = |m: &Item| match model_parsed(db, file, m.symbol.clone()) {
-        Some(Ok((_, w))) => w.clone(),
-        _ => Vec::new(),
-    };
     let top = models
         .first()
         .map(|t| model_aig(db, file, t.symbol.clone()).as_ref());
+    // A hierarchy refused for its depth is not parsed further for warnings.
+    let deep = matches!(top, Some(Err(d)) if flow::TooDeep::refused(d));
+    let warnings = |m: &Item| match deep {
+        true => Vec::new(),
+        false => match model_parsed(db, file, m.symbol.clone()) {
+            Some(Ok((_, w))) => w.clone(),
+            _ => Vec::new(),
+        },
+    };
     flow::outcome(models, warnings, top).into()
 }

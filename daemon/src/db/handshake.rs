@@ -96,5 +96,5 @@ pub fn handshake_outputs(db: &dyn KilnDb, job: HandshakeJob) -> FileOutputs {
             }
         }
     }
-    hs::back(front, library, opts.flow.dialect).into()
+    hs::back(front, library, opts.flow.dialect, &opts.flow.limits).into()
 }

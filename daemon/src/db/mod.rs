@@ -26,8 +26,10 @@ use crate::explain::{CacheOutcome, Explain, Noted};
 use bytes::Bytes;
 use compiler::diag::{Diagnostic, Located};
 use compiler::flow::OutputKind;
+use compiler::limits::Limits;
 use compiler::mlir::split::Split;
 use kiln_cache::{Key, Store};
+use salsa::Setter;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use std::path::PathBuf;
@@ -86,9 +88,29 @@ impl Db {
         });
         let events = runtime.clone();
         let callback = Box::new(move |e: salsa::Event| events.explain.event(e));
-        Db {
+        let db = Db {
             storage: salsa::Storage::new(Some(callback)),
             runtime,
+        };
+        let _settings = Settings::builder(crate::input::limits())
+            .durability(salsa::Durability::HIGH)
+            .new(&db);
+        db
+    }
+
+    /// The limits the queries check against ([`Settings`]).
+    pub fn limits(&self) -> Limits {
+        Settings::get(self).limits(self)
+    }
+
+    /// Set the limits the queries check against; what depends on them is recomputed.
+    pub fn set_limits(&mut self, limits: Limits) {
+        let settings = Settings::get(self);
+        if settings.limits(self) != limits {
+            settings
+                .set_limits(self)
+                .with_durability(salsa::Durability::HIGH)
+                .to(limits);
         }
     }
 
@@ -105,6 +127,19 @@ impl Db {
     pub fn store(&self) -> Option<&Store> {
         self.runtime.store.as_ref()
     }
+}
+
+/// What every query may depend on besides its inputs: the resource limits of the build
+/// (a request's, else the process's own), one value per database.
+#[salsa::input(singleton, debug)]
+pub struct Settings {
+    #[returns(copy)]
+    pub limits: Limits,
+}
+
+/// The resource limits the queries check against ([`Settings`]).
+pub fn limits(db: &dyn KilnDb) -> Limits {
+    Settings::get(db).limits(db)
 }
 
 /// A source file given to a build (MLIR), with its lexical split into functions and design

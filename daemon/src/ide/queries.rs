@@ -27,7 +27,7 @@ pub fn function_values(
 #[salsa::tracked(returns(ref))]
 pub fn file_values(db: &dyn KilnDb, file: SourceFile) -> Option<Arc<NameIndex>> {
     note(db, || Subject::file(file.path(db)));
-    let module = compiler::mlir::parse_with(file.text(db), &crate::input::limits()).ok()?;
+    let module = compiler::mlir::parse_with(file.text(db), &crate::db::limits(db)).ok()?;
     let mut occurrences: Vec<_> = module
         .ops
         .iter()

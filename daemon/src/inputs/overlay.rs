@@ -13,6 +13,7 @@ use crate::db::handshake::{HandshakeJob, HandshakeOpts};
 use crate::db::{BlifFile, SourceFile};
 use crate::explain::{self, Change};
 use crate::spec::{Flow, HandshakeSpec};
+use compiler::limits::Limits;
 use compiler::mlir::split::{Common, resplit, split_functions};
 use salsa::Setter;
 use std::ops::Range;
@@ -115,11 +116,11 @@ impl Workspace {
                 let file = self.set_source(path, file, text, common);
                 match (existing, flow) {
                     (Some(Overlay::Handshake(j, _)), Flow::Handshake) => {
-                        self.update_handshake(j, file, opts(handshake));
+                        self.update_handshake(j, file, opts(handshake, self.db.limits()));
                         Overlay::Handshake(j, version)
                     }
                     (_, Flow::Handshake) => {
-                        let opts = opts(handshake);
+                        let opts = opts(handshake, self.db.limits());
                         let j = HandshakeJob::new(&self.db, file, opts.clone(), Default::default());
                         self.update_handshake(j, file, opts);
                         Overlay::Handshake(j, version)
@@ -191,10 +192,11 @@ impl Workspace {
     }
 }
 
-fn opts(spec: &HandshakeSpec) -> HandshakeOpts {
+/// The options of an editor's buffer, under the limits of the last build.
+fn opts(spec: &HandshakeSpec, limits: Limits) -> HandshakeOpts {
     HandshakeOpts {
         lib_dir: spec.blif_lib.clone(),
-        flow: spec.options(),
+        flow: spec.options(limits),
     }
 }
 

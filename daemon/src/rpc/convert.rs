@@ -1,6 +1,7 @@
 //! Plain types to and from the generated ones.
 
 use super::*;
+use compiler::limits::Limit;
 
 pub(super) fn display(p: &Path) -> String {
     p.to_string_lossy().into_owned()
@@ -27,6 +28,9 @@ pub(super) fn spec_to_proto(spec: &BuildSpec) -> proto::BuildRequest {
             .collect(),
         digests: spec.digests,
         changed_only: spec.changed_only,
+        limits: (spec.limits.iter())
+            .flat_map(|l| Limit::ALL.map(|k| (k.key().to_string(), l.get(k))))
+            .collect(),
     }
 }
 
@@ -50,7 +54,25 @@ pub(super) fn spec_from_proto(req: &proto::BuildRequest) -> Result<BuildSpec, Sp
         input_digests: Arc::new(digests),
         digests: req.digests,
         changed_only: req.changed_only,
+        limits: limits_from_proto(&req.limits),
     })
+}
+
+/// The limits of a request: the daemon's own, with those the request names replaced (keys
+/// this build does not know are left out); `None` when it names none.
+fn limits_from_proto(
+    map: &std::collections::HashMap<String, u64>,
+) -> Option<compiler::limits::Limits> {
+    if map.is_empty() {
+        return None;
+    }
+    let mut limits = crate::input::limits();
+    for (key, &value) in map {
+        if let Some(l) = Limit::from_key(key) {
+            limits.set(l, value);
+        }
+    }
+    Some(limits)
 }
 
 pub(super) fn counts_to_proto(snap: &Snapshot) -> Vec<proto::QueryCount> {
