@@ -494,6 +494,9 @@ struct Uses {
 
 struct Emitter<'a> {
     c: &'a Circuit,
+    /// The instances by name: a call site looks its instance up (a search per site would
+    /// grow with the product of sites and instances, both linear in a function's slots).
+    instances: super::Instances<'a>,
     body: String,
     uses: Uses,
     mem_lanes: BTreeMap<String, u32>,
@@ -524,6 +527,7 @@ impl<'a> Emitter<'a> {
         let mem_lanes = schedule::mem_lanes(c);
         Emitter {
             c,
+            instances: c.instance_index(),
             body: String::new(),
             uses: Uses::default(),
             mem_lanes,
@@ -533,8 +537,8 @@ impl<'a> Emitter<'a> {
     }
 
     fn kind(&self, inst: &str) -> Result<&'a InstanceKind, Diagnostic> {
-        self.c
-            .instance(inst)
+        self.instances
+            .get(inst)
             .map(|i| &i.kind)
             .ok_or_else(|| Diagnostic::global_error(format!("unknown instance `{inst}`")))
     }
