@@ -61,6 +61,7 @@ pub struct LimitsTable {
     pub max_depth: Option<u64>,
     pub max_nodes: Option<u64>,
     pub max_remote_body: Option<Size>,
+    pub max_slots: Option<u64>,
 }
 
 impl LimitsTable {
@@ -72,6 +73,7 @@ impl LimitsTable {
             Limit::Depth => self.max_depth,
             Limit::Nodes => self.max_nodes,
             Limit::RemoteBody => self.max_remote_body.map(|s| s.0),
+            Limit::Slots => self.max_slots,
         }
     }
 }

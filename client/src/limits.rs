@@ -27,6 +27,9 @@ pub struct LimitArgs {
     /// Largest remote cache action-result body [default: 1M; limits.max_remote_body]
     #[arg(long, global = true, value_name = "SIZE", value_parser = crate::size::parse)]
     pub max_remote_body: Option<u64>,
+    /// Most slots (time steps) of one APS function [default: 100000; limits.max_slots]
+    #[arg(long, global = true, value_name = "N")]
+    pub max_slots: Option<u64>,
 }
 
 impl LimitArgs {
@@ -38,6 +41,7 @@ impl LimitArgs {
             Limit::Depth => self.max_depth,
             Limit::Nodes => self.max_nodes,
             Limit::RemoteBody => self.max_remote_body,
+            Limit::Slots => self.max_slots,
         }
     }
 }

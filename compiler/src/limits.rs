@@ -17,6 +17,7 @@
 //! | BLIF hierarchy depth | 100,000 | `--max-depth` | `limits.max_depth` |
 //! | AIG nodes of one model | 20,000,000 | `--max-nodes` | `limits.max_nodes` |
 //! | remote cache body (action results) | 1 MiB | `--max-remote-body` | `limits.max_remote_body` |
+//! | slots of one APS function (time steps of its straight-line code) | 100,000 | `--max-slots` | `limits.max_slots` |
 
 use serde::{Deserialize, Serialize};
 
@@ -35,6 +36,8 @@ pub struct Limits {
     pub max_nodes: u64,
     /// Largest remote cache body whose size no digest states (an `ActionResult`), in bytes.
     pub max_remote_body: u64,
+    /// Most slots (time steps of straight-line code, one rule each) of one APS function.
+    pub max_slots: u32,
 }
 
 impl Limits {
@@ -45,6 +48,7 @@ impl Limits {
         max_depth: 100_000,
         max_nodes: 20_000_000,
         max_remote_body: 1 << 20,
+        max_slots: 100_000,
     };
 
     /// The current value of `limit`.
@@ -56,6 +60,7 @@ impl Limits {
             Limit::Depth => u64::from(self.max_depth),
             Limit::Nodes => self.max_nodes,
             Limit::RemoteBody => self.max_remote_body,
+            Limit::Slots => u64::from(self.max_slots),
         }
     }
 
@@ -69,6 +74,7 @@ impl Limits {
             Limit::Depth => self.max_depth = v32,
             Limit::Nodes => self.max_nodes = value,
             Limit::RemoteBody => self.max_remote_body = value,
+            Limit::Slots => self.max_slots = v32,
         }
     }
 
@@ -97,16 +103,18 @@ pub enum Limit {
     Depth,
     Nodes,
     RemoteBody,
+    Slots,
 }
 
 impl Limit {
-    pub const ALL: [Limit; 6] = [
+    pub const ALL: [Limit; 7] = [
         Limit::InputSize,
         Limit::IntWidth,
         Limit::Results,
         Limit::Depth,
         Limit::Nodes,
         Limit::RemoteBody,
+        Limit::Slots,
     ];
 
     /// The key under `[limits]` in `kiln.toml`; the flag is the same with dashes.
@@ -118,6 +126,7 @@ impl Limit {
             Limit::Depth => "max_depth",
             Limit::Nodes => "max_nodes",
             Limit::RemoteBody => "max_remote_body",
+            Limit::Slots => "max_slots",
         }
     }
 
@@ -135,6 +144,7 @@ impl Limit {
             Limit::Depth => "hierarchy depth",
             Limit::Nodes => "AIG nodes of one model",
             Limit::RemoteBody => "remote cache body (bytes)",
+            Limit::Slots => "slots of one APS function",
         }
     }
 
