@@ -83,6 +83,7 @@ pub fn emit_sv(c: &Circuit) -> Result<String, Diagnostic> {
 pub fn emit_sv_with_info(c: &Circuit) -> Result<(String, TopInfo), Diagnostic> {
     let parts = emit_sv_parts(c)?;
     let mut out = parts.top;
+    out.reserve_exact(parts.primitives.values().map(String::len).sum());
     for text in parts.primitives.values() {
         out.push_str(text);
     }
@@ -1091,12 +1092,17 @@ impl<'a> Emitter<'a> {
         out.push_str("// interface and a scratchpad burst port; per CPU-memory port request and\n");
         out.push_str("// response lanes (see the comments at each port).\n\n");
         let _ = writeln!(out, "module {top} (\n{}\n);", ports.join(",\n"));
-        out.push_str(&self.body);
+        // The rules' text is the largest string kiln writes: the header goes in front of it
+        // in place rather than the text being copied after the header (two copies at once).
+        let header = out;
+        let mut out = std::mem::take(&mut self.body);
+        out.insert_str(0, &header);
+        drop(header);
         out.push_str(&inst_text);
+        let any_fire = any(&self.fires);
         let _ = writeln!(
             out,
-            "\n  // Observability for testbenches: some rule fired / memory responses pending.\n  logic kiln_any_fire;\n  assign kiln_any_fire = {};\nendmodule\n",
-            any(&self.fires)
+            "\n  // Observability for testbenches: some rule fired / memory responses pending.\n  logic kiln_any_fire;\n  assign kiln_any_fire = {any_fire};\nendmodule\n",
         );
         SvParts {
             top: out,
