@@ -19,7 +19,7 @@ workspace root the daemon is keyed on; paths relative to it):
   out_dir = \"build/kiln\"      output directory of build, synth, watch and aig
   [limits]                    max_input_size = \"256M\", max_int_width = 4096, max_results,
                               max_depth, max_nodes, max_remote_body, max_ops,
-                              max_name_len (as the flags)
+                              max_name_len, max_slots (as the flags)
   [remote]                    url, timeout (s), upload (bool), hmac_key_file, ca (PEM file),
                               headers = { Authorization = \"Bearer ...\" }
   Flags override the environment, which overrides kiln.toml.

@@ -63,6 +63,7 @@ pub struct LimitsTable {
     pub max_remote_body: Option<Size>,
     pub max_ops: Option<u64>,
     pub max_name_len: Option<u64>,
+    pub max_slots: Option<u64>,
 }
 
 impl LimitsTable {
@@ -76,6 +77,7 @@ impl LimitsTable {
             Limit::RemoteBody => self.max_remote_body.map(|s| s.0),
             Limit::Ops => self.max_ops,
             Limit::NameLen => self.max_name_len,
+            Limit::Slots => self.max_slots,
         }
     }
 }

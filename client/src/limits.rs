@@ -33,6 +33,9 @@ pub struct LimitArgs {
     /// Longest op, port or function name of a Handshake design, in bytes [default: 1024; limits.max_name_len]
     #[arg(long, global = true, value_name = "BYTES")]
     pub max_name_len: Option<u64>,
+    /// Most slots (time steps) of one APS function [default: 100000; limits.max_slots]
+    #[arg(long, global = true, value_name = "N")]
+    pub max_slots: Option<u64>,
 }
 
 impl LimitArgs {
@@ -46,6 +49,7 @@ impl LimitArgs {
             Limit::RemoteBody => self.max_remote_body,
             Limit::Ops => self.max_ops,
             Limit::NameLen => self.max_name_len,
+            Limit::Slots => self.max_slots,
         }
     }
 }

@@ -475,3 +475,42 @@ fn a_long_token_reaches_the_editor_shortened() {
     );
     s.finish();
 }
+
+/// An unsaved buffer holding a function over the slot limit: its diagnostic is the located
+/// limit error, and the daemon behind the editor stays up and analyses the next version.
+#[test]
+fn an_editor_buffer_over_the_slot_limit_fails_alone() {
+    let env = Daemon::new();
+    std::fs::write(env.ws().join("kiln.toml"), "[limits]\nmax_slots = 1000\n").unwrap();
+    // Never saved: the text exists only in the editor.
+    let path = env.ws().join("unsaved.mlir");
+    let (mut s, _) = Session::start(&env, false);
+    s.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri(&path), "languageId": "mlir", "version": 1,
+               "text": compiler::aps::workload::slot_chain(1_001)}}),
+    );
+    let diags = s.diagnostics(1);
+    let [d] = diags.as_slice() else {
+        panic!("{diags:?}")
+    };
+    assert_eq!(d["code"], "E0004", "{d}");
+    assert_eq!(
+        d["range"]["start"],
+        json!({"line": 1004, "character": 6}),
+        "{d}"
+    );
+    assert!(
+        d["message"].as_str().unwrap().contains("--max-slots"),
+        "{d}"
+    );
+    let pid = env.daemon_pid().expect("a daemon serves the editor");
+    s.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri(&path), "version": 2},
+               "contentChanges": [{"text": compiler::aps::workload::slot_chain(50)}]}),
+    );
+    assert_eq!(s.diagnostics(2), Vec::<Value>::new());
+    assert_eq!(env.daemon_pid(), Some(pid), "the daemon was not restarted");
+    s.finish();
+}

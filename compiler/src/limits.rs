@@ -19,6 +19,7 @@
 //! | operations of one `handshake.func` | 50,000 | `--max-ops` | `limits.max_ops` |
 //! | a name that reaches an output (op, port, function) | 1,024 bytes | `--max-name-len` | `limits.max_name_len` |
 //! | remote cache body (action results) | 1 MiB | `--max-remote-body` | `limits.max_remote_body` |
+//! | slots of one APS function (time steps of its straight-line code) | 100,000 | `--max-slots` | `limits.max_slots` |
 
 use crate::diag::{Code, Diagnostic, Span};
 use serde::{Deserialize, Serialize};
@@ -43,6 +44,8 @@ pub struct Limits {
     /// Longest name that becomes part of an output (a Handshake op's `handshake.name`, a
     /// port or function name), in bytes.
     pub max_name_len: u64,
+    /// Most slots (time steps of straight-line code, one rule each) of one APS function.
+    pub max_slots: u32,
 }
 
 impl Limits {
@@ -59,6 +62,7 @@ impl Limits {
         // The shortest identifier length every Verilog tool must accept (IEEE 1364 §3.7):
         // the names become RTL and netlist identifiers downstream.
         max_name_len: 1024,
+        max_slots: 100_000,
     };
 
     /// The current value of `limit`.
@@ -72,6 +76,7 @@ impl Limits {
             Limit::RemoteBody => self.max_remote_body,
             Limit::Ops => self.max_ops,
             Limit::NameLen => self.max_name_len,
+            Limit::Slots => u64::from(self.max_slots),
         }
     }
 
@@ -87,6 +92,7 @@ impl Limits {
             Limit::RemoteBody => self.max_remote_body = value,
             Limit::Ops => self.max_ops = value,
             Limit::NameLen => self.max_name_len = value,
+            Limit::Slots => self.max_slots = v32,
         }
     }
 
@@ -134,7 +140,7 @@ pub enum Limit {
 }
 
 impl Limit {
-    pub const ALL: [Limit; 8] = [
+    pub const ALL: [Limit; 9] = [
         Limit::InputSize,
         Limit::IntWidth,
         Limit::Results,
@@ -143,6 +149,7 @@ impl Limit {
         Limit::RemoteBody,
         Limit::Ops,
         Limit::NameLen,
+        Limit::Slots,
     ];
 
     /// The key under `[limits]` in `kiln.toml`; the flag is the same with dashes.
@@ -156,6 +163,7 @@ impl Limit {
             Limit::RemoteBody => "max_remote_body",
             Limit::Ops => "max_ops",
             Limit::NameLen => "max_name_len",
+            Limit::Slots => "max_slots",
         }
     }
 
@@ -180,6 +188,7 @@ impl Limit {
             Limit::RemoteBody => "remote cache body (bytes)",
             Limit::Ops => "operations of one handshake.func",
             Limit::NameLen => "name length (bytes)",
+            Limit::Slots => "slots of one APS function",
         }
     }
 

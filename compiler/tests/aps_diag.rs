@@ -147,3 +147,104 @@ fn hazard_shows_both_places() {
         assert_eq!(r.lines().filter(|l| l.contains(" | ")).count(), 4, "{r}");
     }
 }
+
+/// The diagnostics of the function-wide checks: each fixture's error, from the build and
+/// alike from the TOR interpreter (every engine rejects what the build rejects).
+const FUNCTION_CHECKS: &[&str] = &[
+    "redefinition_in_loop",
+    "redefinition_in_branch",
+    "redefinition_in_block",
+    "redefinition_of_argument",
+    "redefinition_of_design_constant",
+    "name_reused_in_sibling_loops",
+    "writerf_twice",
+    "writerf_after_branches",
+    "writerf_on_some_paths",
+    "writerf_in_loop",
+    "loop_bound_at_type_max",
+    "loop_step_past_type_max",
+];
+
+#[test]
+fn the_interpreter_rejects_what_the_build_rejects() {
+    for name in FUNCTION_CHECKS {
+        let text = std::fs::read_to_string(common::data(&format!("aps/diag/{name}.mlir"))).unwrap();
+        let built = flow(&text).expect_err(name).render("f", &text);
+        let m = compiler::mlir::parse(&text).unwrap();
+        let ctx = aps::design_context(&m).unwrap();
+        let f = aps::functions(&m)[0];
+        // A small budget: a loop that wraps would spend it, not end.
+        let ran = aps::interp::run(&ctx, f, 5, 0, Default::default(), 100_000)
+            .expect_err(name)
+            .render("f", &text);
+        assert_eq!(
+            ran.lines().next(),
+            built.lines().next(),
+            "{name}: {ran}\n{built}"
+        );
+    }
+}
+
+/// A value redefined inside a loop is MLIR's `redefinition of SSA value`, with a located
+/// note at the definition it would hide.
+#[test]
+fn a_redefinition_notes_the_first_definition() {
+    for (file, note) in [
+        (
+            "redefinition_in_loop",
+            "f:9:7: note: previously defined here",
+        ),
+        (
+            "redefinition_in_branch",
+            "f:9:7: note: previously defined here",
+        ),
+        (
+            "name_reused_in_sibling_loops",
+            "f:10:9: note: the other definition",
+        ),
+    ] {
+        let text = std::fs::read_to_string(common::data(&format!("aps/diag/{file}.mlir"))).unwrap();
+        let d = flow(&text).unwrap_err();
+        assert_eq!(d.code, Some(compiler::diag::Code::Redefinition), "{file}");
+        let r = d.render("f", &text);
+        assert!(r.contains(note), "{file}: {r}");
+    }
+    let text = std::fs::read_to_string(common::data(
+        "aps/diag/redefinition_of_design_constant.mlir",
+    ))
+    .unwrap();
+    let r = flow(&text).unwrap_err().render("f", &text);
+    assert!(r.contains("is a constant of the design"), "{r}");
+}
+
+/// A function without `aps.writerf` is an instruction without a destination register: it
+/// builds, with a warning at the function.
+#[test]
+fn an_instruction_without_a_response_builds_with_a_warning() {
+    let text = "module {
+  tor.design @d {
+    %c1_i32 = arith.constant 1 : i32
+    tor.func @store_only(%arg0: i5, %arg1: i5, %arg2: i5, ...) attributes {funct7 = 0 : i32, opcode = 11 : i32} {
+      %0 = aps.readrf %arg0 {starttime = 0 : i32, endtime = 1 : i32} : i5 -> i32
+      %1 = tor.addi %0 %c1_i32 on (1 to 2) : (i32, i32) -> i32
+      \"aps.globalstore\"(%1) {global = @g, starttime = 2 : i32, endtime = 3 : i32} : (i32) -> ()
+      tor.return
+    }
+    memref.global @g : memref<i32> = dense<0>
+  }
+}
+";
+    let out = compiler::flow::aps::build(text, "w", false, &Default::default());
+    assert!(!out.has_errors(), "{:?}", out.diagnostics);
+    assert_eq!(out.outputs.len(), 2);
+    let [w] = out.diagnostics.as_slice() else {
+        panic!("{:?}", out.diagnostics)
+    };
+    assert_eq!(w.code, Some(compiler::diag::Code::NoResponse));
+    let r = w.render("f", text);
+    assert!(
+        r.starts_with("f:4:5: warning: function `@store_only` sends no response"),
+        "{r}"
+    );
+    assert!(r.contains("RoCC xd = 0"), "{r}");
+}

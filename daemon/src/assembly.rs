@@ -6,8 +6,8 @@
 //! not asked about it, so unchanged functions cost neither validation nor copies); the
 //! header and footer are reused while every function's frame is unchanged. The result is
 //! byte for byte [`db::aps::mlir_outputs`], which serves every case this does not (errors,
-//! repeated symbols, diagnostics about instruction identities, a file whose emitted
-//! function is not available).
+//! repeated symbols, diagnostics about instruction identities, warnings about a function,
+//! a file whose emitted function is not available).
 
 use crate::counters::Kind;
 use crate::db::aps::{self, Emitted, design_context, function_emitted, function_index};
@@ -75,8 +75,11 @@ impl ApsMemo {
             ));
         }
         let parts: Vec<Arc<Emitted>> = functions.iter().map(|(_, _, e)| e.clone()).collect();
-        if !aps::identities(&split.functions, &parts).is_empty() {
-            // Repeated identities and warnings about them: reported by the full path.
+        if !aps::identities(&split.functions, &parts).is_empty()
+            || parts.iter().any(|e| !e.warnings.is_empty())
+        {
+            // Repeated identities, warnings about them or about a function: reported by the
+            // full path.
             return fallback();
         }
         let same = |l: &Assembly, same_emitted: &dyn Fn(&Arc<Emitted>, &Arc<Emitted>) -> bool| {

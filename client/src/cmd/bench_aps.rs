@@ -15,12 +15,22 @@
 //! and, for comparison, the parallel whole-file flow `compiler::flow::aps::build` that
 //! `kiln build --no-daemon` runs.
 //! Inputs and outputs live on tmpfs when there is one.
+//!
+//! `kiln bench aps --slots 1000,2000,4000,8000,10000`: how one function's cost grows with
+//! its slots (`compiler::aps::workload::slot_chain`, as `kiln gen aps --slots` writes it).
+//! For each count, child processes like the cold builds above: `kiln build`, `kiln build
+//! --emit sv`, `kiln sim` on the rule simulator, on the CMT2 read back and on the TOR
+//! interpreter, and `kiln graph`; a row each with peak RSS, output bytes and wall time, and
+//! the RSS and output per slot (flat when they grow linearly). The rule simulator also runs
+//! without its index of rules by guard (`--every-rule`), the anchor that index is measured
+//! against (this binary only). With `--kiln BIN` the commands are BIN's (a command that
+//! fails, e.g. out of memory, is a row saying so).
 
 use super::bench::{measure_runs, scratch_dir};
 use crate::io::{self, Failure};
 use compiler::flow::OutputKind;
 use compiler::{aps, rules};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
@@ -42,10 +52,18 @@ pub struct Args {
     /// build for a before/after comparison.
     #[arg(long)]
     pub kiln: Option<std::path::PathBuf>,
+    /// Slot counts of one generated function (comma-separated): measure build, sim and
+    /// graph per count instead of the module build.
+    #[arg(long, value_delimiter = ',',
+          value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub slots: Vec<u32>,
 }
 
 pub fn run(args: Args) -> Result<(), Failure> {
     let tmp = scratch_dir(true)?;
+    if !args.slots.is_empty() {
+        return slot_sweep(&args, tmp.path());
+    }
     let input = tmp.path().join("g.mlir");
     let text = aps::workload::generate(args.functions, args.seed);
     io::write_atomic_unsynced(&input, text.as_bytes())?;
@@ -224,5 +242,119 @@ fn phases(text: &str, tmp: &Path) -> Result<(), Failure> {
     drop(module);
     p.lap("drop op tree", String::new());
     std::fs::remove_dir_all(&out).ok();
+    Ok(())
+}
+
+/// The slot sweep (`--slots`, see the module documentation).
+fn slot_sweep(args: &Args, tmp: &Path) -> Result<(), Failure> {
+    let here = std::env::current_exe().map_err(|e| Failure::input(e.to_string()))?;
+    let me = args.kiln.clone().unwrap_or_else(|| here.clone());
+    println!(
+        "one function of N slots (workload::slot_chain), {} of {}; median of {} runs",
+        if args.kiln.is_some() {
+            "commands"
+        } else {
+            "this binary's commands"
+        },
+        me.display(),
+        args.runs.max(1)
+    );
+    println!(
+        "{:>7}  {:<24} {:>11} {:>10} {:>8} {:>11} {:>12}",
+        "slots", "command", "peak RSS MB", "output MB", "wall s", "RSS KB/slot", "output B/slot"
+    );
+    for &n in &args.slots {
+        let input = tmp.join(format!("chain{n}.mlir"));
+        io::write_atomic_unsynced(&input, aps::workload::slot_chain(n as usize).as_bytes())?;
+        let out = tmp.join(format!("out{n}"));
+        let cmt2 = out.join(format!("chain{n}.cmt2.mlir"));
+        let dot = out.join("chain.dot");
+        let kiln = |bin: &Path, a: &[&std::ffi::OsStr]| {
+            let mut c = Command::new(bin);
+            c.args(a).env("KILN_NO_DAEMON", "1");
+            c
+        };
+        let os = |s: &str| std::ffi::OsStr::new(s).to_owned();
+        let sim = |engine: &str, file: &Path| {
+            vec![
+                os("sim"),
+                file.as_os_str().to_owned(),
+                os("--func"),
+                os("chain"),
+                os("--engine"),
+                os(engine),
+                os("--rs1"),
+                os("5"),
+            ]
+        };
+        let build = vec![
+            os("build"),
+            input.as_os_str().to_owned(),
+            os("--out-dir"),
+            out.as_os_str().to_owned(),
+        ];
+        let mut rows: Vec<(&str, PathBuf, Vec<std::ffi::OsString>, Vec<PathBuf>)> = vec![
+            (
+                "build",
+                me.clone(),
+                build.clone(),
+                vec![cmt2.clone(), out.join(format!("chain{n}.rules.json"))],
+            ),
+            (
+                "build --emit sv",
+                me.clone(),
+                [build.clone(), vec![os("--emit"), os("sv")]].concat(),
+                vec![out.join(format!("chain{n}.sv"))],
+            ),
+            ("sim (rules)", me.clone(), sim("rules", &input), vec![]),
+            (
+                "sim (cmt2 read back)",
+                me.clone(),
+                sim("cmt2", &cmt2),
+                vec![],
+            ),
+            ("sim (tor)", me.clone(), sim("tor", &input), vec![]),
+            (
+                "graph",
+                me.clone(),
+                vec![
+                    os("graph"),
+                    input.as_os_str().to_owned(),
+                    os("--func"),
+                    os("chain"),
+                    os("-o"),
+                    dot.as_os_str().to_owned(),
+                ],
+                vec![dot.clone()],
+            ),
+        ];
+        if args.kiln.is_none() {
+            let mut every = sim("rules", &input);
+            every.push(os("--every-rule"));
+            rows.push(("sim (rules, every rule)", here.clone(), every, vec![]));
+        }
+        for (what, bin, argv, outputs) in rows {
+            let argv: Vec<&std::ffi::OsStr> = argv.iter().map(|a| a.as_os_str()).collect();
+            match measure_runs(args.runs, || kiln(&bin, &argv)) {
+                Ok(sample) => {
+                    let bytes: u64 = (outputs.iter())
+                        .filter_map(|p| std::fs::metadata(p).ok())
+                        .map(|m| m.len())
+                        .sum();
+                    println!(
+                        "{n:>7}  {what:<24} {:>11.1} {:>10.2} {:>8.3} {:>11.1} {:>12.1}",
+                        sample.rss as f64 / 1024.0,
+                        mb(bytes as usize),
+                        sample.wall,
+                        sample.rss as f64 / f64::from(n),
+                        bytes as f64 / f64::from(n),
+                    );
+                }
+                Err(e) => println!("{n:>7}  {what:<24} failed: {}", e.message),
+            }
+        }
+        std::fs::remove_dir_all(&out).ok();
+        std::fs::remove_file(&input).ok();
+    }
     Ok(())
 }

@@ -1,6 +1,7 @@
 //! `kiln gen aps --functions N --seed S -o FILE`: write a random valid scheduled TOR/APS
 //! module (see `compiler::aps::workload`), at most 512 functions (4 custom opcodes × 128
-//! funct7: every function has its own instruction identity).
+//! funct7: every function has its own instruction identity). `--slots N` writes one
+//! function of N slots instead (`workload::slot_chain`), the input of slot-scaling runs.
 
 use crate::io::{self, Failure};
 use std::path::PathBuf;
@@ -13,7 +14,8 @@ pub enum Kind {
 #[derive(clap::Args)]
 #[command(after_help = "Examples:
   kiln gen aps --functions 512 --seed 1 -o big.mlir
-  kiln gen aps --functions 3 -o - | kiln parse -")]
+  kiln gen aps --functions 3 -o - | kiln parse -
+  kiln gen aps --slots 10000 -o long.mlir             one function of 10,000 slots")]
 pub struct Args {
     /// What to generate.
     #[arg(value_enum)]
@@ -22,6 +24,11 @@ pub struct Args {
     pub functions: usize,
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
+    /// One function `@chain` of this many slots (a chain of ALU ops; 1 to 1,000,000)
+    /// instead of random ones.
+    #[arg(long, conflicts_with_all = ["functions", "seed"],
+          value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub slots: Option<u32>,
     /// The file to write; `-`: standard output.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: PathBuf,
@@ -35,8 +42,9 @@ pub fn run(args: Args) -> Result<(), Failure> {
             args.functions
         )));
     }
-    let text = match args.kind {
-        Kind::Aps => compiler::aps::workload::generate(args.functions, args.seed),
+    let text = match (args.kind, args.slots) {
+        (Kind::Aps, Some(slots)) => compiler::aps::workload::slot_chain(slots as usize),
+        (Kind::Aps, None) => compiler::aps::workload::generate(args.functions, args.seed),
     };
     io::write_output(&args.output, text.as_bytes())
 }

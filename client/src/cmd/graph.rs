@@ -47,11 +47,12 @@ pub fn run(args: Args) -> Result<(), Failure> {
     let path = args.file.display().to_string();
     let text = io::read_source(&args.file)?;
     let fail = |d| Failure::diagnostics(&[Flow::Aps.coded(d)], &path, &text);
-    let module = compiler::mlir::parse_with(&text, &kiln_daemon::input::limits()).map_err(fail)?;
+    let limits = kiln_daemon::input::limits();
+    let module = compiler::mlir::parse_with(&text, &limits).map_err(fail)?;
     let ctx = aps::design_context(&module).map_err(fail)?;
     let func = aps::function_named(&module, &args.func)
         .ok_or_else(|| Failure::input(format!("{path}: error: no function `@{}`", args.func)))?;
-    let dot = rules::to_dot(&aps::build_function(&ctx, func).map_err(fail)?);
+    let dot = rules::to_dot(&aps::build_function_with(&ctx, func, &limits).map_err(fail)?);
     let bytes = match format {
         Some(f) => render(&dot, f)?,
         None => dot.into_bytes(),

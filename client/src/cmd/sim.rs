@@ -62,6 +62,10 @@ pub struct Args {
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
+    /// Try every rule every cycle (no index of the rules by their guards): the same
+    /// results, for measuring the index (`kiln bench aps --slots`).
+    #[arg(long, hide = true)]
+    pub every_rule: bool,
 }
 
 fn parse_u32(s: &str) -> Result<u32, String> {
@@ -135,6 +139,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
     };
     let cfg = SimConfig {
         dma_latency: args.dma_latency,
+        dispatch: !args.every_rule,
         ..SimConfig::default()
     };
     let sim_failure = |e: sim::SimError| {
@@ -164,13 +169,14 @@ pub fn run(args: Args) -> Result<(), Failure> {
         return report(&args, responses(&r.responses), &r.cpu_mem, Some(r.cycles));
     }
     let fail = |d| Failure::diagnostics(&[Flow::Aps.coded(d)], &path, &text);
-    let module = compiler::mlir::parse_with(&text, &kiln_daemon::input::limits()).map_err(fail)?;
+    let limits = kiln_daemon::input::limits();
+    let module = compiler::mlir::parse_with(&text, &limits).map_err(fail)?;
     let ctx = aps::design_context(&module).map_err(fail)?;
     let func = aps::function_named(&module, &args.func)
         .ok_or_else(|| Failure::input(format!("{path}: error: no function `@{}`", args.func)))?;
     let (values, mem, cycles) = match args.engine {
         Engine::Rtl => {
-            let circuit = aps::build_function(&ctx, func).map_err(fail)?;
+            let circuit = aps::build_function_with(&ctx, func, &limits).map_err(fail)?;
             let cmd = command_of(&circuit, &args);
             let (v, m, c) = super::rtl::run_circuit(&circuit, &cmd, mem, args.dma_latency)
                 .map_err(|e| match e {
@@ -186,7 +192,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
             (v, r.cpu_mem, None)
         }
         Engine::Rules | Engine::Cmt2 => {
-            let mut circuit = aps::build_function(&ctx, func).map_err(fail)?;
+            let mut circuit = aps::build_function_with(&ctx, func, &limits).map_err(fail)?;
             if args.engine == Engine::Cmt2 {
                 let cmt2 = rules::emit_cmt2(&circuit);
                 circuit = rules::read_cmt2(&cmt2).map_err(|d| {

@@ -22,7 +22,7 @@
 //! (its own program-counter code, under which it also polls the DMA).
 
 use super::handlers::RuleCx;
-use super::segment::{BlockId, BlockInfo, BlockKind, Container};
+use super::segment::{BlockId, BlockInfo, BlockKind, Container, LoopInfo};
 use crate::diag::{Diagnostic, Span};
 use crate::rules::{PrimOp, Var};
 use serde::{Deserialize, Serialize};
@@ -329,6 +329,33 @@ pub(crate) fn trip_cond(cx: &mut RuleCx, iv: Var, ub: Var, step: Var, w: u32) ->
     cx.b.prim(PrimOp::Mux, vec![neg, down, up], 1)
 }
 
+/// The next induction value `iv + step` of loop `info` and whether the loop goes on with
+/// it: [`trip_cond`] of the next value and, when the loop may overflow (bounds or step
+/// known only at run time), no signed overflow in `iv + step`: the induction variable never
+/// wraps (as in [`crate::aps::interp`]), so a loop whose bound is the type's maximum ends.
+pub(crate) fn next_iteration(
+    cx: &mut RuleCx,
+    info: &LoopInfo,
+    iv: Var,
+    ub: Var,
+    step: Var,
+) -> (Var, Var) {
+    let w = info.width;
+    let next = cx.b.prim(PrimOp::Add, vec![iv, step], w);
+    let ok = trip_cond(cx, next, ub, step, w);
+    if !info.may_overflow {
+        return (next, ok);
+    }
+    // `iv + step` overflows when both operands' sign differs from the sum's.
+    let a = cx.b.prim(PrimOp::Xor, vec![iv, next], w);
+    let b = cx.b.prim(PrimOp::Xor, vec![step, next], w);
+    let both = cx.b.prim(PrimOp::And, vec![a, b], w);
+    let sign = cx.b.prim(PrimOp::Bits { lo: w - 1 }, vec![both], 1);
+    let zero = cx.b.konst(0, 1);
+    let fits = cx.b.prim(PrimOp::Eq, vec![sign, zero], 1);
+    (next, cx.b.prim(PrimOp::And, vec![ok, fits], 1))
+}
+
 /// Emit `tree`, taken under `path`, into the rule being built: its computations as
 /// straight-line expressions, its ends as `out`'s leaves.
 pub(crate) fn emit(
@@ -415,9 +442,8 @@ pub(crate) fn emit(
             let iv = env.get(cx, &info.iv, w, b.span)?;
             let ub = env.get(cx, &info.ub, w, b.span)?;
             let step = env.get(cx, &info.step, w, b.span)?;
-            let next = cx.b.prim(PrimOp::Add, vec![iv, step], w);
+            let (next, ok) = next_iteration(cx, info, iv, ub, step);
             inner.set(&info.iv_reg, &info.iv, next);
-            let ok = trip_cond(cx, next, ub, step, w);
             let go_path = and(cx, path, ok);
             let nok = not(cx, ok);
             let exit_path = and(cx, path, nok);

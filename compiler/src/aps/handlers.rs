@@ -323,24 +323,34 @@ fn op_slots(seg: &Segmentation, ops: &[Operation]) -> Result<Vec<i64>, Diagnosti
     Ok(slot_of)
 }
 
-/// Generate the ops of slot `s` into the rule; `command`: the rule took the command.
+/// The indices of a block's ops by slot, in op order within a slot: each slot's rule reads
+/// only its own ops (scanning every op per slot would grow with the square of the slots).
+fn ops_by_slot(slot_of: &[i64]) -> BTreeMap<i64, Vec<usize>> {
+    let mut by: BTreeMap<i64, Vec<usize>> = BTreeMap::new();
+    for (i, &t) in slot_of.iter().enumerate() {
+        by.entry(t).or_default().push(i);
+    }
+    by
+}
+
+/// Generate the ops `at` (one slot's) into the rule; `command`: the rule took the command.
 fn slot_ops(
     cx: &mut RuleCx,
     ops: &[Operation],
-    slot_of: &[i64],
-    s: i64,
+    at: &[usize],
     command: bool,
 ) -> Result<(), Diagnostic> {
-    for (op, _) in ops.iter().zip(slot_of).filter(|(_, t)| **t == s) {
-        ops::generate(cx, op, command)?;
+    for &i in at {
+        ops::generate(cx, &ops[i], command)?;
     }
     Ok(())
 }
 
-/// Write the values computed in slot `s` that are used elsewhere to their registers.
-fn keep_results(cx: &mut RuleCx, ops: &[Operation], slot_of: &[i64], s: i64) {
-    for (op, _) in ops.iter().zip(slot_of).filter(|(_, t)| **t == s) {
-        for r in super::segment::result_names(op) {
+/// Write the values computed by the ops `at` (one slot's) that are used elsewhere to their
+/// registers.
+fn keep_results(cx: &mut RuleCx, ops: &[Operation], at: &[usize]) {
+    for &i in at {
+        for r in super::segment::result_names(&ops[i]) {
             if let (Some(reg), Some(&x)) = (cx.seg.values.regs.get(&r), cx.local.get(&r)) {
                 let reg = reg.clone();
                 cx.b.call(&reg, "write", vec![x]);
@@ -360,6 +370,7 @@ fn basic_rules(
     out: &mut BlockRules,
 ) -> Result<(), Diagnostic> {
     let slot_of = op_slots(seg, ops)?;
+    let by_slot = ops_by_slot(&slot_of);
     let command_block = seg.command_block() == Some(b.id);
     let rule_slots: Vec<(usize, &SlotInfo)> = slots
         .iter()
@@ -381,8 +392,9 @@ fn basic_rules(
         if command {
             cx.keep_arguments()?;
         }
-        slot_ops(&mut cx, ops, &slot_of, slot.time, command)?;
-        keep_results(&mut cx, ops, &slot_of, slot.time);
+        let at = by_slot.get(&slot.time).map_or(&[][..], Vec::as_slice);
+        slot_ops(&mut cx, ops, at, command)?;
+        keep_results(&mut cx, ops, at);
         let next = match rule_slots.get(n + 1) {
             Some(&(j, s)) => Tree::Goto {
                 target: Target::Slot {
@@ -407,14 +419,15 @@ fn basic_rules(
 }
 
 /// Precedence: later slots before earlier ones (a stage drains before the one feeding it).
+/// Each slot is declared before the one just earlier: precedence is transitive, so the chain
+/// orders every pair of the block's slots in as many pairs as it has slots (all pairs would
+/// grow with the square of the slots).
 fn later_before_earlier(b: &BlockInfo, times: &[i64], out: &mut BlockRules) {
-    for (i, &a) in times.iter().enumerate() {
-        for &later in &times[i + 1..] {
-            out.precedence.push((
-                format!("{}_slot_{later}_rule", b.name),
-                format!("{}_slot_{a}_rule", b.name),
-            ));
-        }
+    for pair in times.windows(2) {
+        out.precedence.push((
+            format!("{}_slot_{}_rule", b.name, pair[1]),
+            format!("{}_slot_{}_rule", b.name, pair[0]),
+        ));
     }
 }
 
@@ -432,7 +445,8 @@ fn stage_rules(
 ) -> Result<(), Diagnostic> {
     let slot_of = op_slots(seg, ops)?;
     let times: Vec<i64> = slots.iter().map(|s| s.time).collect();
-    let stage = |t: i64| times.iter().position(|x| *x == t).unwrap_or(0);
+    // `times` is sorted (a block's slots are in time order).
+    let stage = |t: i64| times.binary_search(&t).unwrap_or(0);
     let ii = info.pipeline.unwrap_or(1).max(1);
     // Values made in one stage and used in a later one (the induction variable is made
     // by stage 0): one FIFO per (value, consuming stage), enqueued where it is made.
@@ -467,6 +481,12 @@ fn stage_rules(
             send.entry(p).or_default().push((v, fifo));
         }
     }
+    // The FIFOs each stage dequeues, by value (what the FIFOs are keyed by).
+    let mut recv: BTreeMap<usize, Vec<(&String, &String)>> = BTreeMap::new();
+    for ((v, c), fifo) in &xfer {
+        recv.entry(*c).or_default().push((v, fifo));
+    }
+    let by_slot = ops_by_slot(&slot_of);
     let last_stage = times.len() - 1;
     let run_entries = seg.control.entries(&Target::Run(l));
     let waited_run = run_entries.iter().any(|(_, w)| *w);
@@ -495,8 +515,7 @@ fn stage_rules(
             cx.local.insert(info.iv.clone(), iv);
             let ub = Env::default().get(&mut cx, &info.ub, w, b.span)?;
             let step = Env::default().get(&mut cx, &info.step, w, b.span)?;
-            let next = cx.b.prim(PrimOp::Add, vec![iv, step], w);
-            let more = control::trip_cond(&mut cx, next, ub, step, w);
+            let (next, more) = control::next_iteration(&mut cx, info, iv, ub, step);
             env.writes.push((info.iv_reg.clone(), next));
             env.writes.push((issue.clone(), more));
             if let Some(r) = &info.ii_reg {
@@ -514,14 +533,13 @@ fn stage_rules(
                 1,
             )
         };
-        for ((v, c), fifo) in &xfer {
-            if *c == k {
-                let w = cx.width(v);
-                let x = cx.b.call_value(fifo, "deq", vec![], w);
-                cx.local.insert(v.clone(), x);
-            }
+        for &(v, fifo) in recv.get(&k).into_iter().flatten() {
+            let w = cx.width(v);
+            let x = cx.b.call_value(fifo, "deq", vec![], w);
+            cx.local.insert(v.clone(), x);
         }
-        slot_ops(&mut cx, ops, &slot_of, t, false)?;
+        let at = by_slot.get(&t).map_or(&[][..], Vec::as_slice);
+        slot_ops(&mut cx, ops, at, false)?;
         for (v, fifo) in send.get(&k).into_iter().flatten() {
             let x = cx.value(v, b.span)?;
             cx.b.call(fifo, "enq", vec![x]);

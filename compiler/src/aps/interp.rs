@@ -5,7 +5,15 @@
 //! registers, byte-addressed CPU memory and the register-file response. Integer arithmetic
 //! wraps at the result width; signed predicates and `shrsi` are signed. `tor.for` runs
 //! `iv = lb; while (step < 0 ? iv >= ub : iv <= ub) { body; iv += step }` (inclusive upper
-//! bound, zero-trip when the condition fails at entry); a step of 0 is a run-time error.
+//! bound, zero-trip when the condition fails at entry; signed comparisons); a step of 0 is a
+//! run-time error. The induction variable never wraps: the loop also ends when `iv + step`
+//! is outside its type's signed range (so `0 to INT_MAX step 1` ends after 2^31 iterations
+//! instead of running forever; with constant bounds such a loop is rejected before it runs,
+//! see [`super::checks`]). A loop whose trip count exceeds the remaining step budget fails
+//! at once, before its first iteration.
+//!
+//! Before running, the function gets the build's whole-function checks (value scoping, one
+//! response per command, loop bounds), so the interpreter rejects what a build rejects.
 //! Bursts move `roundUpPow2(elem_bytes × length)` bytes, cyclic bank layout from the memory
 //! map.
 //!
@@ -66,6 +74,14 @@ pub fn run(
         .first()
         .and_then(|r| r.blocks.first())
         .ok_or_else(|| Diagnostic::error(func.span, "`tor.func` without a body"))?;
+    let name = match func.attr("sym_name") {
+        Some(Attribute::String(s)) => s.to_string(),
+        Some(Attribute::SymbolRef(p)) => p.join("::"),
+        _ => String::new(),
+    };
+    super::checks::scopes(ctx, func)?;
+    super::checks::loop_bounds(ctx, func)?;
+    super::checks::responses(func, &name)?;
     let mut m = Machine {
         ctx,
         env: HashMap::new(),
@@ -411,6 +427,24 @@ impl Machine<'_> {
                 "loop step is 0 at run time: the loop would never end",
             ));
         }
+        let (min, max) = super::checks::signed_range(w);
+        let (slb, sub, sstep) = (sext(lb, w), sext(ub, w), sext(step, w));
+        // The trip count, known at entry (the induction variable never wraps): a loop
+        // longer than the remaining budget fails now rather than after the budget.
+        if let Some(last) = super::checks::last_iteration(slb, sub, sstep) {
+            let trips = last.abs_diff(slb) / sstep.unsigned_abs() + 1;
+            // Each iteration takes a step, and one per op of the body (the yield aside).
+            let per_trip = 1 + body.ops.iter().filter(|o| o.name != "tor.yield").count();
+            if trips.saturating_mul(per_trip as u128) > u128::from(self.fuel) {
+                return Err(err(
+                    op,
+                    format!(
+                        "the loop runs {trips} iterations: more than the interpreter's step limit allows ({} steps left)",
+                        self.fuel
+                    ),
+                ));
+            }
+        }
         let mut i = lb;
         while go(i) {
             if self.fuel == 0 {
@@ -426,7 +460,11 @@ impl Machine<'_> {
             if !ys.is_empty() {
                 carried = ys;
             }
-            i = mask(i.wrapping_add(step), w);
+            // The next value, unless it overflows the induction variable's type.
+            match sext(i, w).checked_add(sstep) {
+                Some(next) if (min..=max).contains(&next) => i = mask(next as u128, w),
+                _ => break,
+            }
         }
         for (n, v) in result_names(op).iter().zip(carried) {
             self.env.insert(n.clone(), v);

@@ -16,6 +16,7 @@
 //! `memref.get_global` results, function arguments (register indices) and request tokens are
 //! *virtual* (materialised where used, never carried by FIFOs).
 
+mod checks;
 pub mod context;
 pub mod control;
 pub(crate) mod handlers;
@@ -29,9 +30,10 @@ pub mod workload;
 
 pub use context::{DesignContext, design_context, function_named, functions};
 pub use handlers::{BlockRules, handle_block};
-pub use segment::{Segmentation, segment_function};
+pub use segment::{Segmentation, segment_function, segment_function_with};
 
 use crate::diag::{Diagnostic, Span};
+use crate::limits::Limits;
 use crate::mlir::ast::{ModuleAst, Operation};
 use crate::rules::{self, Circuit};
 
@@ -74,14 +76,33 @@ fn assemble_owned(ctx: &DesignContext, seg: &Segmentation, blocks: Vec<BlockRule
     c
 }
 
-/// The whole flow for one function.
+/// The whole flow for one function, under the default limits.
 pub fn build_function(ctx: &DesignContext, func: &Operation) -> Result<Circuit, Diagnostic> {
-    let seg = segment_function(ctx, func)?;
+    build_function_with(ctx, func, &Limits::DEFAULT)
+}
+
+/// The whole flow for one function, its slots checked against `limits`.
+pub fn build_function_with(
+    ctx: &DesignContext,
+    func: &Operation,
+    limits: &Limits,
+) -> Result<Circuit, Diagnostic> {
+    build_function_warned(ctx, func, limits).map(|(c, _)| c)
+}
+
+/// [`build_function_with`], with the warnings about the function (spans relative to it).
+pub fn build_function_warned(
+    ctx: &DesignContext,
+    func: &Operation,
+    limits: &Limits,
+) -> Result<(Circuit, Vec<Diagnostic>), Diagnostic> {
+    let mut seg = segment_function_with(ctx, func, limits)?;
+    let warnings = std::mem::take(&mut seg.warnings);
     let mut blocks = Vec::with_capacity(seg.blocks.len());
     for id in 0..seg.blocks.len() {
         blocks.push(handle_block(ctx, &seg, id)?);
     }
-    Ok(assemble_owned(ctx, &seg, blocks))
+    Ok((assemble_owned(ctx, &seg, blocks), warnings))
 }
 
 /// The whole flow for a module: one circuit per function, in source order. Two functions

@@ -25,9 +25,11 @@
 //! `%arg2` rd), available where the command is taken; `aps.readrf %argK` reads the
 //! register's *data* from the command and does not use the argument as a value.
 
+use super::checks;
 use super::context::{DesignContext, const_value, type_width};
 use super::control::{Target, Tree, Walker};
 use crate::diag::{Diagnostic, Span};
+use crate::limits::Limits;
 use crate::mlir::ast::{Attribute, Operation};
 use crate::rules::{Instance, InstanceKind};
 use serde::{Deserialize, Serialize};
@@ -74,6 +76,9 @@ pub struct LoopInfo {
     pub(crate) ii_reg: Option<String>,
     /// The fault raised by a run-time step of 0 (steps that are not constants).
     pub(crate) step_fault: Option<String>,
+    /// Bounds or step are known only at run time, so `iv + step` may overflow and the
+    /// hardware checks it (with constants, [`super::checks`] rejected a loop that would).
+    pub(crate) may_overflow: bool,
     /// The head rule's transition, when some path reaches it.
     pub(crate) head: Option<Tree>,
     /// Pipelined: the last stage's transition after the last iteration.
@@ -164,23 +169,25 @@ impl ValueTable {
 pub(crate) struct Control {
     pub(crate) pc: String,
     pub(crate) width: u32,
-    /// `(target, waited, code)`, sorted; `(Idle, false)` is 0.
+    /// `(target, waited, code)`, sorted by `(target, waited)` (so looked up by binary
+    /// search: a function looks up a code per slot); `(Idle, false)` is 0.
     pub(crate) codes: Vec<(Target, bool, u32)>,
 }
 
 impl Control {
     pub(crate) fn code(&self, target: &Target, waited: bool) -> Option<u32> {
         self.codes
-            .iter()
-            .find(|(t, w, _)| t == target && *w == waited)
-            .map(|c| c.2)
+            .binary_search_by(|(t, w, _)| (t, *w).cmp(&(target, waited)))
+            .ok()
+            .map(|i| self.codes[i].2)
     }
 
     /// The codes under which `target` runs: `(code, waited)`.
     pub(crate) fn entries(&self, target: &Target) -> Vec<(u32, bool)> {
-        self.codes
+        let from = self.codes.partition_point(|(t, _, _)| t < target);
+        self.codes[from..]
             .iter()
-            .filter(|(t, _, _)| t == target)
+            .take_while(|(t, _, _)| t == target)
             .map(|(_, w, c)| (*c, *w))
             .collect()
     }
@@ -201,6 +208,8 @@ pub struct Segmentation {
     pub(crate) control: Control,
     /// The function's registers and faults (block-internal FIFOs belong to the handlers).
     pub instances: Vec<Instance>,
+    /// Warnings about the function (spans relative to it), reported with its outputs.
+    pub warnings: Vec<Diagnostic>,
 }
 
 impl Segmentation {
@@ -265,7 +274,7 @@ fn collect(op: &Operation, defined: &mut BTreeSet<String>, used: &mut BTreeSet<S
     }
 }
 
-fn is_structural(name: &str) -> bool {
+pub(crate) fn is_structural(name: &str) -> bool {
     matches!(
         name,
         "arith.constant"
@@ -350,8 +359,18 @@ enum Piece<'a> {
     Ctl(&'a Operation),
 }
 
-/// Segment one `tor.func` into its block tree.
+/// Segment one `tor.func` into its block tree, under the default limits.
 pub fn segment_function(ctx: &DesignContext, func: &Operation) -> Result<Segmentation, Diagnostic> {
+    segment_function_with(ctx, func, &Limits::DEFAULT)
+}
+
+/// Segment one `tor.func` into its block tree; its slots are checked against `limits`
+/// first, then the whole-function checks of [`super::checks`].
+pub fn segment_function_with(
+    ctx: &DesignContext,
+    func: &Operation,
+    limits: &Limits,
+) -> Result<Segmentation, Diagnostic> {
     if func.name != "tor.func" {
         return Err(Diagnostic::error(
             func.span,
@@ -363,6 +382,10 @@ pub fn segment_function(ctx: &DesignContext, func: &Operation) -> Result<Segment
         Some(Attribute::SymbolRef(p)) => p.join("::"),
         _ => return Err(Diagnostic::error(func.span, "`tor.func` without a name")),
     };
+    checks::slot_limit(func, &name, limits)?;
+    checks::scopes(ctx, func)?;
+    checks::loop_bounds(ctx, func)?;
+    let warnings = Vec::from_iter(checks::responses(func, &name)?);
     let opcode = int_attr(func, "opcode").ok_or_else(|| {
         Diagnostic::error(
             func.span,
@@ -410,6 +433,7 @@ pub fn segment_function(ctx: &DesignContext, func: &Operation) -> Result<Segment
         values,
         control: Control::default(),
         instances: Vec::new(),
+        warnings,
     };
     let mut b = Builder { seg };
     let root = b.alloc(
@@ -678,6 +702,9 @@ impl Builder {
             step_fault: step_const
                 .is_none()
                 .then(|| format!("{loop_name}_step_zero")),
+            may_overflow: [&op.operands[0], &op.operands[1], step]
+                .iter()
+                .any(|o| !self.seg.values.consts.contains_key(&operand_name(o))),
             loop_name,
             iv: iv.name.to_string(),
             width: type_width(&iv.ty).max(1),

@@ -122,6 +122,44 @@ pub fn generate_with(functions: usize, seed: u64, opts: Options) -> String {
     g.out
 }
 
+/// A module of one function whose straight-line code has `slots` slots (at least 1): rs1
+/// read in slot 0, one ALU op per slot after it (add, subtract, multiply, in turn) on the
+/// values of the two slots before, and the response in the last slot; every value lives in
+/// a register until the slot after next. The shape of a long unrolled computation, for
+/// measuring how the flow scales with the slots of one function (`kiln bench aps
+/// --slots`). Slot `t` is on line `5 + t`.
+pub fn slot_chain(slots: usize) -> String {
+    const OPS: [&str; 3] = ["tor.addi", "tor.subi", "tor.muli"];
+    let last = slots.max(1) - 1;
+    // About 80 bytes a slot (the reservation capped: it is only a hint).
+    let mut out = String::with_capacity(80usize.saturating_mul(slots).min(1 << 26) + 512);
+    out.push_str("module {\n  tor.design @chain {\n    %c1_i32 = arith.constant 1 : i32\n");
+    out.push_str("    tor.func @chain(%arg0: i5, %arg1: i5, %arg2: i5, ...) attributes {funct7 = 0 : i32, opcode = 11 : i32} {\n");
+    out.push_str(
+        "      %v0 = aps.readrf %arg0 {starttime = 0 : i32, endtime = 1 : i32} : i5 -> i32\n",
+    );
+    for t in 1..last {
+        let a = format!("%v{}", t - 1);
+        let b = if t >= 2 {
+            format!("%v{}", t - 2)
+        } else {
+            "%c1_i32".to_string()
+        };
+        let op = OPS[t % OPS.len()];
+        out.push_str(&format!(
+            "      %v{t} = {op} {a} {b} on ({t} to {}) : (i32, i32) -> i32\n",
+            t + 1
+        ));
+    }
+    out.push_str(&format!(
+        "      aps.writerf %arg2, %v{} {{starttime = {last} : i32, endtime = {} : i32}} : i5, i32\n",
+        last.max(1) - 1,
+        last + 1
+    ));
+    out.push_str("      tor.return\n    }\n  }\n}\n");
+    out
+}
+
 impl Gen {
     fn line(&mut self, s: &str) {
         for _ in 0..self.ind {

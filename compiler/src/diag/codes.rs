@@ -129,6 +129,34 @@ codes! {
     DuplicateFunction = "E0201", "a function is defined more than once",
         "Two `tor.func` items of one file have the same symbol. Functions are known by \
          their symbol (outputs, incremental builds); rename one of them.";
+    Redefinition = "E0202", "an SSA value name is defined again",
+        "MLIR forbids defining a value name that is visible at that point: the design's \
+         constants, the function's arguments and the values of enclosing blocks are visible \
+         inside a loop body or a branch, so a value there cannot take one of their names \
+         (it would replace the outer value after the region). kiln also keeps a function's \
+         values by their names, so a name is defined once per function, in sibling regions \
+         too (MLIR's printers never repeat one). Rename the second definition; the note \
+         shows the first.";
+    ResponseCount = "E0203", "a command would not get exactly one response",
+        "A RoCC command gets one response. Counted over the paths through the function as \
+         written (conditions are not evaluated), every path must pass exactly one \
+         `aps.writerf`: two on one path, one inside a loop body (once per iteration), or \
+         one on some paths only (an `if` that answers in one branch) are errors. Compute \
+         the value on each path and answer once after the branches join, e.g. from the \
+         `if`'s result.";
+    NoResponse = "W0204", "the instruction sends no response",
+        "The function has no `aps.writerf`: its command is answered by no response, as \
+         APS-MLIR lowers such a function to one returning nothing. That is right for an \
+         instruction issued without a destination register (RoCC xd = 0, e.g. one that \
+         only stores); a core that issues it with a destination waits for rd forever. \
+         Add an `aps.writerf` if the instruction has a result.";
+    LoopOverflow = "E0205", "a loop ends only by overflowing its induction variable",
+        "A `tor.for` runs while its induction variable is within the inclusive bound; it \
+         never wraps: the loop also ends when the next value would overflow the variable's \
+         type. With constant bounds and step, kiln rejects a loop that would end that way \
+         (an inclusive bound at the type's maximum, or a step that jumps past it): it \
+         would run up to 2^w iterations, which is not what was meant. With bounds known \
+         only at run time the hardware and every engine stop at the overflow.";
     Blif = "E0300", "invalid BLIF netlist",
         "The BLIF file does not follow the format (SIS, with yosys's `.conn`/`.cname`), or \
          describes a netlist kiln cannot lower: a net with two drivers, a combinational \

@@ -42,12 +42,14 @@ pub fn parse_function(text: &str, limits: &Limits) -> Result<Operation, Diagnost
 
 /// One function's share of its file's outputs: its circuit without rules (for the file's
 /// header and footer) and its rules as CMT2 and as JSON (comma-joined; empty when the
-/// function has no rules). Position-independent: equal for equal function texts.
+/// function has no rules), and the warnings about it (spans relative to the function).
+/// Position-independent: equal for equal function texts.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Emitted {
     pub frame: Circuit,
     pub cmt2: String,
     pub json: String,
+    pub warnings: Vec<Diagnostic>,
 }
 
 /// Emit one function's circuit. The texts are kept long (a file's outputs, a daemon's
@@ -68,14 +70,19 @@ pub fn emit(circuit: &Circuit) -> Emitted {
         },
         cmt2: exact(rules::emit::cmt2_rules(&circuit.rules)),
         json: exact(rules::emit::rules_json(&circuit.rules)),
+        warnings: Vec::new(),
     }
 }
 
 /// A function item's circuit: parsed, segmented, each block handled, assembled (the steps a
-/// daemon caches one by one: [`parse_function`], [`aps::segment_function`],
-/// [`aps::handle_block`], [`aps::assemble`]).
-pub fn circuit(ctx: &DesignContext, text: &str, limits: &Limits) -> Result<Circuit, Diagnostic> {
-    aps::build_function(ctx, &parse_function(text, limits)?)
+/// daemon caches one by one: [`parse_function`], [`aps::segment_function_with`],
+/// [`aps::handle_block`], [`aps::assemble`]); with the warnings about the function.
+pub fn circuit(
+    ctx: &DesignContext,
+    text: &str,
+    limits: &Limits,
+) -> Result<(Circuit, Vec<Diagnostic>), Diagnostic> {
+    aps::build_function_warned(ctx, &parse_function(text, limits)?, limits)
 }
 
 /// What an APS file's outputs hold besides its functions' rules: the CMT2 header and
@@ -206,8 +213,12 @@ pub fn build(text: &str, stem: &str, with_sv: bool, limits: &Limits) -> Outcome 
         return Outcome::failed(repeated);
     }
     let built = in_parallel(&split.functions, |item| {
-        let c = circuit(&ctx, &item.text, limits).map_err(|d| d.shifted(item.offset as i64))?;
-        let e = emit(&c);
+        let shift = |d: Diagnostic| d.shifted(item.offset as i64);
+        let (c, warnings) = circuit(&ctx, &item.text, limits).map_err(shift)?;
+        let e = Emitted {
+            warnings: warnings.into_iter().map(shift).collect(),
+            ..emit(&c)
+        };
         Ok((e, with_sv.then_some(c)))
     });
     let Some(built) = built else {
@@ -230,10 +241,16 @@ pub fn build(text: &str, stem: &str, with_sv: bool, limits: &Limits) -> Outcome 
     if !errors.is_empty() {
         return Outcome::failed(errors);
     }
-    let diagnostics = identities(split.functions.iter().zip(emitted.iter().map(|e| &e.frame)));
-    if diagnostics.iter().any(Diagnostic::is_error) {
-        return Outcome::failed(diagnostics);
+    let identities = identities(split.functions.iter().zip(emitted.iter().map(|e| &e.frame)));
+    if identities.iter().any(Diagnostic::is_error) {
+        return Outcome::failed(identities);
     }
+    // The functions' warnings (already in the file's positions), then the identities'.
+    let mut diagnostics: Vec<Diagnostic> = emitted
+        .iter_mut()
+        .flat_map(|e| std::mem::take(&mut e.warnings))
+        .collect();
+    diagnostics.extend(identities);
     let bytes = |s: String| -> Piece { Cow::Owned(s.into_bytes()) };
     let (frames, pieces): (Vec<Circuit>, Vec<(Piece, Piece)>) = emitted
         .into_iter()

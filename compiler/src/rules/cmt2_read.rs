@@ -1398,6 +1398,9 @@ impl<'a> Reader<'a> {
         self.check_top_methods(&c, &methods)?;
         // The schedule: the `precedence` chain.
         let rule_names: HashSet<&str> = c.rules.iter().map(|r| r.name.as_str()).collect();
+        // The names already in the chain (a search of the chain per pair would grow with
+        // the square of the rules).
+        let mut chained: HashSet<String> = HashSet::new();
         if let Some((_, a, span)) = attr_of(attrs, "precedence") {
             let Attr::Arr(pairs) = a else {
                 return Err(Diagnostic::error(
@@ -1425,7 +1428,10 @@ impl<'a> Reader<'a> {
                     }
                 }
                 match c.schedule.last() {
-                    None => c.schedule.push(a.clone()),
+                    None => {
+                        chained.insert(a.clone());
+                        c.schedule.push(a.clone());
+                    }
                     Some(last) if *last == a => {}
                     Some(_) => {
                         return Err(Diagnostic::error(
@@ -1434,7 +1440,7 @@ impl<'a> Reader<'a> {
                         ));
                     }
                 }
-                if c.schedule.contains(&b) {
+                if !chained.insert(b.clone()) {
                     return Err(Diagnostic::error(
                         *ps,
                         format!("`@{b}` occurs twice in the chain"),

@@ -5,6 +5,7 @@
 //! order, so equal circuits give byte-identical text.
 
 use super::{Circuit, Expr, Instance, InstanceKind, PrimOp, Rule, Stmt, cmt2_lib};
+use crate::fxhash::FxHashSet;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
@@ -1090,49 +1091,62 @@ pub fn to_dot(circuit: &Circuit) -> String {
             );
         }
     }
-    let mut edges = Vec::new();
+    let mut edges = Edges {
+        instances: circuit.instance_index(),
+        seen: FxHashSet::default(),
+        list: Vec::new(),
+    };
     for r in &circuit.rules {
-        collect_edges(&r.body, &r.name, circuit, &mut edges);
+        edges.collect(&r.body, &r.name);
     }
-    for e in edges {
+    for e in edges.list {
         let _ = writeln!(out, "  {e}");
     }
     out.push_str("}\n");
     out
 }
 
-fn collect_edges(stmts: &[Stmt], rule: &str, c: &Circuit, out: &mut Vec<String>) {
-    for s in stmts {
-        match s {
-            Stmt::Call { inst, method, .. } => {
-                let is_fifo = matches!(
-                    c.instance(inst),
-                    Some(Instance {
-                        kind: InstanceKind::Fifo { .. },
-                        ..
-                    })
-                );
-                if !is_fifo {
-                    continue;
+/// The FIFO edges of [`to_dot`], each once, in the order first met.
+struct Edges<'c> {
+    instances: super::Instances<'c>,
+    seen: FxHashSet<String>,
+    list: Vec<String>,
+}
+
+impl Edges<'_> {
+    fn collect(&mut self, stmts: &[Stmt], rule: &str) {
+        for s in stmts {
+            match s {
+                Stmt::Call { inst, method, .. } => {
+                    let is_fifo = matches!(
+                        self.instances.get(inst.as_str()),
+                        Some(Instance {
+                            kind: InstanceKind::Fifo { .. },
+                            ..
+                        })
+                    );
+                    if !is_fifo {
+                        continue;
+                    }
+                    let e = if method == "enq" {
+                        format!("\"{rule}\" -> \"{inst}\";")
+                    } else {
+                        format!("\"{inst}\" -> \"{rule}\";")
+                    };
+                    if self.seen.insert(e.clone()) {
+                        self.list.push(e);
+                    }
                 }
-                let e = if method == "enq" {
-                    format!("\"{rule}\" -> \"{inst}\";")
-                } else {
-                    format!("\"{inst}\" -> \"{rule}\";")
-                };
-                if !out.contains(&e) {
-                    out.push(e);
+                Stmt::If {
+                    then_body,
+                    else_body,
+                    ..
+                } => {
+                    self.collect(then_body, rule);
+                    self.collect(else_body, rule);
                 }
+                _ => {}
             }
-            Stmt::If {
-                then_body,
-                else_body,
-                ..
-            } => {
-                collect_edges(then_body, rule, c, out);
-                collect_edges(else_body, rule, c, out);
-            }
-            _ => {}
         }
     }
 }

@@ -30,6 +30,7 @@
 
 pub(crate) mod cmt2_lib;
 pub(crate) mod cmt2_read;
+mod dispatch;
 pub mod emit;
 pub mod schedule;
 pub mod sim;
@@ -368,7 +369,22 @@ impl Circuit {
     pub(crate) fn instance(&self, name: &str) -> Option<&Instance> {
         self.instances.iter().find(|i| i.name == name)
     }
+
+    /// The instances by name (the first of a name, as [`Circuit::instance`] finds it), for
+    /// passes that look one up per call site: a search per call would grow with the
+    /// product of call sites and instances.
+    pub(crate) fn instance_index(&self) -> Instances<'_> {
+        let mut index = crate::fxhash::FxHashMap::default();
+        index.reserve(self.instances.len());
+        for i in &self.instances {
+            index.entry(i.name.as_str()).or_insert(i);
+        }
+        index
+    }
 }
+
+/// A circuit's instances by name ([`Circuit::instance_index`]).
+pub(crate) type Instances<'c> = crate::fxhash::FxHashMap<&'c str, &'c Instance>;
 
 /// A helper to build rule bodies: fresh variables and statement lists.
 #[derive(Default)]

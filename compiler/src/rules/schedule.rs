@@ -25,7 +25,7 @@
 //! [`mem_lanes`] gives the lane count `L` and the response-queue size both the simulator
 //! and the RTL use.
 
-use super::{Circuit, InstanceKind, Stmt};
+use super::{Circuit, InstanceKind, Instances, Stmt};
 use std::collections::BTreeMap;
 
 /// Depth of the CPU-memory response queue per request lane (see [`mem_lanes`]).
@@ -42,12 +42,13 @@ pub fn mem_lanes(c: &Circuit) -> BTreeMap<String, u32> {
             lanes.insert(i.name.clone(), 1);
         }
     }
+    let index = c.instance_index();
     for r in &c.rules {
         let mut n: BTreeMap<String, u32> = BTreeMap::new();
         if let Some((g, _)) = &r.guard {
-            count_mem_reqs(c, g, &mut n);
+            count_mem_reqs(&index, g, &mut n);
         }
-        count_mem_reqs(c, &r.body, &mut n);
+        count_mem_reqs(&index, &r.body, &mut n);
         for (m, k) in n {
             let e = lanes.entry(m).or_insert(1);
             *e = (*e).max(k);
@@ -56,13 +57,13 @@ pub fn mem_lanes(c: &Circuit) -> BTreeMap<String, u32> {
     lanes
 }
 
-fn count_mem_reqs(c: &Circuit, stmts: &[Stmt], n: &mut BTreeMap<String, u32>) {
+fn count_mem_reqs(index: &Instances<'_>, stmts: &[Stmt], n: &mut BTreeMap<String, u32>) {
     for s in stmts {
         match s {
             Stmt::Call { inst, method, .. }
                 if (method == "load_req" || method == "store_req")
                     && matches!(
-                        c.instance(inst).map(|i| &i.kind),
+                        index.get(inst.as_str()).map(|i| &i.kind),
                         Some(InstanceKind::MemPort)
                     ) =>
             {
@@ -73,8 +74,8 @@ fn count_mem_reqs(c: &Circuit, stmts: &[Stmt], n: &mut BTreeMap<String, u32>) {
                 else_body,
                 ..
             } => {
-                count_mem_reqs(c, then_body, n);
-                count_mem_reqs(c, else_body, n);
+                count_mem_reqs(index, then_body, n);
+                count_mem_reqs(index, else_body, n);
             }
             _ => {}
         }
@@ -150,9 +151,10 @@ pub(crate) fn analyse(c: &Circuit) -> Result<Schedule, String> {
             }
         }
     }
+    let index = c.instance_index();
     let mut shared = Vec::new();
     for (inst, methods) in by_inst {
-        let Some(kind) = c.instance(inst).map(|i| &i.kind) else {
+        let Some(kind) = index.get(inst).map(|i| &i.kind) else {
             continue;
         };
         let mut relations = Vec::new();
@@ -201,8 +203,10 @@ fn rule_order(c: &Circuit) -> Result<Vec<usize>, String> {
             .ok_or_else(|| format!("schedule names unknown rule `{name}`"))?;
         order.push(*i);
     }
+    // A search of the schedule per rule would grow with the square of the rules.
+    let named: crate::fxhash::FxHashSet<&str> = c.schedule.iter().map(String::as_str).collect();
     for (i, r) in c.rules.iter().enumerate() {
-        if !c.schedule.contains(&r.name) {
+        if !named.contains(r.name.as_str()) {
             order.push(i);
         }
     }

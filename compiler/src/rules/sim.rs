@@ -38,7 +38,9 @@
 //! aligned) is a hazard when it fires: within one slot, reads see the memory before the
 //! slot, so the load would not see the store. The run stops with [`SimError::Hazard`].
 
+use super::dispatch::Dispatch;
 use super::{Circuit, DmaEntry, Expr, InstanceKind, Stmt, eval_prim, mask};
+use crate::fxhash::FxHashMap;
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
 #[derive(Clone, Debug)]
@@ -46,6 +48,9 @@ pub struct SimConfig {
     /// DMA cycles per 64-byte burst (the schedule assumes 16).
     pub dma_latency: u32,
     pub max_cycles: u64,
+    /// Try in a cycle only the rules whose guard can hold ([`super::dispatch`]); `false`
+    /// tries every rule every cycle (the same results, for measuring the index).
+    pub dispatch: bool,
 }
 
 impl Default for SimConfig {
@@ -53,6 +58,7 @@ impl Default for SimConfig {
         SimConfig {
             dma_latency: 16,
             max_cycles: 5_000_000,
+            dispatch: true,
         }
     }
 }
@@ -208,8 +214,13 @@ enum Slot {
 
 struct State {
     slots: Vec<Slot>,
+    /// The slots with effects to commit at the clock edge (FIFO enqueues, register, bank
+    /// and latch writes), each at least once: the edge visits these, not every instance.
+    touched: Vec<usize>,
+    /// The DMA engines and CPU-memory ports (what the edge updates every cycle).
+    io: Vec<usize>,
     names: Vec<String>,
-    index: HashMap<String, usize>,
+    index: FxHashMap<String, usize>,
     cmds: VecDeque<Command>,
     responses: Vec<Response>,
     accepted: Vec<u64>,
@@ -289,9 +300,16 @@ impl Dma {
     }
 }
 
-/// Why a call could not happen (`instance.method`), for deadlock reports.
-#[allow(dead_code)]
-struct Blocked(String);
+/// A call (or a guard) that could not happen this cycle: the rule does not fire.
+struct Blocked;
+
+/// A rule's variables while it is tried (kept across tries: a fresh table per try would
+/// allocate and grow once per rule and cycle).
+type Vars = FxHashMap<u32, (u128, u32)>;
+
+/// At most this many arguments are read by any method or primitive (see
+/// [`super::signature`], [`eval_prim`]); more are ignored, as before.
+const MAX_ARGS: usize = 4;
 
 /// What happened in each cycle of a run (cycle 0 first), for quality-of-results reports
 /// (`kiln bench qor`, [`crate::aps::qor`]).
@@ -344,6 +362,13 @@ fn run(
         }
         None => Vec::new(),
     };
+    let dispatch = if cfg.dispatch {
+        Dispatch::new(&order, |name| st.reg_index(name))
+    } else {
+        Dispatch::every_rule(order.len())
+    };
+    let mut tried = Vec::with_capacity(order.len());
+    let mut vars = Vars::default();
     let mut last_fire = 0u64;
     let mut any_fired = false;
     loop {
@@ -357,8 +382,10 @@ fn run(
             t.dma_busy.push(st.dma_busy());
         }
         let mut fired = false;
-        for (k, rule) in order.iter().enumerate() {
-            if let Ok(tx) = st.try_rule(rule) {
+        dispatch.candidates(|i| st.reg_value(i), &mut tried);
+        for &k in &tried {
+            let rule = order[k];
+            if let Ok(tx) = st.try_rule(rule, &mut vars) {
                 if let Some(t) = trace.as_deref_mut()
                     && let Some(cycle) = t.fired.last_mut()
                 {
@@ -405,8 +432,10 @@ fn schedule_order(circuit: &Circuit) -> Result<Vec<&super::Rule>, SimError> {
             .ok_or_else(|| SimError::Malformed(format!("schedule names unknown rule `{name}`")))?;
         order.push(*r);
     }
+    let named: crate::fxhash::FxHashSet<&str> =
+        circuit.schedule.iter().map(String::as_str).collect();
     for r in &circuit.rules {
-        if !circuit.schedule.contains(&r.name) {
+        if !named.contains(r.name.as_str()) {
             order.push(r);
         }
     }
@@ -423,7 +452,8 @@ impl State {
         let lanes = super::schedule::mem_lanes(circuit);
         let mut slots = Vec::new();
         let mut names = Vec::new();
-        let mut index = HashMap::new();
+        let mut index = FxHashMap::default();
+        let mut io = Vec::new();
         for inst in &circuit.instances {
             let slot = match &inst.kind {
                 InstanceKind::Fifo { depth, .. } => Slot::Fifo(Fifo {
@@ -479,10 +509,15 @@ impl State {
                 )));
             }
             names.push(inst.name.clone());
+            if matches!(slot, Slot::Dma(_) | Slot::MemPort(_)) {
+                io.push(slots.len());
+            }
             slots.push(slot);
         }
         Ok(State {
             slots,
+            touched: Vec::new(),
+            io,
             names,
             index,
             cmds: cmds.iter().cloned().collect(),
@@ -496,44 +531,52 @@ impl State {
         })
     }
 
-    /// Whether a DMA transfer is in flight in the current cycle.
-    fn dma_busy(&self) -> bool {
-        self.slots
-            .iter()
-            .any(|s| matches!(s, Slot::Dma(d) if d.active.is_some()))
+    /// The slot of register `name` (`None`: no such register).
+    fn reg_index(&self, name: &str) -> Option<usize> {
+        let i = *self.index.get(name)?;
+        matches!(self.slots[i], Slot::Reg(_)).then_some(i)
     }
 
-    fn try_rule(&self, rule: &super::Rule) -> Result<Tx, Blocked> {
+    /// The value of register slot `i` at the start of the cycle.
+    fn reg_value(&self, i: usize) -> u128 {
+        match &self.slots[i] {
+            Slot::Reg(r) => r.value,
+            _ => 0,
+        }
+    }
+
+    /// Whether a DMA transfer is in flight in the current cycle.
+    fn dma_busy(&self) -> bool {
+        (self.io.iter()).any(|&i| matches!(&self.slots[i], Slot::Dma(d) if d.active.is_some()))
+    }
+
+    fn try_rule(&self, rule: &super::Rule, vars: &mut Vars) -> Result<Tx, Blocked> {
         let mut tx = Tx::default();
-        let mut vars: HashMap<u32, (u128, u32)> = HashMap::new();
+        vars.clear();
         if let Some((stmts, result)) = &rule.guard {
-            self.exec(stmts, &mut vars, &mut tx)?;
+            self.exec(stmts, vars, &mut tx)?;
             let g = vars.get(result).map(|v| v.0).unwrap_or(0);
             if g & 1 == 0 {
-                return Err(Blocked("guard".into()));
+                return Err(Blocked);
             }
         }
-        self.exec(&rule.body, &mut vars, &mut tx)?;
+        self.exec(&rule.body, vars, &mut tx)?;
         Ok(tx)
     }
 
-    fn exec(
-        &self,
-        stmts: &[Stmt],
-        vars: &mut HashMap<u32, (u128, u32)>,
-        tx: &mut Tx,
-    ) -> Result<(), Blocked> {
+    fn exec(&self, stmts: &[Stmt], vars: &mut Vars, tx: &mut Tx) -> Result<(), Blocked> {
         for stmt in stmts {
             match stmt {
                 Stmt::Let { var, width, expr } => {
                     let v = match expr {
                         Expr::Const(c) => mask(*c, *width),
                         Expr::Prim(op, args) => {
-                            let a: Vec<(u128, u32)> = args
-                                .iter()
-                                .map(|x| vars.get(x).copied().unwrap_or((0, 1)))
-                                .collect();
-                            eval_prim(*op, &a, *width)
+                            let mut a = [(0u128, 1u32); MAX_ARGS];
+                            let n = args.len().min(MAX_ARGS);
+                            for (slot, x) in a.iter_mut().zip(args) {
+                                *slot = vars.get(x).copied().unwrap_or((0, 1));
+                            }
+                            eval_prim(*op, &a[..n], *width)
                         }
                     };
                     vars.insert(*var, (v, *width));
@@ -544,11 +587,12 @@ impl State {
                     method,
                     args,
                 } => {
-                    let a: Vec<u128> = args
-                        .iter()
-                        .map(|x| vars.get(x).map(|v| v.0).unwrap_or(0))
-                        .collect();
-                    let r = self.call(inst, method, &a, tx)?;
+                    let mut a = [0u128; MAX_ARGS];
+                    let n = args.len().min(MAX_ARGS);
+                    for (slot, x) in a.iter_mut().zip(args) {
+                        *slot = vars.get(x).map(|v| v.0).unwrap_or(0);
+                    }
+                    let r = self.call(inst, method, &a[..n], tx)?;
                     if let Some((var, width)) = result {
                         vars.insert(*var, (mask(r, *width), *width));
                     }
@@ -568,12 +612,9 @@ impl State {
     }
 
     fn call(&self, inst: &str, method: &str, args: &[u128], tx: &mut Tx) -> Result<u128, Blocked> {
-        let idx = *self
-            .index
-            .get(inst)
-            .ok_or_else(|| Blocked(format!("unknown instance {inst}")))?;
+        let idx = *self.index.get(inst).ok_or(Blocked)?;
         let arg = |i: usize| args.get(i).copied().unwrap_or(0);
-        let blocked = || Blocked(format!("{inst}.{method}"));
+        let blocked = || Blocked;
         match (&self.slots[idx], method) {
             (Slot::Fifo(f), "deq") => {
                 let taken = tx.deqs.iter().filter(|&&d| d == idx).count();
@@ -686,7 +727,7 @@ impl State {
                 tx.mem_resp_taken.push(idx);
                 Ok(v)
             }
-            _ => Err(Blocked(format!("unknown method {inst}.{method}"))),
+            _ => Err(Blocked),
         }
     }
 
@@ -699,21 +740,25 @@ impl State {
         for (idx, v) in tx.enqs {
             if let Slot::Fifo(f) = &mut self.slots[idx] {
                 f.pending.push(v);
+                self.touched.push(idx);
             }
         }
         for (idx, v) in tx.reg_writes {
             if let Slot::Reg(r) = &mut self.slots[idx] {
                 r.pending = Some(v);
+                self.touched.push(idx);
             }
         }
         for (idx, i, v) in tx.bank_writes {
             if let Slot::Bank(b) = &mut self.slots[idx] {
                 b.pending.push((i, v));
+                self.touched.push(idx);
             }
         }
         for (idx, v) in tx.latch_writes {
             if let Slot::Bank(b) = &mut self.slots[idx] {
                 b.latch_pending = Some(v);
+                self.touched.push(idx);
             }
         }
         if let Some((idx, t)) = tx.dma_start
@@ -762,8 +807,9 @@ impl State {
     /// DMA's.
     fn end_of_cycle(&mut self) -> bool {
         let beats = self.dma_beats();
-        for slot in &mut self.slots {
-            match slot {
+        let mut touched = std::mem::take(&mut self.touched);
+        for &i in &touched {
+            match &mut self.slots[i] {
                 Slot::Fifo(f) => f.items.extend(f.pending.drain(..)),
                 Slot::Reg(r) => {
                     if let Some(v) = r.pending.take() {
@@ -781,6 +827,8 @@ impl State {
                 _ => {}
             }
         }
+        touched.clear();
+        self.touched = touched;
         for (addr, v) in std::mem::take(&mut self.mem_pending) {
             write_word(&mut self.cpu_mem, addr, v);
         }
@@ -800,8 +848,8 @@ impl State {
         self.resp_sent = false;
         let next = self.cycle + 1;
         let mut busy = false;
-        for slot in &mut self.slots {
-            match slot {
+        for &i in &self.io {
+            match &mut self.slots[i] {
                 Slot::MemPort(p) => {
                     p.outstanding = p.resp.len() as u32;
                     p.reqs = 0;
@@ -825,8 +873,10 @@ impl State {
     /// The element moves of every DMA beat of this cycle, read from the committed state.
     fn dma_beats(&self) -> Vec<BeatWrite> {
         let mut out = Vec::new();
-        for slot in &self.slots {
-            let Slot::Dma(d) = slot else { continue };
+        for &i in &self.io {
+            let Slot::Dma(d) = &self.slots[i] else {
+                continue;
+            };
             let Some(t) = &d.active else { continue };
             if self.cycle < t.beat0 || self.cycle >= t.until {
                 continue;

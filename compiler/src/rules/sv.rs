@@ -83,6 +83,7 @@ pub fn emit_sv(c: &Circuit) -> Result<String, Diagnostic> {
 pub fn emit_sv_with_info(c: &Circuit) -> Result<(String, TopInfo), Diagnostic> {
     let parts = emit_sv_parts(c)?;
     let mut out = parts.top;
+    out.reserve_exact(parts.primitives.values().map(String::len).sum());
     for text in parts.primitives.values() {
         out.push_str(text);
     }
@@ -494,6 +495,9 @@ struct Uses {
 
 struct Emitter<'a> {
     c: &'a Circuit,
+    /// The instances by name: a call site looks its instance up (a search per site would
+    /// grow with the product of sites and instances, both linear in a function's slots).
+    instances: super::Instances<'a>,
     body: String,
     uses: Uses,
     mem_lanes: BTreeMap<String, u32>,
@@ -524,6 +528,7 @@ impl<'a> Emitter<'a> {
         let mem_lanes = schedule::mem_lanes(c);
         Emitter {
             c,
+            instances: c.instance_index(),
             body: String::new(),
             uses: Uses::default(),
             mem_lanes,
@@ -533,8 +538,8 @@ impl<'a> Emitter<'a> {
     }
 
     fn kind(&self, inst: &str) -> Result<&'a InstanceKind, Diagnostic> {
-        self.c
-            .instance(inst)
+        self.instances
+            .get(inst)
             .map(|i| &i.kind)
             .ok_or_else(|| Diagnostic::global_error(format!("unknown instance `{inst}`")))
     }
@@ -1087,12 +1092,17 @@ impl<'a> Emitter<'a> {
         out.push_str("// interface and a scratchpad burst port; per CPU-memory port request and\n");
         out.push_str("// response lanes (see the comments at each port).\n\n");
         let _ = writeln!(out, "module {top} (\n{}\n);", ports.join(",\n"));
-        out.push_str(&self.body);
+        // The rules' text is the largest string kiln writes: the header goes in front of it
+        // in place rather than the text being copied after the header (two copies at once).
+        let header = out;
+        let mut out = std::mem::take(&mut self.body);
+        out.insert_str(0, &header);
+        drop(header);
         out.push_str(&inst_text);
+        let any_fire = any(&self.fires);
         let _ = writeln!(
             out,
-            "\n  // Observability for testbenches: some rule fired / memory responses pending.\n  logic kiln_any_fire;\n  assign kiln_any_fire = {};\nendmodule\n",
-            any(&self.fires)
+            "\n  // Observability for testbenches: some rule fired / memory responses pending.\n  logic kiln_any_fire;\n  assign kiln_any_fire = {any_fire};\nendmodule\n",
         );
         SvParts {
             top: out,

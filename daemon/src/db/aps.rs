@@ -126,14 +126,21 @@ pub fn segmentation(
         Err(d) => return Some(Err(d.clone())),
     };
     let c = *context_digest(db, file);
+    let limits = crate::input::limits();
+    // The limits decide the result (a limit error, or a result a lower limit refuses).
+    let l = kiln_cache::digest(
+        serde_json::to_string(&limits)
+            .unwrap_or_default()
+            .as_bytes(),
+    );
     // The function is parsed only when the result is not in the persistent cache.
     Some(cached(
         db,
         noted,
         Kind::Segmentation,
-        &[&f, &c],
+        &[&f, &c, &l],
         || match function_op(db, file, symbol.clone()).as_ref() {
-            Some(Ok(op)) => compiler::aps::segment_function(ctx, op),
+            Some(Ok(op)) => compiler::aps::segment_function_with(ctx, op, &limits),
             Some(Err(d)) => Err(d.clone()),
             None => Err(Diagnostic::error(Span::point(0), "function vanished")),
         },
@@ -197,6 +204,8 @@ pub struct Emitted {
     pub frame: Circuit,
     pub cmt2: Bytes,
     pub json: Bytes,
+    /// Warnings about the function (spans relative to it).
+    pub warnings: Vec<Diagnostic>,
 }
 
 /// The function's rules emitted once per change of the function (not per file build).
@@ -207,8 +216,12 @@ pub fn function_emitted(
     symbol: String,
 ) -> Option<Result<Arc<Emitted>, Diagnostic>> {
     note(db, || Subject::item(file.path(db), &symbol));
-    let circuit = match function_circuit(db, file, symbol).as_ref()? {
+    let circuit = match function_circuit(db, file, symbol.clone()).as_ref()? {
         Ok(c) => c,
+        Err(d) => return Some(Err(d.clone())),
+    };
+    let warnings = match segmentation(db, file, symbol).as_ref()? {
+        Ok(s) => s.warnings.clone(),
         Err(d) => return Some(Err(d.clone())),
     };
     executed(db, Kind::EmitFunction);
@@ -217,6 +230,7 @@ pub fn function_emitted(
         frame: e.frame,
         cmt2: Bytes::from(e.cmt2.into_bytes()),
         json: Bytes::from(e.json.into_bytes()),
+        warnings,
     })))
 }
 
@@ -291,9 +305,14 @@ pub fn checked_functions(
     }
     let mut diagnostics = Vec::new();
     let mut parts = Vec::new();
+    let mut warnings = Vec::new();
     for item in functions {
         match emitted(item) {
-            Some(Ok(e)) => parts.push(e),
+            Some(Ok(e)) => {
+                let at = item.offset as i64;
+                warnings.extend(e.warnings.iter().map(|w| w.clone().shifted(at)));
+                parts.push(e);
+            }
             Some(Err(d)) => diagnostics.push(d.shifted(item.offset as i64)),
             None => {}
         }
@@ -301,11 +320,13 @@ pub fn checked_functions(
     if !diagnostics.is_empty() {
         return Err(diagnostics);
     }
-    let diagnostics = identities(functions, &parts);
-    if diagnostics.iter().any(Diagnostic::is_error) {
-        return Err(diagnostics);
+    let identities = identities(functions, &parts);
+    if identities.iter().any(Diagnostic::is_error) {
+        return Err(identities);
     }
-    Ok((parts, diagnostics))
+    // The functions' warnings, then the identities' (as `flow::aps::build` orders them).
+    warnings.extend(identities);
+    Ok((parts, warnings))
 }
 
 /// [`flow::aps::identities`] of a file's functions and their emitted frames.
