@@ -137,6 +137,7 @@ pub enum Limit {
     RemoteBody,
     Ops,
     NameLen,
+    Slots,
 }
 
 impl Limit {
