@@ -514,3 +514,29 @@ fn an_editor_buffer_over_the_slot_limit_fails_alone() {
     assert_eq!(env.daemon_pid(), Some(pid), "the daemon was not restarted");
     s.finish();
 }
+
+/// An unsaved 10 MB buffer travels whole to the daemon (the RPC's message size follows the
+/// input limit, not gRPC's 4 MiB default) and gets its diagnostic at its last line.
+#[test]
+fn a_ten_megabyte_buffer_gets_its_diagnostics() {
+    let env = Daemon::new();
+    let path = env.ws().join("big.mlir");
+    let lines = 100_000;
+    let mut text = format!("// {}\n", "x".repeat(96)).repeat(lines);
+    text.push_str("%0 = \n");
+    assert!(text.len() > 10_000_000);
+    let (mut s, _) = Session::start(&env, false);
+    s.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri(&path), "languageId": "mlir", "version": 1, "text": text}}),
+    );
+    let diags = s.diagnostics(1);
+    let [d] = diags.as_slice() else {
+        panic!("{diags:?}")
+    };
+    assert_eq!(d["severity"], 1, "{d}");
+    // The dangling `%0 = ` runs into the end of the input, one line further.
+    assert_eq!(d["code"], "E0101", "{d}");
+    assert_eq!(d["range"]["start"]["line"], lines + 1, "{d}");
+    s.finish();
+}

@@ -18,7 +18,11 @@ impl Client {
             .connect()
             .await
             .ok()?;
-        Some(Client(KilnClient::new(channel)))
+        Some(Client(
+            KilnClient::new(channel)
+                .max_decoding_message_size(super::server::message_cap())
+                .max_encoding_message_size(super::server::message_cap()),
+        ))
     }
 
     pub async fn status(&mut self) -> Result<DaemonStatus, RpcError> {

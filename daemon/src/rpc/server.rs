@@ -53,9 +53,19 @@ pub(crate) async fn serve<S: Service>(
     tonic::transport::Server::builder()
         .initial_stream_window_size(WINDOW)
         .initial_connection_window_size(WINDOW)
-        .add_service(KilnServer::new(Adapter(service)))
+        .add_service(KilnServer::new(Adapter(service)).max_decoding_message_size(message_cap()))
         .serve_with_incoming_shutdown(UnixListenerStream::new(listener), stop)
         .await
+}
+
+/// The largest message either side decodes: an input as large as the input limit (an
+/// editor's unsaved buffer travels whole) with room for the rest of the request. tonic's
+/// default of 4 MiB refused any buffer over it before the daemon could judge it.
+pub(crate) fn message_cap() -> usize {
+    let input = crate::input::limits().max_input_size;
+    usize::try_from(input)
+        .unwrap_or(usize::MAX)
+        .saturating_add(1 << 20)
 }
 
 struct Adapter<S>(Arc<S>);
