@@ -20,6 +20,8 @@ workspace root the daemon is keyed on; paths relative to it):
   [limits]                    max_input_size = \"256M\", max_int_width = 4096, max_results,
                               max_depth, max_nodes, max_remote_body, max_ops,
                               max_name_len, max_slots (as the flags)
+  [lints]                     W0405 = \"allow\", warnings = \"deny\" (as -A/-W/-D CODE;
+                              a code's own level wins over `warnings`)
   [remote]                    url, timeout (s), upload (bool), hmac_key_file, ca (PEM file),
                               headers = { Authorization = \"Bearer ...\" }
   Flags override the environment, which overrides kiln.toml.

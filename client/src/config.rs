@@ -13,6 +13,10 @@
 //! max_input_size = "256M"
 //! max_int_width = 4096
 //!
+//! [lints]                         # warning levels: allow, warn or deny (flags win)
+//! W0405 = "allow"
+//! warnings = "deny"               # every warning; a code's own level wins over it
+//!
 //! [remote]                        # the remote cache tier
 //! url = "grpcs://cache.example.com"
 //! timeout = 10                    # seconds
@@ -27,6 +31,7 @@
 
 use crate::io::Failure;
 use crate::size;
+use compiler::diag::lint::{Level, Lint, Lints};
 use compiler::diag::{Code, Diagnostic, Located, Severity, Span};
 use compiler::limits::{Limit, Limits};
 use serde::Deserialize;
@@ -48,7 +53,36 @@ pub struct Config {
     #[serde(default)]
     pub limits: LimitsTable,
     #[serde(default)]
+    pub lints: BTreeMap<LintName, LintLevel>,
+    #[serde(default)]
     pub remote: RemoteTable,
+}
+
+/// A key of `[lints]`: `warnings` or a warning code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct LintName(pub Lint);
+
+impl<'de> Deserialize<'de> for LintName {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<LintName, D::Error> {
+        let name = String::deserialize(d)?;
+        Lint::parse(&name)
+            .map(LintName)
+            .map_err(serde::de::Error::custom)
+    }
+}
+
+/// A value of `[lints]`: `allow`, `warn` or `deny`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LintLevel(pub Level);
+
+impl<'de> Deserialize<'de> for LintLevel {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<LintLevel, D::Error> {
+        let name = String::deserialize(d)?;
+        let e = || format!("unknown lint level `{name}`: expected allow, warn or deny");
+        Level::parse(&name)
+            .map(LintLevel)
+            .ok_or_else(|| serde::de::Error::custom(e()))
+    }
 }
 
 /// `[limits]`: the keys of [`Limit::key`].
@@ -157,6 +191,15 @@ impl Found {
             Some(p) => self.path(p),
             None => PathBuf::from("out"),
         }
+    }
+
+    /// The lint levels of `[lints]`.
+    pub fn lints(&self) -> Lints {
+        let mut lints = Lints::default();
+        for (name, level) in &self.config.lints {
+            lints.set(name.0, level.0);
+        }
+        lints
     }
 
     /// The limits: the defaults overridden by `[limits]`.
@@ -283,6 +326,9 @@ out_dir = "build/kiln"
 max_input_size = "256M"
 max_int_width = 4_096
 max_remote_body = 2048
+[lints]
+W0405 = "allow"
+warnings = "deny"
 [remote]
 url = "grpcs://cache.example.com"
 timeout = 10
@@ -297,6 +343,7 @@ headers = { Authorization = "Bearer x", "x-team" = "hw" }
         assert_eq!(c.limits.max_int_width, Some(4096));
         assert_eq!(c.limits.max_remote_body, Some(Size(2048)));
         assert_eq!(c.remote.upload, Some(false));
+        assert_eq!(c.lints.len(), 2);
         assert_eq!(c.remote.headers["Authorization"], "Bearer x");
     }
 
@@ -307,6 +354,8 @@ headers = { Authorization = "Bearer x", "x-team" = "hw" }
             ("out_dir = \n", 1),
             ("[limits]\nmax_input_size = \"12Q\"\n", 2),
             ("[remote]\nupload = \"yes\"\n", 2),
+            ("[lints]\nW0405 = \"forbid\"\n", 2),
+            ("[lints]\nE0101 = \"allow\"\n", 2),
         ] {
             let e = parse("kiln.toml", text.as_bytes()).unwrap_err();
             let m = &e.located[0];

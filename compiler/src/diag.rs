@@ -17,6 +17,7 @@
 //! around the span ([`render`]).
 
 pub mod codes;
+pub mod lint;
 pub mod render;
 
 pub use codes::Code;

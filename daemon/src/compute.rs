@@ -196,6 +196,7 @@ pub(crate) fn unreadable(job: &Job, e: Located) -> JobResult {
         report: Some(FileReport {
             path: job.input.display().to_string(),
             messages: vec![e],
+            allowed: 0,
         }),
         ..JobResult::default()
     }
@@ -286,7 +287,12 @@ pub(crate) fn job_result(
 ) -> JobResult {
     let path = job.input.display().to_string();
     let elsewhere = std::mem::take(&mut outputs.elsewhere);
-    let mut messages = messages(&path, flow, elsewhere, &outputs.diagnostics, text);
+    let messages = messages(&path, flow, elsewhere, &outputs.diagnostics, text);
+    let (mut messages, allowed) = spec.lints.apply(messages);
+    if messages.iter().any(Located::is_error) {
+        // A denied warning fails the input as an error does: nothing of it is written.
+        outputs.outputs.clear();
+    }
     let made = outputs.outputs.len();
     let outputs: Vec<Output> = outputs
         .outputs
@@ -306,7 +312,11 @@ pub(crate) fn job_result(
     JobResult {
         input: job.input.clone(),
         outputs,
-        report: (!messages.is_empty()).then_some(FileReport { path, messages }),
+        report: (!messages.is_empty() || allowed > 0).then_some(FileReport {
+            path,
+            messages,
+            allowed,
+        }),
         on_disk: AtomicBool::new(false),
     }
 }
@@ -405,7 +415,11 @@ pub(crate) fn without_collisions(
         let path = old.input.display().to_string();
         results[j] = Arc::new(JobResult {
             input: old.input.clone(),
-            report: Some(FileReport { path, messages }),
+            report: Some(FileReport {
+                path,
+                messages,
+                allowed: 0,
+            }),
             ..JobResult::default()
         });
         groups[g] = Arc::new(results);

@@ -273,10 +273,13 @@ impl Workspace {
             Ok(t) => t,
             Err(e) => return Loaded::Unreadable(e),
         };
-        if is_blif(path) {
+        // By content: a BLIF netlist may have any name.
+        if Flow::detect(path, &text) == Flow::Blif {
+            self.sources.remove(path);
             let (f, g) = self.sync_blif(path, text, stamp);
             Loaded::Blif(f, g)
         } else {
+            self.blifs.remove(path);
             let (f, g) = self.sync_mlir(path, text, stamp);
             Loaded::Mlir(f, g)
         }
@@ -349,6 +352,12 @@ impl Workspace {
             Ok(text) => text,
             Err(e) => return Loaded::Unreadable(utf8_error(path, e.as_bytes())),
         };
+        if Flow::detect(path, &text) == Flow::Blif {
+            // An MLIR input rewritten as a BLIF netlist.
+            self.sources.remove(path);
+            let (f, g) = self.sync_blif(path, text, stamp);
+            return Loaded::Blif(f, g);
+        }
         self.db.counters().executed(Kind::MlirItems);
         let split = Arc::new(resplit(f.split(&self.db), &text, Some(common)));
         let range = explain::changed_range(old.len(), text.len(), common);

@@ -22,6 +22,11 @@ pub struct BuildReport {
 }
 
 impl BuildReport {
+    /// Warnings the build's lint levels allowed.
+    pub fn allowed(&self) -> u64 {
+        self.diagnostics.iter().map(|d| u64::from(d.allowed)).sum()
+    }
+
     /// Whether the build had no errors.
     pub fn ok(&self) -> bool {
         self.diagnostics.iter().all(|d| d.errors() == 0)
@@ -38,6 +43,7 @@ impl BuildReport {
             diagnostics: vec![FileReport {
                 path: message.path.clone(),
                 messages: vec![message],
+                allowed: 0,
             }],
             ..BuildReport::default()
         }
@@ -61,6 +67,8 @@ pub struct OutputFile {
 pub struct FileReport {
     pub path: String,
     pub messages: Vec<Located>,
+    /// Warnings the build's lint levels allowed (left out of `messages`).
+    pub allowed: u32,
 }
 
 impl FileReport {

@@ -6,6 +6,7 @@
 //! kinds the spec asks for among those its flow produces, or the flow's defaults.
 
 use crate::digests;
+use compiler::diag::lint::Lints;
 use compiler::diag::{Code, Located, Severity};
 pub use compiler::flow::{Flow, OutputKind, is_blif, is_mlir};
 use compiler::handshake::{Dialect, Naming};
@@ -31,6 +32,8 @@ pub struct BuildSpec {
     /// The resource limits of the build (the caller's flags and `kiln.toml`); `None`: the
     /// process's own ([`crate::input::limits`]).
     pub limits: Option<Limits>,
+    /// What the build does with each warning code (`-A/-W/-D`, `[lints]`).
+    pub lints: Lints,
 }
 
 impl BuildSpec {
@@ -41,6 +44,7 @@ impl BuildSpec {
             && self.out_dir == other.out_dir
             && self.handshake == other.handshake
             && self.limits() == other.limits()
+            && self.lints == other.lints
     }
 
     /// The limits the build runs under.

@@ -1,10 +1,11 @@
 //! Argument groups several commands share, so that one option means one thing everywhere:
 //! `-o/--out-dir DIR` where a command writes a directory ([`OutDir`]), `--emit KIND` adding
-//! an output kind to each input's defaults ([`Emit`]), and what `build` and `watch` build
-//! ([`BuildInputs`]).
+//! an output kind to each input's defaults ([`Emit`]), what `build` and `watch` build
+//! ([`BuildInputs`]), and the lint levels of their warnings ([`LintArgs`]).
 
 use crate::daemon_client;
 use crate::io::{self, Failure};
+use compiler::diag::lint::{Level, Lint, Lints};
 use compiler::flow::{Flow, OutputKind};
 use kiln_daemon::spec::BuildSpec;
 use std::path::PathBuf;
@@ -22,6 +23,8 @@ pub struct BuildInputs {
     pub handshake: super::synth::HandshakeArgs,
     #[command(flatten)]
     pub emit: Emit,
+    #[command(flatten)]
+    pub lints: LintArgs,
 }
 
 impl BuildInputs {
@@ -31,6 +34,7 @@ impl BuildInputs {
         let out_dir = self.out.resolve()?;
         let mut spec = daemon_client::spec_of(&self.inputs, self.emit.spec_kinds(), &out_dir);
         spec.handshake = super::build::checked_handshake_spec(&self.handshake)?;
+        spec.lints = self.lints.resolved();
         Ok(spec)
     }
 }
@@ -84,6 +88,86 @@ impl Emit {
     }
 }
 
+/// Lint levels of warning codes, as rustc takes them: `-A/-W/-D CODE` (`--allow`,
+/// `--warn`, `--deny`; `warnings` for every warning), a later flag winning over an
+/// earlier one for the same name, all of them over `kiln.toml`'s `[lints]`.
+#[derive(Clone, Debug, Default)]
+pub struct LintArgs {
+    /// The flags in command-line order.
+    pub given: Vec<(Lint, Level)>,
+}
+
+const LINT_FLAGS: [(&str, char, Level, &str); 3] = [
+    (
+        "allow",
+        'A',
+        Level::Allow,
+        "Allow warnings of CODE (`warnings`: every warning): not shown, counted in the summary",
+    ),
+    (
+        "warn",
+        'W',
+        Level::Warn,
+        "Show warnings of CODE (the default)",
+    ),
+    (
+        "deny",
+        'D',
+        Level::Deny,
+        "Make warnings of CODE errors (`-D warnings`: every warning): the input fails",
+    ),
+];
+
+impl LintArgs {
+    /// The levels of a build: `kiln.toml`'s, then the flags.
+    pub fn resolved(&self) -> Lints {
+        let mut lints = crate::config::get().lints();
+        for &(lint, level) in &self.given {
+            lints.set(lint, level);
+        }
+        lints
+    }
+}
+
+impl clap::FromArgMatches for LintArgs {
+    fn from_arg_matches(m: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        let mut given = Vec::new();
+        for (id, _, level, _) in LINT_FLAGS {
+            if let (Some(lints), Some(at)) = (m.get_many::<Lint>(id), m.indices_of(id)) {
+                given.extend(at.zip(lints).map(|(i, l)| (i, *l, level)));
+            }
+        }
+        given.sort_by_key(|(i, ..)| *i);
+        let given = given.into_iter().map(|(_, l, v)| (l, v)).collect();
+        Ok(LintArgs { given })
+    }
+
+    fn update_from_arg_matches(&mut self, m: &clap::ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(m)?;
+        Ok(())
+    }
+}
+
+impl clap::Args for LintArgs {
+    fn augment_args(cmd: clap::Command) -> clap::Command {
+        LINT_FLAGS.iter().fold(cmd, |cmd, &(id, short, _, help)| {
+            cmd.arg(
+                clap::Arg::new(id)
+                    .short(short)
+                    .long(id)
+                    .value_name("CODE")
+                    .action(clap::ArgAction::Append)
+                    .value_parser(Lint::parse)
+                    .help(help),
+            )
+        })
+    }
+
+    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
+        Self::augment_args(cmd)
+    }
+}
+
 /// An output kind by name.
 fn kind(name: &str) -> Result<OutputKind, String> {
     OutputKind::parse(name).ok_or_else(|| {
@@ -108,5 +192,42 @@ mod tests {
         }
         assert!(k.contains(&OutputKind::Sv) && k.contains(&OutputKind::Aag));
         assert_eq!(k.len(), OutputKind::ALL.len());
+    }
+
+    #[derive(clap::Parser)]
+    struct Cmd {
+        #[command(flatten)]
+        lints: LintArgs,
+    }
+
+    #[test]
+    fn lint_flags_keep_their_command_line_order() {
+        use clap::Parser;
+        let c = Cmd::try_parse_from(["k", "-D", "warnings", "--allow", "W0404", "-W", "w0405"])
+            .unwrap();
+        let names: Vec<(&str, Level)> = c
+            .lints
+            .given
+            .iter()
+            .map(|(l, v)| (l.as_str(), *v))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                ("warnings", Level::Deny),
+                ("W0404", Level::Allow),
+                ("W0405", Level::Warn)
+            ]
+        );
+        let lints = c.lints.resolved();
+        assert_eq!(
+            lints.level(Some(compiler::diag::Code::OpaqueUnit)).0,
+            Level::Allow
+        );
+        assert_eq!(
+            lints.level(Some(compiler::diag::Code::FloatAsBits)).0,
+            Level::Deny
+        );
+        assert!(Cmd::try_parse_from(["k", "-A", "E0101"]).is_err());
     }
 }

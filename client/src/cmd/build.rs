@@ -142,6 +142,13 @@ fn summary(report: &BuildReport, via: Via, tally: &diagnostics::Tally) -> String
             diagnostics::plural(tally.warnings, "warning")
         ));
     }
+    let allowed = report.allowed() as usize;
+    if allowed > 0 {
+        line.push_str(&format!(
+            "; {} allowed",
+            diagnostics::plural(allowed, "warning")
+        ));
+    }
     line
 }
 

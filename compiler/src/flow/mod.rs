@@ -32,20 +32,26 @@ pub enum Flow {
     Handshake,
     /// A BLIF netlist (by its `.blif` name).
     Blif,
-    /// MLIR that no flow accepts.
+    /// MLIR that no flow accepts, or a text that is neither MLIR nor BLIF.
     Unknown,
 }
 
 impl Flow {
-    /// The flow of the file named `name` with contents `text`: `.blif` files are BLIF;
-    /// other (MLIR) texts are APS when they mention `tor.design`, else Handshake when they
-    /// mention `handshake.func`.
+    /// The flow of the file named `name` with contents `text`: `.blif` files, and texts
+    /// that look like BLIF whatever their name ([`Looks::of`]), are BLIF; a text that looks
+    /// like neither MLIR nor BLIF (Verilog, say) is no flow's; other (MLIR) texts are APS
+    /// when they mention `tor.design`, else Handshake when they mention `handshake.func`.
     ///
     /// The test is lexical, so it is cheap: for an APS design the search stops at the
     /// design's header, near the top of the file, however large the file is.
     pub fn detect(name: &std::path::Path, text: &str) -> Flow {
         if is_blif(name) {
             return Flow::Blif;
+        }
+        match Looks::of(text).0 {
+            Looks::Blif => return Flow::Blif,
+            Looks::Verilog | Looks::Other => return Flow::Unknown,
+            Looks::Mlir => {}
         }
         if text.contains("tor.design") {
             Flow::Aps
@@ -103,20 +109,168 @@ pub fn is_blif(p: &std::path::Path) -> bool {
     p.extension().is_some_and(|x| x == "blif")
 }
 
-/// Whether a path names an MLIR input.
+/// Whether a path names an MLIR input (by its name; [`Flow::detect`] reads the text).
 pub fn is_mlir(p: &std::path::Path) -> bool {
     p.extension().is_some_and(|x| x == "mlir")
 }
 
-/// The error of an MLIR input no flow accepts: its parse error, else a plain error.
+/// What a text looks like, by its first token (blank lines and comments skipped), so
+/// that a file is read by the right reader whatever its name, and one that no reader
+/// takes is told so instead of getting another language's syntax error.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Looks {
+    /// An op (`module`, `func.func`, `"dialect.op"`, `%r = ...`), an alias (`#map =`,
+    /// `!t =`) or file metadata (`{-#`); also an empty text.
+    Mlir,
+    /// A BLIF directive (`.model`, `.inputs`, `.names`, ...).
+    Blif,
+    /// A Verilog or SystemVerilog module, package, interface or compiler directive.
+    Verilog,
+    /// Anything else.
+    Other,
+}
+
+impl Looks {
+    /// What `text` looks like, and the byte range of the token that decided it.
+    pub fn of(text: &str) -> (Looks, std::ops::Range<usize>) {
+        let mut rest = text.trim_start_matches('\u{feff}');
+        loop {
+            let at = text.len() - rest.len();
+            let t = rest.trim_start();
+            let at = at + (rest.len() - t.len());
+            if t.is_empty() {
+                return (Looks::Mlir, at..at);
+            }
+            if t.starts_with("//") || (t.starts_with('#') && !mlir_alias(t)) {
+                // MLIR and Verilog line comments; BLIF's `#` comments.
+                rest = t.split_once('\n').map_or("", |(_, r)| r);
+                continue;
+            }
+            if let Some(body) = t.strip_prefix("/*") {
+                rest = body.split_once("*/").map_or("", |(_, r)| r);
+                continue;
+            }
+            let word_len = t
+                .find(|c: char| !(c.is_alphanumeric() || "_.$`'".contains(c)))
+                .unwrap_or(t.len());
+            let word = &t[..word_len.max(t.chars().next().map_or(0, char::len_utf8))];
+            return (Looks::of_token(word, &t[word.len()..]), at..at + word.len());
+        }
+    }
+
+    fn of_token(word: &str, after: &str) -> Looks {
+        const VERILOG: [&str; 9] = [
+            "macromodule",
+            "endmodule",
+            "interface",
+            "package",
+            "program",
+            "primitive",
+            "config",
+            "timeunit",
+            "(*",
+        ];
+        let first = word.chars().next().unwrap_or(' ');
+        match first {
+            '.' if word.len() > 1 => Looks::Blif,
+            '`' => Looks::Verilog,
+            '%' | '"' | '#' | '!' | '{' | '^' => Looks::Mlir,
+            _ if word == "module" => {
+                // MLIR: `module {`, `module @name`, `module attributes {`; Verilog:
+                // `module name (`, `module name;`, `module name #(`.
+                let next = after.trim_start();
+                let ident = next
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c.is_alphabetic() || c == '_' || c == '\\');
+                if ident && !next.starts_with("attributes") {
+                    Looks::Verilog
+                } else {
+                    Looks::Mlir
+                }
+            }
+            _ if VERILOG.contains(&word) || after.starts_with('*') && word == "(" => Looks::Verilog,
+            _ if first.is_alphabetic() && word.contains('.') => Looks::Mlir,
+            _ => Looks::Other,
+        }
+    }
+}
+
+/// Whether a line starting with `#` is an MLIR attribute alias (`#map = ...`) rather than
+/// a BLIF comment.
+fn mlir_alias(line: &str) -> bool {
+    let name = line[1..].trim_start_matches(|c: char| c.is_alphanumeric() || "_.$".contains(c));
+    name.len() < line.len() - 1 && name.trim_start().starts_with('=')
+}
+
+/// The error of an input no flow accepts: for a text that looks like neither MLIR nor
+/// BLIF, what it looks like; for MLIR, its parse error, else what it holds instead of a
+/// design.
 pub fn unknown(text: &str) -> Diagnostic {
+    const READS: &str = "kiln reads MLIR (a module with `tor.design` or a `handshake.func`) \
+                         and BLIF";
+    let (looks, token) = Looks::of(text);
+    let span = crate::diag::Span::new(token.start, token.end);
+    // The decisive token's line, cut to a few words.
+    let line = text[token.start..].lines().next().unwrap_or("").trim_end();
+    let found = match line.char_indices().nth(40) {
+        Some((cut, _)) => format!("{}…", &line[..cut]),
+        None => line.to_string(),
+    };
+    match looks {
+        Looks::Verilog => {
+            return Diagnostic::error(
+                span,
+                format!(
+                    "no flow accepts this input: it looks like Verilog or SystemVerilog \
+                     (`{found}`), which kiln does not read"
+                ),
+            )
+            .with_note(READS)
+            .with_code(Code::NoFlow);
+        }
+        Looks::Other => {
+            return Diagnostic::error(
+                span,
+                format!("no flow accepts this input: it is neither MLIR nor BLIF (`{found}`)"),
+            )
+            .with_note(READS)
+            .with_code(Code::NoFlow);
+        }
+        Looks::Blif | Looks::Mlir => {}
+    }
     match crate::mlir::parse(text) {
         Err(d) => d,
-        Ok(_) => Diagnostic::global_error(
-            "no flow accepts this input (expected a module with `tor.design` or a `handshake.func`)",
-        )
-        .with_code(Code::NoFlow),
+        Ok(module) => {
+            let mut ops: Vec<&str> = Vec::new();
+            let nested = module
+                .ops
+                .iter()
+                .flat_map(|op| std::iter::once(op).chain(body(op)));
+            for op in nested {
+                let name = op.name.as_str();
+                if name != "builtin.module" && !ops.contains(&name) && ops.len() < 6 {
+                    ops.push(name);
+                }
+            }
+            let held = match ops.as_slice() {
+                [] => "it holds no operation".to_string(),
+                names => format!("it holds {}", names.join(", ")),
+            };
+            Diagnostic::global_error(format!(
+                "no flow accepts this input (expected a module with `tor.design` or a \
+                 `handshake.func`; {held})"
+            ))
+            .with_code(Code::NoFlow)
+        }
     }
+}
+
+/// The operations directly inside `op`'s regions.
+fn body(op: &crate::mlir::ast::Operation) -> impl Iterator<Item = &crate::mlir::ast::Operation> {
+    op.regions
+        .iter()
+        .flat_map(|r| r.blocks.iter().flat_map(|b| b.ops.iter()))
 }
 
 /// Kinds of output files, named `<stem>.<suffix>` beside each other.
@@ -243,4 +397,44 @@ impl<P> Outcome<P> {
 /// One output as a single piece.
 fn whole(kind: OutputKind, bytes: Vec<u8>) -> (OutputKind, Vec<Piece>) {
     (kind, vec![Cow::Owned(bytes)])
+}
+
+#[cfg(test)]
+mod looks_tests {
+    use super::*;
+    use std::path::Path;
+
+    #[test]
+    fn texts_are_told_apart_by_their_first_token() {
+        for (text, looks) in [
+            ("", Looks::Mlir),
+            ("// c\nmodule {\n}\n", Looks::Mlir),
+            ("module @m attributes {x} {\n}", Looks::Mlir),
+            ("#map = affine_map<(d0) -> (d0)>\nmodule {}", Looks::Mlir),
+            ("func.func @f() { return }", Looks::Mlir),
+            ("%0 = \"a.b\"() : () -> i32", Looks::Mlir),
+            ("# comment\n\n.model m\n.end\n", Looks::Blif),
+            ("\u{feff}.names a\n1\n", Looks::Blif),
+            ("/* x */ module top(a);", Looks::Verilog),
+            ("`timescale 1ns/1ps\nmodule t;", Looks::Verilog),
+            ("package p;", Looks::Verilog),
+            ("library ieee;", Looks::Other),
+            ("\u{1}\u{2}", Looks::Other),
+        ] {
+            assert_eq!(Looks::of(text).0, looks, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn a_blif_text_is_blif_whatever_its_name() {
+        let blif = ".model m\n.inputs a\n.outputs a\n.end\n";
+        assert_eq!(Flow::detect(Path::new("n.txt"), blif), Flow::Blif);
+        assert_eq!(
+            Flow::detect(Path::new("top.v"), "module top;"),
+            Flow::Unknown
+        );
+        let d = unknown("\n  module top(a);\n");
+        assert_eq!(d.code, Some(Code::NoFlow));
+        assert_eq!(d.span, Some(crate::diag::Span::new(3, 9)));
+    }
 }

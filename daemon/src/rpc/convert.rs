@@ -1,6 +1,7 @@
 //! Plain types to and from the generated ones.
 
 use super::*;
+use compiler::diag::lint::{Level, Lint, Lints};
 use compiler::limits::Limit;
 
 pub(super) fn display(p: &Path) -> String {
@@ -31,6 +32,9 @@ pub(super) fn spec_to_proto(spec: &BuildSpec) -> proto::BuildRequest {
         limits: (spec.limits.iter())
             .flat_map(|l| Limit::ALL.map(|k| (k.key().to_string(), l.get(k))))
             .collect(),
+        lints: (spec.lints.iter())
+            .map(|(l, v)| (l.as_str().to_string(), v.as_str().to_string()))
+            .collect(),
     }
 }
 
@@ -55,7 +59,21 @@ pub(super) fn spec_from_proto(req: &proto::BuildRequest) -> Result<BuildSpec, Sp
         digests: req.digests,
         changed_only: req.changed_only,
         limits: limits_from_proto(&req.limits),
+        lints: lints_from_proto(&req.lints),
     })
+}
+
+/// The lint levels of a request (names or levels this build does not know are left out).
+fn lints_from_proto(map: &std::collections::HashMap<String, String>) -> Lints {
+    let mut lints = Lints::default();
+    let mut known: Vec<(Lint, Level)> = (map.iter())
+        .filter_map(|(k, v)| Some((Lint::parse(k).ok()?, Level::parse(v)?)))
+        .collect();
+    known.sort();
+    for (l, v) in known {
+        lints.set(l, v);
+    }
+    lints
 }
 
 /// The limits of a request: the daemon's own, with those the request names replaced (keys
@@ -119,6 +137,7 @@ pub(super) fn report_to_proto(r: BuildReport) -> proto::BuildReply {
             .into_iter()
             .map(|d| proto::FileDiagnostics {
                 errors: d.errors() as u32,
+                allowed: d.allowed,
                 messages: d
                     .messages
                     .into_iter()
@@ -158,6 +177,7 @@ pub(super) fn report_from_proto(r: proto::BuildReply) -> BuildReport {
             .diagnostics
             .into_iter()
             .map(|d| FileReport {
+                allowed: d.allowed,
                 messages: d
                     .messages
                     .into_iter()
