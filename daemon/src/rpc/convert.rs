@@ -31,6 +31,7 @@ pub(super) fn spec_to_proto(spec: &BuildSpec) -> proto::BuildRequest {
         limits: (spec.limits.iter())
             .flat_map(|l| Limit::ALL.map(|k| (k.key().to_string(), l.get(k))))
             .collect(),
+        watch_debounce_ms: 0,
     }
 }
 
