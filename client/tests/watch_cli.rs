@@ -1,8 +1,8 @@
 //! `kiln watch` as an editor drives it: saves by truncate-then-write, by atomic rename and
 //! by touch print no false failure and one status line per rebuild; a save that changes
 //! no diagnostic prints nothing but its status line; a new diagnostic is printed once, and
-//! once more as `fixed:` when it goes. A slow writer (a half-written file for longer than
-//! nothing) is built again, not reported as failed. Each test has its own workspace and
+//! once more as `fixed:` when it goes. A half-written file left longer than the debounce
+//! is built again once complete, not reported as failed. Each test has its own workspace and
 //! daemon (shut down at the end); every wait has a generous timeout.
 
 mod cli;
@@ -280,7 +280,7 @@ fn watch_builds_a_half_written_file_again_instead_of_failing() {
             "-o",
             "out",
             "--debounce",
-            "1000",
+            "3000",
             "--max-events",
             "2",
         ],
@@ -289,9 +289,10 @@ fn watch_builds_a_half_written_file_again_instead_of_failing() {
     assert!(first.last().unwrap().starts_with("[0] ok "), "{first:#?}");
 
     // Half the file (not a design) for 1.5 debounce periods: the build of it starts after
-    // one period; the rest arrives during it or within the period after it.
+    // one period; the rest arrives during it or within the period after it (either way
+    // with half a period to spare, for a loaded machine).
     fs::write(&file, &text[..text.len() / 2]).unwrap();
-    std::thread::sleep(Duration::from_millis(1500));
+    std::thread::sleep(Duration::from_millis(4500));
     fs::write(&file, &text).unwrap();
     let lines = next_rebuild(&rx, "the write");
     let status = lines.last().unwrap();

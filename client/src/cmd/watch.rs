@@ -66,12 +66,12 @@ pub fn run(args: Args) -> Result<(), Failure> {
         let mut last = (true, Tally::default());
         while let Some(event) = stream.next().await {
             let event = event.map_err(fail)?;
-            let (messages, tally) = shown.diagnostics(&event, &spec, &args.target.inputs);
+            let messages = shown.diagnostics(&event, &spec, &args.target.inputs);
             if args.explain {
                 super::why::print_explained(explainer.clone().why(None).await);
             }
             status_line(&event, &messages);
-            last = (event.report.ok(), tally);
+            last = (event.report.ok(), messages.tally);
             seen += 1;
             if args.max_events.is_some_and(|m| seen >= m) {
                 break;
@@ -122,13 +122,8 @@ const FIXED_LISTED: usize = 10;
 
 impl Shown {
     /// Show `e`'s diagnostics: all of them for the first build (and in JSON), else those
-    /// new since the last build, then those fixed. Returns the comparison and the tally.
-    fn diagnostics(
-        &mut self,
-        e: &WatchEvent,
-        spec: &BuildSpec,
-        given: &[PathBuf],
-    ) -> (Messages, Tally) {
+    /// new since the last build, then those fixed.
+    fn diagnostics(&mut self, e: &WatchEvent, spec: &BuildSpec, given: &[PathBuf]) -> Messages {
         let all: Vec<Located> = e
             .report
             .diagnostics
@@ -177,8 +172,7 @@ impl Shown {
             }
         }
         self.last = Some(now);
-        let tally = out.tally;
-        (out, tally)
+        out
     }
 }
 
