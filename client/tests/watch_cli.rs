@@ -254,6 +254,22 @@ fn watch_prints_what_changed_and_one_status_line_per_save() {
                 "{what}: {lines:#?}"
             ),
         }
+        // The status line counts what changed.
+        let delta = match (adds.is_empty(), fixes.is_empty()) {
+            (true, true) => "",
+            (false, true) => " (1 new)",
+            (true, false) => " (1 fixed)",
+            (false, false) => " (1 new, 1 fixed)",
+        };
+        assert_eq!(
+            status.contains(" new") || status.contains(" fixed"),
+            !delta.is_empty(),
+            "{what}: {status}"
+        );
+        assert!(
+            status.ends_with(&format!("warnings{delta}")),
+            "{what}: {status}"
+        );
         if adds.is_empty() && fixes.is_empty() {
             // Only the status line (its source excerpts and notes are part of a diagnostic).
             assert!(shown.is_empty(), "{what}: nothing new: {lines:#?}");
