@@ -7,10 +7,12 @@
 //!
 //! Every request is served by one [`Builder`] (see there for concurrency and cancellation);
 //! the wire is [`crate::rpc`]'s. `Watch` streams rebuild when the daemon's one file watcher
-//! ([`crate::watcher`]) reports a relevant change, after a quiet period of [`DEBOUNCE`]:
-//! a change of an input, never one in the output directory or of kiln's own files, and
-//! never one made before the last build read its inputs (each build is preceded by a mark
-//! of the stream).
+//! ([`crate::watcher`]) reports a relevant change, after a quiet period ([`DEBOUNCE`] or
+//! the request's): a change of an input, never one in the output directory or of kiln's own
+//! files, and never one made before the last build read its inputs (each build is preceded
+//! by a mark of the stream). A failed build that an input changed during or within the
+//! quiet period after is not sent: it read a file being written, and the stream builds
+//! again once the file settled.
 
 use crate::build::Builder;
 use crate::ide::{self, Analysis, Ide};
@@ -33,8 +35,9 @@ use std::time::{Duration, Instant};
 /// The kiln version, compared by clients together with [`crate::db::build_id`].
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
-/// Quiet period before a burst of changes triggers a rebuild of a `Watch` stream.
-pub const DEBOUNCE: Duration = Duration::from_millis(30);
+/// Quiet period before a burst of changes triggers a rebuild of a `Watch` stream, unless
+/// the request asks for another.
+pub const DEBOUNCE: Duration = Duration::from_millis(150);
 
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -143,37 +146,61 @@ impl rpc::Service for State {
         self.builder.build(spec)
     }
 
-    fn watch(&self, spec: &BuildSpec, events: &Events) -> Result<(), WatchError> {
+    fn watch(
+        &self,
+        spec: &BuildSpec,
+        debounce: Option<Duration>,
+        events: &Events,
+    ) -> Result<(), WatchError> {
+        let debounce = debounce.unwrap_or(DEBOUNCE);
         let watcher = self.watcher.as_ref().ok_or(WatchError::Unavailable)?;
         let dirs = watched_dirs(spec);
         let subscription = watcher.subscribe(&dirs)?;
         let dirs: Vec<PathBuf> = dirs.into_iter().map(|(d, _)| d).collect();
         let relevant = Relevance::new(spec);
+        let poll = Duration::from_millis(200);
+        let next = |mark: &mut Option<PathBuf>, first_by| {
+            subscription.next_batch(
+                |p, dir| relevant.matches(p, dir),
+                debounce,
+                poll,
+                || events.is_closed(),
+                mark,
+                first_by,
+            )
+        };
         let mut seq = 0;
-        let mut changed = Vec::new();
+        let mut changed = BTreeSet::new();
         loop {
             // Every change delivered before the mark is one this build reads.
-            let mark = watcher.mark(&dirs);
+            let mut mark = watcher.mark(&dirs);
             let report = self.builder.build(spec);
+            // A failed build that an input changed during (or just after) read a file
+            // still being written: build again once it settled instead of reporting it.
+            if !report.ok() {
+                match next(&mut mark, Some(Instant::now() + debounce)) {
+                    Batch::Changed(c) => {
+                        tracing::debug!(?c, "inputs changed during a failed build: again");
+                        changed.extend(c);
+                        continue;
+                    }
+                    Batch::Stopped => return Ok(()),
+                    Batch::Quiet => {}
+                }
+            }
             if !events.send(WatchEvent {
                 seq,
-                changed,
+                changed: std::mem::take(&mut changed).into_iter().collect(),
                 report,
             }) {
                 return Ok(());
             }
             seq += 1;
-            let poll = Duration::from_millis(200);
-            let batch = subscription.next_batch(
-                |p, dir| relevant.matches(p, dir),
-                DEBOUNCE,
-                poll,
-                || events.is_closed(),
-                mark.as_deref(),
-            );
-            match batch {
-                Batch::Changed(c) => changed = c,
+            match next(&mut mark, None) {
+                Batch::Changed(c) => changed.extend(c),
                 Batch::Stopped => return Ok(()),
+                // Not without a deadline.
+                Batch::Quiet => {}
             }
         }
     }

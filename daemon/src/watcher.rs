@@ -540,6 +540,8 @@ pub struct Subscription {
 pub enum Batch {
     /// These relevant paths changed (empty: events were lost, rebuild to be safe).
     Changed(Vec<PathBuf>),
+    /// Nothing relevant changed before the `first_by` deadline.
+    Quiet,
     /// `stop` said to stop before anything relevant changed.
     Stopped,
 }
@@ -548,28 +550,37 @@ impl Subscription {
     /// Block until a relevant path changed, then until `quiet` passes without another
     /// relevant change; every `poll`, ask `stop` whether to give up. `relevant` is asked
     /// about each changed path, and whether a directory was created or removed there.
-    /// Changes delivered before the mark `after` (see [`Watcher::mark`]) are skipped.
+    /// With `first_by`, give up ([`Batch::Quiet`]) when nothing relevant changed by then.
+    /// Changes delivered before the mark `after` (see [`Watcher::mark`]) are skipped; once
+    /// the mark is seen `after` is cleared, so a next call does not wait for it again.
     pub fn next_batch(
         &self,
         relevant: impl Fn(&Path, bool) -> bool,
         quiet: Duration,
         poll: Duration,
         stop: impl Fn() -> bool,
-        after: Option<&Path>,
+        after: &mut Option<PathBuf>,
+        first_by: Option<Instant>,
     ) -> Batch {
         let mut changed = BTreeSet::new();
         let mut until: Option<Instant> = None;
-        let mut skipping = after.is_some();
         loop {
             let now = Instant::now();
             if until.is_some_and(|u| now >= u) {
                 return Batch::Changed(changed.into_iter().collect());
             }
-            let wait = until.map_or(poll, |u| (u - now).min(poll));
+            if until.is_none() && first_by.is_some_and(|f| now >= f) {
+                return Batch::Quiet;
+            }
+            let wait = until.or(first_by).map_or(poll, |u| (u - now).min(poll));
             match self.rx.recv_timeout(wait) {
-                Ok(Change::Cookie(c)) => skipping &= after != Some(c.as_path()),
+                Ok(Change::Cookie(c)) => {
+                    if after.as_deref() == Some(c.as_path()) {
+                        *after = None;
+                    }
+                }
                 // Already built: made before the mark.
-                Ok(_) if skipping => {}
+                Ok(_) if after.is_some() => {}
                 Ok(Change::Path(p, dir)) if relevant(&p, dir) => {
                     changed.insert(p);
                     until = Some(Instant::now() + quiet);

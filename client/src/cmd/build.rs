@@ -103,7 +103,7 @@ pub fn show(spec: &BuildSpec, given: &[PathBuf], report: &BuildReport) -> diagno
 }
 
 /// `m` with the input's absolute path (as the spec carries it) replaced by the user's.
-fn as_given(
+pub(super) fn as_given(
     mut m: compiler::diag::Located,
     spec: &BuildSpec,
     given: &[PathBuf],

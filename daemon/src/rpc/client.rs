@@ -52,8 +52,23 @@ impl Client {
         &mut self,
         spec: &BuildSpec,
     ) -> Result<impl tokio_stream::Stream<Item = Result<WatchEvent, RpcError>>, RpcError> {
+        self.watch_debounced(spec, None).await
+    }
+
+    /// [`Self::watch`], rebuilding once changes stopped for `debounce` (`None`: the
+    /// daemon's default; at most [`MAX_DEBOUNCE_MS`]).
+    pub async fn watch_debounced(
+        &mut self,
+        spec: &BuildSpec,
+        debounce: Option<Duration>,
+    ) -> Result<impl tokio_stream::Stream<Item = Result<WatchEvent, RpcError>>, RpcError> {
         use tokio_stream::StreamExt;
-        let stream = self.0.watch(spec_to_proto(spec)).await?.into_inner();
+        let request = proto::BuildRequest {
+            watch_debounce_ms: debounce
+                .map_or(0, |d| (d.as_millis() as u64).clamp(1, MAX_DEBOUNCE_MS)),
+            ..spec_to_proto(spec)
+        };
+        let stream = self.0.watch(request).await?.into_inner();
         Ok(stream.map(|e| {
             let e = e?;
             Ok(WatchEvent {

@@ -35,6 +35,7 @@ pub(super) fn spec_to_proto(spec: &BuildSpec) -> proto::BuildRequest {
         lints: (spec.lints.iter())
             .map(|(l, v)| (l.as_str().to_string(), v.as_str().to_string()))
             .collect(),
+        watch_debounce_ms: 0,
     }
 }
 

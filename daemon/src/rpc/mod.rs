@@ -103,3 +103,6 @@ pub struct DocumentChange {
 /// library's diagnostics can be hundreds of KB) goes in one write instead of waiting for
 /// a window update every 64 KiB.
 const WINDOW: u32 = 8 << 20;
+
+/// The longest quiet period a `Watch` stream waits for (ms): longer requests are cut to it.
+pub const MAX_DEBOUNCE_MS: u64 = 60_000;

@@ -9,8 +9,14 @@ pub(crate) trait Service: Send + Sync + 'static {
     fn busy(self: &Arc<Self>) -> Box<dyn Send>;
     fn status(&self) -> DaemonStatus;
     fn build(&self, spec: &BuildSpec) -> BuildReport;
-    /// Build, then rebuild on every change, until `events` is closed.
-    fn watch(&self, spec: &BuildSpec, events: &Events) -> Result<(), WatchError>;
+    /// Build, then rebuild on every change once changes stopped for `debounce` (`None`:
+    /// the daemon's default), until `events` is closed.
+    fn watch(
+        &self,
+        spec: &BuildSpec,
+        debounce: Option<Duration>,
+        events: &Events,
+    ) -> Result<(), WatchError>;
     fn stats(&self) -> DaemonStats;
     fn shutdown(&self);
     /// The last build's explanation, filtered (see [`Explanation::filtered`]).
@@ -121,12 +127,16 @@ impl<S: Service> Kiln for Adapter<S> {
         req: Request<proto::BuildRequest>,
     ) -> Result<Response<Self::WatchStream>, Status> {
         let spec = spec_from_proto(req.get_ref()).map_err(invalid)?;
+        let debounce = match req.get_ref().watch_debounce_ms {
+            0 => None,
+            ms => Some(Duration::from_millis(ms.min(MAX_DEBOUNCE_MS))),
+        };
         let (tx, rx) = tokio::sync::mpsc::channel(16);
         let (busy, service) = (self.0.busy(), self.0.clone());
         tokio::task::spawn_blocking(move || {
             let _busy = busy;
             let events = Events { tx };
-            if let Err(e) = service.watch(&spec, &events) {
+            if let Err(e) = service.watch(&spec, debounce, &events) {
                 let _ = events
                     .tx
                     .blocking_send(Err(Status::internal(e.to_string())));
