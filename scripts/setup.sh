@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs what kiln's tests need on a Debian machine: the oracle tools (ABC, yosys,
-# Verilator, Icarus Verilog, Graphviz) and CIRCT's parser/verifier (PyPI `pycde`, in a venv
-# under target/). Idempotent; silent when everything is present.
+# Verilator, Icarus Verilog, Graphviz), Neovim (for README's editor snippets) and CIRCT's
+# parser/verifier (PyPI `pycde`, in a venv under target/). Idempotent; silent when
+# everything is present.
 set -euo pipefail
 need=()
 python3 -c 'import ensurepip' >/dev/null 2>&1 || need+=(python3-venv)
-for pkg_cmd in berkeley-abc:berkeley-abc yosys:yosys verilator:verilator iverilog:iverilog graphviz:dot; do
+for pkg_cmd in berkeley-abc:berkeley-abc yosys:yosys verilator:verilator iverilog:iverilog graphviz:dot neovim:nvim; do
   pkg=${pkg_cmd%%:*}; cmd=${pkg_cmd##*:}
   command -v "$cmd" >/dev/null 2>&1 || need+=("$pkg")
 done
@@ -15,7 +16,7 @@ if [ ${#need[@]} -gt 0 ]; then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
 fi
-for cmd in berkeley-abc yosys verilator iverilog dot; do
+for cmd in berkeley-abc yosys verilator iverilog dot nvim; do
   command -v "$cmd" >/dev/null 2>&1 || { echo "setup: $cmd still missing after install" >&2; exit 1; }
 done
 # CIRCT (hw/seq/comb/synth dialects) for checking the emitted Synth MLIR: scripts/circt_check.py.
