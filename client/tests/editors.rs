@@ -1,11 +1,12 @@
-//! The editor snippets of README.md's *Editors* section, as written there: each Neovim
-//! snippet is the init file of a headless Neovim (Debian's `neovim`) that opens an APS file
+//! The editor snippets of README.md's *Editors* section, as written there. Each Neovim
+//! snippet is the init file of a headless Neovim (Debian's `neovim`) and the Emacs snippet is
+//! loaded in batch Emacs with eglot (`emacs-nox`, `elpa-eglot`); the editor opens an APS file
 //! with an undefined value, and `kiln build`'s diagnostic for it (code, message, line and
-//! column) must arrive in the editor's `vim.diagnostic` list; the Helix snippet is valid TOML
-//! of Helix's `languages.toml` shape.
+//! column) must arrive in the editor's diagnostics, from the workspace's daemon. The Helix
+//! snippet must be valid TOML of Helix's `languages.toml` shape.
 //!
-//! Each Neovim run has its own workspace, daemon, config and state directories, stops its
-//! daemon, and is killed when it has not finished in time.
+//! Each editor run has its own workspace, daemon, home, config and state directories, stops
+//! its daemon, and is killed when it has not finished in time.
 
 mod cli;
 #[path = "../../compiler/tests/common/mod.rs"]
@@ -13,24 +14,26 @@ mod common;
 
 use cli::Daemon;
 use serde_json::Value;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// How long the driver waits in Neovim for diagnostics, and how long the test waits for
-/// Neovim to exit (the daemon's first start included).
+/// How long a driver waits in the editor for diagnostics, and how long the test waits for
+/// the editor to exit (the daemon's first start included).
 const WAIT_MS: u64 = 60_000;
-const NVIM_TIMEOUT: Duration = Duration::from_secs(120);
+const EDITOR_TIMEOUT: Duration = Duration::from_secs(120);
 
-/// The body of the first fenced block after the README line `heading`.
+/// The body of the first fenced block after the README line starting with `heading`.
 fn readme_block(heading: &str) -> String {
     let readme = std::fs::read_to_string(common::repo_root().join("README.md")).unwrap();
     let at = readme
         .lines()
-        .position(|l| l == heading)
+        .position(|l| l.starts_with(heading))
         .unwrap_or_else(|| panic!("README.md has no line {heading:?}"));
-    let mut lines = readme.lines().skip(at + 1).skip_while(|l| l.is_empty());
+    let mut lines = readme
+        .lines()
+        .skip(at)
+        .skip_while(|l| !l.starts_with("```"));
     let fence = lines.next().unwrap_or_default();
     assert!(
         fence.starts_with("```"),
@@ -42,6 +45,7 @@ fn readme_block(heading: &str) -> String {
 
 const NVIM_07: &str = "Neovim 0.7 (Debian 12) and later:";
 const NVIM_010: &str = "Neovim 0.10+ (`vim.lsp.start`; on 0.7 it does not exist):";
+const EMACS: &str = "Emacs 29+, or 28 with eglot (Debian 12: `elpa-eglot`)";
 const HELIX: &str = "Helix 23.10+ (`languages.toml`; `mlir` is built in, `blif` is not):";
 
 /// Neovim's version `(major, minor)`; `None` (skipped) when `nvim` is missing outside CI, a
@@ -69,11 +73,36 @@ fn nvim_version() -> Option<(u32, u32)> {
     Some((parts.next().unwrap_or(0), parts.next().unwrap_or(0)))
 }
 
+/// Whether Emacs with eglot (built in from Emacs 29, Debian's `elpa-eglot` before) runs
+/// here; false (skipped) when missing outside CI, a failure under CI.
+fn emacs_with_eglot() -> bool {
+    let usable = Command::new("emacs")
+        .args([
+            "--batch",
+            "-q",
+            "--eval",
+            "(progn (package-initialize) (require 'eglot))",
+        ])
+        .stdin(Stdio::null())
+        .output()
+        .is_ok_and(|o| o.status.success());
+    assert!(
+        usable || !common::strict(),
+        "emacs with eglot missing: run scripts/setup.sh (Debian packages emacs-nox, elpa-eglot)"
+    );
+    if !usable {
+        eprintln!(
+            "skipping: emacs with eglot (Debian packages emacs-nox, elpa-eglot) not installed"
+        );
+    }
+    usable
+}
+
 /// Run after the file is loaded: waits for the buffer's diagnostics, writes them with the
-/// time since Neovim started (`$KILN_NVIM_OUT`, JSON) and quits, whatever happens.
-const DRIVER: &str = r#"
+/// time since Neovim started (`$KILN_EDITOR_OUT`, JSON) and quits, whatever happens.
+const NVIM_DRIVER: &str = r#"
 local ok, err = pcall(function()
-  local got = vim.wait(tonumber(os.getenv("KILN_NVIM_WAIT_MS")), function()
+  local got = vim.wait(tonumber(os.getenv("KILN_EDITOR_WAIT_MS")), function()
     return #vim.diagnostic.get(0) > 0
   end, 5)
   local ms = (vim.loop.hrtime() - KilnT0) / 1e6
@@ -87,7 +116,7 @@ local ok, err = pcall(function()
   for _, c in ipairs((vim.lsp.get_clients or vim.lsp.get_active_clients)()) do
     table.insert(names, c.name)
   end
-  local f = io.open(os.getenv("KILN_NVIM_OUT"), "w")
+  local f = io.open(os.getenv("KILN_EDITOR_OUT"), "w")
   f:write(vim.fn.json_encode({ arrived = got, ms = ms, clients = names,
     filetype = vim.bo.filetype, diagnostics = diags }))
   f:close()
@@ -98,28 +127,60 @@ end
 vim.cmd("qa!")
 "#;
 
-/// Opens `file` in a headless Neovim whose init file is `init`, with `kiln` (this build) on
-/// the path and `env`'s workspace; the driver's report.
-fn nvim_report(env: &Daemon, init: &str, file: &Path) -> Value {
-    let dir = env.root().join("nvim");
-    for d in ["config", "data", "state", "cache"] {
+/// Loaded after the README snippet: visits the file, waits for its flymake diagnostics,
+/// writes them with the time since Emacs started (`$KILN_EDITOR_OUT`, JSON) and exits. An
+/// error ends batch Emacs too.
+const EMACS_DRIVER: &str = r#"
+;; Debian's elpa-eglot, activated as an interactive Emacs activates installed packages.
+(package-initialize)
+(load (getenv "KILN_EMACS_INIT") nil t)
+(find-file (getenv "KILN_EMACS_FILE"))
+;; eglot-ensure connects after the next command.
+(run-hooks 'post-command-hook)
+(let* ((wait (/ (string-to-number (getenv "KILN_EDITOR_WAIT_MS")) 1000.0))
+       (deadline (+ (float-time) wait))
+       diags)
+  (while (and (null (setq diags (flymake-diagnostics))) (< (float-time) deadline))
+    (accept-process-output nil 0.005))
+  (let ((report
+         `((arrived . ,(if diags t :json-false))
+           (ms . ,(* 1000 (float-time (time-subtract nil before-init-time))))
+           (mode . ,(symbol-name major-mode))
+           (managed . ,(if (eglot-current-server) t :json-false))
+           (diagnostics
+            . ,(vconcat
+                (mapcar (lambda (d)
+                          (save-excursion
+                            (goto-char (flymake-diagnostic-beg d))
+                            `((line . ,(line-number-at-pos))
+                              (col . ,(current-column))
+                              (type . ,(symbol-name (flymake-diagnostic-type d)))
+                              (text . ,(flymake-diagnostic-text d)))))
+                        diags))))))
+    (with-temp-file (getenv "KILN_EDITOR_OUT")
+      (insert (json-encode report)))))
+(kill-emacs 0)
+"#;
+
+/// A fresh directory `name` under `env`'s root for one editor run.
+fn editor_dir(env: &Daemon, name: &str) -> PathBuf {
+    let dir = env.root().join(name);
+    for d in ["config", "data", "state", "cache", "home"] {
         std::fs::create_dir_all(dir.join(d)).unwrap();
     }
-    let init_path = dir.join("init.lua");
-    std::fs::write(&init_path, init).unwrap();
-    let driver = dir.join("driver.lua");
-    std::fs::write(&driver, DRIVER).unwrap();
-    let out = dir.join("report.json");
-    let _ = std::fs::remove_file(&out);
+    dir
+}
 
+/// `program` in `env`'s workspace with `env`'s daemon directories and `kiln` (this build)
+/// first on the path; its configuration and state directories under `dir`.
+fn editor_command(env: &Daemon, program: &str, dir: &Path) -> Command {
     let kiln_dir = Path::new(env!("CARGO_BIN_EXE_kiln")).parent().unwrap();
     let path = std::env::join_paths(std::iter::once(kiln_dir.to_path_buf()).chain(
         std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
     ))
     .unwrap();
-    let template = env.kiln();
-    let mut cmd = Command::new("nvim");
-    for (k, v) in template.get_envs() {
+    let mut cmd = Command::new(program);
+    for (k, v) in env.kiln().get_envs() {
         match v {
             Some(v) => cmd.env(k, v),
             None => cmd.env_remove(k),
@@ -127,57 +188,84 @@ fn nvim_report(env: &Daemon, init: &str, file: &Path) -> Value {
     }
     cmd.current_dir(env.ws())
         .env("PATH", path)
+        .env("HOME", dir.join("home"))
         .env("XDG_CONFIG_HOME", dir.join("config"))
         .env("XDG_DATA_HOME", dir.join("data"))
         .env("XDG_STATE_HOME", dir.join("state"))
         .env("XDG_CACHE_HOME", dir.join("cache"))
-        .env("KILN_NVIM_OUT", &out)
-        .env("KILN_NVIM_WAIT_MS", WAIT_MS.to_string())
-        .args(["--headless", "-n", "-i", "NONE"])
+        .env("KILN_EDITOR_OUT", dir.join("report.json"))
+        .env("KILN_EDITOR_WAIT_MS", WAIT_MS.to_string());
+    cmd
+}
+
+/// Opens `file` in a headless Neovim whose init file is `init`; the driver's report.
+fn nvim_report(env: &Daemon, init: &str, file: &Path) -> Value {
+    let dir = editor_dir(env, "nvim");
+    let init_path = dir.join("init.lua");
+    std::fs::write(&init_path, init).unwrap();
+    let driver = dir.join("driver.lua");
+    std::fs::write(&driver, NVIM_DRIVER).unwrap();
+    let mut cmd = editor_command(env, "nvim", &dir);
+    cmd.args(["--headless", "-n", "-i", "NONE"])
         .args(["--cmd", "lua KilnT0 = vim.loop.hrtime()"])
         .arg("-u")
         .arg(&init_path)
         .arg("-c")
         .arg(format!("luafile {}", driver.display()))
-        .arg(file)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+        .arg(file);
+    run_editor(cmd, &dir)
+}
+
+/// Opens `file` in Emacs in batch mode with `init` loaded; the driver's report.
+fn emacs_report(env: &Daemon, init: &str, file: &Path) -> Value {
+    let dir = editor_dir(env, "emacs");
+    let init_path = dir.join("init.el");
+    std::fs::write(&init_path, init).unwrap();
+    let driver = dir.join("driver.el");
+    std::fs::write(&driver, EMACS_DRIVER).unwrap();
+    let mut cmd = editor_command(env, "emacs", &dir);
+    cmd.env("KILN_EMACS_INIT", &init_path)
+        .env("KILN_EMACS_FILE", file)
+        .args(["--batch", "-q", "-l"])
+        .arg(&driver);
+    run_editor(cmd, &dir)
+}
+
+/// Runs the editor `cmd` (killed after [`EDITOR_TIMEOUT`]); the JSON report its driver wrote
+/// (`dir/report.json`). Its output goes to files in `dir`, never to pipes a server it started
+/// could hold open.
+fn run_editor(mut cmd: Command, dir: &Path) -> Value {
+    let name = cmd.get_program().to_string_lossy().into_owned();
+    let out = dir.join("report.json");
+    let _ = std::fs::remove_file(&out);
+    let log = |f: &str| std::fs::File::create(dir.join(f)).unwrap();
+    cmd.stdin(Stdio::null())
+        .stdout(log("stdout"))
+        .stderr(log("stderr"));
     let started = Instant::now();
-    let mut child = cmd.spawn().expect("nvim starts");
+    let mut child = cmd.spawn().expect("the editor starts");
     let status = loop {
         if let Some(status) = child.try_wait().unwrap() {
             break Some(status);
         }
-        if started.elapsed() > NVIM_TIMEOUT {
+        if started.elapsed() > EDITOR_TIMEOUT {
             let _ = child.kill();
             let _ = child.wait();
             break None;
         }
         std::thread::sleep(Duration::from_millis(20));
     };
-    let mut stderr = String::new();
-    let mut stdout = String::new();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut stderr)
-        .unwrap();
-    child
-        .stdout
-        .take()
-        .unwrap()
-        .read_to_string(&mut stdout)
-        .unwrap();
-    let Some(status) = status else {
-        panic!("nvim did not finish in {NVIM_TIMEOUT:?}; stderr: {stderr} stdout: {stdout}")
+    let logs = || {
+        let read = |f: &str| std::fs::read_to_string(dir.join(f)).unwrap_or_default();
+        format!("stderr: {} stdout: {}", read("stderr"), read("stdout"))
     };
-    let report = std::fs::read_to_string(&out).unwrap_or_else(|_| {
-        panic!("nvim ({status}) wrote no report; stderr: {stderr} stdout: {stdout}")
-    });
+    let Some(status) = status else {
+        panic!("{name} did not finish in {EDITOR_TIMEOUT:?}; {}", logs())
+    };
+    let report = std::fs::read_to_string(&out)
+        .unwrap_or_else(|_| panic!("{name} ({status}) wrote no report; {}", logs()));
     eprintln!(
-        "nvim: {report} (process {} ms)",
+        "{name}: {report} (process {} ms)",
         started.elapsed().as_millis()
     );
     serde_json::from_str(&report).unwrap()
@@ -272,6 +360,35 @@ fn the_neovim_010_snippet_shows_a_diagnostic() {
         return;
     }
     check_snippet(NVIM_010);
+}
+
+#[test]
+fn the_emacs_snippet_shows_a_diagnostic() {
+    if !emacs_with_eglot() {
+        return;
+    }
+    let env = Daemon::new();
+    let (file, (line, col, message)) = erroneous_file(&env);
+    let code = build_code(&env, &file, line, col);
+    let report = emacs_report(&env, &readme_block(EMACS), &file);
+    assert_eq!(report["arrived"], true, "{report}");
+    assert_eq!(report["mode"], "mlir-mode", "{report}");
+    assert_eq!(report["managed"], true, "{report}");
+    let diags = report["diagnostics"].as_array().unwrap();
+    let [d] = diags.as_slice() else {
+        panic!("{report}")
+    };
+    // eglot shows the code and the message in one text ("kiln [E0200]: value ...").
+    let text = d["text"].as_str().unwrap();
+    assert!(text.contains(&code) && text.contains(&message), "{d}");
+    assert_eq!(d["line"], line, "{d}");
+    // Emacs's columns are 0-based.
+    assert_eq!(d["col"], col - 1, "{d}");
+    assert_eq!(d["type"], "eglot-error", "{d}");
+    assert!(
+        env.daemon_pid().is_some(),
+        "the workspace's daemon served the editor"
+    );
 }
 
 #[test]
