@@ -43,7 +43,7 @@ fn readme_block(heading: &str) -> String {
     body.join("\n") + "\n"
 }
 
-const NVIM_07: &str = "Neovim 0.7 (Debian 12) and later:";
+const NVIM_07: &str = "Neovim 0.7 to 0.9 (Debian 12 ships 0.7.2):";
 const NVIM_010: &str = "Neovim 0.10+ (`vim.lsp.start`; on 0.7 it does not exist):";
 const EMACS: &str = "Emacs 29+, or 28 with eglot (Debian 12: `elpa-eglot`)";
 const HELIX: &str = "Helix 23.10+ (`languages.toml`; `mlir` is built in, `blif` is not):";
