@@ -15,13 +15,15 @@ mod common;
 use cli::Daemon;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 /// How long a driver waits in the editor for diagnostics, and how long the test waits for
 /// the editor to exit (the daemon's first start included).
 const WAIT_MS: u64 = 60_000;
 const EDITOR_TIMEOUT: Duration = Duration::from_secs(120);
+/// How long `nvim --version`, Emacs's eglot check and `kiln build` may take.
+const PROBE_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// The body of the first fenced block after the README line starting with `heading`.
 fn readme_block(heading: &str) -> String {
@@ -51,10 +53,7 @@ const HELIX: &str = "Helix 23.10+ (`languages.toml`; `mlir` is built in, `blif` 
 /// Neovim's version `(major, minor)`; `None` (skipped) when `nvim` is missing outside CI, a
 /// failure under CI.
 fn nvim_version() -> Option<(u32, u32)> {
-    let out = Command::new("nvim")
-        .arg("--version")
-        .stdin(Stdio::null())
-        .output();
+    let out = output_within(Command::new("nvim").arg("--version"), PROBE_TIMEOUT);
     let Some(out) = out.ok().filter(|o| o.status.success()) else {
         assert!(
             !common::strict(),
@@ -76,16 +75,16 @@ fn nvim_version() -> Option<(u32, u32)> {
 /// Whether Emacs with eglot (built in from Emacs 29, Debian's `elpa-eglot` before) runs
 /// here; false (skipped) when missing outside CI, a failure under CI.
 fn emacs_with_eglot() -> bool {
-    let usable = Command::new("emacs")
+    let mut probe = Command::new("emacs");
+    probe
         .args([
             "--batch",
             "-q",
             "--eval",
             "(progn (package-initialize) (require 'eglot))",
         ])
-        .stdin(Stdio::null())
-        .output()
-        .is_ok_and(|o| o.status.success());
+        .stdin(Stdio::null());
+    let usable = output_within(&mut probe, PROBE_TIMEOUT).is_ok_and(|o| o.status.success());
     assert!(
         usable || !common::strict(),
         "emacs with eglot missing: run scripts/setup.sh (Debian packages emacs-nox, elpa-eglot)"
@@ -231,44 +230,66 @@ fn emacs_report(env: &Daemon, init: &str, file: &Path) -> Value {
     run_editor(cmd, &dir)
 }
 
-/// Runs the editor `cmd` (killed after [`EDITOR_TIMEOUT`]); the JSON report its driver wrote
-/// (`dir/report.json`). Its output goes to files in `dir`, never to pipes a server it started
-/// could hold open.
+/// Runs the editor `cmd`; the JSON report its driver wrote (`dir/report.json`).
 fn run_editor(mut cmd: Command, dir: &Path) -> Value {
     let name = cmd.get_program().to_string_lossy().into_owned();
     let out = dir.join("report.json");
     let _ = std::fs::remove_file(&out);
-    let log = |f: &str| std::fs::File::create(dir.join(f)).unwrap();
-    cmd.stdin(Stdio::null())
-        .stdout(log("stdout"))
-        .stderr(log("stderr"));
     let started = Instant::now();
-    let mut child = cmd.spawn().expect("the editor starts");
+    let o = output_within(&mut cmd, EDITOR_TIMEOUT).expect("the editor starts");
+    let report = std::fs::read_to_string(&out).unwrap_or_else(|_| {
+        panic!(
+            "{name} ({}) wrote no report; stderr: {} stdout: {}",
+            o.status,
+            String::from_utf8_lossy(&o.stderr),
+            String::from_utf8_lossy(&o.stdout)
+        )
+    });
+    eprintln!(
+        "{name}: {report} (process {} ms)",
+        started.elapsed().as_millis()
+    );
+    serde_json::from_str(&report).unwrap()
+}
+
+/// `cmd`'s output, read from files (never from pipes that a server it started could hold
+/// open); it is killed, and the test fails, when it runs longer than `limit`. An error when
+/// it cannot start.
+fn output_within(cmd: &mut Command, limit: Duration) -> std::io::Result<Output> {
+    let dir = tempfile::tempdir().unwrap();
+    let file = |f: &str| std::fs::File::create(dir.path().join(f)).unwrap();
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(file("stdout"))
+        .stderr(file("stderr"))
+        .spawn()?;
+    let started = Instant::now();
     let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
+        if let Some(status) = child.try_wait()? {
             break Some(status);
         }
-        if started.elapsed() > EDITOR_TIMEOUT {
+        if started.elapsed() > limit {
             let _ = child.kill();
             let _ = child.wait();
             break None;
         }
         std::thread::sleep(Duration::from_millis(20));
     };
-    let logs = || {
-        let read = |f: &str| std::fs::read_to_string(dir.join(f)).unwrap_or_default();
-        format!("stderr: {} stdout: {}", read("stderr"), read("stdout"))
-    };
+    let read = |f: &str| std::fs::read(dir.path().join(f)).unwrap_or_default();
+    let (stdout, stderr) = (read("stdout"), read("stderr"));
     let Some(status) = status else {
-        panic!("{name} did not finish in {EDITOR_TIMEOUT:?}; {}", logs())
+        panic!(
+            "{:?} did not finish in {limit:?}; stderr: {} stdout: {}",
+            cmd.get_program(),
+            String::from_utf8_lossy(&stderr),
+            String::from_utf8_lossy(&stdout)
+        )
     };
-    let report = std::fs::read_to_string(&out)
-        .unwrap_or_else(|_| panic!("{name} ({status}) wrote no report; {}", logs()));
-    eprintln!(
-        "{name}: {report} (process {} ms)",
-        started.elapsed().as_millis()
-    );
-    serde_json::from_str(&report).unwrap()
+    Ok(Output {
+        status,
+        stdout,
+        stderr,
+    })
 }
 
 /// `tests/data/aps/diag/undefined_value.mlir` in `env`'s workspace, with its expected
@@ -293,14 +314,12 @@ fn erroneous_file(env: &Daemon) -> (PathBuf, (u64, u64, String)) {
 
 /// The code of the one diagnostic `kiln build` reports for `file`, at `(line, col)`.
 fn build_code(env: &Daemon, file: &Path, line: u64, col: u64) -> String {
-    let out = env
-        .kiln_no_daemon()
-        .arg("build")
+    let mut cmd = env.kiln_no_daemon();
+    cmd.arg("build")
         .arg(file)
         .args(["--message-format", "json", "-o"])
-        .arg(env.root().join("out"))
-        .output()
-        .unwrap();
+        .arg(env.root().join("out"));
+    let out = output_within(&mut cmd, PROBE_TIMEOUT).unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     let [v] = text.lines().collect::<Vec<_>>()[..] else {
         panic!("one diagnostic expected: {text}")
