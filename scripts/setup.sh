@@ -1,23 +1,28 @@
 #!/usr/bin/env bash
 # Installs what kiln's tests need on a Debian machine: the oracle tools (ABC, yosys,
-# Verilator, Icarus Verilog, Graphviz) and CIRCT's parser/verifier (PyPI `pycde`, in a venv
-# under target/). Idempotent; silent when everything is present.
+# Verilator, Icarus Verilog, Graphviz), Neovim and Emacs with eglot (for README's editor
+# snippets) and CIRCT's parser/verifier (PyPI `pycde`, in a venv under target/). Idempotent;
+# silent when everything is present.
 set -euo pipefail
 need=()
 python3 -c 'import ensurepip' >/dev/null 2>&1 || need+=(python3-venv)
-for pkg_cmd in berkeley-abc:berkeley-abc yosys:yosys verilator:verilator iverilog:iverilog graphviz:dot; do
+for pkg_cmd in berkeley-abc:berkeley-abc yosys:yosys verilator:verilator iverilog:iverilog graphviz:dot neovim:nvim emacs-nox:emacs; do
   pkg=${pkg_cmd%%:*}; cmd=${pkg_cmd##*:}
   command -v "$cmd" >/dev/null 2>&1 || need+=("$pkg")
 done
+# eglot is built into Emacs 29+; Debian 12's Emacs 28 has it from elpa-eglot.
+eglot='(progn (package-initialize) (require (quote eglot)))'
+emacs --batch -q --eval "$eglot" >/dev/null 2>&1 || need+=(elpa-eglot)
 if [ ${#need[@]} -gt 0 ]; then
   echo "setup: installing ${need[*]}" >&2
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
 fi
-for cmd in berkeley-abc yosys verilator iverilog dot; do
+for cmd in berkeley-abc yosys verilator iverilog dot nvim emacs; do
   command -v "$cmd" >/dev/null 2>&1 || { echo "setup: $cmd still missing after install" >&2; exit 1; }
 done
+emacs --batch -q --eval "$eglot" >/dev/null 2>&1 || { echo "setup: eglot still missing after install" >&2; exit 1; }
 # CIRCT (hw/seq/comb/synth dialects) for checking the emitted Synth MLIR: scripts/circt_check.py.
 CIRCT_VENV=$(cd "$(dirname "$0")/.." && pwd)/target/circt-venv
 if ! "$CIRCT_VENV/bin/python" -c 'import pycde.circt' >/dev/null 2>&1; then
