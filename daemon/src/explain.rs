@@ -497,7 +497,8 @@ impl Explanation {
         }
         let more = |n: usize, what: &str| format!("… and {n} more{what}{hint}\n");
         if self.changes.len() > max {
-            out.push_str(&more(self.changes.len() - max, " changes"));
+            let n = self.changes.len() - max;
+            out.push_str(&more(n, if n == 1 { " change" } else { " changes" }));
         }
         let mut order: Vec<&Entry> = self.entries.iter().collect();
         order.sort_by_key(|e| e.rank());
@@ -765,5 +766,87 @@ mod tests {
         }
         assert_eq!(Pos::of(text, 4).to_string(), "2:1");
         assert_eq!(Pos::of(text, 5).to_string(), "2:2");
+    }
+
+    fn entry(query: &str, file: &str, item: Option<&str>, reason: Reason) -> Entry {
+        Entry {
+            query: query.into(),
+            subject: Some(Subject {
+                item: item.map(Into::into),
+                ..Subject::file(Path::new(file))
+            }),
+            reason,
+            cache: None,
+        }
+    }
+
+    #[test]
+    fn the_summary_names_edited_functions_and_models_and_new_inputs() {
+        let change = |file: &str, items: &[&str]| Change {
+            items: items.iter().map(|i| i.to_string()).collect(),
+            ..Change::new(Path::new(file), "a\nbc", 3..4, Vec::new())
+        };
+        let edited = |file: &str| Reason::InputChanged {
+            file: file.into(),
+            item: None,
+            range: 3..4,
+            start: Pos { line: 2, col: 2 },
+        };
+        let e = Explanation {
+            changes: vec![change("m.mlir", &["g", "f"]), change("x.blif", &["adder"])],
+            entries: vec![
+                entry("model_aig", "x.blif", Some("adder"), edited("x.blif")),
+                entry("function_index", "n.mlir", None, Reason::NewInput),
+                entry("segmentation", "m.mlir", Some("f"), edited("m.mlir")),
+            ],
+            ..Explanation::default()
+        };
+        let text = e.render_at_most(1, " (--all)");
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            lines,
+            [
+                "3 queries re-ran because of 2 edits in 2 files: functions @f, @g (m.mlir), \
+                 model adder (x.blif); first build of 1 input in this daemon",
+                "changed: m.mlir:2:2-2:3 (@g, @f)",
+                "… and 1 more change (--all)",
+                "x.blif model adder [model_aig]: edited at x.blif:2:2",
+                "… and 2 more (--all)",
+            ]
+        );
+        assert_eq!(e.render().lines().count(), 6);
+        assert_eq!(Explanation::default().summary(), "no query executed");
+    }
+
+    #[test]
+    fn an_unknown_target_gets_a_few_known_names_of_each_kind() {
+        let e = Explanation {
+            outputs: vec![("/w/out/m.aig".into(), "/w/m.mlir".into())],
+            ..Explanation::default()
+        };
+        let items = [
+            (
+                "/w/m.mlir".into(),
+                (0..5).map(|i| format!("f{i}")).collect(),
+            ),
+            ("/w/x.blif".into(), vec!["adder".to_string()]),
+        ];
+        for known in ["@f4", "f4", "adder", "out/m.aig", "m.mlir", "/w/m.mlir"] {
+            assert_eq!(e.unknown(known, &items), None, "{known}");
+        }
+        let mut u = Explanation {
+            unknown: e.unknown("@f9", &items),
+            ..e.clone()
+        };
+        u.relative_to(Path::new("/w"));
+        assert_eq!(
+            u.unknown.unwrap().known,
+            [
+                "outputs out/m.aig",
+                "inputs m.mlir",
+                "functions @f0, @f1, @f2 and 2 more",
+                "models adder",
+            ]
+        );
     }
 }
