@@ -171,6 +171,19 @@ impl Builder {
         }
     }
 
+    /// The functions or models of each of `inputs` (those it read).
+    pub fn items(
+        &self,
+        inputs: impl IntoIterator<Item = std::path::PathBuf>,
+    ) -> Vec<(std::path::PathBuf, Vec<String>)> {
+        let ws = self.lock();
+        inputs
+            .into_iter()
+            .filter_map(|i| Some((ws.items(&i)?, i)))
+            .map(|(items, i)| (i, items))
+            .collect()
+    }
+
     /// Query executions and cache hits since this builder started.
     pub fn counters(&self) -> Snapshot {
         self.runtime.counters.snapshot()

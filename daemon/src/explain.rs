@@ -67,6 +67,37 @@ pub enum CacheOutcome {
     Miss(Miss),
 }
 
+/// A 1-based line and column (in characters) of an input's text.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Pos {
+    pub line: usize,
+    pub col: usize,
+}
+
+impl Pos {
+    /// The position of byte `offset` of `text`, as diagnostics locate it (a column in
+    /// characters; an offset inside a character is that character's), without indexing
+    /// every line of the text.
+    pub fn of(text: &str, offset: usize) -> Pos {
+        let mut offset = offset.min(text.len());
+        while !text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        let before = &text.as_bytes()[..offset];
+        let start = memchr::memrchr(b'\n', before).map_or(0, |i| i + 1);
+        Pos {
+            line: memchr::memchr_iter(b'\n', before).count() + 1,
+            col: text[start..offset].chars().count() + 1,
+        }
+    }
+}
+
+impl std::fmt::Display for Pos {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}", self.line, self.col)
+    }
+}
+
 /// One text the input layer set on an input.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Change {
@@ -76,6 +107,25 @@ pub struct Change {
     pub range: Range<usize>,
     /// The functions or models whose text changed (APS, BLIF).
     pub items: Vec<String>,
+    /// Where `range` starts and ends in the new text.
+    #[serde(default)]
+    pub start: Pos,
+    #[serde(default)]
+    pub end: Pos,
+}
+
+impl Change {
+    /// `text` (the new text of `file`) differs from the old one in `range`, which meets
+    /// `items`.
+    pub fn new(file: &Path, text: &str, range: Range<usize>, items: Vec<String>) -> Change {
+        Change {
+            file: file.to_path_buf(),
+            start: Pos::of(text, range.start),
+            end: Pos::of(text, range.end),
+            range,
+            items,
+        }
+    }
 }
 
 /// Why a query executed.
@@ -88,6 +138,9 @@ pub enum Reason {
         #[serde(skip_serializing_if = "Option::is_none")]
         item: Option<String>,
         range: Range<usize>,
+        /// Where `range` starts in the new text.
+        #[serde(default)]
+        start: Pos,
     },
     /// The daemon runs another kiln build than the one that last used the cache: nothing
     /// computed before can be reused.
@@ -101,12 +154,8 @@ pub enum Reason {
 impl std::fmt::Display for Reason {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Reason::InputChanged { file, item, range } => {
-                write!(f, "input changed: {}", file.display())?;
-                if let Some(i) = item {
-                    write!(f, " @{i}")?;
-                }
-                write!(f, " bytes {}..{}", range.start, range.end)
+            Reason::InputChanged { file, start, .. } => {
+                write!(f, "edited at {}:{start}", file.display())
             }
             Reason::BuildIdChanged { was, now } => {
                 write!(f, "build id changed (was {was}, now {now})")
@@ -130,19 +179,20 @@ pub struct Entry {
 }
 
 impl Entry {
-    /// One line: `query  file @item block N: reason[; cache ...]`.
+    /// One line: `file @function block N [query]: reason[; cache ...]` (a BLIF file's
+    /// items are `model NAME`).
     pub fn line(&self) -> String {
-        let mut s = format!("{:<16}", self.query);
+        let mut s = String::new();
         if let Some(sub) = &self.subject {
-            s.push_str(&format!(" {}", sub.file.display()));
+            s.push_str(&format!("{} ", sub.file.display()));
             if let Some(i) = &sub.item {
-                s.push_str(&format!(" @{i}"));
+                s.push_str(&format!("{} ", item_name(&sub.file, i)));
             }
             if let Some(b) = sub.block {
-                s.push_str(&format!(" block {b}"));
+                s.push_str(&format!("block {b} "));
             }
         }
-        s.push_str(&format!(": {}", self.reason));
+        s.push_str(&format!("[{}]: {}", self.query, self.reason));
         match self.cache {
             Some(CacheOutcome::Hit) => s.push_str("; served from the persistent cache"),
             Some(CacheOutcome::Miss(m)) => s.push_str(&format!("; {}", m.describe())),
@@ -150,6 +200,58 @@ impl Entry {
         }
         s
     }
+
+    /// The order of entries in the human form: edited ones first.
+    fn rank(&self) -> u8 {
+        match self.reason {
+            Reason::InputChanged { .. } => 0,
+            Reason::BuildIdChanged { .. } | Reason::NewInput => 1,
+            Reason::Dependency => 2,
+        }
+    }
+}
+
+/// How an item of `file` is named to people: `@f` in MLIR, `model m` in BLIF.
+fn item_name(file: &Path, item: &str) -> String {
+    if is_blif(file) {
+        format!("model {item}")
+    } else {
+        format!("@{item}")
+    }
+}
+
+fn is_blif(file: &Path) -> bool {
+    file.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("blif"))
+}
+
+/// `1 edit`, `2 edits` (`queries` for `query`).
+fn count(n: usize, thing: &str) -> String {
+    match (n, thing) {
+        (1, _) => format!("1 {thing}"),
+        (_, "query") => format!("{n} queries"),
+        _ => format!("{n} {thing}s"),
+    }
+}
+
+/// At most `max` of `names`, then how many more.
+fn some_of(names: &[String], max: usize) -> String {
+    let mut s = names[..names.len().min(max)].join(", ");
+    if names.len() > max {
+        s.push_str(&format!(" and {} more", names.len() - max));
+    }
+    s
+}
+
+/// Names of functions or models listed in a summary, at most.
+const NAMES: usize = 5;
+
+/// A target the last build does not know (not an output, input, function or model of it).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Unknown {
+    pub target: String,
+    /// What the last build knows, a few of each kind (`inputs m.mlir, ...`).
+    pub known: Vec<String>,
 }
 
 /// The explanation of one build.
@@ -162,6 +264,9 @@ pub struct Explanation {
     pub dropped: u64,
     /// Each output file of the build and the input it is made from.
     pub outputs: Vec<(PathBuf, PathBuf)>,
+    /// The target asked about, when the last build does not know it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unknown: Option<Unknown>,
 }
 
 impl Explanation {
@@ -173,11 +278,7 @@ impl Explanation {
         };
         let name = t.strip_prefix('@').unwrap_or(t);
         let path = Path::new(t);
-        let input = self
-            .outputs
-            .iter()
-            .find(|(o, _)| o == path || o.ends_with(path))
-            .map(|(_, i)| i.clone());
+        let input = self.output_input(path);
         let keep = |s: &Subject| match &input {
             Some(i) => s.file == *i,
             None => s.file == path || s.file.ends_with(path) || s.item.as_deref() == Some(name),
@@ -193,28 +294,220 @@ impl Explanation {
         }
     }
 
-    /// The human form: the changes, then one line per entry.
+    /// The input of the output `path`, if it is one of the build's.
+    fn output_input(&self, path: &Path) -> Option<PathBuf> {
+        self.outputs
+            .iter()
+            .find(|(o, _)| o == path || o.ends_with(path))
+            .map(|(_, i)| i.clone())
+    }
+
+    /// The inputs of the build: of its outputs, its changes and its entries.
+    pub fn inputs(&self) -> BTreeSet<PathBuf> {
+        let outputs = self.outputs.iter().map(|(_, i)| i.clone());
+        let changed = self.changes.iter().map(|c| c.file.clone());
+        let subjects = self
+            .entries
+            .iter()
+            .filter_map(|e| Some(e.subject.as_ref()?.file.clone()));
+        outputs.chain(changed).chain(subjects).collect()
+    }
+
+    /// `None` when `target` names an output, an input, or a function or model of the
+    /// build (`items`: each input's functions or models); otherwise what the build knows.
+    pub fn unknown(&self, target: &str, items: &[(PathBuf, Vec<String>)]) -> Option<Unknown> {
+        let path = Path::new(target);
+        let name = target.strip_prefix('@').unwrap_or(target);
+        let inputs = self.inputs();
+        if self.output_input(path).is_some()
+            || inputs.iter().any(|i| i == path || i.ends_with(path))
+            || items
+                .iter()
+                .any(|(_, names)| names.iter().any(|n| n == name))
+        {
+            return None;
+        }
+        let few = |mut names: Vec<String>| {
+            names.sort();
+            names.dedup();
+            some_of(&names, 3)
+        };
+        let mut known = Vec::new();
+        if !self.outputs.is_empty() {
+            let o = self.outputs.iter().map(|(o, _)| o.display().to_string());
+            known.push(format!("outputs {}", few(o.collect())));
+        }
+        if !inputs.is_empty() {
+            let i = inputs.iter().map(|i| i.display().to_string());
+            known.push(format!("inputs {}", few(i.collect())));
+        }
+        let names = |blif: bool| -> Vec<String> {
+            items
+                .iter()
+                .filter(|(f, _)| is_blif(f) == blif)
+                .flat_map(|(f, n)| n.iter().map(|n| item_name(f, n)))
+                .collect()
+        };
+        let functions = names(false);
+        if !functions.is_empty() {
+            known.push(format!("functions {}", few(functions)));
+        }
+        let models: Vec<String> = names(true)
+            .into_iter()
+            .map(|m| m.trim_start_matches("model ").to_string())
+            .collect();
+        if !models.is_empty() {
+            known.push(format!("models {}", few(models)));
+        }
+        Some(Unknown {
+            target: target.to_string(),
+            known,
+        })
+    }
+
+    /// Every path below `dir` made relative to it (for people, in `dir`).
+    pub fn relative_to(&mut self, dir: &Path) {
+        let rel = |p: &mut PathBuf| {
+            if let Ok(r) = p.strip_prefix(dir)
+                && !r.as_os_str().is_empty()
+            {
+                *p = r.to_path_buf();
+            }
+        };
+        for c in &mut self.changes {
+            rel(&mut c.file);
+        }
+        for e in &mut self.entries {
+            if let Some(s) = &mut e.subject {
+                rel(&mut s.file);
+            }
+            if let Reason::InputChanged { file, .. } = &mut e.reason {
+                rel(file);
+            }
+        }
+        for (o, i) in &mut self.outputs {
+            rel(o);
+            rel(i);
+        }
+        if let Some(u) = &mut self.unknown {
+            let prefix = format!("{}/", dir.display());
+            for k in &mut u.known {
+                *k = k.replace(&prefix, "");
+            }
+        }
+    }
+
+    /// One line: how many queries ran and why (`3 queries re-ran because of 1 edit in 1
+    /// file: function @f (m.mlir)`).
+    pub fn summary(&self) -> String {
+        let n = self.entries.len() + usize::try_from(self.dropped).unwrap_or(usize::MAX);
+        if n == 0 {
+            return "no query executed".to_string();
+        }
+        let queries = count(n, "query");
+        let mut causes = Vec::new();
+        let files: BTreeSet<&Path> = self.changes.iter().map(|c| c.file.as_path()).collect();
+        if !self.changes.is_empty() {
+            let what: Vec<String> = files.iter().map(|f| self.edited(f)).collect();
+            causes.push(format!(
+                "{} in {}: {}",
+                count(self.changes.len(), "edit"),
+                count(files.len(), "file"),
+                some_of(&what, NAMES)
+            ));
+        }
+        let new: BTreeSet<&Path> = self
+            .entries
+            .iter()
+            .filter(|e| e.reason == Reason::NewInput)
+            .filter_map(|e| Some(e.subject.as_ref()?.file.as_path()))
+            .collect();
+        if !new.is_empty() {
+            causes.push(format!(
+                "first build of {} in this daemon",
+                count(new.len(), "input")
+            ));
+        }
+        let rebuilt = self.entries.iter().find_map(|e| match &e.reason {
+            Reason::BuildIdChanged { was, now } => Some((was, now)),
+            _ => None,
+        });
+        if let Some((was, now)) = rebuilt {
+            causes.push(format!("another kiln build (was {was}, now {now})"));
+        }
+        if causes.is_empty() {
+            format!("{queries} ran because a file or option they read changed")
+        } else if self.changes.is_empty() {
+            format!("{queries} ran: {}", causes.join("; "))
+        } else {
+            format!("{queries} re-ran because of {}", causes.join("; "))
+        }
+    }
+
+    /// What the build's changes of `file` edited: `functions @f, @g (m.mlir)`, `model m
+    /// (x.blif)`, `m.mlir outside any function`.
+    fn edited(&self, file: &Path) -> String {
+        let mut items: Vec<&String> = self
+            .changes
+            .iter()
+            .filter(|c| c.file == file)
+            .flat_map(|c| &c.items)
+            .collect();
+        items.sort();
+        items.dedup();
+        let blif = is_blif(file);
+        let kind = if blif { "model" } else { "function" };
+        if items.is_empty() {
+            return format!("{} outside any {kind}", file.display());
+        }
+        let names: Vec<String> = items
+            .iter()
+            .map(|i| if blif { i.to_string() } else { format!("@{i}") })
+            .collect();
+        let kind = if names.len() == 1 {
+            kind.to_string()
+        } else {
+            format!("{kind}s")
+        };
+        format!("{kind} {} ({})", some_of(&names, NAMES), file.display())
+    }
+
+    /// The human form, everything: the summary, the changes, then one line per entry.
     pub fn render(&self) -> String {
-        let mut out = String::new();
-        for c in &self.changes {
+        self.render_at_most(usize::MAX, "")
+    }
+
+    /// The human form with at most `max` changes and `max` entries (edited ones first),
+    /// each followed by how many more and `hint` (how to list them all).
+    pub fn render_at_most(&self, max: usize, hint: &str) -> String {
+        let mut out = self.summary();
+        out.push('\n');
+        for c in self.changes.iter().take(max) {
             out.push_str(&format!(
-                "changed: {} bytes {}..{}",
+                "changed: {}:{}-{}",
                 c.file.display(),
-                c.range.start,
-                c.range.end
+                c.start,
+                c.end
             ));
             if !c.items.is_empty() {
-                let items: Vec<String> = c.items.iter().map(|i| format!("@{i}")).collect();
-                out.push_str(&format!(" ({})", items.join(", ")));
+                let items: Vec<String> = c.items.iter().map(|i| item_name(&c.file, i)).collect();
+                out.push_str(&format!(" ({})", some_of(&items, NAMES)));
             }
             out.push('\n');
         }
-        if self.entries.is_empty() {
-            out.push_str("no query executed\n");
+        let more = |n: usize, what: &str| format!("… and {n} more{what}{hint}\n");
+        if self.changes.len() > max {
+            let n = self.changes.len() - max;
+            out.push_str(&more(n, if n == 1 { " change" } else { " changes" }));
         }
-        for e in &self.entries {
+        let mut order: Vec<&Entry> = self.entries.iter().collect();
+        order.sort_by_key(|e| e.rank());
+        for e in order.iter().take(max) {
             out.push_str(&e.line());
             out.push('\n');
+        }
+        if self.entries.len() > max {
+            out.push_str(&more(self.entries.len() - max, ""));
         }
         if self.dropped > 0 {
             out.push_str(&format!("({} more not recorded)\n", self.dropped));
@@ -324,9 +617,10 @@ impl Explain {
         Recording(self)
     }
 
-    /// The input layer set `change`.
-    pub fn changed(&self, change: Change) {
+    /// The input layer set a text: `change` (made only while a build runs).
+    pub fn changed(&self, change: impl FnOnce() -> Change) {
         if self.active.load(Ordering::Relaxed) > 0 {
+            let change = change();
             self.lock().changes.push(change);
         }
     }
@@ -391,6 +685,7 @@ impl Explain {
             entries,
             dropped: log.dropped,
             outputs: Vec::new(),
+            unknown: None,
         }
     }
 
@@ -424,6 +719,7 @@ impl Explain {
             file: c.file.clone(),
             item: item.cloned(),
             range: c.range.clone(),
+            start: c.start,
         }
     }
 }
@@ -449,4 +745,108 @@ pub fn touched(items: &[Item], range: &Range<usize>) -> Vec<String> {
 /// The first statement of a query body: the subject of the execution salsa just opened.
 pub fn note(db: &dyn KilnDb, subject: impl FnOnce() -> Subject) -> Noted {
     db.runtime().explain.note(subject)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use compiler::diag::LineIndex;
+
+    #[test]
+    fn positions_are_located_as_diagnostics_locate_them() {
+        let text = "ab\n\u{e9}t\u{e9}\n\nxyz";
+        let index = LineIndex::new(text);
+        for offset in 0..=text.len() + 2 {
+            let p = index.position(text, offset);
+            let want = Pos {
+                line: p.line,
+                col: p.col,
+            };
+            assert_eq!(Pos::of(text, offset), want, "{offset}");
+        }
+        assert_eq!(Pos::of(text, 4).to_string(), "2:1");
+        assert_eq!(Pos::of(text, 5).to_string(), "2:2");
+    }
+
+    fn entry(query: &str, file: &str, item: Option<&str>, reason: Reason) -> Entry {
+        Entry {
+            query: query.into(),
+            subject: Some(Subject {
+                item: item.map(Into::into),
+                ..Subject::file(Path::new(file))
+            }),
+            reason,
+            cache: None,
+        }
+    }
+
+    #[test]
+    fn the_summary_names_edited_functions_and_models_and_new_inputs() {
+        let change = |file: &str, items: &[&str]| Change {
+            items: items.iter().map(|i| i.to_string()).collect(),
+            ..Change::new(Path::new(file), "a\nbc", 3..4, Vec::new())
+        };
+        let edited = |file: &str| Reason::InputChanged {
+            file: file.into(),
+            item: None,
+            range: 3..4,
+            start: Pos { line: 2, col: 2 },
+        };
+        let e = Explanation {
+            changes: vec![change("m.mlir", &["g", "f"]), change("x.blif", &["adder"])],
+            entries: vec![
+                entry("model_aig", "x.blif", Some("adder"), edited("x.blif")),
+                entry("function_index", "n.mlir", None, Reason::NewInput),
+                entry("segmentation", "m.mlir", Some("f"), edited("m.mlir")),
+            ],
+            ..Explanation::default()
+        };
+        let text = e.render_at_most(1, " (--all)");
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            lines,
+            [
+                "3 queries re-ran because of 2 edits in 2 files: functions @f, @g (m.mlir), \
+                 model adder (x.blif); first build of 1 input in this daemon",
+                "changed: m.mlir:2:2-2:3 (@g, @f)",
+                "… and 1 more change (--all)",
+                "x.blif model adder [model_aig]: edited at x.blif:2:2",
+                "… and 2 more (--all)",
+            ]
+        );
+        assert_eq!(e.render().lines().count(), 6);
+        assert_eq!(Explanation::default().summary(), "no query executed");
+    }
+
+    #[test]
+    fn an_unknown_target_gets_a_few_known_names_of_each_kind() {
+        let e = Explanation {
+            outputs: vec![("/w/out/m.aig".into(), "/w/m.mlir".into())],
+            ..Explanation::default()
+        };
+        let items = [
+            (
+                "/w/m.mlir".into(),
+                (0..5).map(|i| format!("f{i}")).collect(),
+            ),
+            ("/w/x.blif".into(), vec!["adder".to_string()]),
+        ];
+        for known in ["@f4", "f4", "adder", "out/m.aig", "m.mlir", "/w/m.mlir"] {
+            assert_eq!(e.unknown(known, &items), None, "{known}");
+        }
+        let mut u = Explanation {
+            unknown: e.unknown("@f9", &items),
+            ..e.clone()
+        };
+        u.relative_to(Path::new("/w"));
+        assert_eq!(
+            u.unknown.unwrap().known,
+            [
+                "outputs out/m.aig",
+                "inputs m.mlir",
+                "functions @f0, @f1, @f2 and 2 more",
+                "models adder",
+            ]
+        );
+    }
 }

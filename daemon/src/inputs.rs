@@ -141,6 +141,17 @@ impl Workspace {
         }
     }
 
+    /// The functions (MLIR) or models (BLIF) of the input `path`, as last read.
+    pub fn items(&self, path: &Path) -> Option<Vec<String>> {
+        if let Some((f, ..)) = self.sources.get(path) {
+            let split = f.split(&self.db);
+            return Some(split.functions.iter().map(|i| i.symbol.clone()).collect());
+        }
+        let (f, ..) = self.blifs.get(path)?;
+        let models = compiler::flow::blif::models(f.text(&self.db));
+        Some(models.into_iter().map(|i| i.symbol).collect())
+    }
+
     /// Read the spec's inputs from disk (skipping files whose size, times and inode are
     /// unchanged); set the salsa inputs whose text changed.
     pub fn sync(&mut self, spec: &BuildSpec) -> Resolved {
@@ -361,10 +372,9 @@ impl Workspace {
         self.db.counters().executed(Kind::MlirItems);
         let split = Arc::new(resplit(f.split(&self.db), &text, Some(common)));
         let range = explain::changed_range(old.len(), text.len(), common);
-        self.explain().changed(Change {
-            items: explain::touched(&split.functions, &range),
-            file: path.to_path_buf(),
-            range,
+        self.explain().changed(|| {
+            let items = explain::touched(&split.functions, &range);
+            Change::new(path, &text, range, items)
         });
         let generation = self.next_generation();
         self.recycled = f.set_text(&mut self.db).to(text).into_bytes();
@@ -381,11 +391,10 @@ impl Workspace {
             if old != &text {
                 let common = Common::of(old.as_bytes(), text.as_bytes());
                 let range = explain::changed_range(old.len(), text.len(), common);
-                let models = compiler::flow::blif::models(&text);
-                self.explain().changed(Change {
-                    items: explain::touched(&models, &range),
-                    file: path.to_path_buf(),
-                    range,
+                self.explain().changed(|| {
+                    let models = compiler::flow::blif::models(&text);
+                    let items = explain::touched(&models, &range);
+                    Change::new(path, &text, range, items)
                 });
                 f.set_text(&mut self.db)
                     .with_durability(Durability::HIGH)

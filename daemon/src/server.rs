@@ -231,7 +231,14 @@ impl rpc::Service for State {
     }
 
     fn why(&self, target: Option<&str>) -> crate::explain::Explanation {
-        self.builder.explanation().filtered(target)
+        let all = self.builder.explanation();
+        let mut e = all.filtered(target);
+        if let Some(t) = target
+            && e.entries.is_empty()
+        {
+            e.unknown = all.unknown(t, &self.builder.items(all.inputs()));
+        }
+        e
     }
 
     fn analyze(&self, doc: &rpc::DocumentChange) -> Result<Analysis, OverlayError> {

@@ -62,17 +62,37 @@ fn an_edit_of_one_function_explains_exactly_its_queries_and_the_byte_range() {
             file,
             item,
             range: r,
+            start,
         } = &x.reason
         else {
             panic!("{}", x.line());
         };
         assert_eq!((file, r), (&g.src, &range), "{}", x.line());
+        assert_eq!(start, &e.changes[0].start, "{}", x.line());
         let own = x.subject.as_ref().and_then(|s| s.item.clone());
         assert_eq!(item, &own, "{}", x.line());
     }
+    // Located as diagnostics are: 1-based line and column of the first changed byte.
+    let before = &edited[..range.start];
+    let line = before.matches('\n').count() + 1;
+    let col = range.start - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+    assert_eq!(
+        (e.changes[0].start.line, e.changes[0].start.col),
+        (line, col)
+    );
     let text = e.render();
+    let src = g.src.display();
     assert!(
-        text.contains(&format!("@f40 bytes {}..{}", range.start, range.end)),
+        text.starts_with(&format!(
+            "{} queries re-ran because of 1 edit in 1 file: function @f40 ({src})\n",
+            e.entries.len()
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "@f40 [segmentation]: edited at {src}:{line}:{col}"
+        )),
         "{text}"
     );
     // Filtering by function or output keeps the function's entries.

@@ -1,13 +1,19 @@
-//! `kiln why [OUTPUT|INPUT|FUNCTION] [--json]`: why each query of the daemon's last build
-//! executed — which input changed (file, function, byte range), a build-id change, a new
-//! input, a cache miss (key absent, entry corrupt, evicted, remote rejection). Exits 1 when
-//! no daemon runs. `kiln build --explain` and `kiln watch --explain` print the same after
-//! each build.
+//! `kiln why [OUTPUT|INPUT|FUNCTION] [--all] [--json]`: why each query of the daemon's last
+//! build executed. First a summary (how many queries, because of which edits of which
+//! functions or models), then the edits (`file:line:col`), then one line per query (its
+//! file, function, block or model, its kind in brackets, and the reason: an edit, a
+//! build-id change, a new input, a cache miss), at most [`MAX_LINES`] of them without
+//! `--all`. An unknown target is an error (`E0012`); exits 1 when no daemon runs.
+//! `kiln build --explain` and `kiln watch --explain` print the same after each build.
 
 use crate::daemon_client::{self, fail};
-use crate::io::Failure;
+use crate::io::{self, Failure};
+use compiler::diag::{Code, Located, Severity};
 use kiln_daemon::explain::Explanation;
 use kiln_daemon::rpc::RpcError;
+
+/// Queries (and edits) listed in the human form without `--all`.
+pub const MAX_LINES: usize = 50;
 
 #[derive(clap::Args)]
 #[command(after_help = "Examples:
@@ -17,18 +23,29 @@ use kiln_daemon::rpc::RpcError;
 pub struct Args {
     /// An output file, an input file, or a function or model (`@f500`); default: all.
     pub target: Option<String>,
-    /// Print JSON.
+    /// List every query (default: the first 50).
+    #[arg(long)]
+    pub all: bool,
+    /// Print JSON (always every query).
     #[arg(long)]
     pub json: bool,
 }
 
 pub fn run(args: Args) -> Result<(), Failure> {
-    out!("{}", explanation(args.target.as_deref(), args.json)?);
+    let e = explanation(args.target.as_deref())?;
+    if args.json {
+        let json = serde_json::to_string_pretty(&e).map_err(fail)?;
+        outln!("{json}");
+        return Ok(());
+    }
+    let max = if args.all { usize::MAX } else { MAX_LINES };
+    out!("{}", human(e, max, " (--all to list every one)"));
     Ok(())
 }
 
-/// The last build's explanation from the running daemon, as text or JSON.
-pub fn explanation(target: Option<&str>, json: bool) -> Result<String, Failure> {
+/// The last build's explanation from the running daemon (about `target`, if given); an
+/// error naming what the build knows when it does not know `target`.
+fn explanation(target: Option<&str>) -> Result<Explanation, Failure> {
     let c = daemon_client::connector()?;
     let rt = daemon_client::runtime()?;
     let e = rt.block_on(async {
@@ -37,12 +54,45 @@ pub fn explanation(target: Option<&str>, json: bool) -> Result<String, Failure> 
         };
         client.why(target).await.map_err(fail)
     })?;
-    if json {
-        return serde_json::to_string_pretty(&e)
-            .map(|s| s + "\n")
-            .map_err(fail);
+    match &e.unknown {
+        Some(u) => {
+            let mut m = Located::file(
+                u.target.clone(),
+                Severity::Error,
+                "not an output, input, function or model of the daemon's last build",
+            )
+            .with_code(Code::UnknownSubject);
+            let mut known = Explanation {
+                unknown: Some(u.clone()),
+                ..Explanation::default()
+            };
+            if let Ok(dir) = std::env::current_dir() {
+                known.relative_to(&dir);
+            }
+            let known = known.unknown.map(|u| u.known).unwrap_or_default();
+            m.notes.push(if known.is_empty() {
+                "the last build has no inputs".to_string()
+            } else {
+                format!("the last build knows {}", known.join("; "))
+            });
+            Err(Failure::located(vec![m]))
+        }
+        None => Ok(e),
     }
-    Ok(e.render())
+}
+
+/// The human form of `e`: paths relative to the current directory, at most `max` lines
+/// of changes and of queries, then `hint`.
+fn human(mut e: Explanation, max: usize, hint: &str) -> String {
+    if let Ok(dir) = std::env::current_dir() {
+        e.relative_to(&dir);
+    }
+    e.render_at_most(max, hint)
+}
+
+/// What `--explain` of `build` and `watch` prints of `e` (on stderr).
+fn explained(e: Explanation) -> String {
+    human(e, MAX_LINES, " (`kiln why --all` lists every one)")
 }
 
 /// `--explain` of `build` and `watch`: the explanation on stderr (after an in-process
@@ -52,8 +102,8 @@ pub fn print_after_build(no_daemon: bool) {
         errln!("kiln: --explain: an in-process build runs no queries to explain");
         return;
     }
-    match explanation(None, false) {
-        Ok(text) => crate::io::print_err(&text),
+    match explanation(None) {
+        Ok(e) => io::print_err(&explained(e)),
         Err(f) => errln!("kiln: --explain: {}", f.message),
     }
 }
@@ -61,7 +111,7 @@ pub fn print_after_build(no_daemon: bool) {
 /// `--explain` of `watch`, given the daemon's answer.
 pub fn print_explained(e: Result<Explanation, RpcError>) {
     match e {
-        Ok(e) => crate::io::print_err(&e.render()),
+        Ok(e) => io::print_err(&explained(e)),
         Err(e) => errln!("kiln: --explain: {e}"),
     }
 }

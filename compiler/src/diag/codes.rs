@@ -104,6 +104,10 @@ codes! {
         "The nearest `kiln.toml` (searched from the current directory up) is not valid TOML, \
          or holds an unknown key or a value of the wrong type. `kiln help` lists the keys: \
          `blif_lib`, `out_dir`, `[limits]`, `[remote]`.";
+    UnknownSubject = "E0012", "not an output, input, function or model of the last build",
+        "`kiln why` explains the daemon's last build. Its argument must be one of that build's \
+         output files, one of its input files, or a function or model of one of its inputs \
+         (`@f`); its note lists a few of each. Build the input first, or check the name.";
     Syntax = "E0101", "MLIR syntax error",
         "The input does not follow MLIR's textual grammar (generic form, or the custom form \
          of an op kiln knows) at the position shown: the message says what was expected \

@@ -169,10 +169,9 @@ impl Workspace {
         let old_len = f.text(&self.db).len();
         if let Some(c) = common {
             let range = explain::changed_range(old_len, text.len(), c);
-            self.explain().changed(Change {
-                items: explain::touched(&split.functions, &range),
-                file: path.to_path_buf(),
-                range,
+            self.explain().changed(|| {
+                let items = explain::touched(&split.functions, &range);
+                Change::new(path, &text, range, items)
             });
         }
         f.set_text(&mut self.db).to(text);
@@ -183,11 +182,10 @@ impl Workspace {
     fn record(&self, path: &Path, old: &str, new: &str, common: Option<Common>) {
         let Some(c) = common else { return };
         let range = explain::changed_range(old.len(), new.len(), c);
-        let models = compiler::flow::blif::models(new);
-        self.explain().changed(Change {
-            items: explain::touched(&models, &range),
-            file: path.to_path_buf(),
-            range,
+        self.explain().changed(|| {
+            let models = compiler::flow::blif::models(new);
+            let items = explain::touched(&models, &range);
+            Change::new(path, new, range, items)
         });
     }
 }

@@ -19,7 +19,8 @@ pub(crate) trait Service: Send + Sync + 'static {
     ) -> Result<(), WatchError>;
     fn stats(&self) -> DaemonStats;
     fn shutdown(&self);
-    /// The last build's explanation, filtered (see [`Explanation::filtered`]).
+    /// The last build's explanation, filtered (see [`Explanation::filtered`]); with
+    /// [`Explanation::unknown`] set when the last build does not know `target`.
     fn why(&self, target: Option<&str>) -> Explanation;
     /// An editor's change to an open document, and its diagnostics.
     fn analyze(&self, doc: &DocumentChange) -> Result<Analysis, OverlayError>;
