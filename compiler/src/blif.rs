@@ -14,9 +14,11 @@
 //! - `.latch in out [type control] [init]`: type and control are recorded but do not change
 //!   the AIG (one global clock); the init defaults to 3 (unknown).
 //! - `.conn src dst` (yosys) is a buffer from `src` to `dst`.
-//! - `.exdc` sections are skipped with a warning (the care network is kept); timing and clock
-//!   directives, `.attr`, `.param`, `.latch_order` and `.code` are ignored with one warning
-//!   per directive kind; `.cname` names the preceding `.subckt` instance.
+//! - `.exdc` sections are skipped with a warning (the care network is kept); timing (every
+//!   delay constraint of the SIS manual, and ABC's `.and_gate_delay`) and clock directives,
+//!   `.attr`, `.param`, `.latch_order` and `.code` are ignored with one warning per
+//!   directive kind; `.cname` names the preceding `.subckt` instance.
+//! - `.latch in out type` (a type without its control) is an error, not an init value.
 //! - `.gate`, `.mlatch` (need a cell library), `.start_kiss` (FSM), `.search` (file access)
 //!   and `.blackbox` (no logic to lower) are errors.
 
@@ -24,7 +26,7 @@
 pub mod generate;
 pub(crate) mod models;
 
-use crate::diag::{Diagnostic, Span};
+use crate::diag::{Code, Diagnostic, Span};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -244,6 +246,8 @@ pub struct Subckt {
 }
 
 /// Directives that carry timing, clock or attribute information only: ignored with a warning.
+/// The timing directives are those of the SIS manual's delay constraints, with ABC's
+/// `.and_gate_delay`.
 const IGNORED: &[&str] = &[
     ".clock",
     ".cycle",
@@ -261,6 +265,8 @@ const IGNORED: &[&str] = &[
     ".output_load",
     ".default_output_load",
     ".max_input_load",
+    ".default_max_input_load",
+    ".and_gate_delay",
     ".attr",
     ".param",
     ".latch_order",
@@ -423,6 +429,87 @@ impl Hint {
             name_bytes: text.len() / 3,
         }
     }
+}
+
+/// The roots of the hierarchy above a file's first model, when another model instantiates
+/// it: the models that instantiate it (directly or through others) and that no model
+/// instantiates, in file order. Empty when no model instantiates the first one (or only
+/// models on an instantiation cycle do, which is an error of its own). `names` are the
+/// file's models in file order (the first definition of a name counts); `instances(m)`
+/// lists the models `m` instantiates. Linear in the models and instances.
+pub fn roots_above_first(
+    names: &[&str],
+    mut instances: impl FnMut(&str) -> Option<Vec<String>>,
+) -> Vec<String> {
+    let mut index: crate::fxhash::FxHashMap<&str, usize> = Default::default();
+    for (i, n) in names.iter().enumerate() {
+        index.entry(n).or_insert(i);
+    }
+    let mut parents: Vec<Vec<usize>> = vec![Vec::new(); names.len()];
+    let mut instantiated = vec![false; names.len()];
+    for (i, n) in names.iter().enumerate() {
+        if index[n] != i {
+            continue;
+        }
+        for c in instances(n).unwrap_or_default() {
+            if let Some(&k) = index.get(c.as_str()) {
+                instantiated[k] = true;
+                if parents[k].last() != Some(&i) {
+                    parents[k].push(i);
+                }
+            }
+        }
+    }
+    if !instantiated.first().copied().unwrap_or(false) {
+        return Vec::new();
+    }
+    let mut seen = vec![false; names.len()];
+    let mut stack = vec![0];
+    seen[0] = true;
+    while let Some(m) = stack.pop() {
+        for &p in &parents[m] {
+            if !seen[p] {
+                seen[p] = true;
+                stack.push(p);
+            }
+        }
+    }
+    (0..names.len())
+        .filter(|&i| seen[i] && !instantiated[i])
+        .map(|i| names[i].to_string())
+        .collect()
+}
+
+/// The warning of a file whose first model (`first`, lowered as the top) is instantiated
+/// by another model: the roots of its hierarchy ([`roots_above_first`]) are named, and
+/// `--top` suggested.
+pub fn first_instantiated_warning(first: &Model, roots: &[String]) -> Diagnostic {
+    const SHOWN: usize = 8;
+    let mut shown = (roots.iter().take(SHOWN))
+        .map(|r| format!("`{r}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    if roots.len() > SHOWN {
+        shown.push_str(&format!(" and {} more", roots.len() - SHOWN));
+    }
+    let what = match roots.len() {
+        1 => format!("the root of its hierarchy is {shown}"),
+        n => format!("its hierarchy has {n} roots: {shown}"),
+    };
+    let root = roots.first().map_or("MODEL", String::as_str);
+    Diagnostic::warning(
+        first.span,
+        format!(
+            "the first model `{}` is lowered as the top, but another model instantiates it; \
+             {what}",
+            first.name
+        ),
+    )
+    .with_note(format!(
+        "BLIF takes the first model as the circuit (ABC and yosys lower the root): put \
+         `{root}` first, or lower it with `kiln aig --top {root}`"
+    ))
+    .with_code(Code::TopInstantiated)
 }
 
 /// Parse a BLIF text. Errors stop at the first problem; warnings are collected.
@@ -639,7 +726,7 @@ impl<'a> Parser<'a> {
                 self.warnings.push(Diagnostic::warning(
                     head.span(),
                     "`.exdc` external don't-care network ignored (only the care network is lowered)",
-                ));
+                ).with_code(Code::ExdcIgnored));
                 Ok(())
             }
             ".gate" | ".mlatch" => Err(Diagnostic::error(
@@ -679,10 +766,13 @@ impl<'a> Parser<'a> {
         }
         self.warned
             .insert(head.text.to_string(), (self.warnings.len(), 1));
-        self.warnings.push(Diagnostic::warning(
-            head.span(),
-            format!("`{}` ignored (no effect on the logic)", head.text),
-        ));
+        self.warnings.push(
+            Diagnostic::warning(
+                head.span(),
+                format!("`{}` ignored (no effect on the logic)", head.text),
+            )
+            .with_code(Code::DirectiveIgnored),
+        );
     }
 
     fn flush_warning_counts(&mut self) {
@@ -833,6 +923,17 @@ impl<'a> Parser<'a> {
         };
         let (kind, control, init) = match rest {
             [] => (None, None, None),
+            [k] if latch_kind(*k).is_ok() => {
+                return Err(Diagnostic::error(
+                    k.span(),
+                    format!(
+                        "`.latch` of type `{}` needs a control net after the type (a clock, \
+                         or `NIL`)",
+                        k.text
+                    ),
+                )
+                .with_note("`.latch` takes `input output [type control] [init]`"));
+            }
             [init] => (None, None, Some(*init)),
             [k, c] => (Some(*k), Some(*c), None),
             [k, c, init] => (Some(*k), Some(*c), Some(*init)),

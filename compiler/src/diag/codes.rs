@@ -161,9 +161,12 @@ codes! {
         "The BLIF file does not follow the format (SIS, with yosys's `.conn`/`.cname`), or \
          describes a netlist kiln cannot lower: a net with two drivers, a combinational \
          loop, a cover row of the wrong width, ... The message says which.";
-    BlifWarning = "W0300", "questionable BLIF netlist",
-        "The netlist lowers, but something in it is likely a mistake, e.g. a net that is \
-         used but never driven (it becomes a primary input).";
+    BlifWarning = "W0300", "a net has no driver and reads as constant 0",
+        "A net is read (by a cover, a latch, an output or an instance input) but nothing \
+         drives it: no `.inputs`, `.names`, `.latch`, `.conn` or instance output names it \
+         as its output. kiln reads it as constant 0. Drive the net, or list it \
+         in `.inputs` if it is meant to be a primary input. This is also the code of any \
+         other BLIF warning that has no code of its own.";
     UnknownModel = "E0301", "an instantiated model is not defined",
         "A `.subckt` names a model that is not in the file. kiln never looks beyond one \
          file: put the model's `.model ... .end` in the same file.";
@@ -172,6 +175,30 @@ codes! {
          hierarchy has no bottom. The message shows the chain.";
     NoModel = "E0303", "no model in the file",
         "A BLIF file needs at least one `.model`; its first model is the top.";
+    ExdcIgnored = "W0304", "an external don't-care network is ignored",
+        "An `.exdc` section describes an external don't-care network: kiln lowers the care \
+         network only and skips the section up to the model's `.end` (the AIG is a valid \
+         implementation, just not one that exploits the don't-cares).";
+    DirectiveIgnored = "W0305", "a BLIF directive is ignored (no effect on the logic)",
+        "The directive carries no logic: timing (`.area`, `.delay`, `.wire_load_slope`, \
+         `.wire`, `.input_arrival`, `.output_required`, `.input_drive`, `.output_load`, \
+         `.max_input_load` and their `.default_` forms), clocking (`.clock`, `.cycle`, \
+         `.clock_event`), attributes (`.attr`, `.param`, a `.cname` with no instance to \
+         name), `.latch_order` or `.code`. It is ignored with one warning per directive \
+         (a note counts the other lines).";
+    TopInstantiated = "W0306", "the first model, lowered as the top, is instantiated by another model",
+        "The BLIF format takes a file's first model as the circuit, so kiln lowers it as the \
+         top; but another model instantiates it, so it is a part of a larger hierarchy whose \
+         root is the model the warning names (ABC and yosys lower that root). Put the root \
+         model first, or pick the top with `kiln aig --top MODEL`.";
+    UnconnectedPin = "W0307", "an instance input pin is not connected and reads as constant 0",
+        "A `.subckt` line names no actual net for an input pin of the instantiated model, so \
+         the pin reads as constant 0 inside that instance. Connect the pin (`pin=net`), or \
+         drive a constant net explicitly if 0 is what was meant.";
+    UnknownTop = "E0308", "the model asked for as the top is not in the file",
+        "`--top MODEL` names the model to lower as the top instead of the file's first \
+         model; this file defines no model of that name (the message lists the models it \
+         defines). Check the spelling (model names are case-sensitive).";
     Handshake = "E0400", "invalid Handshake design",
         "The `handshake.func` cannot be lowered to an AIG: an unsupported type or op form, \
          a net with two drivers or none, a combinational loop, ... The message says which.";

@@ -377,6 +377,21 @@ pub fn outcome(
     }
 }
 
+/// The warning of a file whose first model (`first`, its parse) another model
+/// instantiates, naming the roots of the hierarchy above it
+/// ([`crate::blif::first_instantiated_warning`]); its span is relative to the first
+/// model's text. `instances(m)` as for [`cycles`].
+pub fn first_instantiated(
+    models: &[Item],
+    first: Option<&Model>,
+    instances: impl FnMut(&str) -> Option<Vec<String>>,
+) -> Option<Diagnostic> {
+    let first = first?;
+    let names: Vec<&str> = models.iter().map(|m| m.symbol.as_str()).collect();
+    let roots = crate::blif::roots_above_first(&names, instances);
+    (!roots.is_empty()).then(|| crate::blif::first_instantiated_warning(first, &roots))
+}
+
 /// The outputs of a top model's AIG: binary and ASCII AIGER.
 pub fn outputs(g: &Aig) -> Vec<(OutputKind, Vec<super::Piece>)> {
     vec![
@@ -390,14 +405,27 @@ pub fn build(text: &str, limits: &Limits) -> Outcome {
     let models = models(text);
     let mut file = File::new(&models);
     let top = models.first().map(|m| file.lower(&m.symbol, limits));
+    let mut root = None;
     if !matches!(&top, Some(Err(d)) if TooDeep::refused(d)) {
         for m in &models {
             file.parse(&m.symbol);
         }
+        let first = models.first().and_then(|m| file.parse(&m.symbol));
+        let first = first
+            .as_deref()
+            .and_then(|p| p.as_ref().ok())
+            .map(|(m, _)| m);
+        root = first_instantiated(&models, first, |m| file.instances(m));
     }
-    let warnings = |m: &Item| match file.parsed.get(&m.symbol).and_then(Option::as_deref) {
-        Some(Ok((_, w))) => w.clone(),
-        _ => Vec::new(),
+    let warnings = |m: &Item| {
+        let mut w = match file.parsed.get(&m.symbol).and_then(Option::as_deref) {
+            Some(Ok((_, w))) => w.clone(),
+            _ => Vec::new(),
+        };
+        if std::ptr::eq(m, &models[0]) {
+            w.extend(root.clone());
+        }
+        w
     };
     outcome(&models, warnings, top.as_ref().map(|r| r.as_ref()))
 }

@@ -214,12 +214,31 @@ pub fn blif_outputs(db: &dyn KilnDb, file: BlifFile) -> FileOutputs {
         .map(|t| model_aig(db, file, t.symbol.clone()).as_ref());
     // A hierarchy refused for its depth is not parsed further for warnings.
     let deep = matches!(top, Some(Err(d)) if flow::TooDeep::refused(d));
+    let root = match (deep, models.first()) {
+        (false, Some(first)) => {
+            let parsed = model_parsed(db, file, first.symbol.clone());
+            let first = parsed
+                .as_ref()
+                .and_then(|p| p.as_ref().ok())
+                .map(|(m, _)| m);
+            flow::first_instantiated(models, first, |m| {
+                model_instances(db, file, m.to_string()).clone()
+            })
+        }
+        _ => None,
+    };
     let warnings = |m: &Item| match deep {
         true => Vec::new(),
-        false => match model_parsed(db, file, m.symbol.clone()) {
-            Some(Ok((_, w))) => w.clone(),
-            _ => Vec::new(),
-        },
+        false => {
+            let mut w = match model_parsed(db, file, m.symbol.clone()) {
+                Some(Ok((_, w))) => w.clone(),
+                _ => Vec::new(),
+            };
+            if std::ptr::eq(m, &models[0]) {
+                w.extend(root.clone());
+            }
+            w
+        }
     };
     flow::outcome(models, warnings, top).into()
 }
