@@ -1206,6 +1206,85 @@ mod tests {
         }
     }
 
+    /// `.latch in out type` lacks the control net: the error says so, rather than reading
+    /// the type as a bad init value.
+    #[test]
+    fn latch_type_without_control() {
+        for kind in ["fe", "re", "ah", "al", "as"] {
+            let text = format!(".model l\n.inputs a\n.outputs q\n.latch a q {kind}\n.end\n");
+            let e = parse(&text).unwrap_err();
+            assert!(e.message.contains("needs a control net"), "{}", e.message);
+            assert!(!e.message.contains("init"), "{}", e.message);
+            let at = text.find(kind).unwrap();
+            assert_eq!(e.span, Some(Span::new(at, at + 2)));
+        }
+        // A bad init is still reported as one.
+        let e = parse(".latch a q 7\n").unwrap_err();
+        assert!(e.message.contains("init value"), "{}", e.message);
+    }
+
+    /// Every timing directive of the SIS manual (and ABC's `.and_gate_delay`) is ignored
+    /// with one warning per directive kind, `.default_max_input_load` as `.max_input_load`.
+    #[test]
+    fn timing_directives_are_ignored_with_one_warning_each() {
+        let timing = [
+            ".area 10",
+            ".delay a NINV 1 1 1 1 1 1",
+            ".wire_load_slope 0.1",
+            ".wire 1 2",
+            ".input_arrival a 1 1",
+            ".default_input_arrival 0 0",
+            ".output_required y 1 1",
+            ".default_output_required 1 1",
+            ".input_drive a 1 1",
+            ".default_input_drive 1 1",
+            ".output_load y 1",
+            ".default_output_load 1",
+            ".max_input_load 2 a",
+            ".default_max_input_load 2",
+            ".and_gate_delay 1",
+        ];
+        let mut text = String::from(".model t\n.inputs a\n.outputs y\n");
+        for t in timing {
+            text.push_str(&format!("{t}\n{t}\n"));
+        }
+        text.push_str(".names a y\n1 1\n.end\n");
+        let p = parse(&text).unwrap();
+        assert_eq!(p.warnings.len(), timing.len());
+        for (w, t) in p.warnings.iter().zip(timing) {
+            let name = t.split(' ').next().unwrap();
+            assert_eq!(
+                w.message,
+                format!("`{name}` ignored (no effect on the logic)")
+            );
+            assert_eq!(w.code, Some(Code::DirectiveIgnored));
+            assert_eq!(w.notes, [format!("1 more `{name}` lines ignored")]);
+        }
+    }
+
+    #[test]
+    fn roots_above_the_first_model() {
+        let kids = |m: &str| -> Option<Vec<String>> {
+            let v: &[&str] = match m {
+                "leaf" => &[],
+                "mid" => &["leaf", "leaf"],
+                "top" => &["mid"],
+                "other" => &["leaf"],
+                "alone" => &[],
+                "x" => &["nope"],
+                _ => return None,
+            };
+            Some(v.iter().map(|s| s.to_string()).collect())
+        };
+        let names = ["leaf", "alone", "mid", "top", "other", "x"];
+        assert_eq!(roots_above_first(&names, kids), ["top", "other"]);
+        assert!(roots_above_first(&["top", "mid", "leaf"], kids).is_empty());
+        assert!(roots_above_first(&["leaf"], kids).is_empty());
+        // Only instantiated by a cycle (an error of its own): no root to name.
+        let cyc = |m: &str| Some(vec![if m == "a" { "b" } else { "a" }.to_string()]);
+        assert!(roots_above_first(&["a", "b"], cyc).is_empty());
+    }
+
     #[test]
     fn exdc_is_skipped_with_warning() {
         let p = parse(
@@ -1214,5 +1293,6 @@ mod tests {
         .unwrap();
         assert_eq!(p.file.models[0].covers.len(), 1);
         assert_eq!(p.warnings.len(), 1);
+        assert_eq!(p.warnings[0].code, Some(Code::ExdcIgnored));
     }
 }
