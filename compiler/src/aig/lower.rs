@@ -37,7 +37,7 @@ pub struct Lowered {
     pub undriven: Vec<String>,
 }
 
-/// All models of one file, lowered; `top` is the first model.
+/// All models of one file, lowered; `top` is the first model, or the one asked for.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct LoweredFile {
     pub top: String,

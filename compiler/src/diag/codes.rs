@@ -4,7 +4,7 @@
 //! A code names a kind of problem, not a message: messages may be reworded, codes stay.
 //! `E` codes are errors, `W` codes warnings. The hundreds say where the problem is found:
 //! `00` the input file and the build itself, `01` MLIR syntax, `02` APS designs, `03` BLIF
-//! netlists, `04` Handshake designs. Each flow has a family code (`E0200`, `W0300`, ...)
+//! netlists, `04` Handshake designs. Each flow has a family code (`E0200`, `E0300`, ...)
 //! that its diagnostics carry when no more specific code was given at the place they are
 //! made ([`crate::flow::Flow::code`]); a new specific code is one line here.
 //!
@@ -165,8 +165,7 @@ codes! {
         "A net is read (by a cover, a latch, an output or an instance input) but nothing \
          drives it: no `.inputs`, `.names`, `.latch`, `.conn` or instance output names it \
          as its output. kiln reads it as constant 0. Drive the net, or list it \
-         in `.inputs` if it is meant to be a primary input. This is also the code of any \
-         other BLIF warning that has no code of its own.";
+         in `.inputs` if it is meant to be a primary input.";
     UnknownModel = "E0301", "an instantiated model is not defined",
         "A `.subckt` names an unknown model: one that is not in the file. kiln never looks beyond one \
          file: put the model's `.model ... .end` in the same file.";
