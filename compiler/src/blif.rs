@@ -537,7 +537,8 @@ pub fn parse(text: &str) -> Result<Parsed, Diagnostic> {
         return Err(Diagnostic::error(
             Span::point(text.len()),
             "no BLIF model in input (expected `.model`, `.inputs`, `.names`, ...)",
-        ));
+        )
+        .with_code(Code::NoModel));
     }
     Ok(Parsed {
         file: BlifFile { models: p.models },

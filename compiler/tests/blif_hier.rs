@@ -229,3 +229,29 @@ fn unconnected_instance_input_warns() {
         .collect();
     assert_eq!(built, [messages[0].0, messages[1].0]);
 }
+
+/// An unknown or recursive model, and a file without a model, have one code whichever
+/// lowering reports them (`kiln aig` lowers the whole file, `kiln build` model by model).
+#[test]
+fn both_lowerings_give_one_code_per_error() {
+    for (text, code) in [
+        (
+            ".model m\n.outputs y\n.subckt nope a=y\n.end\n",
+            Code::UnknownModel,
+        ),
+        (
+            ".model m\n.outputs y\n.subckt m y=y\n.end\n",
+            Code::RecursiveModel,
+        ),
+        ("", Code::NoModel),
+        ("# only a comment\n", Code::NoModel),
+    ] {
+        let whole = blif::parse(text)
+            .and_then(|p| aig::lower_file(&p.file).map(|_| ()))
+            .unwrap_err();
+        assert_eq!(whole.code, Some(code), "{text:?}: {}", whole.message);
+        let built = compiler::flow::blif::build(text, &Limits::DEFAULT);
+        let codes: Vec<_> = built.diagnostics.iter().map(|d| d.code).collect();
+        assert_eq!(codes, [Some(code)], "{text:?}");
+    }
+}

@@ -5,7 +5,7 @@
 
 use super::lower::{Interface, ModelBox};
 use super::{Aig, Lit, Node};
-use crate::diag::{Diagnostic, Span};
+use crate::diag::{Code, Diagnostic, Span};
 use crate::fxhash::FxHashMap;
 
 const UNVISITED: u32 = u32::MAX;
@@ -378,7 +378,8 @@ fn resolve<'b>(
                         return Err(Diagnostic::error(
                             Span::point(0),
                             format!("unknown model `{}`", s.model),
-                        ));
+                        )
+                        .with_code(Code::UnknownModel));
                     };
                     table.push(child);
                     index.insert(&s.model, table.len() as u32 - 1);

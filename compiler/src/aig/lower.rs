@@ -492,7 +492,8 @@ fn topological(
                     .with_note(format!(
                         "instantiation chain: {} -> {child}",
                         path.join(" -> ")
-                    )));
+                    ))
+                    .with_code(Code::RecursiveModel));
                 }
                 _ => {
                     limits.check_at(
@@ -734,7 +735,8 @@ impl<'m, 'c> Lowerer<'m, 'c> {
                 return Err(Diagnostic::error(
                     s.model.span,
                     format!("unknown model `{}`", s.model.name),
-                ));
+                )
+                .with_code(Code::UnknownModel));
             };
             self.instance(s, iface)?;
         }
