@@ -127,7 +127,7 @@ fn top_picks_the_model_and_a_first_model_instantiated_warns() {
         stderr.contains(
             "cells.blif:1:1: warning: the first model `leaf` is lowered as the top, but another \
              model instantiates it; the root of its hierarchy is `top` [W0306]"
-        ) && stderr.contains("`kiln aig --top top`"),
+        ) && stderr.contains("lower it with `--top top`"),
         "{stderr}"
     );
     assert!(String::from_utf8_lossy(&o.stdout).contains("pi=2 po=1 latch=0 and=1"));
@@ -152,15 +152,57 @@ fn top_picks_the_model_and_a_first_model_instantiated_warns() {
         ),
         "{stderr}"
     );
+}
 
-    let o = cli::ok(
-        cli::kiln()
-            .current_dir(dir.path())
-            .args(["build", "cells.blif", "-o"])
-            .arg(dir.path().join("built")),
+/// `kiln build --top` on BLIF, through the daemon and in process: the root's AIG, the
+/// bytes `kiln aig --top` writes, no warning; without `--top`, the W0306 warning; an
+/// unknown `--top` exits 1 (E0308); a second model asked for after the first reuses the
+/// daemon's per-model results.
+#[test]
+fn build_top_through_the_daemon_and_in_process() {
+    let d = cli::Daemon::new();
+    let src = d.ws().join("src");
+    std::fs::write(src.join("cells.blif"), LEAF_FIRST).unwrap();
+    let reference = tempfile::tempdir().unwrap();
+    cli::ok(
+        aig(&[src.join("cells.blif")], reference.path())
+            .args(["--top", "top"])
+            .args(["--format", "aig"]),
     );
-    let stderr = String::from_utf8_lossy(&o.stderr);
-    assert!(stderr.contains("[W0306]"), "{stderr}");
+    let want = std::fs::read(reference.path().join("cells.aig")).unwrap();
+    for (via, mut kiln) in [("daemon", d.kiln()), ("in process", d.kiln_no_daemon())] {
+        let out = d.root().join(format!("out-{}", via.len()));
+        let o = cli::ok(kiln.args(["build", "src/cells.blif", "-o"]).arg(&out));
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert!(stderr.contains("[W0306]"), "{via}: {stderr}");
+        assert_eq!(stderr.contains("[daemon]"), via == "daemon", "{stderr}");
+        let first = std::fs::read(out.join("cells.aig")).unwrap();
+        assert_ne!(first, want, "{via}");
+        let mut kiln = match via {
+            "daemon" => d.kiln(),
+            _ => d.kiln_no_daemon(),
+        };
+        let o = cli::ok(
+            kiln.args(["build", "src/cells.blif", "--top", "top", "-o"])
+                .arg(&out),
+        );
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert!(!stderr.contains("warning"), "{via}: {stderr}");
+        assert_eq!(std::fs::read(out.join("cells.aig")).unwrap(), want, "{via}");
+        let mut kiln = match via {
+            "daemon" => d.kiln(),
+            _ => d.kiln_no_daemon(),
+        };
+        let stderr = cli::fails(
+            kiln.args(["build", "src/cells.blif", "--top", "nope", "-o"])
+                .arg(&out),
+        );
+        assert!(
+            stderr.contains("no model `nope` to lower as the top (`--top`)")
+                && stderr.contains("[E0308]"),
+            "{via}: {stderr}"
+        );
+    }
 }
 
 /// `.default_max_input_load` is ignored like every timing directive; an unconnected

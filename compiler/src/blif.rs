@@ -507,9 +507,25 @@ pub fn first_instantiated_warning(first: &Model, roots: &[String]) -> Diagnostic
     )
     .with_note(format!(
         "BLIF takes the first model as the circuit (ABC and yosys lower the root): put \
-         `{root}` first, or lower it with `kiln aig --top {root}`"
+         `{root}` first, or lower it with `--top {root}`"
     ))
     .with_code(Code::TopInstantiated)
+}
+
+/// The error of a `--top` model that a file, whose models are `models`, does not define.
+pub fn unknown_top(top: &str, models: &[&str]) -> Diagnostic {
+    const SHOWN: usize = 8;
+    let mut listed = (models.iter().take(SHOWN))
+        .map(|m| format!("`{m}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    if models.len() > SHOWN {
+        listed.push_str(&format!(" and {} more", models.len() - SHOWN));
+    }
+    Diagnostic::global_error(format!(
+        "no model `{top}` to lower as the top (`--top`); the file defines {listed}"
+    ))
+    .with_code(Code::UnknownTop)
 }
 
 /// Parse a BLIF text. Errors stop at the first problem; warnings are collected.

@@ -31,6 +31,8 @@ pub struct BuildSpec {
     /// The resource limits of the build (the caller's flags and `kiln.toml`); `None`: the
     /// process's own ([`crate::input::limits`]).
     pub limits: Option<Limits>,
+    /// BLIF inputs: the model to lower as the top (`None`: each file's first model).
+    pub top: Option<String>,
 }
 
 impl BuildSpec {
@@ -41,6 +43,7 @@ impl BuildSpec {
             && self.out_dir == other.out_dir
             && self.handshake == other.handshake
             && self.limits() == other.limits()
+            && self.top == other.top
     }
 
     /// The limits the build runs under.

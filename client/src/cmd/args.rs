@@ -22,6 +22,9 @@ pub struct BuildInputs {
     pub handshake: super::synth::HandshakeArgs,
     #[command(flatten)]
     pub emit: Emit,
+    /// BLIF inputs: the model to lower as the top (default: each file's first model).
+    #[arg(long, value_name = "MODEL")]
+    pub top: Option<String>,
 }
 
 impl BuildInputs {
@@ -31,6 +34,7 @@ impl BuildInputs {
         let out_dir = self.out.resolve()?;
         let mut spec = daemon_client::spec_of(&self.inputs, self.emit.spec_kinds(), &out_dir);
         spec.handshake = super::build::checked_handshake_spec(&self.handshake)?;
+        spec.top = self.top.clone();
         Ok(spec)
     }
 }

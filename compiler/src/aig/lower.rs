@@ -152,22 +152,6 @@ pub fn lower_file_owned(
     lower_models(Models::Owned(file.models), top, limits)
 }
 
-/// The error of a `--top` model that `models` do not define.
-fn unknown_top(top: &str, models: &[&str]) -> Diagnostic {
-    const SHOWN: usize = 8;
-    let mut listed = (models.iter().take(SHOWN))
-        .map(|m| format!("`{m}`"))
-        .collect::<Vec<_>>()
-        .join(", ");
-    if models.len() > SHOWN {
-        listed.push_str(&format!(" and {} more", models.len() - SHOWN));
-    }
-    Diagnostic::global_error(format!(
-        "no model `{top}` to lower as the top (`--top`); the file defines {listed}"
-    ))
-    .with_code(Code::UnknownTop)
-}
-
 /// The models of a file being lowered: borrowed, or owned and dropped once lowered.
 enum Models<'a> {
     Borrowed(&'a [Model]),
@@ -203,7 +187,7 @@ fn lower_models(
             Some(t) => t,
             None => {
                 let names: Vec<&str> = all.iter().map(|m| m.name.as_str()).collect();
-                return Err(unknown_top(top, &names));
+                return Err(crate::blif::unknown_top(top, &names));
             }
         },
     };

@@ -189,7 +189,7 @@ codes! {
         "The BLIF format takes a file's first model as the circuit, so kiln lowers it as the \
          top; but another model instantiates it, so it is a part of a larger hierarchy whose \
          root is the model the warning names (ABC and yosys lower that root). Put the root \
-         model first, or pick the top with `kiln aig --top MODEL`.";
+         model first, or pick the top with `--top MODEL` (`kiln aig`, `kiln build`).";
     UnconnectedPin = "W0307", "an instance input pin is not connected and reads as constant 0",
         "A `.subckt` line names no actual net for an input pin of the instantiated model, so \
          the pin reads as constant 0 inside that instance. Connect the pin (`pin=net`), or \

@@ -31,6 +31,7 @@ pub(super) fn spec_to_proto(spec: &BuildSpec) -> proto::BuildRequest {
         limits: (spec.limits.iter())
             .flat_map(|l| Limit::ALL.map(|k| (k.key().to_string(), l.get(k))))
             .collect(),
+        top: spec.top.clone().unwrap_or_default(),
     }
 }
 
@@ -55,6 +56,7 @@ pub(super) fn spec_from_proto(req: &proto::BuildRequest) -> Result<BuildSpec, Sp
         digests: req.digests,
         changed_only: req.changed_only,
         limits: limits_from_proto(&req.limits),
+        top: (!req.top.is_empty()).then(|| req.top.clone()),
     })
 }
 
