@@ -94,3 +94,159 @@ fn usage_error_exits_2() {
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
 }
+
+const LEAF_FIRST: &str = "\
+.model leaf
+.inputs u v
+.outputs w
+.names u v w
+11 1
+.end
+.model top
+.inputs a b
+.outputs y
+.subckt leaf u=a v=b w=t
+.names t y
+0 1
+.end
+";
+
+/// A first model that another model instantiates is still the top (BLIF's rule), with a
+/// warning that names the root and `--top`; `--top` lowers the root, with no warning and
+/// the bytes of the file with the root written first; an unknown `--top` exits 1 (E0308);
+/// `kiln build` (the model-by-model flow) warns the same way.
+#[test]
+fn top_picks_the_model_and_a_first_model_instantiated_warns() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("cells.blif");
+    std::fs::write(&file, LEAF_FIRST).unwrap();
+    let out = dir.path().join("out");
+    let o = cli::ok(aig(std::slice::from_ref(&file), &out).arg("--stats"));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        stderr.contains(
+            "cells.blif:1:1: warning: the first model `leaf` is lowered as the top, but another \
+             model instantiates it; the root of its hierarchy is `top` [W0306]"
+        ) && stderr.contains("lower it with `--top top`"),
+        "{stderr}"
+    );
+    assert!(String::from_utf8_lossy(&o.stdout).contains("pi=2 po=1 latch=0 and=1"));
+
+    let o = cli::ok(aig(std::slice::from_ref(&file), &out).args(["--top", "top"]));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(!stderr.contains("warning"), "{stderr}");
+    let root_first = dir.path().join("root_first.blif");
+    let (leaf, top) = LEAF_FIRST.split_at(LEAF_FIRST.find(".model top").unwrap());
+    std::fs::write(&root_first, format!("{top}{leaf}")).unwrap();
+    cli::ok(&mut aig(std::slice::from_ref(&root_first), &out));
+    assert_eq!(
+        std::fs::read(out.join("cells.aig")).unwrap(),
+        std::fs::read(out.join("root_first.aig")).unwrap()
+    );
+
+    let stderr = cli::fails(aig(std::slice::from_ref(&file), &out).args(["--top", "nope"]));
+    assert!(
+        stderr.contains(
+            "cells.blif: error: no model `nope` to lower as the top (`--top`); the file defines \
+             `leaf`, `top` [E0308]"
+        ),
+        "{stderr}"
+    );
+}
+
+/// `kiln build --top` on BLIF, through the daemon and in process: the root's AIG, the
+/// bytes `kiln aig --top` writes, no warning; without `--top`, the W0306 warning; an
+/// unknown `--top` exits 1 (E0308); a second model asked for after the first reuses the
+/// daemon's per-model results.
+#[test]
+fn build_top_through_the_daemon_and_in_process() {
+    let d = cli::Daemon::new();
+    let src = d.ws().join("src");
+    std::fs::write(src.join("cells.blif"), LEAF_FIRST).unwrap();
+    let reference = tempfile::tempdir().unwrap();
+    cli::ok(
+        aig(&[src.join("cells.blif")], reference.path())
+            .args(["--top", "top"])
+            .args(["--format", "aig"]),
+    );
+    let want = std::fs::read(reference.path().join("cells.aig")).unwrap();
+    for (via, mut kiln) in [("daemon", d.kiln()), ("in process", d.kiln_no_daemon())] {
+        let out = d.root().join(format!("out-{}", via.len()));
+        let o = cli::ok(kiln.args(["build", "src/cells.blif", "-o"]).arg(&out));
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert!(stderr.contains("[W0306]"), "{via}: {stderr}");
+        assert_eq!(stderr.contains("[daemon]"), via == "daemon", "{stderr}");
+        let first = std::fs::read(out.join("cells.aig")).unwrap();
+        assert_ne!(first, want, "{via}");
+        let mut kiln = match via {
+            "daemon" => d.kiln(),
+            _ => d.kiln_no_daemon(),
+        };
+        let o = cli::ok(
+            kiln.args(["build", "src/cells.blif", "--top", "top", "-o"])
+                .arg(&out),
+        );
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert!(!stderr.contains("warning"), "{via}: {stderr}");
+        assert_eq!(std::fs::read(out.join("cells.aig")).unwrap(), want, "{via}");
+        let mut kiln = match via {
+            "daemon" => d.kiln(),
+            _ => d.kiln_no_daemon(),
+        };
+        let stderr = cli::fails(
+            kiln.args(["build", "src/cells.blif", "--top", "nope", "-o"])
+                .arg(&out),
+        );
+        assert!(
+            stderr.contains("no model `nope` to lower as the top (`--top`)")
+                && stderr.contains("[E0308]"),
+            "{via}: {stderr}"
+        );
+    }
+}
+
+/// `.default_max_input_load` is ignored like every timing directive; an unconnected
+/// instance input warns with the pin and the instance; `.latch a q re` says the control is
+/// missing.
+#[test]
+fn blif_edges_warn_or_fail_precisely() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: &str| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        p
+    };
+    let timing = write(
+        "timing.blif",
+        ".model t\n.inputs a\n.outputs y\n.default_max_input_load 3\n.max_input_load 2 a\n\
+         .names a y\n1 1\n.end\n",
+    );
+    let pin = write(
+        "pin.blif",
+        ".model top\n.inputs a\n.outputs y\n.subckt leaf u=a w=y\n.cname u1\n.end\n\
+         .model leaf\n.inputs u v\n.outputs w\n.names u v w\n11 1\n.end\n",
+    );
+    let out = dir.path().join("out");
+    let o = cli::ok(&mut aig(&[timing, pin], &out));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    for want in [
+        "timing.blif:4:1: warning: `.default_max_input_load` ignored (no effect on the logic) [W0305]",
+        "timing.blif:5:1: warning: `.max_input_load` ignored (no effect on the logic) [W0305]",
+        "pin.blif:4:1: warning: input pin `v` of instance `u1` (`.subckt leaf`) is not \
+         connected; it reads as constant 0 [W0307]",
+    ] {
+        assert!(stderr.contains(want), "{want}\n{stderr}");
+    }
+    let latch = write(
+        "latch.blif",
+        ".model l\n.inputs a\n.outputs q\n.latch a q re\n.end\n",
+    );
+    let stderr = cli::fails(&mut aig(&[latch], &out));
+    assert!(
+        stderr.contains(
+            "latch.blif:4:12: error: `.latch` of type `re` needs a control net after the type \
+             (a clock, or `NIL`) [E0300]"
+        ),
+        "{stderr}"
+    );
+}

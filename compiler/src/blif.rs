@@ -14,9 +14,11 @@
 //! - `.latch in out [type control] [init]`: type and control are recorded but do not change
 //!   the AIG (one global clock); the init defaults to 3 (unknown).
 //! - `.conn src dst` (yosys) is a buffer from `src` to `dst`.
-//! - `.exdc` sections are skipped with a warning (the care network is kept); timing and clock
-//!   directives, `.attr`, `.param`, `.latch_order` and `.code` are ignored with one warning
-//!   per directive kind; `.cname` names the preceding `.subckt` instance.
+//! - `.exdc` sections are skipped with a warning (the care network is kept); timing (every
+//!   delay constraint of the SIS manual, and ABC's `.and_gate_delay`) and clock directives,
+//!   `.attr`, `.param`, `.latch_order` and `.code` are ignored with one warning per
+//!   directive kind; `.cname` names the preceding `.subckt` instance.
+//! - `.latch in out type` (a type without its control) is an error, not an init value.
 //! - `.gate`, `.mlatch` (need a cell library), `.start_kiss` (FSM), `.search` (file access)
 //!   and `.blackbox` (no logic to lower) are errors.
 
@@ -24,7 +26,7 @@
 pub mod generate;
 pub(crate) mod models;
 
-use crate::diag::{Diagnostic, Span};
+use crate::diag::{Code, Diagnostic, Span};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -244,6 +246,8 @@ pub struct Subckt {
 }
 
 /// Directives that carry timing, clock or attribute information only: ignored with a warning.
+/// The timing directives are those of the SIS manual's delay constraints, with ABC's
+/// `.and_gate_delay`.
 const IGNORED: &[&str] = &[
     ".clock",
     ".cycle",
@@ -261,6 +265,8 @@ const IGNORED: &[&str] = &[
     ".output_load",
     ".default_output_load",
     ".max_input_load",
+    ".default_max_input_load",
+    ".and_gate_delay",
     ".attr",
     ".param",
     ".latch_order",
@@ -425,6 +431,103 @@ impl Hint {
     }
 }
 
+/// The roots of the hierarchy above a file's first model, when another model instantiates
+/// it: the models that instantiate it (directly or through others) and that no model
+/// instantiates, in file order. Empty when no model instantiates the first one (or only
+/// models on an instantiation cycle do, which is an error of its own). `names` are the
+/// file's models in file order (the first definition of a name counts); `instances(m)`
+/// lists the models `m` instantiates. Linear in the models and instances.
+pub fn roots_above_first(
+    names: &[&str],
+    mut instances: impl FnMut(&str) -> Option<Vec<String>>,
+) -> Vec<String> {
+    let mut index: crate::fxhash::FxHashMap<&str, usize> = Default::default();
+    for (i, n) in names.iter().enumerate() {
+        index.entry(n).or_insert(i);
+    }
+    let mut parents: Vec<Vec<usize>> = vec![Vec::new(); names.len()];
+    let mut instantiated = vec![false; names.len()];
+    for (i, n) in names.iter().enumerate() {
+        if index[n] != i {
+            continue;
+        }
+        for c in instances(n).unwrap_or_default() {
+            if let Some(&k) = index.get(c.as_str()) {
+                instantiated[k] = true;
+                if parents[k].last() != Some(&i) {
+                    parents[k].push(i);
+                }
+            }
+        }
+    }
+    if !instantiated.first().copied().unwrap_or(false) {
+        return Vec::new();
+    }
+    let mut seen = vec![false; names.len()];
+    let mut stack = vec![0];
+    seen[0] = true;
+    while let Some(m) = stack.pop() {
+        for &p in &parents[m] {
+            if !seen[p] {
+                seen[p] = true;
+                stack.push(p);
+            }
+        }
+    }
+    (0..names.len())
+        .filter(|&i| seen[i] && !instantiated[i])
+        .map(|i| names[i].to_string())
+        .collect()
+}
+
+/// The warning of a file whose first model (`first`, lowered as the top) is instantiated
+/// by another model: the roots of its hierarchy ([`roots_above_first`]) are named, and
+/// `--top` suggested.
+pub fn first_instantiated_warning(first: &Model, roots: &[String]) -> Diagnostic {
+    const SHOWN: usize = 8;
+    let mut shown = (roots.iter().take(SHOWN))
+        .map(|r| format!("`{r}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    if roots.len() > SHOWN {
+        shown.push_str(&format!(" and {} more", roots.len() - SHOWN));
+    }
+    let what = match roots.len() {
+        1 => format!("the root of its hierarchy is {shown}"),
+        n => format!("its hierarchy has {n} roots: {shown}"),
+    };
+    let root = roots.first().map_or("MODEL", String::as_str);
+    Diagnostic::warning(
+        first.span,
+        format!(
+            "the first model `{}` is lowered as the top, but another model instantiates it; \
+             {what}",
+            first.name
+        ),
+    )
+    .with_note(format!(
+        "BLIF takes the first model as the circuit (ABC and yosys lower the root): put \
+         `{root}` first, or lower it with `--top {root}`"
+    ))
+    .with_code(Code::TopInstantiated)
+}
+
+/// The error of a `--top` model that a file, whose models are `models`, does not define.
+pub fn unknown_top(top: &str, models: &[&str]) -> Diagnostic {
+    const SHOWN: usize = 8;
+    let mut listed = (models.iter().take(SHOWN))
+        .map(|m| format!("`{m}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    if models.len() > SHOWN {
+        listed.push_str(&format!(" and {} more", models.len() - SHOWN));
+    }
+    Diagnostic::global_error(format!(
+        "no model `{top}` to lower as the top (`--top`); the file defines {listed}"
+    ))
+    .with_code(Code::UnknownTop)
+}
+
 /// Parse a BLIF text. Errors stop at the first problem; warnings are collected.
 pub fn parse(text: &str) -> Result<Parsed, Diagnostic> {
     let hint = Hint::of(text);
@@ -450,7 +553,8 @@ pub fn parse(text: &str) -> Result<Parsed, Diagnostic> {
         return Err(Diagnostic::error(
             Span::point(text.len()),
             "no BLIF model in input (expected `.model`, `.inputs`, `.names`, ...)",
-        ));
+        )
+        .with_code(Code::NoModel));
     }
     Ok(Parsed {
         file: BlifFile { models: p.models },
@@ -639,7 +743,7 @@ impl<'a> Parser<'a> {
                 self.warnings.push(Diagnostic::warning(
                     head.span(),
                     "`.exdc` external don't-care network ignored (only the care network is lowered)",
-                ));
+                ).with_code(Code::ExdcIgnored));
                 Ok(())
             }
             ".gate" | ".mlatch" => Err(Diagnostic::error(
@@ -679,10 +783,13 @@ impl<'a> Parser<'a> {
         }
         self.warned
             .insert(head.text.to_string(), (self.warnings.len(), 1));
-        self.warnings.push(Diagnostic::warning(
-            head.span(),
-            format!("`{}` ignored (no effect on the logic)", head.text),
-        ));
+        self.warnings.push(
+            Diagnostic::warning(
+                head.span(),
+                format!("`{}` ignored (no effect on the logic)", head.text),
+            )
+            .with_code(Code::DirectiveIgnored),
+        );
     }
 
     fn flush_warning_counts(&mut self) {
@@ -833,6 +940,17 @@ impl<'a> Parser<'a> {
         };
         let (kind, control, init) = match rest {
             [] => (None, None, None),
+            [k] if latch_kind(*k).is_ok() => {
+                return Err(Diagnostic::error(
+                    k.span(),
+                    format!(
+                        "`.latch` of type `{}` needs a control net after the type (a clock, \
+                         or `NIL`)",
+                        k.text
+                    ),
+                )
+                .with_note("`.latch` takes `input output [type control] [init]`"));
+            }
             [init] => (None, None, Some(*init)),
             [k, c] => (Some(*k), Some(*c), None),
             [k, c, init] => (Some(*k), Some(*c), Some(*init)),
@@ -1105,6 +1223,85 @@ mod tests {
         }
     }
 
+    /// `.latch in out type` lacks the control net: the error says so, rather than reading
+    /// the type as a bad init value.
+    #[test]
+    fn latch_type_without_control() {
+        for kind in ["fe", "re", "ah", "al", "as"] {
+            let text = format!(".model l\n.inputs a\n.outputs q\n.latch a q {kind}\n.end\n");
+            let e = parse(&text).unwrap_err();
+            assert!(e.message.contains("needs a control net"), "{}", e.message);
+            assert!(!e.message.contains("init"), "{}", e.message);
+            let at = text.find(kind).unwrap();
+            assert_eq!(e.span, Some(Span::new(at, at + 2)));
+        }
+        // A bad init is still reported as one.
+        let e = parse(".latch a q 7\n").unwrap_err();
+        assert!(e.message.contains("init value"), "{}", e.message);
+    }
+
+    /// Every timing directive of the SIS manual (and ABC's `.and_gate_delay`) is ignored
+    /// with one warning per directive kind, `.default_max_input_load` as `.max_input_load`.
+    #[test]
+    fn timing_directives_are_ignored_with_one_warning_each() {
+        let timing = [
+            ".area 10",
+            ".delay a NINV 1 1 1 1 1 1",
+            ".wire_load_slope 0.1",
+            ".wire 1 2",
+            ".input_arrival a 1 1",
+            ".default_input_arrival 0 0",
+            ".output_required y 1 1",
+            ".default_output_required 1 1",
+            ".input_drive a 1 1",
+            ".default_input_drive 1 1",
+            ".output_load y 1",
+            ".default_output_load 1",
+            ".max_input_load 2 a",
+            ".default_max_input_load 2",
+            ".and_gate_delay 1",
+        ];
+        let mut text = String::from(".model t\n.inputs a\n.outputs y\n");
+        for t in timing {
+            text.push_str(&format!("{t}\n{t}\n"));
+        }
+        text.push_str(".names a y\n1 1\n.end\n");
+        let p = parse(&text).unwrap();
+        assert_eq!(p.warnings.len(), timing.len());
+        for (w, t) in p.warnings.iter().zip(timing) {
+            let name = t.split(' ').next().unwrap();
+            assert_eq!(
+                w.message,
+                format!("`{name}` ignored (no effect on the logic)")
+            );
+            assert_eq!(w.code, Some(Code::DirectiveIgnored));
+            assert_eq!(w.notes, [format!("1 more `{name}` lines ignored")]);
+        }
+    }
+
+    #[test]
+    fn roots_above_the_first_model() {
+        let kids = |m: &str| -> Option<Vec<String>> {
+            let v: &[&str] = match m {
+                "leaf" => &[],
+                "mid" => &["leaf", "leaf"],
+                "top" => &["mid"],
+                "other" => &["leaf"],
+                "alone" => &[],
+                "x" => &["nope"],
+                _ => return None,
+            };
+            Some(v.iter().map(|s| s.to_string()).collect())
+        };
+        let names = ["leaf", "alone", "mid", "top", "other", "x"];
+        assert_eq!(roots_above_first(&names, kids), ["top", "other"]);
+        assert!(roots_above_first(&["top", "mid", "leaf"], kids).is_empty());
+        assert!(roots_above_first(&["leaf"], kids).is_empty());
+        // Only instantiated by a cycle (an error of its own): no root to name.
+        let cyc = |m: &str| Some(vec![if m == "a" { "b" } else { "a" }.to_string()]);
+        assert!(roots_above_first(&["a", "b"], cyc).is_empty());
+    }
+
     #[test]
     fn exdc_is_skipped_with_warning() {
         let p = parse(
@@ -1113,5 +1310,6 @@ mod tests {
         .unwrap();
         assert_eq!(p.file.models[0].covers.len(), 1);
         assert_eq!(p.warnings.len(), 1);
+        assert_eq!(p.warnings[0].code, Some(Code::ExdcIgnored));
     }
 }

@@ -13,6 +13,8 @@ mod common;
 
 use abc_harness::{Case, Mode, Verdict};
 use compiler::aig;
+use compiler::diag::Code;
+use compiler::limits::Limits;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -378,5 +380,112 @@ fn check_library_inits(prepared: &[Prepared], dir: &Path) {
     eprintln!(
         "latch inits agree with ABC on {} sequential library units",
         seq.len()
+    );
+}
+
+/// The BLIF edges where kiln warns instead of failing, cross-checked with ABC: a file whose
+/// first model another model instantiates, lowered with `--top` at its root (ABC lowers the
+/// root), an instance input left unconnected (reads 0 in both), and every timing directive
+/// (ignored by both).
+#[test]
+fn warned_edges_match_abc() {
+    if !common::have_tool("berkeley-abc") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let leaf_first = "\
+.model leaf
+.inputs u v
+.outputs w
+.names u v w
+11 1
+.end
+.model top
+.inputs a b
+.outputs y
+.subckt leaf u=a v=b w=t
+.names t y
+0 1
+.end
+";
+    let unconnected = "\
+.model top
+.inputs a b
+.outputs y z
+.subckt leaf u=a w=y
+.subckt leaf v=b w=z
+.end
+.model leaf
+.inputs u v
+.outputs w
+.names u v w
+0- 1
+-1 1
+.end
+";
+    let timing = "\
+.model t
+.inputs a b
+.outputs y
+.area 10
+.delay a NINV 1 2 1 2 1 2
+.wire_load_slope 1
+.wire 1 2
+.input_arrival a 1 2
+.default_input_arrival 0 0
+.output_required y 1 1
+.default_output_required 1 1
+.input_drive a 1 1
+.default_input_drive 1 1
+.output_load y 1
+.default_output_load 1
+.max_input_load 2 a
+.default_max_input_load 3
+.names a b y
+10 1
+.end
+";
+    let mut cases = Vec::new();
+    for (k, (text, top, code)) in [
+        (leaf_first, Some("top"), None),
+        (unconnected, None, Some(Code::UnconnectedPin)),
+        (timing, None, Some(Code::DirectiveIgnored)),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let reference = dir.path().join(format!("edge{k}.blif"));
+        std::fs::write(&reference, text).unwrap();
+        let parsed = compiler::blif::parse(text).unwrap();
+        let mut l = aig::lower_file_owned(parsed.file, top, &Limits::DEFAULT).unwrap();
+        let name = l.top.clone();
+        let l = l.models.remove(&name).unwrap();
+        let warned = (parsed.warnings.iter().chain(&l.warnings)).any(|w| w.code == code);
+        assert!(code.is_none() || warned, "{k}: {:?}", l.warnings);
+        let ours = dir.path().join(format!("edge{k}.aig"));
+        std::fs::write(&ours, aig::write_aiger_binary(&l.aig)).unwrap();
+        cases.push(Case {
+            reference,
+            ours,
+            mode: Mode::Cec,
+        });
+    }
+    let v = abc_harness::check_all(&cases, 10, dir.path(), TIMEOUT);
+    for (c, v) in cases.iter().zip(&v) {
+        assert_eq!(*v, Verdict::Equivalent, "{}", c.reference.display());
+    }
+    // ABC lowers the root of the first file (so `cec` compared with our `--top top`).
+    let o = std::process::Command::new("berkeley-abc")
+        .arg("-c")
+        .arg(format!(
+            "read {}; print_stats",
+            cases[0].reference.display()
+        ))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        stdout.contains("top ") && !stdout.contains("leaf "),
+        "ABC read another model: {stdout}"
     );
 }

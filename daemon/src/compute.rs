@@ -183,7 +183,7 @@ fn query_job(db: &Db, memos: &Memos, spec: &BuildSpec, job: &Job, loaded: &Loade
             job_result(spec, job, Flow::Handshake, outputs, j.file(db).text(db))
         }
         Loaded::Blif(f, _) => {
-            let outputs = blif::blif_outputs(db, *f).clone();
+            let outputs = blif::blif_outputs(db, *f, spec.top.clone()).clone();
             job_result(spec, job, Flow::Blif, outputs, f.text(db))
         }
     }

@@ -123,7 +123,7 @@ fn work(db: &Db, items: &[Item], next: &AtomicUsize) {
                     let _ = db::aps::function_emitted(db, *f, symbol.clone());
                 }
                 Item::Blif(f) => {
-                    let _ = db::blif::blif_outputs(db, *f);
+                    let _ = db::blif::blif_outputs(db, *f, None);
                 }
             }
         }

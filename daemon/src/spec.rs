@@ -34,6 +34,8 @@ pub struct BuildSpec {
     pub limits: Option<Limits>,
     /// What the build does with each warning code (`-A/-W/-D`, `[lints]`).
     pub lints: Lints,
+    /// BLIF inputs: the model to lower as the top (`None`: each file's first model).
+    pub top: Option<String>,
 }
 
 impl BuildSpec {
@@ -45,6 +47,7 @@ impl BuildSpec {
             && self.handshake == other.handshake
             && self.limits() == other.limits()
             && self.lints == other.lints
+            && self.top == other.top
     }
 
     /// The limits the build runs under.

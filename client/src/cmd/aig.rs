@@ -1,7 +1,8 @@
-//! `kiln aig FILE_OR_DIR... [-o OUT_DIR] [--format aig|aag|blif] [--jobs N] [--stats] [--json]`.
+//! `kiln aig FILE_OR_DIR... [-o OUT_DIR] [--format aig|aag|blif] [--top MODEL] [--jobs N]
+//! [--stats] [--json]`.
 //!
 //! Lowers every model of every BLIF file (directories are walked for `*.blif`, and the tree
-//! is mirrored under OUT_DIR) and writes the top model's AIG. Files are processed by a pool of
+//! is mirrored under OUT_DIR) and writes the top model's AIG: the first model, or `--top`'s. Files are processed by a pool of
 //! `--jobs` threads; results are reported in input order. Warnings are printed and do not
 //! change the exit code; any input error makes the command exit 1.
 
@@ -38,6 +39,7 @@ impl Format {
   kiln aig design.blif                          out/design.aig
   kiln aig netlists/ -o aig --format aag        every .blif below, tree mirrored
   kiln aig top.blif --stats                     PI/PO/latch/AND/level counts
+  kiln aig cells.blif --top alu                 model alu as the top, not the first
   kiln aig lib/ --json | jq .stats              one JSON object per file")]
 pub struct Args {
     /// BLIF files, or directories to search for `*.blif`.
@@ -48,6 +50,9 @@ pub struct Args {
     /// Output format.
     #[arg(long, value_enum, default_value = "aig")]
     pub format: Format,
+    /// The model to lower as the top (default: the file's first model, as BLIF defines).
+    #[arg(long, value_name = "MODEL")]
+    pub top: Option<String>,
     /// Worker threads (default: available cores).
     #[arg(long)]
     pub jobs: Option<usize>,
@@ -113,7 +118,8 @@ pub fn run(args: Args) -> Result<(), Failure> {
     });
     let mut tally = diagnostics::Tally::default();
     let mut failed = 0;
-    let lower = |job: &Job| lower_one(job, args.format, args.json || args.stats);
+    let top = args.top.as_deref();
+    let lower = |job: &Job| lower_one(job, args.format, top, args.json || args.stats);
     run_pool(&jobs, threads, lower, |i, o| {
         match &bar {
             Some(b) => {
@@ -265,9 +271,9 @@ pub fn collect_jobs(inputs: &[PathBuf], out: &Path, format: Format) -> Result<Ve
     }
 }
 
-/// Read, parse, lower and write one file; `detail` adds the statistics (for `--stats`
-/// and `--json`).
-pub fn lower_one(job: &Job, format: Format, detail: bool) -> Outcome {
+/// Read, parse, lower (with model `top` as the top, if given) and write one file; `detail`
+/// adds the statistics (for `--stats` and `--json`).
+pub fn lower_one(job: &Job, format: Format, top: Option<&str>, detail: bool) -> Outcome {
     let path = job.input.display().to_string();
     let text = match io::read_source(&job.input) {
         Ok(t) => t,
@@ -280,7 +286,7 @@ pub fn lower_one(job: &Job, format: Format, detail: bool) -> Outcome {
         }
     };
     let mut diags: Vec<Diagnostic> = Vec::new();
-    let result = lower_text(&text, &mut diags);
+    let result = lower_text(&text, top, &mut diags);
     let mut outcome = Outcome {
         stats: None,
         messages: diag::locate_all(&diags, &path, &text)
@@ -301,8 +307,9 @@ pub fn lower_one(job: &Job, format: Format, detail: bool) -> Outcome {
     outcome
 }
 
-/// Parse and lower a BLIF text; diagnostics are appended to `diags`.
-pub fn lower_text(text: &str, diags: &mut Vec<Diagnostic>) -> Option<Aig> {
+/// Parse and lower a BLIF text (model `top` as the top, else the first); diagnostics are
+/// appended to `diags`.
+pub fn lower_text(text: &str, top: Option<&str>, diags: &mut Vec<Diagnostic>) -> Option<Aig> {
     let parsed = match blif::parse(text) {
         Ok(p) => p,
         Err(e) => {
@@ -311,7 +318,7 @@ pub fn lower_text(text: &str, diags: &mut Vec<Diagnostic>) -> Option<Aig> {
         }
     };
     diags.extend(parsed.warnings);
-    match aig::lower_file_owned(parsed.file, &kiln_daemon::input::limits()) {
+    match aig::lower_file_owned(parsed.file, top, &kiln_daemon::input::limits()) {
         Ok(mut lowered) => {
             let top = lowered.top.clone();
             for l in lowered.models.values() {

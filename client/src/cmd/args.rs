@@ -25,6 +25,9 @@ pub struct BuildInputs {
     pub emit: Emit,
     #[command(flatten)]
     pub lints: LintArgs,
+    /// BLIF inputs: the model to lower as the top (default: each file's first model).
+    #[arg(long, value_name = "MODEL")]
+    pub top: Option<String>,
 }
 
 impl BuildInputs {
@@ -35,6 +38,7 @@ impl BuildInputs {
         let mut spec = daemon_client::spec_of(&self.inputs, self.emit.spec_kinds(), &out_dir);
         spec.handshake = super::build::checked_handshake_spec(&self.handshake)?;
         spec.lints = self.lints.resolved();
+        spec.top = self.top.clone();
         Ok(spec)
     }
 }

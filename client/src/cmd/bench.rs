@@ -125,12 +125,12 @@ fn aig_one(input: &Path, out: &Path, jobs: usize, flat: bool, list: bool) -> Res
                 input: PathBuf::from(line),
                 output: out.join(format!("{k}.aig")),
             };
-            aigcmd::lower_one(&job, Format::Aig, false)
+            aigcmd::lower_one(&job, Format::Aig, None, false)
         };
         aigcmd::run_pool(&lines, jobs, lower, |_, o| failed += o.failed as usize);
     } else {
         let jobs_list = jobs_of(input, out, flat)?;
-        let lower = |j: &Job| aigcmd::lower_one(j, Format::Aig, false);
+        let lower = |j: &Job| aigcmd::lower_one(j, Format::Aig, None, false);
         aigcmd::run_pool(&jobs_list, jobs, lower, |_, o| failed += o.failed as usize);
     }
     if failed > 0 {

@@ -60,6 +60,11 @@ pub fn run(args: BuildArgs) -> Result<(), Failure> {
                 "error: --remote-cache builds one input file at a time",
             ));
         };
+        if target.top.is_some() {
+            return Err(Failure::usage(
+                "error: --top applies to builds without --remote-cache",
+            ));
+        }
         let cached = Args {
             file: file.clone(),
             out_dir: target.out.resolve()?,

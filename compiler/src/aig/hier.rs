@@ -5,7 +5,7 @@
 
 use super::lower::{Interface, ModelBox};
 use super::{Aig, Lit, Node};
-use crate::diag::{Diagnostic, Span};
+use crate::diag::{Code, Diagnostic, Span};
 use crate::fxhash::FxHashMap;
 
 const UNVISITED: u32 = u32::MAX;
@@ -250,15 +250,16 @@ pub fn flatten<'b>(
 /// [`flatten`], the hierarchy resolved.
 pub(super) fn flatten_tree(tree: Tree) -> Result<Aig, Diagnostic> {
     let Tree {
+        top: top_index,
         boxes: table,
         kids,
         first: kid_start,
     } = tree;
-    let top = table[0];
+    let top = table[top_index as usize];
     // Instances in pre-order, with their latches; `path` holds the latch-name prefix of
     // the instance being visited (a prefix of it is each ancestor's).
     let mut insts: Vec<Inst> = vec![Inst {
-        model: 0,
+        model: top_index,
         parent: 0,
         k: 0,
         first_child: 0,
@@ -349,6 +350,8 @@ fn too_large(top: &ModelBox) -> Diagnostic {
 /// The boxes of a hierarchy: the top's first, and per box its instances' boxes (box `b`'s
 /// from `first[b]` in `kids`).
 pub(super) struct Tree<'b> {
+    /// The index of the top box.
+    pub(crate) top: u32,
     pub(crate) boxes: Vec<&'b ModelBox>,
     pub(crate) kids: Vec<u32>,
     pub(crate) first: Vec<u32>,
@@ -375,7 +378,8 @@ fn resolve<'b>(
                         return Err(Diagnostic::error(
                             Span::point(0),
                             format!("unknown model `{}`", s.model),
-                        ));
+                        )
+                        .with_code(Code::UnknownModel));
                     };
                     table.push(child);
                     index.insert(&s.model, table.len() as u32 - 1);
@@ -387,6 +391,7 @@ fn resolve<'b>(
         t += 1;
     }
     Ok(Tree {
+        top: 0,
         boxes: table,
         kids,
         first,

@@ -20,7 +20,7 @@
 
 use super::{Aig, Lit, sop};
 use crate::blif::{BlifFile, Model, Net, Subckt};
-use crate::diag::{Diagnostic, Span};
+use crate::diag::{Code, Diagnostic, Span};
 use crate::fxhash::FxHashMap;
 use crate::limits::{Limit, Limits};
 use serde::{Deserialize, Serialize};
@@ -37,7 +37,7 @@ pub struct Lowered {
     pub undriven: Vec<String>,
 }
 
-/// All models of one file, lowered; `top` is the first model.
+/// All models of one file, lowered; `top` is the first model, or the one asked for.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct LoweredFile {
     pub top: String,
@@ -136,13 +136,20 @@ pub fn lower_file(file: &BlifFile) -> Result<LoweredFile, Diagnostic> {
 /// `models` holds the top model only; its warnings and undriven nets are those of every
 /// model, in model-name order.
 pub fn lower_file_with(file: &BlifFile, limits: &Limits) -> Result<LoweredFile, Diagnostic> {
-    lower_models(Models::Borrowed(&file.models), limits)
+    lower_models(Models::Borrowed(&file.models), None, limits)
 }
 
 /// [`lower_file_with`], dropping each parsed model once it is lowered (for a file of many
-/// models, the peak memory is then that of the lowered models, not of both).
-pub fn lower_file_owned(file: BlifFile, limits: &Limits) -> Result<LoweredFile, Diagnostic> {
-    lower_models(Models::Owned(file.models), limits)
+/// models, the peak memory is then that of the lowered models, not of both), with model
+/// `top` as the top instead of the first (an unknown `top` is an error, [`Code::UnknownTop`]).
+/// Without `top`, a first model that another model instantiates is lowered as the top with
+/// a warning ([`crate::blif::first_instantiated_warning`]).
+pub fn lower_file_owned(
+    file: BlifFile,
+    top: Option<&str>,
+    limits: &Limits,
+) -> Result<LoweredFile, Diagnostic> {
+    lower_models(Models::Owned(file.models), top, limits)
 }
 
 /// The models of a file being lowered: borrowed, or owned and dropped once lowered.
@@ -167,9 +174,37 @@ impl Models<'_> {
     }
 }
 
-fn lower_models(mut models: Models, limits: &Limits) -> Result<LoweredFile, Diagnostic> {
+fn lower_models(
+    mut models: Models,
+    top: Option<&str>,
+    limits: &Limits,
+) -> Result<LoweredFile, Diagnostic> {
     let all = models.all();
     let n = all.len();
+    let t = match top {
+        None => 0,
+        Some(top) => match all.iter().position(|m| m.name == top) {
+            Some(t) => t,
+            None => {
+                let names: Vec<&str> = all.iter().map(|m| m.name.as_str()).collect();
+                return Err(crate::blif::unknown_top(top, &names));
+            }
+        },
+    };
+    let root_warning = match (top, all.first()) {
+        (None, Some(first)) => {
+            let names: Vec<&str> = all.iter().map(|m| m.name.as_str()).collect();
+            let by_name: FxHashMap<&str, &Model> =
+                all.iter().rev().map(|m| (m.name.as_str(), m)).collect();
+            let roots = crate::blif::roots_above_first(&names, |m| {
+                by_name
+                    .get(m)
+                    .map(|m| m.subckts.iter().map(|s| s.model.name.clone()).collect())
+            });
+            (!roots.is_empty()).then(|| crate::blif::first_instantiated_warning(first, &roots))
+        }
+        _ => None,
+    };
     let mut index: FxHashMap<&str, u32> = FxHashMap::default();
     index.reserve(n);
     for (i, m) in all.iter().enumerate() {
@@ -197,7 +232,7 @@ fn lower_models(mut models: Models, limits: &Limits) -> Result<LoweredFile, Diag
     }
     first.push(kids.len() as u32);
     drop(index);
-    let top_name = all.first().map(|m| m.name.clone()).unwrap_or_default();
+    let top_name = all.get(t).map(|m| m.name.clone()).unwrap_or_default();
     let order = topological(all, &first, &kids, limits)?;
     let mut ifaces: Vec<Option<Interface>> = (0..n).map(|_| None).collect();
     let mut boxes: Vec<Option<ModelBox>> = (0..n).map(|_| None).collect();
@@ -227,18 +262,19 @@ fn lower_models(mut models: Models, limits: &Limits) -> Result<LoweredFile, Diag
     }
     drop(ifaces);
     drop(models);
-    let mut warnings = Vec::new();
+    let mut warnings: Vec<Diagnostic> = root_warning.into_iter().collect();
     let mut undriven = Vec::new();
     noisy.sort_by(|a, b| a.0.cmp(&b.0));
     for (_, w, u) in noisy {
         warnings.extend(w);
         undriven.extend(u);
     }
-    let aig = match boxes[0].take() {
+    let aig = match boxes.get_mut(t).and_then(Option::take) {
         Some(b) if b.is_flat() => b.aig,
         Some(b) => {
-            boxes[0] = Some(b);
+            boxes[t] = Some(b);
             let tree = super::hier::Tree {
+                top: t as u32,
                 boxes: (boxes.iter())
                     .map(|b| b.as_ref().expect("every model is lowered"))
                     .collect(),
@@ -286,7 +322,8 @@ pub fn check_size(model: &Model, children: &Children, limits: &Limits) -> Result
 /// instantiates.
 pub(crate) fn lower_box(model: &Model, children: &Children) -> Result<BoxLowered, Diagnostic> {
     let mut l = Lowerer::run(model, children)?;
-    let (warnings, undriven) = l.undriven_report();
+    let (mut warnings, undriven) = l.undriven_report();
+    warnings.append(&mut l.unconnected);
     let mut subs = Vec::with_capacity(model.subckts.len());
     for (k, s) in model.subckts.iter().enumerate() {
         let inst = &l.instances[k];
@@ -322,6 +359,35 @@ pub(crate) fn lower_box(model: &Model, children: &Children) -> Result<BoxLowered
         warnings,
         undriven,
     })
+}
+
+/// The warning of the `k`-th `.subckt` of a model, `s`, whose input pins `open` (quoted)
+/// are connected to no net: they read as constant 0.
+fn unconnected_warning(k: usize, s: &Subckt, open: &[String]) -> Diagnostic {
+    const SHOWN: usize = 8;
+    let inst = instance_prefix(k, s);
+    let inst = inst.trim_end_matches('/');
+    let model = &s.model.name;
+    let mut names = open
+        .iter()
+        .take(SHOWN)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if open.len() > SHOWN {
+        names.push_str(&format!(" and {} more", open.len() - SHOWN));
+    }
+    let message = match open.len() {
+        1 => format!(
+            "input pin {names} of instance `{inst}` (`.subckt {model}`) is not connected; \
+             it reads as constant 0"
+        ),
+        n => format!(
+            "{n} input pins of instance `{inst}` (`.subckt {model}`) are not connected; \
+             they read as constant 0: {names}"
+        ),
+    };
+    Diagnostic::warning(s.span, message).with_code(Code::UnconnectedPin)
 }
 
 /// The latch-name prefix of the `k`-th `.subckt` of a model: its `.cname`, or
@@ -410,7 +476,8 @@ fn topological(
                     .with_note(format!(
                         "instantiation chain: {} -> {child}",
                         path.join(" -> ")
-                    )));
+                    ))
+                    .with_code(Code::RecursiveModel));
                 }
                 _ => {
                     limits.check_at(
@@ -497,6 +564,8 @@ struct Lowerer<'m, 'c> {
     /// Per output pin: the last instance (+ 1) that connected it.
     out_seen: Vec<u32>,
     undriven: Vec<u32>,
+    /// The warnings of instances with input pins left unconnected, in `.subckt` order.
+    unconnected: Vec<Diagnostic>,
     /// The instance output `(inst, pin)` of each extra input, in order.
     pseudo: Vec<(u32, u32)>,
     /// The walk of [`Lowerer::resolve`].
@@ -525,6 +594,7 @@ impl<'m, 'c> Lowerer<'m, 'c> {
             pins: FxHashMap::default(),
             out_seen: Vec::new(),
             undriven: Vec::new(),
+            unconnected: Vec::new(),
             pseudo: Vec::new(),
             stack: Vec::new(),
         };
@@ -649,7 +719,8 @@ impl<'m, 'c> Lowerer<'m, 'c> {
                 return Err(Diagnostic::error(
                     s.model.span,
                     format!("unknown model `{}`", s.model.name),
-                ));
+                )
+                .with_code(Code::UnknownModel));
             };
             self.instance(s, iface)?;
         }
@@ -693,6 +764,15 @@ impl<'m, 'c> Lowerer<'m, 'c> {
                     ));
                 }
             }
+        }
+        let open: Vec<String> = (iface.inputs.iter())
+            .zip(&self.inst_inputs[first_input..])
+            .filter(|&(_, &net)| net == NO_NET)
+            .map(|(name, _)| format!("`{name}`"))
+            .collect();
+        if !open.is_empty() {
+            self.unconnected
+                .push(unconnected_warning(inst as usize, s, &open));
         }
         self.instances.push(Instance {
             iface,
@@ -934,6 +1014,6 @@ impl<'m, 'c> Lowerer<'m, 'c> {
                 )
             }
         };
-        vec![Diagnostic::warning(at, message)]
+        vec![Diagnostic::warning(at, message).with_code(Code::BlifWarning)]
     }
 }

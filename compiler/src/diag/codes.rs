@@ -4,7 +4,7 @@
 //! A code names a kind of problem, not a message: messages may be reworded, codes stay.
 //! `E` codes are errors, `W` codes warnings. The hundreds say where the problem is found:
 //! `00` the input file and the build itself, `01` MLIR syntax, `02` APS designs, `03` BLIF
-//! netlists, `04` Handshake designs. Each flow has a family code (`E0200`, `W0300`, ...)
+//! netlists, `04` Handshake designs. Each flow has a family code (`E0200`, `E0300`, ...)
 //! that its diagnostics carry when no more specific code was given at the place they are
 //! made ([`crate::flow::Flow::code`]); a new specific code is one line here.
 //!
@@ -83,8 +83,8 @@ codes! {
          e.g. `--emit sv` (APS only) on a Handshake design, or only `synth-mlir` for a BLIF \
          file. `kiln help build` lists the kinds of each flow.";
     OutputCollision = "E0007", "two inputs would write the same output file",
-        "Outputs are named after their input's stem, with directory inputs mirrored below \
-         the output directory. Two inputs given on the command line with the same stem \
+        "An output would also be written from another input: outputs are named after their \
+         input's stem, with directory inputs mirrored below the output directory. Two inputs given on the command line with the same stem \
          (`a/addi.blif` and `b/addi.blif`), or an input given twice, would overwrite one \
          result with the other. Build them into different output directories, or pass \
          their common parent directory, whose tree is mirrored.";
@@ -165,17 +165,43 @@ codes! {
         "The BLIF file does not follow the format (SIS, with yosys's `.conn`/`.cname`), or \
          describes a netlist kiln cannot lower: a net with two drivers, a combinational \
          loop, a cover row of the wrong width, ... The message says which.";
-    BlifWarning = "W0300", "questionable BLIF netlist",
-        "The netlist lowers, but something in it is likely a mistake, e.g. a net that is \
-         used but never driven (it becomes a primary input).";
+    BlifWarning = "W0300", "a net has no driver and reads as constant 0",
+        "A net is read (by a cover, a latch, an output or an instance input) but nothing \
+         drives it: no `.inputs`, `.names`, `.latch`, `.conn` or instance output names it \
+         as its output. kiln reads it as constant 0. Drive the net, or list it \
+         in `.inputs` if it is meant to be a primary input.";
     UnknownModel = "E0301", "an instantiated model is not defined",
-        "A `.subckt` names a model that is not in the file. kiln never looks beyond one \
+        "A `.subckt` names an unknown model: one that is not in the file. kiln never looks beyond one \
          file: put the model's `.model ... .end` in the same file.";
     RecursiveModel = "E0302", "a model instantiates itself",
         "A chain of `.subckt` instantiations leads back to the model it starts from, so the \
          hierarchy has no bottom. The message shows the chain.";
     NoModel = "E0303", "no model in the file",
         "A BLIF file needs at least one `.model`; its first model is the top.";
+    ExdcIgnored = "W0304", "an external don't-care network is ignored",
+        "An `.exdc` section describes an external don't-care network: kiln lowers the care \
+         network only and skips the section up to the model's `.end` (the AIG is a valid \
+         implementation, just not one that exploits the don't-cares).";
+    DirectiveIgnored = "W0305", "a BLIF directive is ignored (no effect on the logic)",
+        "The directive carries no logic: timing (`.area`, `.delay`, `.wire_load_slope`, \
+         `.wire`, `.input_arrival`, `.output_required`, `.input_drive`, `.output_load`, \
+         `.max_input_load` and their `.default_` forms), clocking (`.clock`, `.cycle`, \
+         `.clock_event`), attributes (`.attr`, `.param`, a `.cname` with no instance to \
+         name), `.latch_order` or `.code`. It is ignored with one warning per directive \
+         (a note counts the other lines).";
+    TopInstantiated = "W0306", "the first model, lowered as the top, is instantiated by another model",
+        "The BLIF format takes a file's first model as the circuit, so kiln lowers it as the \
+         top; but another model instantiates it, so it is a part of a larger hierarchy whose \
+         root is the model the warning names (ABC and yosys lower that root). Put the root \
+         model first, or pick the top with `--top MODEL` (`kiln aig`, `kiln build`).";
+    UnconnectedPin = "W0307", "an instance input pin is not connected and reads as constant 0",
+        "A `.subckt` line names no actual net for an input pin of the instantiated model, so \
+         the pin reads as constant 0 inside that instance. Connect the pin (`pin=net`), or \
+         drive a constant net explicitly if 0 is what was meant.";
+    UnknownTop = "E0308", "the model asked for as the top is not in the file",
+        "`--top MODEL` names the model to lower as the top instead of the file's first \
+         model; this file defines no model of that name (the message lists the models it \
+         defines). Check the spelling (model names are case-sensitive).";
     Handshake = "E0400", "invalid Handshake design",
         "The `handshake.func` cannot be lowered to an AIG: an unsupported type or op form, \
          a net with two drivers or none, a combinational loop, ... The message says which.";
@@ -252,5 +278,228 @@ mod tests {
             assert_eq!(serde_json::from_str::<Code>(&json).unwrap(), c);
         }
         assert_eq!(Code::parse("E9999"), None);
+    }
+
+    /// The first sentence of an explanation (a `.` before a blank ends it, but in `e.g.`
+    /// and `i.e.`).
+    fn first_sentence(text: &str) -> &str {
+        let mut from = 0;
+        while let Some(p) = text[from..].find(". ") {
+            let end = from + p;
+            if !(text[..end].ends_with("e.g") || text[..end].ends_with("i.e")) {
+                return &text[..end];
+            }
+            from = end + 2;
+        }
+        text
+    }
+
+    /// The message of the first diagnostic with `code` that the BLIF flow reports for `text`
+    /// (the flow's family codes applied).
+    fn blif(text: &str, code: Code) -> String {
+        use crate::flow::Flow;
+        let out = crate::flow::blif::build(text, &crate::limits::Limits::DEFAULT);
+        (out.diagnostics.into_iter())
+            .map(|d| Flow::Blif.coded(d))
+            .find(|d| d.code == Some(code))
+            .unwrap_or_else(|| panic!("no {code} for {text:?}"))
+            .message
+    }
+
+    /// An example message of `code` (made by the code path that reports it where that
+    /// path is in this crate and cheap to reach, else a literal copy of the message's
+    /// form), and a phrase the message shares with the code's summary or the first
+    /// sentence of its explanation. `None`: the code has no message of its own (see the
+    /// reason).
+    fn example(code: Code) -> Result<(String, &'static str), &'static str> {
+        use crate::limits::{Limit, Limits};
+        let lit = |m: &str, k| Ok((m.to_string(), k));
+        match code {
+            Code::InvalidUtf8 => {
+                let d = crate::diag::decode_utf8(b"a\xff").unwrap_err();
+                assert_eq!(d.code, Some(code));
+                Ok((d.message, "UTF-8"))
+            }
+            Code::Unreadable => lit(
+                "not a regular file (a FIFO); inputs must be regular files",
+                "not a regular file",
+            ),
+            Code::DigestMismatch => lit(
+                "the file does not match the digest the build system gave for it (expected \
+                 sha256 00, the file's is 01); was it modified during the build?",
+                "does not match",
+            ),
+            Code::LimitExceeded => {
+                let d = Limits::DEFAULT.check(Limit::Nodes, u64::MAX).unwrap_err();
+                Ok((d, "limit"))
+            }
+            Code::NoFlow => {
+                let d = crate::flow::unknown("module {}");
+                assert_eq!(d.code, Some(code));
+                Ok((d.message, "no flow accepts this input"))
+            }
+            Code::OutputNotMade => lit("--emit sv applies to APS designs only", "--emit sv"),
+            Code::OutputCollision => lit(
+                "output `out/a.aig` would also be written from `b/a.blif`",
+                "would also be written",
+            ),
+            Code::WriteFailed => Err("the message is the operating system's error text"),
+            Code::Internal => lit("internal error: a build thread panicked", "internal error"),
+            Code::InputWalk => lit("cannot walk: Permission denied (os error 13)", "walk"),
+            Code::Config => lit("unknown field `blif`, expected one of ...", "unknown"),
+            Code::Syntax => {
+                let d = crate::mlir::parse("module { %x = }").unwrap_err();
+                assert_eq!(d.code, Some(code));
+                Ok((d.message, "expected"))
+            }
+            Code::UnknownOp => lit("unknown operation 'foo' in custom form", "in custom form"),
+            Code::NestingTooDeep => lit("nesting too deep", "too deep"),
+            Code::LiteralTooLarge => lit("result index too large", "too large"),
+            Code::Aps => lit("loop step is 0: the loop would never end", "loop step"),
+            Code::ApsWarning => lit(
+                "function `@f`: opcode 0x33 is not a custom opcode (custom-0..3: 0x0b, 0x2b, \
+                 0x5b, 0x7b)",
+                "custom-0..3",
+            ),
+            Code::DuplicateFunction => lit(
+                "function `@f` is defined more than once",
+                "is defined more than once",
+            ),
+            Code::Redefinition => lit("redefinition of SSA value '%x'", "SSA value"),
+            Code::ResponseCount => lit(
+                "a path through `@f` sends no response: its command would get none",
+                "response",
+            ),
+            Code::NoResponse => lit(
+                "function `@f` sends no response (no `aps.writerf`)",
+                "sends no response",
+            ),
+            Code::LoopOverflow => lit(
+                "this loop reaches its bound only by overflowing `%i` (i8)",
+                "by overflowing",
+            ),
+            Code::Blif => Ok((
+                blif(
+                    ".model m\n.outputs y\n.names y x\n1 1\n.names x y\n1 1\n.end\n",
+                    code,
+                ),
+                "combinational loop",
+            )),
+            Code::BlifWarning => Ok((
+                blif(".model m\n.outputs y\n.names n y\n1 1\n.end\n", code),
+                "no driver",
+            )),
+            Code::UnknownModel => Ok((
+                blif(".model m\n.outputs y\n.subckt nope a=y\n.end\n", code),
+                "unknown model",
+            )),
+            Code::RecursiveModel => Ok((
+                blif(".model m\n.outputs y\n.subckt m y=y\n.end\n", code),
+                "instantiates itself",
+            )),
+            Code::NoModel => Ok((blif("", code), "no model")),
+            Code::ExdcIgnored => Ok((
+                blif(
+                    ".model m\n.inputs a\n.outputs y\n.names a y\n1 1\n.exdc\n.names a y\n\
+                     0 1\n.end\n",
+                    code,
+                ),
+                "external don't-care network",
+            )),
+            Code::DirectiveIgnored => Ok((
+                blif(
+                    ".model m\n.inputs a\n.outputs y\n.default_max_input_load 2\n.names a y\n\
+                     1 1\n.end\n",
+                    code,
+                ),
+                "no effect on the logic",
+            )),
+            Code::TopInstantiated => Ok((
+                blif(
+                    ".model leaf\n.inputs a\n.outputs y\n.names a y\n1 1\n.end\n.model top\n\
+                     .inputs a\n.outputs y\n.subckt leaf a=a y=y\n.end\n",
+                    code,
+                ),
+                "lowered as the top",
+            )),
+            Code::UnconnectedPin => Ok((
+                blif(
+                    ".model top\n.inputs a\n.outputs y\n.subckt leaf a=a y=y\n.end\n\
+                     .model leaf\n.inputs a b\n.outputs y\n.names a b y\n11 1\n.end\n",
+                    code,
+                ),
+                "not connected",
+            )),
+            Code::UnknownTop => {
+                let file = crate::blif::parse(".model m\n.end\n").unwrap().file;
+                let d = crate::aig::lower_file_owned(file, Some("top"), &Limits::DEFAULT);
+                let d = d.unwrap_err();
+                assert_eq!(d.code, Some(code));
+                Ok((d.message, "to lower as the top"))
+            }
+            Code::Handshake => lit("net `x` has two drivers", "two drivers"),
+            Code::HandshakeWarning => Err("a family code: every Handshake warning has its own"),
+            Code::NoLibrary => {
+                let d = crate::flow::handshake::no_library();
+                assert_eq!(d.code, Some(code));
+                Ok((d.message, "no BLIF library"))
+            }
+            Code::LibraryNotDirectory => lit(
+                "the BLIF library is not a directory (from --blif-lib)",
+                "the BLIF library is not a directory",
+            ),
+            Code::LibraryUnused => lit(
+                "none of the 3 library files this design uses is in the BLIF library",
+                "none of the",
+            ),
+            Code::OpaqueUnit => lit(
+                "op `addi0` (addi) has no AIG: no unit; kept as an opaque synth.subckt",
+                "has no AIG",
+            ),
+            Code::LibraryFileIgnored => {
+                Err("the message is the library file's own error; a note says `unit ignored`")
+            }
+            Code::PathTable => lit("expected `key = template`", "key = template"),
+            Code::UndefinedValue => lit("use of undefined value %x", "undefined value"),
+            Code::OneHandshakeFunc => lit("no handshake.func `@f` with a body", "handshake.func"),
+            Code::UnsupportedType => lit(
+                "unsupported type f16 in a Handshake circuit",
+                "unsupported type",
+            ),
+            Code::FloatAsBits => lit(
+                "float data is carried as its bit pattern; float operators have no AIG",
+                "bit pattern",
+            ),
+        }
+    }
+
+    /// Each code's example message names what its summary or the first sentence of its
+    /// explanation names (`kiln explain` prints both), so that a code does not explain
+    /// another meaning than its messages'.
+    #[test]
+    fn every_code_explains_its_messages() {
+        let mut without = Vec::new();
+        for &c in Code::ALL {
+            let (message, phrase) = match example(c) {
+                Ok(e) => e,
+                Err(why) => {
+                    without.push((c, why));
+                    continue;
+                }
+            };
+            let phrase = phrase.to_lowercase();
+            let explained = format!("{} {}", c.summary(), first_sentence(c.explanation()));
+            assert!(
+                message.to_lowercase().contains(&phrase),
+                "{c}: the example message {message:?} does not say {phrase:?}"
+            );
+            assert!(
+                explained.to_lowercase().contains(&phrase),
+                "{c}: `kiln explain {c}` ({explained:?}) does not say {phrase:?} as its \
+                 message {message:?} does"
+            );
+        }
+        // The codes without an example of their own are few, and each has its reason.
+        assert!(without.len() <= 3, "{without:?}");
     }
 }

@@ -342,15 +342,15 @@ pub fn flatten<'b>(
 }
 
 /// The outcome of a file from its models, each one's parse (by index, the first definition
-/// of its name), and its top model's lowering: every model's reader warnings, then the
-/// top's lowering warnings or error, all with file-relative spans; the top's AIG as the
-/// outputs.
+/// of its name), and its top model's lowering (with the top's index in `models`): every
+/// model's reader warnings, then the top's lowering warnings or error, all with
+/// file-relative spans; the top's AIG as the outputs.
 pub fn outcome(
     models: &[Item],
     parsed_warnings: impl Fn(&Item) -> Vec<Diagnostic>,
-    top: Option<Result<&Lowered, &Diagnostic>>,
+    top: Option<(usize, Result<&Lowered, &Diagnostic>)>,
 ) -> Outcome {
-    let (Some(first), Some(top)) = (models.first(), top) else {
+    let Some((first, top)) = top.and_then(|(i, top)| Some((models.get(i)?, top))) else {
         let d = Diagnostic::error(Span::point(0), "no model in file").with_code(Code::NoModel);
         return Outcome::failed(vec![d]);
     };
@@ -377,6 +377,21 @@ pub fn outcome(
     }
 }
 
+/// The warning of a file whose first model (`first`, its parse) another model
+/// instantiates, naming the roots of the hierarchy above it
+/// ([`crate::blif::first_instantiated_warning`]); its span is relative to the first
+/// model's text. `instances(m)` as for [`cycles`].
+pub fn first_instantiated(
+    models: &[Item],
+    first: Option<&Model>,
+    instances: impl FnMut(&str) -> Option<Vec<String>>,
+) -> Option<Diagnostic> {
+    let first = first?;
+    let names: Vec<&str> = models.iter().map(|m| m.symbol.as_str()).collect();
+    let roots = crate::blif::roots_above_first(&names, instances);
+    (!roots.is_empty()).then(|| crate::blif::first_instantiated_warning(first, &roots))
+}
+
 /// The outputs of a top model's AIG: binary and ASCII AIGER.
 pub fn outputs(g: &Aig) -> Vec<(OutputKind, Vec<super::Piece>)> {
     vec![
@@ -387,19 +402,56 @@ pub fn outputs(g: &Aig) -> Vec<(OutputKind, Vec<super::Piece>)> {
 
 /// The whole flow for one file.
 pub fn build(text: &str, limits: &Limits) -> Outcome {
+    build_top(text, None, limits)
+}
+
+/// The index in `models` of the model to lower as the top: `top`'s first definition, else
+/// the first model; an unknown `top` is an error ([`crate::blif::unknown_top`]).
+pub fn top_index(models: &[Item], top: Option<&str>) -> Result<usize, Diagnostic> {
+    match top {
+        None => Ok(0),
+        Some(top) => models.iter().position(|m| m.symbol == top).ok_or_else(|| {
+            let names: Vec<&str> = models.iter().map(|m| m.symbol.as_str()).collect();
+            crate::blif::unknown_top(top, &names)
+        }),
+    }
+}
+
+/// The whole flow for one file, with model `top` as the top (else the first model).
+pub fn build_top(text: &str, top: Option<&str>, limits: &Limits) -> Outcome {
     let models = models(text);
+    let t = match top_index(&models, top) {
+        Ok(t) => t,
+        Err(e) => return Outcome::failed(vec![e]),
+    };
     let mut file = File::new(&models);
-    let top = models.first().map(|m| file.lower(&m.symbol, limits));
-    if !matches!(&top, Some(Err(d)) if TooDeep::refused(d)) {
+    let top_lowered = models.get(t).map(|m| (t, file.lower(&m.symbol, limits)));
+    let mut root = None;
+    if !matches!(&top_lowered, Some((_, Err(d))) if TooDeep::refused(d)) {
         for m in &models {
             file.parse(&m.symbol);
         }
+        let first = models.first().and_then(|m| file.parse(&m.symbol));
+        let first = first
+            .as_deref()
+            .and_then(|p| p.as_ref().ok())
+            .map(|(m, _)| m);
+        if top.is_none() {
+            root = first_instantiated(&models, first, |m| file.instances(m));
+        }
     }
-    let warnings = |m: &Item| match file.parsed.get(&m.symbol).and_then(Option::as_deref) {
-        Some(Ok((_, w))) => w.clone(),
-        _ => Vec::new(),
+    let warnings = |m: &Item| {
+        let mut w = match file.parsed.get(&m.symbol).and_then(Option::as_deref) {
+            Some(Ok((_, w))) => w.clone(),
+            _ => Vec::new(),
+        };
+        if std::ptr::eq(m, &models[0]) {
+            w.extend(root.clone());
+        }
+        w
     };
-    outcome(&models, warnings, top.as_ref().map(|r| r.as_ref()))
+    let top = top_lowered.as_ref().map(|(t, r)| (*t, r.as_ref()));
+    outcome(&models, warnings, top)
 }
 
 type Parsed = Result<(Model, Vec<Diagnostic>), Diagnostic>;

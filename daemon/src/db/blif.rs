@@ -202,24 +202,47 @@ fn too_deep(
     deep.error(parent, shift, limits)
 }
 
-/// The outputs of a BLIF file: its top model as binary and ASCII AIGER, with every
-/// diagnostic (file-relative).
+/// The outputs of a BLIF file: its top model (`top`, else the first) as binary and ASCII
+/// AIGER, with every diagnostic (file-relative).
 #[salsa::tracked(returns(ref))]
-pub fn blif_outputs(db: &dyn KilnDb, file: BlifFile) -> FileOutputs {
+pub fn blif_outputs(db: &dyn KilnDb, file: BlifFile, top: Option<String>) -> FileOutputs {
     note(db, || Subject::file(file.path(db)));
     executed(db, Kind::EmitAig);
     let models = blif_models(db, file);
-    let top = models
-        .first()
-        .map(|t| model_aig(db, file, t.symbol.clone()).as_ref());
+    let t = match flow::top_index(models, top.as_deref()) {
+        Ok(t) => t,
+        Err(e) => return compiler::flow::Outcome::failed(vec![e]).into(),
+    };
+    let lowered = models
+        .get(t)
+        .map(|m| model_aig(db, file, m.symbol.clone()).as_ref());
     // A hierarchy refused for its depth is not parsed further for warnings.
-    let deep = matches!(top, Some(Err(d)) if flow::TooDeep::refused(d));
+    let deep = matches!(lowered, Some(Err(d)) if flow::TooDeep::refused(d));
+    let root = match (deep || top.is_some(), models.first()) {
+        (false, Some(first)) => {
+            let parsed = model_parsed(db, file, first.symbol.clone());
+            let first = parsed
+                .as_ref()
+                .and_then(|p| p.as_ref().ok())
+                .map(|(m, _)| m);
+            flow::first_instantiated(models, first, |m| {
+                model_instances(db, file, m.to_string()).clone()
+            })
+        }
+        _ => None,
+    };
     let warnings = |m: &Item| match deep {
         true => Vec::new(),
-        false => match model_parsed(db, file, m.symbol.clone()) {
-            Some(Ok((_, w))) => w.clone(),
-            _ => Vec::new(),
-        },
+        false => {
+            let mut w = match model_parsed(db, file, m.symbol.clone()) {
+                Some(Ok((_, w))) => w.clone(),
+                _ => Vec::new(),
+            };
+            if std::ptr::eq(m, &models[0]) {
+                w.extend(root.clone());
+            }
+            w
+        }
     };
-    flow::outcome(models, warnings, top).into()
+    flow::outcome(models, warnings, lowered.map(|l| (t, l))).into()
 }

@@ -57,7 +57,11 @@ impl Ide {
                 handshake_outputs(db, j).clone(),
                 j.file(db).text(db),
             ),
-            Overlay::Blif(f, _) => (Flow::Blif, blif::blif_outputs(db, f).clone(), f.text(db)),
+            Overlay::Blif(f, _) => (
+                Flow::Blif,
+                blif::blif_outputs(db, f, None).clone(),
+                f.text(db),
+            ),
         };
         Analysis {
             version: overlay.version(),

@@ -36,6 +36,7 @@ pub(super) fn spec_to_proto(spec: &BuildSpec) -> proto::BuildRequest {
             .map(|(l, v)| (l.as_str().to_string(), v.as_str().to_string()))
             .collect(),
         watch_debounce_ms: 0,
+        top: spec.top.clone().unwrap_or_default(),
     }
 }
 
@@ -61,6 +62,7 @@ pub(super) fn spec_from_proto(req: &proto::BuildRequest) -> Result<BuildSpec, Sp
         changed_only: req.changed_only,
         limits: limits_from_proto(&req.limits),
         lints: lints_from_proto(&req.lints),
+        top: (!req.top.is_empty()).then(|| req.top.clone()),
     })
 }
 
