@@ -103,7 +103,7 @@ codes! {
     Config = "E0011", "kiln.toml is invalid",
         "The nearest `kiln.toml` (searched from the current directory up) is not valid TOML, \
          or holds an unknown key or a value of the wrong type. `kiln help` lists the keys: \
-         `blif_lib`, `out_dir`, `[limits]`, `[remote]`.";
+         `blif_lib`, `out_dir`, `[limits]`, `[lints]`, `[remote]`.";
     UnknownSubject = "E0012", "not an output, input, function or model of the last build",
         "`kiln why` explains the daemon's last build. Its argument must be one of that build's \
          output files, one of its input files, or a function or model of one of its inputs \
@@ -347,6 +347,10 @@ mod tests {
             Code::Internal => lit("internal error: a build thread panicked", "internal error"),
             Code::InputWalk => lit("cannot walk: Permission denied (os error 13)", "walk"),
             Code::Config => lit("unknown field `blif`, expected one of ...", "unknown"),
+            Code::UnknownSubject => lit(
+                "not an output, input, function or model of the daemon's last build",
+                "not an output, input, function or model",
+            ),
             Code::Syntax => {
                 let d = crate::mlir::parse("module { %x = }").unwrap_err();
                 assert_eq!(d.code, Some(code));
