@@ -5,6 +5,8 @@
 //! name is recognised by its content.
 
 mod cli;
+#[path = "../../compiler/tests/common/mod.rs"]
+mod common;
 
 use cli::{Daemon, fails, kiln, ok};
 use std::fs;
@@ -167,4 +169,44 @@ fn inputs_are_recognised_by_content() {
         out.join("net.aig").is_file(),
         "a BLIF netlist named .txt is lowered"
     );
+}
+
+/// The stock Dynamatic library (shared corpus): its warnings allowed, a build prints the
+/// summary line only; one of its codes denied, the build fails.
+#[test]
+fn the_dynamatic_librarys_warnings_allowed_or_denied() {
+    let Some(shared) = common::shared_dir() else {
+        return;
+    };
+    let lib = shared.join("dynamatic_blif/library");
+    let dir = tempfile::tempdir().unwrap();
+    let build = |args: &[&str]| {
+        let mut c = kiln();
+        c.arg("build")
+            .arg(&lib)
+            .arg("-o")
+            .arg(dir.path())
+            .args(args);
+        stderr(&mut c)
+    };
+    let (code, err) = build(&[]);
+    assert_eq!(code, Some(0), "{err}");
+    let codes: std::collections::BTreeSet<&str> = err
+        .lines()
+        .filter(|l| l.contains(": warning: "))
+        .filter_map(|l| l.rsplit_once(" [")?.1.strip_suffix(']'))
+        .collect();
+    assert!(!codes.is_empty(), "the library warns: {err}");
+    let mut allow = Vec::new();
+    for c in &codes {
+        allow.extend(["-A", c]);
+    }
+    let (code, err) = build(&allow);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(err.lines().count(), 1, "the summary line only: {err}");
+    assert!(err.contains("warnings allowed"), "{err}");
+    let first = codes.iter().next().unwrap();
+    let (code, err) = build(&["-D", first]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains(&format!("`-D {first}` makes this warning an error")));
 }
