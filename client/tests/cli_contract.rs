@@ -583,6 +583,11 @@ fn help_sizes_completions_and_man_pages() {
         bash.contains("_kiln()") && bash.contains("--message-format"),
         "{bash}"
     );
+    // `--emit` values complete (every output kind).
+    assert!(
+        bash.contains("compgen -W \"cmt2 rules-json aig aag sv synth-mlir blif hier-blif\""),
+        "{bash}"
+    );
     ok(kiln().args(["man", "-o"]).arg(dir.path().join("man")));
     let page = fs::read_to_string(dir.path().join("man/kiln.1")).unwrap();
     assert!(

@@ -69,7 +69,7 @@ impl OutDir {
 pub struct Emit {
     /// Also write this output kind (repeatable): sv (APS); aag (BLIF); or any default kind:
     /// cmt2, rules-json (APS), aig (BLIF), synth-mlir, aig, blif, hier-blif (Handshake)
-    #[arg(long = "emit", value_name = "KIND", value_parser = kind)]
+    #[arg(long = "emit", value_name = "KIND", value_parser = kinds(), hide_possible_values = true)]
     pub kinds: Vec<OutputKind>,
 }
 
@@ -170,6 +170,13 @@ impl clap::Args for LintArgs {
     fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
         Self::augment_args(cmd)
     }
+}
+
+/// Output kinds by name, their names known to clap (so shells complete them).
+fn kinds() -> impl clap::builder::TypedValueParser<Value = OutputKind> {
+    use clap::builder::TypedValueParser;
+    let names = OutputKind::ALL.iter().map(|k| k.name());
+    clap::builder::PossibleValuesParser::new(names).try_map(|n: String| kind(&n))
 }
 
 /// An output kind by name.
