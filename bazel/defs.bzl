@@ -117,10 +117,15 @@ def _kiln_rule(implementation, doc, src_doc, src_files, attrs = {}):
     """A rule that runs kiln on one source file, its `src` attribute (plus `attrs`)."""
     src = attr.label(doc = src_doc, allow_single_file = src_files, mandatory = True)
     settings = {k: attr.label(default = v, providers = [BuildSettingInfo]) for k, v in _SETTINGS.items()}
+    lints = attr.string_dict(
+        default = {},
+        doc = "Lint levels by warning code (or `warnings`): `allow`, `warn` or `deny`, as " +
+              "`kiln build -A/-W/-D` takes them; a denied warning fails the action.",
+    )
     return rule(
         implementation = implementation,
         doc = doc,
-        attrs = dict(attrs, src = src, **settings),
+        attrs = dict(attrs, src = src, lints = lints, **settings),
         toolchains = [_TOOLCHAIN],
     )
 
@@ -151,6 +156,10 @@ def _run_kiln(ctx, src, outputs, kinds, mnemonic, library = None):
     args.add("--out-dir", outputs[0].dirname)
     for kind in kinds:
         args.add("--kind", kind)
+    for code, level in sorted(ctx.attr.lints.items()):
+        if level not in ["allow", "warn", "deny"]:
+            fail("lints: `%s` for %s is not allow, warn or deny" % (level, code))
+        args.add("--" + level, code)
     inputs = [src]
     if library:
         args.add("--blif-lib", library.root)

@@ -64,6 +64,9 @@ kiln_worker = rule(
     },
 )
 
+# Lint levels by warning code (or `warnings`), as `kiln build -A/-W/-D` takes them.
+_LINTS = attrs.dict(key = attrs.string(), value = attrs.enum(["allow", "warn", "deny"]), default = {})
+
 def _stem(name: str) -> str:
     base = name.split("/")[-1]
     dot = base.rfind(".")
@@ -77,6 +80,8 @@ def _run_kiln(ctx: AnalysisContext, kinds: list[str], suffixes: list[str], categ
     kind_flags = []
     for kind in kinds:
         kind_flags += ["--kind", kind]
+    for code, level in sorted(ctx.attrs.lints.items()):
+        kind_flags += ["--" + level, code]
     args = cmd_args("--out-dir", out_dir, kind_flags, extra, src, hidden = [o.as_output() for o in outs[1:]])
     worker = ctx.attrs._worker
     ctx.actions.run(
@@ -108,6 +113,7 @@ kiln_aps_library = rule(
     attrs = {
         "src": attrs.source(),
         "sv": attrs.bool(default = True),
+        "lints": _LINTS,
         "_worker": attrs.default_only(attrs.dep(default = "toolchains//:kiln_worker")),
     },
 )
@@ -123,6 +129,7 @@ kiln_blif_aig = rule(
     impl = _kiln_blif_aig_impl,
     attrs = {
         "src": attrs.source(),
+        "lints": _LINTS,
         "_worker": attrs.default_only(attrs.dep(default = "toolchains//:kiln_worker")),
     },
 )
@@ -160,6 +167,7 @@ kiln_handshake_synth = rule(
     attrs = {
         "library": attrs.dep(providers = [KilnBlifLibraryInfo]),
         "src": attrs.source(),
+        "lints": _LINTS,
         "_worker": attrs.default_only(attrs.dep(default = "toolchains//:kiln_worker")),
     },
 )

@@ -210,3 +210,32 @@ fn the_dynamatic_librarys_warnings_allowed_or_denied() {
     assert_eq!(code, Some(1), "{err}");
     assert!(err.contains(&format!("`-D {first}` makes this warning an error")));
 }
+
+/// A build-system action takes the levels too (the Bazel and Buck2 rules' `lints`
+/// attribute becomes `--allow/--warn/--deny CODE`).
+#[test]
+fn a_worker_action_takes_lint_levels() {
+    let dir = tempfile::tempdir().unwrap();
+    let action = |level: &str| {
+        let mut c = kiln();
+        c.current_dir(dir.path())
+            .args(["worker", "--no-daemon", "--out-dir", "o", "--kind", "aig"])
+            .arg(undriven())
+            .args([level, "W0300"]);
+        stderr(&mut c)
+    };
+    let (code, err) = action("--deny");
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains("`-D W0300` makes this warning an error"),
+        "{err}"
+    );
+    assert!(!dir.path().join("o/undriven.aig").exists());
+    let (code, err) = action("--allow");
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        !err.contains("W0300") && !err.contains("no driver"),
+        "{err}"
+    );
+    assert!(dir.path().join("o/undriven.aig").is_file());
+}

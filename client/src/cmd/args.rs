@@ -125,7 +125,12 @@ const LINT_FLAGS: [(&str, char, Level, &str); 3] = [
 impl LintArgs {
     /// The levels of a build: `kiln.toml`'s, then the flags.
     pub fn resolved(&self) -> Lints {
-        let mut lints = crate::config::get().lints();
+        crate::config::get().lints().overridden_by(&self.given())
+    }
+
+    /// The levels the flags alone set.
+    pub fn given(&self) -> Lints {
+        let mut lints = Lints::default();
         for &(lint, level) in &self.given {
             lints.set(lint, level);
         }

@@ -77,6 +77,10 @@ pub struct ActionArgs {
     /// Build in this process even when a daemon runs.
     #[arg(long)]
     pub no_daemon: bool,
+    /// Lint levels (`--allow/--warn/--deny CODE`), as `kiln build` takes them; the
+    /// worker's `kiln.toml` does not apply (an action says all it needs).
+    #[command(flatten)]
+    pub lints: crate::cmd::args::LintArgs,
 }
 
 /// What one action produced: the exit code and the text for the user.
@@ -254,6 +258,7 @@ fn action_spec(
         input_digests: std::sync::Arc::new(given.digests.clone()),
         // The worker's own limits (its flags and `kiln.toml`), also in a daemon.
         limits: Some(kiln_daemon::input::limits()),
+        lints: parsed.lints.given(),
         ..BuildSpec::default()
     };
     Ok((spec, parsed.no_daemon))
