@@ -195,7 +195,7 @@ check_outputs() {
 # server's disk, builds with an empty cache C reject exactly that entry, recompute it and
 # still write the same outputs. $1 = label, $2 = URL, $3 = directory of the server's blobs.
 KILN_INPUTS=(hw/burst.mlir hw/mux.blif hw/addi.blif)
-# Sum of one counter over the `kiln: cache:` summary lines of a log.
+# Sum of one counter over the `; cache: lookups ...` ends of the summary lines of a log.
 counter() { grep -o "$2 [0-9]*" "$1" | awk '{s+=$NF} END {print s+0}'; }
 # kiln's TLS and header flags for the remote cache (the daemon below takes them from the
 # environment instead).
@@ -218,7 +218,7 @@ kiln_refused_check() {
   for f in "${KILN_INPUTS[@]}"; do
     "$KILN" build --remote-cache "$url" --remote-ca "$TLS/ca.pem" --cache-dir "$d/cache" --out-dir "$d/out" "$f" 2>"$d/err.log" \
       || { cat "$d/err.log" >&2; fail "$label: a build without the header failed"; }
-    grep -q '^kiln: cache: .*uploads 0,' "$d/err.log" || { cat "$d/err.log" >&2; fail "$label: uploads without the header"; }
+    grep -q 'Built .*; cache: .*uploads 0,' "$d/err.log" || { cat "$d/err.log" >&2; fail "$label: uploads without the header"; }
     [ "$(grep -c '^kiln: warning:' "$d/err.log")" -eq 1 ] && [ "$(wc -l <"$d/err.log")" -eq 2 ] \
       || { cat "$d/err.log" >&2; fail "$label: expected one warning line and the cache summary"; }
     grep -q "^kiln: warning: remote cache $url unavailable (.*$3" "$d/err.log" \

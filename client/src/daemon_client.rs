@@ -74,6 +74,8 @@ pub fn no_daemon_requested(flag: bool) -> bool {
 pub enum Via {
     Daemon,
     InProcess,
+    /// In process through the cached query pipeline (`--remote-cache`).
+    Cached,
 }
 
 impl std::fmt::Display for Via {
@@ -81,6 +83,7 @@ impl std::fmt::Display for Via {
         f.write_str(match self {
             Via::Daemon => "daemon",
             Via::InProcess => "in process",
+            Via::Cached => "in process, cached",
         })
     }
 }
@@ -135,15 +138,6 @@ pub fn spec_of(inputs: &[PathBuf], kinds: Vec<OutputKind>, out_dir: &Path) -> Bu
 /// `p` made absolute (against the current directory).
 pub fn absolute(p: &Path) -> PathBuf {
     std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
-}
-
-/// Show a report's diagnostics; the exit status it calls for.
-pub fn report(report: &BuildReport) -> Result<(), Failure> {
-    let mut tally = crate::diagnostics::Tally::default();
-    for m in report.diagnostics.iter().flat_map(|d| &d.messages) {
-        tally.show(m);
-    }
-    tally.close("build", "the input")
 }
 
 /// A current-thread runtime for one command's calls.

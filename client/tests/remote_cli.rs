@@ -262,7 +262,10 @@ fn a_hostile_cache_is_one_warning_line_per_build() {
             2,
             "one warning and the cache summary:\n{err}"
         );
-        let summary = err.lines().find(|l| l.starts_with("kiln: cache:")).unwrap();
+        let summary = err
+            .lines()
+            .find(|l| l.contains("; cache: lookups"))
+            .unwrap();
         let rejected: u64 = summary
             .split(", ")
             .find_map(|p| p.strip_prefix("rejected "))
@@ -317,4 +320,56 @@ fn a_hostile_cache_is_one_warning_line_per_build_in_the_daemon_log() {
     assert!(stats["remote"]["rejected"].as_u64() >= Some(24), "{stats}");
     cli::ok(env.kiln().arg("shutdown"));
     let _ = daemon.wait();
+}
+
+/// A cached build takes what `kiln build` takes (a Handshake design with its library,
+/// `--emit sv`), writes the same bytes, and ends with `kiln build`'s one summary line,
+/// the cache's activity at its end (here with a server that is not there).
+#[test]
+fn cached_builds_take_every_input_and_print_one_summary_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/handshake");
+    let gcd = data.join("export_gcd.mlir");
+    let lib = data.join("library");
+    let example = cli::example();
+    for (input, extra) in [
+        (
+            &gcd,
+            vec!["--blif-lib".to_string(), lib.display().to_string()],
+        ),
+        (&example, vec!["--emit".into(), "sv".into()]),
+    ] {
+        let (cached, plain) = (dir.path().join("cached"), dir.path().join("plain"));
+        let o = cli::ok(
+            cli::kiln()
+                .args([
+                    "build",
+                    "--remote-cache",
+                    "http://127.0.0.1:1",
+                    "--cache-dir",
+                ])
+                .arg(dir.path().join("cache"))
+                .arg("-o")
+                .arg(&cached)
+                .args(&extra)
+                .arg(input),
+        );
+        let err = stderr(&o);
+        let built: Vec<&str> = err.lines().filter(|l| l.contains("Built ")).collect();
+        assert_eq!(built.len(), 1, "{err}");
+        assert!(
+            built[0].contains("[in process, cached]") && built[0].contains("; cache: lookups "),
+            "{err}"
+        );
+        assert!(!err.contains("kiln: cache:"), "{err}");
+        cli::ok(
+            cli::kiln()
+                .arg("build")
+                .arg("-o")
+                .arg(&plain)
+                .args(&extra)
+                .arg(input),
+        );
+        assert_eq!(files(&cached), files(&plain), "{input:?}");
+    }
 }

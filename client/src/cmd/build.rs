@@ -43,35 +43,17 @@ pub struct BuildArgs {
     pub explain: bool,
 }
 
-/// What `kiln build --remote-cache` reads ([`super::build_cached`]): one input, its
-/// output directory, whether more kinds were asked for.
-pub struct Args {
-    pub file: PathBuf,
-    pub out_dir: PathBuf,
-    pub emit: Option<super::rtl::Emit>,
-    pub remote: super::build_cached::RemoteArgs,
-}
-
 pub fn run(args: BuildArgs) -> Result<(), Failure> {
     let target = &args.target;
     if let Some(url) = args.remote.url() {
-        let [file] = target.inputs.as_slice() else {
+        if target.inputs.len() != 1 {
             return Err(Failure::usage(
                 "error: --remote-cache builds one input file at a time",
             ));
-        };
-        if target.top.is_some() {
-            return Err(Failure::usage(
-                "error: --top applies to builds without --remote-cache",
-            ));
         }
-        let cached = Args {
-            file: file.clone(),
-            out_dir: target.out.resolve()?,
-            emit: (!target.emit.kinds.is_empty()).then_some(super::rtl::Emit::Sv),
-            remote: args.remote.clone(),
-        };
-        return super::build_cached::run(&cached, url);
+        let spec = target.spec()?;
+        let (report, cache) = super::build_cached::build(&spec, &args.remote, url)?;
+        return finish_with(&spec, &target.inputs, &report, Via::Cached, Some(&cache));
     }
     let mut spec = target.spec()?;
     // The command reports diagnostics only: the daemon need not list unchanged files.
@@ -91,9 +73,25 @@ pub fn finish(
     report: &BuildReport,
     via: Via,
 ) -> Result<(), Failure> {
+    finish_with(spec, given, report, via, None)
+}
+
+/// [`finish`], the summary line ending with `extra` (a cached build's cache activity).
+fn finish_with(
+    spec: &BuildSpec,
+    given: &[PathBuf],
+    report: &BuildReport,
+    via: Via,
+    extra: Option<&str>,
+) -> Result<(), Failure> {
     let tally = show(spec, given, report);
     tally.close("build", &diagnostics::inputs_named(given))?;
-    diagnostics::status("Built", &summary(report, via, &tally));
+    let mut line = summary(report, via, &tally);
+    if let Some(extra) = extra {
+        line.push_str("; ");
+        line.push_str(extra);
+    }
+    diagnostics::status("Built", &line);
     detail(report);
     Ok(())
 }
