@@ -540,3 +540,35 @@ fn a_ten_megabyte_buffer_gets_its_diagnostics() {
     assert_eq!(d["range"]["start"]["line"], lines + 1, "{d}");
     s.finish();
 }
+
+/// The workspace's lint levels (`[lints]` in kiln.toml) apply to an editor's diagnostics
+/// as to its builds: an allowed warning is not shown, a denied one is an error.
+#[test]
+fn an_editor_shows_diagnostics_under_the_workspaces_lint_levels() {
+    let text = ".model u\n.inputs a\n.outputs y\n.names a nowhere y\n11 1\n.end\n";
+    for (level, expect) in [("warn", Some(2)), ("deny", Some(1)), ("allow", None)] {
+        let env = Daemon::new();
+        std::fs::write(
+            env.ws().join("kiln.toml"),
+            format!("[lints]\nW0300 = \"{level}\"\n"),
+        )
+        .unwrap();
+        let path = env.ws().join("u.blif");
+        std::fs::write(&path, text).unwrap();
+        let (mut s, _) = Session::start(&env, true);
+        s.notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": uri(&path), "languageId": "blif", "version": 1, "text": text}}),
+        );
+        let diags = s.diagnostics(1);
+        let w0300: Vec<&Value> = diags.iter().filter(|d| d["code"] == "W0300").collect();
+        match expect {
+            Some(severity) => {
+                assert_eq!(w0300.len(), 1, "{level}: {diags:?}");
+                assert_eq!(w0300[0]["severity"], severity, "{level}: {diags:?}");
+            }
+            None => assert!(w0300.is_empty(), "{level}: {diags:?}"),
+        }
+        s.finish();
+    }
+}

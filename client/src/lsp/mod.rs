@@ -496,8 +496,9 @@ impl Server {
                 .map_err(|e| e.to_string())?;
         }
         let analysis = analysis.ok_or("the daemon refused the document's text")?;
-        let diagnostics = analysis
-            .messages
+        // The workspace's lint levels (`[lints]` of kiln.toml), as its builds apply them.
+        let (messages, _) = crate::config::get().lints().apply(analysis.messages);
+        let diagnostics = messages
             .iter()
             .map(|m| diagnostic(m, doc, uri, self.encoding))
             .collect();
