@@ -137,13 +137,14 @@ pub fn absolute(p: &Path) -> PathBuf {
     std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
 }
 
-/// Show a report's diagnostics; the exit status it calls for.
-pub fn report(report: &BuildReport) -> Result<(), Failure> {
+/// Show a report's diagnostics; the exit status it calls for (the closing line names
+/// `given`, the inputs as the user named them).
+pub fn report(report: &BuildReport, given: &[PathBuf]) -> Result<(), Failure> {
     let mut tally = crate::diagnostics::Tally::default();
     for m in report.diagnostics.iter().flat_map(|d| &d.messages) {
         tally.show(m);
     }
-    tally.close("build", "the input")
+    tally.close("build", &crate::diagnostics::inputs_named(given))
 }
 
 /// A current-thread runtime for one command's calls.

@@ -318,3 +318,29 @@ fn a_hostile_cache_is_one_warning_line_per_build_in_the_daemon_log() {
     cli::ok(env.kiln().arg("shutdown"));
     let _ = daemon.wait();
 }
+
+/// A failed build through the cached pipeline ends with the closing line of `kiln build`,
+/// naming the input as the user named it.
+#[test]
+fn a_failed_cached_build_names_its_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.mlir");
+    std::fs::write(&bad, "module {\n  %x = \n}\n").unwrap();
+    let o = cli::kiln()
+        .args([
+            "build",
+            "--remote-cache",
+            "http://127.0.0.1:1",
+            "--cache-dir",
+        ])
+        .arg(dir.path().join("cache"))
+        .arg("--out-dir")
+        .arg(dir.path().join("out"))
+        .arg(&bad)
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    let want = format!("error: could not build `{}` (1 error, ", bad.display());
+    assert!(err.lines().any(|l| l.starts_with(&want)), "{err}");
+}

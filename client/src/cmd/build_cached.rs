@@ -67,7 +67,7 @@ pub fn run(args: &Args, url: &str) -> Result<(), Failure> {
     if let Some(store) = builder.store() {
         eprintln!("kiln: cache: {}", summary(&store.counters()));
     }
-    daemon_client::report(&report)
+    daemon_client::report(&report, std::slice::from_ref(&args.file))
 }
 
 /// One line of cache activity (parsed by scripts/bazel_test.sh).
