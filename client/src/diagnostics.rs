@@ -5,7 +5,8 @@
 //! lines cut around the span; see [`compiler::diag::render`]) or for tools on stdout
 //! (`--message-format json`: one JSON object per diagnostic and line, the schema of
 //! [`Located::to_json`]). A command that reads designs counts what it showed ([`Tally`])
-//! and ends, when there were errors, with one closing line:
+//! and ends, when there were errors, with one closing line in the command's own verb
+//! (`build`, `parse`, `lower`, `synthesize`, `report on`):
 //! `error: could not build `x.mlir` (2 errors, 1 warning)`. `-q` shows errors only;
 //! `-v` adds what a command did.
 
@@ -172,11 +173,21 @@ pub fn plural(n: usize, thing: &str) -> String {
     }
 }
 
-/// How the inputs of a command are named in its closing line: the one input, or a count.
+/// How the inputs of a command are named in its closing line: the one input, or a count
+/// (`could not build 8 inputs`: a build does not say which of them failed).
 pub fn inputs_named(inputs: &[std::path::PathBuf]) -> String {
     match inputs {
         [one] => format!("`{}`", one.display()),
-        many => format!("{} inputs", many.len()),
+        many => plural(many.len(), "input"),
+    }
+}
+
+/// The inputs a command failed on, for its closing line: the one input, or `failed` of the
+/// count (`could not parse 1 of 8 inputs`), for commands that know which inputs failed.
+pub fn inputs_failed(inputs: &[std::path::PathBuf], failed: usize) -> String {
+    match inputs {
+        [one] => format!("`{}`", one.display()),
+        many => format!("{failed} of {}", plural(many.len(), "input")),
     }
 }
 

@@ -250,3 +250,52 @@ fn blif_edges_warn_or_fail_precisely() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_run_ends_with_one_summary_line_on_stderr() {
+    let out = tempfile::tempdir().unwrap();
+    let inputs = [data("edge/latches.blif"), data("edge/undriven.blif")];
+    let o = aig(&inputs, out.path()).output().unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    let last = stderr.lines().last().unwrap_or_default();
+    assert!(
+        last.trim_start().starts_with("Lowered 2 files in ") && last.ends_with("; 1 warning"),
+        "{stderr}"
+    );
+    assert_eq!(stderr.matches("Lowered").count(), 1, "{stderr}");
+    // `--json` and `--stats` keep stdout machine-readable: the summary is on stderr only.
+    for mode in ["--json", "--stats"] {
+        let o = aig(&inputs, out.path()).arg(mode).output().unwrap();
+        let stdout = String::from_utf8_lossy(&o.stdout);
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert!(!stdout.contains("Lowered"), "{mode}: {stdout}");
+        assert!(stderr.contains("Lowered 2 files"), "{mode}: {stderr}");
+        if mode == "--json" {
+            for line in stdout.lines() {
+                serde_json::from_str::<serde_json::Value>(line).expect(line);
+            }
+        }
+    }
+    // `-q`: errors only, no summary.
+    let o = aig(&inputs, out.path()).arg("-q").output().unwrap();
+    assert!(o.status.success());
+    assert_eq!(String::from_utf8_lossy(&o.stderr), "");
+    // `--message-format json`: diagnostics on stdout, the summary on stderr as for `build`.
+    let o = aig(&inputs, out.path())
+        .args(["--message-format", "json"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.contains("\"W"), "{stdout}");
+    assert!(!stdout.contains("Lowered"), "{stdout}");
+    // A failure ends with the closing line, and no summary.
+    let bad = data("malformed/row_width.blif");
+    let stderr = cli::fails(&mut aig(&[inputs[0].clone(), bad], out.path()));
+    let last = stderr.lines().last().unwrap_or_default();
+    assert!(
+        last.starts_with("error: could not lower 1 of 2 inputs (1 error, "),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("Lowered"), "{stderr}");
+}

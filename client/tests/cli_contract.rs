@@ -352,7 +352,7 @@ fn synth_report_reports_every_file() {
     exits(
         &out,
         1,
-        &["bad.mlir:", "could not report on 3 inputs"],
+        &["bad.mlir:", "could not report on 1 of 3 inputs"],
         "synth-report",
     );
     let text = String::from_utf8(out.stdout.clone()).unwrap();

@@ -177,3 +177,25 @@ fn bench_parse_reports_throughput() {
     let out = stdout(&o);
     assert!(out.contains("MB/s") && out.contains("ops"), "{out}");
 }
+
+/// The closing line says how many of the inputs failed, in the command's verb.
+#[test]
+fn closing_line_counts_the_inputs_that_failed() {
+    let bad = repo("tests/data/mlir/malformed/unknown_op.mlir");
+    let good = repo("examples/handshake/gcd.mlir");
+    let o = kiln(&["parse", &good, &bad, &good]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(
+        err.trim_end()
+            .ends_with("error: could not parse 1 of 3 inputs (1 error, 0 warnings)"),
+        "{err}"
+    );
+    let err = parse_fails(&bad);
+    assert!(
+        err.trim_end().ends_with(&format!(
+            "error: could not parse `{bad}` (1 error, 0 warnings)"
+        )),
+        "{err}"
+    );
+}

@@ -373,3 +373,29 @@ fn cached_builds_take_every_input_and_print_one_summary_line() {
         assert_eq!(files(&cached), files(&plain), "{input:?}");
     }
 }
+
+/// A failed build through the cached pipeline ends with the closing line of `kiln build`,
+/// naming the input as the user named it.
+#[test]
+fn a_failed_cached_build_names_its_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.mlir");
+    std::fs::write(&bad, "module {\n  %x = \n}\n").unwrap();
+    let o = cli::kiln()
+        .args([
+            "build",
+            "--remote-cache",
+            "http://127.0.0.1:1",
+            "--cache-dir",
+        ])
+        .arg(dir.path().join("cache"))
+        .arg("--out-dir")
+        .arg(dir.path().join("out"))
+        .arg(&bad)
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    let want = format!("error: could not build `{}` (1 error, ", bad.display());
+    assert!(err.lines().any(|l| l.starts_with(&want)), "{err}");
+}

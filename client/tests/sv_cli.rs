@@ -165,13 +165,14 @@ fn engines_agree_on_run_time_errors() {
     if !common::have_tool("iverilog") {
         return;
     }
-    for (file, func, rs1, rs2, msg) in [
+    for (file, func, rs1, rs2, msg, code) in [
         (
             "step_runtime.mlir",
             "s",
             "0",
             "0",
             "loop step is 0 at run time",
+            "E0208",
         ),
         (
             "cpu_hazard.mlir",
@@ -179,6 +180,7 @@ fn engines_agree_on_run_time_errors() {
             "0x100",
             "0x102",
             "CPU-memory hazard",
+            "E0209",
         ),
     ] {
         let run = |engine: &str| {
@@ -199,5 +201,12 @@ fn engines_agree_on_run_time_errors() {
         assert_eq!(run("cmt2"), rules, "{file}");
         let tor = run("tor");
         assert!(tor.contains(msg), "{tor}");
+        // Coded like every diagnostic: `FILE...: error: ... [E02xx]`, in every engine.
+        for (engine, err) in [("rules", &rules), ("tor", &tor)] {
+            assert!(
+                err.contains(": error: ") && err.contains(&format!("[{code}]")),
+                "{file} {engine}: {err}"
+            );
+        }
     }
 }

@@ -101,6 +101,9 @@ fn deadlock_names_the_stuck_rule() {
             stuck: vec!["end".into()]
         }
     );
+    // `kiln sim` prints it with its code.
+    assert_eq!(e.code(), compiler::diag::Code::Deadlock);
+    assert_eq!(e.code().as_str(), "E0206");
 }
 
 #[test]

@@ -40,11 +40,13 @@ pub struct Args {
 pub fn run(args: Args) -> Result<(), Failure> {
     let mut parsed = Vec::new();
     let mut tally = diagnostics::Tally::default();
+    let mut failed = 0;
     for path in &args.files {
         let text = match io::read_source(path) {
             Ok(t) => t,
             Err(f) => {
                 tally.show_all(&f.located);
+                failed += 1;
                 continue;
             }
         };
@@ -53,10 +55,11 @@ pub fn run(args: Args) -> Result<(), Failure> {
             Err(diags) => {
                 let name = path.display().to_string();
                 tally.show_all(&compiler::diag::locate_all(&diags, &name, &text));
+                failed += 1;
             }
         }
     }
-    tally.close("parse", &diagnostics::inputs_named(&args.files))?;
+    tally.close("parse", &diagnostics::inputs_failed(&args.files, failed))?;
     let mut out = String::new();
     for (name, modules) in &parsed {
         match args.emit {

@@ -143,10 +143,8 @@ pub fn run(args: Args) -> Result<(), Failure> {
         ..SimConfig::default()
     };
     let sim_failure = |e: sim::SimError| {
-        Failure::input(format!(
-            "{path}: error: rule simulation of `@{}`: {e}",
-            args.func
-        ))
+        let message = format!("rule simulation of `@{}`: {e}", args.func);
+        Failure::located(vec![io::file_error(&args.file, e.code(), message)])
     };
     // A CMT2 file written by `kiln build`: the circuit of the whole file, read back.
     if text.contains("cmt2.circuit") && !text.contains("tor.design") {

@@ -23,12 +23,14 @@ pub struct Args {
 
 pub fn run(args: Args) -> Result<(), Failure> {
     let mut tally = Tally::default();
+    let mut failed = 0;
     for f in &args.files {
         let shown = f.display().to_string();
         let text = match io::read_source(f) {
             Ok(t) => t,
             Err(e) => {
                 tally.show_all(&e.located);
+                failed += 1;
                 continue;
             }
         };
@@ -37,8 +39,14 @@ pub fn run(args: Args) -> Result<(), Failure> {
                 let rows = handshake::report(&front.circuit, &front.marks, &library.units);
                 out!("{shown}:\n{}", handshake::report_text(&rows));
             }
-            Err(failed) => tally.show_all(&messages(&failed, &shown, &text)),
+            Err(why) => {
+                tally.show_all(&messages(&why, &shown, &text));
+                failed += 1;
+            }
         }
     }
-    tally.close("report on", &diagnostics::inputs_named(&args.files))
+    tally.close(
+        "report on",
+        &diagnostics::inputs_failed(&args.files, failed),
+    )
 }

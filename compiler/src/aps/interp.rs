@@ -25,7 +25,7 @@
 use super::context::{DesignContext, type_width};
 use super::memory::{burst_log2, locate};
 use super::segment::{operand_name, result_names};
-use crate::diag::Diagnostic;
+use crate::diag::{Code, Diagnostic};
 use crate::mlir::ast::{Attribute, Operation};
 use crate::rules::sim::{bank_index, read_bytes, read_word, write_bytes, write_word};
 use crate::rules::{mask, sext};
@@ -192,6 +192,7 @@ impl Machine<'_> {
                     if store { "second store" } else { "load" }
                 ),
             )
+            .with_code(Code::CpuMemoryHazard)
             .with_related(*first, "the store is here"));
         }
         if store {
@@ -202,7 +203,11 @@ impl Machine<'_> {
 
     fn exec(&mut self, op: &Operation) -> Result<(), Diagnostic> {
         if self.fuel == 0 {
-            return Err(err(op, "step limit reached (non-terminating loop?)"));
+            return Err(err(
+                op,
+                "no quiescence within the step limit (a loop that does not end?)",
+            )
+            .with_code(Code::NoQuiescence));
         }
         self.fuel -= 1;
         let name = op.name.as_str();
@@ -422,10 +427,10 @@ impl Machine<'_> {
             }
         };
         if step == 0 {
-            return Err(err(
-                op,
-                "loop step is 0 at run time: the loop would never end",
-            ));
+            return Err(
+                err(op, "loop step is 0 at run time: the loop would never end")
+                    .with_code(Code::RunTimeError),
+            );
         }
         let (min, max) = super::checks::signed_range(w);
         let (slb, sub, sstep) = (sext(lb, w), sext(ub, w), sext(step, w));
@@ -439,16 +444,21 @@ impl Machine<'_> {
                 return Err(err(
                     op,
                     format!(
-                        "the loop runs {trips} iterations: more than the interpreter's step limit allows ({} steps left)",
+                        "no quiescence within the step limit: the loop runs {trips} iterations, more than the {} steps left",
                         self.fuel
                     ),
-                ));
+                )
+                .with_code(Code::NoQuiescence));
             }
         }
         let mut i = lb;
         while go(i) {
             if self.fuel == 0 {
-                return Err(err(op, "step limit reached (non-terminating loop?)"));
+                return Err(err(
+                    op,
+                    "no quiescence within the step limit (a loop that does not end?)",
+                )
+                .with_code(Code::NoQuiescence));
             }
             self.fuel -= 1;
             *self.loop_iterations.entry(op.span.start).or_default() += 1;

@@ -161,6 +161,24 @@ codes! {
          (an inclusive bound at the type's maximum, or a step that jumps past it): it \
          would run up to 2^w iterations, which is not what was meant. With bounds known \
          only at run time the hardware and every engine stop at the overflow.";
+    Deadlock = "E0206", "the simulation deadlocked",
+        "A simulation deadlocked: no rule can fire and the command has not been answered \
+         (the message lists the stuck rules, whose guards stay false). Usually a FIFO that \
+         is never pushed or popped, or a bank port two rules wait on; the same circuit \
+         hangs in hardware.";
+    NoQuiescence = "E0207", "no quiescence within the simulation's limit",
+        "A run reached no quiescence within the simulation's limit: the rule simulator's \
+         cycle limit, or the TOR interpreter's step limit. A loop that does not end (a bound \
+         the induction variable never reaches) is the usual cause.";
+    RunTimeError = "E0208", "a run-time error ended the simulation",
+        "A run-time error ended the simulation: the design raised a fault the hardware \
+         signals (e.g. a loop step of 0 at run time, which would never end). The message \
+         names the rule and the fault; fix the operands the command was given, or the \
+         design.";
+    CpuMemoryHazard = "E0209", "a CPU-memory hazard within one time slot",
+        "A CPU-memory hazard: one time slot stores a CPU-memory word and then loads or \
+         stores it again, and the second access would not see the store (the accesses of \
+         a slot are issued together). Move the second access to a later slot.";
     Blif = "E0300", "invalid BLIF netlist",
         "The BLIF file does not follow the format (SIS, with yosys's `.conn`/`.cname`), or \
          describes a netlist kiln cannot lower: a net with two drivers, a combinational \
@@ -381,6 +399,24 @@ mod tests {
             Code::LoopOverflow => lit(
                 "this loop reaches its bound only by overflowing `%i` (i8)",
                 "by overflowing",
+            ),
+            Code::Deadlock => lit(
+                "rule simulation of `@f`: deadlock at cycle 7: stuck rules r_s1",
+                "deadlock",
+            ),
+            Code::NoQuiescence => lit(
+                "rule simulation of `@f`: no quiescence within 1000 cycles",
+                "no quiescence",
+            ),
+            Code::RunTimeError => lit(
+                "rule simulation of `@f`: run-time error at cycle 3 in rule `r_s0`: loop \
+                 step is 0 at run time: the loop would never end",
+                "run-time error",
+            ),
+            Code::CpuMemoryHazard => lit(
+                "CPU-memory hazard: word 0x1000 is stored and then loaded in the same slot \
+                 (the load would not see the store)",
+                "CPU-memory hazard",
             ),
             Code::Blif => Ok((
                 blif(

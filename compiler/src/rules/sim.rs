@@ -117,6 +117,20 @@ pub enum SimError {
     Malformed(String),
 }
 
+impl SimError {
+    /// The diagnostic code of the error.
+    pub fn code(&self) -> crate::diag::Code {
+        use crate::diag::Code;
+        match self {
+            SimError::Deadlock { .. } => Code::Deadlock,
+            SimError::Timeout { .. } => Code::NoQuiescence,
+            SimError::Fault { .. } => Code::RunTimeError,
+            SimError::Hazard { .. } => Code::CpuMemoryHazard,
+            SimError::Malformed(_) => Code::Aps,
+        }
+    }
+}
+
 impl std::fmt::Display for SimError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
