@@ -56,7 +56,9 @@ pub fn from_aig(g: &Aig) -> Net {
     net
 }
 
-/// A compacted [`Net`] (AIGER order) as an [`Aig`] named `name`.
+/// A compacted [`Net`] (AIGER order) as an [`Aig`] named `name`. The AIG hashes its ANDs
+/// structurally, so two equal ANDs of the net are one node, and an AND of one with the
+/// other's complement folds to 0; the ANDs only such a fold used are dropped.
 pub fn to_aig(net: &Net, name: &str) -> Aig {
     let mut g = Aig::new(name);
     let mut map = vec![aig::Lit::FALSE; net.nodes.len()];
@@ -96,7 +98,7 @@ pub fn to_aig(net: &Net, name: &str) -> Aig {
     for (n, l) in &net.outputs {
         g.add_output(n.clone(), tr(&map, *l));
     }
-    g
+    g.into_cleanup()
 }
 
 /// The flat design as binary AIGER (with symbols).
@@ -129,4 +131,32 @@ pub(crate) fn hier_blif_pieces(
 /// A generated unit as a BLIF model.
 fn unit_blif(net: &Net, model: &str) -> String {
     aig::write_blif(&to_aig(net, model))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two equal ANDs of a net are one node of the AIG: an AND of one with the other's
+    /// complement is 0, and the node it used is dropped.
+    #[test]
+    fn ands_structural_hashing_folds_away_are_dropped() {
+        let mut n = Net::new();
+        let a = n.input("a");
+        let b = n.input("b");
+        let x = n.and(a, b);
+        let y = n.and(a, b);
+        let z = n.and(x, !y);
+        let kept = n.and(a, !b);
+        n.output("z", z);
+        n.output("kept", kept);
+        let c = n.compact().unwrap();
+        assert_eq!(c.num_ands(), 4);
+        let g = to_aig(&c, "t");
+        assert_eq!(g.and_count(), 1);
+        assert_eq!(g.outputs()[0].lit, aig::Lit::FALSE);
+        for (va, vb) in [(false, false), (true, false), (false, true), (true, true)] {
+            assert_eq!(g.eval(&[va, vb], &[]).0, c.eval(&[va, vb], &[]).0);
+        }
+    }
 }

@@ -225,7 +225,8 @@ impl Net {
     }
 
     /// Resolves wires and renumbers in AIGER order: constant, inputs, latches, then ANDs in
-    /// topological order (only those reachable from outputs and latch next-states).
+    /// topological order (only those reachable from outputs and latch next-states: an AND
+    /// that a resolved constant folds away leaves none behind).
     /// `Err(node)` names a wire that is undriven or on a combinational loop.
     pub(crate) fn compact(&self) -> Result<Net, CompactError> {
         let mut out = Net::new();
@@ -263,7 +264,66 @@ impl Net {
                 out.set_next(new, n);
             }
         }
-        Ok(out)
+        Ok(out.sweep())
+    }
+
+    /// `self` (fanins before their ANDs, as [`Net::compact`] builds it) without the ANDs that
+    /// no output or latch next-state uses, the others kept in their order. A wire resolved
+    /// to a constant folds the ANDs it feeds (`x & 0` is 0) after their other fanins were
+    /// built: those fanins are used by nothing. A net without such ANDs is returned as it is.
+    fn sweep(mut self) -> Net {
+        let mut used = vec![false; self.nodes.len()];
+        let nexts = self.latches.iter().filter_map(|&l| match self.nodes[l] {
+            Node::Latch { next, .. } => Some(next),
+            _ => None,
+        });
+        for l in self.outputs.iter().map(|(_, l)| *l).chain(nexts) {
+            used[l.node()] = true;
+        }
+        let mut dead = 0;
+        for v in (0..self.nodes.len()).rev() {
+            if let Node::And(a, b) = self.nodes[v] {
+                if used[v] {
+                    used[a.node()] = true;
+                    used[b.node()] = true;
+                } else {
+                    dead += 1;
+                }
+            }
+        }
+        if dead == 0 {
+            return self;
+        }
+        // Renumbering keeps the order, so fanins stay before their ANDs and each AND's
+        // fanins stay in their order.
+        let mut map = vec![0usize; self.nodes.len()];
+        let mut nodes = Vec::with_capacity(self.nodes.len() - dead);
+        let tr = |map: &[usize], l: Lit| Lit::from_node(map[l.node()], l.is_neg());
+        for (v, &n) in self.nodes.iter().enumerate() {
+            let n = match n {
+                Node::And(..) if !used[v] => continue,
+                Node::And(a, b) => Node::And(tr(&map, a), tr(&map, b)),
+                n => n,
+            };
+            map[v] = nodes.len();
+            nodes.push(n);
+        }
+        for n in &mut nodes {
+            if let Node::Latch { next, .. } = n {
+                *next = tr(&map, *next);
+            }
+        }
+        self.nodes = nodes;
+        for (_, node) in &mut self.inputs {
+            *node = map[*node];
+        }
+        for node in &mut self.latches {
+            *node = map[*node];
+        }
+        for (_, l) in &mut self.outputs {
+            *l = tr(&map, *l);
+        }
+        self
     }
 
     /// Iterative post-order DFS giving `map[root]`.
@@ -404,6 +464,49 @@ mod tests {
         let w = m.wire();
         m.output("y", w);
         assert!(matches!(m.compact(), Err(CompactError::Undriven(_))));
+    }
+
+    /// A wire resolved to a constant folds the ANDs it feeds; the ANDs only they used
+    /// (built first, as fanins are) are swept, the others keep their order.
+    #[test]
+    fn ands_a_constant_folds_away_leave_nothing_behind() {
+        let mut n = Net::new();
+        let a = n.input("a");
+        let b = n.input("b");
+        let zero = n.wire();
+        let one = n.wire();
+        let x = n.and(a, b);
+        let y = n.and(x, !a);
+        let dead = n.and(y, zero);
+        let kept = n.and(a, !b);
+        let through = n.and(kept, one);
+        let q = n.latch(Init::Zero);
+        let ab = n.or(a, b);
+        let next = n.and(ab, zero);
+        n.set_next(q, next);
+        n.output("dead", dead);
+        n.output("kept", through);
+        n.output("q", q);
+        n.drive(zero, Lit::FALSE);
+        n.drive(one, Lit::TRUE);
+        let c = n.compact().unwrap();
+        assert_eq!(c.num_ands(), 1, "{:?}", c.nodes);
+        assert_eq!(c.outputs[0].1, Lit::FALSE);
+        assert_eq!(c.nodes.len(), 1 + 2 + 1 + 1);
+        for (va, vb) in [(false, false), (true, false), (false, true), (true, true)] {
+            let (outs, next) = c.eval(&[va, vb], &[true]);
+            assert_eq!(outs, vec![false, va && !vb, true]);
+            assert_eq!(next, vec![false]);
+        }
+        // Without a fold, compacting keeps every AND it reaches.
+        let mut m = Net::new();
+        let a = m.input("a");
+        let b = m.input("b");
+        let x = m.and(a, b);
+        let y = m.and(x, !a);
+        m.output("y", y);
+        m.output("x", x);
+        assert_eq!(m.compact().unwrap(), m);
     }
 
     #[test]
