@@ -300,7 +300,14 @@ fn build_files_load_the_rules_and_declare_their_targets() {
     );
     assert_eq!(
         names("bazel/e2e/BUILD.bazel"),
-        ["add", "double", "full_adder", "rules_build", "units"]
+        [
+            "add",
+            "double",
+            "full_adder",
+            "full_adder_strict",
+            "rules_build",
+            "units"
+        ]
     );
 }
 
@@ -316,8 +323,8 @@ fn check_rules(defs: &str) -> Result<String, String> {
 fn rule_actions_are_hermetic_and_worker_ready() {
     let n = check_rules(DEFS).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(
-        n, "9",
-        "actions declared (burst, burst_nosv, mux, mux_json, mux_log, mux_nodigests, mux_start, mux_never, gcd)"
+        n, "10",
+        "actions declared (burst, burst_nosv, mux, mux_json, mux_log, mux_nodigests, mux_lints, mux_start, mux_never, gcd)"
     );
 }
 
