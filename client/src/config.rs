@@ -195,11 +195,9 @@ impl Found {
 
     /// The lint levels of `[lints]`.
     pub fn lints(&self) -> Lints {
-        let mut lints = Lints::default();
-        for (name, level) in &self.config.lints {
-            lints.set(name.0, level.0);
-        }
-        lints
+        (self.config.lints.iter())
+            .map(|(name, level)| (name.0, level.0))
+            .collect()
     }
 
     /// The limits: the defaults overridden by `[limits]`.

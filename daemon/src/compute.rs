@@ -288,8 +288,9 @@ pub(crate) fn job_result(
     let path = job.input.display().to_string();
     let elsewhere = std::mem::take(&mut outputs.elsewhere);
     let messages = messages(&path, flow, elsewhere, &outputs.diagnostics, text);
-    let (mut messages, allowed) = spec.lints.apply(messages);
-    if messages.iter().any(Located::is_error) {
+    let applied = spec.lints.apply(messages);
+    let (mut messages, allowed) = (applied.messages, applied.allowed);
+    if applied.denied > 0 {
         // A denied warning fails the input as an error does: nothing of it is written.
         outputs.outputs.clear();
     }

@@ -130,11 +130,7 @@ impl LintArgs {
 
     /// The levels the flags alone set.
     pub fn given(&self) -> Lints {
-        let mut lints = Lints::default();
-        for &(lint, level) in &self.given {
-            lints.set(lint, level);
-        }
-        lints
+        self.given.iter().copied().collect()
     }
 }
 

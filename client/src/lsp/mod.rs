@@ -497,8 +497,9 @@ impl Server {
         }
         let analysis = analysis.ok_or("the daemon refused the document's text")?;
         // The workspace's lint levels (`[lints]` of kiln.toml), as its builds apply them.
-        let (messages, _) = crate::config::get().lints().apply(analysis.messages);
-        let diagnostics = messages
+        let applied = crate::config::get().lints().apply(analysis.messages);
+        let diagnostics = applied
+            .messages
             .iter()
             .map(|m| diagnostic(m, doc, uri, self.encoding))
             .collect();

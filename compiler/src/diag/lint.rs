@@ -91,11 +91,6 @@ pub struct Lints {
 }
 
 impl Lints {
-    /// Set `lint` to `level`; a later setting of the same lint wins.
-    pub fn set(&mut self, lint: Lint, level: Level) {
-        self.levels.insert(lint, level);
-    }
-
     /// `self` with every setting of `over` on top.
     pub fn overridden_by(mut self, over: &Lints) -> Lints {
         self.levels
@@ -122,42 +117,61 @@ impl Lints {
         own.or_else(all).unwrap_or((Level::Warn, Lint::Warnings))
     }
 
-    /// `messages` under these levels: allowed warnings dropped (their number returned),
-    /// denied ones turned into errors with a note naming the setting. Errors and notes pass
+    /// `messages` under these levels: allowed warnings dropped (counted), denied ones
+    /// turned into errors with a note naming the setting (counted). Errors and notes pass
     /// unchanged.
-    pub fn apply(&self, messages: Vec<Located>) -> (Vec<Located>, u32) {
+    pub fn apply(&self, messages: Vec<Located>) -> Applied {
+        let mut out = Applied {
+            messages,
+            allowed: 0,
+            denied: 0,
+        };
         if self.is_empty() {
-            return (messages, 0);
+            return out;
         }
-        let mut allowed = 0u32;
-        let kept = messages
-            .into_iter()
-            .filter_map(|mut m| {
-                if m.severity != Severity::Warning {
-                    return Some(m);
+        out.messages.retain_mut(|m| {
+            if m.severity != Severity::Warning {
+                return true;
+            }
+            match self.level(m.code) {
+                (Level::Allow, _) => {
+                    out.allowed = out.allowed.saturating_add(1);
+                    false
                 }
-                match self.level(m.code) {
-                    (Level::Allow, _) => {
-                        allowed = allowed.saturating_add(1);
-                        None
-                    }
-                    (Level::Warn, _) => Some(m),
-                    (Level::Deny, lint) => {
-                        m.severity = Severity::Error;
-                        let code = m.code.map_or(WARNINGS, Code::as_str);
-                        m.notes.push(match lint {
-                            Lint::Code(_) => format!("`-D {code}` makes this warning an error"),
-                            Lint::Warnings => {
-                                format!("`-D {code}` implied by `-D warnings`")
-                            }
-                        });
-                        Some(m)
-                    }
+                (Level::Warn, _) => true,
+                (Level::Deny, lint) => {
+                    out.denied = out.denied.saturating_add(1);
+                    m.severity = Severity::Error;
+                    let code = m.code.map_or(WARNINGS, Code::as_str);
+                    m.notes.push(match lint {
+                        Lint::Code(_) => format!("`-D {code}` makes this warning an error"),
+                        Lint::Warnings => format!("`-D {code}` implied by `-D warnings`"),
+                    });
+                    true
                 }
-            })
-            .collect();
-        (kept, allowed)
+            }
+        });
+        out
     }
+}
+
+impl FromIterator<(Lint, Level)> for Lints {
+    /// The settings in order, a later one of the same lint winning.
+    fn from_iter<I: IntoIterator<Item = (Lint, Level)>>(settings: I) -> Lints {
+        Lints {
+            levels: settings.into_iter().collect(),
+        }
+    }
+}
+
+/// Messages under lint levels ([`Lints::apply`]).
+#[derive(Debug, PartialEq, Eq)]
+pub struct Applied {
+    pub messages: Vec<Located>,
+    /// Warnings allowed (left out of `messages`).
+    pub allowed: u32,
+    /// Warnings denied (errors in `messages`).
+    pub denied: u32,
 }
 
 #[cfg(test)]
@@ -170,16 +184,23 @@ mod tests {
 
     #[test]
     fn a_codes_own_level_wins_over_warnings() {
-        let mut l = Lints::default();
-        l.set(Lint::Warnings, Level::Deny);
-        l.set(Lint::Code(Code::LibraryFileIgnored), Level::Allow);
+        let l: Lints = [
+            (Lint::Warnings, Level::Deny),
+            (Lint::Code(Code::LibraryFileIgnored), Level::Allow),
+        ]
+        .into_iter()
+        .collect();
         let msgs = vec![
             warning(Code::LibraryFileIgnored),
             warning(Code::OpaqueUnit),
             Located::file("f", Severity::Error, "e").with_code(Code::NoFlow),
         ];
-        let (kept, allowed) = l.apply(msgs);
-        assert_eq!(allowed, 1);
+        let Applied {
+            messages: kept,
+            allowed,
+            denied,
+        } = l.apply(msgs);
+        assert_eq!((allowed, denied), (1, 1));
         assert_eq!(kept.len(), 2);
         assert!(kept.iter().all(Located::is_error));
         assert_eq!(kept[0].notes, ["`-D W0404` implied by `-D warnings`"]);
@@ -188,7 +209,11 @@ mod tests {
     #[test]
     fn no_levels_change_nothing() {
         let msgs = vec![warning(Code::OpaqueUnit)];
-        assert_eq!(Lints::default().apply(msgs.clone()), (msgs, 0));
+        let applied = Lints::default().apply(msgs.clone());
+        assert_eq!(
+            (applied.messages, applied.allowed, applied.denied),
+            (msgs, 0, 0)
+        );
     }
 
     #[test]
@@ -201,10 +226,15 @@ mod tests {
 
     #[test]
     fn later_settings_win() {
-        let mut base = Lints::default();
-        base.set(Lint::Code(Code::OpaqueUnit), Level::Deny);
-        let mut over = Lints::default();
-        over.set(Lint::Code(Code::OpaqueUnit), Level::Allow);
+        let base: Lints = [(Lint::Code(Code::OpaqueUnit), Level::Deny)]
+            .into_iter()
+            .collect();
+        let over: Lints = [
+            (Lint::Code(Code::OpaqueUnit), Level::Deny),
+            (Lint::Code(Code::OpaqueUnit), Level::Allow),
+        ]
+        .into_iter()
+        .collect();
         let merged = base.overridden_by(&over);
         assert_eq!(merged.level(Some(Code::OpaqueUnit)).0, Level::Allow);
         assert_eq!(merged.level(Some(Code::FloatAsBits)).0, Level::Warn);

@@ -68,15 +68,9 @@ pub(super) fn spec_from_proto(req: &proto::BuildRequest) -> Result<BuildSpec, Sp
 
 /// The lint levels of a request (names or levels this build does not know are left out).
 fn lints_from_proto(map: &std::collections::HashMap<String, String>) -> Lints {
-    let mut lints = Lints::default();
-    let mut known: Vec<(Lint, Level)> = (map.iter())
+    (map.iter())
         .filter_map(|(k, v)| Some((Lint::parse(k).ok()?, Level::parse(v)?)))
-        .collect();
-    known.sort();
-    for (l, v) in known {
-        lints.set(l, v);
-    }
-    lints
+        .collect()
 }
 
 /// The limits of a request: the daemon's own, with those the request names replaced (keys
