@@ -285,7 +285,7 @@ impl Workspace {
             Err(e) => return Loaded::Unreadable(e),
         };
         // By content: a BLIF netlist may have any name.
-        if Flow::detect(path, &text) == Flow::Blif {
+        if compiler::flow::reads_as_blif(path, &text) {
             self.sources.remove(path);
             let (f, g) = self.sync_blif(path, text, stamp);
             Loaded::Blif(f, g)
@@ -363,7 +363,7 @@ impl Workspace {
             Ok(text) => text,
             Err(e) => return Loaded::Unreadable(utf8_error(path, e.as_bytes())),
         };
-        if Flow::detect(path, &text) == Flow::Blif {
+        if compiler::flow::reads_as_blif(path, &text) {
             // An MLIR input rewritten as a BLIF netlist.
             self.sources.remove(path);
             let (f, g) = self.sync_blif(path, text, stamp);

@@ -104,6 +104,12 @@ impl Flow {
     }
 }
 
+/// Whether the file named `name` with contents `text` is a BLIF netlist
+/// ([`Flow::detect`]'s first question, answered from the name and the first token only).
+pub fn reads_as_blif(name: &std::path::Path, text: &str) -> bool {
+    is_blif(name) || Looks::of(text).0 == Looks::Blif
+}
+
 /// Whether a path names a BLIF input.
 pub fn is_blif(p: &std::path::Path) -> bool {
     p.extension().is_some_and(|x| x == "blif")
@@ -159,7 +165,7 @@ impl Looks {
     }
 
     fn of_token(word: &str, after: &str) -> Looks {
-        const VERILOG: [&str; 9] = [
+        const VERILOG: [&str; 8] = [
             "macromodule",
             "endmodule",
             "interface",
@@ -168,7 +174,6 @@ impl Looks {
             "primitive",
             "config",
             "timeunit",
-            "(*",
         ];
         let first = word.chars().next().unwrap_or(' ');
         match first {
@@ -418,6 +423,7 @@ mod looks_tests {
             ("/* x */ module top(a);", Looks::Verilog),
             ("`timescale 1ns/1ps\nmodule t;", Looks::Verilog),
             ("package p;", Looks::Verilog),
+            ("(* keep *) module t;", Looks::Verilog),
             ("library ieee;", Looks::Other),
             ("\u{1}\u{2}", Looks::Other),
         ] {
