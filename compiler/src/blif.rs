@@ -484,14 +484,7 @@ pub fn roots_above_first(
 /// by another model: the roots of its hierarchy ([`roots_above_first`]) are named, and
 /// `--top` suggested.
 pub fn first_instantiated_warning(first: &Model, roots: &[String]) -> Diagnostic {
-    const SHOWN: usize = 8;
-    let mut shown = (roots.iter().take(SHOWN))
-        .map(|r| format!("`{r}`"))
-        .collect::<Vec<_>>()
-        .join(", ");
-    if roots.len() > SHOWN {
-        shown.push_str(&format!(" and {} more", roots.len() - SHOWN));
-    }
+    let shown = some_names(roots);
     let what = match roots.len() {
         1 => format!("the root of its hierarchy is {shown}"),
         n => format!("its hierarchy has {n} roots: {shown}"),
@@ -512,16 +505,22 @@ pub fn first_instantiated_warning(first: &Model, roots: &[String]) -> Diagnostic
     .with_code(Code::TopInstantiated)
 }
 
-/// The error of a `--top` model that a file, whose models are `models`, does not define.
-pub fn unknown_top(top: &str, models: &[&str]) -> Diagnostic {
+/// At most 8 of `names`, quoted (`` `a`, `b` and 3 more ``).
+fn some_names(names: &[impl std::fmt::Display]) -> String {
     const SHOWN: usize = 8;
-    let mut listed = (models.iter().take(SHOWN))
-        .map(|m| format!("`{m}`"))
+    let mut listed = (names.iter().take(SHOWN))
+        .map(|n| format!("`{n}`"))
         .collect::<Vec<_>>()
         .join(", ");
-    if models.len() > SHOWN {
-        listed.push_str(&format!(" and {} more", models.len() - SHOWN));
+    if names.len() > SHOWN {
+        listed.push_str(&format!(" and {} more", names.len() - SHOWN));
     }
+    listed
+}
+
+/// The error of a `--top` model that a file, whose models are `models`, does not define.
+pub fn unknown_top(top: &str, models: &[&str]) -> Diagnostic {
+    let listed = some_names(models);
     Diagnostic::global_error(format!(
         "no model `{top}` to lower as the top (`--top`); the file defines {listed}"
     ))
