@@ -1,6 +1,8 @@
 //! `kiln aig`: directory walking and mirroring, formats, stats/JSON, exit codes, diagnostics.
 
 mod cli;
+#[path = "../../compiler/tests/common/mod.rs"]
+mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -95,22 +97,6 @@ fn usage_error_exits_2() {
     assert_eq!(o.status.code(), Some(2));
 }
 
-const LEAF_FIRST: &str = "\
-.model leaf
-.inputs u v
-.outputs w
-.names u v w
-11 1
-.end
-.model top
-.inputs a b
-.outputs y
-.subckt leaf u=a v=b w=t
-.names t y
-0 1
-.end
-";
-
 /// A first model that another model instantiates is still the top (BLIF's rule), with a
 /// warning that names the root and `--top`; `--top` lowers the root, with no warning and
 /// the bytes of the file with the root written first; an unknown `--top` exits 1 (E0308);
@@ -119,7 +105,7 @@ const LEAF_FIRST: &str = "\
 fn top_picks_the_model_and_a_first_model_instantiated_warns() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("cells.blif");
-    std::fs::write(&file, LEAF_FIRST).unwrap();
+    std::fs::write(&file, common::LEAF_FIRST).unwrap();
     let out = dir.path().join("out");
     let o = cli::ok(aig(std::slice::from_ref(&file), &out).arg("--stats"));
     let stderr = String::from_utf8_lossy(&o.stderr);
@@ -136,7 +122,7 @@ fn top_picks_the_model_and_a_first_model_instantiated_warns() {
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(!stderr.contains("warning"), "{stderr}");
     let root_first = dir.path().join("root_first.blif");
-    let (leaf, top) = LEAF_FIRST.split_at(LEAF_FIRST.find(".model top").unwrap());
+    let (leaf, top) = common::LEAF_FIRST.split_at(common::LEAF_FIRST.find(".model top").unwrap());
     std::fs::write(&root_first, format!("{top}{leaf}")).unwrap();
     cli::ok(&mut aig(std::slice::from_ref(&root_first), &out));
     assert_eq!(
@@ -162,7 +148,7 @@ fn top_picks_the_model_and_a_first_model_instantiated_warns() {
 fn build_top_through_the_daemon_and_in_process() {
     let d = cli::Daemon::new();
     let src = d.ws().join("src");
-    std::fs::write(src.join("cells.blif"), LEAF_FIRST).unwrap();
+    std::fs::write(src.join("cells.blif"), common::LEAF_FIRST).unwrap();
     let reference = tempfile::tempdir().unwrap();
     cli::ok(
         aig(&[src.join("cells.blif")], reference.path())

@@ -393,21 +393,6 @@ fn warned_edges_match_abc() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let leaf_first = "\
-.model leaf
-.inputs u v
-.outputs w
-.names u v w
-11 1
-.end
-.model top
-.inputs a b
-.outputs y
-.subckt leaf u=a v=b w=t
-.names t y
-0 1
-.end
-";
     let unconnected = "\
 .model top
 .inputs a b
@@ -447,7 +432,7 @@ fn warned_edges_match_abc() {
 ";
     let mut cases = Vec::new();
     for (k, (text, top, code)) in [
-        (leaf_first, Some("top"), None),
+        (common::LEAF_FIRST, Some("top"), None),
         (unconnected, None, Some(Code::UnconnectedPin)),
         (timing, None, Some(Code::DirectiveIgnored)),
     ]

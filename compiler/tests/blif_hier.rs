@@ -102,26 +102,7 @@ fn and_chain_equals_model_by_model() {
     );
 }
 
-/// A first model that another model instantiates: the first model stays the top (the BLIF
-/// rule), with a warning naming the root, from both the whole-file and the model-by-model
-/// lowering; `top` picks the root, whose AIG is the same, byte for byte, as with the root
-/// written first.
-const LEAF_FIRST: &str = "\
-.model leaf
-.inputs u v
-.outputs w
-.names u v w
-11 1
-.end
-.model top
-.inputs a b
-.outputs y
-.subckt leaf u=a v=b w=t
-.names t y
-0 1
-.end
-";
-
+/// The AIG of the model `top` (default: the first) of `text`, lowered as one file.
 fn whole_top(text: &str, top: Option<&str>) -> Result<compiler::aig::Lowered, Diagnostic> {
     let parsed = blif::parse(text).unwrap();
     let mut l = aig::lower_file_owned(parsed.file, top, &Limits::DEFAULT)?;
@@ -129,9 +110,13 @@ fn whole_top(text: &str, top: Option<&str>) -> Result<compiler::aig::Lowered, Di
     Ok(l.models.remove(&top).unwrap())
 }
 
+/// A first model that another model instantiates: the first model stays the top (the BLIF
+/// rule), with a warning naming the root, from both the whole-file and the model-by-model
+/// lowering; `top` picks the root, whose AIG is the same, byte for byte, as with the root
+/// written first.
 #[test]
 fn first_model_instantiated_warns_and_top_picks_the_root() {
-    let first = whole_top(LEAF_FIRST, None).unwrap();
+    let first = whole_top(common::LEAF_FIRST, None).unwrap();
     assert_eq!(first.aig.name, "leaf");
     let w: Vec<&Diagnostic> = (first.warnings.iter())
         .filter(|w| w.code == Some(Code::TopInstantiated))
@@ -146,16 +131,16 @@ fn first_model_instantiated_warns_and_top_picks_the_root() {
     assert!(w[0].notes[0].contains("--top top"), "{:?}", w[0].notes);
     assert_eq!(w[0].span, Some(compiler::diag::Span::new(0, 11)));
     // The model-by-model flow (kiln build) warns the same way, at the same place.
-    let out = compiler::flow::blif::build(LEAF_FIRST, &Limits::DEFAULT);
+    let out = compiler::flow::blif::build(common::LEAF_FIRST, &Limits::DEFAULT);
     let built: Vec<&Diagnostic> = (out.diagnostics.iter())
         .filter(|w| w.code == Some(Code::TopInstantiated))
         .collect();
     assert_eq!(built, w);
 
-    let root = whole_top(LEAF_FIRST, Some("top")).unwrap();
+    let root = whole_top(common::LEAF_FIRST, Some("top")).unwrap();
     assert!(root.warnings.is_empty(), "{:?}", root.warnings);
     assert_eq!(root.aig.name, "top");
-    let (leaf, top) = LEAF_FIRST.split_at(LEAF_FIRST.find(".model top").unwrap());
+    let (leaf, top) = common::LEAF_FIRST.split_at(common::LEAF_FIRST.find(".model top").unwrap());
     let reordered = whole(&format!("{top}{leaf}"));
     assert_eq!(
         aig::write_aiger_binary(&root.aig),
@@ -171,7 +156,7 @@ fn first_model_instantiated_warns_and_top_picks_the_root() {
 
 #[test]
 fn unknown_top_is_an_error_with_a_code() {
-    let e = whole_top(LEAF_FIRST, Some("Top")).unwrap_err();
+    let e = whole_top(common::LEAF_FIRST, Some("Top")).unwrap_err();
     assert_eq!(e.code, Some(Code::UnknownTop));
     assert!(
         e.message.contains("no model `Top`") && e.message.contains("`leaf`, `top`"),

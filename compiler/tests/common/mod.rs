@@ -13,6 +13,24 @@ pub fn repo_root() -> PathBuf {
         .to_path_buf()
 }
 
+/// A BLIF file whose first model (`leaf`) is instantiated by the second (`top`, the root
+/// ABC and yosys lower): the BLIF rule keeps `leaf` as the top, with a warning.
+pub const LEAF_FIRST: &str = "\
+.model leaf
+.inputs u v
+.outputs w
+.names u v w
+11 1
+.end
+.model top
+.inputs a b
+.outputs y
+.subckt leaf u=a v=b w=t
+.names t y
+0 1
+.end
+";
+
 /// `tests/data/<rel>` inside the repository.
 pub fn data(rel: &str) -> PathBuf {
     repo_root().join("tests/data").join(rel)
