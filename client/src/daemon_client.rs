@@ -94,13 +94,22 @@ pub fn build(spec: &BuildSpec, no_daemon: bool) -> BuildReport {
     build_via(spec, no_daemon).0
 }
 
-/// [`build`], and where it ran. A daemon this build started is said once on stderr.
+/// [`build`], and where it ran. A daemon this build started is said once on stderr. On a
+/// terminal, a build that takes a while shows a spinner ([`crate::progress`]).
 pub fn build_via(spec: &BuildSpec, no_daemon: bool) -> (BuildReport, Via) {
+    let what = match spec.inputs.as_slice() {
+        [one] => one.file_name().map_or_else(
+            || one.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        ),
+        many => format!("{} inputs", many.len()),
+    };
     if no_daemon_requested(no_daemon) {
-        return (build_in_process(spec), Via::InProcess);
+        let report = crate::progress::while_running("Building", &what, || build_in_process(spec));
+        return (report, Via::InProcess);
     }
     let was_running = connector().is_ok_and(|c| c.daemon_alive());
-    match build_via_daemon(spec) {
+    match crate::progress::while_running("Building", &what, || build_via_daemon(spec)) {
         Ok(r) => {
             if !was_running {
                 let ws = workspace();
@@ -110,7 +119,9 @@ pub fn build_via(spec: &BuildSpec, no_daemon: bool) -> (BuildReport, Via) {
         }
         Err(why) => {
             errln!("kiln: daemon unavailable ({why}); building in process");
-            (build_in_process(spec), Via::InProcess)
+            let report =
+                crate::progress::while_running("Building", &what, || build_in_process(spec));
+            (report, Via::InProcess)
         }
     }
 }

@@ -33,6 +33,7 @@ mod diagnostics;
 mod io;
 mod limits;
 mod lsp;
+mod progress;
 mod size;
 // The build-system worker speaks its protocols on standard output itself.
 #[allow(clippy::print_stdout, clippy::print_stderr)]

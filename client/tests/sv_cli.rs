@@ -210,3 +210,59 @@ fn engines_agree_on_run_time_errors() {
         }
     }
 }
+
+/// On a terminal (a pseudo-terminal from `script`), a build says it is working with a
+/// spinner and clears it before its summary; through a pipe nothing of it appears.
+#[test]
+fn a_build_on_a_terminal_shows_a_spinner_and_a_pipe_does_not() {
+    if !common::have_tool("script") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let design = dir.path().join("g16.mlir");
+    ok(kiln()
+        .args(["gen", "aps", "--functions", "16", "--seed", "1", "--output"])
+        .arg(&design));
+    let command = format!(
+        "{} build --no-daemon {} --emit sv -o {}",
+        env!("CARGO_BIN_EXE_kiln"),
+        design.display(),
+        dir.path().join("tty").display()
+    );
+    let out = kiln_in_script(&command);
+    assert!(
+        out.contains("Building g16.mlir (0s)"),
+        "no spinner on a terminal: {out:?}"
+    );
+    let summary = out.find(" 3 outputs (").expect("summary line");
+    assert!(
+        out.rfind("Building g16.mlir") < Some(summary),
+        "the spinner after the summary: {out:?}"
+    );
+    let piped = kiln()
+        .env("KILN_PROGRESS_DELAY_MS", "0")
+        .arg("build")
+        .arg(&design)
+        .args(["--emit", "sv", "-o"])
+        .arg(dir.path().join("pipe"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&piped.stderr);
+    assert!(
+        piped.status.success() && !stderr.contains("Building"),
+        "{stderr}"
+    );
+}
+
+/// Run `command` under `script` (a pseudo-terminal), the spinner shown at once.
+fn kiln_in_script(command: &str) -> String {
+    let out = std::process::Command::new("script")
+        .args(["-qec", command, "/dev/null"])
+        .env("KILN_PROGRESS_DELAY_MS", "0")
+        .env("KILN_NO_DAEMON", "1")
+        .env_remove("KILN_BLIF_LIB")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
