@@ -34,11 +34,22 @@ fn read_back(tag: &str, c: &Circuit) -> (String, Circuit) {
     (text, back)
 }
 
-/// Simulate both circuits on `cmds`; they must agree on everything.
+/// Simulate both circuits on `cmds`; they must agree on everything, and fire the same rules
+/// with the same effects cycle by cycle (the first differing event is reported).
 fn same_run(tag: &str, a: &Circuit, b: &Circuit, cmds: &[Command], mem: BTreeMap<u32, u8>) {
     let cfg = SimConfig::default();
-    let x = sim::simulate(a, cmds, mem.clone(), &cfg);
-    let y = sim::simulate(b, cmds, mem, &cfg);
+    let (mut ta, mut tb) = (sim::Trace::default(), sim::Trace::default());
+    let x = sim::simulate_recorded(a, cmds, mem.clone(), &cfg, &mut ta);
+    let y = sim::simulate_recorded(b, cmds, mem, &cfg, &mut tb);
+    if let Some(k) =
+        (0..ta.events.len().max(tb.events.len())).find(|&k| ta.events.get(k) != tb.events.get(k))
+    {
+        panic!(
+            "{tag}: rules and cmt2 traces differ at event {k}: {:?} vs {:?}",
+            ta.events.get(k),
+            tb.events.get(k)
+        );
+    }
     assert_eq!(x, y, "{tag}: rules and cmt2 runs differ");
 }
 

@@ -1,5 +1,5 @@
 //! `kiln sim FILE.mlir --func NAME --engine tor|rules|cmt2|rtl --rs1 N --rs2 N [--rd N]
-//! [--cpu-mem MEM.json] [--json]`: run one APS instruction on the TOR interpreter, the rule
+//! [--cpu-mem MEM.json] [--json] [--trace|--trace-json]`: run one APS instruction on the TOR interpreter, the rule
 //! simulator, the rule simulator on the circuit read back from its CMT2 text, or the
 //! generated RTL under Icarus Verilog.
 //!
@@ -62,6 +62,14 @@ pub struct Args {
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
+    /// Print what the rule simulator did, cycle by cycle, before the result: each rule that
+    /// fired and its effects (commands, responses, FIFOs, registers, banks, DMA, CPU memory)
+    /// and the DMA beats at clock edges (engines `rules` and `cmt2`)
+    #[arg(long, conflicts_with = "trace_json")]
+    pub trace: bool,
+    /// `--trace` as JSON Lines: one object per event (`{"cycle":C,"event":"fire","rule":R}`)
+    #[arg(long)]
+    pub trace_json: bool,
     /// Try every rule every cycle (no index of the rules by their guards): the same
     /// results, for measuring the index (`kiln bench aps --slots`).
     #[arg(long, hide = true)]
@@ -163,8 +171,13 @@ pub fn run(args: Args) -> Result<(), Failure> {
                 Failure::input(format!("{path}: error: no instruction `@{}`", args.func))
             })?;
         let cmd = command(ins.opcode, ins.funct7, &args);
-        let r = sim::simulate(&circuit, &[cmd], mem, &cfg).map_err(sim_failure)?;
+        let r = simulate(&args, &circuit, cmd, mem, &cfg).map_err(sim_failure)?;
         return report(&args, responses(&r.responses), &r.cpu_mem, Some(r.cycles));
+    }
+    if (args.trace || args.trace_json) && matches!(args.engine, Engine::Tor | Engine::Rtl) {
+        return Err(Failure::usage(
+            "error: --trace and --trace-json record the rule simulator: engines `rules` and `cmt2`",
+        ));
     }
     let fail = |d| Failure::diagnostics(&[Flow::Aps.coded(d)], &path, &text);
     let limits = kiln_daemon::input::limits();
@@ -202,11 +215,38 @@ pub fn run(args: Args) -> Result<(), Failure> {
                 })?;
             }
             let cmd = command_of(&circuit, &args);
-            let r = sim::simulate(&circuit, &[cmd], mem, &cfg).map_err(sim_failure)?;
+            let r = simulate(&args, &circuit, cmd, mem, &cfg).map_err(sim_failure)?;
             (responses(&r.responses), r.cpu_mem, Some(r.cycles))
         }
     };
     report(&args, values, &mem, cycles)
+}
+
+/// Run the rule simulator; with `--trace`/`--trace-json`, print what it did first (also when
+/// the run ends in an error: the trace shows what led to it).
+fn simulate(
+    args: &Args,
+    circuit: &rules::Circuit,
+    cmd: Command,
+    mem: BTreeMap<u32, u8>,
+    cfg: &SimConfig,
+) -> Result<sim::SimResult, sim::SimError> {
+    if !args.trace && !args.trace_json {
+        return sim::simulate(circuit, &[cmd], mem, cfg);
+    }
+    let mut trace = sim::Trace::default();
+    let r = sim::simulate_recorded(circuit, &[cmd], mem, cfg, &mut trace);
+    if args.trace {
+        io::print_out(&rules::trace::render(&trace.events));
+    } else {
+        let mut out = String::new();
+        for e in &trace.events {
+            out.push_str(&serde_json::to_string(e).unwrap_or_default());
+            out.push('\n');
+        }
+        io::print_out(&out);
+    }
+    r
 }
 
 /// The command `kiln sim` sends: the instruction's identity and the given registers.

@@ -35,6 +35,7 @@ pub mod emit;
 pub mod schedule;
 pub mod sim;
 pub mod sv;
+pub mod trace;
 
 pub use cmt2_read::read_cmt2;
 pub use emit::{emit_cmt2, to_dot, to_json};

@@ -39,6 +39,7 @@
 //! slot, so the load would not see the store. The run stops with [`SimError::Hazard`].
 
 use super::dispatch::Dispatch;
+use super::trace::{Event, Traced, hex};
 use super::{Circuit, DmaEntry, Expr, InstanceKind, Stmt, eval_prim, mask};
 use crate::fxhash::FxHashMap;
 use std::collections::{BTreeMap, HashMap, VecDeque};
@@ -333,6 +334,9 @@ pub struct Trace {
     pub fired: Vec<Vec<u32>>,
     /// Per cycle: a DMA transfer was in flight (some engine not idle).
     pub(crate) dma_busy: Vec<bool>,
+    /// Every firing and its effects, when recorded ([`simulate_recorded`]).
+    pub events: Vec<Traced>,
+    detail: bool,
 }
 
 pub fn simulate(
@@ -342,6 +346,19 @@ pub fn simulate(
     cfg: &SimConfig,
 ) -> Result<SimResult, SimError> {
     run(circuit, cmds, cpu_mem, cfg, None)
+}
+
+/// [`simulate`], recording every firing and its effects in `trace.events` (`kiln sim
+/// --trace`); what happened before an error is recorded too.
+pub fn simulate_recorded(
+    circuit: &Circuit,
+    cmds: &[Command],
+    cpu_mem: BTreeMap<u32, u8>,
+    cfg: &SimConfig,
+    trace: &mut Trace,
+) -> Result<SimResult, SimError> {
+    trace.detail = true;
+    run(circuit, cmds, cpu_mem, cfg, Some(trace))
 }
 
 /// [`simulate`], also recording the rules fired and the DMA's state in every cycle.
@@ -400,10 +417,13 @@ fn run(
         for &k in &tried {
             let rule = order[k];
             if let Ok(tx) = st.try_rule(rule, &mut vars) {
-                if let Some(t) = trace.as_deref_mut()
-                    && let Some(cycle) = t.fired.last_mut()
-                {
-                    cycle.push(index[k]);
+                if let Some(t) = trace.as_deref_mut() {
+                    if let Some(cycle) = t.fired.last_mut() {
+                        cycle.push(index[k]);
+                    }
+                    if t.detail {
+                        st.record(rule, &tx, &mut t.events);
+                    }
                 }
                 if let Some(message) = tx.fault {
                     return Err(SimError::Fault {
@@ -427,6 +447,17 @@ fn run(
         if fired {
             last_fire = st.cycle;
             any_fired = true;
+        }
+        if let Some(t) = trace.as_deref_mut()
+            && t.detail
+        {
+            let elements = st.dma_beats().len();
+            if elements > 0 {
+                t.events.push(Traced {
+                    cycle: st.cycle,
+                    event: Event::DmaBeats { elements },
+                });
+            }
         }
         let busy = st.end_of_cycle();
         if !fired && !busy {
@@ -742,6 +773,88 @@ impl State {
                 Ok(v)
             }
             _ => Err(Blocked),
+        }
+    }
+
+    /// The events of `rule`'s firing with effects `tx` (before they are applied).
+    fn record(&self, rule: &super::Rule, tx: &Tx, out: &mut Vec<Traced>) {
+        let cycle = self.cycle;
+        let name = |i: usize| self.names[i].clone();
+        let mut push = |event| out.push(Traced { cycle, event });
+        push(Event::Fire {
+            rule: rule.name.clone(),
+        });
+        if tx.cmd_taken
+            && let Some(c) = self.cmds.front()
+        {
+            push(Event::Accept {
+                opcode: c.opcode,
+                funct7: c.funct7,
+                rs1: c.rs1,
+                rs2: c.rs2,
+                rd: c.rd,
+            });
+        }
+        for &i in &tx.deqs {
+            push(Event::Deq { fifo: name(i) });
+        }
+        for &(i, v) in &tx.enqs {
+            push(Event::Enq {
+                fifo: name(i),
+                value: hex(v),
+            });
+        }
+        for &(i, v) in &tx.reg_writes {
+            push(Event::Write {
+                reg: name(i),
+                value: hex(v),
+            });
+        }
+        for &(i, index, v) in &tx.bank_writes {
+            push(Event::BankWrite {
+                bank: name(i),
+                index,
+                value: hex(v),
+            });
+        }
+        for &(i, v) in &tx.latch_writes {
+            push(Event::BankLatch {
+                bank: name(i),
+                value: hex(v),
+            });
+        }
+        if let Some((i, t)) = &tx.dma_start {
+            push(Event::DmaStart {
+                dma: name(*i),
+                to_isax: t.to_isax,
+                cpu_addr: t.cpu_addr,
+                isax_addr: t.isax_addr,
+                bytes: t.bytes,
+            });
+        }
+        for &(i, addr) in &tx.mem_loads {
+            push(Event::Load {
+                port: name(i),
+                addr,
+            });
+        }
+        for &(i, addr, value) in &tx.mem_stores {
+            push(Event::Store {
+                port: name(i),
+                addr,
+                value,
+            });
+        }
+        for &i in &tx.mem_resp_taken {
+            push(Event::LoadResponse { port: name(i) });
+        }
+        for &(rd, value) in &tx.responses {
+            push(Event::Respond { rd, value });
+        }
+        if let Some(message) = &tx.fault {
+            push(Event::Fault {
+                message: message.clone(),
+            });
         }
     }
 

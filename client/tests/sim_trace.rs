@@ -1,0 +1,142 @@
+//! `kiln sim --trace` / `--trace-json`: what the rule simulator did, cycle by cycle. The
+//! seed example's trace (accept, the three DMA transfers and their beats, the loop's four
+//! iterations, the response) is a golden file; the rule simulator and the CMT2 read back
+//! trace alike, event by event; the JSON Lines agree with the result; a run-time error comes
+//! after the trace that led to it; the untimed and RTL engines refuse the flag.
+
+mod cli;
+
+use cli::{aps_data, example, kiln};
+use expect_test::expect_file;
+use std::process::Output;
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// `kiln sim` of the seed example with its CPU memory and `extra` flags.
+fn sim_example(extra: &[&str]) -> Output {
+    let dir = tempfile::tempdir().unwrap();
+    let mem = dir.path().join("mem.json");
+    std::fs::write(
+        &mem,
+        r#"[{"addr":4096,"i32":[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16]},
+            {"addr":8192,"i32":[10,20,30,40,50,60,70,80,90,100,110,120,130,140,150,160]}]"#,
+    )
+    .unwrap();
+    kiln()
+        .arg("sim")
+        .arg(example())
+        .args([
+            "--func",
+            "flow_burst_add",
+            "--rs1",
+            "0x1000",
+            "--rs2",
+            "0x2000",
+        ])
+        .arg("--cpu-mem")
+        .arg(&mem)
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn the_seed_examples_trace() {
+    let out = sim_example(&["--trace"]);
+    assert!(out.status.success(), "{out:?}");
+    let text = stdout(&out);
+    expect_file!["../../tests/golden/flow_burst_add.trace.txt"].assert_eq(&text);
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[0].starts_with("[0] inst2b00_block_0_slot_0_rule: accept opcode 43 funct7 0"));
+    assert_eq!(lines.iter().filter(|l| l.contains(" -> isax ")).count(), 2);
+    assert_eq!(lines.iter().filter(|l| l.contains(" -> cpu ")).count(), 1);
+    assert_eq!(lines.iter().filter(|l| l.contains("dma beats")).count(), 24);
+    assert!(
+        text.ends_with("respond x1 = 42\nresponse: x1 = 42\ncycles: 58\n"),
+        "{text}"
+    );
+}
+
+#[test]
+fn rules_and_cmt2_read_back_trace_alike() {
+    for flag in ["--trace", "--trace-json"] {
+        let rules = sim_example(&[flag, "--engine", "rules"]);
+        let cmt2 = sim_example(&[flag, "--engine", "cmt2"]);
+        assert!(rules.status.success() && cmt2.status.success());
+        assert_eq!(stdout(&rules), stdout(&cmt2), "{flag}");
+    }
+}
+
+#[test]
+fn trace_json_lines_agree_with_the_result() {
+    let out = sim_example(&["--trace-json", "--json"]);
+    assert!(out.status.success(), "{out:?}");
+    let text = stdout(&out);
+    let values: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{l}: {e}")))
+        .collect();
+    let (result, events) = values.split_last().unwrap();
+    assert!(
+        events
+            .iter()
+            .all(|e| e["cycle"].is_u64() && e["event"].is_string())
+    );
+    let fired = events.iter().filter(|e| e["event"] == "fire").count();
+    assert_eq!(fired, 13, "slot firings of the seed example");
+    let responds: Vec<&serde_json::Value> =
+        events.iter().filter(|e| e["event"] == "respond").collect();
+    assert_eq!(responds.len(), 1);
+    assert_eq!(responds[0]["value"], 42);
+    assert_eq!(
+        responds[0]["cycle"].as_u64().unwrap() + 1,
+        result["cycles"].as_u64().unwrap()
+    );
+    let cycles: Vec<u64> = events
+        .iter()
+        .map(|e| e["cycle"].as_u64().unwrap())
+        .collect();
+    assert!(
+        cycles.windows(2).all(|w| w[0] <= w[1]),
+        "events in cycle order"
+    );
+}
+
+#[test]
+fn a_run_time_error_follows_its_trace() {
+    let out = kiln()
+        .arg("sim")
+        .arg(aps_data("step_runtime.mlir"))
+        .args(["--func", "s", "--rs1", "0", "--trace"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    assert!(
+        text.starts_with("[0] inst7b04_block_0_slot_0_rule: accept opcode 123 funct7 4"),
+        "{text}"
+    );
+    assert!(
+        text.trim_end()
+            .ends_with("fault: loop step is 0 at run time: the loop would never end"),
+        "{text}"
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("[E0208]"), "{stderr}");
+}
+
+#[test]
+fn untimed_and_rtl_engines_refuse_the_trace() {
+    for engine in ["tor", "rtl"] {
+        let out = kiln()
+            .arg("sim")
+            .arg(example())
+            .args(["--func", "flow_burst_add", "--engine", engine, "--trace"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{engine}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("engines `rules` and `cmt2`"));
+    }
+}
