@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Installs what kiln's tests need on a Debian machine: the oracle tools (ABC, yosys,
-# Verilator, Icarus Verilog, Graphviz), Neovim and Emacs with eglot (for README's editor
+# Verilator, Icarus Verilog, Graphviz), GTKWave (its VCD reader checks `kiln sim --vcd`), Neovim and Emacs with eglot (for README's editor
 # snippets) and CIRCT's parser/verifier (PyPI `pycde`, in a venv under target/). Idempotent;
 # silent when everything is present.
 set -euo pipefail
 need=()
 python3 -c 'import ensurepip' >/dev/null 2>&1 || need+=(python3-venv)
-for pkg_cmd in berkeley-abc:berkeley-abc yosys:yosys verilator:verilator iverilog:iverilog graphviz:dot neovim:nvim emacs-nox:emacs; do
+for pkg_cmd in berkeley-abc:berkeley-abc yosys:yosys verilator:verilator iverilog:iverilog graphviz:dot gtkwave:vcd2fst neovim:nvim emacs-nox:emacs; do
   pkg=${pkg_cmd%%:*}; cmd=${pkg_cmd##*:}
   command -v "$cmd" >/dev/null 2>&1 || need+=("$pkg")
 done
@@ -19,7 +19,7 @@ if [ ${#need[@]} -gt 0 ]; then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
 fi
-for cmd in berkeley-abc yosys verilator iverilog dot nvim emacs; do
+for cmd in berkeley-abc yosys verilator iverilog dot vcd2fst nvim emacs; do
   command -v "$cmd" >/dev/null 2>&1 || { echo "setup: $cmd still missing after install" >&2; exit 1; }
 done
 emacs --batch -q --eval "$eglot" >/dev/null 2>&1 || { echo "setup: eglot still missing after install" >&2; exit 1; }

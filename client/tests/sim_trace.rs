@@ -2,9 +2,13 @@
 //! seed example's trace (accept, the three DMA transfers and their beats, the loop's four
 //! iterations, the response) is a golden file; the rule simulator and the CMT2 read back
 //! trace alike, event by event; the JSON Lines agree with the result; a run-time error comes
-//! after the trace that led to it; the untimed and RTL engines refuse the flag.
+//! after the trace that led to it; the untimed and RTL engines refuse the flag. `--vcd`
+//! writes the same waveforms from the rule simulator, the CMT2 read back and the RTL (Icarus),
+//! which the `vcd` crate reads back and GTKWave's reader (`vcd2fst`) accepts.
 
 mod cli;
+#[path = "../../compiler/tests/common/mod.rs"]
+mod common;
 
 use cli::{aps_data, example, kiln};
 use expect_test::expect_file;
@@ -139,4 +143,64 @@ fn untimed_and_rtl_engines_refuse_the_trace() {
         assert_eq!(out.status.code(), Some(2), "{engine}");
         assert!(String::from_utf8_lossy(&out.stderr).contains("engines `rules` and `cmt2`"));
     }
+}
+
+#[test]
+fn vcd_from_every_timed_engine_is_the_same() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut engines = vec!["rules", "cmt2"];
+    if common::have_tool("iverilog") {
+        engines.push("rtl");
+    }
+    let mut bodies = Vec::new();
+    for engine in &engines {
+        let vcd = dir.path().join(format!("{engine}.vcd"));
+        let out = sim_example(&["--engine", engine, "--vcd", vcd.to_str().unwrap()]);
+        assert!(out.status.success(), "{engine}: {out:?}");
+        let bytes = std::fs::read(&vcd).unwrap();
+        let text = String::from_utf8(bytes.clone()).unwrap();
+        assert!(text.contains(&format!("kiln sim --engine {engine} of @flow_burst_add")));
+        // Everything after the comment (engine name) is the same in every engine.
+        bodies.push(text[text.find("$timescale").unwrap()..].to_string());
+        let signals = compiler::rules::waves::read_vcd(&bytes).unwrap();
+        let get = |name: &str| {
+            &signals
+                .iter()
+                .find(|(n, _)| n == name)
+                .unwrap_or_else(|| panic!("{engine}: no signal {name}"))
+                .1
+        };
+        // 58 cycles, and the idle cycle that shows the run is over.
+        assert_eq!(
+            get("ports.rocc_cmd_fire").len(),
+            59,
+            "{engine}: a value per cycle"
+        );
+        assert_eq!(get("ports.rocc_resp_data")[57], 42);
+        assert_eq!(get("ports.rocc_cmd_fire")[0], 1);
+        assert_eq!(
+            get("ports.dma_req_fire").iter().sum::<u128>(),
+            3,
+            "three DMA requests"
+        );
+        assert_eq!(*get("inst2b00.inst2b00_loop_1_loop_iv").last().unwrap(), 4);
+        if common::have_tool("vcd2fst") {
+            let fst = dir.path().join(format!("{engine}.fst"));
+            let ok = std::process::Command::new("vcd2fst")
+                .arg(&vcd)
+                .arg(&fst)
+                .output()
+                .unwrap();
+            assert!(
+                ok.status.success() && fst.exists(),
+                "{engine}: GTKWave's reader: {ok:?}"
+            );
+        }
+    }
+    assert!(
+        bodies.windows(2).all(|w| w[0] == w[1]),
+        "engines wrote different waves"
+    );
+    let tor = sim_example(&["--engine", "tor", "--vcd", "x.vcd"]);
+    assert_eq!(tor.status.code(), Some(2));
 }

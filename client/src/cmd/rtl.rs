@@ -10,8 +10,14 @@ use compiler::rules::sv::{self, TbConfig};
 use std::collections::BTreeMap;
 use std::process::Command as Proc;
 
-/// Responses (`(rd, value)`), final CPU memory and cycle count of an RTL run.
-pub type RtlRun = (Vec<(u32, u32)>, BTreeMap<u32, u8>, u64);
+/// Responses (`(rd, value)`), final CPU memory and cycle count of an RTL run, and its
+/// waveforms when asked for.
+pub type RtlRun = (
+    Vec<(u32, u32)>,
+    BTreeMap<u32, u8>,
+    u64,
+    Option<compiler::rules::waves::Waves>,
+);
 
 /// Why an RTL run gave no result: what the rule simulator would report for the same run
 /// (a deadlock, a hazard, a timeout), or a failure of the tools or the files.
@@ -57,6 +63,7 @@ pub fn run_circuit(
     cmd: &Command,
     mem: BTreeMap<u32, u8>,
     dma_latency: u32,
+    waves: bool,
 ) -> Result<RtlRun, RtlError> {
     let tool_missing = |t: &str, e: std::io::Error| {
         Failure::input(format!(
@@ -66,6 +73,7 @@ pub fn run_circuit(
     let (text, info) = sv::emit_sv_with_info(circuit).map_err(|d| Failure::input(d.message))?;
     let cfg = TbConfig {
         dma_latency,
+        waves,
         ..TbConfig::default()
     };
     if let Some(a) = mem.keys().find(|a| **a >= cfg.mem_bytes) {
@@ -107,6 +115,16 @@ pub fn run_circuit(
         return Err(Failure::input("error: the RTL simulation failed").into());
     }
     let r = sv::parse_tb_output(&out).map_err(|m| Failure::input(format!("error: {m}")))?;
+    let waves = match waves {
+        true => Some(
+            compiler::rules::waves::parse_tb_waves(
+                &out,
+                compiler::rules::waves::circuit_signals(circuit),
+            )
+            .map_err(|m| Failure::input(format!("error: {m}")))?,
+        ),
+        false => None,
+    };
     drop(scratch);
     if let Some(e) = r.failure(circuit) {
         return Err(RtlError::Sim(e));
@@ -125,6 +143,7 @@ pub fn run_circuit(
         r.responses.iter().map(|x| (x.0, x.1)).collect(),
         final_mem,
         r.cycles,
+        waves,
     ))
 }
 

@@ -21,6 +21,17 @@ use serde_json::json;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+impl Engine {
+    fn name(self) -> &'static str {
+        match self {
+            Engine::Tor => "tor",
+            Engine::Rules => "rules",
+            Engine::Cmt2 => "cmt2",
+            Engine::Rtl => "rtl",
+        }
+    }
+}
+
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Engine {
     Tor,
@@ -70,6 +81,11 @@ pub struct Args {
     /// `--trace` as JSON Lines: one object per event (`{"cycle":C,"event":"fire","rule":R}`)
     #[arg(long)]
     pub trace_json: bool,
+    /// Write the run's waveforms to this VCD file: every register, FIFO count and head,
+    /// rule `will_fire` and RoCC/DMA/CPU-memory port activity, cycle by cycle, by function;
+    /// the same signals and values from every timed engine (`rules`, `cmt2`, `rtl`)
+    #[arg(long, value_name = "FILE")]
+    pub vcd: Option<PathBuf>,
     /// Try every rule every cycle (no index of the rules by their guards): the same
     /// results, for measuring the index (`kiln bench aps --slots`).
     #[arg(long, hide = true)]
@@ -171,12 +187,17 @@ pub fn run(args: Args) -> Result<(), Failure> {
                 Failure::input(format!("{path}: error: no instruction `@{}`", args.func))
             })?;
         let cmd = command(ins.opcode, ins.funct7, &args);
-        let r = simulate(&args, &circuit, cmd, mem, &cfg).map_err(sim_failure)?;
+        let r = simulate(&args, &circuit, cmd, mem, &cfg, sim_failure)?;
         return report(&args, responses(&r.responses), &r.cpu_mem, Some(r.cycles));
     }
     if (args.trace || args.trace_json) && matches!(args.engine, Engine::Tor | Engine::Rtl) {
         return Err(Failure::usage(
             "error: --trace and --trace-json record the rule simulator: engines `rules` and `cmt2`",
+        ));
+    }
+    if args.vcd.is_some() && args.engine == Engine::Tor {
+        return Err(Failure::usage(
+            "error: --vcd needs a timed engine: `rules`, `cmt2` or `rtl` (the TOR interpreter has no cycles)",
         ));
     }
     let fail = |d| Failure::diagnostics(&[Flow::Aps.coded(d)], &path, &text);
@@ -189,11 +210,15 @@ pub fn run(args: Args) -> Result<(), Failure> {
         Engine::Rtl => {
             let circuit = aps::build_function_with(&ctx, func, &limits).map_err(fail)?;
             let cmd = command_of(&circuit, &args);
-            let (v, m, c) = super::rtl::run_circuit(&circuit, &cmd, mem, args.dma_latency)
-                .map_err(|e| match e {
-                    super::rtl::RtlError::Sim(e) => sim_failure(e),
-                    super::rtl::RtlError::Other(f) => f,
-                })?;
+            let (v, m, c, waves) =
+                super::rtl::run_circuit(&circuit, &cmd, mem, args.dma_latency, args.vcd.is_some())
+                    .map_err(|e| match e {
+                        super::rtl::RtlError::Sim(e) => sim_failure(e),
+                        super::rtl::RtlError::Other(f) => f,
+                    })?;
+            if let Some(w) = waves {
+                write_vcd(&args, &w)?;
+            }
             (v, m, Some(c))
         }
         Engine::Tor => {
@@ -215,30 +240,33 @@ pub fn run(args: Args) -> Result<(), Failure> {
                 })?;
             }
             let cmd = command_of(&circuit, &args);
-            let r = simulate(&args, &circuit, cmd, mem, &cfg).map_err(sim_failure)?;
+            let r = simulate(&args, &circuit, cmd, mem, &cfg, sim_failure)?;
             (responses(&r.responses), r.cpu_mem, Some(r.cycles))
         }
     };
     report(&args, values, &mem, cycles)
 }
 
-/// Run the rule simulator; with `--trace`/`--trace-json`, print what it did first (also when
-/// the run ends in an error: the trace shows what led to it).
+/// Run the rule simulator; with `--trace`/`--trace-json`, print what it did first, and with
+/// `--vcd` write its waveforms (also when the run ends in an error: they show what led to
+/// it). A run-time error becomes a failure through `sim_failure`.
 fn simulate(
     args: &Args,
     circuit: &rules::Circuit,
     cmd: Command,
     mem: BTreeMap<u32, u8>,
     cfg: &SimConfig,
-) -> Result<sim::SimResult, sim::SimError> {
-    if !args.trace && !args.trace_json {
-        return sim::simulate(circuit, &[cmd], mem, cfg);
+    sim_failure: impl Fn(sim::SimError) -> Failure,
+) -> Result<sim::SimResult, Failure> {
+    if !args.trace && !args.trace_json && args.vcd.is_none() {
+        return sim::simulate(circuit, &[cmd], mem, cfg).map_err(sim_failure);
     }
     let mut trace = sim::Trace::default();
     let r = sim::simulate_recorded(circuit, &[cmd], mem, cfg, &mut trace);
+    write_vcd(args, &trace.waves)?;
     if args.trace {
         io::print_out(&rules::trace::render(&trace.events));
-    } else {
+    } else if args.trace_json {
         let mut out = String::new();
         for e in &trace.events {
             out.push_str(&serde_json::to_string(e).unwrap_or_default());
@@ -246,7 +274,16 @@ fn simulate(
         }
         io::print_out(&out);
     }
-    r
+    r.map_err(sim_failure)
+}
+
+/// Write `--vcd FILE` (atomically).
+fn write_vcd(args: &Args, waves: &rules::waves::Waves) -> Result<(), Failure> {
+    let Some(path) = &args.vcd else {
+        return Ok(());
+    };
+    let comment = format!("kiln sim --engine {} of @{}", args.engine.name(), args.func);
+    io::write_atomic(path, &rules::waves::to_vcd(waves, &comment)).map(|_| ())
 }
 
 /// The command `kiln sim` sends: the instruction's identity and the given registers.

@@ -36,6 +36,7 @@ pub mod schedule;
 pub mod sim;
 pub mod sv;
 pub mod trace;
+pub mod waves;
 
 pub use cmt2_read::read_cmt2;
 pub use emit::{emit_cmt2, to_dot, to_json};

@@ -40,6 +40,7 @@
 
 use super::dispatch::Dispatch;
 use super::trace::{Event, Traced, hex};
+use super::waves::{Signal, Source, Waves};
 use super::{Circuit, DmaEntry, Expr, InstanceKind, Stmt, eval_prim, mask};
 use crate::fxhash::FxHashMap;
 use std::collections::{BTreeMap, HashMap, VecDeque};
@@ -336,6 +337,8 @@ pub struct Trace {
     pub(crate) dma_busy: Vec<bool>,
     /// Every firing and its effects, when recorded ([`simulate_recorded`]).
     pub events: Vec<Traced>,
+    /// The signals of [`super::waves`], cycle by cycle, when recorded.
+    pub waves: Waves,
     detail: bool,
 }
 
@@ -398,6 +401,13 @@ fn run(
     } else {
         Dispatch::every_rule(order.len())
     };
+    let detail = trace.as_deref().is_some_and(|t| t.detail);
+    if let Some(t) = trace.as_deref_mut()
+        && detail
+    {
+        let names: Vec<&str> = order.iter().map(|r| r.name.as_str()).collect();
+        t.waves.signals = super::waves::signals(circuit, &names);
+    }
     let mut tried = Vec::with_capacity(order.len());
     let mut vars = Vars::default();
     let mut last_fire = 0u64;
@@ -413,10 +423,17 @@ fn run(
             t.dma_busy.push(st.dma_busy());
         }
         let mut fired = false;
+        let mut probe = match trace.as_deref() {
+            Some(t) if detail => Some(Probe::start(&st, &t.waves.signals, order.len())),
+            _ => None,
+        };
         dispatch.candidates(|i| st.reg_value(i), &mut tried);
         for &k in &tried {
             let rule = order[k];
             if let Ok(tx) = st.try_rule(rule, &mut vars) {
+                if let Some(p) = probe.as_mut() {
+                    p.fired(k, &tx);
+                }
                 if let Some(t) = trace.as_deref_mut() {
                     if let Some(cycle) = t.fired.last_mut() {
                         cycle.push(index[k]);
@@ -451,6 +468,10 @@ fn run(
         if let Some(t) = trace.as_deref_mut()
             && t.detail
         {
+            if let Some(p) = probe.take() {
+                let row = p.row(&st, &t.waves.signals);
+                t.waves.rows.push(row);
+            }
             let elements = st.dma_beats().len();
             if elements > 0 {
                 t.events.push(Traced {
@@ -485,6 +506,97 @@ fn schedule_order(circuit: &Circuit) -> Result<Vec<&super::Rule>, SimError> {
         }
     }
     Ok(order)
+}
+
+/// One cycle's waveform values being gathered ([`super::waves`]): the state as the cycle
+/// starts, then the rules that fire and what they do at the ports.
+struct Probe {
+    start: Vec<u128>,
+    fired: Vec<bool>,
+    cmd: bool,
+    resp: Option<(u32, u32)>,
+    dma: Vec<usize>,
+    mem: FxHashMap<usize, u128>,
+}
+
+impl Probe {
+    fn start(st: &State, signals: &[Signal], rules: usize) -> Probe {
+        let slot = |name: &str| st.index.get(name).map(|&i| &st.slots[i]);
+        let start = signals
+            .iter()
+            .map(|s| match &s.source {
+                Source::Reg(n) => match slot(n) {
+                    Some(Slot::Reg(r)) => r.value,
+                    _ => 0,
+                },
+                Source::FifoCount(n) => match slot(n) {
+                    Some(Slot::Fifo(f)) => f.items.len() as u128,
+                    _ => 0,
+                },
+                Source::FifoHead(n) => match slot(n) {
+                    Some(Slot::Fifo(f)) => f.items.front().copied().unwrap_or(0),
+                    _ => 0,
+                },
+                _ => 0,
+            })
+            .collect();
+        Probe {
+            start,
+            fired: vec![false; rules],
+            cmd: false,
+            resp: None,
+            dma: Vec::new(),
+            mem: FxHashMap::default(),
+        }
+    }
+
+    /// Rule `k` of the schedule order fired with effects `tx`.
+    fn fired(&mut self, k: usize, tx: &Tx) {
+        self.fired[k] = true;
+        self.cmd |= tx.cmd_taken;
+        if let Some(&r) = tx.responses.first() {
+            self.resp = Some(r);
+        }
+        if let Some((i, _)) = &tx.dma_start {
+            self.dma.push(*i);
+        }
+        for i in tx
+            .mem_loads
+            .iter()
+            .map(|x| x.0)
+            .chain(tx.mem_stores.iter().map(|x| x.0))
+        {
+            *self.mem.entry(i).or_insert(0) += 1;
+        }
+    }
+
+    fn row(self, st: &State, signals: &[Signal]) -> Vec<u128> {
+        let mut rule = 0;
+        signals
+            .iter()
+            .zip(self.start)
+            .map(|(s, v)| match &s.source {
+                Source::CmdFire => u128::from(self.cmd),
+                Source::RespFire => u128::from(self.resp.is_some()),
+                Source::RespRd => self.resp.map_or(0, |r| r.0 as u128),
+                Source::RespData => self.resp.map_or(0, |r| r.1 as u128),
+                Source::DmaFire(n) => {
+                    u128::from(st.index.get(n).is_some_and(|i| self.dma.contains(i)))
+                }
+                Source::MemRequests(n) => st
+                    .index
+                    .get(n)
+                    .and_then(|i| self.mem.get(i))
+                    .copied()
+                    .unwrap_or(0),
+                Source::WillFire(_) => {
+                    rule += 1;
+                    u128::from(self.fired.get(rule - 1).copied().unwrap_or(false))
+                }
+                _ => v,
+            })
+            .collect()
+    }
 }
 
 impl State {

@@ -1675,6 +1675,8 @@ pub struct TbConfig {
     /// Whether the testbench ends the simulation (`$finish`) when done; otherwise it sets
     /// `finished` and a [`batch_top`] ends the run once every testbench is done.
     pub standalone: bool,
+    /// Print every cycle's values of the [`super::waves`] signals (`w` lines).
+    pub waves: bool,
 }
 
 impl Default for TbConfig {
@@ -1686,6 +1688,7 @@ impl Default for TbConfig {
             module: "kiln_tb".into(),
             file_prefix: String::new(),
             standalone: true,
+            waves: false,
         }
     }
 }
@@ -1951,7 +1954,7 @@ module {module};
 {drive}  endtask
 
   task sample;
-    fired = dut.kiln_any_fire;
+{waves}    fired = dut.kiln_any_fire;
     busy = 0;
     if (fired) last_fire = cyc;
 {watch}{sample}  endtask
@@ -2005,6 +2008,12 @@ endmodule
         finish = if cfg.standalone { "    $finish;\n" } else { "" },
         memsz = cfg.mem_bytes,
         maxc = cfg.max_cycles,
+        waves = match cfg.waves {
+            true => super::waves::tb_sample_line(&super::waves::circuit_signals(c), |m| {
+                format!("8'($countones({m}_req_valid))")
+            }),
+            false => String::new(),
+        },
         conns = conns.join(",\n    "),
     )
 }

@@ -7,7 +7,7 @@
 
 use compiler::rules::sim::{self, Command, SimConfig};
 use compiler::rules::sv::{self, TbConfig};
-use compiler::rules::{Circuit, sv::ident};
+use compiler::rules::{Circuit, sv::ident, waves};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command as Proc;
@@ -40,6 +40,7 @@ pub fn prepare(
     let (text, info) = sv::emit_sv_with_info(c).expect("emit sv");
     let cfg = TbConfig {
         max_cycles,
+        waves: true,
         ..TbConfig::default()
     };
     let tb = sv::testbench(c, &info, &cfg);
@@ -121,9 +122,21 @@ pub fn check(tag: &str, want: &sim::SimResult, got: &RtlRun) {
     assert_eq!(got.regs, want.regs, "{tag}: registers");
 }
 
+/// The RTL's waveform lines of a testbench output agree with the rule simulator's waves
+/// signal by signal, cycle by cycle (the first difference is the failure).
+pub fn check_waves(tag: &str, want: &waves::Waves, tb_output: &str) {
+    let got = waves::parse_tb_waves(tb_output, want.signals.clone())
+        .unwrap_or_else(|e| panic!("{tag}: {e}"));
+    assert!(!got.rows.is_empty(), "{tag}: the RTL printed no waveform");
+    if let Some((signal, cycle, a, b)) = waves::first_difference(want, &got) {
+        panic!("{tag}: waveforms differ at {signal}, cycle {cycle}: rules {a:x?}, rtl {b:x?}");
+    }
+}
+
 /// Simulate, run the RTL and compare; `None` when Icarus Verilog is not installed.
 pub fn compare(c: &Circuit, cmds: &[Command], mem: BTreeMap<u32, u8>, tag: &str) -> Option<RtlRun> {
-    let want = sim::simulate(c, cmds, mem.clone(), &SimConfig::default())
+    let mut trace = sim::Trace::default();
+    let want = sim::simulate_recorded(c, cmds, mem.clone(), &SimConfig::default(), &mut trace)
         .unwrap_or_else(|e| panic!("{tag}: rule simulator: {e}"));
     if !crate::common::have_tool("iverilog") {
         return None;
@@ -132,6 +145,11 @@ pub fn compare(c: &Circuit, cmds: &[Command], mem: BTreeMap<u32, u8>, tag: &str)
     prepare(&dir, c, cmds, &mem, 2 * want.cycles + 1000);
     let got = run(&dir);
     check(tag, &want, &got);
+    check_waves(
+        tag,
+        &trace.waves,
+        &std::fs::read_to_string(dir.join("out.txt")).unwrap(),
+    );
     let _ = std::fs::remove_dir_all(&dir);
     Some(got)
 }
@@ -179,19 +197,23 @@ pub struct Case {
 /// shared (their text is a function of their name, which is asserted).
 pub fn compare_batch(batch: &str, cases: &[Case]) -> Vec<sim::SimResult> {
     let mut wants = Vec::new();
+    let mut waves = Vec::new();
     let mut tops = String::new();
     let mut prims: BTreeMap<String, String> = BTreeMap::new();
     let mut tbs = String::new();
     let mut modules = Vec::new();
     let dir = scratch_dir(batch);
     for (k, case) in cases.iter().enumerate() {
-        let want = sim::simulate(
+        let mut trace = sim::Trace::default();
+        let want = sim::simulate_recorded(
             &case.circuit,
             &case.cmds,
             case.mem.clone(),
             &SimConfig::default(),
+            &mut trace,
         )
         .unwrap_or_else(|e| panic!("{}: rule simulator: {e}", case.tag));
+        waves.push(trace.waves);
         let mut c = case.circuit.clone();
         c.name = format!("dut{k}");
         let parts = sv::emit_sv_parts(&c).expect("emit sv");
@@ -205,6 +227,7 @@ pub fn compare_batch(batch: &str, cases: &[Case]) -> Vec<sim::SimResult> {
             module: format!("kiln_tb_{k}"),
             file_prefix: format!("c{k}_"),
             standalone: false,
+            waves: true,
             ..TbConfig::default()
         };
         tbs.push_str(&sv::testbench(&c, &parts.info, &cfg));
@@ -236,6 +259,7 @@ pub fn compare_batch(batch: &str, cases: &[Case]) -> Vec<sim::SimResult> {
             .unwrap_or_else(|e| panic!("{}: no testbench output: {e}", case.tag));
         let got = sv::parse_tb_output(&text).unwrap();
         check(&case.tag, want, &got);
+        check_waves(&case.tag, &waves[k], &text);
     }
     let _ = std::fs::remove_dir_all(&dir);
     wants
