@@ -250,15 +250,26 @@ fn zero_or_not_a_number_is_refused() {
     }
 }
 
-/// `watch` takes `build`'s options, `-j` among them.
+/// `watch` takes `build`'s options, `-j` among them; help, completions and man pages,
+/// made from the grammar, list it.
 #[test]
-fn watch_takes_jobs() {
-    let out = kiln().args(["watch", "--help"]).output().unwrap();
-    let help = String::from_utf8_lossy(&out.stdout);
-    assert!(help.contains("-j, --jobs <N>"), "{help}");
+fn watch_help_completions_and_man_pages_list_jobs() {
+    for command in ["build", "watch"] {
+        let out = ok(kiln().args([command, "--help"]));
+        let help = String::from_utf8_lossy(&out.stdout);
+        assert!(help.contains("-j, --jobs <N>"), "{command}: {help}");
+    }
     let out = kiln()
         .args(["watch", "x.mlir", "-j", "0"])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
+    let bash = ok(kiln().args(["completions", "bash"]));
+    assert!(String::from_utf8_lossy(&bash.stdout).contains("--jobs"));
+    let dir = tempfile::tempdir().unwrap();
+    ok(kiln().args(["man", "-o"]).arg(dir.path()));
+    for page in ["kiln-build.1", "kiln-watch.1"] {
+        let man = fs::read_to_string(dir.path().join(page)).unwrap();
+        assert!(man.contains(r"\fB\-j\fR, \fB\-\-jobs\fR"), "{page}");
+    }
 }
