@@ -7,8 +7,9 @@
 //! Salsa databases clone into handles that run queries concurrently and share memos, so
 //! one handle per core (or per job of the request's `jobs`) takes work items off a shared
 //! counter; the walk that follows then finds every value memoized and assembles the
-//! outputs in source order, so outputs are the same bytes whatever the interleaving. Query executions are also the same: each
-//! query runs once (salsa makes a second caller wait for the first).
+//! outputs in source order, so outputs are the same bytes whatever the interleaving. Query
+//! executions are also the same: each query runs once (salsa makes a second caller wait
+//! for the first).
 //!
 //! Only inputs this database has not prewarmed before are evaluated: a cold build of a
 //! file gains from both cores, while an edit recomputes a function or two and goes
