@@ -8,6 +8,7 @@
 //! ```toml
 //! blif_lib = "lib/dynamatic"      # the BLIF library of Handshake designs
 //! out_dir = "build/kiln"          # where build, synth, watch and aig write (default `out`)
+//! jobs = 4                        # inputs build and watch compile at once (default: all cores)
 //!
 //! [limits]                        # see `kiln help`; sizes as bytes or "512K", "1G"
 //! max_input_size = "256M"
@@ -50,12 +51,27 @@ pub struct Config {
     pub blif_lib: Option<PathBuf>,
     /// The output directory of `build`, `synth`, `watch` and `aig`.
     pub out_dir: Option<PathBuf>,
+    /// The inputs `build` and `watch` compile at once (`-j`).
+    pub jobs: Option<Jobs>,
     #[serde(default)]
     pub limits: LimitsTable,
     #[serde(default)]
     pub lints: BTreeMap<LintName, LintLevel>,
     #[serde(default)]
     pub remote: RemoteTable,
+}
+
+/// The value of `jobs`: a whole number, 1 or more.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Jobs(pub usize);
+
+impl<'de> Deserialize<'de> for Jobs {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Jobs, D::Error> {
+        match u64::deserialize(d)? {
+            0 => Err(serde::de::Error::custom("at least 1 job is needed")),
+            n => Ok(Jobs(usize::try_from(n).unwrap_or(usize::MAX))),
+        }
+    }
 }
 
 /// A key of `[lints]`: `warnings` or a warning code.
@@ -193,6 +209,11 @@ impl Found {
         }
     }
 
+    /// The number of jobs of `build` and `watch`, if the file sets it.
+    pub fn jobs(&self) -> Option<usize> {
+        self.config.jobs.map(|j| j.0)
+    }
+
     /// The lint levels of `[lints]`.
     pub fn lints(&self) -> Lints {
         (self.config.lints.iter())
@@ -320,6 +341,7 @@ mod tests {
         let text = r#"
 blif_lib = 'lib'
 out_dir = "build/kiln"
+jobs = 3
 [limits]
 max_input_size = "256M"
 max_int_width = 4_096
@@ -337,6 +359,7 @@ headers = { Authorization = "Bearer x", "x-team" = "hw" }
 "#;
         let c = parse("kiln.toml", text.as_bytes()).unwrap();
         assert_eq!(c.blif_lib.as_deref(), Some(Path::new("lib")));
+        assert_eq!(c.jobs, Some(Jobs(3)));
         assert_eq!(c.limits.max_input_size, Some(Size(256 << 20)));
         assert_eq!(c.limits.max_int_width, Some(4096));
         assert_eq!(c.limits.max_remote_body, Some(Size(2048)));
@@ -350,6 +373,9 @@ headers = { Authorization = "Bearer x", "x-team" = "hw" }
         for (text, line) in [
             ("blif_lib = 'a'\n[limits]\nmax_bogus = 1\n", 3),
             ("out_dir = \n", 1),
+            ("out_dir = 'o'\njobs = 0\n", 2),
+            ("jobs = -2\n", 1),
+            ("jobs = 'all'\n", 1),
             ("[limits]\nmax_input_size = \"12Q\"\n", 2),
             ("[remote]\nupload = \"yes\"\n", 2),
             ("[lints]\nW0405 = \"forbid\"\n", 2),

@@ -45,5 +45,17 @@ fn parallel_file_flow_equals_sequential_emitters() {
         let whole = |k| String::from_utf8(out.output(k).unwrap().concat()).unwrap();
         assert_eq!(whole(OutputKind::Cmt2), rules::emit_cmt2(&c));
         assert_eq!(whole(OutputKind::RulesJson), rules::to_json(&c));
+        for threads in [1, 2, 3, 64] {
+            let on = compiler::flow::aps::build_on(
+                threads,
+                &text,
+                "g",
+                true,
+                &compiler::limits::Limits::DEFAULT,
+            );
+            let with_sv =
+                compiler::flow::aps::build(&text, "g", true, &compiler::limits::Limits::DEFAULT);
+            assert!(on == with_sv, "seed {seed}, {threads} threads");
+        }
     }
 }

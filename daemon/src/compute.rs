@@ -123,7 +123,7 @@ pub fn compute(db: &Db, memos: &Memos, spec: &BuildSpec, resolved: &Resolved) ->
         .flatten()
         .filter(|(r, _)| r.is_none())
         .map(|(_, (_, loaded))| loaded);
-    crate::prewarm::prewarm_inputs(db, memos, fresh);
+    crate::prewarm::prewarm_inputs(db, memos, fresh, spec.jobs);
     let groups: Vec<GroupResults> = (reused.into_iter().zip(&resolved.inputs))
         .map(|(r, jobs)| match r {
             Reuse::Group(results) => results,

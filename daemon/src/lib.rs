@@ -16,7 +16,8 @@
 //! daemon ([`server`]) serves every request with one, over the wire of [`rpc`] (the only
 //! module that knows the generated protocol types); [`client`] finds, starts and talks to
 //! a workspace's daemon. [`frame`] bounds the Bazel worker protocol's frames;
-//! [`remote_args`] holds the remote cache tier's flags.
+//! [`remote_args`] holds the remote cache tier's flags; [`par`] is the one parallel map of
+//! independent items (a one-shot build's inputs, `kiln aig`'s files).
 //!
 //! Architecture invariant: the compiler knows nothing of salsa; every query body here is a
 //! call into `compiler` on owned values.
@@ -34,6 +35,7 @@ pub mod ide;
 pub mod input;
 pub mod inputs;
 pub mod oneshot;
+pub mod par;
 pub mod paths;
 pub mod prewarm;
 pub mod remote_args;

@@ -2,7 +2,9 @@
 //! ([`compiler::flow`]), in this process, with no database and nothing kept afterwards. What
 //! `kiln build --no-daemon`, a build-system action run once, and a client whose daemon
 //! cannot start do: the fastest cold build, with the daemon's jobs, outputs, messages and
-//! writer, so its files are byte for byte the daemon's.
+//! writer, so its files are byte for byte the daemon's. Inputs are compiled on up to
+//! `spec.jobs` threads ([`par::map`]), their results kept in input order; an APS file's
+//! functions on its share of them (all of them when it is the only input).
 
 use crate::build::finish;
 use crate::compute::{Computed, JobResult, job_result, sv_not_aps, unreadable, without_collisions};
@@ -10,6 +12,7 @@ use crate::counters::Counters;
 use crate::db::FileOutputs;
 use crate::digests::Digests;
 use crate::inputs::read_text;
+use crate::par;
 use crate::report::{BuildReport, Times};
 use crate::spec::{self, BuildSpec, Flow, Job, OutputKind, is_blif};
 use crate::writer::{Spares, Writer};
@@ -27,13 +30,24 @@ pub fn build(spec: &BuildSpec) -> BuildReport {
 /// cancelled request this way.
 pub fn build_gated(spec: &BuildSpec, may_write: impl FnOnce() -> bool) -> Option<BuildReport> {
     let start = Instant::now();
-    let mut digests = Digests::default();
-    digests.begin(&spec.input_digests);
+    let jobs = spec::jobs(spec);
+    let threads = par::jobs_or_cores(spec.jobs);
+    // Each input's share of the threads: an APS file builds its functions on it.
+    let share = (threads / threads.min(jobs.len()).max(1)).max(1);
+    let ran = par::map(threads, &jobs, |job| {
+        let mut digests = Digests::default();
+        digests.begin(&spec.input_digests);
+        let mut times = Times::default();
+        let result = run_job(spec, job, share, &mut digests, &mut times);
+        (Arc::new(result), times)
+    });
     let mut times = Times::default();
-    let results: Vec<Arc<JobResult>> = spec::jobs(spec)
-        .iter()
-        .map(|job| Arc::new(run_job(spec, job, &mut digests, &mut times)))
-        .collect();
+    let mut results = Vec::with_capacity(ran.len());
+    for (result, t) in ran {
+        times.sync += t.sync;
+        times.compute += t.compute;
+        results.push(result);
+    }
     let computed = Computed {
         groups: vec![Arc::new(results)],
     };
@@ -46,7 +60,13 @@ pub fn build_gated(spec: &BuildSpec, may_write: impl FnOnce() -> bool) -> Option
     Some(finish(&writer, computed, spec, counts, start, times))
 }
 
-fn run_job(spec: &BuildSpec, job: &Job, digests: &mut Digests, times: &mut Times) -> JobResult {
+fn run_job(
+    spec: &BuildSpec,
+    job: &Job,
+    threads: usize,
+    digests: &mut Digests,
+    times: &mut Times,
+) -> JobResult {
     if let Some(e) = &job.error {
         return unreadable(job, (**e).clone());
     }
@@ -62,7 +82,7 @@ fn run_job(spec: &BuildSpec, job: &Job, digests: &mut Digests, times: &mut Times
     let outputs: FileOutputs = match flow {
         Flow::Aps => {
             let sv = spec.kinds.contains(&OutputKind::Sv);
-            flow::aps::build(&text, &job.stem(), sv, &spec.limits()).into()
+            flow::aps::build_on(threads, &text, &job.stem(), sv, &spec.limits()).into()
         }
         Flow::Handshake if spec.kinds.contains(&OutputKind::Sv) => {
             FileOutputs::failed(vec![sv_not_aps()])

@@ -5,10 +5,11 @@
 //! assembly, emission: [`db::aps::function_emitted`]) and each BLIF file's outputs
 //! ([`db::blif::blif_outputs`], built from per-model AIG queries) do not depend on one another.
 //! Salsa databases clone into handles that run queries concurrently and share memos, so
-//! one handle per core takes work items off a shared counter; the walk that follows then
-//! finds every value memoized and assembles the outputs in source order, so outputs are
-//! the same bytes whatever the interleaving. Query executions are also the same: each
-//! query runs once (salsa makes a second caller wait for the first).
+//! one handle per core (or per job of the request's `jobs`) takes work items off a shared
+//! counter; the walk that follows then finds every value memoized and assembles the
+//! outputs in source order, so outputs are the same bytes whatever the interleaving. Query
+//! executions are also the same: each query runs once (salsa makes a second caller wait
+//! for the first).
 //!
 //! Only inputs this database has not prewarmed before are evaluated: a cold build of a
 //! file gains from both cores, while an edit recomputes a function or two and goes
@@ -39,19 +40,29 @@ pub fn prewarm(db: &Db, memos: &Memos, resolved: &Resolved) {
         .inputs
         .iter()
         .flat_map(|v| v.iter().map(|(_, l)| l));
-    prewarm_inputs(db, memos, loaded);
+    prewarm_inputs(db, memos, loaded, 0);
 }
 
 /// Evaluate the independent queries of the inputs among `loaded` not seen before, on
-/// every core (the compute step passes the jobs it is about to query).
-pub(crate) fn prewarm_inputs<'a>(db: &Db, memos: &Memos, loaded: impl Iterator<Item = &'a Loaded>) {
-    // One core: the items run here, in the walk's stead (same work, same counts).
-    let threads = crate::cores().min(8);
+/// `jobs` threads, 0: every core up to 8 (the compute step passes the jobs it is about to
+/// query and the request's `jobs`).
+pub(crate) fn prewarm_inputs<'a>(
+    db: &Db,
+    memos: &Memos,
+    loaded: impl Iterator<Item = &'a Loaded>,
+    jobs: usize,
+) {
     let files = new_inputs(memos, loaded);
     if files.len() < 2 && !files.iter().any(|i| matches!(i, Item::Aps(_))) {
         return;
     }
     let items = expand(db, files);
+    // One thread: the items run here, in the walk's stead (same work, same counts).
+    let threads = match jobs {
+        0 => crate::cores().min(8),
+        n => n.min(crate::par::MAX_JOBS),
+    }
+    .clamp(1, items.len().max(1));
     let next = AtomicUsize::new(0);
     std::thread::scope(|s| {
         for _ in 1..threads {

@@ -85,9 +85,10 @@ impl FileReport {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Times {
     pub total: Duration,
-    /// Reading inputs.
+    /// Reading inputs (a one-shot build's: summed over its jobs' threads).
     pub sync: Duration,
-    /// Running the flows (assembly included).
+    /// Running the flows (assembly included; a one-shot build's: summed over its jobs'
+    /// threads).
     pub compute: Duration,
     /// Hashing outputs (specs with `digests`).
     pub hash: Duration,

@@ -36,10 +36,13 @@ pub struct BuildSpec {
     pub lints: Lints,
     /// BLIF inputs: the model to lower as the top (`None`: each file's first model).
     pub top: Option<String>,
+    /// At most this many inputs compiled at once (`-j`); 0: the builder's default (all
+    /// cores). Results are the same for any number.
+    pub jobs: usize,
 }
 
 impl BuildSpec {
-    /// Whether two specs compute the same results (reporting options aside).
+    /// Whether two specs compute the same results (reporting and scheduling options aside).
     pub fn same_outputs(&self, other: &BuildSpec) -> bool {
         self.inputs == other.inputs
             && self.kinds == other.kinds

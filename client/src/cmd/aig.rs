@@ -3,7 +3,7 @@
 //!
 //! Lowers every model of every BLIF file (directories are walked for `*.blif`, and the tree
 //! is mirrored under OUT_DIR) and writes the top model's AIG: the first model, or `--top`'s. Files are processed by a pool of
-//! `--jobs` threads; results are reported in input order. Warnings are printed and do not
+//! `--jobs` threads ([`kiln_daemon::par`]); results are reported in input order. Warnings are printed and do not
 //! change the exit code; any input error makes the command exit 1. A run ends as `kiln
 //! build`'s does: on success one summary line on stderr (`Lowered 3 files in 4.1 ms; 2
 //! warnings`, none with `-q`), on failure the closing line (`could not lower 1 of 3 inputs`).
@@ -17,7 +17,6 @@ use compiler::flow::Flow;
 use std::collections::HashMap;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
@@ -123,7 +122,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
     let mut failed = 0;
     let top = args.top.as_deref();
     let lower = |job: &Job| lower_one(job, args.format, top, args.json || args.stats);
-    run_pool(&jobs, threads, lower, |i, o| {
+    kiln_daemon::par::for_each(threads, &jobs, lower, |i, o| {
         match &bar {
             Some(b) => {
                 b.inc(1);
@@ -187,50 +186,6 @@ fn report(job: &Job, o: &Outcome, args: &Args, tally: &mut diagnostics::Tally) {
             s.levels
         );
     }
-}
-
-/// Run `f` over `items` on `threads` worker threads (on this thread when one); `sink` gets
-/// each result in input order as soon as it and those before it are done, so that results
-/// are not all kept.
-pub fn run_pool<T: Sync, R: Send>(
-    items: &[T],
-    threads: usize,
-    f: impl Fn(&T) -> R + Sync,
-    mut sink: impl FnMut(usize, R),
-) {
-    let threads = threads.clamp(1, items.len().max(1));
-    if threads == 1 {
-        for (i, item) in items.iter().enumerate() {
-            sink(i, f(item));
-        }
-        return;
-    }
-    let next = AtomicUsize::new(0);
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::scope(|s| {
-        for _ in 0..threads {
-            let (tx, next, f) = (tx.clone(), &next, &f);
-            s.spawn(move || {
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(item) = items.get(i) else { break };
-                    if tx.send((i, f(item))).is_err() {
-                        break;
-                    }
-                }
-            });
-        }
-        drop(tx);
-        let mut early = std::collections::BTreeMap::new();
-        let mut due = 0;
-        for (i, r) in rx {
-            early.insert(i, r);
-            while let Some(r) = early.remove(&due) {
-                sink(due, r);
-                due += 1;
-            }
-        }
-    });
 }
 
 /// The files named by `inputs` (directories walked for `*.blif` by the project's one

@@ -1,7 +1,8 @@
 //! Argument groups several commands share, so that one option means one thing everywhere:
 //! `-o/--out-dir DIR` where a command writes a directory ([`OutDir`]), `--emit KIND` adding
 //! an output kind to each input's defaults ([`Emit`]), what `build` and `watch` build
-//! ([`BuildInputs`]), and the lint levels of their warnings ([`LintArgs`]).
+//! ([`BuildInputs`], `-j N` among them), and the lint levels of their warnings
+//! ([`LintArgs`]).
 
 use crate::daemon_client;
 use crate::io::{self, Failure};
@@ -28,6 +29,10 @@ pub struct BuildInputs {
     /// BLIF inputs: the model to lower as the top (default: each file's first model).
     #[arg(long, value_name = "MODEL")]
     pub top: Option<String>,
+    /// Compile at most N inputs at once; outputs and messages are the same for any N
+    /// [default: `jobs` of kiln.toml, else available parallelism]
+    #[arg(short = 'j', long, value_name = "N", value_parser = jobs)]
+    pub jobs: Option<usize>,
 }
 
 impl BuildInputs {
@@ -39,7 +44,20 @@ impl BuildInputs {
         spec.handshake = super::build::checked_handshake_spec(&self.handshake)?;
         spec.lints = self.lints.resolved();
         spec.top = self.top.clone();
+        spec.jobs = self
+            .jobs
+            .or_else(|| crate::config::get().jobs())
+            .unwrap_or(0);
         Ok(spec)
+    }
+}
+
+/// A number of jobs (`-j N`): a whole number, 1 or more.
+pub fn jobs(n: &str) -> Result<usize, String> {
+    match n.parse::<usize>() {
+        Ok(0) => Err("at least 1 job is needed".into()),
+        Ok(n) => Ok(n),
+        Err(_) => Err("expected a number of jobs, 1 or more".into()),
     }
 }
 

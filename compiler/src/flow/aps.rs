@@ -203,6 +203,12 @@ pub fn sv(stem: &str, circuits: Vec<Circuit>) -> Result<String, Diagnostic> {
 /// them, outputs in source order): the fastest build of a whole file. Counts and widths
 /// in the text are checked against `limits`.
 pub fn build(text: &str, stem: &str, with_sv: bool, limits: &Limits) -> Outcome {
+    build_on(0, text, stem, with_sv, limits)
+}
+
+/// [`build`] on at most `threads` threads (0: one per core); the same outcome for any
+/// number.
+pub fn build_on(threads: usize, text: &str, stem: &str, with_sv: bool, limits: &Limits) -> Outcome {
     let split = split_functions(text);
     let ctx = match design_context(&split.context, limits) {
         Ok(c) => c,
@@ -212,7 +218,7 @@ pub fn build(text: &str, stem: &str, with_sv: bool, limits: &Limits) -> Outcome 
     if !repeated.is_empty() {
         return Outcome::failed(repeated);
     }
-    let built = in_parallel(&split.functions, |item| {
+    let built = in_parallel(threads, &split.functions, |item| {
         let shift = |d: Diagnostic| d.shifted(item.offset as i64);
         let (c, warnings) = circuit(&ctx, &item.text, limits).map_err(shift)?;
         let e = Emitted {
@@ -271,12 +277,18 @@ pub fn build(text: &str, stem: &str, with_sv: bool, limits: &Limits) -> Outcome 
     outcome
 }
 
-/// `f` of every item, on up to one thread per core (each a contiguous run of items), in
-/// order; `None` when a thread panicked.
-fn in_parallel<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Option<Vec<R>> {
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(items.len().max(1));
+/// `f` of every item, on up to `threads` threads (0: one per core), each a contiguous run
+/// of items, in order; `None` when a thread panicked.
+fn in_parallel<T: Sync, R: Send>(
+    threads: usize,
+    items: &[T],
+    f: impl Fn(&T) -> R + Sync,
+) -> Option<Vec<R>> {
+    let threads = match threads {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    }
+    .min(items.len().max(1));
     if threads == 1 {
         return Some(items.iter().map(f).collect());
     }

@@ -37,6 +37,7 @@ pub(super) fn spec_to_proto(spec: &BuildSpec) -> proto::BuildRequest {
             .collect(),
         watch_debounce_ms: 0,
         top: spec.top.clone().unwrap_or_default(),
+        jobs: u32::try_from(spec.jobs).unwrap_or(u32::MAX),
     }
 }
 
@@ -63,6 +64,7 @@ pub(super) fn spec_from_proto(req: &proto::BuildRequest) -> Result<BuildSpec, Sp
         limits: limits_from_proto(&req.limits),
         lints: lints_from_proto(&req.lints),
         top: (!req.top.is_empty()).then(|| req.top.clone()),
+        jobs: req.jobs as usize,
     })
 }
 
@@ -354,5 +356,36 @@ pub(super) fn message_from_proto(m: proto::Message, file: &str) -> Located {
             .into_iter()
             .map(|r| message_from_proto(r, file))
             .collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `jobs` crosses the wire (field 17); 0, as an older client sends it, is the daemon's
+    /// default, and a request's count never exceeds what a map runs.
+    #[test]
+    fn jobs_cross_the_wire() {
+        let spec = BuildSpec {
+            inputs: vec![PathBuf::from("/w/a.blif")],
+            out_dir: PathBuf::from("/w/out"),
+            jobs: 3,
+            ..BuildSpec::default()
+        };
+        let req = spec_to_proto(&spec);
+        assert_eq!(req.jobs, 3);
+        assert_eq!(spec_from_proto(&req).unwrap(), spec);
+        let old = proto::BuildRequest {
+            jobs: 0,
+            ..req.clone()
+        };
+        assert_eq!(spec_from_proto(&old).unwrap().jobs, 0);
+        let huge = proto::BuildRequest {
+            jobs: u32::MAX,
+            ..req
+        };
+        let jobs = spec_from_proto(&huge).unwrap().jobs;
+        assert_eq!(crate::par::jobs_or_cores(jobs), crate::par::MAX_JOBS);
     }
 }
