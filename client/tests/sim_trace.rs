@@ -204,3 +204,68 @@ fn vcd_from_every_timed_engine_is_the_same() {
     let tor = sim_example(&["--engine", "tor", "--vcd", "x.vcd"]);
     assert_eq!(tor.status.code(), Some(2));
 }
+
+/// `kiln graph --schedule`: the seed example's planned slots against one simulated command
+/// (DOT text with the run's breakdown), rendered by Graphviz to a PNG of real size.
+#[test]
+fn schedule_picture_of_the_seed_example() {
+    let dir = tempfile::tempdir().unwrap();
+    let mem = dir.path().join("mem.json");
+    std::fs::write(
+        &mem,
+        r#"[{"addr":4096,"i32":[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16]}]"#,
+    )
+    .unwrap();
+    let graph = |out: &std::path::Path| {
+        kiln()
+            .arg("graph")
+            .arg(example())
+            .args(["--func", "flow_burst_add", "--schedule", "--rs1", "0x1000"])
+            .args(["--rs2", "0x2000", "--cpu-mem"])
+            .arg(&mem)
+            .arg("-o")
+            .arg(out)
+            .output()
+            .unwrap()
+    };
+    let dot = dir.path().join("s.dot");
+    let out = graph(&dot);
+    assert!(out.status.success(), "{out:?}");
+    let text = std::fs::read_to_string(&dot).unwrap();
+    assert!(
+        text.contains("58 cycles = 13 with a slot firing + 45 waiting for DMA + 0 other; the schedule plans 13 slot cycles"),
+        "{text}"
+    );
+    assert_eq!(
+        text.matches(">plan<").count(),
+        7,
+        "one plan row per slot rule"
+    );
+    assert_eq!(text.matches(">run<").count(), 7);
+    assert_eq!(
+        text.matches("#bdbdbd").count(),
+        45 + 1,
+        "45 DMA cycles and the legend"
+    );
+    if !common::have_tool("dot") {
+        return;
+    }
+    let png = dir.path().join("s.png");
+    assert!(graph(&png).status.success());
+    let bytes = std::fs::read(&png).unwrap();
+    assert_eq!(&bytes[1..4], b"PNG");
+    let dim = |at: usize| u32::from_be_bytes(bytes[at..at + 4].try_into().unwrap());
+    let (w, h) = (dim(16), dim(20));
+    assert!(
+        w > 800 && h > 300 && bytes.len() > 10_000,
+        "{w}x{h}, {} bytes",
+        bytes.len()
+    );
+    let refused = kiln()
+        .arg("graph")
+        .arg(example())
+        .args(["--func", "flow_burst_add", "--rs1", "1", "-o", "-"])
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2), "--rs1 needs --schedule");
+}

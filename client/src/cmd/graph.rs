@@ -1,5 +1,6 @@
 //! `kiln graph FILE.mlir --func NAME -o OUT.dot|OUT.svg|OUT.png|OUT.pdf|-`: Graphviz view of
-//! one function's rules, FIFOs and blocks (rendered formats through Graphviz's `dot`).
+//! one function's rules, FIFOs and blocks (rendered formats through Graphviz's `dot`); with
+//! `--schedule`, the schedule picture of one simulated command ([`compiler::aps::chart`]).
 
 use crate::io::{self, Failure};
 use compiler::flow::Flow;
@@ -11,7 +12,9 @@ use std::process::{Command, Stdio};
 #[derive(clap::Args)]
 #[command(after_help = "Examples:
   kiln graph design.mlir --func f -o f.svg       rendered by Graphviz's dot
-  kiln graph design.mlir --func f -o - | xdot -  the DOT text on stdout")]
+  kiln graph design.mlir --func f -o - | xdot -  the DOT text on stdout
+  kiln graph design.mlir --func f --schedule --rs1 0x1000 --cpu-mem mem.json -o f.svg
+                                                 planned slots against one simulated command")]
 pub struct Args {
     /// An APS MLIR file.
     pub file: PathBuf,
@@ -22,6 +25,23 @@ pub struct Args {
     /// `.svg`, `.png`, `.pdf` (rendered by Graphviz's `dot`); `-`: DOT on standard output.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: PathBuf,
+    /// Draw the schedule instead: each slot's planned cycle beside the cycles the rule
+    /// simulator fired it for one command (`--rs1`, `--rs2`, `--cpu-mem`), DMA waits and
+    /// other overhead shaded
+    #[arg(long)]
+    pub schedule: bool,
+    /// With `--schedule`: the command's rs1 value.
+    #[arg(long, value_parser = super::sim::parse_u32, default_value = "0", requires = "schedule")]
+    pub rs1: u32,
+    /// With `--schedule`: the command's rs2 value.
+    #[arg(long, value_parser = super::sim::parse_u32, default_value = "0", requires = "schedule")]
+    pub rs2: u32,
+    /// With `--schedule`: the initial CPU memory (as for `kiln sim`).
+    #[arg(long, value_name = "MEM.json", requires = "schedule")]
+    pub cpu_mem: Option<PathBuf>,
+    /// With `--schedule`: the most cycles drawn (a last column counts the rest).
+    #[arg(long, default_value_t = 300, requires = "schedule")]
+    pub max_cycles: usize,
 }
 
 /// What `-o FILE` asks for: DOT text, or a format `dot -T` renders.
@@ -52,12 +72,54 @@ pub fn run(args: Args) -> Result<(), Failure> {
     let ctx = aps::design_context(&module).map_err(fail)?;
     let func = aps::function_named(&module, &args.func)
         .ok_or_else(|| Failure::input(format!("{path}: error: no function `@{}`", args.func)))?;
-    let dot = rules::to_dot(&aps::build_function_with(&ctx, func, &limits).map_err(fail)?);
+    let circuit = aps::build_function_with(&ctx, func, &limits).map_err(fail)?;
+    let dot = match args.schedule {
+        true => schedule(&args, &circuit)?,
+        false => rules::to_dot(&circuit),
+    };
     let bytes = match format {
         Some(f) => render(&dot, f)?,
         None => dot.into_bytes(),
     };
     io::write_output(&args.output, &bytes)
+}
+
+/// The schedule picture of one command of the function (`--schedule`).
+fn schedule(args: &Args, circuit: &rules::Circuit) -> Result<String, Failure> {
+    let mem = match &args.cpu_mem {
+        Some(p) => super::sim::read_mem(p)?,
+        None => Default::default(),
+    };
+    let (opcode, funct7) = circuit
+        .instructions
+        .first()
+        .map_or((0, 0), |i| (i.opcode, i.funct7));
+    let cmd = rules::sim::Command {
+        opcode,
+        funct7,
+        rs1: args.rs1,
+        rs2: args.rs2,
+        rd: 1,
+    };
+    let (_, trace) =
+        rules::sim::simulate_traced(circuit, &[cmd], mem, &rules::sim::SimConfig::default())
+            .map_err(|e| {
+                Failure::located(vec![io::file_error(
+                    &args.file,
+                    e.code(),
+                    format!("rule simulation of `@{}`: {e}", args.func),
+                )])
+            })?;
+    let title = format!(
+        "@{} (opcode {opcode}, funct7 {funct7}), rs1 {:#x}, rs2 {:#x}",
+        args.func, args.rs1, args.rs2
+    );
+    Ok(aps::chart::schedule_dot(
+        circuit,
+        &trace,
+        &title,
+        args.max_cycles,
+    ))
 }
 
 /// `dot` rendered by Graphviz as `format`.

@@ -92,7 +92,7 @@ pub struct Args {
     pub every_rule: bool,
 }
 
-fn parse_u32(s: &str) -> Result<u32, String> {
+pub(crate) fn parse_u32(s: &str) -> Result<u32, String> {
     let r = match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
         Some(h) => u32::from_str_radix(h, 16).map_err(|e| e.to_string()),
         None => s.parse::<i64>().map_err(|e| e.to_string()).and_then(|v| {
@@ -106,14 +106,14 @@ fn parse_u32(s: &str) -> Result<u32, String> {
     r.map_err(|e| format!("`{s}`: {e}"))
 }
 
-fn parse_rd(s: &str) -> Result<u32, String> {
+pub(crate) fn parse_rd(s: &str) -> Result<u32, String> {
     match s.parse::<u32>() {
         Ok(v) if v < 32 => Ok(v),
         _ => Err(format!("`{s}`: a register number 0..31")),
     }
 }
 
-fn read_mem(path: &std::path::Path) -> Result<BTreeMap<u32, u8>, Failure> {
+pub(crate) fn read_mem(path: &std::path::Path) -> Result<BTreeMap<u32, u8>, Failure> {
     let text = io::read_source(path)?;
     let bad = |m: String| Failure::input(format!("{}: error: {m}", path.display()));
     let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| bad(e.to_string()))?;

@@ -16,6 +16,7 @@
 //! `memref.get_global` results, function arguments (register indices) and request tokens are
 //! *virtual* (materialised where used, never carried by FIFOs).
 
+pub mod chart;
 mod checks;
 pub mod context;
 pub mod control;
