@@ -12,7 +12,9 @@
 #  - remote execution (`-c kiln.remote_execution=true`, `[buck2_re_client]` in
 #    .buckconfig.local) on the BuildGrid + bot that scripts/bazel_test.sh uses
 #    (scripts/buildgrid_lib.sh): every kiln action runs on the bot (the kiln binary is an
-#    input), outputs identical, and after `buck2 clean` every action is a remote cache hit.
+#    input), outputs identical, and after `buck2 clean` every action is a remote cache hit;
+#  - with `-c kiln.remote_cache=true` (and `[buck2] default_allow_cache_upload`) the actions
+#    run on the local worker and are uploaded to BuildGrid's cache: hits after `buck2 clean`.
 # Without the binary it says why it skipped; under CI (CI=true) that is a failure.
 set -euo pipefail
 START=$SECONDS
@@ -141,5 +143,19 @@ build "after buck2 clean" "${RE[@]}"
 grep -q 'Commands: 3 (cached: 3, remote: 0, local: 0)' "$LOG" || fail "after clean: expected 3 remote cache hits"
 same_as_kiln_build "remote cache hits"
 echo "  3 kiln actions run by buildbox-run on the bot, outputs identical; 3 remote cache hits after buck2 clean" >&2
+
+echo "buck2_test: local actions with BuildGrid's cache (-c kiln.remote_cache=true)" >&2
+"$BUCK2" kill >/dev/null 2>&1 || true
+printf '[buck2]\n  default_allow_cache_upload = true\n' >> "$P/.buckconfig.local"
+RC=(-c kiln.remote_cache=true)
+"$BUCK2" clean >/dev/null 2>&1 || true
+build "remote cache, first build" "${RC[@]}"
+[ "$(ran worker)" -eq 3 ] || { cat "$TMP/ran.txt" >&2; fail "remote cache: expected 3 kiln actions on the local worker, got $(ran worker)"; }
+same_as_kiln_build "remote cache, first build"
+"$BUCK2" clean >/dev/null 2>&1 || true
+build "remote cache, after buck2 clean" "${RC[@]}"
+grep -q 'Commands: 3 (cached: 3, remote: 0, local: 0)' "$LOG" || { cat "$TMP/ran.txt" >&2; fail "remote cache: expected 3 hits of the worker's uploads after clean"; }
+same_as_kiln_build "remote cache hits of uploads"
+echo "  3 kiln actions on the local worker, uploaded; 3 remote cache hits after buck2 clean, outputs identical" >&2
 
 echo "buck2_test: ok ($((SECONDS - START)) s)" >&2

@@ -7,6 +7,9 @@
 # is stopped by pid (`buildgrid_stop`).
 #
 # Needs: $ROOT (the repository), $TMP (scratch, removed by the caller), `fail`.
+# Optional: BG_THREAD_POOL_SIZE, BuildGrid's gRPC threads, which also bound its concurrent
+#       RPCs (default 5 per CPU; a client that fetches hundreds of blobs at once, such as
+#       Buck2 materializing cache hits, gets RESOURCE_EXHAUSTED above it).
 # Sets: BG_PORT, BG_DIR (logs: server.log, bot.log, postgres.log; CAS under cas/),
 #       BG_PID, BOT_PID, PG_PID.
 
@@ -98,7 +101,9 @@ buildgrid_start() {
   "$BG_VENV/bin/bgd" migrate apply "$conn" >"$BG_DIR/migrate.log" 2>&1 \
     || { cat "$BG_DIR/migrate.log" >&2; fail "bgd migrate apply"; }
   BG_PORT=$(free_port)
-  cat >"$BG_DIR/server.yml" <<Y
+  : >"$BG_DIR/server.yml"
+  [ -n "${BG_THREAD_POOL_SIZE:-}" ] && echo "thread-pool-size: $BG_THREAD_POOL_SIZE" >"$BG_DIR/server.yml"
+  cat >>"$BG_DIR/server.yml" <<Y
 server:
   - !channel
     address: "127.0.0.1:$BG_PORT"
