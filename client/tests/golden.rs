@@ -6,7 +6,7 @@
 //! | design | outputs |
 //! |---|---|
 //! | `tests/data/aps/step_runtime.mlir` (APS) | CMT2, rules JSON, SystemVerilog |
-//! | `tests/data/handshake/add32.mlir` (Handshake, the test library) | synth MLIR, hierarchical BLIF |
+//! | `tests/data/golden/add32.mlir` (Handshake, the test library) | synth MLIR, hierarchical BLIF |
 //! | `tests/data/blif/edge/subckt.blif` (BLIF) | AIGER text |
 //! | `tests/data/aps/diag/burst_zero.mlir` | diagnostics, human and JSON |
 //! | a two-function module through a daemon, one function edited | `kiln why` |
@@ -73,7 +73,7 @@ fn aps_cmt2_rules_json_and_systemverilog() {
 fn handshake_synth_mlir_and_hierarchical_blif() {
     let (_keep, out) = build(
         &[
-            "tests/data/handshake/add32.mlir",
+            "tests/data/golden/add32.mlir",
             "--blif-lib",
             "tests/data/handshake/library",
             "--emit",
