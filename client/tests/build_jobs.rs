@@ -248,6 +248,18 @@ fn zero_or_not_a_number_is_refused() {
         );
         assert!(!dir.path().join("out").exists(), "{args:?}: nothing built");
     }
+    // `kiln aig` takes the same count with the same checks (it read 0 as 1).
+    let zero = kiln()
+        .current_dir(dir.path())
+        .args(["aig", "a.blif", "--jobs", "0"])
+        .output()
+        .unwrap();
+    assert_eq!(zero.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&zero.stderr).contains("at least 1 job is needed"));
+    ok(kiln()
+        .current_dir(dir.path())
+        .args(["aig", "a.blif", "-j", "2", "-o", "aigs"]));
+    assert!(dir.path().join("aigs/a.aig").exists());
 }
 
 /// `watch` takes `build`'s options, `-j` among them; help, completions and man pages,

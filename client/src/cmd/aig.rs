@@ -1,4 +1,4 @@
-//! `kiln aig FILE_OR_DIR... [-o OUT_DIR] [--format aig|aag|blif] [--top MODEL] [--jobs N]
+//! `kiln aig FILE_OR_DIR... [-o OUT_DIR] [--format aig|aag|blif] [--top MODEL] [-j N]
 //! [--stats] [--json]`.
 //!
 //! Lowers every model of every BLIF file (directories are walked for `*.blif`, and the tree
@@ -54,8 +54,9 @@ pub struct Args {
     /// The model to lower as the top (default: the file's first model, as BLIF defines).
     #[arg(long, value_name = "MODEL")]
     pub top: Option<String>,
-    /// Worker threads (default: available cores).
-    #[arg(long)]
+    /// Files lowered at once (default: `jobs` of kiln.toml, else available cores), as
+    /// `kiln build -j`.
+    #[arg(short = 'j', long, value_name = "N", value_parser = super::args::jobs)]
     pub jobs: Option<usize>,
     /// Print PI/PO/latch/AND/level counts per file.
     #[arg(long)]
@@ -109,6 +110,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
     }
     let threads = args
         .jobs
+        .or_else(|| crate::config::get().jobs())
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let bar = std::io::stderr().is_terminal().then(|| {
         let b = indicatif::ProgressBar::new(jobs.len() as u64);
