@@ -1,0 +1,408 @@
+//! SystemVerilog backend for the rule IR: one synthesizable top module per [`Circuit`] plus
+//! the primitive modules it instantiates (emitted once per parameter set), and a behavioural
+//! testbench that models CPU memory and the DMA engine with the latency model of
+//! [`super::sim`].
+//!
+//! Lowering of guarded atomic actions: every rule gets `CAN_FIRE_<rule>` (guard ∧ readiness
+//! of every method called on the taken path) and `WILL_FIRE_<rule>`. Rules compose
+//! sequentially in the order of [`super::schedule`] (the simulator's order), so a method's
+//! readiness is computed from the committed state plus the effects of the rules fired
+//! earlier in the same cycle, exactly as the simulator applies them: FIFO `deq` reads entry
+//! `k` where `k` counts earlier dequeues, `enq` needs `count − deqs + enqs < depth`, a second
+//! register write or DMA start is not ready, a started transfer makes `poll_for_idle` not
+//! ready for later rules. Conflicts are thereby resolved per call site (path-sensitive),
+//! which is what the simulator does; `WILL_FIRE = CAN_FIRE`.
+//!
+//! Interfaces (top-module ports):
+//! - RoCC command (`rocc_cmd_valid/ready`, funct/rs1/rs2/rd/opcode/rs1data/rs2data) and
+//!   response (`rocc_resp_valid/ready`, rd/data). `cmd_to_user_<id>` takes the command on
+//!   the port when its opcode is `id`; at most one command is accepted per cycle.
+//! - Per DMA instance `<d>`: request `<d>_req_valid/ready` with direction (`to_isax`),
+//!   `cpu_addr`, `isax_addr`, `log2_bytes`; input `<d>_idle`; and the scratchpad burst port
+//!   `<d>_burst_{wen,addr,mask,wdata,rdata}`: one beat of up to 8 bytes at scratchpad byte
+//!   address `addr`, decoded to banks with the memory map (cyclic or block placement).
+//! - Per CPU-memory port `<m>` (HellaCache style): `L` request lanes
+//!   `<m>_req_{valid,cmd,addr,data,tag}` + `<m>_req_ready`, `L` response lanes
+//!   `<m>_resp_{valid,data}` (responses in request order, compacted from lane 0), and an
+//!   internal response queue. `L` is the largest number of requests one rule issues.
+//!
+//! The interface limits are shared with the simulator ([`super::sim`] documents them): one
+//! RoCC command and one response per cycle, arbitrated in rule order (the first ready call
+//! site in the schedule wins, later ones are not ready); at most `L` memory requests per
+//! cycle and a load request only when the `4·L`-entry response queue has room for it
+//! ([`super::schedule::mem_lanes`]); DMA data in 64-bit beats at the end of the busy
+//! window. Remaining assumption: burst lanes exist for element sizes 1, 2, 4, 8 bytes (an
+//! entry with another element size moves no data in the RTL).
+//!
+//! Files: `emit` (the top module), `prims` (primitive modules), `testbench` (the Icarus
+//! testbench and its inputs), `tool_output` (reading `out.txt` and yosys logs).
+
+use super::schedule::{self, Schedule};
+use super::{Circuit, Expr, InstanceKind, PrimOp, Rule, Stmt, Var};
+use crate::diag::Diagnostic;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use super::schedule::MEM_QUEUE_PER_LANE;
+
+mod emit;
+mod prims;
+mod testbench;
+mod tool_output;
+
+use emit::*;
+use prims::*;
+pub use testbench::{TbConfig, batch_top, cmds_text, mem_hex, testbench};
+pub use tool_output::{TbOutput, parse_tb_output, yosys_cells};
+
+/// Facts about the emitted top module that a testbench needs.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub struct TopInfo {
+    pub top: String,
+    pub(crate) dmas: Vec<String>,
+    /// CPU-memory ports and their lane counts.
+    pub(crate) memports: Vec<(String, u32)>,
+    /// Banks: (instance name, depth).
+    pub banks: Vec<(String, u32)>,
+    pub regs: Vec<String>,
+    /// FIFOs: (IR name, SystemVerilog identifier), for deadlock reports.
+    pub(crate) fifos: Vec<(String, String)>,
+    /// Fault instances (their `<ident>_fault` output ports).
+    pub(crate) faults: Vec<String>,
+    /// What stops a run, in the simulator's order (rule by rule, a rule's faults before
+    /// its hazard): the top's signals a testbench watches.
+    pub(crate) watch: Vec<Watch>,
+}
+
+/// A run-time error the top signals.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub(crate) enum Watch {
+    /// Rule `rule` raises fault instance `inst` when `<signal>` is 1.
+    Fault {
+        inst: String,
+        rule: String,
+        signal: String,
+    },
+    /// Rule `rule` may store a CPU-memory word and access it again in one firing: the top
+    /// has `<prefix>__hazard`, `__hazard_addr` and `__hazard_load`.
+    Hazard { rule: String, prefix: String },
+}
+
+/// What `verilator --lint-only -Wall` is told to accept in an emitted file, and why; every
+/// other warning is fixed in the emitter (explicit size casts, sized comparisons).
+const LINT_WAIVERS: &str = "\
+// Lint waivers (verilator -Wall), each for the whole file:
+//   UNUSEDSIGNAL: every rule's values, every shared method's running enable sums and the
+//     signals testbenches observe are declared uniformly, whether or not something reads
+//     them (a value the program computes and never uses included); synthesis removes them.
+//   DECLFILENAME: the file is self-contained: the top and every primitive module it
+//     instantiates travel together in one file.
+//   CMPCONST, UNSIGNED: comparisons are the source program's as written (say `x <= 255` or
+//     `x > 255` of an 8-bit value); kiln does not fold them.
+/* verilator lint_off UNUSEDSIGNAL */
+/* verilator lint_off DECLFILENAME */
+/* verilator lint_off CMPCONST */
+/* verilator lint_off UNSIGNED */
+";
+
+/// Emit the SystemVerilog of `c`; the top module is named after the circuit.
+pub fn emit_sv(c: &Circuit) -> Result<String, Diagnostic> {
+    emit_sv_with_info(c).map(|(s, _)| s)
+}
+
+pub fn emit_sv_with_info(c: &Circuit) -> Result<(String, TopInfo), Diagnostic> {
+    let parts = emit_sv_parts(c)?;
+    let mut out = parts.top;
+    out.reserve_exact(parts.primitives.values().map(String::len).sum());
+    for text in parts.primitives.values() {
+        out.push_str(text);
+    }
+    Ok((out, parts.info))
+}
+
+/// The emitted design in parts: the top module (with the schedule comment block) and the
+/// primitive modules by name. Primitive text depends only on the name (its parameter set),
+/// so designs compiled together (a batch of testbenches) share one copy of each.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SvParts {
+    pub top: String,
+    pub primitives: BTreeMap<String, String>,
+    pub info: TopInfo,
+}
+
+pub fn emit_sv_parts(c: &Circuit) -> Result<SvParts, Diagnostic> {
+    let sched = schedule::analyse(c).map_err(Diagnostic::global_error)?;
+    let mut e = Emitter::new(c);
+    for &ri in &sched.order {
+        e.rule(&c.rules[ri])?;
+    }
+    Ok(e.finish(&sched))
+}
+
+/// A legal SystemVerilog identifier for an IR name: other characters become `_`, a
+/// leading digit gets a `_` prefix, and an IEEE 1800-2017 keyword a `_` suffix.
+pub fn ident(s: &str) -> String {
+    let mut o: String = s
+        .chars()
+        .map(|ch| if ch.is_ascii_alphanumeric() { ch } else { '_' })
+        .collect();
+    if o.is_empty() || o.starts_with(|ch: char| ch.is_ascii_digit()) {
+        o.insert(0, '_');
+    }
+    if SV_KEYWORDS.binary_search(&o.as_str()).is_ok() {
+        o.push('_');
+    }
+    o
+}
+
+/// The reserved keywords of IEEE 1800-2017 (Annex B), sorted.
+pub(crate) const SV_KEYWORDS: &[&str] = &[
+    "accept_on",
+    "alias",
+    "always",
+    "always_comb",
+    "always_ff",
+    "always_latch",
+    "and",
+    "assert",
+    "assign",
+    "assume",
+    "automatic",
+    "before",
+    "begin",
+    "bind",
+    "bins",
+    "binsof",
+    "bit",
+    "break",
+    "buf",
+    "bufif0",
+    "bufif1",
+    "byte",
+    "case",
+    "casex",
+    "casez",
+    "cell",
+    "chandle",
+    "checker",
+    "class",
+    "clocking",
+    "cmos",
+    "config",
+    "const",
+    "constraint",
+    "context",
+    "continue",
+    "cover",
+    "covergroup",
+    "coverpoint",
+    "cross",
+    "deassign",
+    "default",
+    "defparam",
+    "design",
+    "disable",
+    "dist",
+    "do",
+    "edge",
+    "else",
+    "end",
+    "endcase",
+    "endchecker",
+    "endclass",
+    "endclocking",
+    "endconfig",
+    "endfunction",
+    "endgenerate",
+    "endgroup",
+    "endinterface",
+    "endmodule",
+    "endpackage",
+    "endprimitive",
+    "endprogram",
+    "endproperty",
+    "endsequence",
+    "endspecify",
+    "endtable",
+    "endtask",
+    "enum",
+    "event",
+    "eventually",
+    "expect",
+    "export",
+    "extends",
+    "extern",
+    "final",
+    "first_match",
+    "for",
+    "force",
+    "foreach",
+    "forever",
+    "fork",
+    "forkjoin",
+    "function",
+    "generate",
+    "genvar",
+    "global",
+    "highz0",
+    "highz1",
+    "if",
+    "iff",
+    "ifnone",
+    "ignore_bins",
+    "illegal_bins",
+    "implements",
+    "implies",
+    "import",
+    "incdir",
+    "include",
+    "initial",
+    "inout",
+    "input",
+    "inside",
+    "instance",
+    "int",
+    "integer",
+    "interconnect",
+    "interface",
+    "intersect",
+    "join",
+    "join_any",
+    "join_none",
+    "large",
+    "let",
+    "liblist",
+    "library",
+    "local",
+    "localparam",
+    "logic",
+    "longint",
+    "macromodule",
+    "matches",
+    "medium",
+    "modport",
+    "module",
+    "nand",
+    "negedge",
+    "nettype",
+    "new",
+    "nexttime",
+    "nmos",
+    "nor",
+    "noshowcancelled",
+    "not",
+    "notif0",
+    "notif1",
+    "null",
+    "or",
+    "output",
+    "package",
+    "packed",
+    "parameter",
+    "pmos",
+    "posedge",
+    "primitive",
+    "priority",
+    "program",
+    "property",
+    "protected",
+    "pull0",
+    "pull1",
+    "pulldown",
+    "pullup",
+    "pulsestyle_ondetect",
+    "pulsestyle_onevent",
+    "pure",
+    "rand",
+    "randc",
+    "randcase",
+    "randsequence",
+    "rcmos",
+    "real",
+    "realtime",
+    "ref",
+    "reg",
+    "reject_on",
+    "release",
+    "repeat",
+    "restrict",
+    "return",
+    "rnmos",
+    "rpmos",
+    "rtran",
+    "rtranif0",
+    "rtranif1",
+    "s_always",
+    "s_eventually",
+    "s_nexttime",
+    "s_until",
+    "s_until_with",
+    "scalared",
+    "sequence",
+    "shortint",
+    "shortreal",
+    "showcancelled",
+    "signed",
+    "small",
+    "soft",
+    "solve",
+    "specify",
+    "specparam",
+    "static",
+    "string",
+    "strong",
+    "strong0",
+    "strong1",
+    "struct",
+    "super",
+    "supply0",
+    "supply1",
+    "sync_accept_on",
+    "sync_reject_on",
+    "table",
+    "tagged",
+    "task",
+    "this",
+    "throughout",
+    "time",
+    "timeprecision",
+    "timeunit",
+    "tran",
+    "tranif0",
+    "tranif1",
+    "tri",
+    "tri0",
+    "tri1",
+    "triand",
+    "trior",
+    "trireg",
+    "type",
+    "typedef",
+    "union",
+    "unique",
+    "unique0",
+    "unsigned",
+    "until",
+    "until_with",
+    "untyped",
+    "use",
+    "uwire",
+    "var",
+    "vectored",
+    "virtual",
+    "void",
+    "wait",
+    "wait_order",
+    "wand",
+    "weak",
+    "weak0",
+    "weak1",
+    "while",
+    "wildcard",
+    "wire",
+    "with",
+    "within",
+    "wor",
+    "xnor",
+    "xor",
+];

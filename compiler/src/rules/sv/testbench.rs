@@ -1,0 +1,379 @@
+//! The behavioural testbench: CPU memory, the DMA engine with the simulator's latency
+//! model, the RoCC driver, and what it prints for [`super::parse_tb_output`] (and, with
+//! [`TbConfig::waves`], each cycle's waveform values).
+
+use super::*;
+
+/// Parameters of the generated testbench.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub struct TbConfig {
+    /// DMA cycles per started 64-byte burst (the simulator's `dma_latency` when the
+    /// instance declares 0).
+    pub dma_latency: u32,
+    pub max_cycles: u64,
+    /// CPU memory window `[0, mem_bytes)` modelled by the testbench.
+    pub mem_bytes: u32,
+    /// Module name of the testbench and the prefix of its files (`<prefix>cmds.txt`,
+    /// `<prefix>mem.hex`, `<prefix>out.txt`): several testbenches can share one
+    /// simulation (see [`batch_top`]).
+    pub module: String,
+    pub file_prefix: String,
+    /// Whether the testbench ends the simulation (`$finish`) when done; otherwise it sets
+    /// `finished` and a [`batch_top`] ends the run once every testbench is done.
+    pub standalone: bool,
+    /// Print every cycle's values of the [`crate::rules::waves`] signals (`w` lines).
+    pub waves: bool,
+}
+
+impl Default for TbConfig {
+    fn default() -> TbConfig {
+        TbConfig {
+            dma_latency: 16,
+            max_cycles: 5_000_000,
+            mem_bytes: 1 << 16,
+            module: "kiln_tb".into(),
+            file_prefix: String::new(),
+            standalone: true,
+            waves: false,
+        }
+    }
+}
+
+/// A top module `kiln_batch` instantiating the (non-standalone) testbench modules
+/// `modules` and finishing the simulation once all of them are done.
+pub fn batch_top(modules: &[String]) -> String {
+    let mut out = String::from(
+        "`timescale 1ns/1ps\n// Runs several kiln testbenches in one simulation.\nmodule kiln_batch;\n",
+    );
+    for (k, m) in modules.iter().enumerate() {
+        let _ = writeln!(out, "  {m} tb{k} ();");
+    }
+    let all: Vec<String> = (0..modules.len())
+        .map(|k| format!("tb{k}.finished"))
+        .collect();
+    let _ = writeln!(
+        out,
+        "  initial begin\n    wait ({});\n    $finish;\n  end\nendmodule",
+        join_or(&all, " && ", "1'b1")
+    );
+    out
+}
+
+/// A behavioural testbench for the top of `c` (module `kiln_tb`). It reads `cmds.txt`
+/// (`opcode funct7 rs1 rs2 rd` per line) and `mem.hex` (`$readmemh` bytes), drives the RoCC command
+/// port (commands in order, one per cycle), answers CPU-memory loads one cycle after the
+/// request, runs the DMA engine with the simulator's model (busy for
+/// `max(bursts × latency, beats + 1)` cycles from the request cycle, one 64-bit beat per
+/// cycle in the last cycles of that window; see [`crate::rules::sim`]), stops when nothing fired
+/// and nothing is in flight (or a rule fired with a CPU-memory hazard), and writes
+/// `out.txt`: `cmd cycle` (per accepted command), `resp rd value cycle`, `status`, `end
+/// cycle`, `cmds_left n`, `cycles`, `mem addr byte` (bytes non-zero or written), `bank name
+/// index value`, `reg name value`, `fifo name count` (FIFOs not empty at the end) and
+/// `hazard rule cycle addr is_load`.
+pub fn testbench(c: &Circuit, info: &TopInfo, cfg: &TbConfig) -> String {
+    let mut decl = String::new();
+    let mut conns: Vec<String> = vec![".clk(clk)".into(), ".rst(rst)".into()];
+    let mut drive = String::new();
+    let mut sample = String::new();
+    let mut dump = String::new();
+    let has_rocc = c
+        .instances
+        .iter()
+        .any(|i| matches!(i.kind, InstanceKind::Rocc));
+    if has_rocc {
+        decl.push_str(
+            "  logic rocc_cmd_valid, rocc_resp_ready;\n  logic [6:0] rocc_cmd_funct, rocc_cmd_opcode;\n  logic [4:0] rocc_cmd_rs1, rocc_cmd_rs2, rocc_cmd_rd;\n  logic [31:0] rocc_cmd_rs1data, rocc_cmd_rs2data;\n  wire rocc_cmd_ready, rocc_resp_valid;\n  wire [4:0] rocc_resp_rd;\n  wire [31:0] rocc_resp_data;\n",
+        );
+        for p in [
+            "rocc_cmd_valid",
+            "rocc_cmd_ready",
+            "rocc_cmd_funct",
+            "rocc_cmd_rs1",
+            "rocc_cmd_rs2",
+            "rocc_cmd_rd",
+            "rocc_cmd_opcode",
+            "rocc_cmd_rs1data",
+            "rocc_cmd_rs2data",
+            "rocc_resp_valid",
+            "rocc_resp_ready",
+            "rocc_resp_rd",
+            "rocc_resp_data",
+        ] {
+            conns.push(format!(".{p}({p})"));
+        }
+        drive.push_str(
+            "    rocc_cmd_valid = cmd_i < ncmd;\n    rocc_cmd_rs1 = 5'd0; rocc_cmd_rs2 = 5'd0;\n    rocc_cmd_opcode = cmd_op[cmd_i][6:0];\n    rocc_cmd_funct = cmd_f7[cmd_i][6:0];\n    rocc_cmd_rd = cmd_rd[cmd_i][4:0];\n    rocc_cmd_rs1data = cmd_rs1[cmd_i];\n    rocc_cmd_rs2data = cmd_rs2[cmd_i];\n    rocc_resp_ready = 1'b1;\n",
+        );
+        sample.push_str(
+            "    if (rocc_cmd_valid && rocc_cmd_ready) begin\n      $fdisplay(out, \"cmd %0d\", cyc);\n      cmd_i = cmd_i + 1;\n    end\n    if (rocc_resp_valid && rocc_resp_ready) $fdisplay(out, \"resp %0d %0d %0d\", rocc_resp_rd, rocc_resp_data, cyc);\n",
+        );
+    }
+    for (m, lanes) in &info.memports {
+        let l = *lanes;
+        let _ = writeln!(
+            decl,
+            "  logic {m}_req_ready;\n  logic [{lm}:0] {m}_resp_valid;\n  logic [{dm}:0] {m}_resp_data, {m}_next_data;\n  integer {m}_nl;\n  wire [{lm}:0] {m}_req_valid, {m}_req_cmd;\n  wire [{dm}:0] {m}_req_addr, {m}_req_data;\n  wire [{tm}:0] {m}_req_tag;",
+            lm = l - 1,
+            dm = 32 * l - 1,
+            tm = 8 * l - 1
+        );
+        for p in [
+            "req_valid",
+            "req_ready",
+            "req_cmd",
+            "req_addr",
+            "req_data",
+            "req_tag",
+            "resp_valid",
+            "resp_data",
+        ] {
+            conns.push(format!(".{m}_{p}({m}_{p})"));
+        }
+        // Each port's lane loops have their own variable (`<m>_k`); the byte tasks use
+        // automatic locals, so no loop shares a variable with what it calls.
+        let _ = writeln!(decl, "  integer {m}_k;");
+        let _ = writeln!(
+            drive,
+            "    {m}_req_ready = 1'b1;\n    {m}_resp_data = {m}_next_data;\n    for ({m}_k = 0; {m}_k < {l}; {m}_k = {m}_k + 1) {m}_resp_valid[{m}_k] = {m}_k < {m}_nl;"
+        );
+        let _ = writeln!(
+            sample,
+            "    {m}_nl = 0;\n    {m}_next_data = '0;\n    for ({m}_k = 0; {m}_k < {l}; {m}_k = {m}_k + 1)\n      if ({m}_req_valid[{m}_k] && !{m}_req_cmd[{m}_k]) begin\n        {m}_next_data[{m}_nl*32 +: 32] = rdword({m}_req_addr[{m}_k*32 +: 32]);\n        {m}_nl = {m}_nl + 1;\n      end\n    for ({m}_k = 0; {m}_k < {l}; {m}_k = {m}_k + 1)\n      if ({m}_req_valid[{m}_k] && {m}_req_cmd[{m}_k]) wrword({m}_req_addr[{m}_k*32 +: 32], {m}_req_data[{m}_k*32 +: 32]);\n    if ({m}_nl > 0 || dut.{m}__pending) busy = 1;"
+        );
+    }
+    for d in &info.dmas {
+        let entries = c
+            .instances
+            .iter()
+            .find(|i| ident(&i.name) == *d)
+            .and_then(|i| match &i.kind {
+                InstanceKind::Dma { latency, entries } => Some((*latency, entries.clone())),
+                _ => None,
+            });
+        let Some((lat, entries)) = entries else {
+            continue;
+        };
+        let lat = if lat == 0 { cfg.dma_latency } else { lat };
+        let _ = writeln!(
+            decl,
+            "  logic {d}_req_ready, {d}_idle, {d}_burst_wen;\n  logic [31:0] {d}_burst_addr;\n  logic [7:0] {d}_burst_mask;\n  logic [63:0] {d}_burst_wdata;\n  wire {d}_req_valid, {d}_req_to_isax;\n  wire [31:0] {d}_req_cpu_addr, {d}_req_isax_addr;\n  wire [7:0] {d}_req_log2_bytes;\n  wire [63:0] {d}_burst_rdata;\n  integer {d}_until, {d}_beat0, {d}_nbytes;\n  logic {d}_active, {d}_dir;\n  logic [31:0] {d}_cpu, {d}_isax;"
+        );
+        for p in [
+            "req_valid",
+            "req_ready",
+            "req_to_isax",
+            "req_cpu_addr",
+            "req_isax_addr",
+            "req_log2_bytes",
+            "idle",
+            "burst_wen",
+            "burst_addr",
+            "burst_mask",
+            "burst_wdata",
+            "burst_rdata",
+        ] {
+            conns.push(format!(".{d}_{p}({d}_{p})"));
+        }
+        let _ = writeln!(
+            drive,
+            "    {d}_idle = !{d}_active;\n    {d}_req_ready = !{d}_active;\n    {d}_burst_wen = 1'b0; {d}_burst_mask = 8'd0; {d}_burst_addr = 32'd0; {d}_burst_wdata = 64'd0;\n    if ({d}_active && cyc >= {d}_beat0 && cyc < {d}_until) begin\n      b = cyc - {d}_beat0;\n      {d}_burst_addr = {d}_isax + 8*b;\n      {d}_burst_wen = {d}_dir;\n      for (k = 0; k < 8; k = k + 1) if (8*b + k < {d}_nbytes) begin\n        {d}_burst_mask[k] = 1'b1;\n        {d}_burst_wdata[k*8 +: 8] = rdbyte({d}_cpu + 8*b + k);\n      end\n    end"
+        );
+        // Bytes moved: whole elements of the entry holding isax_addr (the simulator's
+        // `Dma::transfer`); `lim` counts elements, `ebv` is the element size. The engine
+        // is busy until max(bursts * latency, beats + 1) cycles after the request; the
+        // beats use the last cycles of that window.
+        let mut clip = String::new();
+        for e in entries.iter().filter(|e| !e.banks.is_empty()) {
+            let eb = e.elem_bytes.max(1);
+            let end = e.base as u64 + e.size as u64;
+            let _ = writeln!(
+                clip,
+                "      if ({d}_isax >= {} && {d}_isax < {end}) begin lim = ({end} - {d}_isax + {eb} - 1) / {eb}; ebv = {eb}; end",
+                e.base,
+            );
+        }
+        let _ = write!(
+            sample,
+            "    if ({d}_active && cyc >= {d}_beat0 && cyc < {d}_until && !{d}_dir)
+      for (k = 0; k < 8; k = k + 1) if ({d}_burst_mask[k]) wrbyte({d}_cpu + ({d}_burst_addr - {d}_isax) + k, {d}_burst_rdata[k*8 +: 8]);
+    if ({d}_req_valid && {d}_req_ready) begin
+      bytes = ({d}_req_log2_bytes < 32) ? (64'd1 << {d}_req_log2_bytes) : 0;
+      bursts = (bytes + 63) / 64; if (bursts == 0) bursts = 1;
+      {d}_active = 1'b1; {d}_dir = {d}_req_to_isax;
+      {d}_cpu = {d}_req_cpu_addr; {d}_isax = {d}_req_isax_addr;
+      lim = 0; ebv = 1;
+{clip}      {d}_nbytes = ((bytes / ebv < lim) ? bytes / ebv : lim) * ebv;
+      {d}_until = cyc + bursts * {lat};
+      if ({d}_until < cyc + ({d}_nbytes + 7) / 8 + 1) {d}_until = cyc + ({d}_nbytes + 7) / 8 + 1;
+      {d}_beat0 = {d}_until - ({d}_nbytes + 7) / 8;
+    end
+    if ({d}_active) begin
+      busy = 1;
+      if (cyc + 1 >= {d}_until) {d}_active = 1'b0;
+    end
+"
+        );
+    }
+    for (b, depth) in &info.banks {
+        let _ = writeln!(
+            dump,
+            "    for (k = 0; k < {depth}; k = k + 1) $fdisplay(out, \"bank {b} %0d %0h\", k, dut.u_{b}.mem[k]);"
+        );
+    }
+    for r in &info.regs {
+        let ri = ident(r);
+        let _ = writeln!(dump, "    $fdisplay(out, \"reg {r} %0h\", dut.u_{ri}.q);");
+    }
+    let mut watch = String::new();
+    for w in &info.watch {
+        match w {
+            Watch::Hazard { rule, prefix: n } => {
+                let _ = writeln!(
+                    watch,
+                    "    if (!hazard && dut.{n}__hazard) begin\n      $fdisplay(out, \"hazard {rule} %0d %0d %0d\", cyc, dut.{n}__hazard_addr, dut.{n}__hazard_load);\n      hazard = 1;\n    end"
+                );
+            }
+            Watch::Fault { inst, rule, signal } => {
+                let _ = writeln!(
+                    watch,
+                    "    if (!hazard && dut.{signal}) begin\n      $fdisplay(out, \"fault {inst} {rule} %0d\", cyc);\n      hazard = 1;\n    end"
+                );
+            }
+        }
+    }
+    for f in &info.faults {
+        let _ = writeln!(decl, "  wire {f}_fault;");
+        conns.push(format!(".{f}_fault({f}_fault)"));
+    }
+    for (f, i) in &info.fifos {
+        let _ = writeln!(
+            dump,
+            "    if (dut.{i}__cnt != 0) $fdisplay(out, \"fifo {f} %0d\", dut.{i}__cnt);"
+        );
+    }
+    let dma_init: String = info
+        .dmas
+        .iter()
+        .map(|d| format!("    {d}_active = 1'b0; {d}_until = 0; {d}_beat0 = 0; {d}_nbytes = 0;\n"))
+        .collect();
+    let mem_init: String = info
+        .memports
+        .iter()
+        .map(|(m, _)| format!("    {m}_nl = 0; {m}_next_data = '0;\n"))
+        .collect();
+    format!(
+        "`timescale 1ns/1ps
+// Testbench for `{top}`: CPU memory, DMA engine and RoCC driver (behavioural).
+module {module};
+  localparam integer MEMSZ = {memsz};
+  logic clk, rst;
+  logic [7:0] mem [0:MEMSZ-1];
+  logic memw [0:MEMSZ-1];
+  logic [31:0] cmd_op [0:255], cmd_f7 [0:255], cmd_rs1 [0:255], cmd_rs2 [0:255], cmd_rd [0:255];
+  integer fd, out, ncmd, cmd_i, cyc, last_fire, k, b, errors, lim, ebv, busy, fired, done, hazard;
+  logic finished = 1'b0;
+  logic [63:0] bytes, bursts;
+  integer a0, a1, a2, a3, a4;
+{decl}
+  {top} dut (
+    {conns}
+  );
+
+  function automatic [7:0] rdbyte(input [31:0] a);
+    rdbyte = (a < MEMSZ) ? mem[a] : 8'd0;
+  endfunction
+  function automatic [31:0] rdword(input [31:0] a);
+    rdword = {{rdbyte({{a[31:2], 2'b00}} + 3), rdbyte({{a[31:2], 2'b00}} + 2), rdbyte({{a[31:2], 2'b00}} + 1), rdbyte({{a[31:2], 2'b00}})}};
+  endfunction
+  task automatic wrbyte(input [31:0] a, input [7:0] v);
+    if (a < MEMSZ) begin
+      mem[a] = v;
+      memw[a] = 1'b1;
+    end else errors = errors + 1;
+  endtask
+  task automatic wrword(input [31:0] a, input [31:0] v);
+    integer j;
+    for (j = 0; j < 4; j = j + 1) wrbyte({{a[31:2], 2'b00}} + j, v[j*8 +: 8]);
+  endtask
+
+  task drive;
+{drive}  endtask
+
+  task sample;
+{waves}    fired = dut.kiln_any_fire;
+    busy = 0;
+    if (fired) last_fire = cyc;
+{watch}{sample}  endtask
+
+  always #5 if (!finished) clk = ~clk;
+  initial begin
+    clk = 0; rst = 1; errors = 0; cmd_i = 0; ncmd = 0; cyc = 0; last_fire = -1; done = 0; hazard = 0;
+{dma_init}{mem_init}    for (k = 0; k < MEMSZ; k = k + 1) begin
+      mem[k] = 8'd0;
+      memw[k] = 1'b0;
+    end
+    $readmemh(\"{prefix}mem.hex\", mem);
+    fd = $fopen(\"{prefix}cmds.txt\", \"r\");
+    while ($fscanf(fd, \"%d %d %d %d %d\\n\", a0, a1, a2, a3, a4) == 5) begin
+      cmd_op[ncmd] = a0; cmd_f7[ncmd] = a1; cmd_rs1[ncmd] = a2; cmd_rs2[ncmd] = a3; cmd_rd[ncmd] = a4;
+      ncmd = ncmd + 1;
+    end
+    $fclose(fd);
+    out = $fopen(\"{prefix}out.txt\", \"w\");
+    drive;
+    @(posedge clk);
+    #1 rst = 0;
+    while (!done) begin
+      @(posedge clk);
+      sample;
+      if (hazard) done = 3;
+      else if (!fired && !busy) done = 1;
+      else if (cyc + 1 >= {maxc}) begin
+        $fdisplay(out, \"status timeout\");
+        done = 2;
+      end else begin
+        cyc = cyc + 1;
+        #1 drive;
+      end
+    end
+    if (done == 1) $fdisplay(out, \"status ok\");
+    if (done == 3) $fdisplay(out, \"status stopped\");
+    $fdisplay(out, \"end %0d\", cyc);
+    $fdisplay(out, \"cmds_left %0d\", ncmd - cmd_i);
+    $fdisplay(out, \"cycles %0d\", last_fire + 1);
+    $fdisplay(out, \"errors %0d\", errors);
+    for (k = 0; k < MEMSZ; k = k + 1) if (mem[k] != 0 || memw[k]) $fdisplay(out, \"mem %0d %0d\", k, mem[k]);
+{dump}    $fclose(out);
+    finished = 1'b1;
+{finish}  end
+endmodule
+",
+        top = info.top,
+        module = cfg.module,
+        prefix = cfg.file_prefix,
+        finish = if cfg.standalone { "    $finish;\n" } else { "" },
+        memsz = cfg.mem_bytes,
+        maxc = cfg.max_cycles,
+        waves = match cfg.waves {
+            true => crate::rules::waves::tb_sample_line(&crate::rules::waves::circuit_signals(c), |m| {
+                format!("8'($countones({m}_req_valid))")
+            }),
+            false => String::new(),
+        },
+        conns = conns.join(",\n    "),
+    )
+}
+
+/// The testbench's `mem.hex` for an initial CPU memory.
+pub fn mem_hex(mem: &BTreeMap<u32, u8>) -> String {
+    mem.iter()
+        .map(|(a, v)| format!("@{a:x} {v:02x}\n"))
+        .collect()
+}
+
+/// The testbench's `cmds.txt` (`opcode funct7 rs1 rs2 rd` per line).
+pub fn cmds_text(cmds: &[crate::rules::sim::Command]) -> String {
+    cmds.iter()
+        .map(|c| format!("{} {} {} {} {}\n", c.opcode, c.funct7, c.rs1, c.rs2, c.rd))
+        .collect()
+}
