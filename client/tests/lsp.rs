@@ -572,3 +572,84 @@ fn an_editor_shows_diagnostics_under_the_workspaces_lint_levels() {
         s.finish();
     }
 }
+
+/// Cycles in the editor: inlay hints on the seed example's scheduled ops (cycles, slot, the
+/// rule in the tooltip) and on its loop (window, slots per iteration), at the end of each
+/// op's line, only in the requested range.
+#[test]
+fn inlay_hints_show_the_schedule() {
+    let env = Daemon::new();
+    let path = env.ws().join("m.mlir");
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/aps/flow_burst_add.mlir"),
+    )
+    .unwrap();
+    std::fs::write(&path, &text).unwrap();
+    let (mut s, init) = Session::start(&env, true);
+    assert_eq!(init["capabilities"]["inlayHintProvider"], true, "{init}");
+    s.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri(&path), "languageId": "mlir", "version": 1, "text": text}}),
+    );
+    assert_eq!(s.diagnostics(1), Vec::<Value>::new());
+    let lines = text.lines().count() as u32;
+    let whole =
+        json!({"start": {"line": 0, "character": 0}, "end": {"line": lines, "character": 0}});
+    let hints = s.request(
+        "textDocument/inlayHint",
+        json!({"textDocument": doc(&path), "range": whole}),
+    );
+    let hints = hints.as_array().unwrap();
+    let line_of = |needle: &str| text.lines().position(|l| l.contains(needle)).unwrap() as u32;
+    let hint_on = |line: u32| {
+        hints
+            .iter()
+            .find(|h| h["position"]["line"] == line)
+            .unwrap_or_else(|| panic!("no hint on line {line}: {hints:?}"))
+    };
+    let readrf = hint_on(line_of("\"op_18\""));
+    assert_eq!(readrf["label"], "@c0–c1 · slot 0");
+    assert!(
+        readrf["tooltip"]
+            .as_str()
+            .unwrap()
+            .contains("rule `inst2b00_block_0_slot_0_rule`"),
+        "{readrf}"
+    );
+    let end = text
+        .lines()
+        .nth(line_of("\"op_18\"") as usize)
+        .unwrap()
+        .len();
+    assert_eq!(
+        readrf["position"]["character"], end as u64,
+        "at the line's end"
+    );
+    assert_eq!(
+        hint_on(line_of("\"op_34\""))["label"],
+        "@c7–c8 · slot 7",
+        "an op scheduled with `on (7 to 8)`: {}",
+        hint_on(line_of("\"op_34\""))
+    );
+    assert_eq!(
+        hint_on(line_of("tor.for %arg3"))["label"],
+        "loop @c5–c8 · 2 slots per iteration"
+    );
+    assert!(
+        hints
+            .iter()
+            .all(|h| h["position"]["line"] != line_of("\"op_20\"")),
+        "globals get no hint"
+    );
+    // A range of one line gets that line's hint only.
+    let l = line_of("\"op_69\"");
+    let one = s.request(
+        "textDocument/inlayHint",
+        json!({"textDocument": doc(&path),
+               "range": {"start": {"line": l, "character": 0}, "end": {"line": l + 1, "character": 0}}}),
+    );
+    let one = one.as_array().unwrap();
+    assert_eq!(one.len(), 1, "{one:?}");
+    assert_eq!(one[0]["label"], "@c12–c13 · slot 12");
+    s.finish();
+}

@@ -110,6 +110,7 @@ fn capabilities(encoding: Encoding) -> lsp::ServerCapabilities {
         code_lens_provider: Some(lsp::CodeLensOptions {
             resolve_provider: Some(false),
         }),
+        inlay_hint_provider: Some(lsp::OneOf::Left(true)),
         ..Default::default()
     }
 }
@@ -353,6 +354,7 @@ impl Server {
             "textDocument/hover" => self.hover(params),
             "textDocument/documentSymbol" => self.symbols(params),
             "textDocument/codeLens" => self.lenses(params),
+            "textDocument/inlayHint" => self.hints(params),
             m => {
                 let why = format!("kiln lsp: no method {}", cut(m));
                 return self.fail(Some(&id), ErrorCode::MethodNotFound, why);
@@ -596,6 +598,33 @@ impl Server {
             })
             .collect();
         Ok(serde_json::to_value(lenses).unwrap_or(Value::Null))
+    }
+}
+
+impl Server {
+    /// The schedule as inlay hints in the requested range: per APS op its cycles and slot,
+    /// per `tor.for` its slots per iteration.
+    fn hints(&mut self, params: Option<&RawValue>) -> Result<Value, String> {
+        let p: lsp::InlayHintParams = parse(params)?;
+        let (doc, o) = self.outline(&p.text_document.uri)?;
+        let from = doc.text.offset(p.range.start, self.encoding);
+        let to = doc.text.offset(p.range.end, self.encoding);
+        let hints: Vec<lsp::InlayHint> = o
+            .hints
+            .iter()
+            .filter(|h| (from..=to).contains(&h.at))
+            .map(|h| lsp::InlayHint {
+                position: doc.text.position(h.at, self.encoding),
+                label: lsp::InlayHintLabel::String(h.label.clone()),
+                kind: None,
+                text_edits: None,
+                tooltip: Some(lsp::InlayHintTooltip::String(h.tooltip.clone())),
+                padding_left: Some(true),
+                padding_right: None,
+                data: None,
+            })
+            .collect();
+        Ok(serde_json::to_value(hints).unwrap_or(Value::Null))
     }
 }
 

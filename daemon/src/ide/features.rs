@@ -55,11 +55,150 @@ pub struct Lens {
     pub title: String,
 }
 
-/// A document's outline and code lenses.
+/// An inlay hint: a label shown at a byte offset (the end of an op's line), with a tooltip.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hint {
+    pub at: usize,
+    pub label: String,
+    pub tooltip: String,
+}
+
+/// A document's outline, code lenses and inlay hints.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Outline {
     pub items: Vec<OutlineItem>,
     pub lenses: Vec<Lens>,
+    pub hints: Vec<Hint>,
+}
+
+/// The integer value of attribute `name` on an op's line (`starttime = 3 : i32`).
+fn int_attr(line: &str, name: &str) -> Option<u64> {
+    let key = format!("{name} = ");
+    // The whole name (`starttime`, not the end of `ref_starttime`).
+    let at = line.match_indices(&key).map(|(k, _)| k).find(|&k| {
+        !line[..k]
+            .chars()
+            .next_back()
+            .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+    })? + key.len();
+    let digits: String = line[at..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    digits.parse().ok()
+}
+
+/// An op's scheduled cycles: its `starttime`/`endtime` attributes, or `on (a to b)`.
+fn op_times(line: &str) -> Option<(u64, u64)> {
+    if let (Some(a), Some(b)) = (int_attr(line, "starttime"), int_attr(line, "endtime")) {
+        return Some((a, b));
+    }
+    let rest = &line[line.find("on (")? + 4..];
+    let (a, rest) = rest.split_once(" to ")?;
+    let b = rest.split(')').next()?;
+    Some((a.trim().parse().ok()?, b.trim().parse().ok()?))
+}
+
+/// The schedule in a function's text as inlay hints: per scheduled op (`starttime`,
+/// `endtime`) its cycles and the slot rule that runs it; per `tor.for` its slots per
+/// iteration (and the initiation interval of a pipelined loop). `seg` places ops in their
+/// innermost block; `rules` are the function's rule names.
+fn schedule_hints(
+    item: &Item,
+    seg: &compiler::aps::segment::Segmentation,
+    rules: &std::collections::HashSet<&str>,
+    out: &mut Vec<Hint>,
+) {
+    // A straight-line block's span is its first op: the block of an op at `off` with a slot
+    // at `t` is the nearest block starting at or before it that has that slot's rule (its
+    // innermost containing block, for the message, when none has).
+    let slot_rule = |off: usize, t: u64| {
+        seg.blocks
+            .iter()
+            .filter(|b| b.span.start as usize <= off)
+            .filter_map(|b| {
+                let rule = format!("{}_slot_{t}_rule", b.name);
+                rules
+                    .contains(rule.as_str())
+                    .then_some((b.span.start, rule))
+            })
+            .max_by_key(|(start, _)| *start)
+            .map(|(_, rule)| rule)
+    };
+    let innermost = |off: usize| {
+        seg.blocks
+            .iter()
+            .filter(|b| (b.span.start as usize..b.span.end as usize).contains(&off))
+            .min_by_key(|b| b.span.end - b.span.start)
+    };
+    let mut start = 0;
+    for line in item.text.split_inclusive('\n') {
+        let here = start;
+        start += line.len();
+        let body = line.trim_end();
+        let op = here + (body.len() - body.trim_start().len());
+        let end = item.offset + here + body.len();
+        if body.trim_start().starts_with("tor.for")
+            && let Some(b) = seg.blocks.iter().find(|b| {
+                matches!(b.kind, BlockKind::Loop { .. })
+                    && (b.span.start as usize..b.span.end as usize).contains(&op)
+                    && b.span.start as usize >= here
+            })
+        {
+            let inner = &item.text[b.span.start as usize..b.span.end as usize];
+            // The header (`tor.for … on (a to b) {`) takes one or two lines.
+            let head = inner.find('{').map_or(inner, |k| &inner[..k]);
+            let window = op_times(head).map_or(String::new(), |(a, b)| format!("@c{a}–c{b} · "));
+            let times: std::collections::BTreeSet<u64> = inner[head.len()..]
+                .lines()
+                .filter_map(|l| op_times(l).map(|t| t.0))
+                .collect();
+            let ii = match &b.kind {
+                BlockKind::Loop { info, .. } => info.pipeline,
+                _ => None,
+            };
+            let label = match ii {
+                Some(ii) => format!(
+                    "loop {window}{} slots per iteration, pipelined II = {ii}",
+                    times.len()
+                ),
+                None => format!("loop {window}{} slots per iteration", times.len()),
+            };
+            out.push(Hint {
+                at: end,
+                label,
+                tooltip: format!("loop `{}`: its body's scheduled cycles", b.name),
+            });
+            continue;
+        }
+        // A loop header's second line, and globals (no hardware of their own), get none.
+        let trimmed = body.trim_start();
+        if trimmed.starts_with("on (") || body.contains("memref.get_global") {
+            continue;
+        }
+        let Some((t0, t1)) = op_times(body) else {
+            continue;
+        };
+        let (label, tooltip) = match (slot_rule(op, t0), innermost(op)) {
+            (Some(rule), _) => (
+                format!("@c{t0}–c{t1} · slot {t0}"),
+                format!("cycles {t0} to {t1} of the schedule; runs in rule `{rule}`"),
+            ),
+            (None, Some(block)) => (
+                format!("@c{t0}–c{t1}"),
+                format!(
+                    "cycles {t0} to {t1} of the schedule, in `{}` (its slot has no rule of its own: a wait)",
+                    block.name
+                ),
+            ),
+            (None, None) => continue,
+        };
+        out.push(Hint {
+            at: end,
+            label,
+            tooltip,
+        });
+    }
 }
 
 fn range(o: &Occurrence, shift: usize) -> Range<usize> {
@@ -339,6 +478,10 @@ pub fn outline(db: &Db, overlay: Overlay) -> Outline {
                         range: selection.clone(),
                         title: format!("{rules} rules, {fifos} FIFOs"),
                     });
+                    if let Some(Ok(seg)) = segmentation(db, f, item.symbol.clone()) {
+                        let names = c.rules.iter().map(|r| r.name.as_str()).collect();
+                        schedule_hints(item, seg, &names, &mut out.hints);
+                    }
                 }
                 out.items.push(OutlineItem {
                     name: format!("@{}", item.symbol),

@@ -13,7 +13,9 @@
 mod features;
 pub mod queries;
 
-pub use features::{Hover, Lens, Navigation, Outline, OutlineItem, OutlineKind, navigate, outline};
+pub use features::{
+    Hint, Hover, Lens, Navigation, Outline, OutlineItem, OutlineKind, navigate, outline,
+};
 
 use crate::compute::messages;
 use crate::db::aps::{self, FunctionResult};

@@ -174,6 +174,15 @@ impl Client {
                     title: l.title.clone(),
                 })
                 .collect(),
+            hints: r
+                .hints
+                .iter()
+                .map(|h| Hint {
+                    at: usize::try_from(h.at).unwrap_or(usize::MAX),
+                    label: h.label.clone(),
+                    tooltip: h.tooltip.clone(),
+                })
+                .collect(),
         }))
     }
 

@@ -7,7 +7,7 @@
 use crate::counters::{Count, Kind, Snapshot};
 use crate::digests::{hex, parse_hex};
 use crate::explain::Explanation;
-use crate::ide::{Analysis, Hover, Lens, Navigation, Outline, OutlineItem, OutlineKind};
+use crate::ide::{Analysis, Hint, Hover, Lens, Navigation, Outline, OutlineItem, OutlineKind};
 use crate::inputs::{Edit, OverlayChange, OverlayError};
 use crate::report::{BuildReport, FileReport, OutputFile, Times};
 use crate::spec::{

@@ -262,6 +262,15 @@ impl<S: Service> Kiln for Adapter<S> {
                     title: l.title.clone(),
                 })
                 .collect(),
+            hints: o
+                .hints
+                .iter()
+                .map(|h| proto::Hint {
+                    at: h.at as u64,
+                    label: h.label.clone(),
+                    tooltip: h.tooltip.clone(),
+                })
+                .collect(),
         }))
     }
 
