@@ -653,3 +653,92 @@ fn inlay_hints_show_the_schedule() {
     assert_eq!(one[0]["label"], "@c12–c13 · slot 12");
     s.finish();
 }
+
+/// Semantic tokens for the three languages, decoded from the protocol's relative encoding
+/// back to text: op names are keywords, SSA values variables, symbols functions, attribute
+/// names properties, types types; BLIF directives keywords, models functions, cover rows
+/// numbers.
+#[test]
+fn semantic_tokens_for_aps_handshake_and_blif() {
+    let env = Daemon::new();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let (mut s, init) = Session::start(&env, false);
+    let legend: Vec<String> =
+        init["capabilities"]["semanticTokensProvider"]["legend"]["tokenTypes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t.as_str().unwrap().to_string())
+            .collect();
+    for (file, source, want) in [
+        (
+            "m.mlir",
+            "examples/aps/flow_burst_add.mlir",
+            &[
+                ("aps.readrf", "keyword"),
+                ("%arg0", "variable"),
+                ("@mem_a_0", "function"),
+                ("starttime", "property"),
+                ("i32", "type"),
+                ("\"op_18\"", "string"),
+            ][..],
+        ),
+        (
+            "h.mlir",
+            "tests/data/handshake/export_gcd.mlir",
+            &[
+                ("handshake.func", "keyword"),
+                ("!handshake.channel", "type"),
+            ][..],
+        ),
+        (
+            "b.blif",
+            "tests/data/blif/edge/subckt.blif",
+            &[(".model", "keyword"), (".subckt", "keyword")][..],
+        ),
+    ] {
+        let text = std::fs::read_to_string(root.join(source)).unwrap();
+        let path = env.ws().join(file);
+        std::fs::write(&path, &text).unwrap();
+        s.notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": uri(&path), "languageId": "mlir", "version": 1, "text": text}}),
+        );
+        let r = s.request(
+            "textDocument/semanticTokens/full",
+            json!({"textDocument": doc(&path)}),
+        );
+        let data: Vec<u64> = r["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_u64().unwrap())
+            .collect();
+        assert!(
+            data.len() > 50 && data.len() % 5 == 0,
+            "{file}: {} numbers",
+            data.len()
+        );
+        // Decode (all ASCII here: UTF-16 units are bytes).
+        let lines: Vec<&str> = text.lines().collect();
+        let (mut line, mut col) = (0usize, 0usize);
+        let mut seen: Vec<(String, String)> = Vec::new();
+        for t in data.chunks(5) {
+            if t[0] > 0 {
+                (line, col) = (line + t[0] as usize, t[1] as usize);
+            } else {
+                col += t[1] as usize;
+            }
+            let word = lines[line][col..col + t[2] as usize].to_string();
+            seen.push((word, legend[t[3] as usize].clone()));
+        }
+        for (word, kind) in want {
+            assert!(
+                seen.iter().any(|(w, k)| w == word && k == kind),
+                "{file}: `{word}` as {kind}; saw {:?}",
+                &seen[..seen.len().min(40)]
+            );
+        }
+    }
+    s.finish();
+}

@@ -28,6 +28,7 @@ pub mod diag;
 pub mod flow;
 pub mod fxhash;
 pub mod handshake;
+pub mod highlight;
 pub mod ide;
 pub mod limits;
 pub mod mlir;

@@ -111,6 +111,22 @@ fn capabilities(encoding: Encoding) -> lsp::ServerCapabilities {
             resolve_provider: Some(false),
         }),
         inlay_hint_provider: Some(lsp::OneOf::Left(true)),
+        semantic_tokens_provider: Some(
+            lsp::SemanticTokensServerCapabilities::SemanticTokensOptions(
+                lsp::SemanticTokensOptions {
+                    legend: lsp::SemanticTokensLegend {
+                        token_types: compiler::highlight::TokenType::ALL
+                            .iter()
+                            .map(|t| lsp::SemanticTokenType::new(t.lsp_name()))
+                            .collect(),
+                        token_modifiers: Vec::new(),
+                    },
+                    full: Some(lsp::SemanticTokensFullOptions::Bool(true)),
+                    range: None,
+                    ..Default::default()
+                },
+            ),
+        ),
         ..Default::default()
     }
 }
@@ -355,6 +371,7 @@ impl Server {
             "textDocument/documentSymbol" => self.symbols(params),
             "textDocument/codeLens" => self.lenses(params),
             "textDocument/inlayHint" => self.hints(params),
+            "textDocument/semanticTokens/full" => self.tokens(params),
             m => {
                 let why = format!("kiln lsp: no method {}", cut(m));
                 return self.fail(Some(&id), ErrorCode::MethodNotFound, why);
@@ -602,6 +619,45 @@ impl Server {
 }
 
 impl Server {
+    /// Semantic tokens of the whole document (lexical: MLIR, or BLIF by content), in the
+    /// protocol's relative encoding.
+    fn tokens(&mut self, params: Option<&RawValue>) -> Result<Value, String> {
+        let p: lsp::SemanticTokensParams = parse(params)?;
+        let doc = self.doc(&p.text_document.uri)?;
+        let text = &doc.text.text;
+        let tokens = match compiler::flow::reads_as_blif(&doc.path, text) {
+            true => compiler::highlight::blif(text),
+            false => compiler::highlight::mlir(text),
+        };
+        let order = compiler::highlight::TokenType::ALL;
+        let (mut line, mut col) = (0, 0);
+        let mut data = Vec::with_capacity(tokens.len());
+        for t in tokens {
+            let from = doc.text.position(t.start, self.encoding);
+            let to = doc.text.position(t.start + t.len, self.encoding);
+            if to.line != from.line {
+                continue;
+            }
+            let delta_start = match from.line == line {
+                true => from.character - col,
+                false => from.character,
+            };
+            data.push(lsp::SemanticToken {
+                delta_line: from.line - line,
+                delta_start,
+                length: to.character - from.character,
+                token_type: order.iter().position(|k| *k == t.kind).unwrap_or(0) as u32,
+                token_modifiers_bitset: 0,
+            });
+            (line, col) = (from.line, from.character);
+        }
+        let tokens = lsp::SemanticTokens {
+            result_id: None,
+            data,
+        };
+        Ok(serde_json::to_value(tokens).unwrap_or(Value::Null))
+    }
+
     /// The schedule as inlay hints in the requested range: per APS op its cycles and slot,
     /// per `tor.for` its slots per iteration.
     fn hints(&mut self, params: Option<&RawValue>) -> Result<Value, String> {
