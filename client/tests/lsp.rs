@@ -715,7 +715,7 @@ fn semantic_tokens_for_aps_handshake_and_blif() {
             .map(|v| v.as_u64().unwrap())
             .collect();
         assert!(
-            data.len() > 50 && data.len() % 5 == 0,
+            data.len() > 50 && data.len().is_multiple_of(5),
             "{file}: {} numbers",
             data.len()
         );
