@@ -131,11 +131,31 @@ fn bench(args: &Args, root: &Path) -> Result<(), Failure> {
         json!({"textDocument": {"uri": uri, "languageId": "mlir", "version": 1, "text": text}}),
     )?;
     let n = ed.diagnostics(1)?;
+    let opened = t.elapsed();
+    // The anchor: a cold build of the same module (a child process, no daemon).
+    let me = std::env::current_exe().map_err(fail)?;
+    let mut cold = Vec::new();
+    for k in 0..3 {
+        let t = Instant::now();
+        let out = std::process::Command::new(&me)
+            .args(["build", "--no-daemon", "-q", "-o"])
+            .arg(root.join(format!("cold{k}")))
+            .arg(&path)
+            .output()
+            .map_err(fail)?;
+        if !out.status.success() {
+            return Err(fail("the cold build of the module failed"));
+        }
+        cold.push(t.elapsed());
+    }
+    cold.sort();
     println!(
-        "didOpen of {} functions ({:.1} MB) → publishDiagnostics: {:.1} ms ({n} diagnostics)",
+        "didOpen of {} functions ({:.1} MB) → publishDiagnostics: {:.1} ms ({n} diagnostics); cold `kiln build --no-daemon` of it: {:.1} ms (median of 3), ratio {:.2}",
         args.functions,
         text.len() as f64 / 1e6,
-        ms(t.elapsed())
+        ms(opened),
+        ms(cold[1]),
+        opened.as_secs_f64() / cold[1].as_secs_f64()
     );
 
     let starts: Vec<usize> = text.match_indices("tor.func @").map(|(i, _)| i).collect();

@@ -93,6 +93,22 @@ impl Ide {
                 ..Checked::default()
             };
         }
+        // A document opened (or replaced) whole: its functions on every core first.
+        let stale: Vec<String> = file
+            .split(db)
+            .functions
+            .iter()
+            .filter(|i| {
+                !last
+                    .functions
+                    .get(&i.symbol)
+                    .is_some_and(|(t, _)| Arc::ptr_eq(t, &i.text) || *t == i.text)
+            })
+            .map(|i| i.symbol.clone())
+            .collect();
+        if stale.len() > 1 {
+            crate::prewarm::prewarm_functions(db, file, stale);
+        }
         let mut now = HashMap::with_capacity(last.functions.len());
         let emitted = |item: &compiler::mlir::items::Item| {
             let result = match last.functions.remove(&item.symbol) {
