@@ -60,17 +60,23 @@ pub fn emit(circuit: &Circuit) -> Emitted {
         s
     };
     Emitted {
-        frame: Circuit {
-            name: circuit.name.clone(),
-            instructions: circuit.instructions.clone(),
-            instances: circuit.instances.clone(),
-            rules: Vec::new(),
-            precedence: circuit.precedence.clone(),
-            schedule: circuit.schedule.clone(),
-        },
+        frame: frame_of(circuit),
         cmt2: exact(rules::emit::cmt2_rules(&circuit.rules)),
         json: exact(rules::emit::rules_json(&circuit.rules)),
         warnings: Vec::new(),
+    }
+}
+
+/// A function's circuit without its rules: what its file's header, footer and checks need
+/// of it ([`emit`]'s `frame`).
+pub fn frame_of(circuit: &Circuit) -> Circuit {
+    Circuit {
+        name: circuit.name.clone(),
+        instructions: circuit.instructions.clone(),
+        instances: circuit.instances.clone(),
+        rules: Vec::new(),
+        precedence: circuit.precedence.clone(),
+        schedule: circuit.schedule.clone(),
     }
 }
 

@@ -107,13 +107,13 @@ impl Ide {
             .map(|i| i.symbol.clone())
             .collect();
         if stale.len() > 1 {
-            crate::prewarm::prewarm_functions(db, file, stale);
+            crate::prewarm::prewarm_circuits(db, file, stale);
         }
         let mut now = HashMap::with_capacity(last.functions.len());
         let emitted = |item: &compiler::mlir::items::Item| {
             let result = match last.functions.remove(&item.symbol) {
                 Some((text, r)) if Arc::ptr_eq(&text, &item.text) || text == item.text => r,
-                _ => aps::function_emitted(db, file, item.symbol.clone()).clone(),
+                _ => checked(db, file, item.symbol.clone()),
             };
             now.insert(item.symbol.clone(), (item.text.clone(), result.clone()));
             result
@@ -129,4 +129,24 @@ impl Ide {
             Err(errors) => FileOutputs::failed(errors),
         }
     }
+}
+
+/// What a build's check of one function reports, without its emission (an editor writes
+/// no outputs): the function's frame and warnings, or its error. The same queries a build
+/// makes up to the circuit, so the same diagnostics.
+fn checked(db: &Db, file: SourceFile, symbol: String) -> FunctionResult {
+    let circuit = match aps::function_circuit(db, file, symbol.clone()).as_ref()? {
+        Ok(c) => c,
+        Err(d) => return Some(Err(d.clone())),
+    };
+    let warnings = match aps::segmentation(db, file, symbol).as_ref()? {
+        Ok(s) => s.warnings.clone(),
+        Err(d) => return Some(Err(d.clone())),
+    };
+    Some(Ok(Arc::new(aps::Emitted {
+        frame: compiler::flow::aps::frame_of(circuit),
+        cmt2: Default::default(),
+        json: Default::default(),
+        warnings,
+    })))
 }
