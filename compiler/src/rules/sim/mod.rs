@@ -39,10 +39,14 @@
 //! slot, so the load would not see the store. The run stops with [`SimError::Hazard`].
 
 use super::dispatch::Dispatch;
-use super::trace::{Event, Traced, hex};
-use super::waves::{Signal, Source, Waves};
+use super::trace::{Event, Traced};
+use super::waves::Waves;
+
+mod record;
+
 use super::{Circuit, DmaEntry, Expr, InstanceKind, Stmt, eval_prim, mask};
 use crate::fxhash::FxHashMap;
+use record::Probe;
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
 #[derive(Clone, Debug)]
@@ -508,97 +512,6 @@ fn schedule_order(circuit: &Circuit) -> Result<Vec<&super::Rule>, SimError> {
     Ok(order)
 }
 
-/// One cycle's waveform values being gathered ([`super::waves`]): the state as the cycle
-/// starts, then the rules that fire and what they do at the ports.
-struct Probe {
-    start: Vec<u128>,
-    fired: Vec<bool>,
-    cmd: bool,
-    resp: Option<(u32, u32)>,
-    dma: Vec<usize>,
-    mem: FxHashMap<usize, u128>,
-}
-
-impl Probe {
-    fn start(st: &State, signals: &[Signal], rules: usize) -> Probe {
-        let slot = |name: &str| st.index.get(name).map(|&i| &st.slots[i]);
-        let start = signals
-            .iter()
-            .map(|s| match &s.source {
-                Source::Reg(n) => match slot(n) {
-                    Some(Slot::Reg(r)) => r.value,
-                    _ => 0,
-                },
-                Source::FifoCount(n) => match slot(n) {
-                    Some(Slot::Fifo(f)) => f.items.len() as u128,
-                    _ => 0,
-                },
-                Source::FifoHead(n) => match slot(n) {
-                    Some(Slot::Fifo(f)) => f.items.front().copied().unwrap_or(0),
-                    _ => 0,
-                },
-                _ => 0,
-            })
-            .collect();
-        Probe {
-            start,
-            fired: vec![false; rules],
-            cmd: false,
-            resp: None,
-            dma: Vec::new(),
-            mem: FxHashMap::default(),
-        }
-    }
-
-    /// Rule `k` of the schedule order fired with effects `tx`.
-    fn fired(&mut self, k: usize, tx: &Tx) {
-        self.fired[k] = true;
-        self.cmd |= tx.cmd_taken;
-        if let Some(&r) = tx.responses.first() {
-            self.resp = Some(r);
-        }
-        if let Some((i, _)) = &tx.dma_start {
-            self.dma.push(*i);
-        }
-        for i in tx
-            .mem_loads
-            .iter()
-            .map(|x| x.0)
-            .chain(tx.mem_stores.iter().map(|x| x.0))
-        {
-            *self.mem.entry(i).or_insert(0) += 1;
-        }
-    }
-
-    fn row(self, st: &State, signals: &[Signal]) -> Vec<u128> {
-        let mut rule = 0;
-        signals
-            .iter()
-            .zip(self.start)
-            .map(|(s, v)| match &s.source {
-                Source::CmdFire => u128::from(self.cmd),
-                Source::RespFire => u128::from(self.resp.is_some()),
-                Source::RespRd => self.resp.map_or(0, |r| r.0 as u128),
-                Source::RespData => self.resp.map_or(0, |r| r.1 as u128),
-                Source::DmaFire(n) => {
-                    u128::from(st.index.get(n).is_some_and(|i| self.dma.contains(i)))
-                }
-                Source::MemRequests(n) => st
-                    .index
-                    .get(n)
-                    .and_then(|i| self.mem.get(i))
-                    .copied()
-                    .unwrap_or(0),
-                Source::WillFire(_) => {
-                    rule += 1;
-                    u128::from(self.fired.get(rule - 1).copied().unwrap_or(false))
-                }
-                _ => v,
-            })
-            .collect()
-    }
-}
-
 impl State {
     fn new(
         circuit: &Circuit,
@@ -885,88 +798,6 @@ impl State {
                 Ok(v)
             }
             _ => Err(Blocked),
-        }
-    }
-
-    /// The events of `rule`'s firing with effects `tx` (before they are applied).
-    fn record(&self, rule: &super::Rule, tx: &Tx, out: &mut Vec<Traced>) {
-        let cycle = self.cycle;
-        let name = |i: usize| self.names[i].clone();
-        let mut push = |event| out.push(Traced { cycle, event });
-        push(Event::Fire {
-            rule: rule.name.clone(),
-        });
-        if tx.cmd_taken
-            && let Some(c) = self.cmds.front()
-        {
-            push(Event::Accept {
-                opcode: c.opcode,
-                funct7: c.funct7,
-                rs1: c.rs1,
-                rs2: c.rs2,
-                rd: c.rd,
-            });
-        }
-        for &i in &tx.deqs {
-            push(Event::Deq { fifo: name(i) });
-        }
-        for &(i, v) in &tx.enqs {
-            push(Event::Enq {
-                fifo: name(i),
-                value: hex(v),
-            });
-        }
-        for &(i, v) in &tx.reg_writes {
-            push(Event::Write {
-                reg: name(i),
-                value: hex(v),
-            });
-        }
-        for &(i, index, v) in &tx.bank_writes {
-            push(Event::BankWrite {
-                bank: name(i),
-                index,
-                value: hex(v),
-            });
-        }
-        for &(i, v) in &tx.latch_writes {
-            push(Event::BankLatch {
-                bank: name(i),
-                value: hex(v),
-            });
-        }
-        if let Some((i, t)) = &tx.dma_start {
-            push(Event::DmaStart {
-                dma: name(*i),
-                to_isax: t.to_isax,
-                cpu_addr: t.cpu_addr,
-                isax_addr: t.isax_addr,
-                bytes: t.bytes,
-            });
-        }
-        for &(i, addr) in &tx.mem_loads {
-            push(Event::Load {
-                port: name(i),
-                addr,
-            });
-        }
-        for &(i, addr, value) in &tx.mem_stores {
-            push(Event::Store {
-                port: name(i),
-                addr,
-                value,
-            });
-        }
-        for &i in &tx.mem_resp_taken {
-            push(Event::LoadResponse { port: name(i) });
-        }
-        for &(rd, value) in &tx.responses {
-            push(Event::Respond { rd, value });
-        }
-        if let Some(message) = &tx.fault {
-            push(Event::Fault {
-                message: message.clone(),
-            });
         }
     }
 
