@@ -31,6 +31,7 @@
 pub(crate) mod cmt2_lib;
 pub(crate) mod cmt2_read;
 mod dispatch;
+mod dot;
 pub mod emit;
 pub mod schedule;
 pub mod sim;
@@ -39,7 +40,8 @@ pub mod trace;
 pub mod waves;
 
 pub use cmt2_read::read_cmt2;
-pub use emit::{emit_cmt2, to_dot, to_json};
+pub use dot::to_dot;
+pub use emit::{emit_cmt2, to_json};
 
 use serde::{Deserialize, Serialize};
 
