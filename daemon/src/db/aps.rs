@@ -126,13 +126,11 @@ pub fn segmentation(
         Err(d) => return Some(Err(d.clone())),
     };
     let c = *context_digest(db, file);
-    let limits = crate::input::limits();
-    // The limits decide the result (a limit error, or a result a lower limit refuses).
-    let l = kiln_cache::digest(
-        serde_json::to_string(&limits)
-            .unwrap_or_default()
-            .as_bytes(),
-    );
+    // The database's limits (a request's, else the process's) decide the result: a limit
+    // error, or a result a lower limit refuses.
+    let settings = super::Settings::get(db);
+    let limits = settings.limits(db);
+    let l = settings.limits_digest(db);
     // The function is parsed only when the result is not in the persistent cache.
     Some(cached(
         db,

@@ -92,7 +92,8 @@ impl Db {
             storage: salsa::Storage::new(Some(callback)),
             runtime,
         };
-        let _settings = Settings::builder(crate::input::limits())
+        let limits = crate::input::limits();
+        let _settings = Settings::builder(limits, limits_digest(&limits))
             .durability(salsa::Durability::HIGH)
             .new(&db);
         db
@@ -111,6 +112,10 @@ impl Db {
                 .set_limits(self)
                 .with_durability(salsa::Durability::HIGH)
                 .to(limits);
+            settings
+                .set_limits_digest(self)
+                .with_durability(salsa::Durability::HIGH)
+                .to(limits_digest(&limits));
         }
     }
 
@@ -135,6 +140,14 @@ impl Db {
 pub struct Settings {
     #[returns(copy)]
     pub limits: Limits,
+    /// Digest of `limits`, part of the persistent cache keys of what they decide: computed
+    /// once per setting, not once per query.
+    #[returns(copy)]
+    pub limits_digest: [u8; 32],
+}
+
+fn limits_digest(limits: &Limits) -> [u8; 32] {
+    kiln_cache::digest(serde_json::to_string(limits).unwrap_or_default().as_bytes())
 }
 
 /// The resource limits the queries check against ([`Settings`]).
