@@ -10,12 +10,12 @@
 use crate::compute::{self, Computed, GroupResults, Memos};
 use crate::counters::{self, Snapshot};
 use crate::db::{Db, Runtime};
-use crate::explain::Explanation;
 use crate::inputs::{Overlay, OverlayChange, OverlayError, Workspace};
 use crate::report::{BuildReport, Times};
 use crate::spec::BuildSpec;
 use crate::spec::HandshakeSpec;
 use crate::watcher::Watcher;
+use crate::why::Explanation;
 use crate::writer::{Spares, WriteTimes, Writer};
 use std::panic::AssertUnwindSafe;
 use std::path::Path;

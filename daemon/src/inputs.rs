@@ -20,10 +20,10 @@ use crate::db::KilnDb;
 use crate::db::handshake::{HandshakeJob, HandshakeOpts, UnitSource, handshake_front};
 use crate::db::{BlifFile, Db, SourceFile};
 use crate::digests::Digests;
-use crate::explain::{self, Change, Explain};
 use crate::input;
 use crate::spec::{BuildSpec, Flow, HandshakeSpec, Job, dir_jobs, is_blif, is_mlir, not_an_input};
 use crate::watcher::{Reader, RootMarks, Watcher};
+use crate::why::{self, Change, Explain};
 use compiler::diag::{self, Located, Severity};
 use compiler::mlir::split::{Common, resplit, split_functions};
 use salsa::{Durability, Setter};
@@ -371,9 +371,9 @@ impl Workspace {
         }
         self.db.counters().executed(Kind::MlirItems);
         let split = Arc::new(resplit(f.split(&self.db), &text, Some(common)));
-        let range = explain::changed_range(old.len(), text.len(), common);
+        let range = why::changed_range(old.len(), text.len(), common);
         self.explain().changed(|| {
-            let items = explain::touched(&split.functions, &range);
+            let items = why::touched(&split.functions, &range);
             Change::new(path, &text, range, items)
         });
         let generation = self.next_generation();
@@ -390,10 +390,10 @@ impl Workspace {
             let old = f.text(&self.db);
             if old != &text {
                 let common = Common::of(old.as_bytes(), text.as_bytes());
-                let range = explain::changed_range(old.len(), text.len(), common);
+                let range = why::changed_range(old.len(), text.len(), common);
                 self.explain().changed(|| {
                     let models = compiler::flow::blif::models(&text);
-                    let items = explain::touched(&models, &range);
+                    let items = why::touched(&models, &range);
                     Change::new(path, &text, range, items)
                 });
                 f.set_text(&mut self.db)

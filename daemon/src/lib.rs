@@ -29,7 +29,6 @@ pub mod compute;
 pub mod counters;
 pub mod db;
 pub mod digests;
-pub mod explain;
 pub mod frame;
 pub mod ide;
 pub mod input;
@@ -44,6 +43,7 @@ pub mod rpc;
 pub mod server;
 pub mod spec;
 pub mod watcher;
+pub mod why;
 pub mod writer;
 
 /// The number of threads worth running at once (asked of the OS once: it reads cgroup

@@ -230,7 +230,7 @@ impl rpc::Service for State {
         self.shutdown.notify_one();
     }
 
-    fn why(&self, target: Option<&str>) -> crate::explain::Explanation {
+    fn why(&self, target: Option<&str>) -> crate::why::Explanation {
         let all = self.builder.explanation();
         let mut e = all.filtered(target);
         if let Some(t) = target

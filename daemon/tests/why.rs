@@ -6,8 +6,8 @@ mod common;
 
 use kiln_daemon::build::Builder;
 use kiln_daemon::db::Db;
-use kiln_daemon::explain::{CacheOutcome, Reason};
 use kiln_daemon::spec::BuildSpec;
+use kiln_daemon::why::{CacheOutcome, Reason};
 use kiln_daemon::writer::Spares;
 use std::fs;
 use std::path::PathBuf;

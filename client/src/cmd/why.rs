@@ -9,8 +9,8 @@
 use crate::daemon_client::{self, fail};
 use crate::io::{self, Failure};
 use compiler::diag::{Code, Located, Severity};
-use kiln_daemon::explain::Explanation;
 use kiln_daemon::rpc::RpcError;
+use kiln_daemon::why::Explanation;
 
 /// Queries (and edits) listed in the human form without `--all`.
 pub const MAX_LINES: usize = 50;

@@ -8,7 +8,7 @@
 
 use super::{FileOutputs, KilnDb, OutputBytes, SourceFile, cached, executed};
 use crate::counters::Kind;
-use crate::explain::{Subject, note};
+use crate::why::{Subject, note};
 use bytes::Bytes;
 use compiler::aps::{BlockRules, DesignContext, Segmentation};
 use compiler::diag::{Diagnostic, Span};

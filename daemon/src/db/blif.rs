@@ -11,7 +11,7 @@
 
 use super::{BlifFile, FileOutputs, KilnDb, cached, executed};
 use crate::counters::Kind;
-use crate::explain::{Subject, note};
+use crate::why::{Subject, note};
 use compiler::aig::{BoxLowered, Interface, Lowered};
 use compiler::blif::Model;
 use compiler::diag::{Diagnostic, Span};

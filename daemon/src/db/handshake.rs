@@ -5,7 +5,7 @@
 
 use super::{BlifFile, FileOutputs, KilnDb, SourceFile, executed};
 use crate::counters::Kind;
-use crate::explain::{Subject, note};
+use crate::why::{Subject, note};
 use compiler::diag::Diagnostic;
 use compiler::flow::handshake::{self as hs, Front, FrontError, Library, Options};
 use std::collections::BTreeMap;

@@ -22,7 +22,7 @@ pub mod blif;
 pub mod handshake;
 
 use crate::counters::{Counters, Kind};
-use crate::explain::{CacheOutcome, Explain, Noted};
+use crate::why::{CacheOutcome, Explain, Noted};
 use bytes::Bytes;
 use compiler::diag::{Diagnostic, Located};
 use compiler::flow::OutputKind;
@@ -42,7 +42,7 @@ pub struct Runtime {
     pub store: Option<Store>,
     /// The kiln build id in this database's cache keys ([`build_id`], but for tests).
     pub build_id: String,
-    /// Why queries execute (see [`crate::explain`]).
+    /// Why queries execute (see [`crate::why`]).
     pub explain: Explain,
 }
 

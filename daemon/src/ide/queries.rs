@@ -5,7 +5,7 @@
 use crate::db::aps::function_op;
 use crate::db::blif::model_text;
 use crate::db::{BlifFile, KilnDb, SourceFile};
-use crate::explain::{Subject, note};
+use crate::why::{Subject, note};
 use compiler::ide::{self, NameIndex};
 use std::sync::Arc;
 

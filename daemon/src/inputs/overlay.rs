@@ -11,8 +11,8 @@
 use super::Workspace;
 use crate::db::handshake::{HandshakeJob, HandshakeOpts};
 use crate::db::{BlifFile, SourceFile};
-use crate::explain::{self, Change};
 use crate::spec::{Flow, HandshakeSpec};
+use crate::why::{self, Change};
 use compiler::limits::Limits;
 use compiler::mlir::split::{Common, resplit, split_functions};
 use salsa::Setter;
@@ -168,9 +168,9 @@ impl Workspace {
         let split = Arc::new(resplit(f.split(&self.db), &text, common));
         let old_len = f.text(&self.db).len();
         if let Some(c) = common {
-            let range = explain::changed_range(old_len, text.len(), c);
+            let range = why::changed_range(old_len, text.len(), c);
             self.explain().changed(|| {
-                let items = explain::touched(&split.functions, &range);
+                let items = why::touched(&split.functions, &range);
                 Change::new(path, &text, range, items)
             });
         }
@@ -181,10 +181,10 @@ impl Workspace {
 
     fn record(&self, path: &Path, old: &str, new: &str, common: Option<Common>) {
         let Some(c) = common else { return };
-        let range = explain::changed_range(old.len(), new.len(), c);
+        let range = why::changed_range(old.len(), new.len(), c);
         self.explain().changed(|| {
             let models = compiler::flow::blif::models(new);
-            let items = explain::touched(&models, &range);
+            let items = why::touched(&models, &range);
             Change::new(path, new, range, items)
         });
     }

@@ -6,7 +6,6 @@
 
 use crate::counters::{Count, Kind, Snapshot};
 use crate::digests::{hex, parse_hex};
-use crate::explain::Explanation;
 use crate::ide::{Analysis, Hint, Hover, Lens, Navigation, Outline, OutlineItem, OutlineKind};
 use crate::inputs::{Edit, OverlayChange, OverlayError};
 use crate::report::{BuildReport, FileReport, OutputFile, Times};
@@ -14,6 +13,7 @@ use crate::spec::{
     self, BuildSpec, HandshakeSpec, OutputKind, SpecError, dialect_name, naming_name,
 };
 use crate::watcher::WatchError;
+use crate::why::Explanation;
 use compiler::diag::{At, Code, Located, Severity};
 use proto::kiln_client::KilnClient;
 use proto::kiln_server::{Kiln, KilnServer};
