@@ -180,3 +180,48 @@ fn an_instruction_without_a_response_warns_alike_in_process_and_through_the_daem
     }
     assert_eq!(outputs[0], outputs[1]);
 }
+
+/// A request's own slot limit reaches the daemon's segmentation: a daemon started without
+/// one refuses a function over `--max-slots` given to a later build (it checked the slot
+/// limit against the process's limits, so a running daemon let it through).
+#[test]
+fn a_requests_slot_limit_reaches_a_running_daemon() {
+    let env = Daemon::new();
+    let ws = env.ws();
+    std::fs::write(
+        ws.join("small.mlir"),
+        compiler::aps::workload::slot_chain(20),
+    )
+    .unwrap();
+    std::fs::write(
+        ws.join("big.mlir"),
+        compiler::aps::workload::slot_chain(1_001),
+    )
+    .unwrap();
+    let first = env.run(&["build", "small.mlir", "--out-dir", "o1"]);
+    assert!(first.status.success(), "{first:?}");
+    assert!(env.daemon_pid().is_some(), "a daemon serves the workspace");
+    let over = env.run(&[
+        "build",
+        "big.mlir",
+        "--max-slots",
+        "1000",
+        "--out-dir",
+        "o2",
+    ]);
+    let err = String::from_utf8_lossy(&over.stderr);
+    assert_eq!(over.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("big.mlir:1005:7: error: ") && err.contains("[E0004]"),
+        "{err}"
+    );
+    let under = env.run(&[
+        "build",
+        "big.mlir",
+        "--max-slots",
+        "1001",
+        "--out-dir",
+        "o3",
+    ]);
+    assert!(under.status.success(), "{under:?}");
+}
