@@ -65,15 +65,7 @@ pub(crate) fn prewarm_inputs<'a>(
         n => n.min(crate::par::MAX_JOBS),
     }
     .clamp(1, items.len().max(1));
-    let next = AtomicUsize::new(0);
-    std::thread::scope(|s| {
-        for _ in 1..threads {
-            let handle = db.clone();
-            let (items, next) = (&items, &next);
-            s.spawn(move || work(&handle, items, next));
-        }
-        work(db, &items, &next);
-    });
+    run(db, &items, threads);
 }
 
 /// Evaluate the circuits of the functions `symbols` of APS file `file` on every core (up to
@@ -88,15 +80,7 @@ pub(crate) fn prewarm_circuits(db: &Db, file: SourceFile, symbols: Vec<String>) 
     if threads < 2 {
         return;
     }
-    let next = AtomicUsize::new(0);
-    std::thread::scope(|s| {
-        for _ in 1..threads {
-            let handle = db.clone();
-            let (items, next) = (&items, &next);
-            s.spawn(move || work(&handle, items, next));
-        }
-        work(db, &items, &next);
-    });
+    run(db, &items, threads);
 }
 
 /// The MLIR (APS) and BLIF inputs not prewarmed before on this database.
@@ -142,6 +126,19 @@ fn expand(db: &Db, files: Vec<Item>) -> Vec<Item> {
         items.clear();
     }
     items
+}
+
+/// Run `items` on `threads` database handles (this one included) sharing one counter.
+fn run(db: &Db, items: &[Item], threads: usize) {
+    let next = AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        for _ in 1..threads {
+            let handle = db.clone();
+            let next = &next;
+            s.spawn(move || work(&handle, items, next));
+        }
+        work(db, items, &next);
+    });
 }
 
 /// Take items off the shared counter until none are left; stop at a cancellation.
