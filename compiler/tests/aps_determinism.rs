@@ -41,7 +41,7 @@ fn parallel_file_flow_equals_sequential_emitters() {
         let text = aps::workload::generate(7, seed);
         let m = compiler::mlir::parse(&text).unwrap();
         let c = aps::build_file_circuit("g", aps::build_module(&m).unwrap());
-        let out = compiler::flow::aps::build(&text, "g", false, &compiler::limits::Limits::DEFAULT);
+        let out = compiler::flow::aps::build(&text, "g", None, &compiler::limits::Limits::DEFAULT);
         let whole = |k| String::from_utf8(out.output(k).unwrap().concat()).unwrap();
         assert_eq!(whole(OutputKind::Cmt2), rules::emit_cmt2(&c));
         assert_eq!(whole(OutputKind::RulesJson), rules::to_json(&c));
@@ -50,11 +50,15 @@ fn parallel_file_flow_equals_sequential_emitters() {
                 threads,
                 &text,
                 "g",
-                true,
+                Some("main"),
                 &compiler::limits::Limits::DEFAULT,
             );
-            let with_sv =
-                compiler::flow::aps::build(&text, "g", true, &compiler::limits::Limits::DEFAULT);
+            let with_sv = compiler::flow::aps::build(
+                &text,
+                "g",
+                Some("main"),
+                &compiler::limits::Limits::DEFAULT,
+            );
             assert!(on == with_sv, "seed {seed}, {threads} threads");
         }
     }

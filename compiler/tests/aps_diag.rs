@@ -234,7 +234,7 @@ fn an_instruction_without_a_response_builds_with_a_warning() {
   }
 }
 ";
-    let out = compiler::flow::aps::build(text, "w", false, &Default::default());
+    let out = compiler::flow::aps::build(text, "w", None, &Default::default());
     assert!(!out.has_errors(), "{:?}", out.diagnostics);
     assert_eq!(out.outputs.len(), 2);
     let [w] = out.diagnostics.as_slice() else {

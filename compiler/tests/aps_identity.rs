@@ -61,7 +61,7 @@ fn unique(what: &str, names: &[String]) {
 #[test]
 fn two_functions_share_an_opcode() {
     let (text, m) = load("aps/identities.mlir");
-    let out = flow::aps::build(&text, "identities", false, &Limits::DEFAULT);
+    let out = flow::aps::build(&text, "identities", None, &Limits::DEFAULT);
     assert!(out.diagnostics.is_empty(), "{:?}", out.diagnostics);
     let cmt2 = out.text(OutputKind::Cmt2).unwrap();
     let syms = defined_symbols(&cmt2);
@@ -83,7 +83,9 @@ fn two_functions_share_an_opcode() {
     let circuits = aps::build_module(&m).unwrap();
     let file = aps::build_file_circuit("identities", circuits.clone());
     // The top module's signals (primitive modules have their own scopes).
-    let sv = compiler::rules::sv::emit_sv_parts(&file).unwrap().top;
+    let sv = compiler::rules::sv::emit_sv_parts(&file, "main")
+        .unwrap()
+        .top;
     let decls: Vec<String> = sv
         .lines()
         .filter_map(|l| l.trim_start().strip_prefix("logic "))
@@ -177,7 +179,7 @@ fn repeated_identity_is_an_error_naming_both() {
     assert!(r.starts_with("f:11:5: error:"), "{r}");
     assert!(r.contains("f:5:5: note: `@f` is defined here"), "{r}");
     // The file's flow: no outputs, the same error with its note at the first function.
-    let out = flow::aps::build(&text, "f", false, &Limits::DEFAULT);
+    let out = flow::aps::build(&text, "f", None, &Limits::DEFAULT);
     assert!(out.outputs.is_empty());
     let r = compiler::diag::render_all(&out.diagnostics, "f", &text);
     assert!(
@@ -192,7 +194,7 @@ fn repeated_identity_is_an_error_naming_both() {
 fn non_custom_opcode_is_a_warning() {
     let (text, _) = load("aps/diag/same_identity.mlir");
     let text = text.replacen("opcode = 43", "opcode = 1", 1);
-    let out = flow::aps::build(&text, "w", false, &Limits::DEFAULT);
+    let out = flow::aps::build(&text, "w", None, &Limits::DEFAULT);
     assert!(out.output(OutputKind::Cmt2).is_some());
     assert_eq!(out.diagnostics.len(), 1);
     assert!(!out.diagnostics[0].is_error());
@@ -208,7 +210,7 @@ fn keyword_names_compile() {
     let f = aps::functions(&m)[0];
     let c = aps::build_function(&ctx, f).unwrap();
     assert_eq!(c.name, "dist");
-    let sv = compiler::rules::sv::emit_sv(&c).unwrap();
+    let sv = compiler::rules::sv::emit_sv(&c, "main").unwrap();
     assert!(sv.contains("module dist_ ("), "the top module is renamed");
     let want = interp::run(&ctx, f, 3, 0, BTreeMap::new(), 1000).unwrap();
     assert_eq!(want.responses, vec![45]);

@@ -16,7 +16,7 @@ use compiler::rules::sim::{self, SimConfig};
 /// The byte size of each output of a `slots`-slot chain, and its DOT graph's.
 fn sizes(slots: usize) -> [usize; 4] {
     let text = workload::slot_chain(slots);
-    let out = flow::build(&text, "chain", true, &Limits::default());
+    let out = flow::build(&text, "chain", Some("main"), &Limits::default());
     assert!(!out.has_errors(), "{:?}", out.diagnostics);
     let len = |k| {
         (out.output(k).unwrap().iter())
@@ -64,7 +64,7 @@ fn a_function_over_the_slot_limit_is_a_located_error() {
     };
     // Slot t of the chain is on line 5 + t: slot 1,000 (the response) is the 1,001st.
     let text = workload::slot_chain(1001);
-    let out = flow::build(&text, "chain", false, &limits);
+    let out = flow::build(&text, "chain", None, &limits);
     let [d] = out.diagnostics.as_slice() else {
         panic!("{:?}", out.diagnostics)
     };
@@ -98,15 +98,15 @@ fn a_function_over_the_slot_limit_is_a_located_error() {
         max_slots: 3,
         ..Limits::default()
     };
-    let out = flow::build(&text, "loops", false, &tight);
+    let out = flow::build(&text, "loops", None, &tight);
     assert!(out.has_errors(), "{text}");
     assert!(
-        !flow::build(&text, "loops", false, &Limits::default()).has_errors(),
+        !flow::build(&text, "loops", None, &Limits::default()).has_errors(),
         "{text}"
     );
     // At the limit: builds.
     let text = workload::slot_chain(1000);
-    assert!(!flow::build(&text, "chain", false, &limits).has_errors());
+    assert!(!flow::build(&text, "chain", None, &limits).has_errors());
 }
 
 /// The simulator tries only the rules whose guard can hold; trying every rule gives the

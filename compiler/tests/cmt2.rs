@@ -120,7 +120,7 @@ fn grammar_facts(tag: &str, text: &str) {
 fn check_file(tag: &str, text: &str, mem: &BTreeMap<u32, u8>, rs1: u32, rs2: u32) -> usize {
     let m =
         compiler::mlir::parse(text).unwrap_or_else(|d| panic!("{tag}: {}", d.render(tag, text)));
-    let out = flow::aps::build(text, tag, false, &Limits::DEFAULT);
+    let out = flow::aps::build(text, tag, None, &Limits::DEFAULT);
     let rendered = compiler::diag::render_all(&out.diagnostics, tag, text);
     assert!(!out.has_errors(), "{tag}: {rendered}");
     let file_text = out.text(OutputKind::Cmt2).unwrap();
@@ -250,7 +250,7 @@ fn faults_read_back() {
 #[test]
 fn reader_rejects_what_circt_cmt2_rejects() {
     let text = std::fs::read_to_string(common::data("aps/flow_burst_add.mlir")).unwrap();
-    let good = flow::aps::build(&text, "flow_burst_add", false, &Limits::DEFAULT)
+    let good = flow::aps::build(&text, "flow_burst_add", None, &Limits::DEFAULT)
         .text(OutputKind::Cmt2)
         .unwrap();
     rules::read_cmt2(&good).unwrap();
@@ -346,7 +346,7 @@ fn reader_rejects_what_circt_cmt2_rejects() {
 #[test]
 fn truncated_text_is_an_error() {
     let text = workload::generate(1, 3);
-    let good = flow::aps::build(&text, "t", false, &Limits::DEFAULT)
+    let good = flow::aps::build(&text, "t", None, &Limits::DEFAULT)
         .text(OutputKind::Cmt2)
         .unwrap();
     for cut in (0..good.len()).step_by(97) {

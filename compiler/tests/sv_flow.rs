@@ -51,8 +51,11 @@ fn flow_burst_add_rtl_matches_rule_sim() {
 #[test]
 fn flow_burst_add_yosys_synth() {
     let circuit = example_circuit();
-    let sv_text = compiler::rules::sv::emit_sv(&circuit).unwrap();
-    assert_eq!(sv_text, compiler::rules::sv::emit_sv(&circuit).unwrap());
+    let sv_text = compiler::rules::sv::emit_sv(&circuit, "main").unwrap();
+    assert_eq!(
+        sv_text,
+        compiler::rules::sv::emit_sv(&circuit, "main").unwrap()
+    );
     if !common::have_tool("yosys") {
         return;
     }
@@ -99,7 +102,7 @@ fn flow_burst_add_two_commands() {
 fn sv_size_is_linear_in_the_instructions() {
     let per_function = |n: usize| {
         let text = compiler::aps::workload::generate(n, 7);
-        let sv = compiler::rules::sv::emit_sv(&file_circuit("isax", &text)).unwrap();
+        let sv = compiler::rules::sv::emit_sv(&file_circuit("isax", &text), "main").unwrap();
         sv.len() as f64 / n as f64
     };
     let (small, large) = (per_function(12), per_function(96));

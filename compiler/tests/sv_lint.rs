@@ -13,14 +13,15 @@ use sv_common::*;
 
 /// Lint one design's SystemVerilog; the report names the first warnings.
 fn lint(tag: &str, circuit: &compiler::rules::Circuit) {
-    let sv = compiler::rules::sv::emit_sv(circuit).unwrap_or_else(|e| panic!("{tag}: {e:?}"));
+    let sv =
+        compiler::rules::sv::emit_sv(circuit, "main").unwrap_or_else(|e| panic!("{tag}: {e:?}"));
     let dir = scratch_dir(&format!("lint_{tag}"));
     let file = dir.join(format!("{tag}.sv"));
     std::fs::write(&file, &sv).unwrap();
     let out = std::process::Command::new("verilator")
         .args(["--lint-only", "-Wall", "--top-module"])
         .arg(
-            compiler::rules::sv::emit_sv_with_info(circuit)
+            compiler::rules::sv::emit_sv_with_info(circuit, "main")
                 .unwrap()
                 .1
                 .top,

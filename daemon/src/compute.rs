@@ -218,7 +218,7 @@ fn mlir_file_outputs(
     if !spec.kinds.contains(&OutputKind::Sv) || !outs.diagnostics.is_empty() {
         return (flow, outs);
     }
-    match aps::mlir_sv(db, f) {
+    match aps::mlir_sv(db, f, spec.sv_top().to_string()) {
         Ok(sv) => outs.outputs.push((OutputKind::Sv, sv.clone())),
         Err(d) => outs = FileOutputs::failed(vec![d.clone()]),
     }

@@ -81,7 +81,7 @@ fn run_job(
     let flow = Flow::detect(&job.input, &text);
     let outputs: FileOutputs = match flow {
         Flow::Aps => {
-            let sv = spec.kinds.contains(&OutputKind::Sv);
+            let sv = spec.kinds.contains(&OutputKind::Sv).then(|| spec.sv_top());
             flow::aps::build_on(threads, &text, &job.stem(), sv, &spec.limits()).into()
         }
         Flow::Handshake if spec.kinds.contains(&OutputKind::Sv) => {

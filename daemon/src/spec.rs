@@ -34,7 +34,8 @@ pub struct BuildSpec {
     pub limits: Option<Limits>,
     /// What the build does with each warning code (`-A/-W/-D`, `[lints]`).
     pub lints: Lints,
-    /// BLIF inputs: the model to lower as the top (`None`: each file's first model).
+    /// The top: for BLIF inputs the model to lower (`None`: each file's first model); for
+    /// an APS input's SystemVerilog the top module's name (`None`: `main`).
     pub top: Option<String>,
     /// At most this many inputs compiled at once (`-j`); 0: the builder's default (all
     /// cores). Results are the same for any number.
@@ -51,6 +52,13 @@ impl BuildSpec {
             && self.limits() == other.limits()
             && self.lints == other.lints
             && self.top == other.top
+    }
+
+    /// The name of an APS input's SystemVerilog top module.
+    pub fn sv_top(&self) -> &str {
+        self.top
+            .as_deref()
+            .unwrap_or(compiler::rules::sv::DEFAULT_TOP)
     }
 
     /// The limits the build runs under.

@@ -45,8 +45,7 @@ fn generated_module_matches_the_whole_file_flow() {
 
 /// The whole-file flow's output `kind` of `text`, as one text.
 fn whole_file(text: &str, kind: compiler::flow::OutputKind) -> String {
-    let outcome =
-        compiler::flow::aps::build(text, "gen", false, &compiler::limits::Limits::DEFAULT);
+    let outcome = compiler::flow::aps::build(text, "gen", None, &compiler::limits::Limits::DEFAULT);
     let pieces = outcome.output(kind).expect("the flow builds");
     String::from_utf8(pieces.concat()).unwrap()
 }

@@ -51,7 +51,7 @@ fn the_walk_reuses_what_prewarm_computed_and_outputs_match_the_whole_file_flow()
     }
     assert_eq!(count(&walk, "emit_frame"), 1, "{walk:?}");
 
-    let whole = compiler::flow::aps::build(&text, "gen", false, &compiler::limits::Limits::DEFAULT);
+    let whole = compiler::flow::aps::build(&text, "gen", None, &compiler::limits::Limits::DEFAULT);
     for kind in [OutputKind::Cmt2, OutputKind::RulesJson] {
         let o = computed.outputs().find(|o| o.kind == kind).unwrap();
         let expected = whole.output(kind).unwrap().concat();

@@ -26,8 +26,9 @@ pub struct BuildInputs {
     pub emit: Emit,
     #[command(flatten)]
     pub lints: LintArgs,
-    /// BLIF inputs: the model to lower as the top (default: each file's first model).
-    #[arg(long, value_name = "MODEL")]
+    /// The top: for BLIF inputs the model to lower (default: each file's first model); for
+    /// APS inputs with `--emit sv` the SystemVerilog top module's name [default: main]
+    #[arg(long, value_name = "NAME")]
     pub top: Option<String>,
     /// Compile at most N inputs at once; outputs and messages are the same for any N
     /// [default: `jobs` of kiln.toml, else available parallelism]

@@ -208,7 +208,7 @@ fn phases(text: &str, tmp: &Path) -> Result<(), Failure> {
     p.lap("(compare with kiln build)", String::new());
     drop((cmt2, json, circuit));
     p.lap("drop outputs and circuit", String::new());
-    let fused = compiler::flow::aps::build(text, "g", false, &kiln_daemon::input::limits());
+    let fused = compiler::flow::aps::build(text, "g", None, &kiln_daemon::input::limits());
     if fused.has_errors() {
         let text = compiler::diag::render_all(&fused.diagnostics, "g.mlir", text);
         return Err(Failure::input(text));

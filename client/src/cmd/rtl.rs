@@ -70,7 +70,8 @@ pub fn run_circuit(
             "error: `--engine rtl` needs Icarus Verilog (`{t}`: {e}); install `iverilog`"
         ))
     };
-    let (text, info) = sv::emit_sv_with_info(circuit).map_err(|d| Failure::input(d.message))?;
+    let (text, info) =
+        sv::emit_sv_with_info(circuit, sv::DEFAULT_TOP).map_err(|d| Failure::input(d.message))?;
     let cfg = TbConfig {
         dma_latency,
         waves,

@@ -199,22 +199,29 @@ pub fn merge(stem: &str, circuits: Vec<Circuit>) -> Circuit {
     aps::build_file_circuit(stem, circuits)
 }
 
-/// The merged circuit of a file's functions as SystemVerilog.
-pub fn sv(stem: &str, circuits: Vec<Circuit>) -> Result<String, Diagnostic> {
-    rules::sv::emit_sv(&merge(stem, circuits))
+/// The merged circuit of a file's functions as SystemVerilog with top module `top`
+/// ([`rules::sv::DEFAULT_TOP`] unless the build names another).
+pub fn sv(stem: &str, top: &str, circuits: Vec<Circuit>) -> Result<String, Diagnostic> {
+    rules::sv::emit_sv(&merge(stem, circuits), top)
 }
 
 /// The APS flow for one file (`stem` names the merged circuit): its two outputs, and its
-/// `<stem>.sv` too when `with_sv`. Functions are built on all cores (contiguous runs of
+/// `<stem>.sv` too when `sv_top` names that file's top module. Functions are built on all cores (contiguous runs of
 /// them, outputs in source order): the fastest build of a whole file. Counts and widths
 /// in the text are checked against `limits`.
-pub fn build(text: &str, stem: &str, with_sv: bool, limits: &Limits) -> Outcome {
-    build_on(0, text, stem, with_sv, limits)
+pub fn build(text: &str, stem: &str, sv_top: Option<&str>, limits: &Limits) -> Outcome {
+    build_on(0, text, stem, sv_top, limits)
 }
 
 /// [`build`] on at most `threads` threads (0: one per core); the same outcome for any
 /// number.
-pub fn build_on(threads: usize, text: &str, stem: &str, with_sv: bool, limits: &Limits) -> Outcome {
+pub fn build_on(
+    threads: usize,
+    text: &str,
+    stem: &str,
+    sv_top: Option<&str>,
+    limits: &Limits,
+) -> Outcome {
     let split = split_functions(text);
     let ctx = match design_context(&split.context, limits) {
         Ok(c) => c,
@@ -231,7 +238,7 @@ pub fn build_on(threads: usize, text: &str, stem: &str, with_sv: bool, limits: &
             warnings: warnings.into_iter().map(shift).collect(),
             ..emit(&c)
         };
-        Ok((e, with_sv.then_some(c)))
+        Ok((e, sv_top.is_some().then_some(c)))
     });
     let Some(built) = built else {
         let d = Diagnostic::global_error("internal error: a build thread panicked")
@@ -274,8 +281,8 @@ pub fn build_on(threads: usize, text: &str, stem: &str, with_sv: bool, limits: &
         diagnostics,
         ..Outcome::default()
     };
-    if with_sv {
-        match sv(stem, circuits) {
+    if let Some(top) = sv_top {
+        match sv(stem, top, circuits) {
             Ok(text) => outcome.outputs.push((OutputKind::Sv, vec![bytes(text)])),
             Err(d) => return Outcome::failed(vec![d]),
         }

@@ -159,11 +159,11 @@ pub(crate) fn tb_sample_line(signals: &[Signal], mem_count: impl Fn(&str) -> Str
         fmt.push_str(" %0h");
         let w = s.width;
         args.push(match &s.source {
-            Source::CmdFire => "(rocc_cmd_valid && rocc_cmd_ready)".into(),
-            Source::RespFire => "(rocc_resp_valid && rocc_resp_ready)".into(),
-            Source::RespRd => "((rocc_resp_valid && rocc_resp_ready) ? rocc_resp_rd : 5'd0)".into(),
+            Source::CmdFire => "(rocc_cmd_enable && rocc_cmd_ready)".into(),
+            Source::RespFire => "(rocc_resp_rocc_resp_to_bus_enable && rocc_resp_rocc_resp_to_bus_ready)".into(),
+            Source::RespRd => "((rocc_resp_rocc_resp_to_bus_enable && rocc_resp_rocc_resp_to_bus_ready) ? rocc_resp_rocc_resp_to_bus_result_rd : 5'd0)".into(),
             Source::RespData => {
-                "((rocc_resp_valid && rocc_resp_ready) ? rocc_resp_data : 32'd0)".into()
+                "((rocc_resp_rocc_resp_to_bus_enable && rocc_resp_rocc_resp_to_bus_ready) ? rocc_resp_rocc_resp_to_bus_result_rddata : 32'd0)".into()
             }
             Source::DmaFire(d) => {
                 let d = ident(d);

@@ -37,7 +37,7 @@ pub fn prepare(
     mem: &BTreeMap<u32, u8>,
     max_cycles: u64,
 ) {
-    let (text, info) = sv::emit_sv_with_info(c).expect("emit sv");
+    let (text, info) = sv::emit_sv_with_info(c, sv::DEFAULT_TOP).expect("emit sv");
     let cfg = TbConfig {
         max_cycles,
         waves: true,
@@ -216,7 +216,7 @@ pub fn compare_batch(batch: &str, cases: &[Case]) -> Vec<sim::SimResult> {
         waves.push(trace.waves);
         let mut c = case.circuit.clone();
         c.name = format!("dut{k}");
-        let parts = sv::emit_sv_parts(&c).expect("emit sv");
+        let parts = sv::emit_sv_parts(&c, &c.name).expect("emit sv");
         for (name, text) in parts.primitives {
             let prev = prims.entry(name.clone()).or_insert_with(|| text.clone());
             assert_eq!(*prev, text, "primitive {name} has one text per name");

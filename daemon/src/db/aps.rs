@@ -333,9 +333,9 @@ pub fn identities(functions: &[Item], parts: &[Arc<Emitted>]) -> Vec<Diagnostic>
 }
 
 /// `<stem>.sv` of an APS file: the same merged circuit as [`mlir_outputs`], as
-/// SystemVerilog. Only computed when a build asks for it.
+/// SystemVerilog with top module `top`. Only computed when a build asks for it.
 #[salsa::tracked(returns(ref))]
-pub fn mlir_sv(db: &dyn KilnDb, file: SourceFile) -> Result<OutputBytes, Diagnostic> {
+pub fn mlir_sv(db: &dyn KilnDb, file: SourceFile, top: String) -> Result<OutputBytes, Diagnostic> {
     note(db, || Subject::file(file.path(db)));
     executed(db, Kind::EmitSv);
     if let Some(d) = context_error(db, file) {
@@ -349,6 +349,6 @@ pub fn mlir_sv(db: &dyn KilnDb, file: SourceFile) -> Result<OutputBytes, Diagnos
             None => {}
         }
     }
-    let text = flow::aps::sv(&stem(db, file), circuits)?;
+    let text = flow::aps::sv(&stem(db, file), &top, circuits)?;
     Ok(OutputBytes::new(text.into_bytes()))
 }

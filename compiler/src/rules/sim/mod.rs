@@ -9,13 +9,16 @@
 //!
 //! The interfaces are modelled as the RTL of [`super::sv`] implements them, so that both
 //! agree cycle for cycle:
-//! - RoCC: one command port and one response port. Commands are presented in order; at
-//!   most one is accepted and at most one response is sent per cycle. The value `cmd`
-//!   shows the presented command (rules test its `(opcode, funct7)` in their guards) and
-//!   `cmd_deq` takes it. Arbitration is the rule order: the first rule in the schedule
-//!   whose guard holds takes the command, the first rule calling `resp_from_user` sends its
-//!   response; later rules calling the same methods in that cycle are not ready (they do
-//!   not fire and retry the next cycle).
+//! - RoCC: one command port and one response port. Commands are presented in order; the
+//!   port takes one when the top's one-entry command register is empty or a rule takes the
+//!   register's command in the same cycle (so the port's ready never depends on its
+//!   enable), and the rules see it from the next cycle. The value `cmd` shows the
+//!   register's command (rules test its `(opcode, funct7)` in their guards) and `cmd_deq`
+//!   takes it. At most one response is sent per cycle. Arbitration is the rule order: the
+//!   first rule in the schedule whose guard holds takes the command, the first rule calling
+//!   `resp_from_user` sends its response; later rules calling the same methods in that
+//!   cycle are not ready (they do not fire and retry the next cycle). A command's accept
+//!   cycle is the port's.
 //! - DMA (one transfer at a time per engine): a request accepted in cycle `s` moving `n`
 //!   bytes (the `2^log2_bytes` requested, clipped to whole elements of the memory-map entry
 //!   that holds `isax_addr`) in `b = ⌈n/8⌉` 64-bit beats keeps the engine busy until cycle
@@ -241,13 +244,17 @@ struct State {
     io: Vec<usize>,
     names: Vec<String>,
     index: FxHashMap<String, usize>,
+    /// Commands the CPU has yet to present (the head is presented).
     cmds: VecDeque<Command>,
+    /// The top's command register: the command the port took, until a rule takes it.
+    cmd_reg: Option<Command>,
     responses: Vec<Response>,
     accepted: Vec<u64>,
     cpu_mem: BTreeMap<u32, u8>,
     mem_pending: Vec<(u32, u32)>,
     cycle: u64,
-    /// A command was accepted / a response sent in this cycle (one port each).
+    /// A rule took the command register's command / a response was sent in this cycle
+    /// (one each).
     cmd_taken: bool,
     resp_sent: bool,
 }
@@ -591,6 +598,7 @@ impl State {
             names,
             index,
             cmds: cmds.iter().cloned().collect(),
+            cmd_reg: None,
             responses: Vec::new(),
             accepted: Vec::new(),
             cpu_mem,
@@ -732,7 +740,7 @@ impl State {
                 if self.cmd_taken || tx.cmd_taken {
                     return Err(blocked());
                 }
-                let c = self.cmds.front().ok_or_else(blocked)?;
+                let c = self.cmd_reg.as_ref().ok_or_else(blocked)?;
                 if method == "cmd_deq" {
                     tx.cmd_taken = true;
                 }
@@ -837,9 +845,7 @@ impl State {
             d.active = Some(t);
         }
         if tx.cmd_taken {
-            self.cmds.pop_front();
             self.cmd_taken = true;
-            self.accepted.push(self.cycle);
         }
         for (rd, value) in tx.responses {
             self.resp_sent = true;
@@ -914,10 +920,19 @@ impl State {
                 }
             }
         }
+        // The command port: the register takes the presented command when it is empty or
+        // a rule took its command this cycle (visible to the rules from the next cycle).
+        let mut busy = self.cmd_port_fires();
+        if self.cmd_taken {
+            self.cmd_reg = None;
+        }
+        if busy {
+            self.cmd_reg = self.cmds.pop_front();
+            self.accepted.push(self.cycle);
+        }
         self.cmd_taken = false;
         self.resp_sent = false;
         let next = self.cycle + 1;
-        let mut busy = false;
         for &i in &self.io {
             match &mut self.slots[i] {
                 Slot::MemPort(p) => {
@@ -938,6 +953,13 @@ impl State {
             }
         }
         busy
+    }
+
+    /// Whether the command port fires this cycle (after the rules): a command is presented
+    /// and the register is empty or its command was taken (`rocc_cmd_ready` does not
+    /// depend on `rocc_cmd_enable`).
+    pub(super) fn cmd_port_fires(&self) -> bool {
+        !self.cmds.is_empty() && (self.cmd_reg.is_none() || self.cmd_taken)
     }
 
     /// The element moves of every DMA beat of this cycle, read from the committed state.
@@ -999,7 +1021,8 @@ impl State {
             .filter(|(_, s)| matches!(s, Slot::Fifo(f) if !f.items.is_empty()))
             .map(|(i, _)| self.names[i].as_str())
             .collect();
-        if let Some(e) = deadlock(order, &pending, self.cmds.len(), self.cycle) {
+        let commands = self.cmds.len() + usize::from(self.cmd_reg.is_some());
+        if let Some(e) = deadlock(order, &pending, commands, self.cycle) {
             return Err(e);
         }
         let mut banks = BTreeMap::new();

@@ -10,7 +10,6 @@ use crate::rules::waves::{Signal, Source};
 pub(super) struct Probe {
     start: Vec<u128>,
     fired: Vec<bool>,
-    cmd: bool,
     resp: Option<(u32, u32)>,
     dma: Vec<usize>,
     mem: FxHashMap<usize, u128>,
@@ -40,7 +39,6 @@ impl Probe {
         Probe {
             start,
             fired: vec![false; rules],
-            cmd: false,
             resp: None,
             dma: Vec::new(),
             mem: FxHashMap::default(),
@@ -50,7 +48,6 @@ impl Probe {
     /// Rule `k` of the schedule order fired with effects `tx`.
     pub(super) fn fired(&mut self, k: usize, tx: &Tx) {
         self.fired[k] = true;
-        self.cmd |= tx.cmd_taken;
         if let Some(&r) = tx.responses.first() {
             self.resp = Some(r);
         }
@@ -73,7 +70,7 @@ impl Probe {
             .iter()
             .zip(self.start)
             .map(|(s, v)| match &s.source {
-                Source::CmdFire => u128::from(self.cmd),
+                Source::CmdFire => u128::from(st.cmd_port_fires()),
                 Source::RespFire => u128::from(self.resp.is_some()),
                 Source::RespRd => self.resp.map_or(0, |r| r.0 as u128),
                 Source::RespData => self.resp.map_or(0, |r| r.1 as u128),
@@ -106,7 +103,7 @@ impl State {
             rule: rule.name.clone(),
         });
         if tx.cmd_taken
-            && let Some(c) = self.cmds.front()
+            && let Some(c) = &self.cmd_reg
         {
             push(Event::Accept {
                 opcode: c.opcode,

@@ -532,18 +532,15 @@ impl<'a> Emitter<'a> {
                 let b = self.before(cx, inst, "resp").any();
                 site.data = vec![arg(0, 5), arg(1, 32)];
                 class = Some("resp");
-                format!("(rocc_resp_ready & ~{b})")
+                format!("(rocc_resp_rocc_resp_to_bus_ready & ~{b})")
             }
             (InstanceKind::Rocc, "cmd" | "cmd_deq") => {
                 let b = self.before(cx, inst, "cmd").any();
                 if method == "cmd_deq" {
                     class = Some("cmd");
                 }
-                value = Some((
-                    "{rocc_cmd_funct, rocc_cmd_rs1, rocc_cmd_rs2, rocc_cmd_rd, 3'b0, rocc_cmd_opcode, rocc_cmd_rs1data, rocc_cmd_rs2data}".into(),
-                    96,
-                ));
-                format!("(rocc_cmd_valid & ~{b})")
+                value = Some(("kiln_cmdq_data".into(), 96));
+                format!("(kiln_cmdq_valid & ~{b})")
             }
             (InstanceKind::Dma { .. }, "poll_for_idle") => {
                 let b = self
@@ -658,9 +655,9 @@ impl<'a> Emitter<'a> {
             .unwrap_or_default()
     }
 
-    pub(super) fn finish(mut self, sched: &Schedule) -> SvParts {
+    pub(super) fn finish(mut self, sched: &Schedule, top: &str) -> SvParts {
         let c = self.c;
-        let top = ident(&c.name);
+        let top = top.to_string();
         let mut info = TopInfo {
             top: top.clone(),
             watch: std::mem::take(&mut self.watch),
@@ -671,6 +668,7 @@ impl<'a> Emitter<'a> {
             "  input  logic        rst,        // synchronous reset, active high".into(),
         ];
         let mut inst_text = String::new();
+        let mut decls = String::new();
         let mut prims: BTreeMap<String, String> = BTreeMap::new();
         for inst in &c.instances {
             let i = ident(&inst.name);
@@ -685,10 +683,7 @@ impl<'a> Emitter<'a> {
                 }
                 InstanceKind::Bank { .. } => {}
                 InstanceKind::Fault { message } => {
-                    ports.push(format!(
-                        "  output logic        {i}_fault   // run-time error: {}",
-                        message.replace(['\n', '\r'], " ")
-                    ));
+                    // Not a port (the convention has none): harnesses read it.
                     info.faults.push(i.clone());
                     let en: Vec<String> = self
                         .sites(&inst.name, "raise")
@@ -697,13 +692,16 @@ impl<'a> Emitter<'a> {
                         .collect();
                     let _ = writeln!(
                         inst_text,
-                        "\n  // fault {}\n  assign {i}_fault = {};",
+                        "\n  // fault {}: run-time error: {}\n  logic {i}_fault /*verilator public_flat_rd*/;\n  assign {i}_fault = {};",
                         inst.name,
+                        message.replace(['\n', '\r'], " "),
                         any(&en)
                     );
                 }
                 InstanceKind::Rocc => {
                     ports.extend(rocc_ports());
+                    // Declared ahead of the rules, which read them.
+                    decls.push_str("  // The RoCC command register (see the RoCC adapter below).\n  logic kiln_cmdq_valid /*verilator public_flat_rd*/;\n  logic [95:0] kiln_cmdq_data;\n");
                     self.rocc(&mut inst_text, &inst.name);
                 }
                 InstanceKind::Dma { entries, .. } => {
@@ -740,6 +738,7 @@ impl<'a> Emitter<'a> {
         out.push_str("// interface and a scratchpad burst port; per CPU-memory port request and\n");
         out.push_str("// response lanes (see the comments at each port).\n\n");
         let _ = writeln!(out, "module {top} (\n{}\n);", ports.join(",\n"));
+        out.push_str(&decls);
         // The rules' text is the largest string kiln writes: the header goes in front of it
         // in place rather than the text being copied after the header (two copies at once).
         let header = out;
@@ -750,7 +749,7 @@ impl<'a> Emitter<'a> {
         let any_fire = any(&self.fires);
         let _ = writeln!(
             out,
-            "\n  // Observability for testbenches: some rule fired / memory responses pending.\n  logic kiln_any_fire;\n  assign kiln_any_fire = {any_fire};\nendmodule\n",
+            "\n  // Observability for testbenches: some rule fired / memory responses pending.\n  logic kiln_any_fire /*verilator public_flat_rd*/;\n  assign kiln_any_fire = {any_fire};\nendmodule\n",
         );
         SvParts {
             top: out,
@@ -814,12 +813,16 @@ impl<'a> Emitter<'a> {
         );
     }
 
+    /// The RoCC adapter: the command register (one entry; the port takes a command when
+    /// the register is empty or a rule takes its command in the same cycle, so
+    /// `rocc_cmd_ready` never depends on `rocc_cmd_enable`; rules see the command from the
+    /// next cycle) and the response port.
     fn rocc(&self, out: &mut String, name: &str) {
         let cmds = self.sites(name, "cmd");
         let resps = self.sites(name, "resp");
         let _ = writeln!(
             out,
-            "\n  // RoCC adapter {name}\n  assign rocc_cmd_ready = {};\n  assign rocc_resp_valid = {};\n  assign rocc_resp_rd = {};\n  assign rocc_resp_data = {};",
+            "\n  // RoCC adapter {name}\n  logic kiln_cmdq_taken;\n  assign kiln_cmdq_taken = {};\n  assign rocc_cmd_ready = ~kiln_cmdq_valid | kiln_cmdq_taken;\n  always_ff @(posedge clk)\n    if (rst) kiln_cmdq_valid <= 1'b0;\n    else if (rocc_cmd_enable & rocc_cmd_ready) begin\n      kiln_cmdq_valid <= 1'b1;\n      kiln_cmdq_data <= {{rocc_cmd_rocc_cmd_funct, rocc_cmd_rocc_cmd_rs1, rocc_cmd_rocc_cmd_rs2, rocc_cmd_rocc_cmd_rd, 3'b0, rocc_cmd_rocc_cmd_opcode, rocc_cmd_rocc_cmd_rs1data, rocc_cmd_rocc_cmd_rs2data}};\n    end else if (kiln_cmdq_taken) kiln_cmdq_valid <= 1'b0;\n  assign rocc_resp_rocc_resp_to_bus_enable = {};\n  assign rocc_resp_rocc_resp_to_bus_result_rd = {};\n  assign rocc_resp_rocc_resp_to_bus_result_rddata = {};",
             any(&cmds.iter().map(|s| s.en.clone()).collect::<Vec<_>>()),
             any(&resps.iter().map(|s| s.en.clone()).collect::<Vec<_>>()),
             and_or(&resps, 5, |_| "1'b1".into(), 0),
@@ -1091,25 +1094,25 @@ fn and_or(sites: &[Site], w: u32, sel: impl Fn(&Site) -> String, field: usize) -
 
 fn rocc_ports() -> Vec<String> {
     [
-        "  // RoCC command (Decoupled): taken when valid & ready; ready depends on valid/opcode",
-        "  input  logic        rocc_cmd_valid,",
+        "  // RoCC command (APS port convention): taken when enable & ready; fields used in that cycle",
+        "  input  logic        rocc_cmd_enable,",
         "  output logic        rocc_cmd_ready,",
-        "  input  logic [6:0]  rocc_cmd_funct,",
-        "  input  logic [4:0]  rocc_cmd_rs1,",
-        "  input  logic [4:0]  rocc_cmd_rs2,",
-        "  input  logic [4:0]  rocc_cmd_rd,",
-        "  input  logic [6:0]  rocc_cmd_opcode,",
-        "  input  logic [31:0] rocc_cmd_rs1data,",
-        "  input  logic [31:0] rocc_cmd_rs2data,",
-        "  // RoCC response (Decoupled): rd and the 32-bit result",
-        "  output logic        rocc_resp_valid,",
-        "  input  logic        rocc_resp_ready,",
-        "  output logic [4:0]  rocc_resp_rd,",
-        "  output logic [31:0] rocc_resp_data",
+        "  input  logic [6:0]  rocc_cmd_rocc_cmd_funct,",
+        "  input  logic [4:0]  rocc_cmd_rocc_cmd_rs1,",
+        "  input  logic [4:0]  rocc_cmd_rocc_cmd_rs2,",
+        "  input  logic [4:0]  rocc_cmd_rocc_cmd_rd,",
+        "  input  logic        rocc_cmd_rocc_cmd_xs1,",
+        "  input  logic        rocc_cmd_rocc_cmd_xs2,",
+        "  input  logic        rocc_cmd_rocc_cmd_xd,",
+        "  input  logic [6:0]  rocc_cmd_rocc_cmd_opcode,",
+        "  input  logic [31:0] rocc_cmd_rocc_cmd_rs1data,",
+        "  input  logic [31:0] rocc_cmd_rocc_cmd_rs2data,",
+        "  // RoCC response (APS port convention): rd and the result, sent when enable & ready",
+        "  output logic [4:0]  rocc_resp_rocc_resp_to_bus_result_rd,",
+        "  output logic [31:0] rocc_resp_rocc_resp_to_bus_result_rddata,",
+        "  input  logic        rocc_resp_rocc_resp_to_bus_ready,",
+        "  output logic        rocc_resp_rocc_resp_to_bus_enable",
     ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect::<Vec<_>>()
     .join("\n")
     .split(",\n")
     .map(|s| s.to_string())

@@ -13,10 +13,12 @@
 //! ready for later rules. Conflicts are thereby resolved per call site (path-sensitive),
 //! which is what the simulator does; `WILL_FIRE = CAN_FIRE`.
 //!
-//! Interfaces (top-module ports):
-//! - RoCC command (`rocc_cmd_valid/ready`, funct/rs1/rs2/rd/opcode/rs1data/rs2data) and
-//!   response (`rocc_resp_valid/ready`, rd/data). `cmd_to_user_<id>` takes the command on
-//!   the port when its opcode is `id`; at most one command is accepted per cycle.
+//! Interfaces (top-module ports; the RoCC ones named by APS-MLIR's SoC port convention,
+//! `docs/soc.md`):
+//! - RoCC command (`rocc_cmd_enable/ready`, `rocc_cmd_rocc_cmd_<field>`) and response
+//!   (`rocc_resp_rocc_resp_to_bus_{enable,ready,result_rd,result_rddata}`). `cmd_to_user_<id>`
+//!   takes the command on the port when its opcode is `id`; at most one command is accepted
+//!   per cycle.
 //! - Per DMA instance `<d>`: request `<d>_req_valid/ready` with direction (`to_isax`),
 //!   `cpu_addr`, `isax_addr`, `log2_bytes`; input `<d>_idle`; and the scratchpad burst port
 //!   `<d>_burst_{wen,addr,mask,wdata,rdata}`: one beat of up to 8 bytes at scratchpad byte
@@ -67,7 +69,7 @@ pub struct TopInfo {
     pub regs: Vec<String>,
     /// FIFOs: (IR name, SystemVerilog identifier), for deadlock reports.
     pub(crate) fifos: Vec<(String, String)>,
-    /// Fault instances (their `<ident>_fault` output ports).
+    /// Fault instances (their internal `<ident>_fault` signals).
     pub(crate) faults: Vec<String>,
     /// What stops a run, in the simulator's order (rule by rule, a rule's faults before
     /// its hazard): the top's signals a testbench watches.
@@ -105,13 +107,32 @@ const LINT_WAIVERS: &str = "\
 /* verilator lint_off UNSIGNED */
 ";
 
-/// Emit the SystemVerilog of `c`; the top module is named after the circuit.
-pub fn emit_sv(c: &Circuit) -> Result<String, Diagnostic> {
-    emit_sv_with_info(c).map(|(s, _)| s)
+/// The top module's name unless the build names another (`--top`): what APS-MLIR's SoC
+/// integration instantiates.
+pub const DEFAULT_TOP: &str = "main";
+
+/// Whether `name` can be the top module's name as given: a SystemVerilog simple
+/// identifier (letters, digits, `_`, not starting with a digit) that is not a keyword.
+/// Names are used as given, never mangled, so that the SoC's instantiation matches.
+pub fn check_top(name: &str) -> Result<(), String> {
+    let legal = name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && SV_KEYWORDS.binary_search(&name).is_err();
+    match legal {
+        true => Ok(()),
+        false => Err(format!(
+            "`{name}` is not a SystemVerilog module name (letters, digits and `_`, not starting with a digit, not a keyword)"
+        )),
+    }
 }
 
-pub fn emit_sv_with_info(c: &Circuit) -> Result<(String, TopInfo), Diagnostic> {
-    let parts = emit_sv_parts(c)?;
+/// Emit the SystemVerilog of `c` with top module `top` (see [`check_top`]).
+pub fn emit_sv(c: &Circuit, top: &str) -> Result<String, Diagnostic> {
+    emit_sv_with_info(c, top).map(|(s, _)| s)
+}
+
+pub fn emit_sv_with_info(c: &Circuit, top: &str) -> Result<(String, TopInfo), Diagnostic> {
+    let parts = emit_sv_parts(c, top)?;
     let mut out = parts.top;
     out.reserve_exact(parts.primitives.values().map(String::len).sum());
     for text in parts.primitives.values() {
@@ -130,13 +151,14 @@ pub struct SvParts {
     pub info: TopInfo,
 }
 
-pub fn emit_sv_parts(c: &Circuit) -> Result<SvParts, Diagnostic> {
+pub fn emit_sv_parts(c: &Circuit, top: &str) -> Result<SvParts, Diagnostic> {
+    check_top(top).map_err(Diagnostic::global_error)?;
     let sched = schedule::analyse(c).map_err(Diagnostic::global_error)?;
     let mut e = Emitter::new(c);
     for &ri in &sched.order {
         e.rule(&c.rules[ri])?;
     }
-    Ok(e.finish(&sched))
+    Ok(e.finish(&sched, top))
 }
 
 /// A legal SystemVerilog identifier for an IR name: other characters become `_`, a
