@@ -53,12 +53,13 @@ fn the_seed_examples_trace() {
     let text = stdout(&out);
     expect_file!["../../tests/golden/flow_burst_add.trace.txt"].assert_eq(&text);
     let lines: Vec<&str> = text.lines().collect();
-    assert!(lines[0].starts_with("[0] inst2b00_block_0_slot_0_rule: accept opcode 43 funct7 0"));
+    // The command register takes the command in cycle 0; the instruction starts in cycle 1.
+    assert!(lines[0].starts_with("[1] inst2b00_block_0_slot_0_rule: accept opcode 43 funct7 0"));
     assert_eq!(lines.iter().filter(|l| l.contains(" -> isax ")).count(), 2);
     assert_eq!(lines.iter().filter(|l| l.contains(" -> cpu ")).count(), 1);
     assert_eq!(lines.iter().filter(|l| l.contains("dma beats")).count(), 24);
     assert!(
-        text.ends_with("respond x1 = 42\nresponse: x1 = 42\ncycles: 58\n"),
+        text.ends_with("respond x1 = 42\nresponse: x1 = 42\ncycles: 46\n"),
         "{text}"
     );
 }
@@ -119,7 +120,7 @@ fn a_run_time_error_follows_its_trace() {
     assert_eq!(out.status.code(), Some(1));
     let text = stdout(&out);
     assert!(
-        text.starts_with("[0] inst7b04_block_0_slot_0_rule: accept opcode 123 funct7 4"),
+        text.starts_with("[1] inst7b04_block_0_slot_0_rule: accept opcode 123 funct7 4"),
         "{text}"
     );
     assert!(
@@ -170,13 +171,13 @@ fn vcd_from_every_timed_engine_is_the_same() {
                 .unwrap_or_else(|| panic!("{engine}: no signal {name}"))
                 .1
         };
-        // 58 cycles, and the idle cycle that shows the run is over.
+        // 46 cycles, and the idle cycle that shows the run is over.
         assert_eq!(
             get("ports.rocc_cmd_fire").len(),
-            59,
+            47,
             "{engine}: a value per cycle"
         );
-        assert_eq!(get("ports.rocc_resp_data")[57], 42);
+        assert_eq!(get("ports.rocc_resp_data")[45], 42);
         assert_eq!(get("ports.rocc_cmd_fire")[0], 1);
         assert_eq!(
             get("ports.dma_req_fire").iter().sum::<u128>(),
@@ -233,7 +234,7 @@ fn schedule_picture_of_the_seed_example() {
     assert!(out.status.success(), "{out:?}");
     let text = std::fs::read_to_string(&dot).unwrap();
     assert!(
-        text.contains("58 cycles = 13 with a slot firing + 45 waiting for DMA + 0 other; the schedule plans 13 slot cycles"),
+        text.contains("46 cycles = 13 with a slot firing + 32 waiting for DMA + 1 other; the schedule plans 13 slot cycles"),
         "{text}"
     );
     assert_eq!(
@@ -244,8 +245,8 @@ fn schedule_picture_of_the_seed_example() {
     assert_eq!(text.matches(">run<").count(), 7);
     assert_eq!(
         text.matches("#bdbdbd").count(),
-        45 + 1,
-        "45 DMA cycles and the legend"
+        32 + 1,
+        "32 DMA cycles and the legend"
     );
     if !common::have_tool("dot") {
         return;

@@ -23,8 +23,46 @@ fn emit_sv_writes_identical_stem_sv() {
             .push(std::fs::read_to_string(dir.path().join(sub).join("flow_burst_add.sv")).unwrap());
     }
     assert_eq!(texts[0], texts[1]);
-    assert!(texts[0].contains("module flow_burst_add ("));
+    assert!(texts[0].contains("module main ("));
     assert!(texts[0].contains("// Static schedule"));
+}
+
+/// `--top NAME` names the SystemVerilog top, in process and through the daemon alike; a
+/// name that is no SystemVerilog module name is an error that writes nothing.
+#[test]
+fn top_names_the_sv_module() {
+    let d = cli::Daemon::new();
+    let mut texts = Vec::new();
+    for (sub, daemon) in [("a", false), ("b", true)] {
+        let mut c = if daemon { d.kiln() } else { d.kiln_no_daemon() };
+        ok(c.arg("build")
+            .arg(example())
+            .arg("--out-dir")
+            .arg(d.root().join(sub))
+            .args(["--emit", "sv", "--top", "isax_top"]));
+        texts.push(std::fs::read_to_string(d.root().join(sub).join("flow_burst_add.sv")).unwrap());
+    }
+    assert_eq!(texts[0], texts[1]);
+    assert!(texts[0].contains("module isax_top ("));
+    assert!(!texts[0].contains("module main ("));
+    for (sub, daemon) in [("c", false), ("e", true)] {
+        let mut c = if daemon { d.kiln() } else { d.kiln_no_daemon() };
+        let out = c
+            .arg("build")
+            .arg(example())
+            .arg("--out-dir")
+            .arg(d.root().join(sub))
+            .args(["--emit", "sv", "--top", "module"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{out:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("`module` is not a SystemVerilog module name"),
+            "{err}"
+        );
+        assert!(!d.root().join(sub).join("flow_burst_add.sv").exists());
+    }
 }
 
 #[test]

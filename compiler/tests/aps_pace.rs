@@ -1,7 +1,7 @@
 //! The generated hardware runs at the schedule's pace: every cycle of an instruction runs
-//! one of its slots or waits for the DMA, except for the documented control cycles (a
-//! start rule when a function begins with a loop or `if`, a head rule for a loop
-//! iteration that ran no slot). So an iteration of a non-pipelined loop costs exactly the
+//! one of its slots or waits for the DMA, except for the documented control cycles (the
+//! cycle the command register takes the command, a start rule when a function begins with
+//! a loop or `if`, a head rule for a loop iteration that ran no slot). So an iteration of a non-pipelined loop costs exactly the
 //! slots it runs plus its DMA waits — checked loop by loop on the generated corpus and the
 //! test programs, against the TOR interpreter's iteration counts.
 
@@ -49,7 +49,7 @@ fn check(
             _ => None,
         })
         .collect();
-    // Overhead cycles: only the control rules' own firings.
+    // Overhead cycles: the command register's cycle and the control rules' own firings.
     let control_firings: u64 = trace
         .fired
         .iter()
@@ -57,7 +57,7 @@ fn check(
         .filter(|&&i| control_rule(&circuit.rules[i as usize].name))
         .count() as u64;
     assert!(
-        report.total.overhead <= control_firings,
+        report.total.overhead <= control_firings + 1,
         "{tag}: {} overhead cycles, {control_firings} control-rule firings: {report:?}",
         report.total.overhead
     );
@@ -167,13 +167,15 @@ fn seed_cycles(file: &str) -> (u64, qor::Report) {
     (r.total.cycles, r)
 }
 
-/// The seed example: 68 cycles before; the schedule's pace (three serial 16-cycle bursts,
-/// four iterations of two slots, five slots around them) is 58.
+/// The seed example at the pace of the schedule and the SoC's DMA engine: the command
+/// register's cycle, two 64-byte loads (a request and 8 beats each), four iterations of
+/// two slots, the 64-byte store (a request and 8 beats of two cycles) and the response
+/// slot: 46 cycles (58 with the former 16-cycle bursts and no command register).
 #[test]
 fn flow_burst_add_at_the_schedules_pace() {
     let (cycles, r) = seed_cycles("flow_burst_add");
-    assert_eq!(cycles, 58, "{r:?}");
-    assert_eq!(r.total.overhead, 0, "{r:?}");
+    assert_eq!(cycles, 46, "{r:?}");
+    assert_eq!(r.total.overhead, 1, "the command register's cycle: {r:?}");
     let l = &r.loops[0];
     assert_eq!((l.iterations, l.cycles.cycles, l.slot_firings), (4, 8, 8));
 }
@@ -182,8 +184,8 @@ fn flow_burst_add_at_the_schedules_pace() {
 #[test]
 fn flow_burst_add_pipelined_starts_an_iteration_per_cycle() {
     let (cycles, r) = seed_cycles("flow_burst_add_pipelined");
-    assert!(cycles <= 56, "{cycles}: {r:?}");
-    assert_eq!(cycles, 55, "{r:?}");
+    assert!(cycles < 46, "{cycles}: {r:?}");
+    assert_eq!(cycles, 43, "{r:?}");
     let l = &r.loops[0];
     // Four iterations of two stages overlap: 5 cycles.
     assert_eq!((l.iterations, l.cycles.cycles, l.slot_firings), (4, 5, 8));

@@ -66,9 +66,10 @@ fn fifo_hops_take_one_cycle_each() {
     ];
     let r = sim::simulate(&pipeline(), &cmds, BTreeMap::new(), &SimConfig::default()).unwrap();
     let got: Vec<(u32, u64)> = r.responses.iter().map(|x| (x.value, x.cycle)).collect();
-    // Second command follows one cycle behind: deq and enq of a full FIFO in one cycle.
-    assert_eq!(got, vec![(42, 2), (10, 3)]);
-    assert_eq!(r.cycles, 4);
+    // The command register takes the first command in cycle 0 (rules see it from cycle
+    // 1). The second follows one cycle behind: deq and enq of a full FIFO in one cycle.
+    assert_eq!(got, vec![(42, 3), (10, 4)]);
+    assert_eq!(r.cycles, 5);
 }
 
 #[test]
@@ -97,7 +98,7 @@ fn deadlock_names_the_stuck_rule() {
     assert_eq!(
         e,
         SimError::Deadlock {
-            cycle: 2,
+            cycle: 3,
             stuck: vec!["end".into()]
         }
     );
@@ -115,9 +116,10 @@ fn register_writes_commit_at_the_edge_and_dma_blocks_polls() {
     let old = b.call_value("r", "read", vec![], 8);
     b.call("f", "enq", vec![old]);
     let (a, i, l) = (b.konst(0, 32), b.konst(0, 32), b.konst(6, 4));
-    b.call("dma", "cpu_to_isax", vec![a, i, l]);
+    let (sx, sy) = (b.konst(0, 8), b.konst(0, 8));
+    b.call("dma", "cpu_to_isax_ch0", vec![a, i, l, sx, sy]);
     let mut w = BodyBuilder::new();
-    w.call_value("dma", "poll_for_idle", vec![], 1);
+    w.call_value("dma", "poll_for_idle_ch0", vec![], 1);
     let x = w.call_value("f", "deq", vec![], 8);
     let now = w.call_value("r", "read", vec![], 8);
     let s = w.prim(compiler::rules::PrimOp::Add, vec![x, now], 32);
@@ -137,20 +139,14 @@ fn register_writes_commit_at_the_edge_and_dma_blocks_polls() {
             },
             Instance {
                 name: "dma".into(),
-                kind: InstanceKind::Dma {
-                    latency: 0,
-                    entries: vec![],
-                },
+                kind: InstanceKind::Dma { entries: vec![] },
             },
         ],
         rules: vec![guarded("a", g, b), rule("b", w)],
         precedence: vec![],
         schedule: vec!["b".into(), "a".into()],
     };
-    let cfg = SimConfig {
-        dma_latency: 16,
-        ..SimConfig::default()
-    };
+    let cfg = SimConfig::default();
     let r = sim::simulate(
         &c,
         &[Command {
@@ -164,9 +160,11 @@ fn register_writes_commit_at_the_edge_and_dma_blocks_polls() {
         &cfg,
     )
     .unwrap();
-    // Old value 10 seen in the writing cycle, new value 3 later; the poll waits 16 cycles.
+    // Old value 10 seen in the writing cycle, new value 3 later. The command register takes
+    // the command in cycle 0, the request fires in cycle 1, its 8 beats move in cycles
+    // 2..9: the poll is ready from cycle 10.
     assert_eq!(r.responses[0].value, 13);
-    assert_eq!(r.responses[0].cycle, 16);
+    assert_eq!(r.responses[0].cycle, 10);
 }
 
 fn cmd(id: u32) -> Command {
@@ -197,8 +195,9 @@ fn two_responders(more: Vec<Rule>, schedule: &[&str]) -> Circuit {
     }
 }
 
-/// Two rules that could each take a command in cycle 0: the RoCC port accepts one command
-/// per cycle, so the second waits a cycle even though a different rule takes it.
+/// Two rules that could each take a command: the RoCC port accepts one command per cycle
+/// into the command register (cycles 0 and 1), so the second waits a cycle even though a
+/// different rule takes it.
 #[test]
 fn one_command_accepted_per_cycle() {
     let c = two_responders(
@@ -217,7 +216,7 @@ fn one_command_accepted_per_cycle() {
     .unwrap();
     assert_eq!(r.accepted, vec![0, 1]);
     let got: Vec<(u32, u64)> = r.responses.iter().map(|x| (x.rd, x.cycle)).collect();
-    assert_eq!(got, vec![(1, 1), (2, 2)]);
+    assert_eq!(got, vec![(1, 2), (2, 3)]);
     sv_common::compare(&c, &[cmd(7), cmd(8)], BTreeMap::new(), "one_cmd");
 }
 
@@ -231,23 +230,22 @@ fn one_response_per_cycle_in_rule_order() {
     );
     let r = sim::simulate(&c, &[cmd(7)], BTreeMap::new(), &SimConfig::default()).unwrap();
     let got: Vec<(u32, u64)> = r.responses.iter().map(|x| (x.rd, x.cycle)).collect();
-    assert_eq!(got, vec![(2, 1), (1, 2)]);
-    assert_eq!(r.cycles, 3);
+    assert_eq!(got, vec![(2, 2), (1, 3)]);
+    assert_eq!(r.cycles, 4);
     sv_common::compare(&c, &[cmd(7)], BTreeMap::new(), "one_resp");
 }
 
-/// A 64-byte DMA load requested in cycle 0 with the default 16 cycles per burst: 8 beats of
-/// 8 bytes in cycles 8..15 (the last 8 cycles of the busy window), each visible the cycle
-/// after; `poll_for_idle` is ready from cycle 16.
+/// A 64-byte DMA load requested in cycle 1 (the command register took the command in
+/// cycle 0): the engine takes it in cycle 2 and moves 8 beats of 8 bytes in cycles 2..9,
+/// each visible the cycle after; `poll_for_idle_ch0` is ready from cycle 10.
 #[test]
-fn dma_data_arrives_beat_by_beat_at_the_end_of_the_window() {
+fn dma_beats_move_one_per_cycle_from_the_cycle_after_the_request() {
     let banks: Vec<String> = (0..4).map(|k| format!("m_{k}")).collect();
     let mut instances = vec![
         rocc(),
         Instance {
             name: "dma".into(),
             kind: InstanceKind::Dma {
-                latency: 0,
                 entries: vec![compiler::rules::DmaEntry {
                     name: "m".into(),
                     base: 0,
@@ -283,7 +281,8 @@ fn dma_data_arrives_beat_by_beat_at_the_end_of_the_window() {
         start.konst(0, 32),
         start.konst(6, 4),
     );
-    start.call("dma", "cpu_to_isax", vec![cpu, isax, len]);
+    let (sx, sy) = (start.konst(0, 8), start.konst(0, 8));
+    start.call("dma", "cpu_to_isax_ch0", vec![cpu, isax, len, sx, sy]);
     // A cycle counter that records when elements 0 (beat 0) and 15 (beat 7) first appear.
     let mut w = BodyBuilder::new();
     let t = w.call_value("t", "read", vec![], 32);
@@ -304,7 +303,7 @@ fn dma_data_arrives_beat_by_beat_at_the_end_of_the_window() {
         w.if_else(first, |b| b.call(reg, "write", vec![t]), |_| {});
     }
     let mut fin = BodyBuilder::new();
-    fin.call_value("dma", "poll_for_idle", vec![], 1);
+    fin.call_value("dma", "poll_for_idle_ch0", vec![], 1);
     fin.call_value("go", "deq", vec![], 32);
     let rd = fin.konst(1, 5);
     let z = fin.konst(0, 32);
@@ -327,8 +326,8 @@ fn dma_data_arrives_beat_by_beat_at_the_end_of_the_window() {
     }
     let r = sim::simulate(&c, &[cmd(7)], mem.clone(), &SimConfig::default()).unwrap();
     sv_common::compare(&c, &[cmd(7)], mem, "dma_beats");
-    assert_eq!(r.regs["seen0"], 9, "beat 0 moves in cycle 8");
-    assert_eq!(r.regs["seen15"], 16, "beat 7 moves in cycle 15");
-    assert_eq!(r.responses[0].cycle, 16, "idle again at cycle 16");
+    assert_eq!(r.regs["seen0"], 3, "beat 0 moves in cycle 2");
+    assert_eq!(r.regs["seen15"], 10, "beat 7 moves in cycle 9");
+    assert_eq!(r.responses[0].cycle, 10, "idle again at cycle 10");
     assert_eq!(r.banks["m_1"], vec![101, 105, 109, 113]);
 }

@@ -61,7 +61,7 @@ fn flow_burst_add_yosys_synth() {
     }
     let dir = scratch_dir("yosys");
     std::fs::write(dir.join("flow_burst_add.sv"), &sv_text).unwrap();
-    let cells = yosys_synth(&dir, "flow_burst_add.sv", "flow_burst_add");
+    let cells = yosys_synth(&dir, "flow_burst_add.sv", "main");
     eprintln!("flow_burst_add: yosys synth {cells} cells");
     assert!(cells > 0);
     let _ = std::fs::remove_dir_all(&dir);

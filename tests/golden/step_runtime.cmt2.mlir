@@ -19,17 +19,32 @@ module {
       }
     }
     cmt2.interface @BurstDMA {
-      cmt2.method @cpu_to_isax(%cpu_addr: !firrtl.uint<32>, %isax_addr: !firrtl.uint<32>, %log2_bytes: !firrtl.uint<4>) -> () {
+      cmt2.method @cpu_to_isax_ch0(%cpu_addr: !firrtl.uint<32>, %isax_addr: !firrtl.uint<32>, %length: !firrtl.uint<4>, %stride_x: !firrtl.uint<8>, %stride_y: !firrtl.uint<8>) -> () {
         cmt2.return
       } {
         cmt2.return
       }
-      cmt2.method @isax_to_cpu(%cpu_addr: !firrtl.uint<32>, %isax_addr: !firrtl.uint<32>, %log2_bytes: !firrtl.uint<4>) -> () {
+      cmt2.method @isax_to_cpu_ch0(%cpu_addr: !firrtl.uint<32>, %isax_addr: !firrtl.uint<32>, %length: !firrtl.uint<4>, %stride_x: !firrtl.uint<8>, %stride_y: !firrtl.uint<8>) -> () {
         cmt2.return
       } {
         cmt2.return
       }
-      cmt2.value @poll_for_idle() -> (!firrtl.uint<1>) {
+      cmt2.value @poll_for_idle_ch0() -> (!firrtl.uint<1>) {
+        cmt2.return
+      } {
+        cmt2.return
+      }
+      cmt2.method @cpu_to_isax_ch1(%cpu_addr: !firrtl.uint<32>, %isax_addr: !firrtl.uint<32>, %length: !firrtl.uint<4>, %stride_x: !firrtl.uint<8>, %stride_y: !firrtl.uint<8>) -> () {
+        cmt2.return
+      } {
+        cmt2.return
+      }
+      cmt2.method @isax_to_cpu_ch1(%cpu_addr: !firrtl.uint<32>, %isax_addr: !firrtl.uint<32>, %length: !firrtl.uint<4>, %stride_x: !firrtl.uint<8>, %stride_y: !firrtl.uint<8>) -> () {
+        cmt2.return
+      } {
+        cmt2.return
+      }
+      cmt2.value @poll_for_idle_ch1() -> (!firrtl.uint<1>) {
         cmt2.return
       } {
         cmt2.return
@@ -79,7 +94,7 @@ module {
     } {conflict = [[@write, @write]], sequenceBefore = [[@read, @write]]}
     cmt2.module @main(%clk: !firrtl.clock, %rst: !firrtl.uint<1>) {
       cmt2.interface.decl @rocc_adapter : @RoCC
-      cmt2.interface.decl @dma : @BurstDMA {kiln.latency = 0 : i32, kiln.memory_map = []}
+      cmt2.interface.decl @dma : @BurstDMA {kiln.memory_map = []}
       cmt2.interface.decl @hellacache_adapter : @MemPort
       cmt2.instance @inst7b04_pc = @Reg_w2_i0(%clk, %rst) : !firrtl.clock, !firrtl.uint<1>
       cmt2.instance @inst7b04_arg2 = @Reg_w5_i0(%clk, %rst) : !firrtl.clock, !firrtl.uint<1>

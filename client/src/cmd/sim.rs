@@ -67,8 +67,9 @@ pub struct Args {
     /// Initial CPU memory: `[{"addr":A,"i32":[...]}]`.
     #[arg(long)]
     pub cpu_mem: Option<PathBuf>,
-    /// DMA cycles per 64-byte burst.
-    #[arg(long, default_value_t = 16)]
+    /// Idle cycles of the DMA engine before each request's first beat (the reference
+    /// environment's engine moves one 8-byte beat per cycle).
+    #[arg(long, default_value_t = 0)]
     pub dma_latency: u32,
     /// Print JSON.
     #[arg(long)]

@@ -16,6 +16,9 @@
 //!   without a destination register (RoCC `xd = 0`), as APS-MLIR lowers a function without
 //!   `aps.writerf` to one returning nothing: a warning, since a core that issues it with a
 //!   destination waits for a response that never comes.
+//! - [`bursts`]: DMA requests the SoC's engine can perform (channel, tiling, alignment of a
+//!   constant start), and a warning where the rounded-up length moves more bytes than the
+//!   elements named (`docs/soc.md`, A7 and A26).
 //! - [`loop_bounds`]: a `tor.for` whose bounds and step are constants and whose last
 //!   iteration is followed by an induction value outside its type (the inclusive bound is
 //!   the type's maximum, or the step jumps past it): such a loop ends only by the overflow
@@ -408,4 +411,117 @@ pub(crate) fn signed_range(w: u32) -> (i128, i128) {
         (1i128 << (w - 1)) - 1
     };
     (-max - 1, max)
+}
+
+/// The DMA requests of `func` (see the module documentation): errors for what the engine
+/// cannot perform, warnings for rounded-up lengths.
+pub(crate) fn bursts(ctx: &DesignContext, func: &Operation) -> Result<Vec<Diagnostic>, Diagnostic> {
+    let mut consts: FxHashMap<String, u128> = ctx
+        .constants
+        .iter()
+        .map(|(k, v)| (k.clone(), v.0))
+        .collect();
+    let mut globals: FxHashMap<String, String> = FxHashMap::default();
+    let mut warnings = Vec::new();
+    walk_bursts(ctx, func, &mut consts, &mut globals, &mut warnings)?;
+    Ok(warnings)
+}
+
+fn walk_bursts(
+    ctx: &DesignContext,
+    op: &Operation,
+    consts: &mut FxHashMap<String, u128>,
+    globals: &mut FxHashMap<String, String>,
+    warnings: &mut Vec<Diagnostic>,
+) -> Result<(), Diagnostic> {
+    for ops in region_ops(op) {
+        for o in ops {
+            let first = o.results.first().map(|r| r.name.to_string());
+            match o.name.as_str() {
+                "arith.constant" => {
+                    if let (Some(n), Some(v)) = (first, super::context::const_value(o)) {
+                        consts.insert(n, v as u128);
+                    }
+                }
+                "memref.get_global" => {
+                    let g = match o.attr("name") {
+                        Some(crate::mlir::ast::Attribute::SymbolRef(p)) => p.last().cloned(),
+                        _ => None,
+                    };
+                    if let (Some(n), Some(g)) = (first, g) {
+                        globals.insert(n, g);
+                    }
+                }
+                "aps.itfc.burst_load_req" | "aps.itfc.burst_store_req" => {
+                    warnings.extend(burst(ctx, o, consts, globals)?);
+                }
+                _ => {}
+            }
+            walk_bursts(ctx, o, consts, globals, warnings)?;
+        }
+    }
+    Ok(())
+}
+
+fn burst(
+    ctx: &DesignContext,
+    op: &Operation,
+    consts: &FxHashMap<String, u128>,
+    globals: &FxHashMap<String, String>,
+) -> Result<Option<Diagnostic>, Diagnostic> {
+    let shape = |e: Diagnostic| e.with_code(Code::BurstShape);
+    super::segment::dma_channel(op).map_err(shape)?;
+    super::memory::strides(op).map_err(shape)?;
+    let n = op.operands.len();
+    if n < 4 {
+        return Ok(None);
+    }
+    let load = op.name == "aps.itfc.burst_load_req";
+    let (bank, start, len) = if load {
+        (1, n - 2, n - 1)
+    } else {
+        (0, n - 3, n - 1)
+    };
+    let konst = |i: usize| {
+        op.operands
+            .get(i)
+            .and_then(|o| consts.get(&operand_name(o)))
+    };
+    let entry = (op.operands.get(bank))
+        .and_then(|o| globals.get(&operand_name(o)))
+        .and_then(|g| ctx.entry_of_bank(g));
+    let (Some(entry), Some(&count)) = (entry, konst(len)) else {
+        return Ok(None);
+    };
+    let eb = ctx.elem_bytes(entry);
+    if let Some(&s) = konst(start) {
+        let addr = entry.base as u128 + s * eb as u128;
+        if addr % 8 != 0 {
+            return Err(Diagnostic::error(
+                op.operands[start].span,
+                format!(
+                    "the burst starts at scratchpad byte {addr} (entry `{}` at {} + element {s} of {eb} bytes): the DMA engine moves 8-byte aligned beats",
+                    entry.name, entry.base
+                ),
+            )
+            .with_code(Code::BurstShape));
+        }
+    }
+    let Some(length) = super::memory::dma_length(eb, count as u64) else {
+        return Ok(None);
+    };
+    let (named, moved) = (eb as u64 * count as u64, 1u64 << length);
+    Ok((moved > named).then(|| {
+        let what = match load {
+            true => "the scratchpad elements after them (the next memory-map entry's too) are overwritten",
+            false => "CPU memory after the buffer is written",
+        };
+        Diagnostic::warning(
+            op.span,
+            format!(
+                "this burst names {count} elements of {eb} bytes ({named} bytes) but moves {moved} (the DMA length is a power of two, at least 8 bytes): {what}"
+            ),
+        )
+        .with_code(Code::BurstRounded)
+    }))
 }

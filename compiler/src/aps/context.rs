@@ -298,6 +298,21 @@ impl DesignContext {
         self.globals.get(name).is_some_and(|g| !g.shape.is_empty())
     }
 
+    /// The memory map as the scratchpad burst ports decode it.
+    pub(crate) fn dma_entries(&self) -> Vec<DmaEntry> {
+        self.entries
+            .iter()
+            .map(|e| DmaEntry {
+                name: e.name.clone(),
+                base: e.base,
+                size: e.size,
+                elem_bytes: self.elem_bytes(e),
+                banks: e.banks.clone(),
+                cyclic: e.cyclic,
+            })
+            .collect()
+    }
+
     /// Instances every function of the design shares: RoCC adapter, DMA, CPU memory port,
     /// one bank per rank-1 global and one register per rank-0 global.
     pub(crate) fn shared_instances(&self) -> Vec<Instance> {
@@ -309,19 +324,7 @@ impl DesignContext {
             Instance {
                 name: "dma".into(),
                 kind: InstanceKind::Dma {
-                    latency: 0,
-                    entries: self
-                        .entries
-                        .iter()
-                        .map(|e| DmaEntry {
-                            name: e.name.clone(),
-                            base: e.base,
-                            size: e.size,
-                            elem_bytes: self.elem_bytes(e),
-                            banks: e.banks.clone(),
-                            cyclic: e.cyclic,
-                        })
-                        .collect(),
+                    entries: self.dma_entries(),
                 },
             },
             Instance {

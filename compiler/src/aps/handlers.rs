@@ -191,8 +191,12 @@ impl<'a> RuleCx<'a> {
         if waited.is_empty() {
             return;
         }
+        let channels = self.seg.values.channels_used();
         if waited.len() == entries.len() {
-            self.b.call_value("dma", "poll_for_idle", vec![], 1);
+            for &channel in &channels {
+                let m = crate::rules::DmaMethod::Poll { channel }.name();
+                self.b.call_value("dma", &m, vec![], 1);
+            }
             return;
         }
         let (pc, w) = (self.seg.control.pc.clone(), self.seg.control.width);
@@ -210,7 +214,10 @@ impl<'a> RuleCx<'a> {
             self.b.if_else(
                 c,
                 |bb| {
-                    bb.call_value("dma", "poll_for_idle", vec![], 1);
+                    for &channel in &channels {
+                        let m = crate::rules::DmaMethod::Poll { channel }.name();
+                        bb.call_value("dma", &m, vec![], 1);
+                    }
                 },
                 |_| {},
             );

@@ -23,7 +23,7 @@
 //! run-time error (a hazard), reported at the second access with a note at the store.
 
 use super::context::{DesignContext, type_width};
-use super::memory::{burst_log2, locate};
+use super::memory::{beat_addresses, beat_elements, dma_length, strides};
 use super::segment::{operand_name, result_names};
 use crate::diag::{Code, Diagnostic};
 use crate::mlir::ast::{Attribute, Operation};
@@ -82,6 +82,7 @@ pub fn run(
     super::checks::scopes(ctx, func)?;
     super::checks::loop_bounds(ctx, func)?;
     super::checks::responses(func, &name)?;
+    super::checks::bursts(ctx, func)?;
     let mut m = Machine {
         ctx,
         env: HashMap::new(),
@@ -482,6 +483,10 @@ impl Machine<'_> {
         Ok(())
     }
 
+    /// A burst as the SoC's DMA engine performs it: `2^length` bytes in 8-byte beats at
+    /// the tiled scratchpad addresses, each beat decoded with the whole memory map (a
+    /// rounded-up length moves the elements after the named ones too; bytes outside every
+    /// entry read 0 and ignore writes).
     fn burst(&mut self, op: &Operation) -> Result<(), Diagnostic> {
         let n = op.operands.len();
         if n < 4 {
@@ -505,33 +510,34 @@ impl Machine<'_> {
         let (length, _) = self.get(op, len)?;
         let (start, _) = self.get(op, start)?;
         let (cpu, _) = self.get(op, cpu)?;
-        let log = burst_log2(eb, length as u64).ok_or_else(|| err(op, "bad burst length"))?;
-        let count = (1u32 << log) / eb;
-        let nb = bank_names.len() as u32;
-        let per_bank = entry.size / eb / nb.max(1);
-        let width = self
-            .ctx
-            .globals
-            .get(&bank_names[0])
-            .map(|g| g.width)
-            .unwrap_or(32);
-        for k in 0..count {
-            let el = (start as u32).wrapping_add(k);
-            if entry.base as u64 + el as u64 * eb as u64 >= entry.base as u64 + entry.size as u64 {
-                break;
+        let log = dma_length(eb, length as u64).ok_or_else(|| err(op, "bad burst length"))?;
+        let (sx, sy) = strides(op)?;
+        let isax = entry.base.wrapping_add((start as u32).wrapping_mul(eb));
+        let entries = self.ctx.dma_entries();
+        for (k, a) in beat_addresses(isax, log, sx, sy).into_iter().enumerate() {
+            let cpu = (cpu as u32).wrapping_add(8 * k as u32);
+            let mut beat = 0u128;
+            for el in beat_elements(&entries, a) {
+                let e = &entries[el.entry];
+                let Some(bank) = e.banks.get(el.bank as usize) else {
+                    continue;
+                };
+                let width = self.ctx.globals.get(bank).map(|g| g.width).unwrap_or(32);
+                let Some(data) = self.banks.get_mut(bank) else {
+                    continue;
+                };
+                let Some(idx) = bank_index(el.offset as u128, data.len()) else {
+                    continue;
+                };
+                if load {
+                    let v = read_bytes(&self.cpu_mem, cpu.wrapping_add(el.byte), el.bytes);
+                    data[idx] = mask(v, width);
+                } else {
+                    beat |= mask(data[idx], 8 * el.bytes) << (8 * el.byte);
+                }
             }
-            let (b, off) = locate(el, nb, per_bank, entry.cyclic);
-            let addr = (cpu as u32).wrapping_add(k * eb);
-            let Some(data) = self.banks.get_mut(&bank_names[b as usize]) else {
-                continue;
-            };
-            let Some(idx) = bank_index(off as u128, data.len()) else {
-                continue;
-            };
-            if load {
-                data[idx] = mask(read_bytes(&self.cpu_mem, addr, eb), width);
-            } else {
-                write_bytes(&mut self.cpu_mem, addr, eb, data[idx]);
+            if !load {
+                write_bytes(&mut self.cpu_mem, cpu, 8, beat);
             }
         }
         Ok(())

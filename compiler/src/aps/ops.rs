@@ -7,11 +7,10 @@
 //! unsigned).
 
 use super::handlers::RuleCx;
-use super::memory::burst_log2;
 use super::segment::{operand_name, result_names};
 use crate::diag::Diagnostic;
 use crate::mlir::ast::{Attribute, Operation};
-use crate::rules::{PrimOp, Var, rocc_field};
+use crate::rules::{DmaMethod, PrimOp, Var, rocc_field};
 
 fn operand(cx: &mut RuleCx, op: &Operation, i: usize) -> Result<(Var, u32), Diagnostic> {
     let o = op.operands.get(i).ok_or_else(|| {
@@ -141,7 +140,8 @@ fn const_operand(cx: &RuleCx, op: &Operation, i: usize) -> Result<u128, Diagnost
         .ok_or_else(|| Diagnostic::error(o.span, "burst length must be an `arith.constant`"))
 }
 
-/// Burst: `(cpu_addr, isax_addr, log2_bytes)` from the banks, start and length operands.
+/// Burst: `(cpu_addr, isax_addr, length, stride_x, stride_y)` from the banks, start and
+/// length operands and the `stride_x`/`stride_y` attributes ([`crate::aps::memory::burst`]).
 fn burst_args(
     cx: &mut RuleCx,
     op: &Operation,
@@ -166,7 +166,7 @@ fn burst_args(
             "burst length is 0: a burst moves at least one element",
         ));
     }
-    let log = burst_log2(eb, length as u64).ok_or_else(|| {
+    let log = crate::aps::memory::dma_length(eb, length as u64).ok_or_else(|| {
         Diagnostic::error(
             len_span,
             format!(
@@ -182,8 +182,11 @@ fn burst_args(
     let off = cx.b.prim(PrimOp::Mul, vec![s32, ebv], 32);
     let base = cx.b.konst(entry.base as u128, 32);
     let isax = cx.b.prim(PrimOp::Add, vec![base, off], 32);
+    let (sx, sy) = crate::aps::memory::strides(op)?;
     let logv = cx.b.konst(log as u128, 4);
-    Ok(vec![cpu_addr, isax, logv])
+    let sxv = cx.b.konst(sx as u128, 8);
+    let syv = cx.b.konst(sy as u128, 8);
+    Ok(vec![cpu_addr, isax, logv, sxv, syv])
 }
 
 pub(crate) fn generate(cx: &mut RuleCx, op: &Operation, _first: bool) -> Result<(), Diagnostic> {
@@ -369,7 +372,13 @@ pub(crate) fn generate(cx: &mut RuleCx, op: &Operation, _first: bool) -> Result<
                 ));
             }
             let args = burst_args(cx, op, 1..n - 2, n - 2, 0, n - 1)?;
-            cx.b.call("dma", "cpu_to_isax", args);
+            let channel = crate::aps::segment::dma_channel(op)?;
+            let m = DmaMethod::Request {
+                to_isax: true,
+                channel,
+            }
+            .name();
+            cx.b.call("dma", &m, args);
             Ok(())
         }
         "aps.itfc.burst_store_req" => {
@@ -381,11 +390,27 @@ pub(crate) fn generate(cx: &mut RuleCx, op: &Operation, _first: bool) -> Result<
                 ));
             }
             let args = burst_args(cx, op, 0..n - 3, n - 3, n - 2, n - 1)?;
-            cx.b.call("dma", "isax_to_cpu", args);
+            let channel = crate::aps::segment::dma_channel(op)?;
+            let m = DmaMethod::Request {
+                to_isax: false,
+                channel,
+            }
+            .name();
+            cx.b.call("dma", &m, args);
             Ok(())
         }
         "aps.itfc.burst_load_collect" | "aps.itfc.burst_store_collect" => {
-            cx.b.call_value("dma", "poll_for_idle", vec![], 1);
+            // The request's channel (the token links them); a token kiln cannot trace
+            // waits for every channel the function uses.
+            let token = op.operands.first().map(operand_name);
+            let channels = match token.and_then(|t| cx.seg.values.dma_channels.get(&t)) {
+                Some(&c) => vec![c],
+                None => cx.seg.values.channels_used(),
+            };
+            for channel in channels {
+                let m = DmaMethod::Poll { channel }.name();
+                cx.b.call_value("dma", &m, vec![], 1);
+            }
             Ok(())
         }
         "aps.itfc.load_req" => {

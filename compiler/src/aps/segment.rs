@@ -146,6 +146,8 @@ pub struct ValueTable {
     pub args: Vec<String>,
     /// `aps.spm.load_req` tokens → bank symbol.
     pub(crate) req_banks: BTreeMap<String, String>,
+    /// `aps.itfc.burst_{load,store}_req` tokens → DMA channel (`tl_channel`, default 0).
+    pub(crate) dma_channels: BTreeMap<String, u8>,
     /// The register holding each value used outside the slot that computes it.
     pub regs: BTreeMap<String, String>,
 }
@@ -155,6 +157,15 @@ impl ValueTable {
         self.consts.contains_key(v)
             || self.globals.contains_key(v)
             || self.widths.get(v).is_some_and(|w| *w == 0)
+    }
+
+    /// The DMA channels the function's bursts use, ascending (channel 0 when none does).
+    pub(crate) fn channels_used(&self) -> Vec<u8> {
+        let used: BTreeSet<u8> = self.dma_channels.values().copied().collect();
+        match used.is_empty() {
+            true => vec![0],
+            false => used.into_iter().collect(),
+        }
     }
 
     /// The command field argument `v` stands for (`rs1`, `rs2`, `rd`), if it is one.
@@ -294,6 +305,24 @@ fn is_wait(name: &str) -> bool {
     )
 }
 
+/// The DMA channel of a burst request: its `tl_channel` attribute (the scheduler's
+/// colouring of the `tl` resource), 0 when absent.
+pub(crate) fn dma_channel(op: &Operation) -> Result<u8, Diagnostic> {
+    let Some(a) = op.attr("tl_channel") else {
+        return Ok(0);
+    };
+    match a.as_int() {
+        Some(c) if (0..crate::rules::DMA_CHANNELS as i128).contains(&c) => Ok(c as u8),
+        _ => Err(Diagnostic::error(
+            op.span,
+            format!(
+                "`tl_channel` must be a DMA channel of the SoC, 0 to {}",
+                crate::rules::DMA_CHANNELS - 1
+            ),
+        )),
+    }
+}
+
 fn int_attr(op: &Operation, name: &str) -> Option<i128> {
     op.attr(name).and_then(Attribute::as_int)
 }
@@ -385,7 +414,8 @@ pub fn segment_function_with(
     checks::slot_limit(func, &name, limits)?;
     checks::scopes(ctx, func)?;
     checks::loop_bounds(ctx, func)?;
-    let warnings = Vec::from_iter(checks::responses(func, &name)?);
+    let mut warnings = Vec::from_iter(checks::responses(func, &name)?);
+    warnings.extend(checks::bursts(ctx, func)?);
     let opcode = int_attr(func, "opcode").ok_or_else(|| {
         Diagnostic::error(
             func.span,
@@ -491,6 +521,12 @@ fn scan_values(op: &Operation, t: &mut ValueTable) -> Result<(), Diagnostic> {
                     .cloned()
                     .unwrap_or_default();
                 t.req_banks.insert(n.clone(), bank);
+            }
+        }
+        "aps.itfc.burst_load_req" | "aps.itfc.burst_store_req" => {
+            let channel = dma_channel(op)?;
+            if let Some(n) = names.first() {
+                t.dma_channels.insert(n.clone(), channel);
             }
         }
         _ => {}

@@ -179,6 +179,19 @@ codes! {
         "A CPU-memory hazard: one time slot stores a CPU-memory word and then loads or \
          stores it again, and the second access would not see the store (the accesses of \
          a slot are issued together). Move the second access to a later slot.";
+    BurstShape = "E0212", "a DMA burst the SoC's DMA engine cannot perform",
+        "The SoC's DMA engine moves whole 8-byte beats on one of two channels (APS's port \
+         convention): a burst request's `tl_channel` is 0 or 1, a tiled burst has a \
+         `stride_x` that is a multiple of 8 (at most 255) and a `stride_y` of at least 1, \
+         and a constant start puts the first element at an 8-byte aligned scratchpad \
+         address. Change the attribute, or the start, or the memory map.";
+    BurstRounded = "W0213", "a DMA burst moves more than the elements it names",
+        "A DMA request moves `2^length` bytes, at least 8: APS rounds a burst of `count` \
+         elements up to a power of two. The bytes after the named elements move too: the \
+         scratchpad elements that follow (the next entry of the memory map included) for a \
+         load, CPU memory after the buffer for a store. kiln's engines all move them, as \
+         the hardware does; size the transfer to a power of two, or leave room after the \
+         buffer.";
     Blif = "E0300", "invalid BLIF netlist",
         "The BLIF file does not follow the format (SIS, with yosys's `.conn`/`.cname`), or \
          describes a netlist kiln cannot lower: a net with two drivers, a combinational \
@@ -395,6 +408,14 @@ mod tests {
             Code::NoResponse => lit(
                 "function `@f` sends no response (no `aps.writerf`)",
                 "sends no response",
+            ),
+            Code::BurstShape => lit(
+                "`stride_x = 12, stride_y = 1`: the DMA engine moves 8-byte beats, so a tiled burst needs `stride_x` a multiple of 8",
+                "dma engine",
+            ),
+            Code::BurstRounded => lit(
+                "this burst names 12 elements of 4 bytes (48 bytes) but moves 64",
+                "moves",
             ),
             Code::LoopOverflow => lit(
                 "this loop reaches its bound only by overflowing `%i` (i8)",

@@ -86,8 +86,10 @@ pub(crate) fn arg_names(kind: &InstanceKind, method: &str) -> &'static [&'static
         (InstanceKind::Bank { .. }, "read" | "read_0" | "dma_read") => &["addr"],
         (InstanceKind::Bank { .. }, "write" | "dma_write") => &["addr", "data"],
         (InstanceKind::Rocc, "resp_from_user") => &["rd", "data"],
-        (InstanceKind::Dma { .. }, "cpu_to_isax" | "isax_to_cpu") => {
-            &["cpu_addr", "isax_addr", "log2_bytes"]
+        (InstanceKind::Dma { .. }, m)
+            if m.starts_with("cpu_to_isax") || m.starts_with("isax_to_cpu") =>
+        {
+            &["cpu_addr", "isax_addr", "length", "stride_x", "stride_y"]
         }
         (InstanceKind::MemPort, "load_req") => &["addr"],
         (InstanceKind::MemPort, "store_req") => &["addr", "data"],
@@ -472,8 +474,8 @@ pub(crate) fn dma_bank_methods(
 }
 
 /// The attributes of a DMA instance's interface declaration.
-pub(crate) fn dma_attrs(latency: u32, entries: &[DmaEntry]) -> String {
-    let mut out = format!("{{kiln.latency = {latency} : i32, kiln.memory_map = [");
+pub(crate) fn dma_attrs(entries: &[DmaEntry]) -> String {
+    let mut out = String::from("{kiln.memory_map = [");
     for (i, e) in entries.iter().enumerate() {
         if i > 0 {
             out.push_str(", ");

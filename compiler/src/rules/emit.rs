@@ -516,7 +516,6 @@ pub(crate) fn write_cmt2_header(out: &mut String, name: &str, instances: &[Insta
     for probe in [
         InstanceKind::Rocc,
         InstanceKind::Dma {
-            latency: 0,
             entries: Vec::new(),
         },
         InstanceKind::MemPort,
@@ -563,9 +562,9 @@ pub(crate) fn write_cmt2_header(out: &mut String, name: &str, instances: &[Insta
                     "      cmt2.interface.decl {} : @{itf}",
                     sym(&inst.name)
                 );
-                if let InstanceKind::Dma { latency, entries } = &inst.kind {
+                if let InstanceKind::Dma { entries } = &inst.kind {
                     out.push(' ');
-                    out.push_str(&cmt2_lib::dma_attrs(*latency, entries));
+                    out.push_str(&cmt2_lib::dma_attrs(entries));
                 }
                 if let InstanceKind::Fault { message } = &inst.kind {
                     out.push_str(" {kiln.message = ");

@@ -17,8 +17,12 @@
 //!   while a command waits and none was taken this cycle), `cmd_deq() -> bundle` (takes it),
 //!   `resp_from_user(rd, data)`. A rule that starts an instruction tests the command's
 //!   `(opcode, funct7)` in its guard and takes it in its body.
-//! - `Dma`: `cpu_to_isax(cpu_addr, isax_addr, log2_bytes)`, `isax_to_cpu(cpu_addr, isax_addr,
-//!   log2_bytes)`, value `poll_for_idle() -> 1` (ready only while the engine is idle).
+//! - `Dma`: the SoC's DMA engine as the top calls it (`docs/soc.md`): per channel `N` of
+//!   [`DMA_CHANNELS`] the requests `cpu_to_isax_chN` / `isax_to_cpu_chN(cpu_addr, isax_addr,
+//!   length, stride_x, stride_y)` (`2^length` bytes, ready while the channel takes requests;
+//!   one per method and cycle) and the value `poll_for_idle_chN() -> 1` (ready only while
+//!   nothing of channel `N` is queued or moving). The engine moves the data through the
+//!   top's scratchpad burst ports, decoded with `entries`.
 //! - `MemPort`: `load_req(addr)`, `load_resp() -> data`, `store_req(addr, data)`.
 //! - `Fault`: `raise()` (a run-time error, e.g. a loop step of 0 at run time).
 //!
@@ -107,9 +111,9 @@ pub enum InstanceKind {
     },
     /// The RoCC command/response adapter.
     Rocc,
-    /// The burst DMA engine; `latency` cycles per started 64-byte burst.
+    /// The SoC's DMA engine (outside the top) and the top's scratchpad burst ports,
+    /// which decode a beat's address with the memory map `entries`.
     Dma {
-        latency: u32,
         entries: Vec<DmaEntry>,
     },
     /// The CPU memory port (hellacache adapter).
@@ -260,8 +264,10 @@ pub(crate) fn signature(kind: &InstanceKind, method: &str) -> Option<Signature> 
         (InstanceKind::Rocc, "cmd") => sig(&[], Some(96), true),
         (InstanceKind::Rocc, "cmd_deq") => sig(&[], Some(96), false),
         (InstanceKind::Rocc, "resp_from_user") => sig(&[5, 32], None, false),
-        (InstanceKind::Dma { .. }, "cpu_to_isax" | "isax_to_cpu") => sig(&[32, 32, 4], None, false),
-        (InstanceKind::Dma { .. }, "poll_for_idle") => sig(&[], Some(1), true),
+        (InstanceKind::Dma { .. }, m) => match dma_method(m)? {
+            DmaMethod::Request { .. } => sig(&[32, 32, 4, 8, 8], None, false),
+            DmaMethod::Poll { .. } => sig(&[], Some(1), true),
+        },
         (InstanceKind::MemPort, "load_req") => sig(&[32], None, false),
         (InstanceKind::MemPort, "store_req") => sig(&[32, 32], None, false),
         (InstanceKind::MemPort, "load_resp") => sig(&[], Some(32), false),
@@ -277,10 +283,67 @@ pub(crate) fn methods(kind: &InstanceKind) -> &'static [&'static str] {
         InstanceKind::Reg { .. } => &["read", "write"],
         InstanceKind::Bank { .. } => &["read", "read_0", "read_1", "write"],
         InstanceKind::Rocc => &["cmd", "cmd_deq", "resp_from_user"],
-        InstanceKind::Dma { .. } => &["cpu_to_isax", "isax_to_cpu", "poll_for_idle"],
+        InstanceKind::Dma { .. } => &[
+            "cpu_to_isax_ch0",
+            "isax_to_cpu_ch0",
+            "poll_for_idle_ch0",
+            "cpu_to_isax_ch1",
+            "isax_to_cpu_ch1",
+            "poll_for_idle_ch1",
+        ],
         InstanceKind::MemPort => &["load_req", "store_req", "load_resp"],
         InstanceKind::Fault { .. } => &["raise"],
     }
+}
+
+/// The DMA channels of the SoC (APS's DMA engine has two; unused ones are tied off).
+pub const DMA_CHANNELS: u8 = 2;
+
+/// A method of the `Dma` instance, by its name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DmaMethod {
+    /// `cpu_to_isax_ch<channel>` (`to_isax`) or `isax_to_cpu_ch<channel>`.
+    Request { to_isax: bool, channel: u8 },
+    /// `poll_for_idle_ch<channel>`.
+    Poll { channel: u8 },
+}
+
+impl DmaMethod {
+    pub fn name(self) -> String {
+        match self {
+            DmaMethod::Request {
+                to_isax: true,
+                channel,
+            } => format!("cpu_to_isax_ch{channel}"),
+            DmaMethod::Request {
+                to_isax: false,
+                channel,
+            } => format!("isax_to_cpu_ch{channel}"),
+            DmaMethod::Poll { channel } => format!("poll_for_idle_ch{channel}"),
+        }
+    }
+}
+
+/// The DMA method named `m`, if it is one.
+pub fn dma_method(m: &str) -> Option<DmaMethod> {
+    let (stem, ch) = m.rsplit_once("_ch")?;
+    let channel = match ch {
+        "0" => 0,
+        "1" => 1,
+        _ => return None,
+    };
+    Some(match stem {
+        "cpu_to_isax" => DmaMethod::Request {
+            to_isax: true,
+            channel,
+        },
+        "isax_to_cpu" => DmaMethod::Request {
+            to_isax: false,
+            channel,
+        },
+        "poll_for_idle" => DmaMethod::Poll { channel },
+        _ => return None,
+    })
 }
 
 pub(crate) fn mask(v: u128, width: u32) -> u128 {

@@ -232,7 +232,6 @@ fn collect_calls(stmts: &[Stmt], out: &mut Vec<(String, String)>) {
 
 /// Same-cycle relation of an earlier call `a` and a later call `b` on one instance.
 pub(crate) fn method_relation(kind: &InstanceKind, a: &str, b: &str) -> Option<Relation> {
-    let dma_start = |m: &str| m == "cpu_to_isax" || m == "isax_to_cpu";
     match kind {
         InstanceKind::Fifo { .. } => Some(Relation::Sequential),
         InstanceKind::Reg { .. } => (a == "write" && b == "write").then_some(Relation::Conflict),
@@ -243,9 +242,11 @@ pub(crate) fn method_relation(kind: &InstanceKind, a: &str, b: &str) -> Option<R
             let both_resp = a == "resp_from_user" && b == "resp_from_user";
             (cmd_taken || both_resp).then_some(Relation::Conflict)
         }
-        InstanceKind::Dma { .. } => {
-            (dma_start(a) && (dma_start(b) || b == "poll_for_idle")).then_some(Relation::Conflict)
-        }
+        // One request per method (a port of the top) and cycle; polls are the environment's
+        // state at the start of the cycle.
+        InstanceKind::Dma { .. } => (a == b
+            && matches!(super::dma_method(a), Some(super::DmaMethod::Request { .. })))
+        .then_some(Relation::Conflict),
         InstanceKind::MemPort => Some(Relation::Sequential),
         InstanceKind::Fault { .. } => None,
     }

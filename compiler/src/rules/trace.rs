@@ -51,7 +51,8 @@ pub enum Event {
         bank: String,
         value: String,
     },
-    /// A DMA transfer started (`to_isax`: CPU memory → scratchpad).
+    /// A DMA request fired (`to_isax`: CPU memory → scratchpad; `dma`: instance and
+    /// channel).
     DmaStart {
         dma: String,
         to_isax: bool,

@@ -165,9 +165,16 @@ pub(crate) fn tb_sample_line(signals: &[Signal], mem_count: impl Fn(&str) -> Str
             Source::RespData => {
                 "((rocc_resp_rocc_resp_to_bus_enable && rocc_resp_rocc_resp_to_bus_ready) ? rocc_resp_rocc_resp_to_bus_result_rddata : 32'd0)".into()
             }
-            Source::DmaFire(d) => {
-                let d = ident(d);
-                format!("({d}_req_valid && {d}_req_ready)")
+            Source::DmaFire(_) => {
+                let fires: Vec<String> = (0..crate::rules::DMA_CHANNELS)
+                    .flat_map(|channel| {
+                        [true, false].map(|to_isax| {
+                            let m = crate::rules::DmaMethod::Request { to_isax, channel }.name();
+                            format!("(dma_{m}_enable && dma_{m}_ready)")
+                        })
+                    })
+                    .collect();
+                format!("({})", fires.join(" || "))
             }
             Source::MemRequests(m) => mem_count(&ident(m)),
             Source::Reg(r) => format!("dut.{}__q", ident(r)),

@@ -368,7 +368,6 @@ impl<'a> Reader<'a> {
                 message: String::new(),
             }),
             (Def::Interface { .. }, "BurstDMA") => cmt2_lib::interface_text(&InstanceKind::Dma {
-                latency: 0,
                 entries: Vec::new(),
             }),
             (Def::Module { .. }, _) if lib_name(name).is_none() => return Ok(()),
@@ -590,7 +589,6 @@ fn instructions(a: &Attr, span: Span) -> R<Vec<Instruction>> {
 }
 
 fn dma_kind(attrs: &[(String, Attr, Span)], span: Span) -> R<InstanceKind> {
-    let latency = u32_of(int_field(attrs, "kiln.latency", span)?, span)?;
     let Some((_, Attr::Arr(items), mspan)) = attr_of(attrs, "kiln.memory_map") else {
         return Err(Diagnostic::error(
             span,
@@ -628,7 +626,7 @@ fn dma_kind(attrs: &[(String, Attr, Span)], span: Span) -> R<InstanceKind> {
             cyclic,
         });
     }
-    Ok(InstanceKind::Dma { latency, entries })
+    Ok(InstanceKind::Dma { entries })
 }
 
 // ---------------------------------------------------------------------------------------

@@ -54,7 +54,8 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 
 #[derive(Clone, Debug)]
 pub struct SimConfig {
-    /// DMA cycles per 64-byte burst (the schedule assumes 16).
+    /// Idle cycles of the DMA engine before each request's first beat (APS's fake DMA:
+    /// 0).
     pub dma_latency: u32,
     pub max_cycles: u64,
     /// Try in a cycle only the rules whose guard can hold ([`super::dispatch`]); `false`
@@ -65,7 +66,7 @@ pub struct SimConfig {
 impl Default for SimConfig {
     fn default() -> SimConfig {
         SimConfig {
-            dma_latency: 16,
+            dma_latency: 0,
             max_cycles: 5_000_000,
             dispatch: true,
         }
@@ -195,22 +196,49 @@ struct Bank {
     latch_pending: Option<u128>,
 }
 
-#[derive(Clone)]
-struct Transfer {
-    to_isax: bool,
-    cpu_addr: u32,
-    isax_addr: u32,
-    /// Bytes actually moved (whole elements inside one memory-map entry).
-    bytes: u32,
-    /// First beat's cycle and the first cycle the engine is idle again.
-    beat0: u64,
-    until: u64,
+/// A DMA request as the top made it.
+#[derive(Clone, Debug)]
+pub(super) struct Request {
+    pub(super) to_isax: bool,
+    pub(super) channel: u8,
+    pub(super) cpu_addr: u32,
+    pub(super) isax_addr: u32,
+    /// `2^length` bytes.
+    pub(super) length: u32,
+    pub(super) stride_x: u8,
+    pub(super) stride_y: u8,
 }
 
+/// The request the burst engine runs.
+struct Active {
+    req: Request,
+    /// The scratchpad address of each beat.
+    addrs: Vec<u32>,
+    beat: usize,
+    /// Idle cycles left before the first beat.
+    wait: u32,
+    /// `isax_to_cpu`: the beat's `burst_read_0` fired; `burst_read_1` is next.
+    read: bool,
+}
+
+/// Requests a DMA engine's channel queue holds before its `ready` drops (APS's fake DMA).
+const DMA_QUEUE: usize = 16;
+
+/// The SoC's DMA engine (the reference environment of `docs/soc.md`): a queue per
+/// channel, one burst engine for all of them taking the oldest request, and the top's
+/// scratchpad burst ports it drives (decoded with `entries`).
 struct Dma {
     latency: u32,
     entries: Vec<DmaEntry>,
-    active: Option<Transfer>,
+    /// Per channel: `(sequence number, request)`, oldest first.
+    queues: Vec<VecDeque<(u64, Request)>>,
+    seq: u64,
+    active: Option<Active>,
+    /// The beat the last `burst_read_0` read (`burst_read_1`'s result).
+    latch: u128,
+    /// The requests fired this cycle, by method (one per method: a port of the top);
+    /// queued at the clock edge.
+    fired: Vec<(String, Request)>,
 }
 
 /// A CPU-memory port: its lane count, queue capacity and the load responses in flight
@@ -267,7 +295,8 @@ struct Tx {
     reg_writes: Vec<(usize, u128)>,
     bank_writes: Vec<(usize, usize, u128)>,
     latch_writes: Vec<(usize, u128)>,
-    dma_start: Option<(usize, Transfer)>,
+    /// DMA requests: (slot, method, request).
+    dma_requests: Vec<(usize, String, Request)>,
     cmd_taken: bool,
     responses: Vec<(u32, u32)>,
     /// (port, address) of load requests; stores; port of each consumed load response.
@@ -280,8 +309,13 @@ struct Tx {
     fault: Option<String>,
 }
 
-/// One element a DMA beat moves, applied at the clock edge.
+/// One element a DMA beat moves (or the beat a `burst_read_0` latches), applied at the
+/// clock edge.
 enum BeatWrite {
+    Latch {
+        slot: usize,
+        value: u128,
+    },
     Bank {
         slot: usize,
         index: usize,
@@ -295,35 +329,56 @@ enum BeatWrite {
 }
 
 impl Dma {
-    /// The memory-map entry holding scratchpad address `isax` (non-empty banks only).
-    fn entry(&self, isax: u32) -> Option<&DmaEntry> {
-        self.entries
-            .iter()
-            .find(|e| isax >= e.base && isax - e.base < e.size && !e.banks.is_empty())
+    /// Whether channel `c` has nothing queued and nothing moving (`poll_for_idle_ch<c>`).
+    fn idle(&self, c: u8) -> bool {
+        self.queues.get(c as usize).is_none_or(VecDeque::is_empty)
+            && self.active.as_ref().is_none_or(|a| a.req.channel != c)
     }
 
-    /// A transfer requested in cycle `now` (see the module docs for the timing).
-    fn transfer(&self, to_isax: bool, cpu: u32, isax: u32, log2: u128, now: u64) -> Transfer {
-        let requested = u32::try_from(log2)
-            .ok()
-            .and_then(|l| 1u32.checked_shl(l))
-            .unwrap_or(0);
-        let bursts = requested.div_ceil(64).max(1) as u64;
-        let bytes = self.entry(isax).map_or(0, |e| {
-            let eb = e.elem_bytes.max(1);
-            let room = (e.size - (isax - e.base)).div_ceil(eb);
-            (requested / eb).min(room) * eb
-        });
-        let beats = bytes.div_ceil(8) as u64;
-        let until = now + (bursts * self.latency as u64).max(beats + 1);
-        Transfer {
-            to_isax,
-            cpu_addr: cpu,
-            isax_addr: isax,
-            bytes,
-            beat0: until - beats,
-            until,
+    /// Whether anything is queued or moving.
+    fn busy(&self) -> bool {
+        self.active.is_some() || self.queues.iter().any(|q| !q.is_empty())
+    }
+
+    /// Queue the requests fired this cycle, in the order APS's DMA engine takes same-cycle
+    /// requests (channel 0 `cpu_to_isax`, `isax_to_cpu`, then channel 1).
+    fn queue_fired(&mut self) {
+        let mut fired = std::mem::take(&mut self.fired);
+        fired.sort_by_key(|(_, r)| (r.channel, !r.to_isax));
+        for (_, req) in fired {
+            self.seq += 1;
+            if let Some(q) = self.queues.get_mut(req.channel as usize) {
+                q.push_back((self.seq, req));
+            }
         }
+    }
+
+    /// An idle engine takes the oldest queued request (its first beat is in the next
+    /// cycle, after `latency` idle ones).
+    fn take_next(&mut self) {
+        if self.active.is_some() {
+            return;
+        }
+        let oldest = (self.queues.iter().enumerate())
+            .filter_map(|(c, q)| q.front().map(|(s, _)| (*s, c)))
+            .min();
+        let Some((_, c)) = oldest else { return };
+        let Some((_, req)) = self.queues[c].pop_front() else {
+            return;
+        };
+        let addrs = crate::aps::memory::beat_addresses(
+            req.isax_addr,
+            req.length,
+            req.stride_x,
+            req.stride_y,
+        );
+        self.active = Some(Active {
+            req,
+            addrs,
+            beat: 0,
+            wait: self.latency,
+            read: false,
+        });
     }
 }
 
@@ -336,7 +391,7 @@ type Vars = FxHashMap<u32, (u128, u32)>;
 
 /// At most this many arguments are read by any method or primitive (see
 /// [`super::signature`], [`eval_prim`]); more are ignored, as before.
-const MAX_ARGS: usize = 4;
+const MAX_ARGS: usize = 5;
 
 /// What happened in each cycle of a run (cycle 0 first), for quality-of-results reports
 /// (`kiln bench qor`, [`crate::aps::qor`]).
@@ -483,7 +538,9 @@ fn run(
                 let row = p.row(&st, &t.waves.signals);
                 t.waves.rows.push(row);
             }
-            let elements = st.dma_beats().len();
+            let elements = (st.dma_beats().iter())
+                .filter(|b| !matches!(b, BeatWrite::Latch { .. }))
+                .count();
             if elements > 0 {
                 t.events.push(Traced {
                     cycle: st.cycle,
@@ -557,14 +614,14 @@ impl State {
                     })
                 }
                 InstanceKind::Rocc => Slot::Rocc,
-                InstanceKind::Dma { latency, entries } => Slot::Dma(Dma {
-                    latency: if *latency == 0 {
-                        cfg.dma_latency
-                    } else {
-                        *latency
-                    },
+                InstanceKind::Dma { entries } => Slot::Dma(Dma {
+                    latency: cfg.dma_latency,
                     entries: entries.clone(),
+                    queues: vec![VecDeque::new(); super::DMA_CHANNELS as usize],
+                    seq: 0,
                     active: None,
+                    latch: 0,
+                    fired: Vec::new(),
                 }),
                 InstanceKind::Fault { message } => Slot::Fault(message.clone()),
                 InstanceKind::MemPort => {
@@ -623,9 +680,9 @@ impl State {
         }
     }
 
-    /// Whether a DMA transfer is in flight in the current cycle.
+    /// Whether a DMA request is queued or moving in the current cycle.
     fn dma_busy(&self) -> bool {
-        (self.io.iter()).any(|&i| matches!(&self.slots[i], Slot::Dma(d) if d.active.is_some()))
+        (self.io.iter()).any(|&i| matches!(&self.slots[i], Slot::Dma(d) if d.busy()))
     }
 
     fn try_rule(&self, rule: &super::Rule, vars: &mut Vars) -> Result<Tx, Blocked> {
@@ -746,26 +803,32 @@ impl State {
                 }
                 Ok(pack_cmd(c))
             }
-            (Slot::Dma(d), "poll_for_idle") => {
-                if d.active.is_some() {
-                    return Err(blocked());
+            (Slot::Dma(d), m) => match super::dma_method(m) {
+                Some(super::DmaMethod::Poll { channel }) => match d.idle(channel) {
+                    true => Ok(1),
+                    false => Err(blocked()),
+                },
+                Some(super::DmaMethod::Request { to_isax, channel }) => {
+                    let queued = d.queues.get(channel as usize).map_or(0, VecDeque::len);
+                    let again = d.fired.iter().any(|(f, _)| f == m)
+                        || tx.dma_requests.iter().any(|(i, f, _)| *i == idx && f == m);
+                    if queued >= DMA_QUEUE || again {
+                        return Err(blocked());
+                    }
+                    let req = Request {
+                        to_isax,
+                        channel,
+                        cpu_addr: arg(0) as u32,
+                        isax_addr: arg(1) as u32,
+                        length: (arg(2) & 0xf) as u32,
+                        stride_x: arg(3) as u8,
+                        stride_y: arg(4) as u8,
+                    };
+                    tx.dma_requests.push((idx, m.to_string(), req));
+                    Ok(0)
                 }
-                Ok(1)
-            }
-            (Slot::Dma(d), "cpu_to_isax" | "isax_to_cpu") => {
-                if d.active.is_some() || tx.dma_start.is_some() {
-                    return Err(blocked());
-                }
-                let t = d.transfer(
-                    method == "cpu_to_isax",
-                    arg(0) as u32,
-                    arg(1) as u32,
-                    arg(2),
-                    self.cycle,
-                );
-                tx.dma_start = Some((idx, t));
-                Ok(0)
-            }
+                None => Err(blocked()),
+            },
             (Slot::MemPort(p), "load_req" | "store_req") => {
                 let reqs = tx.mem_loads.iter().filter(|(i, _)| *i == idx).count()
                     + tx.mem_stores.iter().filter(|(i, _, _)| *i == idx).count();
@@ -839,10 +902,10 @@ impl State {
                 self.touched.push(idx);
             }
         }
-        if let Some((idx, t)) = tx.dma_start
-            && let Slot::Dma(d) = &mut self.slots[idx]
-        {
-            d.active = Some(t);
+        for (idx, m, req) in tx.dma_requests {
+            if let Slot::Dma(d) = &mut self.slots[idx] {
+                d.fired.push((m, req));
+            }
         }
         if tx.cmd_taken {
             self.cmd_taken = true;
@@ -918,6 +981,11 @@ impl State {
                 BeatWrite::Cpu { addr, bytes, value } => {
                     write_bytes(&mut self.cpu_mem, addr, bytes, value)
                 }
+                BeatWrite::Latch { slot, value } => {
+                    if let Slot::Dma(d) = &mut self.slots[slot] {
+                        d.latch = value;
+                    }
+                }
             }
         }
         // The command port: the register takes the presented command when it is empty or
@@ -932,7 +1000,6 @@ impl State {
         }
         self.cmd_taken = false;
         self.resp_sent = false;
-        let next = self.cycle + 1;
         for &i in &self.io {
             match &mut self.slots[i] {
                 Slot::MemPort(p) => {
@@ -942,12 +1009,27 @@ impl State {
                     busy |= !p.resp.is_empty();
                 }
                 Slot::Dma(d) => {
-                    if let Some(t) = &d.active {
-                        busy = true;
-                        if next >= t.until {
+                    // A request queued or moving in this cycle: the run goes on (its end
+                    // is visible to polls in the next cycle).
+                    busy |= d.busy();
+                    // The beat of this cycle fired (the top's burst ports are always
+                    // ready): the engine moves on; the requests of this cycle are queued.
+                    if let Some(a) = &mut d.active {
+                        if a.wait > 0 {
+                            a.wait -= 1;
+                        } else if !a.req.to_isax && !a.read {
+                            a.read = true;
+                        } else {
+                            a.read = false;
+                            a.beat += 1;
+                        }
+                        if a.beat >= a.addrs.len() {
                             d.active = None;
                         }
                     }
+                    d.queue_fired();
+                    d.take_next();
+                    busy |= d.busy();
                 }
                 _ => {}
             }
@@ -962,51 +1044,56 @@ impl State {
         !self.cmds.is_empty() && (self.cmd_reg.is_none() || self.cmd_taken)
     }
 
-    /// The element moves of every DMA beat of this cycle, read from the committed state.
+    /// What the DMA engines' beats of this cycle do, read from the committed state: a
+    /// `burst_write` writes the elements it covers, a `burst_read_0` latches the beat, a
+    /// `burst_read_1` writes the latched beat (8 bytes) to CPU memory.
     fn dma_beats(&self) -> Vec<BeatWrite> {
         let mut out = Vec::new();
         for &i in &self.io {
             let Slot::Dma(d) = &self.slots[i] else {
                 continue;
             };
-            let Some(t) = &d.active else { continue };
-            if self.cycle < t.beat0 || self.cycle >= t.until {
-                continue;
-            }
-            let Some(e) = d.entry(t.isax_addr) else {
+            let Some(a) = d.active.as_ref().filter(|a| a.wait == 0) else {
                 continue;
             };
-            let beat = (self.cycle - t.beat0) as u32;
-            let eb = e.elem_bytes.max(1);
-            let n = e.banks.len() as u32;
-            let per_bank = e.size / eb / n;
-            let lo = 8 * beat;
-            let hi = (lo + 8).min(t.bytes);
-            for off in (lo..hi).step_by(eb as usize) {
-                let el = (t.isax_addr + off - e.base) / eb;
-                let (bank, boff) = crate::aps::memory::locate(el, n, per_bank, e.cyclic);
-                let Some(&bi) = e.banks.get(bank as usize).and_then(|b| self.index.get(b)) else {
+            let Some(&addr) = a.addrs.get(a.beat) else {
+                continue;
+            };
+            let cpu = a.req.cpu_addr.wrapping_add(8 * a.beat as u32);
+            if !a.req.to_isax && a.read {
+                out.push(BeatWrite::Cpu {
+                    addr: cpu,
+                    bytes: 8,
+                    value: d.latch,
+                });
+                continue;
+            }
+            let mut beat = 0u128;
+            for el in crate::aps::memory::beat_elements(&d.entries, addr) {
+                let bank = d.entries[el.entry].banks.get(el.bank as usize);
+                let Some(&bi) = bank.and_then(|b| self.index.get(b)) else {
                     continue;
                 };
                 let Slot::Bank(b) = &self.slots[bi] else {
                     continue;
                 };
-                let Some(index) = bank_index(boff as u128, b.data.len()) else {
+                let Some(index) = bank_index(el.offset as u128, b.data.len()) else {
                     continue;
                 };
-                let cpu = t.cpu_addr.wrapping_add(off);
-                out.push(if t.to_isax {
-                    BeatWrite::Bank {
+                if a.req.to_isax {
+                    out.push(BeatWrite::Bank {
                         slot: bi,
                         index,
-                        value: read_bytes(&self.cpu_mem, cpu, eb),
-                    }
+                        value: read_bytes(&self.cpu_mem, cpu.wrapping_add(el.byte), el.bytes),
+                    });
                 } else {
-                    BeatWrite::Cpu {
-                        addr: cpu,
-                        bytes: eb,
-                        value: b.data[index],
-                    }
+                    beat |= mask(b.data[index], 8 * el.bytes) << (8 * el.byte);
+                }
+            }
+            if !a.req.to_isax {
+                out.push(BeatWrite::Latch {
+                    slot: i,
+                    value: beat,
                 });
             }
         }

@@ -51,7 +51,7 @@ impl Probe {
         if let Some(&r) = tx.responses.first() {
             self.resp = Some(r);
         }
-        if let Some((i, _)) = &tx.dma_start {
+        for (i, _, _) in &tx.dma_requests {
             self.dma.push(*i);
         }
         for i in tx
@@ -141,13 +141,13 @@ impl State {
                 value: hex(v),
             });
         }
-        if let Some((i, t)) = &tx.dma_start {
+        for (i, _, r) in &tx.dma_requests {
             push(Event::DmaStart {
-                dma: name(*i),
-                to_isax: t.to_isax,
-                cpu_addr: t.cpu_addr,
-                isax_addr: t.isax_addr,
-                bytes: t.bytes,
+                dma: format!("{} ch{}", name(*i), r.channel),
+                to_isax: r.to_isax,
+                cpu_addr: r.cpu_addr,
+                isax_addr: r.isax_addr,
+                bytes: 1 << r.length,
             });
         }
         for &(i, addr) in &tx.mem_loads {

@@ -542,26 +542,20 @@ impl<'a> Emitter<'a> {
                 value = Some(("kiln_cmdq_data".into(), 96));
                 format!("(kiln_cmdq_valid & ~{b})")
             }
-            (InstanceKind::Dma { .. }, "poll_for_idle") => {
-                let b = self
-                    .uses
-                    .prefix
-                    .get(&(inst.to_string(), "start"))
-                    .map_or_else(|| "1'b0".to_string(), |p| p.any.clone());
-                value = Some(("1'b1".into(), 1));
-                format!("({i}_idle & ~{b})")
-            }
-            (InstanceKind::Dma { .. }, "cpu_to_isax" | "isax_to_cpu") => {
-                let b = self.before(cx, inst, "start").any();
-                let dir = if method == "cpu_to_isax" {
-                    "1'b1"
-                } else {
-                    "1'b0"
-                };
-                site.data = vec![dir.into(), arg(0, 32), arg(1, 32), arg(2, 8)];
-                class = Some("start");
-                format!("({i}_idle & {i}_req_ready & ~{b})")
-            }
+            (InstanceKind::Dma { .. }, m) => match crate::rules::dma_method(m) {
+                Some(DmaMethod::Poll { channel }) => {
+                    value = Some((format!("dma_poll_for_idle_ch{channel}_res0"), 1));
+                    format!("dma_poll_for_idle_ch{channel}_ready")
+                }
+                Some(DmaMethod::Request { to_isax, channel }) => {
+                    let cl = dma_class(to_isax, channel);
+                    let b = self.before(cx, inst, cl).any();
+                    site.data = vec![arg(0, 32), arg(1, 32), arg(2, 4), arg(3, 8), arg(4, 8)];
+                    class = Some(cl);
+                    format!("(dma_{m}_ready & ~{b})")
+                }
+                None => return Err(unknown()),
+            },
             (InstanceKind::MemPort, "load_req" | "store_req") => {
                 let lanes = self.mem_lanes.get(inst).copied().unwrap_or(1);
                 let lane = self.before(cx, inst, "req").count();
@@ -669,6 +663,7 @@ impl<'a> Emitter<'a> {
         ];
         let mut inst_text = String::new();
         let mut decls = String::new();
+        let mut dma: Option<(String, Vec<crate::rules::DmaEntry>)> = None;
         let mut prims: BTreeMap<String, String> = BTreeMap::new();
         for inst in &c.instances {
             let i = ident(&inst.name);
@@ -704,10 +699,9 @@ impl<'a> Emitter<'a> {
                     decls.push_str("  // The RoCC command register (see the RoCC adapter below).\n  logic kiln_cmdq_valid /*verilator public_flat_rd*/;\n  logic [95:0] kiln_cmdq_data;\n");
                     self.rocc(&mut inst_text, &inst.name);
                 }
-                InstanceKind::Dma { entries, .. } => {
+                InstanceKind::Dma { entries } => {
                     info.dmas.push(i.clone());
-                    ports.extend(dma_ports(&i));
-                    self.dma(&mut inst_text, &inst.name, &i, entries);
+                    dma = Some((inst.name.clone(), entries.clone()));
                 }
                 InstanceKind::MemPort => {
                     let lanes = self.mem_lanes.get(&inst.name).copied().unwrap_or(1);
@@ -717,7 +711,14 @@ impl<'a> Emitter<'a> {
                 }
             }
         }
-        // Banks last: their ports include the burst lanes of every DMA.
+        // The DMA ports and the scratchpad burst ports are the convention's whatever the
+        // design uses: unused requests are tied off.
+        ports.extend(dma_ports());
+        match &dma {
+            Some((name, entries)) => self.dma(&mut inst_text, name, entries),
+            None => self.dma(&mut inst_text, "", &[]),
+        }
+        // Banks last: their ports include the burst lanes.
         for inst in &c.instances {
             if let InstanceKind::Bank { width, depth, init } = &inst.kind {
                 info.banks.push((ident(&inst.name), *depth));
@@ -830,18 +831,51 @@ impl<'a> Emitter<'a> {
         );
     }
 
-    fn dma(&mut self, out: &mut String, name: &str, i: &str, entries: &[crate::rules::DmaEntry]) {
-        let starts = self.sites(name, "start");
+    /// The DMA requests (per channel and direction: enable = some call site fires, its
+    /// arguments AND-OR'ed) and the scratchpad burst ports: `burst_write` decodes its beat
+    /// onto bank write ports, `burst_read_0` decodes its beat onto bank read ports and
+    /// registers it for `burst_read_1` (always ready).
+    fn dma(&mut self, out: &mut String, name: &str, entries: &[crate::rules::DmaEntry]) {
+        let _ = writeln!(out, "\n  // DMA requests ({name})");
+        for channel in 0..crate::rules::DMA_CHANNELS {
+            for to_isax in [true, false] {
+                let m = DmaMethod::Request { to_isax, channel }.name();
+                let sites = self.sites(name, dma_class(to_isax, channel));
+                let _ = writeln!(
+                    out,
+                    "  assign dma_{m}_enable = {};\n  assign dma_{m}_cpu_addr = {};\n  assign dma_{m}_isax_addr = {};\n  assign dma_{m}_length = {};\n  assign dma_{m}_stride_x = {};\n  assign dma_{m}_stride_y = {};",
+                    any(&sites.iter().map(|s| s.en.clone()).collect::<Vec<_>>()),
+                    and_or(&sites, 32, |_| "1'b1".into(), 0),
+                    and_or(&sites, 32, |_| "1'b1".into(), 1),
+                    and_or(&sites, 4, |_| "1'b1".into(), 2),
+                    and_or(&sites, 8, |_| "1'b1".into(), 3),
+                    and_or(&sites, 8, |_| "1'b1".into(), 4),
+                );
+            }
+        }
         let _ = writeln!(
             out,
-            "\n  // DMA channel {name}\n  assign {i}_req_valid = {};\n  assign {i}_req_to_isax = {};\n  assign {i}_req_cpu_addr = {};\n  assign {i}_req_isax_addr = {};\n  assign {i}_req_log2_bytes = {};",
-            any(&starts.iter().map(|s| s.en.clone()).collect::<Vec<_>>()),
-            and_or(&starts, 1, |_| "1'b1".into(), 0),
-            and_or(&starts, 32, |_| "1'b1".into(), 1),
-            and_or(&starts, 32, |_| "1'b1".into(), 2),
-            and_or(&starts, 8, |_| "1'b1".into(), 3),
+            "\n  // Scratchpad burst ports: one 8-byte beat per fire, decoded with the memory map\n  assign burst_write_ready = 1'b1;\n  assign burst_read_0_ready = 1'b1;\n  assign burst_read_1_ready = 1'b1;"
         );
-        // Burst lanes: decode each beat lane to (bank, offset) with the memory map.
+        self.burst_decode(out, entries, "kiln_bw", "burst_write_addr", true);
+        let rdata = self.burst_decode(out, entries, "kiln_br", "burst_read_0_addr", false);
+        let _ = writeln!(
+            out,
+            "  logic [63:0] kiln_burst_q /*verilator public_flat_rd*/;\n  always_ff @(posedge clk)\n    if (rst) kiln_burst_q <= 64'd0;\n    else if (burst_read_0_enable) kiln_burst_q <= {rdata};\n  assign burst_read_1_res0 = kiln_burst_q;"
+        );
+    }
+
+    /// Decode the beat at `addr` onto the banks of `entries`: write ports (`write`: the
+    /// beat `burst_write_data` when `burst_write_enable`) or read ports, whose beat is the
+    /// returned expression (bytes outside every entry read 0).
+    fn burst_decode(
+        &mut self,
+        out: &mut String,
+        entries: &[crate::rules::DmaEntry],
+        prefix: &str,
+        addr: &str,
+        write: bool,
+    ) -> String {
         let mut rdata_terms = Vec::new();
         for (ei, e) in entries.iter().enumerate() {
             let eb = e.elem_bytes;
@@ -857,7 +891,7 @@ impl<'a> Emitter<'a> {
             let per_bank = e.size / eb / n;
             let shift = eb.trailing_zeros();
             for j in 0..8 / eb {
-                let p = format!("{i}__e{ei}_l{j}");
+                let p = format!("{prefix}_e{ei}_l{j}");
                 let (bank_expr, off_expr) = if e.cyclic || per_bank == 0 {
                     (format!("{p}_el % 32'd{n}"), format!("{p}_el / 32'd{n}"))
                 } else {
@@ -878,15 +912,20 @@ impl<'a> Emitter<'a> {
                 };
                 let _ = writeln!(
                     out,
-                    "  logic [31:0] {p}_a, {p}_el, {p}_bank, {p}_off;\n  logic {p}_hit;\n  logic [{}:0] {p}_wd;\n  assign {p}_wd = {i}_burst_wdata[{}:{}];\n  assign {p}_a = {i}_burst_addr + 32'd{};\n  assign {p}_hit = {i}_burst_mask[{}]{low} & ({p}_a < 32'd{});\n  assign {p}_el = ({p}_a - 32'd{}) >> {shift};\n  assign {p}_bank = {bank_expr};\n  assign {p}_off = {off_expr};",
-                    eb * 8 - 1,
-                    (j + 1) * eb * 8 - 1,
-                    j * eb * 8,
-                    j * eb,
+                    "  logic [31:0] {p}_a, {p}_el, {p}_bank, {p}_off;\n  logic {p}_hit;\n  assign {p}_a = {addr} + 32'd{};\n  assign {p}_hit = 1'b1{low} & ({p}_a < 32'd{});\n  assign {p}_el = ({p}_a - 32'd{}) >> {shift};\n  assign {p}_bank = {bank_expr};\n  assign {p}_off = {off_expr};",
                     j * eb,
                     e.base as u64 + e.size as u64,
                     e.base
                 );
+                if write {
+                    let _ = writeln!(
+                        out,
+                        "  logic [{}:0] {p}_wd;\n  assign {p}_wd = burst_write_data[{}:{}];",
+                        eb * 8 - 1,
+                        (j + 1) * eb * 8 - 1,
+                        j * eb * 8,
+                    );
+                }
                 let mut lane_terms = Vec::new();
                 for (bi, bank) in e.banks.iter().enumerate() {
                     let Some(InstanceKind::Bank { width, depth, .. }) =
@@ -894,14 +933,18 @@ impl<'a> Emitter<'a> {
                     else {
                         continue;
                     };
-                    let sel = format!("({i}_burst_wen & {p}_hit & ({p}_bank == 32'd{bi}))");
-                    let data = fit(&format!("{p}_wd"), eb * 8, *width);
                     let addr = bank_addr(&(format!("{p}_off"), 32), *depth);
-                    self.uses
-                        .bank_writes
-                        .entry(bank.clone())
-                        .or_default()
-                        .push((sel, addr.clone(), data));
+                    if write {
+                        let sel =
+                            format!("(burst_write_enable & {p}_hit & ({p}_bank == 32'd{bi}))");
+                        let data = fit(&format!("{p}_wd"), eb * 8, *width);
+                        self.uses
+                            .bank_writes
+                            .entry(bank.clone())
+                            .or_default()
+                            .push((sel, addr, data));
+                        continue;
+                    }
                     let reads = self.uses.bank_reads.entry(bank.clone()).or_default();
                     let port = reads.len() as u32;
                     reads.push(addr);
@@ -936,11 +979,7 @@ impl<'a> Emitter<'a> {
                 }
             }
         }
-        let _ = writeln!(
-            out,
-            "  assign {i}_burst_rdata = {};",
-            join_or(&rdata_terms, "\n      | ", "64'd0")
-        );
+        join_or(&rdata_terms, "\n      | ", "64'd0")
     }
 
     fn memport(
@@ -1119,29 +1158,51 @@ fn rocc_ports() -> Vec<String> {
     .collect()
 }
 
-fn dma_ports(i: &str) -> Vec<String> {
-    vec![
-        format!(
-            "  // DMA channel `{i}` request: copy 2^log2_bytes bytes between CPU memory and the scratchpad\n  output logic        {i}_req_valid"
-        ),
-        format!("  input  logic        {i}_req_ready"),
-        format!(
-            "  // 1: CPU memory -> scratchpad, 0: scratchpad -> CPU memory\n  output logic        {i}_req_to_isax"
-        ),
-        format!("  output logic [31:0] {i}_req_cpu_addr"),
-        format!("  output logic [31:0] {i}_req_isax_addr"),
-        format!("  output logic [7:0]  {i}_req_log2_bytes"),
-        format!(
-            "  // DMA channel `{i}` idle: low while a transfer runs\n  input  logic        {i}_idle"
-        ),
-        format!(
-            "  // DMA channel `{i}` scratchpad burst port: one beat of up to 8 bytes at byte address addr\n  input  logic        {i}_burst_wen"
-        ),
-        format!("  input  logic [31:0] {i}_burst_addr"),
-        format!("  input  logic [7:0]  {i}_burst_mask"),
-        format!("  input  logic [63:0] {i}_burst_wdata"),
-        format!("  output logic [63:0] {i}_burst_rdata"),
-    ]
+/// The class of a DMA request method's call sites.
+fn dma_class(to_isax: bool, channel: u8) -> &'static str {
+    match (to_isax, channel) {
+        (true, 0) => "cpu_to_isax_ch0",
+        (false, 0) => "isax_to_cpu_ch0",
+        (true, _) => "cpu_to_isax_ch1",
+        (false, _) => "isax_to_cpu_ch1",
+    }
+}
+
+/// The convention's scratchpad burst ports and DMA ports (both channels, both directions).
+fn dma_ports() -> Vec<String> {
+    let mut out = vec![
+        "  // Scratchpad burst ports (the SoC's DMA engine moves 8-byte beats through them)\n  input  logic        burst_read_0_enable".to_string(),
+        "  output logic        burst_read_0_ready".into(),
+        "  input  logic [31:0] burst_read_0_addr".into(),
+        "  input  logic        burst_read_1_enable".into(),
+        "  output logic        burst_read_1_ready".into(),
+        "  output logic [63:0] burst_read_1_res0".into(),
+        "  input  logic        burst_write_enable".into(),
+        "  output logic        burst_write_ready".into(),
+        "  input  logic [31:0] burst_write_addr".into(),
+        "  input  logic [63:0] burst_write_data".into(),
+    ];
+    for channel in 0..crate::rules::DMA_CHANNELS {
+        for to_isax in [true, false] {
+            let m = DmaMethod::Request { to_isax, channel }.name();
+            out.push(format!(
+                "  // DMA request {m}: 2^length bytes, scratchpad rows of stride_x bytes every stride_x*stride_y (stride_x 0: linear)\n  output logic [31:0] dma_{m}_cpu_addr"
+            ));
+            out.push(format!("  output logic [31:0] dma_{m}_isax_addr"));
+            out.push(format!("  output logic [3:0]  dma_{m}_length"));
+            out.push(format!("  output logic [7:0]  dma_{m}_stride_x"));
+            out.push(format!("  output logic [7:0]  dma_{m}_stride_y"));
+            out.push(format!("  input  logic        dma_{m}_ready"));
+            out.push(format!("  output logic        dma_{m}_enable"));
+        }
+        out.push(format!(
+            "  // DMA channel {channel} idle: nothing of it queued or moving\n  input  logic        dma_poll_for_idle_ch{channel}_res0"
+        ));
+        out.push(format!(
+            "  input  logic        dma_poll_for_idle_ch{channel}_ready"
+        ));
+    }
+    out
 }
 
 fn mem_ports(i: &str, lanes: u32) -> Vec<String> {

@@ -40,7 +40,7 @@
 //! testbench and its inputs), `tool_output` (reading `out.txt` and yosys logs).
 
 use super::schedule::{self, Schedule};
-use super::{Circuit, Expr, InstanceKind, PrimOp, Rule, Stmt, Var};
+use super::{Circuit, DmaMethod, Expr, InstanceKind, PrimOp, Rule, Stmt, Var};
 use crate::diag::Diagnostic;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;

@@ -7,8 +7,8 @@ use super::*;
 /// Parameters of the generated testbench.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct TbConfig {
-    /// DMA cycles per started 64-byte burst (the simulator's `dma_latency` when the
-    /// instance declares 0).
+    /// Idle cycles of the DMA engine before each request's first beat (the simulator's
+    /// `dma_latency`).
     pub dma_latency: u32,
     pub max_cycles: u64,
     /// CPU memory window `[0, mem_bytes)` modelled by the testbench.
@@ -28,7 +28,7 @@ pub struct TbConfig {
 impl Default for TbConfig {
     fn default() -> TbConfig {
         TbConfig {
-            dma_latency: 16,
+            dma_latency: 0,
             max_cycles: 5_000_000,
             mem_bytes: 1 << 16,
             module: "kiln_tb".into(),
@@ -146,79 +146,114 @@ pub fn testbench(c: &Circuit, info: &TopInfo, cfg: &TbConfig) -> String {
             "    {m}_nl = 0;\n    {m}_next_data = '0;\n    for ({m}_k = 0; {m}_k < {l}; {m}_k = {m}_k + 1)\n      if ({m}_req_valid[{m}_k] && !{m}_req_cmd[{m}_k]) begin\n        {m}_next_data[{m}_nl*32 +: 32] = rdword({m}_req_addr[{m}_k*32 +: 32]);\n        {m}_nl = {m}_nl + 1;\n      end\n    for ({m}_k = 0; {m}_k < {l}; {m}_k = {m}_k + 1)\n      if ({m}_req_valid[{m}_k] && {m}_req_cmd[{m}_k]) wrword({m}_req_addr[{m}_k*32 +: 32], {m}_req_data[{m}_k*32 +: 32]);\n    if ({m}_nl > 0 || dut.{m}__pending) busy = 1;"
         );
     }
-    for d in &info.dmas {
-        let entries = c
-            .instances
-            .iter()
-            .find(|i| ident(&i.name) == *d)
-            .and_then(|i| match &i.kind {
-                InstanceKind::Dma { latency, entries } => Some((*latency, entries.clone())),
-                _ => None,
-            });
-        let Some((lat, entries)) = entries else {
-            continue;
-        };
-        let lat = if lat == 0 { cfg.dma_latency } else { lat };
-        let _ = writeln!(
-            decl,
-            "  logic {d}_req_ready, {d}_idle, {d}_burst_wen;\n  logic [31:0] {d}_burst_addr;\n  logic [7:0] {d}_burst_mask;\n  logic [63:0] {d}_burst_wdata;\n  wire {d}_req_valid, {d}_req_to_isax;\n  wire [31:0] {d}_req_cpu_addr, {d}_req_isax_addr;\n  wire [7:0] {d}_req_log2_bytes;\n  wire [63:0] {d}_burst_rdata;\n  integer {d}_until, {d}_beat0, {d}_nbytes;\n  logic {d}_active, {d}_dir;\n  logic [31:0] {d}_cpu, {d}_isax;"
-        );
-        for p in [
-            "req_valid",
-            "req_ready",
-            "req_to_isax",
-            "req_cpu_addr",
-            "req_isax_addr",
-            "req_log2_bytes",
-            "idle",
-            "burst_wen",
-            "burst_addr",
-            "burst_mask",
-            "burst_wdata",
-            "burst_rdata",
-        ] {
-            conns.push(format!(".{d}_{p}({d}_{p})"));
-        }
-        let _ = writeln!(
-            drive,
-            "    {d}_idle = !{d}_active;\n    {d}_req_ready = !{d}_active;\n    {d}_burst_wen = 1'b0; {d}_burst_mask = 8'd0; {d}_burst_addr = 32'd0; {d}_burst_wdata = 64'd0;\n    if ({d}_active && cyc >= {d}_beat0 && cyc < {d}_until) begin\n      b = cyc - {d}_beat0;\n      {d}_burst_addr = {d}_isax + 8*b;\n      {d}_burst_wen = {d}_dir;\n      for (k = 0; k < 8; k = k + 1) if (8*b + k < {d}_nbytes) begin\n        {d}_burst_mask[k] = 1'b1;\n        {d}_burst_wdata[k*8 +: 8] = rdbyte({d}_cpu + 8*b + k);\n      end\n    end"
-        );
-        // Bytes moved: whole elements of the entry holding isax_addr (the simulator's
-        // `Dma::transfer`); `lim` counts elements, `ebv` is the element size. The engine
-        // is busy until max(bursts * latency, beats + 1) cycles after the request; the
-        // beats use the last cycles of that window.
-        let mut clip = String::new();
-        for e in entries.iter().filter(|e| !e.banks.is_empty()) {
-            let eb = e.elem_bytes.max(1);
-            let end = e.base as u64 + e.size as u64;
+    // The SoC's DMA engine (docs/soc.md, the reference environment): a queue per channel,
+    // one burst engine taking the oldest request, driving the top's burst ports.
+    let _ = writeln!(
+        decl,
+        "  logic burst_read_0_enable, burst_read_1_enable, burst_write_enable;\n  logic [31:0] burst_read_0_addr, burst_write_addr;\n  logic [63:0] burst_write_data;\n  wire burst_read_0_ready, burst_read_1_ready, burst_write_ready;\n  wire [63:0] burst_read_1_res0;\n  integer dq_n [0:1], dq_h [0:1], eng_k, eng_n, eng_wait, eng_ch, eng_t, dseq, pick;\n  logic dq_dir [0:1][0:31];\n  logic [31:0] dq_cpu [0:1][0:31], dq_isax [0:1][0:31];\n  logic [3:0] dq_len [0:1][0:31];\n  logic [7:0] dq_sx [0:1][0:31], dq_sy [0:1][0:31];\n  integer dq_seq [0:1][0:31];\n  logic eng_active, eng_dir, eng_read;\n  logic [31:0] eng_cpu, eng_a;\n  logic [7:0] eng_sx, eng_sy;"
+    );
+    for p in [
+        "burst_read_0_enable",
+        "burst_read_0_ready",
+        "burst_read_0_addr",
+        "burst_read_1_enable",
+        "burst_read_1_ready",
+        "burst_read_1_res0",
+        "burst_write_enable",
+        "burst_write_ready",
+        "burst_write_addr",
+        "burst_write_data",
+    ] {
+        conns.push(format!(".{p}({p})"));
+    }
+    let mut dma_drive = String::new();
+    let mut dma_push = String::new();
+    for ch in 0..crate::rules::DMA_CHANNELS {
+        for to_isax in [true, false] {
+            let m = DmaMethod::Request {
+                to_isax,
+                channel: ch,
+            }
+            .name();
             let _ = writeln!(
-                clip,
-                "      if ({d}_isax >= {} && {d}_isax < {end}) begin lim = ({end} - {d}_isax + {eb} - 1) / {eb}; ebv = {eb}; end",
-                e.base,
+                decl,
+                "  logic dma_{m}_ready;\n  wire dma_{m}_enable;\n  wire [31:0] dma_{m}_cpu_addr, dma_{m}_isax_addr;\n  wire [3:0] dma_{m}_length;\n  wire [7:0] dma_{m}_stride_x, dma_{m}_stride_y;"
+            );
+            for f in [
+                "cpu_addr",
+                "isax_addr",
+                "length",
+                "stride_x",
+                "stride_y",
+                "ready",
+                "enable",
+            ] {
+                conns.push(format!(".dma_{m}_{f}(dma_{m}_{f})"));
+            }
+            let _ = writeln!(dma_drive, "    dma_{m}_ready = dq_n[{ch}] < 16;");
+            let _ = writeln!(
+                dma_push,
+                "    if (dma_{m}_enable && dma_{m}_ready) begin\n      k = (dq_h[{ch}] + dq_n[{ch}]) % 32;\n      dq_dir[{ch}][k] = 1'b{}; dq_cpu[{ch}][k] = dma_{m}_cpu_addr; dq_isax[{ch}][k] = dma_{m}_isax_addr;\n      dq_len[{ch}][k] = dma_{m}_length; dq_sx[{ch}][k] = dma_{m}_stride_x; dq_sy[{ch}][k] = dma_{m}_stride_y;\n      dseq = dseq + 1; dq_seq[{ch}][k] = dseq; dq_n[{ch}] = dq_n[{ch}] + 1;\n    end",
+                u8::from(to_isax)
             );
         }
-        let _ = write!(
-            sample,
-            "    if ({d}_active && cyc >= {d}_beat0 && cyc < {d}_until && !{d}_dir)
-      for (k = 0; k < 8; k = k + 1) if ({d}_burst_mask[k]) wrbyte({d}_cpu + ({d}_burst_addr - {d}_isax) + k, {d}_burst_rdata[k*8 +: 8]);
-    if ({d}_req_valid && {d}_req_ready) begin
-      bytes = ({d}_req_log2_bytes < 32) ? (64'd1 << {d}_req_log2_bytes) : 0;
-      bursts = (bytes + 63) / 64; if (bursts == 0) bursts = 1;
-      {d}_active = 1'b1; {d}_dir = {d}_req_to_isax;
-      {d}_cpu = {d}_req_cpu_addr; {d}_isax = {d}_req_isax_addr;
-      lim = 0; ebv = 1;
-{clip}      {d}_nbytes = ((bytes / ebv < lim) ? bytes / ebv : lim) * ebv;
-      {d}_until = cyc + bursts * {lat};
-      if ({d}_until < cyc + ({d}_nbytes + 7) / 8 + 1) {d}_until = cyc + ({d}_nbytes + 7) / 8 + 1;
-      {d}_beat0 = {d}_until - ({d}_nbytes + 7) / 8;
-    end
-    if ({d}_active) begin
-      busy = 1;
-      if (cyc + 1 >= {d}_until) {d}_active = 1'b0;
-    end
-"
+        let _ = writeln!(
+            decl,
+            "  logic dma_poll_for_idle_ch{ch}_res0, dma_poll_for_idle_ch{ch}_ready;"
+        );
+        conns.push(format!(
+            ".dma_poll_for_idle_ch{ch}_res0(dma_poll_for_idle_ch{ch}_res0)"
+        ));
+        conns.push(format!(
+            ".dma_poll_for_idle_ch{ch}_ready(dma_poll_for_idle_ch{ch}_ready)"
+        ));
+        let _ = writeln!(
+            dma_drive,
+            "    dma_poll_for_idle_ch{ch}_ready = dq_n[{ch}] == 0 && !(eng_active && eng_ch == {ch});\n    dma_poll_for_idle_ch{ch}_res0 = dma_poll_for_idle_ch{ch}_ready;"
         );
     }
+    let _ = writeln!(
+        drive,
+        "{dma_drive}    burst_write_enable = 1'b0; burst_write_addr = 32'd0; burst_write_data = 64'd0;\n    burst_read_0_enable = 1'b0; burst_read_0_addr = 32'd0; burst_read_1_enable = 1'b0;\n    if (eng_active && eng_wait == 0) begin\n      if (eng_dir) begin\n        burst_write_enable = 1'b1; burst_write_addr = eng_a;\n        for (k = 0; k < 8; k = k + 1) burst_write_data[k*8 +: 8] = rdbyte(eng_cpu + 8*eng_k + k);\n      end else if (!eng_read) begin\n        burst_read_0_enable = 1'b1; burst_read_0_addr = eng_a;\n      end else burst_read_1_enable = 1'b1;\n    end"
+    );
+    // After the CPU-memory port's stores of the cycle: the beat's CPU write, the engine's
+    // step, the requests fired this cycle queued, an idle engine taking the oldest.
+    let lat = cfg.dma_latency;
+    let _ = write!(
+        sample,
+        "    if (burst_read_1_enable && burst_read_1_ready)
+      for (k = 0; k < 8; k = k + 1) wrbyte(eng_cpu + 8*eng_k + k, burst_read_1_res0[k*8 +: 8]);
+    if (eng_active) busy = 1;
+    if (eng_active) begin
+      if (eng_wait > 0) eng_wait = eng_wait - 1;
+      else if (!eng_dir && !eng_read) eng_read = 1'b1;
+      else begin
+        eng_read = 1'b0;
+        eng_k = eng_k + 1;
+        if (eng_sx != 0 && eng_t + 8 >= eng_sx) begin
+          eng_a = eng_a + eng_sx * eng_sy - eng_t; eng_t = 0;
+        end else begin
+          eng_a = eng_a + 8; eng_t = eng_t + 8;
+        end
+        if (eng_k >= eng_n) eng_active = 1'b0;
+      end
+    end
+{dma_push}    if (!eng_active) begin
+      pick = -1;
+      for (k = 0; k < 2; k = k + 1)
+        if (dq_n[k] > 0 && (pick < 0 || dq_seq[k][dq_h[k]] < dq_seq[pick][dq_h[pick]])) pick = k;
+      if (pick >= 0) begin
+        eng_active = 1'b1; eng_ch = pick; eng_dir = dq_dir[pick][dq_h[pick]];
+        eng_cpu = dq_cpu[pick][dq_h[pick]]; eng_a = dq_isax[pick][dq_h[pick]];
+        eng_sx = dq_sx[pick][dq_h[pick]]; eng_sy = dq_sy[pick][dq_h[pick]];
+        eng_n = (64'd1 << dq_len[pick][dq_h[pick]]) / 8; if (eng_n == 0) eng_n = 1;
+        eng_k = 0; eng_t = 0; eng_read = 1'b0; eng_wait = {lat};
+        dq_h[pick] = (dq_h[pick] + 1) % 32; dq_n[pick] = dq_n[pick] - 1;
+      end
+    end
+    if (eng_active || dq_n[0] > 0 || dq_n[1] > 0) busy = 1;
+"
+    );
     for (b, depth) in &info.banks {
         let _ = writeln!(
             dump,
@@ -252,11 +287,7 @@ pub fn testbench(c: &Circuit, info: &TopInfo, cfg: &TbConfig) -> String {
             "    if (dut.{i}__cnt != 0) $fdisplay(out, \"fifo {f} %0d\", dut.{i}__cnt);"
         );
     }
-    let dma_init: String = info
-        .dmas
-        .iter()
-        .map(|d| format!("    {d}_active = 1'b0; {d}_until = 0; {d}_beat0 = 0; {d}_nbytes = 0;\n"))
-        .collect();
+    let dma_init = "    eng_active = 1'b0; eng_read = 1'b0; eng_k = 0; eng_n = 0; eng_wait = 0; eng_ch = 0; eng_t = 0; dseq = 0;\n    dq_n[0] = 0; dq_n[1] = 0; dq_h[0] = 0; dq_h[1] = 0;\n";
     let mem_init: String = info
         .memports
         .iter()
@@ -271,9 +302,8 @@ module {module};
   logic [7:0] mem [0:MEMSZ-1];
   logic memw [0:MEMSZ-1];
   logic [31:0] cmd_op [0:255], cmd_f7 [0:255], cmd_rs1 [0:255], cmd_rs2 [0:255], cmd_rd [0:255];
-  integer fd, out, ncmd, cmd_i, cyc, last_fire, k, b, errors, lim, ebv, busy, fired, done, hazard;
+  integer fd, out, ncmd, cmd_i, cyc, last_fire, k, b, errors, busy, fired, done, hazard;
   logic finished = 1'b0;
-  logic [63:0] bytes, bursts;
   integer a0, a1, a2, a3, a4;
 {decl}
   {top} dut (

@@ -1,0 +1,140 @@
+//! The generated top's ports are APS-MLIR's SoC port convention: the names, directions and
+//! widths of `tests/data/soc/ports.tsv` (written from APS-MLIR's documents and its generated
+//! `main.sv`), read back from the emitted SystemVerilog by Verilator's own parser
+//! (`verilator --xml-only`), for the seed example, every APS test program and generated
+//! designs. The port list is the convention's whatever the design uses: a design without
+//! DMA or CPU-memory traffic has the same ports, tied off.
+
+mod common;
+mod sv_common;
+
+use compiler::aps::workload;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+use sv_common::*;
+
+/// (name, direction, width) of one port.
+type Port = (String, String, u32);
+
+/// The convention's ports without CSR lanes (a design without `aps.readcsr`/`writecsr`
+/// has none).
+fn convention() -> BTreeSet<Port> {
+    let text = std::fs::read_to_string(common::data("soc/ports.tsv")).unwrap();
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .skip(1)
+        .map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            (f[0].to_string(), f[1].to_string(), f[2].parse().unwrap())
+        })
+        .filter(|(n, _, _)| !n.starts_with("csr_"))
+        .collect()
+}
+
+/// The top module's ports as Verilator parses `sv`.
+fn ports(tag: &str, sv: &str) -> BTreeSet<Port> {
+    let dir = scratch_dir(&format!("ports_{tag}"));
+    std::fs::write(dir.join("top.sv"), sv).unwrap();
+    let out = std::process::Command::new("verilator")
+        .args([
+            "--xml-only",
+            "-Wno-fatal",
+            "--top-module",
+            "main",
+            "-Mdir",
+            "obj",
+        ])
+        .arg("top.sv")
+        .current_dir(&dir)
+        .output()
+        .expect("run verilator");
+    assert!(out.status.success(), "{tag}: {out:?}");
+    let xml = std::fs::read_to_string(dir.join("obj/Vmain.xml")).unwrap();
+    let attr = |line: &str, name: &str| -> Option<String> {
+        let at = line.find(&format!(" {name}=\""))? + name.len() + 3;
+        Some(line[at..at + line[at..].find('"')?].to_string())
+    };
+    // Data types: id → width.
+    let mut widths: BTreeMap<String, u32> = BTreeMap::new();
+    for l in xml
+        .lines()
+        .filter(|l| l.trim_start().starts_with("<basicdtype "))
+    {
+        let id = attr(l, "id").unwrap();
+        let w = match (attr(l, "left"), attr(l, "right")) {
+            (Some(a), Some(b)) => a.parse::<u32>().unwrap() - b.parse::<u32>().unwrap() + 1,
+            _ => 1,
+        };
+        widths.insert(id, w);
+    }
+    let top = xml.find("topModule=\"1\"").expect("a top module");
+    let body = &xml[top..top + xml[top..].find("</module>").unwrap()];
+    let got = body
+        .lines()
+        .filter(|l| l.trim_start().starts_with("<var ") && l.contains(" dir=\""))
+        .map(|l| {
+            let w = widths[&attr(l, "dtype_id").unwrap()];
+            (attr(l, "name").unwrap(), attr(l, "dir").unwrap(), w)
+        })
+        .collect();
+    let _ = std::fs::remove_dir_all(&dir);
+    got
+}
+
+fn check(tag: &str, circuit: &compiler::rules::Circuit) {
+    let sv = compiler::rules::sv::emit_sv(circuit, "main").unwrap();
+    let got = ports(tag, &sv);
+    let want = convention();
+    let missing: Vec<&Port> = want.difference(&got).collect();
+    let extra: Vec<&Port> = got.difference(&want).collect();
+    assert!(
+        missing.is_empty() && extra.is_empty(),
+        "{tag}: ports differ from the convention\n  missing: {missing:?}\n  extra: {extra:?}"
+    );
+}
+
+fn program(path: &Path) -> compiler::rules::Circuit {
+    let text = std::fs::read_to_string(path).unwrap();
+    let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+    file_circuit(&name, &text)
+}
+
+#[test]
+fn the_top_has_the_conventions_ports() {
+    if !common::have_tool("verilator") {
+        return;
+    }
+    check(
+        "flow_burst_add",
+        &program(&common::repo_root().join("examples/aps/flow_burst_add.mlir")),
+    );
+    for name in ["features", "cpu_hazard", "step_runtime", "keywords"] {
+        check(name, &program(&common::data(&format!("aps/{name}.mlir"))));
+    }
+    for seed in [1, 2] {
+        let text = workload::generate(4, seed);
+        check(&format!("gen{seed}"), &file_circuit("gen", &text));
+    }
+}
+
+/// The test's table is the convention's: its 77 non-CSR rows, and a
+/// misspelt or mis-sized port would be reported (the check is not vacuous).
+#[test]
+fn the_table_is_complete_and_the_check_sees_a_wrong_port() {
+    let want = convention();
+    assert_eq!(want.len(), 77, "{want:?}");
+    if !common::have_tool("verilator") {
+        return;
+    }
+    let c = program(&common::repo_root().join("examples/aps/flow_burst_add.mlir"));
+    let sv = compiler::rules::sv::emit_sv(&c, "main").unwrap();
+    let bad = sv.replacen(
+        "input  logic [31:0] burst_write_addr",
+        "input  logic [15:0] burst_write_addr",
+        1,
+    );
+    assert_ne!(bad, sv);
+    let got = ports("bad", &bad);
+    assert!(got.contains(&("burst_write_addr".into(), "input".into(), 16)));
+    assert!(!got.contains(&("burst_write_addr".into(), "input".into(), 32)));
+}
