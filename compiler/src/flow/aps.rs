@@ -61,20 +61,21 @@ pub fn emit(circuit: &Circuit) -> Emitted {
     };
     Emitted {
         frame: frame_of(circuit),
-        cmt2: exact(rules::emit::cmt2_rules(&circuit.rules)),
+        cmt2: exact(rules::emit::cmt2_rules(&circuit.instances, &circuit.rules)),
         json: exact(rules::emit::rules_json(&circuit.rules)),
         warnings: Vec::new(),
     }
 }
 
-/// A function's circuit without its rules: what its file's header, footer and checks need
-/// of it ([`emit`]'s `frame`).
+/// A function's circuit without its rules but for their bank calls
+/// ([`rules::port_skeleton`]: the banks' ports): what its file's header, footer and checks
+/// need of it ([`emit`]'s `frame`).
 pub fn frame_of(circuit: &Circuit) -> Circuit {
     Circuit {
         name: circuit.name.clone(),
         instructions: circuit.instructions.clone(),
         instances: circuit.instances.clone(),
-        rules: Vec::new(),
+        rules: rules::port_skeleton(circuit),
         precedence: circuit.precedence.clone(),
         schedule: circuit.schedule.clone(),
     }
@@ -102,12 +103,12 @@ pub struct Frame<P = String> {
 }
 
 impl Frame {
-    /// The frame of the file `stem` whose functions have these circuits without rules.
+    /// The frame of the file `stem` whose functions have these frames ([`frame_of`]).
     pub fn of(stem: &str, frames: Vec<Circuit>) -> Frame {
         let merged = merge(stem, frames);
         let (json_head, json_tail) = rules::emit::json_head_tail(&merged);
         Frame {
-            cmt2_header: rules::emit::cmt2_header(stem, &merged.instances),
+            cmt2_header: rules::emit::cmt2_header(stem, &merged.instances, &merged.rules),
             cmt2_footer: rules::emit::cmt2_footer(&merged),
             json_head,
             json_tail,

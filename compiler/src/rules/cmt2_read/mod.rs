@@ -34,9 +34,10 @@
 
 use super::cmt2_lib;
 use super::{
-    Circuit, DmaEntry, Expr, Instance, InstanceKind, Instruction, PrimOp, Rule, Stmt, Var,
+    BANK_PORT_METHODS, BankPort, Circuit, DmaEntry, Expr, Instance, InstanceKind, Instruction,
+    PrimOp, Rule, Stmt, Var,
 };
-use crate::diag::{Diagnostic, Span};
+use crate::diag::{Code, Diagnostic, Span};
 use crate::mlir::lexer::{Kind, Token, lex_at};
 use std::collections::{BTreeMap, HashMap, HashSet};
 
