@@ -462,7 +462,11 @@ fn bank_ports_cover_the_calls() {
             let mut once = calls.clone();
             once.sort();
             once.dedup();
-            assert_eq!(once.len(), calls.len(), "{file}: {key:?}: a port called twice");
+            assert_eq!(
+                once.len(),
+                calls.len(),
+                "{file}: {key:?}: a port called twice"
+            );
             for c in calls {
                 assert!(declared.contains(c), "{file}: {key:?}: `{c}` not declared");
             }

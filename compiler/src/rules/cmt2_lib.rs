@@ -226,8 +226,10 @@ pub(crate) fn bank_extern(name: &str, width: u32, depth: u32, ports: &[BankPort]
         false,
     );
     let syms: Vec<String> = ports.iter().map(|p| sym(&p.name())).collect();
-    let (writes, reads): (Vec<(&BankPort, &String)>, Vec<(&BankPort, &String)>) =
-        ports.iter().zip(&syms).partition(|(p, _)| p.method == "write");
+    let (writes, reads): (Vec<(&BankPort, &String)>, Vec<(&BankPort, &String)>) = ports
+        .iter()
+        .zip(&syms)
+        .partition(|(p, _)| p.method == "write");
     out.push_str("    } {conflict = [");
     for s in &syms {
         let _ = write!(out, "[{s}, {s}], ");
@@ -691,7 +693,10 @@ pub(crate) fn bank_firrtl(
             let _ = writeln!(out, "      firrtl.matchingconnect %{p}_data, %{p}_v : {t}");
         }
     }
-    let _ = writeln!(out, "      firrtl.matchingconnect %read_1_data, %latch : {t}");
+    let _ = writeln!(
+        out,
+        "      firrtl.matchingconnect %read_1_data, %latch : {t}"
+    );
     // Writes in port order, the DMA's last (a later connect wins).
     for (p, m) in &all {
         if !matches!(*m, "write" | "dma_write") {

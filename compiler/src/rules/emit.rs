@@ -785,9 +785,7 @@ fn emit_stmts<'a>(
                     .banks
                     .contains(inst.as_str())
                     .then(|| {
-                        let m = super::BANK_PORT_METHODS
-                            .into_iter()
-                            .find(|m| m == method)?;
+                        let m = super::BANK_PORT_METHODS.into_iter().find(|m| m == method)?;
                         Some(cx.ports.next(cx.rule, inst, m).name())
                     })
                     .flatten();

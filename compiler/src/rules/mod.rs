@@ -504,7 +504,10 @@ impl BankPort {
 /// The calls of a rule to a port method of a bank, as (instance, method), in the order
 /// the emitters meet them: the guard, then the body, the then-arm of an `If` before its
 /// else-arm.
-pub(crate) fn bank_calls<'r>(rule: &'r Rule, is_bank: &dyn Fn(&str) -> bool) -> Vec<(&'r str, &'static str)> {
+pub(crate) fn bank_calls<'r>(
+    rule: &'r Rule,
+    is_bank: &dyn Fn(&str) -> bool,
+) -> Vec<(&'r str, &'static str)> {
     fn walk<'r>(
         stmts: &'r [Stmt],
         is_bank: &dyn Fn(&str) -> bool,
