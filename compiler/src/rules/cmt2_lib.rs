@@ -7,7 +7,7 @@
 //! |---|---|---|
 //! | `Fifo { width, depth }` | `cmt2.module @FIFO<depth>_w<width>` | `Reg`/`Wire` externs |
 //! | `Reg { width, init }` | `cmt2.module.extern.firrtl @Reg_w<width>_i<init>` | `firrtl.module` (`regreset`) |
-//! | `Bank { width, depth, init }` | `cmt2.module.extern.firrtl @Bank_w<width>_d<depth>[_i<k>]` | `firrtl.module` (vector `regreset` with the initial contents) |
+//! | `Bank { width, depth, init }` | `cmt2.module.extern.firrtl @Bank_w<width>_d<depth>[_i<k>]` with a method per port | `firrtl.module` (vector `regreset` with the initial contents, ports per method) |
 //! | `Rocc`, `Dma`, `MemPort`, `Fault` | `cmt2.interface.decl` of `@RoCC`, `@BurstDMA`, `@MemPort`, `@Fault` | ports of the top (the SoC side) |
 //!
 //! A FIFO of depth `D` keeps its entries in `D` registers (`data_<i>`, oldest first) and
@@ -15,7 +15,12 @@
 //! `enq_data` (a wire reads 0 when not written), and the rule `update` shifts and appends
 //! once per cycle, so a full FIFO accepts an `enq` in the cycle of a `deq` (the STL
 //! `FIFO1_PUSH` behaviour the rule simulator models). A bank answers reads of addresses at
-//! or beyond its depth with 0 and ignores such writes (the simulator's bank model); its
+//! or beyond its depth with 0 and ignores such writes (the simulator's bank model). Each
+//! call site of `read`, `read_0` or `write` has a port of its own ([`super::bank_ports`]):
+//! the method `@<method>.<rule>.<k>` (the `k`-th such call on the bank in the rule) bound
+//! to the FIRRTL ports `read<j>_*`, `readreq<j>_*` or `write<j>_*`, declared in `conflict`
+//! with itself (a port serves one call per cycle); writes apply in port order. A bank
+//! module has the union of the ports of the instances it backs. Its
 //! `dma_read`/`dma_write` port is the DMA engine's, and a DMA write lands after a rule's
 //! write to the same word in one cycle. The DMA engine reaches it through the top's
 //! methods `<dma>_<bank>_read`/`_write`; the memory map it decodes is the `kiln.memory_map`
@@ -226,26 +231,35 @@ pub(crate) fn bank_extern(name: &str, width: u32, depth: u32, ports: &[BankPort]
         false,
     );
     let syms: Vec<String> = ports.iter().map(|p| sym(&p.name())).collect();
-    let (writes, reads): (Vec<(&BankPort, &String)>, Vec<(&BankPort, &String)>) = ports
+    let of = |method: &str| -> Vec<&String> {
+        ports
+            .iter()
+            .zip(&syms)
+            .filter(|(p, _)| p.method == method)
+            .map(|(_, s)| s)
+            .collect()
+    };
+    let writes = of("write");
+    let reads: Vec<&String> = ports
         .iter()
         .zip(&syms)
-        .partition(|(p, _)| p.method == "write");
+        .filter(|(p, _)| p.method != "write")
+        .map(|(_, s)| s)
+        .collect();
     out.push_str("    } {conflict = [");
     for s in &syms {
         let _ = write!(out, "[{s}, {s}], ");
     }
     out.push_str("[@dma_write, @dma_write]], sequenceBefore = [");
-    for (_, r) in &reads {
-        for (_, w) in &writes {
+    for r in &reads {
+        for w in &writes {
             let _ = write!(out, "[{r}, {w}], ");
         }
     }
-    for (p, r) in &reads {
-        if p.method == "read_0" {
-            let _ = write!(out, "[@read_1, {r}], ");
-        }
+    for r in of("read_0") {
+        let _ = write!(out, "[@read_1, {r}], ");
     }
-    for (_, w) in &writes {
+    for w in &writes {
         let _ = write!(out, "[@dma_read, {w}], [{w}, @dma_write], ");
     }
     out.push_str("[@dma_read, @dma_write]]}\n");

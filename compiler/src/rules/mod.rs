@@ -12,7 +12,8 @@
 //!   next cycle).
 //! - `Reg`: `read() -> v` (value at the start of the cycle), `write(v)` (commits at the edge).
 //! - `Bank`: `read(addr) -> data` (combinational), `read_0(addr)` + `read_1() -> data` (one
-//!   cycle later), `write(addr, data)`; addresses are [`bank_addr_width`] bits.
+//!   cycle later), `write(addr, data)`; addresses are [`bank_addr_width`] bits. Every call
+//!   site of `read`, `read_0` and `write` drives a port of its own ([`bank_ports`]).
 //! - `Rocc`: value `cmd() -> bundle` (the presented command, 96-bit, see [`rocc_field`]; ready
 //!   while a command waits and none was taken this cycle), `cmd_deq() -> bundle` (takes it),
 //!   `resp_from_user(rd, data)`. A rule that starts an instruction tests the command's
