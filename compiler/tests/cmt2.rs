@@ -447,7 +447,7 @@ fn bank_ports_cover_the_calls() {
     ] {
         let text = std::fs::read_to_string(common::data(file)).unwrap();
         assert_eq!(check_file(file, &text, &mem, 0x1000, 0x2000), 1);
-        let out = flow::aps::build(&text, "t", true, &Limits::DEFAULT);
+        let out = flow::aps::build(&text, "t", Some(rules::sv::DEFAULT_TOP), &Limits::DEFAULT);
         let cmt2 = out.text(OutputKind::Cmt2).unwrap();
         let ports = bank_ports(&cmt2);
         assert!(!ports.called.is_empty(), "{file}: no bank calls found");
