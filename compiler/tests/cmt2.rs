@@ -586,3 +586,74 @@ fn reader_rejects_a_removed_port() {
         assert!(rendered.contains(msg), "{what}: {rendered}");
     }
 }
+
+/// The SystemVerilog bank has the CMT2 bank's ports: per bank instance, its read ports
+/// are the CMT2 calls of `read` and `read_0` (each its own port) plus one per DMA lane
+/// reaching it, its write ports the calls of `write` plus the same lanes (an unused side
+/// gets one idle port). On the test programs, the hold-out shapes and generated programs.
+#[test]
+fn sv_bank_ports_line_up_with_cmt2() {
+    let mut files: Vec<(String, String)> = [
+        "aps/flow_burst_add.mlir",
+        "aps/flow_burst_add_pipelined.mlir",
+        "aps/features.mlir",
+        "aps/bank_three_reads.mlir",
+        "aps/bank_reads_pipelined.mlir",
+    ]
+    .iter()
+    .map(|f| {
+        (
+            f.to_string(),
+            std::fs::read_to_string(common::data(f)).unwrap(),
+        )
+    })
+    .collect();
+    for seed in 0..12 {
+        files.push((format!("gen{seed}"), workload::generate(3, seed)));
+    }
+    let mut banks = 0;
+    for (tag, text) in &files {
+        let out = flow::aps::build(text, "t", Some(rules::sv::DEFAULT_TOP), &Limits::DEFAULT);
+        let rendered = compiler::diag::render_all(&out.diagnostics, tag, text);
+        assert!(!out.has_errors(), "{tag}: {rendered}");
+        let ports = bank_ports(&out.text(OutputKind::Cmt2).unwrap());
+        let sv = out.text(OutputKind::Sv).unwrap();
+        for line in sv.lines() {
+            let Some(rest) = line.trim().strip_prefix("// scratchpad bank ") else {
+                continue;
+            };
+            let name = rest.split(' ').next().unwrap();
+            let count = |what: &str| -> usize {
+                let before = rest.split(&format!(" {what} port(s)")).next().unwrap();
+                before.rsplit(' ').next().unwrap().parse().unwrap()
+            };
+            let (sv_writes, sv_reads) = (count("write"), count("read"));
+            let calls = |m: &str| {
+                ports
+                    .called
+                    .get(&(name.to_string(), m.to_string()))
+                    .map_or(0, Vec::len)
+            };
+            // The DMA lanes' slices of the bank's read data.
+            let slice = format!("= {name}__rdata[");
+            let lanes: std::collections::BTreeSet<&str> = sv
+                .lines()
+                .filter(|l| l.trim_start().starts_with("assign ") && !l.contains("_rule__"))
+                .filter_map(|l| l.split_once(&slice).map(|x| x.1))
+                .collect();
+            let at_least_one = |n: usize| n.max(1);
+            assert_eq!(
+                sv_reads,
+                at_least_one(calls("read") + calls("read_0") + lanes.len()),
+                "{tag}: {line}"
+            );
+            assert_eq!(
+                sv_writes,
+                at_least_one(calls("write") + lanes.len()),
+                "{tag}: {line}"
+            );
+            banks += 1;
+        }
+    }
+    assert!(banks > 50, "{banks} banks");
+}
