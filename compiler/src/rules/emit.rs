@@ -415,6 +415,11 @@ fn trimmed(init: &[u128]) -> &[u128] {
 
 fn library(instances: &[Instance], rules: &[Rule]) -> Library {
     let bank_ports = super::bank_ports(instances, rules);
+    // The ports each bank module has so far (a module backs the banks of one shape).
+    let mut port_sets: std::collections::HashMap<
+        String,
+        crate::fxhash::FxHashSet<&super::BankPort>,
+    > = Default::default();
     let mut defs = BTreeMap::new();
     let mut module_of = Vec::with_capacity(instances.len());
     let mut inits: Vec<(u32, u32, Vec<u128>)> = Vec::new();
@@ -476,8 +481,9 @@ fn library(instances: &[Instance], rules: &[Rule]) -> Library {
                     ports: Vec::new(),
                 });
                 if let LibDef::Bank { ports, .. } = def {
+                    let seen = port_sets.entry(name.clone()).or_default();
                     for p in bank_ports.get(inst.name.as_str()).into_iter().flatten() {
-                        if !ports.contains(p) {
+                        if seen.insert(p) {
                             ports.push(p.clone());
                         }
                     }
