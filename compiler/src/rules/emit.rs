@@ -1209,6 +1209,29 @@ mod tests {
     }
 
     #[test]
+    fn bank_port_names_parse_back() {
+        for (method, rule, k) in [("read", "r", 0), ("read_0", "a.b c", 12), ("write", "é", 7)] {
+            let p = super::super::BankPort {
+                method,
+                rule: rule.into(),
+                k,
+            };
+            assert_eq!(super::super::BankPort::parse(&p.name()), Some(p));
+        }
+        for bad in [
+            "read",
+            "read.r",
+            "read..0",
+            "read.r.01",
+            "read.r.+1",
+            "dma_read.r.0",
+            "read_1.r.0",
+        ] {
+            assert_eq!(super::super::BankPort::parse(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
     fn every_primitive_has_cmt2_text() {
         let text = emit_cmt2(&Circuit {
             rules: vec![odd_rule()],
