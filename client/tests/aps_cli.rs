@@ -196,6 +196,52 @@ fn hazards_and_step_zero_exit_1() {
     );
 }
 
+/// A bank read three times in one rule: `kiln sim --engine cmt2` runs the built CMT2 file
+/// like the source, and a hand edit binding the third read to the second's port exits 1
+/// with E0210 at the call (`file:line:col: error:`).
+#[test]
+fn a_bank_port_called_twice_exits_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = aps_data("bank_three_reads.mlir");
+    ok(kiln()
+        .arg("build")
+        .arg(&input)
+        .arg("--out-dir")
+        .arg(dir.path()));
+    let cmt2 = dir.path().join("bank_three_reads.cmt2.mlir");
+    let sim = |file: &Path, engine: &str| {
+        kiln()
+            .arg("sim")
+            .arg(file)
+            .args(["--func", "flow_burst_add", "--engine", engine, "--json"])
+            .args(["--rs1", "4096", "--rs2", "8192"])
+            .output()
+            .unwrap()
+    };
+    let good = sim(&cmt2, "cmt2");
+    assert!(good.status.success());
+    assert_eq!(good.stdout, sim(&input, "rules").stdout);
+    let rule = "inst2b00_loop_1_loop_block_0_slot_6_rule";
+    let text = std::fs::read_to_string(&cmt2).unwrap();
+    let third = format!("@mem_a_0 @read.{rule}.2(");
+    let line = text[..text.find(&third).unwrap()].lines().count();
+    let bad = dir.path().join("bad.cmt2.mlir");
+    std::fs::write(
+        &bad,
+        text.replacen(&third, &format!("@mem_a_0 @read.{rule}.1("), 1),
+    )
+    .unwrap();
+    let out = sim(&bad, "cmt2");
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    let path = bad.display().to_string();
+    assert!(
+        err.contains(&format!("{path}:{line}:35: error: `@mem_a_0` is called more often per cycle than its module has ports")),
+        "{err}"
+    );
+    assert!(err.contains("[E0210]"), "{err}");
+}
+
 /// `kiln build INPUT --out-dir DIR` must exit 1; its stderr.
 /// `kiln gen aps --functions FUNCTIONS --seed SEED -o <dir>/g.mlir`: the generated file.
 fn gen_aps(dir: &Path, functions: &str, seed: &str) -> PathBuf {

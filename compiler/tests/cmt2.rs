@@ -355,3 +355,305 @@ fn truncated_text_is_an_error() {
         }
     }
 }
+
+/// The banks' port methods a CMT2 text declares and calls: per (bank instance, IR method),
+/// the ports its module's extern declares and the call sites in `main` (port names).
+#[derive(Default, Debug)]
+struct Ports {
+    declared: BTreeMap<(String, String), Vec<String>>,
+    called: BTreeMap<(String, String), Vec<String>>,
+}
+
+/// [`Ports`] of a text, from its lines: `cmt2.instance @b = @Bank_...`, the bank modules'
+/// `cmt2.bind.method @<m>.<rule>.<k>` and the calls `cmt2.call @b @<m>.<rule>.<k>(`.
+fn bank_ports(text: &str) -> Ports {
+    let mut module_of: BTreeMap<String, String> = BTreeMap::new();
+    let mut binds: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut current: Option<String> = None;
+    let mut calls: Vec<(String, String)> = Vec::new();
+    for line in text.lines() {
+        let l = line.trim_start();
+        if let Some(rest) = l.strip_prefix("cmt2.module.extern.firrtl @") {
+            let name = rest.split(' ').next().unwrap();
+            current = name.starts_with("Bank_").then(|| name.to_string());
+        } else if let Some(rest) = l.strip_prefix("cmt2.bind.method @") {
+            if let Some(m) = &current {
+                let port = rest.split(' ').next().unwrap();
+                binds.entry(m.clone()).or_default().push(port.to_string());
+            }
+        } else if let Some(rest) = l.strip_prefix("cmt2.instance @") {
+            let (inst, module) = rest.split_once(" = @").unwrap();
+            let module = module.split('(').next().unwrap();
+            if module.starts_with("Bank_") {
+                module_of.insert(inst.to_string(), module.to_string());
+            }
+        } else if let Some(at) = l.find("cmt2.call @") {
+            let rest = &l[at + "cmt2.call @".len()..];
+            let (inst, rest) = rest.split_once(" @").unwrap();
+            let port = rest.split('(').next().unwrap();
+            calls.push((inst.to_string(), port.to_string()));
+        }
+    }
+    let method = |port: &str| port.split('.').next().unwrap().to_string();
+    let mut out = Ports::default();
+    for (inst, module) in &module_of {
+        for p in binds.get(module).into_iter().flatten() {
+            if p.contains('.') {
+                out.declared
+                    .entry((inst.clone(), method(p)))
+                    .or_default()
+                    .push(p.clone());
+            }
+        }
+    }
+    for (inst, port) in calls {
+        // `read_1` reads the latch; `dma_read`/`dma_write` are the DMA engine's own port,
+        // called by the top's one method each.
+        let fixed = ["read_1", "dma_read", "dma_write"].contains(&port.as_str());
+        if module_of.contains_key(&inst) && !fixed {
+            out.called
+                .entry((inst, method(&port)))
+                .or_default()
+                .push(port);
+        }
+    }
+    out
+}
+
+/// The hold-out shapes of a bank read by more calls in one cycle than one port serves: a
+/// rule reading one bank three times (`bank_three_reads.mlir`), and two stages of an II=1
+/// pipelined loop reading one bank in the same cycle (`bank_reads_pipelined.mlir`). The
+/// CMT2 text declares a port per call site, each called once, so the declared ports cover
+/// the calls; the SystemVerilog bank has the same read ports (and the DMA engine's lanes);
+/// and the read-back circuit runs like the original.
+#[test]
+fn bank_ports_cover_the_calls() {
+    let mut mem = BTreeMap::new();
+    for i in 0..16u32 {
+        sim::write_word(&mut mem, 0x1000 + 4 * i, i + 1);
+        sim::write_word(&mut mem, 0x2000 + 4 * i, 101 + i);
+    }
+    for (file, rule, reads) in [
+        (
+            "aps/bank_three_reads.mlir",
+            "inst2b00_loop_1_loop_block_0_slot_6_rule",
+            3,
+        ),
+        (
+            "aps/bank_reads_pipelined.mlir",
+            "inst2b00_loop_1_loop_block_0_slot_7_rule",
+            1,
+        ),
+    ] {
+        let text = std::fs::read_to_string(common::data(file)).unwrap();
+        assert_eq!(check_file(file, &text, &mem, 0x1000, 0x2000), 1);
+        let out = flow::aps::build(&text, "t", Some(rules::sv::DEFAULT_TOP), &Limits::DEFAULT);
+        let cmt2 = out.text(OutputKind::Cmt2).unwrap();
+        let ports = bank_ports(&cmt2);
+        assert!(!ports.called.is_empty(), "{file}: no bank calls found");
+        for (key, calls) in &ports.called {
+            let declared = ports.declared.get(key).cloned().unwrap_or_default();
+            assert!(
+                declared.len() >= calls.len(),
+                "{file}: {key:?}: {} calls, {} ports",
+                calls.len(),
+                declared.len()
+            );
+            let mut once = calls.clone();
+            once.sort();
+            once.dedup();
+            assert_eq!(
+                once.len(),
+                calls.len(),
+                "{file}: {key:?}: a port called twice"
+            );
+            for c in calls {
+                assert!(declared.contains(c), "{file}: {key:?}: `{c}` not declared");
+            }
+        }
+        // The shape itself: `mem_a_0` read by `reads` calls of `rule`, and (pipelined) by
+        // two rules of the loop that fire in one cycle.
+        let key = ("mem_a_0".to_string(), "read".to_string());
+        let reads_of = |r: &str| {
+            ports.called[&key]
+                .iter()
+                .filter(|p| p.starts_with(&format!("read.{r}.")))
+                .count()
+        };
+        assert_eq!(reads_of(rule), reads, "{file}: {:?}", ports.called[&key]);
+        let rules: std::collections::BTreeSet<&str> = ports.called[&key]
+            .iter()
+            .map(|p| p.split('.').nth(1).unwrap())
+            .collect();
+        assert!(rules.len() >= 2 || reads == 3, "{file}: {rules:?}");
+        if reads == 1 {
+            // The rules reading `mem_a_0` do fire in one cycle.
+            let m = compiler::mlir::parse(&text).unwrap();
+            let c = aps::build_module(&m).unwrap().remove(0);
+            let (mut t, cmd) = (
+                sim::Trace::default(),
+                common::command(&c, 0x1000, 0x2000, 7),
+            );
+            sim::simulate_recorded(&c, &[cmd], mem.clone(), &SimConfig::default(), &mut t).unwrap();
+            let index = |r: &str| c.rules.iter().position(|x| x.name == r).unwrap() as u32;
+            let both: Vec<u32> = rules.iter().map(|r| index(r)).collect();
+            assert!(
+                t.fired.iter().any(|f| both.iter().all(|r| f.contains(r))),
+                "{file}: {rules:?} never fire in one cycle"
+            );
+        }
+        // The SystemVerilog bank: the same read ports, plus one per DMA lane reaching it.
+        let sv = out.text(OutputKind::Sv).unwrap();
+        let comment = sv
+            .lines()
+            .find(|l| l.contains("// scratchpad bank mem_a_0 "))
+            .unwrap();
+        let sv_reads: usize = comment
+            .rsplit(", ")
+            .next()
+            .and_then(|s| s.split(' ').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap();
+        let cmt2_reads = ports.declared[&key].len()
+            + ports
+                .declared
+                .get(&("mem_a_0".to_string(), "read_0".to_string()))
+                .map_or(0, Vec::len);
+        let lanes = sv.matches("_rd0 = mem_a_0__rdata[").count();
+        assert_eq!(sv_reads, cmt2_reads + lanes, "{file}: {comment}");
+    }
+}
+
+/// A hand-edited text whose bank declares a port fewer than its rules call, or that binds
+/// two calls to one port, is rejected at the call, with its code.
+#[test]
+fn reader_rejects_a_removed_port() {
+    let text = std::fs::read_to_string(common::data("aps/bank_three_reads.mlir")).unwrap();
+    let m = compiler::mlir::parse(&text).unwrap();
+    let c = aps::build_module(&m).unwrap().remove(0);
+    let good = rules::emit_cmt2(&c);
+    rules::read_cmt2(&good).unwrap();
+    let rule = "inst2b00_loop_1_loop_block_0_slot_6_rule";
+    let third = format!("@mem_a_0 @read.{rule}.2(");
+    assert!(good.contains(&third), "{good}");
+    // The same circuit with the rule's third read of `mem_a_0` gone: its library declares
+    // the bank's ports without `read.<rule>.2`.
+    let mut fewer = c.clone();
+    let r = fewer.rules.iter_mut().find(|r| r.name == rule).unwrap();
+    let mut seen = 0;
+    r.body.retain(|s| match s {
+        rules::Stmt::Call { inst, method, .. } if inst == "mem_a_0" && method == "read" => {
+            seen += 1;
+            seen != 3
+        }
+        _ => true,
+    });
+    assert_eq!(seen, 3);
+    let lib = rules::emit_cmt2(&fewer);
+    assert!(!lib.contains(&format!("@read.{rule}.2 :")));
+    // Its header and footer around the original rules: the text with one port removed.
+    let split = |t: &str| {
+        let a = t.find("      cmt2.rule ").unwrap();
+        let b = t.find("    } {kiln.circuit = ").unwrap();
+        (t[..a].to_string(), t[a..b].to_string(), t[b..].to_string())
+    };
+    let (head, _, foot) = split(&lib);
+    let (_, body, _) = split(&good);
+    let removed = format!("{head}{body}{foot}");
+    // Two calls bound to one port.
+    let shared = good.replacen(&third, &format!("@mem_a_0 @read.{rule}.1("), 1);
+    for (what, bad, msg) in [
+        ("port removed", removed, "which the module does not declare"),
+        ("port shared", shared, "not to its own port"),
+    ] {
+        let d = rules::read_cmt2(&bad).expect_err(what);
+        assert_eq!(
+            d.code,
+            Some(compiler::diag::Code::BankPortMissing),
+            "{what}"
+        );
+        let rendered = d.render("f.cmt2.mlir", &bad);
+        let line = bad[..d.span.unwrap().start as usize].lines().count();
+        assert!(
+            rendered.starts_with(&format!("f.cmt2.mlir:{line}:")),
+            "{what}: {rendered}"
+        );
+        assert!(rendered.contains(": error: "), "{what}: {rendered}");
+        assert!(
+            rendered.contains("more often per cycle than its module has ports"),
+            "{what}: {rendered}"
+        );
+        assert!(rendered.contains(msg), "{what}: {rendered}");
+    }
+}
+
+/// The SystemVerilog bank has the CMT2 bank's ports: per bank instance, its read ports
+/// are the CMT2 calls of `read` and `read_0` (each its own port) plus one per DMA lane
+/// reaching it, its write ports the calls of `write` plus the same lanes (an unused side
+/// gets one idle port). On the test programs, the hold-out shapes and generated programs.
+#[test]
+fn sv_bank_ports_line_up_with_cmt2() {
+    let mut files: Vec<(String, String)> = [
+        "aps/flow_burst_add.mlir",
+        "aps/flow_burst_add_pipelined.mlir",
+        "aps/features.mlir",
+        "aps/bank_three_reads.mlir",
+        "aps/bank_reads_pipelined.mlir",
+    ]
+    .iter()
+    .map(|f| {
+        (
+            f.to_string(),
+            std::fs::read_to_string(common::data(f)).unwrap(),
+        )
+    })
+    .collect();
+    for seed in 0..12 {
+        files.push((format!("gen{seed}"), workload::generate(3, seed)));
+    }
+    let mut banks = 0;
+    for (tag, text) in &files {
+        let out = flow::aps::build(text, "t", Some(rules::sv::DEFAULT_TOP), &Limits::DEFAULT);
+        let rendered = compiler::diag::render_all(&out.diagnostics, tag, text);
+        assert!(!out.has_errors(), "{tag}: {rendered}");
+        let ports = bank_ports(&out.text(OutputKind::Cmt2).unwrap());
+        let sv = out.text(OutputKind::Sv).unwrap();
+        for line in sv.lines() {
+            let Some(rest) = line.trim().strip_prefix("// scratchpad bank ") else {
+                continue;
+            };
+            let name = rest.split(' ').next().unwrap();
+            let count = |what: &str| -> usize {
+                let before = rest.split(&format!(" {what} port(s)")).next().unwrap();
+                before.rsplit(' ').next().unwrap().parse().unwrap()
+            };
+            let (sv_writes, sv_reads) = (count("write"), count("read"));
+            let calls = |m: &str| {
+                ports
+                    .called
+                    .get(&(name.to_string(), m.to_string()))
+                    .map_or(0, Vec::len)
+            };
+            // The DMA lanes' slices of the bank's read data.
+            let slice = format!("= {name}__rdata[");
+            let lanes: std::collections::BTreeSet<&str> = sv
+                .lines()
+                .filter(|l| l.trim_start().starts_with("assign ") && !l.contains("_rule__"))
+                .filter_map(|l| l.split_once(&slice).map(|x| x.1))
+                .collect();
+            let at_least_one = |n: usize| n.max(1);
+            assert_eq!(
+                sv_reads,
+                at_least_one(calls("read") + calls("read_0") + lanes.len()),
+                "{tag}: {line}"
+            );
+            assert_eq!(
+                sv_writes,
+                at_least_one(calls("write") + lanes.len()),
+                "{tag}: {line}"
+            );
+            banks += 1;
+        }
+    }
+    assert!(banks > 50, "{banks} banks");
+}

@@ -34,6 +34,32 @@ fn flow_burst_add_matches_the_whole_module_flow() {
     );
 }
 
+/// A bank's ports follow its rules' calls ([`compiler::flow::aps::frame_of`] keeps them):
+/// an edit that removes a read of a bank, or adds one, rebuilds the bank's module with its
+/// ports, byte for byte the whole-file flow.
+#[test]
+fn an_edit_of_a_bank_read_rebuilds_the_bank_ports() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("gen.mlir");
+    let three = fs::read_to_string(common::data("aps/bank_three_reads.mlir")).unwrap();
+    let line = three
+        .lines()
+        .find(|l| l.contains("%r2 = aps.memload"))
+        .unwrap();
+    let two = three.replacen(&format!("{line}\n"), "", 1);
+    let spec = common::spec(&src, dir.path());
+    let builder = Builder::in_process(None);
+    let port = "@read.inst2b00_loop_1_loop_block_0_slot_6_rule.2 :";
+    for (t, ports) in [(&three, 1), (&two, 0), (&three, 1)] {
+        fs::write(&src, t).unwrap();
+        let reply = builder.build(&spec);
+        assert!(reply.ok(), "{}", reply.rendered());
+        let out = fs::read_to_string(dir.path().join("out/gen.cmt2.mlir")).unwrap();
+        assert!(out == whole_file(t, compiler::flow::OutputKind::Cmt2));
+        assert_eq!(out.matches(port).count(), ports);
+    }
+}
+
 /// The outputs assembled from per-function parts equal the whole-file flow
 /// (`compiler::flow::aps::build`) on a generated module, also after an edit; with spares
 /// made on the first rewrite or prepared ahead in the background (as the daemon does).

@@ -179,6 +179,14 @@ codes! {
         "A CPU-memory hazard: one time slot stores a CPU-memory word and then loads or \
          stores it again, and the second access would not see the store (the accesses of \
          a slot are issued together). Move the second access to a later slot.";
+    BankPortMissing = "E0210", "a bank method is called more often per cycle than its module has ports",
+        "A CMT2 text calls a scratchpad bank's `read`, `read_0` or `write` more often in one \
+         cycle than the bank's module has ports: each call drives a port's address (and \
+         data), so each call site needs a port method of its own, called once per cycle. \
+         kiln names the `k`-th call of `read` on a bank in rule `@r` `@read.r.k`, declares \
+         it in the bank's `cmt2.module.extern.firrtl` (conflicting with itself) and gives it \
+         its own ports in the FIRRTL module. The text was edited (a port removed, or two \
+         calls bound to one port): emit it again with `kiln build`.";
     BurstShape = "E0212", "a DMA burst the SoC's DMA engine cannot perform",
         "The SoC's DMA engine moves whole 8-byte beats on one of two channels (APS's port \
          convention): a burst request's `tl_channel` is 0 or 1, a tiled burst has a \
@@ -438,6 +446,12 @@ mod tests {
                 "CPU-memory hazard: word 0x1000 is stored and then loaded in the same slot \
                  (the load would not see the store)",
                 "CPU-memory hazard",
+            ),
+            Code::BankPortMissing => lit(
+                "`@mem` is called more often per cycle than its module has ports: call 2 of \
+                 `read` in rule `@r` needs the port `@read.r.2`, which the module does not \
+                 declare",
+                "more often per cycle than its module has ports",
             ),
             Code::Blif => Ok((
                 blif(

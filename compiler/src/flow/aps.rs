@@ -6,7 +6,8 @@
 //! each function is then parsed, segmented, handled block by block, assembled and emitted on
 //! its own ([`function`]), so functions build in parallel here and one at a time (cached) in
 //! a daemon. A file's outputs are its functions' emitted rules between a header and a footer
-//! computed from the functions' circuits without rules ([`Frame`]), laid out by [`layout`]:
+//! computed from the functions' frames (circuits without rules but for their bank calls,
+//! [`frame_of`]; [`Frame`]), laid out by [`layout`]:
 //! byte for byte the emitters of [`crate::rules::emit`] on the merged circuit.
 //!
 //! Errors: an error in the design context is the file's only error (every function reads
@@ -40,7 +41,7 @@ pub fn parse_function(text: &str, limits: &Limits) -> Result<Operation, Diagnost
         .ok_or_else(|| Diagnostic::error(Span::point(0), "empty function item"))
 }
 
-/// One function's share of its file's outputs: its circuit without rules (for the file's
+/// One function's share of its file's outputs: its frame ([`frame_of`], for the file's
 /// header and footer) and its rules as CMT2 and as JSON (comma-joined; empty when the
 /// function has no rules), and the warnings about it (spans relative to the function).
 /// Position-independent: equal for equal function texts.
@@ -61,20 +62,21 @@ pub fn emit(circuit: &Circuit) -> Emitted {
     };
     Emitted {
         frame: frame_of(circuit),
-        cmt2: exact(rules::emit::cmt2_rules(&circuit.rules)),
+        cmt2: exact(rules::emit::cmt2_rules(&circuit.instances, &circuit.rules)),
         json: exact(rules::emit::rules_json(&circuit.rules)),
         warnings: Vec::new(),
     }
 }
 
-/// A function's circuit without its rules: what its file's header, footer and checks need
-/// of it ([`emit`]'s `frame`).
+/// A function's circuit without its rules but for their bank calls
+/// ([`rules::port_skeleton`]: the banks' ports): what its file's header, footer and checks
+/// need of it ([`emit`]'s `frame`).
 pub fn frame_of(circuit: &Circuit) -> Circuit {
     Circuit {
         name: circuit.name.clone(),
         instructions: circuit.instructions.clone(),
         instances: circuit.instances.clone(),
-        rules: Vec::new(),
+        rules: rules::port_skeleton(circuit),
         precedence: circuit.precedence.clone(),
         schedule: circuit.schedule.clone(),
     }
@@ -92,7 +94,7 @@ pub fn circuit(
 }
 
 /// What an APS file's outputs hold besides its functions' rules: the CMT2 header and
-/// footer and the JSON head and tail, all from the merged circuit without rules.
+/// footer and the JSON head and tail, all from the merged frames ([`frame_of`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Frame<P = String> {
     pub(crate) cmt2_header: P,
@@ -102,12 +104,12 @@ pub struct Frame<P = String> {
 }
 
 impl Frame {
-    /// The frame of the file `stem` whose functions have these circuits without rules.
+    /// The frame of the file `stem` whose functions have these frames ([`frame_of`]).
     pub fn of(stem: &str, frames: Vec<Circuit>) -> Frame {
         let merged = merge(stem, frames);
         let (json_head, json_tail) = rules::emit::json_head_tail(&merged);
         Frame {
-            cmt2_header: rules::emit::cmt2_header(stem, &merged.instances),
+            cmt2_header: rules::emit::cmt2_header(stem, &merged.instances, &merged.rules),
             cmt2_footer: rules::emit::cmt2_footer(&merged),
             json_head,
             json_tail,

@@ -7,7 +7,7 @@
 //! |---|---|---|
 //! | `Fifo { width, depth }` | `cmt2.module @FIFO<depth>_w<width>` | `Reg`/`Wire` externs |
 //! | `Reg { width, init }` | `cmt2.module.extern.firrtl @Reg_w<width>_i<init>` | `firrtl.module` (`regreset`) |
-//! | `Bank { width, depth, init }` | `cmt2.module.extern.firrtl @Bank_w<width>_d<depth>[_i<k>]` | `firrtl.module` (vector `regreset` with the initial contents) |
+//! | `Bank { width, depth, init }` | `cmt2.module.extern.firrtl @Bank_w<width>_d<depth>[_i<k>]` with a method per port | `firrtl.module` (vector `regreset` with the initial contents, ports per method) |
 //! | `Rocc`, `Dma`, `MemPort`, `Fault` | `cmt2.interface.decl` of `@RoCC`, `@BurstDMA`, `@MemPort`, `@Fault` | ports of the top (the SoC side) |
 //!
 //! A FIFO of depth `D` keeps its entries in `D` registers (`data_<i>`, oldest first) and
@@ -15,7 +15,12 @@
 //! `enq_data` (a wire reads 0 when not written), and the rule `update` shifts and appends
 //! once per cycle, so a full FIFO accepts an `enq` in the cycle of a `deq` (the STL
 //! `FIFO1_PUSH` behaviour the rule simulator models). A bank answers reads of addresses at
-//! or beyond its depth with 0 and ignores such writes (the simulator's bank model); its
+//! or beyond its depth with 0 and ignores such writes (the simulator's bank model). Each
+//! call site of `read`, `read_0` or `write` has a port of its own ([`super::bank_ports`]):
+//! the method `@<method>.<rule>.<k>` (the `k`-th such call on the bank in the rule) bound
+//! to the FIRRTL ports `read<j>_*`, `readreq<j>_*` or `write<j>_*`, declared in `conflict`
+//! with itself (a port serves one call per cycle); writes apply in port order. A bank
+//! module has the union of the ports of the instances it backs. Its
 //! `dma_read`/`dma_write` port is the DMA engine's, and a DMA write lands after a rule's
 //! write to the same word in one cycle. The DMA engine reaches it through the top's
 //! methods `<dma>_<bank>_read`/`_write`; the memory map it decodes is the `kiln.memory_map`
@@ -25,7 +30,7 @@
 //! ([`super::cmt2_read`]) regenerates each definition it finds and requires equality.
 
 use super::emit::{mlir_str, sym};
-use super::{DmaEntry, InstanceKind, bank_addr_width, methods, signature};
+use super::{BankPort, DmaEntry, InstanceKind, bank_addr_width, methods, signature};
 use std::fmt::Write as _;
 
 /// `!firrtl.uint<w>`.
@@ -127,6 +132,18 @@ pub(crate) fn interface_text(kind: &InstanceKind) -> String {
 
 /// One `cmt2.bind.method`/`cmt2.bind.value` line (indentation 6).
 fn bind(out: &mut String, name: &str, args: &[(&str, u32)], result: Option<u32>, value: bool) {
+    bind_as(out, &format!("@{name}"), name, args, result, value);
+}
+
+/// [`bind`] of the method `symbol` to the FIRRTL ports `<name>_...`.
+fn bind_as(
+    out: &mut String,
+    symbol: &str,
+    name: &str,
+    args: &[(&str, u32)],
+    result: Option<u32>,
+    value: bool,
+) {
     let ws: Vec<u32> = args.iter().map(|a| a.1).collect();
     let ports: Vec<String> = args.iter().map(|a| format!("\"{name}_{}\"", a.0)).collect();
     let results = match result {
@@ -135,7 +152,7 @@ fn bind(out: &mut String, name: &str, args: &[(&str, u32)], result: Option<u32>,
     };
     let _ = write!(
         out,
-        "      cmt2.bind.{} @{name} : {} [",
+        "      cmt2.bind.{} {symbol} : {} [",
         if value { "value" } else { "method" },
         fn_type(&ws, result)
     );
@@ -171,21 +188,45 @@ pub(crate) fn wire_extern(name: &str, width: u32) -> String {
     out
 }
 
-/// The extern binding of a bank module.
-pub(crate) fn bank_extern(name: &str, width: u32, depth: u32) -> String {
+/// The FIRRTL port names of a bank module's ports, in order: `read<j>`, `readreq<j>`
+/// (`read_0`) and `write<j>`, `j` counting the ports of each method.
+pub(crate) fn bank_port_prefixes(ports: &[BankPort]) -> Vec<String> {
+    let mut n = [0u32; 3];
+    ports
+        .iter()
+        .map(|p| {
+            let (i, stem) = match p.method {
+                "read" => (0, "read"),
+                "read_0" => (1, "readreq"),
+                _ => (2, "write"),
+            };
+            n[i] += 1;
+            format!("{stem}{}", n[i] - 1)
+        })
+        .collect()
+}
+
+/// The extern binding of a bank module with `ports` (the union of the ports of the bank
+/// instances it backs): each port a method of its own that a rule may call once per
+/// cycle (`conflict` with itself), `read_1` (the latch) before every `read_0`, every write
+/// before the DMA engine's. Reads and writes of different ports are otherwise
+/// conflict-free (circt-cmt2's default): a read sees the state before the cycle's writes
+/// whichever rule comes first, so no pair of them is listed (the text stays linear in the
+/// ports).
+pub(crate) fn bank_extern(name: &str, width: u32, depth: u32, ports: &[BankPort]) -> String {
     let aw = bank_addr_width(depth);
     let mut out =
         format!("    cmt2.module.extern.firrtl @{name} : @{name}{CLK_ARGS} {{\n{CLK_BINDS}");
-    bind(&mut out, "read", &[("addr", aw)], Some(width), false);
-    bind(&mut out, "read_0", &[("addr", aw)], None, false);
+    let prefixes = bank_port_prefixes(ports);
+    for (p, prefix) in ports.iter().zip(&prefixes) {
+        let (args, result): (&[(&str, u32)], _) = match p.method {
+            "read" => (&[("addr", aw)], Some(width)),
+            "read_0" => (&[("addr", aw)], None),
+            _ => (&[("addr", aw), ("data", width)], None),
+        };
+        bind_as(&mut out, &sym(&p.name()), prefix, args, result, false);
+    }
     bind(&mut out, "read_1", &[], Some(width), true);
-    bind(
-        &mut out,
-        "write",
-        &[("addr", aw), ("data", width)],
-        None,
-        false,
-    );
     bind(&mut out, "dma_read", &[("addr", aw)], Some(width), false);
     bind(
         &mut out,
@@ -194,9 +235,27 @@ pub(crate) fn bank_extern(name: &str, width: u32, depth: u32) -> String {
         None,
         false,
     );
-    out.push_str(
-        "    } {conflict = [[@write, @write], [@dma_write, @dma_write]], sequenceBefore = [[@read, @write], [@read_0, @write], [@read_1, @read_0], [@dma_read, @write], [@write, @dma_write]]}\n",
-    );
+    let syms: Vec<String> = ports.iter().map(|p| sym(&p.name())).collect();
+    let of = |method: &str| -> Vec<&String> {
+        ports
+            .iter()
+            .zip(&syms)
+            .filter(|(p, _)| p.method == method)
+            .map(|(_, s)| s)
+            .collect()
+    };
+    out.push_str("    } {conflict = [");
+    for s in &syms {
+        let _ = write!(out, "[{s}, {s}], ");
+    }
+    out.push_str("[@dma_write, @dma_write]], sequenceBefore = [");
+    for r in of("read_0") {
+        let _ = write!(out, "[@read_1, {r}], ");
+    }
+    for w in of("write") {
+        let _ = write!(out, "[{w}, @dma_write], ");
+    }
+    out.push_str("[@dma_read, @dma_write]]}\n");
     out
 }
 
@@ -556,35 +615,43 @@ pub(crate) fn wire_firrtl(name: &str, width: u32) -> String {
     )
 }
 
-pub(crate) fn bank_firrtl(name: &str, width: u32, depth: u32, init: &[u128]) -> String {
+pub(crate) fn bank_firrtl(
+    name: &str,
+    width: u32,
+    depth: u32,
+    init: &[u128],
+    ports: &[BankPort],
+) -> String {
     let d = depth.max(1);
     let aw = bank_addr_width(d);
     let (t, a) = (ty(width), ty(aw));
+    let dt = ty(aw + 1);
     let vt = format!("!firrtl.vector<uint<{width}>, {d}>");
-    let mut ports: Vec<(&str, String, String)> = vec![
+    // (FIRRTL port prefix, method) of every port, the fixed ones last.
+    let mut all: Vec<(String, &str)> = bank_port_prefixes(ports)
+        .into_iter()
+        .zip(ports.iter().map(|p| p.method))
+        .collect();
+    for m in ["read_1", "dma_read", "dma_write"] {
+        all.push((m.to_string(), m));
+    }
+    let mut decls: Vec<(&str, String, String)> = vec![
         ("in", "clock".into(), "!firrtl.clock".into()),
         ("in", "reset".into(), ty(1)),
     ];
-    for (m, has_addr, has_data, result) in [
-        ("read", true, false, true),
-        ("read_0", true, false, false),
-        ("read_1", false, false, true),
-        ("write", true, true, false),
-        ("dma_read", true, false, true),
-        ("dma_write", true, true, false),
-    ] {
-        if m != "read_1" {
-            ports.push(("in", format!("{m}_enable"), ty(1)));
+    for (p, m) in &all {
+        if *m != "read_1" {
+            decls.push(("in", format!("{p}_enable"), ty(1)));
         }
-        ports.push(("out", format!("{m}_ready"), ty(1)));
-        if has_addr {
-            ports.push(("in", format!("{m}_addr"), a.clone()));
+        decls.push(("out", format!("{p}_ready"), ty(1)));
+        if *m != "read_1" {
+            decls.push(("in", format!("{p}_addr"), a.clone()));
         }
-        if has_data {
-            ports.push(("in", format!("{m}_data"), t.clone()));
+        if matches!(*m, "write" | "dma_write") {
+            decls.push(("in", format!("{p}_data"), t.clone()));
         }
-        if result {
-            ports.push(("out", format!("{m}_data"), t.clone()));
+        if matches!(*m, "read" | "read_1" | "dma_read") {
+            decls.push(("out", format!("{p}_data"), t.clone()));
         }
     }
     let mut vals = String::new();
@@ -595,7 +662,7 @@ pub(crate) fn bank_firrtl(name: &str, width: u32, depth: u32, init: &[u128]) -> 
         let _ = write!(vals, "{}", init.get(i).copied().unwrap_or(0));
     }
     let mut out = String::new();
-    let _ = writeln!(out, "    firrtl.module @{name}({}) {{", port_list(&ports));
+    let _ = writeln!(out, "    firrtl.module @{name}({}) {{", port_list(&decls));
     let _ = writeln!(
         out,
         "      %one = firrtl.constant 1 : !firrtl.uint<1>
@@ -603,45 +670,53 @@ pub(crate) fn bank_firrtl(name: &str, width: u32, depth: u32, init: &[u128]) -> 
       %depth = firrtl.constant {d} : {dt}
       %init = firrtl.aggregateconstant [{vals}] : {vt}
       %mem = firrtl.regreset %clock, %reset, %init : !firrtl.clock, !firrtl.uint<1>, {vt}, {vt}
-      %latch = firrtl.regreset %clock, %reset, %zero : !firrtl.clock, !firrtl.uint<1>, {t}, {t}",
-        dt = ty(aw + 1)
+      %latch = firrtl.regreset %clock, %reset, %zero : !firrtl.clock, !firrtl.uint<1>, {t}, {t}"
     );
-    for m in ["read", "read_0", "read_1", "write", "dma_read", "dma_write"] {
+    for (p, _) in &all {
         let _ = writeln!(
             out,
-            "      firrtl.matchingconnect %{m}_ready, %one : !firrtl.uint<1>"
+            "      firrtl.matchingconnect %{p}_ready, %one : !firrtl.uint<1>"
         );
     }
-    // Reads: in-range element or 0.
-    for m in ["read", "read_0", "dma_read"] {
+    // Reads: in-range element or 0, of the state before this cycle's writes.
+    for (p, m) in &all {
+        if !matches!(*m, "read" | "read_0" | "dma_read") {
+            continue;
+        }
         let _ = writeln!(
             out,
-            "      %{m}_ok = firrtl.lt %{m}_addr, %depth : ({a}, {dt}) -> !firrtl.uint<1>
-      %{m}_el = firrtl.subaccess %mem[%{m}_addr] : {vt}, {a}
-      %{m}_v = firrtl.mux(%{m}_ok, %{m}_el, %zero) : (!firrtl.uint<1>, {t}, {t}) -> {t}",
-            dt = ty(aw + 1)
+            "      %{p}_ok = firrtl.lt %{p}_addr, %depth : ({a}, {dt}) -> !firrtl.uint<1>
+      %{p}_el = firrtl.subaccess %mem[%{p}_addr] : {vt}, {a}
+      %{p}_v = firrtl.mux(%{p}_ok, %{p}_el, %zero) : (!firrtl.uint<1>, {t}, {t}) -> {t}"
         );
+        if *m == "read_0" {
+            let _ = writeln!(
+                out,
+                "      firrtl.when %{p}_enable : !firrtl.uint<1> {{
+        firrtl.matchingconnect %latch, %{p}_v : {t}
+      }}"
+            );
+        } else {
+            let _ = writeln!(out, "      firrtl.matchingconnect %{p}_data, %{p}_v : {t}");
+        }
     }
     let _ = writeln!(
         out,
-        "      firrtl.matchingconnect %read_data, %read_v : {t}
-      firrtl.matchingconnect %dma_read_data, %dma_read_v : {t}
-      firrtl.matchingconnect %read_1_data, %latch : {t}
-      firrtl.when %read_0_enable : !firrtl.uint<1> {{
-        firrtl.matchingconnect %latch, %read_0_v : {t}
-      }}"
+        "      firrtl.matchingconnect %read_1_data, %latch : {t}"
     );
-    // Writes: the rules' port, then the DMA's (the later connect wins).
-    for m in ["write", "dma_write"] {
+    // Writes in port order, the DMA's last (a later connect wins).
+    for (p, m) in &all {
+        if !matches!(*m, "write" | "dma_write") {
+            continue;
+        }
         let _ = writeln!(
             out,
-            "      %{m}_ok = firrtl.lt %{m}_addr, %depth : ({a}, {dt}) -> !firrtl.uint<1>
-      %{m}_go = firrtl.and %{m}_enable, %{m}_ok : (!firrtl.uint<1>, !firrtl.uint<1>) -> !firrtl.uint<1>
-      firrtl.when %{m}_go : !firrtl.uint<1> {{
-        %{m}_el = firrtl.subaccess %mem[%{m}_addr] : {vt}, {a}
-        firrtl.matchingconnect %{m}_el, %{m}_data : {t}
-      }}",
-            dt = ty(aw + 1)
+            "      %{p}_ok = firrtl.lt %{p}_addr, %depth : ({a}, {dt}) -> !firrtl.uint<1>
+      %{p}_go = firrtl.and %{p}_enable, %{p}_ok : (!firrtl.uint<1>, !firrtl.uint<1>) -> !firrtl.uint<1>
+      firrtl.when %{p}_go : !firrtl.uint<1> {{
+        %{p}_el = firrtl.subaccess %mem[%{p}_addr] : {vt}, {a}
+        firrtl.matchingconnect %{p}_el, %{p}_data : {t}
+      }}"
         );
     }
     out.push_str("    }\n");

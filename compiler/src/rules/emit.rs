@@ -391,6 +391,8 @@ enum LibDef {
         width: u32,
         depth: u32,
         init: Vec<u128>,
+        /// The union of the ports of the instances it backs.
+        ports: Vec<super::BankPort>,
     },
     Fifo {
         width: u32,
@@ -411,7 +413,13 @@ fn trimmed(init: &[u128]) -> &[u128] {
     &init[..n]
 }
 
-fn library(instances: &[Instance]) -> Library {
+fn library(instances: &[Instance], rules: &[Rule]) -> Library {
+    let bank_ports = super::bank_ports(instances, rules);
+    // The ports each bank module has so far (a module backs the banks of one shape).
+    let mut port_sets: std::collections::HashMap<
+        String,
+        crate::fxhash::FxHashSet<&super::BankPort>,
+    > = Default::default();
     let mut defs = BTreeMap::new();
     let mut module_of = Vec::with_capacity(instances.len());
     let mut inits: Vec<(u32, u32, Vec<u128>)> = Vec::new();
@@ -465,14 +473,23 @@ fn library(instances: &[Instance]) -> Library {
                         inits.len() - 1
                     }))
                 };
-                (
-                    cmt2_lib::bank_name(w, d, k),
-                    LibDef::Bank {
-                        width: w,
-                        depth: d,
-                        init: t,
-                    },
-                )
+                let name = cmt2_lib::bank_name(w, d, k);
+                let def = defs.entry(name.clone()).or_insert(LibDef::Bank {
+                    width: w,
+                    depth: d,
+                    init: t,
+                    ports: Vec::new(),
+                });
+                if let LibDef::Bank { ports, .. } = def {
+                    let seen = port_sets.entry(name.clone()).or_default();
+                    for p in bank_ports.get(inst.name.as_str()).into_iter().flatten() {
+                        if seen.insert(p) {
+                            ports.push(p.clone());
+                        }
+                    }
+                }
+                module_of.push(Some(name));
+                continue;
             }
             _ => {
                 module_of.push(None);
@@ -491,8 +508,8 @@ fn library(instances: &[Instance]) -> Library {
 pub fn emit_cmt2(circuit: &Circuit) -> String {
     let rules: usize = circuit.rules.iter().map(rule_capacity).sum();
     let mut out = String::with_capacity(header_capacity(&circuit.instances) + rules);
-    write_cmt2_header(&mut out, &circuit.name, &circuit.instances);
-    write_cmt2_rules(&mut out, &circuit.rules);
+    write_cmt2_header(&mut out, &circuit.name, &circuit.instances, &circuit.rules);
+    write_cmt2_rules(&mut out, &circuit.instances, &circuit.rules);
     write_cmt2_footer(&mut out, circuit);
     out
 }
@@ -501,18 +518,24 @@ fn header_capacity(instances: &[Instance]) -> usize {
     8192 + instances.iter().map(|i| 160 + i.name.len()).sum::<usize>()
 }
 
-/// Everything of [`emit_cmt2`] before the first rule.
-pub(crate) fn cmt2_header(name: &str, instances: &[Instance]) -> String {
+/// Everything of [`emit_cmt2`] before the first rule; `rules` may be the circuit's
+/// [`super::port_skeleton`] (the banks' ports are all it takes of them).
+pub(crate) fn cmt2_header(name: &str, instances: &[Instance], rules: &[Rule]) -> String {
     let mut out = String::with_capacity(header_capacity(instances));
-    write_cmt2_header(&mut out, name, instances);
+    write_cmt2_header(&mut out, name, instances, rules);
     out
 }
 
 /// Append [`cmt2_header`] to `out`.
-pub(crate) fn write_cmt2_header(out: &mut String, name: &str, instances: &[Instance]) {
+pub(crate) fn write_cmt2_header(
+    out: &mut String,
+    name: &str,
+    instances: &[Instance],
+    rules: &[Rule],
+) {
     let _ = writeln!(out, "// kiln: rules for `{name}`");
     out.push_str("module {\n  cmt2.circuit {\n");
-    let lib = library(instances);
+    let lib = library(instances, rules);
     for probe in [
         InstanceKind::Rocc,
         InstanceKind::Dma {
@@ -534,9 +557,12 @@ pub(crate) fn write_cmt2_header(out: &mut String, name: &str, instances: &[Insta
         match def {
             LibDef::Reg { width, .. } => out.push_str(&cmt2_lib::reg_extern(n, *width)),
             LibDef::Wire { width } => out.push_str(&cmt2_lib::wire_extern(n, *width)),
-            LibDef::Bank { width, depth, .. } => {
-                out.push_str(&cmt2_lib::bank_extern(n, *width, *depth))
-            }
+            LibDef::Bank {
+                width,
+                depth,
+                ports,
+                ..
+            } => out.push_str(&cmt2_lib::bank_extern(n, *width, *depth, ports)),
             LibDef::Fifo { .. } => {}
         }
     }
@@ -596,21 +622,38 @@ pub(crate) fn write_cmt2_header(out: &mut String, name: &str, instances: &[Insta
     }
 }
 
-/// The rules of [`emit_cmt2`], in order.
-pub(crate) fn cmt2_rules(rules: &[Rule]) -> String {
+/// The rules of [`emit_cmt2`], in order (`instances`: the circuit's, to tell banks).
+pub(crate) fn cmt2_rules(instances: &[Instance], rules: &[Rule]) -> String {
     let mut out = String::with_capacity(rules.iter().map(rule_capacity).sum());
-    write_cmt2_rules(&mut out, rules);
+    write_cmt2_rules(&mut out, instances, rules);
     out
 }
 
 /// Append [`cmt2_rules`] to `out`.
-pub(crate) fn write_cmt2_rules(out: &mut String, rules: &[Rule]) {
+pub(crate) fn write_cmt2_rules(out: &mut String, instances: &[Instance], rules: &[Rule]) {
+    let banks: crate::fxhash::FxHashSet<&str> = instances
+        .iter()
+        .filter(|i| matches!(i.kind, InstanceKind::Bank { .. }))
+        .map(|i| i.name.as_str())
+        .collect();
     let mut widths = Widths::default();
     for rule in rules {
         widths.dense.clear();
         widths.sparse.clear();
-        emit_rule(out, rule, &mut widths);
+        let mut cx = RuleCx {
+            rule: &rule.name,
+            banks: &banks,
+            ports: super::PortCounter::default(),
+        };
+        emit_rule(out, rule, &mut widths, &mut cx);
     }
+}
+
+/// What a rule's call sites need: which instances are banks, and the ports taken so far.
+struct RuleCx<'a> {
+    rule: &'a str,
+    banks: &'a crate::fxhash::FxHashSet<&'a str>,
+    ports: super::PortCounter<'a>,
 }
 
 /// Everything of [`emit_cmt2`] after the last rule, from the circuit without its rules:
@@ -652,7 +695,7 @@ pub(crate) fn write_cmt2_footer(out: &mut String, frame: &Circuit) {
         out.push(']');
     }
     out.push_str("]}\n  }\n");
-    let lib = library(&frame.instances);
+    let lib = library(&frame.instances, &frame.rules);
     let firrtl: Vec<(&String, &LibDef)> = lib
         .defs
         .iter()
@@ -666,9 +709,12 @@ pub(crate) fn write_cmt2_footer(out: &mut String, frame: &Circuit) {
                     out.push_str(&cmt2_lib::reg_firrtl(n, *width, *init))
                 }
                 LibDef::Wire { width } => out.push_str(&cmt2_lib::wire_firrtl(n, *width)),
-                LibDef::Bank { width, depth, init } => {
-                    out.push_str(&cmt2_lib::bank_firrtl(n, *width, *depth, init))
-                }
+                LibDef::Bank {
+                    width,
+                    depth,
+                    init,
+                    ports,
+                } => out.push_str(&cmt2_lib::bank_firrtl(n, *width, *depth, init, ports)),
                 LibDef::Fifo { .. } => {}
             }
         }
@@ -677,7 +723,7 @@ pub(crate) fn write_cmt2_footer(out: &mut String, frame: &Circuit) {
     out.push_str("}\n");
 }
 
-fn emit_rule(out: &mut String, rule: &Rule, widths: &mut Widths) {
+fn emit_rule<'a>(out: &mut String, rule: &'a Rule, widths: &mut Widths, cx: &mut RuleCx<'a>) {
     out.push_str("      cmt2.rule ");
     push_sym(out, &rule.name);
     out.push_str("() -> () attributes {kiln.origin = ");
@@ -685,7 +731,7 @@ fn emit_rule(out: &mut String, rule: &Rule, widths: &mut Widths) {
     out.push_str("} {\n");
     match &rule.guard {
         Some((stmts, result)) => {
-            emit_stmts(out, stmts, widths, 8);
+            emit_stmts(out, stmts, widths, 8, cx);
             W(out)
                 .s("        cmt2.return ")
                 .v(*result)
@@ -697,11 +743,17 @@ fn emit_rule(out: &mut String, rule: &Rule, widths: &mut Widths) {
         }
     }
     out.push_str("      } {\n");
-    emit_stmts(out, &rule.body, widths, 8);
+    emit_stmts(out, &rule.body, widths, 8, cx);
     out.push_str("        cmt2.return\n      }\n");
 }
 
-fn emit_stmts(out: &mut String, stmts: &[Stmt], widths: &mut Widths, indent: usize) {
+fn emit_stmts<'a>(
+    out: &mut String,
+    stmts: &'a [Stmt],
+    widths: &mut Widths,
+    indent: usize,
+    cx: &mut RuleCx<'a>,
+) {
     for stmt in stmts {
         match stmt {
             Stmt::Let { var, width, expr } => {
@@ -734,10 +786,18 @@ fn emit_stmts(out: &mut String, stmts: &[Stmt], widths: &mut Widths, indent: usi
                 if let Some((var, _)) = result {
                     w.v(*var).s(" = ");
                 }
+                let port = cx
+                    .banks
+                    .contains(inst.as_str())
+                    .then(|| {
+                        let m = super::BANK_PORT_METHODS.into_iter().find(|m| m == method)?;
+                        Some(cx.ports.next(cx.rule, inst, m).name())
+                    })
+                    .flatten();
                 w.s("cmt2.call ")
                     .s(&sym(inst))
                     .s(" ")
-                    .s(&sym(method))
+                    .s(&sym(port.as_deref().unwrap_or(method)))
                     .s("(");
                 for (i, a) in args.iter().enumerate() {
                     if i > 0 {
@@ -775,13 +835,13 @@ fn emit_stmts(out: &mut String, stmts: &[Stmt], widths: &mut Widths, indent: usi
                     .s(" : ")
                     .u(widths.get(*cond))
                     .s(" {\n");
-                emit_stmts(out, then_body, widths, indent + 2);
+                emit_stmts(out, then_body, widths, indent + 2, cx);
                 W(out).pad(indent + 2).s("cmt2.yield\n");
                 if else_body.is_empty() {
                     W(out).pad(indent).s("}\n");
                 } else {
                     W(out).pad(indent).s("} else {\n");
-                    emit_stmts(out, else_body, widths, indent + 2);
+                    emit_stmts(out, else_body, widths, indent + 2, cx);
                     W(out).pad(indent + 2).s("cmt2.yield\n");
                     W(out).pad(indent).s("}\n");
                 }
@@ -1145,6 +1205,29 @@ mod tests {
             ..Circuit::default()
         };
         assert_eq!(to_json(&c), serde_json::to_string(&c).unwrap() + "\n");
+    }
+
+    #[test]
+    fn bank_port_names_parse_back() {
+        for (method, rule, k) in [("read", "r", 0), ("read_0", "a.b c", 12), ("write", "é", 7)] {
+            let p = super::super::BankPort {
+                method,
+                rule: rule.into(),
+                k,
+            };
+            assert_eq!(super::super::BankPort::parse(&p.name()), Some(p));
+        }
+        for bad in [
+            "read",
+            "read.r",
+            "read..0",
+            "read.r.01",
+            "read.r.+1",
+            "dma_read.r.0",
+            "read_1.r.0",
+        ] {
+            assert_eq!(super::super::BankPort::parse(bad), None, "{bad}");
+        }
     }
 
     #[test]

@@ -12,7 +12,8 @@
 //!   next cycle).
 //! - `Reg`: `read() -> v` (value at the start of the cycle), `write(v)` (commits at the edge).
 //! - `Bank`: `read(addr) -> data` (combinational), `read_0(addr)` + `read_1() -> data` (one
-//!   cycle later), `write(addr, data)`; addresses are [`bank_addr_width`] bits.
+//!   cycle later), `write(addr, data)`; addresses are [`bank_addr_width`] bits. Every call
+//!   site of `read`, `read_0` and `write` drives a port of its own ([`bank_ports`]).
 //! - `Rocc`: value `cmd() -> bundle` (the presented command, 96-bit, see [`rocc_field`]; ready
 //!   while a command waits and none was taken this cycle), `cmd_deq() -> bundle` (takes it),
 //!   `resp_from_user(rd, data)`. A rule that starts an instruction tests the command's
@@ -528,4 +529,155 @@ impl BodyBuilder {
             else_body,
         });
     }
+}
+
+/// The bank methods that take a port of their own at each call site: a call drives the
+/// port's address (and data), so two calls in one cycle need two ports. `read_1` reads the
+/// latch and needs none.
+pub(crate) const BANK_PORT_METHODS: [&str; 3] = ["read", "read_0", "write"];
+
+/// One port of a bank: the `k`-th call of `method` on the bank in rule `rule` (in the order
+/// [`bank_calls`] meets the calls). Named `<method>.<rule>.<k>` in CMT2.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct BankPort {
+    pub method: &'static str,
+    pub rule: String,
+    pub k: u32,
+}
+
+impl BankPort {
+    /// The port's method name in CMT2.
+    pub(crate) fn name(&self) -> String {
+        format!("{}.{}.{}", self.method, self.rule, self.k)
+    }
+
+    /// A port method name back into its port; `None` for other names.
+    pub(crate) fn parse(name: &str) -> Option<BankPort> {
+        let (method, rest) = name.split_once('.')?;
+        let (rule, digits) = rest.rsplit_once('.')?;
+        let method = BANK_PORT_METHODS.into_iter().find(|m| *m == method)?;
+        let k: u32 = digits.parse().ok()?;
+        (!rule.is_empty() && k.to_string() == digits).then(|| BankPort {
+            method,
+            rule: rule.to_string(),
+            k,
+        })
+    }
+}
+
+/// The calls of a rule to a port method of a bank, as (instance, method), in the order
+/// the emitters meet them: the guard, then the body, the then-arm of an `If` before its
+/// else-arm.
+pub(crate) fn bank_calls<'r>(
+    rule: &'r Rule,
+    is_bank: &dyn Fn(&str) -> bool,
+) -> Vec<(&'r str, &'static str)> {
+    fn walk<'r>(
+        stmts: &'r [Stmt],
+        is_bank: &dyn Fn(&str) -> bool,
+        out: &mut Vec<(&'r str, &'static str)>,
+    ) {
+        for s in stmts {
+            match s {
+                Stmt::Call { inst, method, .. } if is_bank(inst) => {
+                    if let Some(m) = BANK_PORT_METHODS.into_iter().find(|m| m == method) {
+                        out.push((inst.as_str(), m));
+                    }
+                }
+                Stmt::If {
+                    then_body,
+                    else_body,
+                    ..
+                } => {
+                    walk(then_body, is_bank, out);
+                    walk(else_body, is_bank, out);
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut out = Vec::new();
+    if let Some((g, _)) = &rule.guard {
+        walk(g, is_bank, &mut out);
+    }
+    walk(&rule.body, is_bank, &mut out);
+    out
+}
+
+/// Numbers the calls of one rule to each (bank, method): the `k` of each call's
+/// [`BankPort`], in the order of [`bank_calls`].
+#[derive(Default)]
+pub(crate) struct PortCounter<'a> {
+    seen: crate::fxhash::FxHashMap<(&'a str, &'static str), u32>,
+}
+
+impl<'a> PortCounter<'a> {
+    /// The port of the next call of `method` on `bank` in `rule`.
+    pub(crate) fn next(&mut self, rule: &str, bank: &'a str, method: &'static str) -> BankPort {
+        let k = self.seen.entry((bank, method)).or_insert(0);
+        *k += 1;
+        BankPort {
+            method,
+            rule: rule.to_string(),
+            k: *k - 1,
+        }
+    }
+}
+
+/// Every bank's ports: one per call site of a port method (the most calls one cycle can
+/// make, as every rule may fire in the same cycle and a rule makes each of its calls at
+/// most once), in rule order, then call order. The count the SystemVerilog bank's ports
+/// follow too (its read ports add the DMA engine's lanes).
+pub(crate) fn bank_ports<'c>(
+    instances: &'c [Instance],
+    rules: &'c [Rule],
+) -> std::collections::BTreeMap<&'c str, Vec<BankPort>> {
+    let banks: crate::fxhash::FxHashSet<&str> = instances
+        .iter()
+        .filter(|i| matches!(i.kind, InstanceKind::Bank { .. }))
+        .map(|i| i.name.as_str())
+        .collect();
+    let is_bank = |n: &str| banks.contains(n);
+    let mut out: std::collections::BTreeMap<&str, Vec<BankPort>> = Default::default();
+    for r in rules {
+        let mut count = PortCounter::default();
+        for (bank, method) in bank_calls(r, &is_bank) {
+            let port = count.next(&r.name, bank, method);
+            out.entry(bank).or_default().push(port);
+        }
+    }
+    out
+}
+
+/// A circuit's rules reduced to what its ports depend on ([`bank_ports`]): each rule that
+/// calls a bank's port method, with those calls only (arguments dropped, in
+/// [`bank_calls`] order). What a file's CMT2 header and footer need of its rules.
+pub fn port_skeleton(c: &Circuit) -> Vec<Rule> {
+    let banks: crate::fxhash::FxHashSet<&str> = c
+        .instances
+        .iter()
+        .filter(|i| matches!(i.kind, InstanceKind::Bank { .. }))
+        .map(|i| i.name.as_str())
+        .collect();
+    let is_bank = |n: &str| banks.contains(n);
+    c.rules
+        .iter()
+        .filter_map(|r| {
+            let calls = bank_calls(r, &is_bank);
+            (!calls.is_empty()).then(|| Rule {
+                name: r.name.clone(),
+                origin: String::new(),
+                guard: None,
+                body: calls
+                    .into_iter()
+                    .map(|(inst, method)| Stmt::Call {
+                        result: None,
+                        inst: inst.to_string(),
+                        method: method.to_string(),
+                        args: Vec::new(),
+                    })
+                    .collect(),
+            })
+        })
+        .collect()
 }

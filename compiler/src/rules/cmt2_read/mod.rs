@@ -16,11 +16,15 @@
 //!   callee's; a guard calls value methods only; SSA values are defined before use, once,
 //!   and used with the type they were defined with;
 //! - FIRRTL ops carry the result types FIRRTL infers (`add` widens by one bit, `bits`
-//!   stays inside its operand, ...).
+//!   stays inside its operand, ...);
+//! - a method is called no more often per cycle than its module has ports: each call of a
+//!   bank's `read`, `read_0` or `write` in a rule is bound to its own port, the `k`-th to
+//!   `@<method>.<rule>.<k>`, which the bank's module declares (E0210).
 //!
 //! Library modules and interfaces ([`super::cmt2_lib`]) are recognised by name and must be
 //! exactly kiln's definition of that name (compared token by token after regenerating it
-//! from the parameters the name and, for banks, the initial contents give): a definition
+//! from the parameters the name and, for banks, the initial contents and the declared
+//! ports give): a definition
 //! edited by hand is reported rather than simulated with a meaning it no longer has. The
 //! top module (`main`, the module no other module instantiates) is read in full: its
 //! instances and interface declarations become the circuit's instances, its rules the
@@ -34,9 +38,10 @@
 
 use super::cmt2_lib;
 use super::{
-    Circuit, DmaEntry, Expr, Instance, InstanceKind, Instruction, PrimOp, Rule, Stmt, Var,
+    BANK_PORT_METHODS, BankPort, Circuit, DmaEntry, Expr, Instance, InstanceKind, Instruction,
+    PrimOp, Rule, Stmt, Var,
 };
-use crate::diag::{Diagnostic, Span};
+use crate::diag::{Code, Diagnostic, Span};
 use crate::mlir::lexer::{Kind, Token, lex_at};
 use std::collections::{BTreeMap, HashMap, HashSet};
 

@@ -216,6 +216,17 @@ impl<'a> Reader<'a> {
             return Err(Diagnostic::error(top.name.1, "the top is not a module"));
         };
         let scope = self.scope(items, by_name, sigs)?;
+        let banks: HashSet<String> = items
+            .iter()
+            .filter_map(|it| match it {
+                Item::Instance { name, module, .. }
+                    if matches!(lib_name(&module.0), Some(LibName::Bank(..))) =>
+                {
+                    Some(name.0.clone())
+                }
+                _ => None,
+            })
+            .collect();
         let mut c = Circuit::default();
         let name = attr_of(attrs, "kiln.circuit").ok_or_else(|| {
             Diagnostic::error(top.name.1, "the top module has no `kiln.circuit` name")
@@ -260,7 +271,9 @@ impl<'a> Reader<'a> {
                     });
                 }
                 Item::Func(f) if f.kind == "rule" => {
-                    c.rules.push(FuncCx::new(&scope, f).build()?);
+                    let mut cx = FuncCx::new(&scope, f);
+                    cx.banks = Some(&banks);
+                    c.rules.push(cx.build()?);
                 }
                 Item::Func(f) => methods.push(f),
             }
@@ -382,7 +395,7 @@ impl<'a> Reader<'a> {
                     cmt2_lib::wire_extern(name, w)
                 }
                 Some(LibName::Bank(w, dd)) if matches!(d.def, Def::Extern { .. }) => {
-                    cmt2_lib::bank_extern(name, w, dd)
+                    cmt2_lib::bank_extern(name, w, dd, &bank_ports_of(d))
                 }
                 _ => {
                     return Err(Diagnostic::error(
@@ -411,7 +424,7 @@ impl<'a> Reader<'a> {
                             format!("bank module `@{name}` without its initial contents"),
                         )
                     })?;
-                    cmt2_lib::bank_firrtl(name, w, dd, &init)
+                    cmt2_lib::bank_firrtl(name, w, dd, &init, &bank_ports_of(d))
                 }
                 _ => String::new(),
             };
@@ -453,6 +466,17 @@ impl<'a> Reader<'a> {
             ));
         }
         Ok(())
+    }
+}
+
+/// The ports a bank's extern declares: its methods named as ports ([`BankPort`]), in order.
+fn bank_ports_of(d: &PDef) -> Vec<BankPort> {
+    match &d.def {
+        Def::Extern { binds } => binds
+            .iter()
+            .filter_map(|b| BankPort::parse(&b.name.0))
+            .collect(),
+        _ => Vec::new(),
     }
 }
 
@@ -641,6 +665,10 @@ struct Bound {
 
 struct FuncCx<'s> {
     scope: &'s HashMap<String, Methods>,
+    /// The bank instances in scope (their port methods are checked and named back).
+    banks: Option<&'s HashSet<String>>,
+    /// Calls so far of each (bank, port method) in this function.
+    ports: HashMap<(String, &'static str), u32>,
     f: &'s PFunc,
     next: Var,
     /// Scopes of SSA names, innermost last.
@@ -652,6 +680,8 @@ impl<'s> FuncCx<'s> {
     fn new(scope: &'s HashMap<String, Methods>, f: &'s PFunc) -> FuncCx<'s> {
         FuncCx {
             scope,
+            banks: None,
+            ports: HashMap::new(),
             f,
             next: 0,
             env: Vec::new(),
@@ -744,6 +774,60 @@ impl<'s> FuncCx<'s> {
             guard,
             body,
         })
+    }
+
+    /// The IR method of a call of `method` on `inst`: for a bank's port method, the
+    /// method it is a port of, once the call is checked to be bound to its own port (the
+    /// `k`-th call of `read` in rule `@r` to `@read.r.k`, which the module declares).
+    fn bank_port(
+        &mut self,
+        inst: &(String, Span),
+        method: &(String, Span),
+        methods: &Methods,
+    ) -> R<String> {
+        if !self.banks.is_some_and(|b| b.contains(&inst.0)) {
+            return Ok(method.0.clone());
+        }
+        let Some(m) = BankPort::parse(&method.0)
+            .map(|p| p.method)
+            .or_else(|| BANK_PORT_METHODS.into_iter().find(|m| *m == method.0))
+        else {
+            return Ok(method.0.clone());
+        };
+        let k = self.ports.entry((inst.0.clone(), m)).or_insert(0);
+        *k += 1;
+        let port = BankPort {
+            method: m,
+            rule: self.f.name.0.clone(),
+            k: *k - 1,
+        };
+        let want = port.name();
+        let head = format!(
+            "`@{}` is called more often per cycle than its module has ports: call {} of `{m}` in rule `@{}`",
+            inst.0, port.k, port.rule
+        );
+        if !methods.contains_key(&want) {
+            return Err(Diagnostic::error(
+                method.1,
+                format!(
+                    "{head} needs the port `{}`, which the module does not declare",
+                    super::super::emit::sym(&want)
+                ),
+            )
+            .with_code(Code::BankPortMissing));
+        }
+        if method.0 != want {
+            return Err(Diagnostic::error(
+                method.1,
+                format!(
+                    "{head} is bound to `{}`, not to its own port `{}`",
+                    super::super::emit::sym(&method.0),
+                    super::super::emit::sym(&want)
+                ),
+            )
+            .with_code(Code::BankPortMissing));
+        }
+        Ok(m.to_string())
     }
 
     fn lookup(&self, r: &Ref) -> R<Bound> {
@@ -850,6 +934,7 @@ impl<'s> FuncCx<'s> {
                             ),
                         )
                     })?;
+                    let callee = self.bank_port(inst, method, methods)?;
                     let (value, want_args, want_res) = methods.get(&method.0).ok_or_else(|| {
                         Diagnostic::error(
                             method.1,
@@ -903,7 +988,7 @@ impl<'s> FuncCx<'s> {
                     out.push(Stmt::Call {
                         result: res.map(|(v, t)| (v, t.width())),
                         inst: inst.0.clone(),
-                        method: method.0.clone(),
+                        method: callee,
                         args: vars,
                     });
                     if let Some((var, ty)) = res {
