@@ -389,7 +389,7 @@ module main (
       & (~(1'b1) | inst7b04_block_0_slot_0_rule__rdy6)
       & (~(1'b1) | inst7b04_block_0_slot_0_rule__rdy7);
   assign WILL_FIRE_inst7b04_block_0_slot_0_rule = CAN_FIRE_inst7b04_block_0_slot_0_rule;
-  logic inst7b04_block_0_slot_0_rule__fault5;
+  logic inst7b04_block_0_slot_0_rule__fault5 /*verilator public_flat_rd*/;
   assign inst7b04_block_0_slot_0_rule__fault5 = (WILL_FIRE_inst7b04_block_0_slot_0_rule & 1'b1 & inst7b04_block_0_slot_0_rule__v18[0]);
   logic [7:0] inst7b04_arg2__write_before0_n;
   assign inst7b04_arg2__write_before0_n = {7'd0, (WILL_FIRE_inst7b04_block_0_slot_0_rule & 1'b1)};

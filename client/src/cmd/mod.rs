@@ -37,6 +37,7 @@ pub mod stats;
 pub mod status;
 pub mod synth;
 pub mod synth_report;
+pub mod verilator;
 pub mod watch;
 pub mod why;
 #[allow(clippy::print_stdout, clippy::print_stderr)]

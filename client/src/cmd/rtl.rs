@@ -42,7 +42,7 @@ pub enum Emit {
 /// The testbench's working directory: a fresh name under the temp dir, created exclusively
 /// and private (mode 0700), removed when the guard drops, on every way out of the run. A
 /// directory or symbolic link another user planted under the temp dir is never reused.
-fn scratch_dir() -> Result<tempfile::TempDir, Failure> {
+pub(crate) fn scratch_dir() -> Result<tempfile::TempDir, Failure> {
     let mut b = tempfile::Builder::new();
     b.prefix("kiln-rtl-");
     #[cfg(unix)]

@@ -28,6 +28,7 @@ impl Engine {
             Engine::Rules => "rules",
             Engine::Cmt2 => "cmt2",
             Engine::Rtl => "rtl",
+            Engine::Verilator => "verilator",
         }
     }
 }
@@ -40,6 +41,9 @@ pub enum Engine {
     Cmt2,
     /// The generated SystemVerilog under Icarus Verilog (see `rtl.rs`).
     Rtl,
+    /// The generated SystemVerilog, Verilated, driven through the SoC port convention's
+    /// ports by kiln's harness (see `verilator.rs`; built once per design and cached).
+    Verilator,
 }
 
 #[derive(clap::Args)]
@@ -47,7 +51,8 @@ pub enum Engine {
   kiln sim examples/aps/flow_burst_add.mlir --func flow_burst_add --rs1 0x1000 --rs2 0x2000
   kiln sim design.mlir --func f --engine tor --json         the untimed reference
   kiln sim out/design.cmt2.mlir --func f --engine cmt2      the emitted CMT2, read back
-  kiln sim design.mlir --func f --engine rtl --cpu-mem mem.json   Icarus Verilog")]
+  kiln sim design.mlir --func f --engine rtl --cpu-mem mem.json   Icarus Verilog
+  kiln sim design.mlir --func f --engine verilator        Verilator, through the SoC ports")]
 pub struct Args {
     /// An APS MLIR file (or a `.cmt2.mlir` that `kiln build` wrote, with `--engine cmt2`).
     pub file: PathBuf,
@@ -191,14 +196,16 @@ pub fn run(args: Args) -> Result<(), Failure> {
         let r = simulate(&args, &circuit, cmd, mem, &cfg, sim_failure)?;
         return report(&args, responses(&r.responses), &r.cpu_mem, Some(r.cycles));
     }
-    if (args.trace || args.trace_json) && matches!(args.engine, Engine::Tor | Engine::Rtl) {
+    if (args.trace || args.trace_json)
+        && matches!(args.engine, Engine::Tor | Engine::Rtl | Engine::Verilator)
+    {
         return Err(Failure::usage(
             "error: --trace and --trace-json record the rule simulator: engines `rules` and `cmt2`",
         ));
     }
-    if args.vcd.is_some() && args.engine == Engine::Tor {
+    if args.vcd.is_some() && matches!(args.engine, Engine::Tor | Engine::Verilator) {
         return Err(Failure::usage(
-            "error: --vcd needs a timed engine: `rules`, `cmt2` or `rtl` (the TOR interpreter has no cycles)",
+            "error: --vcd needs a timed engine with waveforms: `rules`, `cmt2` or `rtl`",
         ));
     }
     let fail = |d| Failure::diagnostics(&[Flow::Aps.coded(d)], &path, &text);
@@ -220,6 +227,22 @@ pub fn run(args: Args) -> Result<(), Failure> {
             if let Some(w) = waves {
                 write_vcd(&args, &w)?;
             }
+            (v, m, Some(c))
+        }
+        Engine::Verilator => {
+            let circuit = aps::build_function_with(&ctx, func, &limits).map_err(fail)?;
+            let cmd = command_of(&circuit, &args);
+            let (v, m, c, _) = super::verilator::run_circuit(
+                &circuit,
+                &cmd,
+                mem,
+                args.dma_latency,
+                cfg.max_cycles,
+            )
+            .map_err(|e| match e {
+                super::rtl::RtlError::Sim(e) => sim_failure(e),
+                super::rtl::RtlError::Other(f) => f,
+            })?;
             (v, m, Some(c))
         }
         Engine::Tor => {

@@ -496,7 +496,7 @@ fn burst(
     let eb = ctx.elem_bytes(entry);
     if let Some(&s) = konst(start) {
         let addr = entry.base as u128 + s * eb as u128;
-        if addr % 8 != 0 {
+        if !addr.is_multiple_of(8) {
             return Err(Diagnostic::error(
                 op.operands[start].span,
                 format!(

@@ -47,7 +47,7 @@ pub(crate) fn strides(
         }
     };
     let (x, y) = (get("stride_x")?, get("stride_y")?);
-    if x % 8 != 0 || (x != 0 && y == 0) {
+    if !x.is_multiple_of(8) || (x != 0 && y == 0) {
         return Err(crate::diag::Diagnostic::error(
             op.span,
             format!(

@@ -221,7 +221,7 @@ impl<'a> Emitter<'a> {
                 .collect::<Vec<_>>());
             let _ = writeln!(
                 self.body,
-                "  logic {n}__hazard, {n}__hazard_load;\n  logic [31:0] {n}__hazard_addr;\n  assign {n}__hazard = WILL_FIRE_{n} & {any_h};\n  assign {n}__hazard_addr = {addr};\n  assign {n}__hazard_load = {load};"
+                "  logic {n}__hazard /*verilator public_flat_rd*/;\n  logic {n}__hazard_load /*verilator public_flat_rd*/;\n  logic [31:0] {n}__hazard_addr /*verilator public_flat_rd*/;\n  assign {n}__hazard = WILL_FIRE_{n} & {any_h};\n  assign {n}__hazard_addr = {addr};\n  assign {n}__hazard_load = {load};"
             );
             hazard = Some(Watch::Hazard {
                 rule: r.name.clone(),
@@ -236,7 +236,7 @@ impl<'a> Emitter<'a> {
                 let signal = format!("{}__fault{k}", cx.name);
                 let _ = writeln!(
                     self.body,
-                    "  logic {signal};\n  assign {signal} = {};",
+                    "  logic {signal} /*verilator public_flat_rd*/;\n  assign {signal} = {};",
                     site.en
                 );
                 self.watch.push(Watch::Fault {
@@ -783,7 +783,7 @@ impl<'a> Emitter<'a> {
             .collect();
         let _ = writeln!(
             out,
-            "\n  // FIFO {name} (width {w}, depth {d})\n  logic [7:0] {i}__cnt;\n  logic [{}:0] {i}__data;\n  {module} u_{i} (.clk(clk), .rst(rst), .cnt({i}__cnt), .data({i}__data),\n    .deq_n({deq_n}), .enq_n({enq_n}),\n    .enq_data({{{}}}));",
+            "\n  // FIFO {name} (width {w}, depth {d})\n  logic [7:0] {i}__cnt /*verilator public_flat_rd*/;\n  logic [{}:0] {i}__data;\n  {module} u_{i} (.clk(clk), .rst(rst), .cnt({i}__cnt), .data({i}__data),\n    .deq_n({deq_n}), .enq_n({enq_n}),\n    .enq_data({{{}}}));",
             d * w - 1,
             slots.join(", ")
         );

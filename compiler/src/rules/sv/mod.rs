@@ -54,7 +54,9 @@ mod tool_output;
 
 use emit::*;
 use prims::*;
-pub use testbench::{TbConfig, batch_top, cmds_text, mem_hex, testbench};
+pub use testbench::{
+    HARNESS_CC, TbConfig, batch_top, cmds_text, harness_header, mem_hex, testbench,
+};
 pub use tool_output::{TbOutput, parse_tb_output, yosys_cells};
 
 /// Facts about the emitted top module that a testbench needs.
