@@ -23,6 +23,7 @@ pub mod build;
 pub mod build_cached;
 pub mod cache;
 pub mod completions;
+pub mod cosim;
 pub mod daemon;
 pub mod explain;
 #[path = "gen.rs"]
@@ -63,6 +64,8 @@ pub enum Command {
     Build(build::BuildArgs),
     /// Run one APS instruction on the TOR interpreter or the rule simulator.
     Sim(sim::Args),
+    /// Run a RISC-V program on Spike with its custom instructions on the design's hardware.
+    Cosim(cosim::Args),
     /// Graphviz view of one function's rules and FIFOs.
     Graph(graph::Args),
     /// Generate a random workload (`aps`).
@@ -110,6 +113,7 @@ pub fn run(command: Command) -> Result<(), Failure> {
         Command::Parse(args) => parse::run(args),
         Command::Build(args) => build::run(args),
         Command::Sim(args) => sim::run(args),
+        Command::Cosim(args) => cosim::run(args),
         Command::Graph(args) => graph::run(args),
         Command::Gen(args) => generate::run(args),
         Command::Aig(args) => aig::run(args),

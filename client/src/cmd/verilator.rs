@@ -44,6 +44,7 @@ fn executable(sv_text: &str, header: &str, top: &str) -> Result<PathBuf, Failure
     for part in [
         sv_text.as_bytes(),
         sv::HARNESS_CC.as_bytes(),
+        sv::KILN_ENV_H.as_bytes(),
         header.as_bytes(),
         &version.stdout,
         FLAGS.join(" ").as_bytes(),
@@ -76,6 +77,7 @@ fn executable(sv_text: &str, header: &str, top: &str) -> Result<PathBuf, Failure
     let files = [
         ("design.sv", sv_text.to_string()),
         ("harness.cc", sv::HARNESS_CC.to_string()),
+        ("kiln_env.h", sv::KILN_ENV_H.to_string()),
         ("kiln_design.h", header.to_string()),
     ];
     for (name, body) in &files {
@@ -123,7 +125,7 @@ pub fn run_circuit(
 ) -> Result<RtlRun, RtlError> {
     let (text, info) =
         sv::emit_sv_with_info(circuit, sv::DEFAULT_TOP).map_err(|d| Failure::input(d.message))?;
-    let header = sv::harness_header(&info);
+    let header = sv::harness_header(&info, &circuit.instructions);
     let exe = executable(&text, &header, &info.top)?;
     let scratch = super::rtl::scratch_dir()?;
     let dir = scratch.path();

@@ -83,6 +83,11 @@ impl Instruction {
     pub(crate) fn id(opcode: u32, funct7: u32) -> String {
         format!("{:02x}{:02x}", opcode & 0x7f, funct7 & 0x7f)
     }
+
+    /// The register holding the instruction's program counter (0: idle, between commands).
+    pub fn pc_register(&self) -> String {
+        format!("inst{}_pc", Self::id(self.opcode, self.funct7))
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -276,6 +276,8 @@ struct State {
     cmds: VecDeque<Command>,
     /// The top's command register: the command the port took, until a rule takes it.
     cmd_reg: Option<Command>,
+    /// Each instruction's function and the slot of its program-counter register.
+    circuit_pcs: Vec<(String, usize)>,
     responses: Vec<Response>,
     accepted: Vec<u64>,
     cpu_mem: BTreeMap<u32, u8>,
@@ -648,6 +650,12 @@ impl State {
             }
             slots.push(slot);
         }
+        let circuit_pcs = (circuit.instructions.iter())
+            .filter_map(|i| {
+                let slot = *index.get(&i.pc_register())?;
+                matches!(slots[slot], Slot::Reg(_)).then(|| (i.function.clone(), slot))
+            })
+            .collect();
         Ok(State {
             slots,
             touched: Vec::new(),
@@ -656,6 +664,7 @@ impl State {
             index,
             cmds: cmds.iter().cloned().collect(),
             cmd_reg: None,
+            circuit_pcs,
             responses: Vec::new(),
             accepted: Vec::new(),
             cpu_mem,
@@ -1109,7 +1118,13 @@ impl State {
             .map(|(i, _)| self.names[i].as_str())
             .collect();
         let commands = self.cmds.len() + usize::from(self.cmd_reg.is_some());
-        if let Some(e) = deadlock(order, &pending, commands, self.cycle) {
+        let stopped: Vec<(String, u128)> = (self.circuit_pcs.iter())
+            .filter_map(|(function, slot)| match &self.slots[*slot] {
+                Slot::Reg(r) if r.value != 0 => Some((function.clone(), r.value)),
+                _ => None,
+            })
+            .collect();
+        if let Some(e) = deadlock(order, &pending, commands, &stopped, self.cycle) {
             return Err(e);
         }
         let mut banks = BTreeMap::new();
@@ -1136,17 +1151,19 @@ impl State {
     }
 }
 
-/// The deadlock a run that ended in `cycle` with FIFOs `pending` non-empty and `commands`
-/// not taken represents (`None` for a clean end): the rules that would consume the
-/// pending work (dequeue a non-empty FIFO, or take a command), in `order`. Shared by the
-/// simulator and the RTL testbench's report.
+/// The deadlock a run that ended in `cycle` with FIFOs `pending` non-empty, `commands`
+/// not taken, or functions `stopped` in the middle of a command (function, program
+/// counter) represents (`None` for a clean end): the rules that would consume the pending
+/// work (dequeue a non-empty FIFO, or take a command), in `order`, and the stopped
+/// functions. Shared by the simulator and the RTL testbench's report.
 pub(crate) fn deadlock(
     order: &[&super::Rule],
     pending: &[&str],
     commands: usize,
+    stopped: &[(String, u128)],
     cycle: u64,
 ) -> Option<SimError> {
-    if pending.is_empty() && commands == 0 {
+    if pending.is_empty() && commands == 0 && stopped.is_empty() {
         return None;
     }
     let stuck: Vec<String> = order
@@ -1157,7 +1174,7 @@ pub(crate) fn deadlock(
         })
         .map(|r| r.name.clone())
         .collect();
-    let stuck = if stuck.is_empty() {
+    let mut stuck: Vec<String> = if stuck.is_empty() {
         pending
             .iter()
             .map(|f| format!("(fifo {f} not drained)"))
@@ -1165,6 +1182,7 @@ pub(crate) fn deadlock(
     } else {
         stuck
     };
+    stuck.extend((stopped.iter()).map(|(f, pc)| format!("(@{f} stopped at program counter {pc})")));
     Some(SimError::Deadlock { cycle, stuck })
 }
 

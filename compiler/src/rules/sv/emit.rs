@@ -674,6 +674,9 @@ impl<'a> Emitter<'a> {
                 }
                 InstanceKind::Reg { width, init } => {
                     info.regs.push(inst.name.clone());
+                    if c.instructions.iter().any(|x| x.pc_register() == inst.name) {
+                        info.pcs.push((inst.name.clone(), i.clone()));
+                    }
                     self.reg(&mut inst_text, &mut prims, &inst.name, &i, *width, *init)
                 }
                 InstanceKind::Bank { .. } => {}
@@ -808,7 +811,7 @@ impl<'a> Emitter<'a> {
         let wdata = and_or(&ws, w, |_| "1'b1".into(), 0);
         let _ = writeln!(
             out,
-            "\n  // register {name}\n  logic [{}:0] {i}__q;\n  {module} #(.INIT({})) u_{i} (.clk(clk), .rst(rst), .wen({wen}), .wdata({wdata}), .q({i}__q));",
+            "\n  // register {name}\n  logic [{}:0] {i}__q /*verilator public_flat_rd*/;\n  {module} #(.INIT({})) u_{i} (.clk(clk), .rst(rst), .wen({wen}), .wdata({wdata}), .q({i}__q));",
             w - 1,
             hex(crate::rules::mask(init, w), w)
         );

@@ -55,7 +55,8 @@ mod tool_output;
 use emit::*;
 use prims::*;
 pub use testbench::{
-    HARNESS_CC, TbConfig, batch_top, cmds_text, harness_header, mem_hex, testbench,
+    HARNESS_CC, KILN_ENV_H, SPIKE_EXT_CC, TbConfig, batch_top, cmds_text, harness_header, mem_hex,
+    testbench,
 };
 pub use tool_output::{TbOutput, parse_tb_output, yosys_cells};
 
@@ -69,6 +70,9 @@ pub struct TopInfo {
     /// Banks: (instance name, depth).
     pub banks: Vec<(String, u32)>,
     pub regs: Vec<String>,
+    /// The instructions' program-counter registers: (IR name, SystemVerilog identifier);
+    /// their `<ident>__q` is visible to harnesses (a command left unfinished).
+    pub(crate) pcs: Vec<(String, String)>,
     /// FIFOs: (IR name, SystemVerilog identifier), for deadlock reports.
     pub(crate) fifos: Vec<(String, String)>,
     /// Fault instances (their internal `<ident>_fault` signals).

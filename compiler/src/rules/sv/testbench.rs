@@ -415,9 +415,17 @@ pub fn cmds_text(cmds: &[crate::rules::sim::Command]) -> String {
 /// the reference environment, as [`testbench`] does, under Verilator.
 pub const HARNESS_CC: &str = include_str!("harness.cc");
 
+/// The reference environment in C++ (`kiln_env.h`), shared by [`HARNESS_CC`] and
+/// [`SPIKE_EXT_CC`].
+pub const KILN_ENV_H: &str = include_str!("kiln_env.h");
+
+/// The Spike extension (`spike_ext.cc`): each custom instruction of the design runs on the
+/// Verilated top in the reference environment, over Spike's memory.
+pub const SPIKE_EXT_CC: &str = include_str!("spike_ext.cc");
+
 /// `kiln_design.h` for [`HARNESS_CC`]: where the Verilated top (`--prefix Vkiln`) keeps the
 /// signals the harness watches (each marked `verilator public_flat_rd` by the emitter).
-pub fn harness_header(info: &TopInfo) -> String {
+pub fn harness_header(info: &TopInfo, instructions: &[crate::rules::Instruction]) -> String {
     let q = |s: &str| format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""));
     let sig =
         |s: &str| format!("[](Vkiln___024root *r) -> uint32_t {{ return r->KILN_TOP_SIG({s}); }}");
@@ -427,6 +435,20 @@ pub fn harness_header(info: &TopInfo) -> String {
     );
     for (name, i) in &info.fifos {
         let _ = writeln!(out, "  {{{}, {}}},", q(name), sig(&format!("{i}__cnt")));
+    }
+    out.push_str("};\n\nstatic const std::vector<Instr> KILN_INSTRUCTIONS = {\n");
+    for ins in instructions {
+        let _ = writeln!(
+            out,
+            "  {{{:#04x}, {}, {}}},",
+            ins.opcode,
+            ins.funct7,
+            q(&ins.function)
+        );
+    }
+    out.push_str("};\n\nstatic const std::vector<Fifo> KILN_PCS = {\n");
+    for (name, i) in &info.pcs {
+        let _ = writeln!(out, "  {{{}, {}}},", q(name), sig(&format!("{i}__q")));
     }
     out.push_str("};\n\nstatic const std::vector<Watch> KILN_WATCH = {\n");
     for w in &info.watch {

@@ -63,7 +63,19 @@ impl TbOutput {
         }
         let order = crate::rules::sim::rule_order(c).ok()?;
         let pending: Vec<&str> = self.pending.iter().map(String::as_str).collect();
-        crate::rules::sim::deadlock(&order, &pending, self.cmds_left as usize, self.end)
+        let stopped: Vec<(String, u128)> = (c.instructions.iter())
+            .filter_map(|i| match self.regs.get(&i.pc_register()) {
+                Some(&pc) if pc != 0 => Some((i.function.clone(), pc)),
+                _ => None,
+            })
+            .collect();
+        crate::rules::sim::deadlock(
+            &order,
+            &pending,
+            self.cmds_left as usize,
+            &stopped,
+            self.end,
+        )
     }
 }
 

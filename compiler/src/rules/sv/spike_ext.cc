@@ -1,0 +1,110 @@
+// kiln's Spike extension (Level 1 co-simulation, Spike v1.1.0's extension API): registers
+// every custom instruction of the design (KILN_INSTRUCTIONS: custom-0..3 opcode x funct7,
+// funct3 free for xd/xs1/xs2) and executes each on the Verilated top in the reference
+// environment of kiln_env.h, whose DMA engine and HellaCache read and write Spike's
+// memory. The top's clock keeps running across instructions (its state persists, as on a
+// core). Per instruction it can append `opcode funct7 cycles_to_resp cycles_to_idle` to the
+// file named by $KILN_COSIM_TRACE (cycles counted from the command's fire cycle).
+//
+// Load with: spike --isa=... --extlib=libkiln.so --extension=kiln PROGRAM.elf
+
+#include "extension.h"
+
+#include "kiln_env.h"
+
+#include <cstdlib>
+#include <memory>
+
+namespace {
+
+// Spike's memory through the hart's MMU (physical addresses in M-mode).
+class SpikeMemory : public kiln::Memory {
+ public:
+  processor_t *p = nullptr;
+  uint8_t read8(uint32_t a) override { return p->get_mmu()->load_uint8(a); }
+  void write8(uint32_t a, uint8_t v) override { p->get_mmu()->store_uint8(a, v); }
+};
+
+struct Model {
+  VerilatedContext ctx;
+  Vkiln top{&ctx};
+  SpikeMemory mem;
+  kiln::Env env{top, mem};
+  uint64_t cycle = 0;
+  Model() { env.reset(); }
+};
+
+Model &model(processor_t *p) {
+  static std::unique_ptr<Model> m;
+  if (!m) m = std::make_unique<Model>();
+  m->mem.p = p;
+  return *m;
+}
+
+[[noreturn]] void fail(const char *what, uint32_t opcode, uint32_t funct7) {
+  std::fprintf(stderr, "kiln: instruction opcode %#x funct7 %u: %s\n", opcode, funct7, what);
+  std::exit(3);
+}
+
+// One custom instruction: its command to the top, then cycles until the response (when
+// the instruction writes rd) and quiescence (no rule fired, nothing in flight).
+reg_t execute(processor_t *p, insn_t insn, reg_t pc) {
+  Model &m = model(p);
+  const uint32_t bits = static_cast<uint32_t>(insn.bits());
+  const uint32_t opcode = bits & 0x7f, funct7 = bits >> 25 & 0x7f, funct3 = bits >> 12 & 7;
+  const bool xd = funct3 & 4, xs1 = funct3 & 2, xs2 = funct3 & 1;
+  state_t *st = p->get_state();
+  kiln::Cmd c{opcode, funct7, xs1 ? static_cast<uint32_t>(st->XPR[insn.rs1()]) : 0u,
+              xs2 ? static_cast<uint32_t>(st->XPR[insn.rs2()]) : 0u,
+              static_cast<uint32_t>(insn.rd())};
+  m.env.cmds.push_back(c);
+  const uint64_t limit = m.cycle + 100000000ull;
+  int64_t fired = -1, resp = -1;
+  uint32_t data = 0;
+  for (;;) {
+    if (m.cycle >= limit) fail("no quiescence within 100,000,000 cycles", opcode, funct7);
+    kiln::Step s = m.env.cycle(m.cycle, nullptr);
+    if (s.stop) fail("a run-time fault or CPU-memory hazard", opcode, funct7);
+    if (s.cmd_fired) fired = static_cast<int64_t>(m.cycle);
+    if (s.resp) {
+      if (resp >= 0) fail("two responses to one command", opcode, funct7);
+      resp = static_cast<int64_t>(m.cycle);
+      data = s.data;
+      if (s.rd != c.rd) fail("the response's rd is not the instruction's", opcode, funct7);
+    }
+    m.cycle++;
+    if (fired >= 0 && !s.fired && !s.busy && !m.env.command_held()) break;
+  }
+  for (const Fifo &f : KILN_PCS)
+    if (f.count(m.top.rootp) != 0) fail("the design stopped before finishing the command", opcode, funct7);
+  if (xd && resp < 0) fail("the design sent no response (issue it with xd = 0)", opcode, funct7);
+  // RV64: the 32-bit result zero-extended, as the SoC wrapper widens it.
+  if (xd && insn.rd() != 0) st->XPR.write(insn.rd(), static_cast<reg_t>(data));
+  if (const char *path = std::getenv("KILN_COSIM_TRACE")) {
+    if (FILE *f = std::fopen(path, "a")) {
+      std::fprintf(f, "%u %u %lld %lld\n", opcode, funct7,
+                   resp < 0 ? -1ll : static_cast<long long>(resp - fired),
+                   static_cast<long long>(m.cycle - 1 - fired));
+      std::fclose(f);
+    }
+  }
+  return pc + 4;
+}
+
+class KilnExtension : public extension_t {
+ public:
+  const char *name() override { return "kiln"; }
+  std::vector<insn_desc_t> get_instructions() override {
+    std::vector<insn_desc_t> out;
+    for (const Instr &i : KILN_INSTRUCTIONS) {
+      const insn_bits_t match = (i.funct7 & 0x7f) << 25 | (i.opcode & 0x7f);
+      out.push_back(insn_desc_t{match, 0xfe00007f, execute, execute});
+    }
+    return out;
+  }
+  std::vector<disasm_insn_t *> get_disasms() override { return {}; }
+};
+
+}  // namespace
+
+REGISTER_EXTENSION(kiln, []() { return new KilnExtension; })
