@@ -178,6 +178,8 @@ fn vcd_from_every_timed_engine_is_the_same() {
             "{engine}: a value per cycle"
         );
         assert_eq!(get("ports.rocc_resp_data")[45], 42);
+        // No CPU loads or stores: the HellaCache request port never fires.
+        assert_eq!(get("ports.hella_cmd_fire").iter().sum::<u128>(), 0);
         assert_eq!(get("ports.rocc_cmd_fire")[0], 1);
         assert_eq!(
             get("ports.dma_req_fire").iter().sum::<u128>(),

@@ -108,7 +108,13 @@ fn the_top_has_the_conventions_ports() {
         "flow_burst_add",
         &program(&common::repo_root().join("examples/aps/flow_burst_add.mlir")),
     );
-    for name in ["features", "cpu_hazard", "step_runtime", "keywords"] {
+    for name in [
+        "features",
+        "cpu_hazard",
+        "step_runtime",
+        "keywords",
+        "loads2",
+    ] {
         check(name, &program(&common::data(&format!("aps/{name}.mlir"))));
     }
     for seed in [1, 2] {

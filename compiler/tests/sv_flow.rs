@@ -215,3 +215,85 @@ fn test_programs_agree_with_the_rtl_waveform_by_waveform() {
     }
     compare_batch("test_programs", &cases);
 }
+
+/// The ports of an emitted top: (name, direction, width), read from its port list.
+fn top_ports(sv: &str) -> Vec<(String, String, u32)> {
+    let start = sv.find("module main (").expect("top `main`");
+    let end = start + sv[start..].find("\n);").expect("end of the port list");
+    let mut out = Vec::new();
+    for line in sv[start..end].lines().skip(1) {
+        let line = line
+            .split("//")
+            .next()
+            .unwrap()
+            .trim()
+            .trim_end_matches(',');
+        let toks: Vec<&str> = line.split_whitespace().collect();
+        if toks.len() < 3 {
+            continue;
+        }
+        let (width, name) = match toks[2].strip_prefix('[') {
+            Some(range) => {
+                let hi: u32 = range.split(':').next().unwrap().parse().unwrap();
+                (hi + 1, toks[3])
+            }
+            None => (1, toks[2]),
+        };
+        out.push((name.to_string(), toks[0].to_string(), width));
+    }
+    out
+}
+
+/// The HellaCache ports of a design with CPU loads and stores are exactly the `hella_*` rows
+/// of `tests/data/soc/ports.tsv` (names, directions, widths), and nothing else of the
+/// CPU-memory port is a port.
+#[test]
+fn hellacache_ports_follow_the_port_table() {
+    let table = std::fs::read_to_string(common::data("soc/ports.tsv")).unwrap();
+    let mut want: Vec<(String, String, u32)> = table
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .skip(1)
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            (f.len() >= 3 && f[0].starts_with("hella_"))
+                .then(|| (f[0].to_string(), f[1].to_string(), f[2].parse().unwrap()))
+        })
+        .collect();
+    want.sort();
+    assert_eq!(want.len(), 17, "hella rows in ports.tsv");
+    let path = common::data("aps/loads2.mlir");
+    let c = file_circuit("loads2", &std::fs::read_to_string(path).unwrap());
+    let sv = compiler::rules::sv::emit_sv(&c, "main").unwrap();
+    let ports = top_ports(&sv);
+    let mut got: Vec<(String, String, u32)> = ports
+        .iter()
+        .filter(|p| p.0.starts_with("hella"))
+        .cloned()
+        .collect();
+    got.sort();
+    assert_eq!(got, want);
+    // Nothing else of the CPU-memory port is a port.
+    assert!(
+        ports.iter().all(|p| !p.0.starts_with("hellacache")),
+        "{ports:?}"
+    );
+}
+
+/// A circuit with two CPU-memory ports (a hand-written CMT2 text can declare them) has no
+/// top: the convention has one HellaCache port. An error, not two sets of one port's names.
+#[test]
+fn a_second_cpu_memory_port_is_an_error() {
+    let path = common::data("aps/loads2.mlir");
+    let mut c = file_circuit("loads2", &std::fs::read_to_string(path).unwrap());
+    c.instances.push(compiler::rules::Instance {
+        name: "cpu2".into(),
+        kind: compiler::rules::InstanceKind::MemPort,
+    });
+    let e = compiler::rules::sv::emit_sv(&c, "main").unwrap_err();
+    assert!(
+        e.message.contains("`cpu2` is a second one"),
+        "{}",
+        e.message
+    );
+}

@@ -33,8 +33,8 @@
 // Declared precedence: all pairs honoured by the order.
 //
 // Ports: clk/rst; RoCC command/response; per DMA channel a request/idle
-// interface and a scratchpad burst port; per CPU-memory port request and
-// response lanes (see the comments at each port).
+// interface and a scratchpad burst port; the HellaCache request and
+// response (see the comments at each port).
 
 module main (
   input  logic        clk,        // clock,
@@ -57,16 +57,26 @@ module main (
   output logic [31:0] rocc_resp_rocc_resp_to_bus_result_rddata,
   input  logic        rocc_resp_rocc_resp_to_bus_ready,
   output logic        rocc_resp_rocc_resp_to_bus_enable,
-  // CPU memory `hellacache_adapter` requests (HellaCache style), 1 lane(s); cmd 0 load, 1 store
-  output logic [0:0]  hellacache_adapter_req_valid,
-  input  logic        hellacache_adapter_req_ready,
-  output logic [0:0]  hellacache_adapter_req_cmd,
-  output logic [31:0] hellacache_adapter_req_addr,
-  output logic [31:0] hellacache_adapter_req_data,
-  output logic [7:0] hellacache_adapter_req_tag,
-  // CPU memory `hellacache_adapter` load responses, in request order from lane 0
-  input  logic [0:0]  hellacache_adapter_resp_valid,
-  input  logic [31:0] hellacache_adapter_resp_data,
+  // HellaCache request (APS port convention): the request queue's head, sent when enable & ready;
+  // cmd 0 load, 1 store; size 2 (a word at addr & ~3); tag: a load's response buffer entry
+  output logic [31:0] hella_cmd_hella_cmd_to_bus_cmd_addr,
+  output logic [7:0]  hella_cmd_hella_cmd_to_bus_cmd_tag,
+  output logic [4:0]  hella_cmd_hella_cmd_to_bus_cmd_cmd,
+  output logic [1:0]  hella_cmd_hella_cmd_to_bus_cmd_size,
+  output logic        hella_cmd_hella_cmd_to_bus_cmd_signed,
+  output logic        hella_cmd_hella_cmd_to_bus_cmd_phys,
+  output logic [31:0] hella_cmd_hella_cmd_to_bus_cmd_data,
+  output logic [3:0]  hella_cmd_hella_cmd_to_bus_cmd_mask,
+  input  logic        hella_cmd_hella_cmd_to_bus_ready,
+  output logic        hella_cmd_hella_cmd_to_bus_enable,
+  // HellaCache response (APS port convention): always taken; matched by tag; cmd != 0 dropped
+  input  logic        hella_resp_enable,
+  output logic        hella_resp_ready,
+  input  logic [31:0] hella_resp_hella_resp_data,
+  input  logic [7:0]  hella_resp_hella_resp_tag,
+  input  logic [4:0]  hella_resp_hella_resp_cmd,
+  input  logic [1:0]  hella_resp_hella_resp_size,
+  input  logic        hella_resp_hella_resp_signed,
   // Scratchpad burst ports (the SoC's DMA engine moves 8-byte beats through them)
   input  logic        burst_read_0_enable,
   output logic        burst_read_0_ready,
@@ -430,25 +440,61 @@ module main (
   assign rocc_resp_rocc_resp_to_bus_result_rd = (({5{(WILL_FIRE_inst7b04_block_2_slot_3_rule & 1'b1) & 1'b1}} & inst7b04_block_2_slot_3_rule__v4));
   assign rocc_resp_rocc_resp_to_bus_result_rddata = (({32{(WILL_FIRE_inst7b04_block_2_slot_3_rule & 1'b1) & 1'b1}} & inst7b04_block_2_slot_3_rule__v3));
 
-  // CPU memory port hellacache_adapter: 1 request lane(s), response queue of 4
-  assign hellacache_adapter_req_valid = {1'b0};
-  assign hellacache_adapter_req_cmd = {1'd0};
-  assign hellacache_adapter_req_addr = {32'd0};
-  assign hellacache_adapter_req_data = {32'd0};
-  assign hellacache_adapter_req_tag = {{2'd0, hellacache_adapter_req_addr[5:0]}};
-  logic [7:0] hellacache_adapter__q_cnt, hellacache_adapter__in_n, hellacache_adapter__taken, hellacache_adapter__deq_n, hellacache_adapter__used_in;
-  logic [31:0] hellacache_adapter__shifted;
-  assign hellacache_adapter__shifted = hellacache_adapter_resp_data >> (hellacache_adapter__used_in*32);
-  logic [127:0] hellacache_adapter__q_data;
-  assign hellacache_adapter__in_n = ({7'd0, hellacache_adapter_resp_valid[0]});
+  // CPU memory port hellacache_adapter: up to 1 request(s) per cycle into a request queue of
+  // 2; its head (with an empty queue: this cycle's first request) goes out on
+  // hella_cmd; 4 response buffer entries (tags)
+  logic [7:0] hellacache_adapter__reqq_cnt, hellacache_adapter__reqq_deq, hellacache_adapter__enq_n, hellacache_adapter__loads, hellacache_adapter__taken, hellacache_adapter__used, hellacache_adapter__head, hellacache_adapter__alloc;
+  logic [145:0] hellacache_adapter__reqq_data, hellacache_adapter__reqq_in;
+  logic [72:0] hellacache_adapter__reqq_head;
+  logic hellacache_adapter__bypass;
+  assign hellacache_adapter__enq_n = 8'd0;
+  assign hellacache_adapter__reqq_in = {73'd0, 73'd0};
+  assign hellacache_adapter__bypass = (hellacache_adapter__reqq_cnt == 8'd0) & (hellacache_adapter__enq_n != 8'd0) & hella_cmd_hella_cmd_to_bus_ready;
+  kiln_fifo_w73_d2 u_hellacache_adapter_reqq (.clk(clk), .rst(rst), .cnt(hellacache_adapter__reqq_cnt), .data(hellacache_adapter__reqq_data),
+    .deq_n(hellacache_adapter__reqq_deq), .enq_n(hellacache_adapter__enq_n - {7'd0, hellacache_adapter__bypass}),
+    .enq_data(hellacache_adapter__bypass ? (hellacache_adapter__reqq_in >> 73) : hellacache_adapter__reqq_in));
+  assign hellacache_adapter__reqq_head = (hellacache_adapter__reqq_cnt != 8'd0) ? hellacache_adapter__reqq_data[72:0] : hellacache_adapter__reqq_in[72:0];
+  assign hella_cmd_hella_cmd_to_bus_enable = ((hellacache_adapter__reqq_cnt != 8'd0) & hella_cmd_hella_cmd_to_bus_ready) | hellacache_adapter__bypass;
+  assign hellacache_adapter__reqq_deq = {7'd0, (hellacache_adapter__reqq_cnt != 8'd0) & hella_cmd_hella_cmd_to_bus_ready};
+  assign hella_cmd_hella_cmd_to_bus_cmd_addr = {hellacache_adapter__reqq_head[63:34], 2'b00};
+  assign hella_cmd_hella_cmd_to_bus_cmd_tag = hellacache_adapter__reqq_head[71:64];
+  assign hella_cmd_hella_cmd_to_bus_cmd_cmd = {4'd0, hellacache_adapter__reqq_head[72]};
+  assign hella_cmd_hella_cmd_to_bus_cmd_size = 2'd2;
+  assign hella_cmd_hella_cmd_to_bus_cmd_signed = 1'b0;
+  assign hella_cmd_hella_cmd_to_bus_cmd_phys = 1'b0;
+  assign hella_cmd_hella_cmd_to_bus_cmd_data = hellacache_adapter__reqq_head[31:0];
+  assign hella_cmd_hella_cmd_to_bus_cmd_mask = {4{hellacache_adapter__reqq_head[72]}};
+  assign hella_resp_ready = 1'b1;
+  logic hellacache_adapter__resp_in;
+  assign hellacache_adapter__resp_in = hella_resp_enable & (hella_resp_hella_resp_cmd == 5'd0);
+  assign hellacache_adapter__loads = 8'd0;
   assign hellacache_adapter__taken = 8'd0;
-  assign hellacache_adapter__deq_n = (hellacache_adapter__taken < hellacache_adapter__q_cnt) ? hellacache_adapter__taken : hellacache_adapter__q_cnt;
-  assign hellacache_adapter__used_in = hellacache_adapter__taken - hellacache_adapter__deq_n;
-  kiln_fifo_w32_d4 u_hellacache_adapter_respq (.clk(clk), .rst(rst), .cnt(hellacache_adapter__q_cnt), .data(hellacache_adapter__q_data),
-    .deq_n(hellacache_adapter__deq_n), .enq_n(hellacache_adapter__in_n - hellacache_adapter__used_in),
-    .enq_data({96'd0, hellacache_adapter__shifted}));
+  logic [3:0] hellacache_adapter__rb_valid, hellacache_adapter__rb_next;
+  logic [127:0] hellacache_adapter__rb_data;
+  integer hellacache_adapter__j;
+  always_comb begin
+    hellacache_adapter__rb_next = hellacache_adapter__rb_valid;
+    if (hellacache_adapter__resp_in) hellacache_adapter__rb_next = hellacache_adapter__rb_next | (4'(1) << hella_resp_hella_resp_tag);
+    for (hellacache_adapter__j = 0; hellacache_adapter__j < 4; hellacache_adapter__j = hellacache_adapter__j + 1)
+      if (((32'(hellacache_adapter__j) + 32'd4 - 32'(hellacache_adapter__head)) % 32'd4) < 32'(hellacache_adapter__taken))
+        hellacache_adapter__rb_next = hellacache_adapter__rb_next & ~(4'(1) << hellacache_adapter__j);
+  end
+  always_ff @(posedge clk)
+    if (rst) begin
+      hellacache_adapter__rb_valid <= '0;
+      hellacache_adapter__head <= 8'd0;
+      hellacache_adapter__alloc <= 8'd0;
+      hellacache_adapter__used <= 8'd0;
+    end else begin
+      hellacache_adapter__rb_valid <= hellacache_adapter__rb_next;
+      if (hellacache_adapter__resp_in) hellacache_adapter__rb_data[hella_resp_hella_resp_tag*32 +: 32] <= hella_resp_hella_resp_data;
+      hellacache_adapter__head <= (((9'(hellacache_adapter__head) + 9'(hellacache_adapter__taken)) >= 9'd4) ? 8'((9'(hellacache_adapter__head) + 9'(hellacache_adapter__taken)) - 9'd4) : 8'(9'(hellacache_adapter__head) + 9'(hellacache_adapter__taken)));
+      hellacache_adapter__alloc <= (((9'(hellacache_adapter__alloc) + 9'(hellacache_adapter__loads)) >= 9'd4) ? 8'((9'(hellacache_adapter__alloc) + 9'(hellacache_adapter__loads)) - 9'd4) : 8'(9'(hellacache_adapter__alloc) + 9'(hellacache_adapter__loads)));
+      hellacache_adapter__used <= hellacache_adapter__used + hellacache_adapter__loads - hellacache_adapter__taken;
+    end
+  // Work in flight after this cycle (requests queued, loads not consumed).
   logic hellacache_adapter__pending;
-  assign hellacache_adapter__pending = (hellacache_adapter__q_cnt + hellacache_adapter__in_n - hellacache_adapter__taken) != 8'd0;
+  assign hellacache_adapter__pending = ((hellacache_adapter__reqq_cnt - hellacache_adapter__reqq_deq + hellacache_adapter__enq_n - {7'd0, hellacache_adapter__bypass}) != 8'd0) | ((hellacache_adapter__used + hellacache_adapter__loads - hellacache_adapter__taken) != 8'd0);
 
   // register inst7b04_pc
   logic [1:0] inst7b04_pc__q;
@@ -512,26 +558,26 @@ module main (
 endmodule
 
 
-// FIFO, 4 entries of 32 bits. Several dequeues and enqueues per cycle (counts deq_n,
+// FIFO, 2 entries of 73 bits. Several dequeues and enqueues per cycle (counts deq_n,
 // enq_n); entry 0 is the head; enqueued data becomes visible after the clock edge.
-module kiln_fifo_w32_d4 (
+module kiln_fifo_w73_d2 (
   input  logic clk,
   input  logic rst,
   output logic [7:0] cnt,
-  output logic [127:0] data,
+  output logic [145:0] data,
   input  logic [7:0] deq_n,
   input  logic [7:0] enq_n,
-  input  logic [127:0] enq_data
+  input  logic [145:0] enq_data
 );
   logic [7:0] keep;
-  logic [127:0] nxt;
+  logic [145:0] nxt;
   integer k;
   always_comb begin
     keep = cnt - deq_n;
     nxt = '0;
-    for (k = 0; k < 4; k = k + 1) begin
-      if (k < 32'(keep)) nxt[k*32 +: 32] = data[(k + 32'(deq_n))*32 +: 32];
-      else if (k - 32'(keep) < 32'(enq_n)) nxt[k*32 +: 32] = enq_data[(k - 32'(keep))*32 +: 32];
+    for (k = 0; k < 2; k = k + 1) begin
+      if (k < 32'(keep)) nxt[k*73 +: 73] = data[(k + 32'(deq_n))*73 +: 73];
+      else if (k - 32'(keep) < 32'(enq_n)) nxt[k*73 +: 73] = enq_data[(k - 32'(keep))*73 +: 73];
     end
   end
   always_ff @(posedge clk) begin

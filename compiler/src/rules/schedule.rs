@@ -28,13 +28,27 @@
 use super::{Circuit, InstanceKind, Instances, Stmt};
 use std::collections::BTreeMap;
 
-/// Depth of the CPU-memory response queue per request lane (see [`mem_lanes`]).
+/// Entries of the CPU-memory response buffer per request lane (see [`mem_lanes`]).
 pub(crate) const MEM_QUEUE_PER_LANE: u32 = 4;
+
+/// Entries of a CPU-memory port's request queue (`hella_cmd_fifo`) for `lanes` lanes: room
+/// for one rule's requests while the head waits for the port.
+pub(crate) fn mem_req_depth(lanes: u32) -> u32 {
+    lanes.clamp(2, 255)
+}
+
+/// Entries of a CPU-memory port's response buffer for `lanes` lanes: the loads that may be
+/// in flight (queued, at the cache or answered and not yet consumed), each with its own
+/// tag (8 bits: at most 256).
+pub(crate) fn mem_resp_entries(lanes: u32) -> u32 {
+    (MEM_QUEUE_PER_LANE * lanes).clamp(1, 256)
+}
 
 /// Request lanes `L` of every CPU-memory port: the largest number of `load_req`/`store_req`
 /// calls one rule makes on it (both arms of every `If` counted), at least 1. At most `L`
-/// requests are accepted per cycle and at most `MEM_QUEUE_PER_LANE · L` load responses
-/// may be outstanding; the simulator and the RTL both use these numbers.
+/// requests enter the port's request queue ([`mem_req_depth`] entries) per cycle and at
+/// most [`mem_resp_entries`] loads may be in flight; the simulator and the RTL both use
+/// these numbers.
 pub fn mem_lanes(c: &Circuit) -> BTreeMap<String, u32> {
     let mut lanes = BTreeMap::new();
     for i in &c.instances {

@@ -11,7 +11,7 @@
 //! |---|---|---|---|
 //! | `ports` | `rocc_cmd_fire`, `rocc_resp_fire`, `rocc_resp_rd`, `rocc_resp_data` | 1, 1, 5, 32 | the RoCC handshakes |
 //! | `ports` | `<dma>_req_fire` | 1 | a DMA request taken |
-//! | `ports` | `<port>_requests` | 8 | CPU-memory requests issued |
+//! | `ports` | `hella_cmd_fire` | 1 | the HellaCache request port fires (`hella_cmd_hella_cmd_to_bus_enable` ∧ `_ready`) |
 //! | function / `shared` | `<reg>` | its width | `<reg>__q` |
 //! | function / `shared` | `<fifo>_count`, `<fifo>_head` | 8, its width | `<fifo>__cnt`, the head entry |
 //! | function | `<rule>_will_fire` | 1 | `WILL_FIRE_<rule>` |
@@ -31,7 +31,7 @@ pub(crate) enum Source {
     RespRd,
     RespData,
     DmaFire(String),
-    MemRequests(String),
+    MemFire(String),
     Reg(String),
     FifoCount(String),
     FifoHead(String),
@@ -103,11 +103,9 @@ pub fn signals(circuit: &Circuit, order: &[&str]) -> Vec<Signal> {
                 1,
                 Source::DmaFire(i.name.clone()),
             ),
-            InstanceKind::MemPort => port(
-                format!("{}_requests", ident(&i.name)),
-                8,
-                Source::MemRequests(i.name.clone()),
-            ),
+            InstanceKind::MemPort => {
+                port("hella_cmd_fire".into(), 1, Source::MemFire(i.name.clone()))
+            }
             _ => {}
         }
     }
@@ -150,9 +148,8 @@ pub fn signals(circuit: &Circuit, order: &[&str]) -> Vec<Signal> {
 }
 
 /// The testbench statement that prints one cycle's values (`w <cycle> <hex>...`) from the
-/// RTL's signals (`dut.…`) and the testbench's handshake signals; `mem_counts` names, per
-/// CPU-memory port, the testbench variable holding the requests of the cycle.
-pub(crate) fn tb_sample_line(signals: &[Signal], mem_count: impl Fn(&str) -> String) -> String {
+/// RTL's signals (`dut.…`) and the testbench's handshake signals.
+pub(crate) fn tb_sample_line(signals: &[Signal]) -> String {
     let mut fmt = String::from("w %0d");
     let mut args = vec!["cyc".to_string()];
     for s in signals {
@@ -176,7 +173,9 @@ pub(crate) fn tb_sample_line(signals: &[Signal], mem_count: impl Fn(&str) -> Str
                     .collect();
                 format!("({})", fires.join(" || "))
             }
-            Source::MemRequests(m) => mem_count(&ident(m)),
+            Source::MemFire(_) => {
+                "(hella_cmd_hella_cmd_to_bus_enable && hella_cmd_hella_cmd_to_bus_ready)".into()
+            }
             Source::Reg(r) => format!("dut.{}__q", ident(r)),
             Source::FifoCount(f) => format!("dut.{}__cnt", ident(f)),
             Source::FifoHead(f) => format!("dut.{}__data[{}:0]", ident(f), w - 1),

@@ -37,12 +37,24 @@ pub fn prepare(
     mem: &BTreeMap<u32, u8>,
     max_cycles: u64,
 ) {
-    let (text, info) = sv::emit_sv_with_info(c, sv::DEFAULT_TOP).expect("emit sv");
     let cfg = TbConfig {
         max_cycles,
         waves: true,
         ..TbConfig::default()
     };
+    prepare_with(dir, c, cmds, mem, &cfg);
+}
+
+/// [`prepare`] with a testbench configuration of the caller's.
+pub fn prepare_with(
+    dir: &Path,
+    c: &Circuit,
+    cmds: &[Command],
+    mem: &BTreeMap<u32, u8>,
+    cfg: &TbConfig,
+) {
+    let (text, info) = sv::emit_sv_with_info(c, sv::DEFAULT_TOP).expect("emit sv");
+    let cfg = cfg.clone();
     let tb = sv::testbench(c, &info, &cfg);
     assert_eq!(
         tb,

@@ -29,9 +29,19 @@
 //!   window: a beat reads the state committed before its cycle and its writes commit at
 //!   that cycle's edge, after the rules' writes to the same word (the burst port is the
 //!   last write port of a bank).
-//! - CPU memory (HellaCache style): a load is answered the cycle after its request;
-//!   at most `L` requests per cycle and at most `4·L` outstanding load responses per port
-//!   ([`super::schedule::mem_lanes`]); responses are consumed in request order.
+//! - CPU memory (HellaCache convention, `docs/soc.md`): rules put up to `L` requests per
+//!   cycle into the top's request queue ([`super::schedule::mem_lanes`],
+//!   [`super::schedule::mem_req_depth`] entries; room counts the dequeue of an entry
+//!   queued before this cycle). The port sends the queue's head, or with an empty queue
+//!   the first request of this cycle (bypassing the queue), one per cycle (the reference
+//!   environment is always ready). A
+//!   load gets a tag, its entry in the response buffer, and is accepted only while the
+//!   buffer has room for every load in flight ([`super::schedule::mem_resp_entries`]).
+//!   The environment answers the request fired in cycle `c` in cycle `c + 1` (a load
+//!   with memory as `c` starts; a store writes at the end of `c`, after the rules' bank
+//!   writes and before the DMA's CPU writes, and its acknowledgement is dropped). Rules
+//!   consume responses in request order, from the buffer or from the port in the cycle
+//!   a response arrives.
 //!
 //! The run ends when nothing can fire and no transfer is in flight: with every FIFO empty
 //! and every command consumed it is a success, otherwise a deadlock naming the rules that
@@ -241,16 +251,58 @@ struct Dma {
     fired: Vec<(String, Request)>,
 }
 
-/// A CPU-memory port: its lane count, queue capacity and the load responses in flight
-/// (`(cycle visible from, data)` in request order).
+/// One CPU-memory request as the rules issue it (a word at `addr & ~3`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct MemReq {
+    pub(crate) load: bool,
+    pub(crate) addr: u32,
+    /// Store data (0 for a load).
+    pub(crate) data: u32,
+    /// A load's tag: its entry in the response buffer (0 for a store).
+    pub(crate) tag: u32,
+}
+
+/// A CPU-memory port as the top implements it (HellaCache convention): a request queue
+/// the rules fill (at most `lanes` per cycle) whose head goes out on the port, one per
+/// cycle; a response buffer of `size` entries indexed by tag; and the reference
+/// environment's answer to the request of the previous cycle.
 struct MemPort {
     lanes: u32,
-    queue: u32,
-    resp: VecDeque<(u64, u128)>,
-    /// Responses outstanding at the start of the cycle, requests and loads issued so far.
-    outstanding: u32,
-    reqs: u32,
+    depth: u32,
+    size: u32,
+    /// The request queue (entries enqueued this cycle are in `enq` until the edge).
+    queue: VecDeque<MemReq>,
+    enq: Vec<MemReq>,
+    /// Arrived load responses by tag, not yet consumed.
+    buf: Vec<Option<u32>>,
+    /// The tag of the oldest load not consumed, the next tag to allocate, and the loads
+    /// allocated and not consumed at the start of the cycle.
+    head: u32,
+    alloc: u32,
+    used: u32,
+    /// Loads issued and responses consumed so far this cycle.
     loads: u32,
+    taken: u32,
+    /// The response presented in this cycle (`hella_resp`): tag, is a load, data.
+    arriving: Option<(u32, bool, u32)>,
+}
+
+impl MemPort {
+    /// A request queued before this cycle goes out in this cycle (the environment's ready
+    /// is 1): the queue's dequeue, which makes room for this cycle's requests.
+    fn head_fires(&self) -> bool {
+        !self.queue.is_empty()
+    }
+
+    /// The port fires this cycle (after the rules): the queue's head, or with an empty
+    /// queue the first request the rules issued in this cycle.
+    pub(super) fn fires(&self) -> bool {
+        !self.queue.is_empty() || !self.enq.is_empty()
+    }
+
+    fn wrap(&self, t: u32) -> u32 {
+        t % self.size.max(1)
+    }
 }
 
 enum Slot {
@@ -281,7 +333,6 @@ struct State {
     responses: Vec<Response>,
     accepted: Vec<u64>,
     cpu_mem: BTreeMap<u32, u8>,
-    mem_pending: Vec<(u32, u32)>,
     cycle: u64,
     /// A rule took the command register's command / a response was sent in this cycle
     /// (one each).
@@ -301,9 +352,8 @@ struct Tx {
     dma_requests: Vec<(usize, String, Request)>,
     cmd_taken: bool,
     responses: Vec<(u32, u32)>,
-    /// (port, address) of load requests; stores; port of each consumed load response.
-    mem_loads: Vec<(usize, u32)>,
-    mem_stores: Vec<(usize, u32, u32)>,
+    /// CPU-memory requests in issue order; the port of each consumed load response.
+    mem_reqs: Vec<(usize, MemReq)>,
     mem_resp_taken: Vec<usize>,
     /// The first access of a stored CPU word in this firing: (word address, is a load).
     hazard: Option<(u32, bool)>,
@@ -628,13 +678,20 @@ impl State {
                 InstanceKind::Fault { message } => Slot::Fault(message.clone()),
                 InstanceKind::MemPort => {
                     let l = lanes.get(&inst.name).copied().unwrap_or(1);
+                    let size = super::schedule::mem_resp_entries(l);
                     Slot::MemPort(MemPort {
                         lanes: l,
-                        queue: super::schedule::MEM_QUEUE_PER_LANE * l,
-                        resp: VecDeque::new(),
-                        outstanding: 0,
-                        reqs: 0,
+                        depth: super::schedule::mem_req_depth(l),
+                        size,
+                        queue: VecDeque::new(),
+                        enq: Vec::new(),
+                        buf: vec![None; size as usize],
+                        head: 0,
+                        alloc: 0,
+                        used: 0,
                         loads: 0,
+                        taken: 0,
+                        arriving: None,
                     })
                 }
             };
@@ -668,7 +725,6 @@ impl State {
             responses: Vec::new(),
             accepted: Vec::new(),
             cpu_mem,
-            mem_pending: Vec::new(),
             cycle: 0,
             cmd_taken: false,
             resp_sent: false,
@@ -839,29 +895,34 @@ impl State {
                 None => Err(blocked()),
             },
             (Slot::MemPort(p), "load_req" | "store_req") => {
-                let reqs = tx.mem_loads.iter().filter(|(i, _)| *i == idx).count()
-                    + tx.mem_stores.iter().filter(|(i, _, _)| *i == idx).count();
-                if p.reqs as usize + reqs >= p.lanes as usize {
+                // A lane this cycle and room in the request queue after this cycle's
+                // dequeue (the head goes out whenever the queue is not empty).
+                let mine = || tx.mem_reqs.iter().filter(|(i, _)| *i == idx);
+                let reqs = p.enq.len() + mine().count();
+                let kept = p.queue.len() - usize::from(p.head_fires());
+                if reqs >= p.lanes as usize || kept + reqs >= p.depth as usize {
                     return Err(blocked());
                 }
                 let word = arg(0) as u32 & !3;
-                if tx.hazard.is_none()
-                    && tx
-                        .mem_stores
-                        .iter()
-                        .any(|(i, a, _)| *i == idx && a & !3 == word)
-                {
-                    tx.hazard = Some((word, method == "load_req"));
+                let load = method == "load_req";
+                if tx.hazard.is_none() && mine().any(|(_, r)| !r.load && r.addr & !3 == word) {
+                    tx.hazard = Some((word, load));
                 }
-                if method == "store_req" {
-                    tx.mem_stores.push((idx, arg(0) as u32, arg(1) as u32));
-                    return Ok(0);
+                let mut req = MemReq {
+                    load,
+                    addr: arg(0) as u32,
+                    data: if load { 0 } else { arg(1) as u32 },
+                    tag: 0,
+                };
+                if load {
+                    // Room in the response buffer for every load in flight.
+                    let loads = p.loads + mine().filter(|(_, r)| r.load).count() as u32;
+                    if p.used + loads >= p.size {
+                        return Err(blocked());
+                    }
+                    req.tag = p.wrap(p.alloc + loads);
                 }
-                let loads = tx.mem_loads.iter().filter(|(i, _)| *i == idx).count();
-                if (p.outstanding + p.loads) as usize + loads >= p.queue as usize {
-                    return Err(blocked());
-                }
-                tx.mem_loads.push((idx, arg(0) as u32));
+                tx.mem_reqs.push((idx, req));
                 Ok(0)
             }
             (Slot::Fault(m), "raise") => {
@@ -869,13 +930,20 @@ impl State {
                 Ok(0)
             }
             (Slot::MemPort(p), "load_resp") => {
-                let taken = tx.mem_resp_taken.iter().filter(|&&i| i == idx).count();
-                let (at, v) = *p.resp.get(taken).ok_or_else(blocked)?;
-                if at > self.cycle {
+                // Responses are consumed in request order: the k-th of the cycle is tag
+                // `head + k`, from the buffer or from the port in the cycle it arrives.
+                let k = p.taken + tx.mem_resp_taken.iter().filter(|&&i| i == idx).count() as u32;
+                if k >= p.used {
                     return Err(blocked());
                 }
+                let tag = p.wrap(p.head + k);
+                let v = match (p.buf[tag as usize], p.arriving) {
+                    (Some(v), _) => v,
+                    (None, Some((t, true, v))) if t == tag => v,
+                    _ => return Err(blocked()),
+                };
                 tx.mem_resp_taken.push(idx);
-                Ok(v)
+                Ok(v as u128)
             }
             _ => Err(Blocked),
         }
@@ -929,32 +997,61 @@ impl State {
         }
         for idx in tx.mem_resp_taken {
             if let Slot::MemPort(p) = &mut self.slots[idx] {
-                p.resp.pop_front();
+                p.taken += 1;
             }
         }
-        for (idx, addr) in tx.mem_loads {
-            let v = read_word(&self.cpu_mem, addr) as u128;
+        for (idx, req) in tx.mem_reqs {
             if let Slot::MemPort(p) = &mut self.slots[idx] {
-                p.resp.push_back((self.cycle + 1, v));
-                p.reqs += 1;
-                p.loads += 1;
+                p.loads += u32::from(req.load);
+                p.enq.push(req);
             }
-        }
-        for (idx, addr, v) in tx.mem_stores {
-            if let Slot::MemPort(p) = &mut self.slots[idx] {
-                p.reqs += 1;
-            }
-            self.mem_pending.push((addr, v));
         }
     }
 
     /// Commit the clock edge; returns whether work is still in flight (DMA, memory).
     ///
-    /// Order (the RTL's port order): DMA beats read the state committed before this
-    /// cycle; the rules' bank writes commit, then the DMA's; the rules' CPU stores, then the
-    /// DMA's.
+    /// Order (the RTL's port order): DMA beats and the CPU-memory port's load read the
+    /// state committed before this cycle; the rules' bank writes commit, then the DMA's;
+    /// the port's store, then the DMA's CPU writes.
     fn end_of_cycle(&mut self) -> bool {
         let beats = self.dma_beats();
+        let mut stores = Vec::new();
+        for &i in &self.io {
+            if let Slot::MemPort(p) = &mut self.slots[i] {
+                // The reference environment: the request that fires now is answered in
+                // the next cycle (a load with memory as this cycle starts).
+                let fired = match p.queue.pop_front() {
+                    Some(r) => Some(r),
+                    None if !p.enq.is_empty() => Some(p.enq.remove(0)),
+                    None => None,
+                };
+                let next = fired.map(|r| {
+                    let data = match r.load {
+                        true => read_word(&self.cpu_mem, r.addr),
+                        false => {
+                            stores.push((r.addr, r.data));
+                            0
+                        }
+                    };
+                    (r.tag, r.load, data)
+                });
+                if let Some((t, true, v)) = p.arriving {
+                    let n = p.buf.len();
+                    p.buf[t as usize % n] = Some(v);
+                }
+                for k in 0..p.taken {
+                    let t = p.wrap(p.head + k);
+                    p.buf[t as usize] = None;
+                }
+                p.head = p.wrap(p.head + p.taken);
+                p.alloc = p.wrap(p.alloc + p.loads);
+                p.used = p.used + p.loads - p.taken;
+                p.queue.extend(p.enq.drain(..));
+                p.arriving = next;
+                p.loads = 0;
+                p.taken = 0;
+            }
+        }
         let mut touched = std::mem::take(&mut self.touched);
         for &i in &touched {
             match &mut self.slots[i] {
@@ -977,7 +1074,7 @@ impl State {
         }
         touched.clear();
         self.touched = touched;
-        for (addr, v) in std::mem::take(&mut self.mem_pending) {
+        for (addr, v) in stores {
             write_word(&mut self.cpu_mem, addr, v);
         }
         for w in beats {
@@ -1012,10 +1109,7 @@ impl State {
         for &i in &self.io {
             match &mut self.slots[i] {
                 Slot::MemPort(p) => {
-                    p.outstanding = p.resp.len() as u32;
-                    p.reqs = 0;
-                    p.loads = 0;
-                    busy |= !p.resp.is_empty();
+                    busy |= !p.queue.is_empty() || p.arriving.is_some() || p.used > 0;
                 }
                 Slot::Dma(d) => {
                     // A request queued or moving in this cycle: the run goes on (its end

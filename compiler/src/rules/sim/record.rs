@@ -12,7 +12,6 @@ pub(super) struct Probe {
     fired: Vec<bool>,
     resp: Option<(u32, u32)>,
     dma: Vec<usize>,
-    mem: FxHashMap<usize, u128>,
 }
 
 impl Probe {
@@ -41,7 +40,6 @@ impl Probe {
             fired: vec![false; rules],
             resp: None,
             dma: Vec::new(),
-            mem: FxHashMap::default(),
         }
     }
 
@@ -53,14 +51,6 @@ impl Probe {
         }
         for (i, _, _) in &tx.dma_requests {
             self.dma.push(*i);
-        }
-        for i in tx
-            .mem_loads
-            .iter()
-            .map(|x| x.0)
-            .chain(tx.mem_stores.iter().map(|x| x.0))
-        {
-            *self.mem.entry(i).or_insert(0) += 1;
         }
     }
 
@@ -77,12 +67,11 @@ impl Probe {
                 Source::DmaFire(n) => {
                     u128::from(st.index.get(n).is_some_and(|i| self.dma.contains(i)))
                 }
-                Source::MemRequests(n) => st
-                    .index
-                    .get(n)
-                    .and_then(|i| self.mem.get(i))
-                    .copied()
-                    .unwrap_or(0),
+                Source::MemFire(n) => u128::from(
+                    st.index
+                        .get(n)
+                        .is_some_and(|&i| matches!(&st.slots[i], Slot::MemPort(p) if p.fires())),
+                ),
                 Source::WillFire(_) => {
                     rule += 1;
                     u128::from(self.fired.get(rule - 1).copied().unwrap_or(false))
@@ -150,17 +139,17 @@ impl State {
                 bytes: 1 << r.length,
             });
         }
-        for &(i, addr) in &tx.mem_loads {
+        for &(i, r) in tx.mem_reqs.iter().filter(|(_, r)| r.load) {
             push(Event::Load {
                 port: name(i),
-                addr,
+                addr: r.addr,
             });
         }
-        for &(i, addr, value) in &tx.mem_stores {
+        for &(i, r) in tx.mem_reqs.iter().filter(|(_, r)| !r.load) {
             push(Event::Store {
                 port: name(i),
-                addr,
-                value,
+                addr: r.addr,
+                value: r.data,
             });
         }
         for &i in &tx.mem_resp_taken {

@@ -70,6 +70,13 @@ struct Prefix {
     rules: usize,
 }
 
+/// `(base + k) mod size` as 8 bits, for an 8-bit `base < size` and `k <= size` (`size`
+/// at most 256): a tag of a CPU-memory response buffer.
+fn wrap(base: &str, k: &str, size: u32) -> String {
+    let sum = format!("(9'({base}) + 9'({k}))");
+    format!("(({sum} >= 9'd{size}) ? 8'({sum} - 9'd{size}) : 8'{sum})")
+}
+
 /// `terms` joined by `sep`, or `empty` when there are none.
 pub(super) fn join_or(terms: &[String], sep: &str, empty: &str) -> String {
     if terms.is_empty() {
@@ -558,6 +565,7 @@ impl<'a> Emitter<'a> {
             },
             (InstanceKind::MemPort, "load_req" | "store_req") => {
                 let lanes = self.mem_lanes.get(inst).copied().unwrap_or(1);
+                let depth = schedule::mem_req_depth(lanes);
                 let lane = self.before(cx, inst, "req").count();
                 let st = method == "store_req";
                 let word = format!("({} & 32'hfffffffc)", arg(0, 32));
@@ -574,23 +582,31 @@ impl<'a> Emitter<'a> {
                     new_store = Some((inst.to_string(), word.clone(), path.to_string()));
                 }
                 site.slot = lane.clone();
-                site.data = vec![
-                    if st { "1'b1" } else { "1'b0" }.into(),
-                    arg(0, 32),
-                    if st { arg(1, 32) } else { "32'd0".into() },
-                ];
+                // A lane this cycle and room in the request queue after the dequeue of an
+                // entry queued before this cycle.
+                let room = format!(
+                    "({lane} < 8'd{lanes}) & (({i}__reqq_cnt - {i}__reqq_deq + {lane}) < 8'd{depth})"
+                );
                 class = Some("req");
                 if st {
-                    format!("({i}_req_ready & ({lane} < 8'd{lanes}))")
+                    site.data = vec![format!("{{1'b1, 8'd0, {}, {}}}", arg(0, 32), arg(1, 32))];
+                    format!("({room})")
                 } else {
-                    // Room in the response queue for every load outstanding at the start of
-                    // the cycle and every load issued before this one in the cycle.
+                    // Room in the response buffer for every load in flight at the start of
+                    // the cycle and every load issued before this one in the cycle; the
+                    // tag is the load's entry.
                     also = Some("load");
                     let loads = self.before(cx, inst, "load").count();
-                    format!(
-                        "({i}_req_ready & ({lane} < 8'd{lanes}) & (({i}__q_cnt + {i}__in_n + {loads}) < 8'd{}))",
-                        MEM_QUEUE_PER_LANE * lanes
-                    )
+                    let size = schedule::mem_resp_entries(lanes);
+                    let tag = format!("{}__tag{k}", cx.name);
+                    let addr = arg(0, 32);
+                    let _ = writeln!(
+                        self.body,
+                        "  logic [7:0] {tag};\n  assign {tag} = {};",
+                        wrap(&format!("{i}__alloc"), &loads, size)
+                    );
+                    site.data = vec![format!("{{1'b0, {tag}, {addr}, 32'd0}}")];
+                    format!("({room} & ((9'({i}__used) + 9'({loads})) < 9'd{size}))")
                 }
             }
             (InstanceKind::Fault { .. }, "raise") => {
@@ -598,20 +614,28 @@ impl<'a> Emitter<'a> {
                 "1'b1".into()
             }
             (InstanceKind::MemPort, "load_resp") => {
+                // The k-th response consumed this cycle is tag `head + k`: from the buffer,
+                // or from the port in the cycle it arrives.
+                let lanes = self.mem_lanes.get(inst).copied().unwrap_or(1);
+                let size = schedule::mem_resp_entries(lanes);
                 let kname = format!("{}__k{k}", cx.name);
+                let tag = format!("{}__rtag{k}", cx.name);
                 let before = self.before(cx, inst, "mresp").count();
                 let _ = writeln!(
                     self.body,
-                    "  logic [7:0] {kname};\n  assign {kname} = {before};"
+                    "  logic [7:0] {kname}, {tag};\n  assign {kname} = {before};\n  assign {tag} = {};",
+                    wrap(&format!("{i}__head"), &kname, size)
                 );
                 value = Some((
                     format!(
-                        "(({kname} < {i}__q_cnt) ? {i}__q_data[{kname}*32 +: 32] : {i}_resp_data[({kname} - {i}__q_cnt)*32 +: 32])"
+                        "(1'({i}__rb_valid >> {tag}) ? {i}__rb_data[{tag}*32 +: 32] : hella_resp_hella_resp_data)"
                     ),
                     32,
                 ));
                 class = Some("mresp");
-                format!("({kname} < ({i}__q_cnt + {i}__in_n))")
+                format!(
+                    "(({kname} < {i}__used) & (1'({i}__rb_valid >> {tag}) | ({i}__resp_in & (hella_resp_hella_resp_tag == {tag}))))"
+                )
             }
             _ => return Err(unknown()),
         };
@@ -709,7 +733,7 @@ impl<'a> Emitter<'a> {
                 InstanceKind::MemPort => {
                     let lanes = self.mem_lanes.get(&inst.name).copied().unwrap_or(1);
                     info.memports.push((i.clone(), lanes));
-                    ports.extend(mem_ports(&i, lanes));
+                    ports.extend(mem_ports());
                     self.memport(&mut inst_text, &mut prims, &inst.name, &i, lanes);
                 }
             }
@@ -739,8 +763,8 @@ impl<'a> Emitter<'a> {
         out.push_str(
             "//\n// Ports: clk/rst; RoCC command/response; per DMA channel a request/idle\n",
         );
-        out.push_str("// interface and a scratchpad burst port; per CPU-memory port request and\n");
-        out.push_str("// response lanes (see the comments at each port).\n\n");
+        out.push_str("// interface and a scratchpad burst port; the HellaCache request and\n");
+        out.push_str("// response (see the comments at each port).\n\n");
         let _ = writeln!(out, "module {top} (\n{}\n);", ports.join(",\n"));
         out.push_str(&decls);
         // The rules' text is the largest string kiln writes: the header goes in front of it
@@ -985,6 +1009,10 @@ impl<'a> Emitter<'a> {
         join_or(&rdata_terms, "\n      | ", "64'd0")
     }
 
+    /// The CPU-memory port (HellaCache convention): the request queue the rules fill
+    /// (73-bit entries `{store, tag, addr, data}`), its head on `hella_cmd_*`, and the
+    /// response buffer indexed by tag (`hella_resp_*`, always ready; store
+    /// acknowledgements, `cmd != 0`, dropped).
     fn memport(
         &self,
         out: &mut String,
@@ -993,53 +1021,87 @@ impl<'a> Emitter<'a> {
         i: &str,
         lanes: u32,
     ) {
-        let q = MEM_QUEUE_PER_LANE * lanes;
-        let module = format!("kiln_fifo_w32_d{q}");
+        let depth = schedule::mem_req_depth(lanes);
+        let size = schedule::mem_resp_entries(lanes);
+        let module = format!("kiln_fifo_w73_d{depth}");
         prims
             .entry(module.clone())
-            .or_insert_with(|| fifo_module(&module, 32, q));
+            .or_insert_with(|| fifo_module(&module, 73, depth));
         let reqs = self.sites(name, "req");
+        let loads = self.sites(name, "load");
         let resps = self.sites(name, "mresp");
-        let mut valid = Vec::new();
-        let mut cmd = Vec::new();
-        let mut addr = Vec::new();
-        let mut data = Vec::new();
-        for l in (0..lanes).rev() {
-            let on = |s: &Site| format!("({} == 8'd{l})", s.slot);
-            let sel: Vec<String> = reqs
-                .iter()
-                .map(|s| format!("({} & {})", s.en, on(s)))
-                .collect();
-            valid.push(any(&sel));
-            cmd.push(and_or(&reqs, 1, on, 0));
-            addr.push(and_or(&reqs, 32, on, 1));
-            data.push(and_or(&reqs, 32, on, 2));
-        }
-        let taken = count(&resps.iter().map(|s| s.en.clone()).collect::<Vec<_>>());
-        let in_n = count(
-            &(0..lanes)
-                .map(|l| format!("{i}_resp_valid[{l}]"))
-                .collect::<Vec<_>>(),
-        );
+        let en = |v: &[Site]| count(&v.iter().map(|s| s.en.clone()).collect::<Vec<_>>());
+        let slots: Vec<String> = (0..depth)
+            .rev()
+            .map(|j| and_or(&reqs, 73, |s| format!("({} == 8'd{j})", s.slot), 0))
+            .collect();
         let _ = writeln!(
             out,
-            "\n  // CPU memory port {name}: {lanes} request lane(s), response queue of {q}\n  assign {i}_req_valid = {{{}}};\n  assign {i}_req_cmd = {{{}}};\n  assign {i}_req_addr = {{{}}};\n  assign {i}_req_data = {{{}}};\n  assign {i}_req_tag = {{{}}};",
-            valid.join(", "),
-            cmd.join(", "),
-            addr.join(", "),
-            data.join(", "),
-            (0..lanes)
-                .rev()
-                .map(|l| format!("{{2'd0, {i}_req_addr[{}:{}]}}", l * 32 + 5, l * 32))
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
-        let _ = writeln!(
-            out,
-            "  logic [7:0] {i}__q_cnt, {i}__in_n, {i}__taken, {i}__deq_n, {i}__used_in;\n  logic [{}:0] {i}__shifted;\n  assign {i}__shifted = {i}_resp_data >> ({i}__used_in*32);\n  logic [{}:0] {i}__q_data;\n  assign {i}__in_n = {in_n};\n  assign {i}__taken = {taken};\n  assign {i}__deq_n = ({i}__taken < {i}__q_cnt) ? {i}__taken : {i}__q_cnt;\n  assign {i}__used_in = {i}__taken - {i}__deq_n;\n  {module} u_{i}_respq (.clk(clk), .rst(rst), .cnt({i}__q_cnt), .data({i}__q_data),\n    .deq_n({i}__deq_n), .enq_n({i}__in_n - {i}__used_in),\n    .enq_data({}));\n  logic {i}__pending;\n  assign {i}__pending = ({i}__q_cnt + {i}__in_n - {i}__taken) != 8'd0;",
-            lanes * 32 - 1,
-            q * 32 - 1,
-            fit(&format!("{i}__shifted"), lanes * 32, q * 32)
+            "
+  // CPU memory port {name}: up to {lanes} request(s) per cycle into a request queue of
+  // {depth}; its head (with an empty queue: this cycle's first request) goes out on
+  // hella_cmd; {size} response buffer entries (tags)
+  logic [7:0] {i}__reqq_cnt, {i}__reqq_deq, {i}__enq_n, {i}__loads, {i}__taken, {i}__used, {i}__head, {i}__alloc;
+  logic [{qw}:0] {i}__reqq_data, {i}__reqq_in;
+  logic [72:0] {i}__reqq_head;
+  logic {i}__bypass;
+  assign {i}__enq_n = {enq_n};
+  assign {i}__reqq_in = {{{slots}}};
+  assign {i}__bypass = ({i}__reqq_cnt == 8'd0) & ({i}__enq_n != 8'd0) & hella_cmd_hella_cmd_to_bus_ready;
+  {module} u_{i}_reqq (.clk(clk), .rst(rst), .cnt({i}__reqq_cnt), .data({i}__reqq_data),
+    .deq_n({i}__reqq_deq), .enq_n({i}__enq_n - {{7'd0, {i}__bypass}}),
+    .enq_data({i}__bypass ? ({i}__reqq_in >> 73) : {i}__reqq_in));
+  assign {i}__reqq_head = ({i}__reqq_cnt != 8'd0) ? {i}__reqq_data[72:0] : {i}__reqq_in[72:0];
+  assign hella_cmd_hella_cmd_to_bus_enable = (({i}__reqq_cnt != 8'd0) & hella_cmd_hella_cmd_to_bus_ready) | {i}__bypass;
+  assign {i}__reqq_deq = {{7'd0, ({i}__reqq_cnt != 8'd0) & hella_cmd_hella_cmd_to_bus_ready}};
+  assign hella_cmd_hella_cmd_to_bus_cmd_addr = {{{i}__reqq_head[63:34], 2'b00}};
+  assign hella_cmd_hella_cmd_to_bus_cmd_tag = {i}__reqq_head[71:64];
+  assign hella_cmd_hella_cmd_to_bus_cmd_cmd = {{4'd0, {i}__reqq_head[72]}};
+  assign hella_cmd_hella_cmd_to_bus_cmd_size = 2'd2;
+  assign hella_cmd_hella_cmd_to_bus_cmd_signed = 1'b0;
+  assign hella_cmd_hella_cmd_to_bus_cmd_phys = 1'b0;
+  assign hella_cmd_hella_cmd_to_bus_cmd_data = {i}__reqq_head[31:0];
+  assign hella_cmd_hella_cmd_to_bus_cmd_mask = {{4{{{i}__reqq_head[72]}}}};
+  assign hella_resp_ready = 1'b1;
+  logic {i}__resp_in;
+  assign {i}__resp_in = hella_resp_enable & (hella_resp_hella_resp_cmd == 5'd0);
+  assign {i}__loads = {loads_n};
+  assign {i}__taken = {taken_n};
+  logic [{sm}:0] {i}__rb_valid, {i}__rb_next;
+  logic [{dm}:0] {i}__rb_data;
+  integer {i}__j;
+  always_comb begin
+    {i}__rb_next = {i}__rb_valid;
+    if ({i}__resp_in) {i}__rb_next = {i}__rb_next | ({size}'(1) << hella_resp_hella_resp_tag);
+    for ({i}__j = 0; {i}__j < {size}; {i}__j = {i}__j + 1)
+      if (((32'({i}__j) + 32'd{size} - 32'({i}__head)) % 32'd{size}) < 32'({i}__taken))
+        {i}__rb_next = {i}__rb_next & ~({size}'(1) << {i}__j);
+  end
+  always_ff @(posedge clk)
+    if (rst) begin
+      {i}__rb_valid <= '0;
+      {i}__head <= 8'd0;
+      {i}__alloc <= 8'd0;
+      {i}__used <= 8'd0;
+    end else begin
+      {i}__rb_valid <= {i}__rb_next;
+      if ({i}__resp_in) {i}__rb_data[hella_resp_hella_resp_tag*32 +: 32] <= hella_resp_hella_resp_data;
+      {i}__head <= {head_next};
+      {i}__alloc <= {alloc_next};
+      {i}__used <= {i}__used + {i}__loads - {i}__taken;
+    end
+  // Work in flight after this cycle (requests queued, loads not consumed).
+  logic {i}__pending;
+  assign {i}__pending = (({i}__reqq_cnt - {i}__reqq_deq + {i}__enq_n - {{7'd0, {i}__bypass}}) != 8'd0) | (({i}__used + {i}__loads - {i}__taken) != 8'd0);",
+            qw = depth * 73 - 1,
+            enq_n = en(&reqs),
+            slots = slots.join(", "),
+            loads_n = en(&loads),
+            taken_n = en(&resps),
+            sm = size - 1,
+            dm = size * 32 - 1,
+            head_next = wrap(&format!("{i}__head"), &format!("{i}__taken"), size),
+            alloc_next = wrap(&format!("{i}__alloc"), &format!("{i}__loads"), size),
         );
     }
 
@@ -1208,22 +1270,31 @@ fn dma_ports() -> Vec<String> {
     out
 }
 
-fn mem_ports(i: &str, lanes: u32) -> Vec<String> {
-    let l = lanes;
-    vec![
-        format!(
-            "  // CPU memory `{i}` requests (HellaCache style), {l} lane(s); cmd 0 load, 1 store\n  output logic [{}:0]  {i}_req_valid",
-            l - 1
-        ),
-        format!("  input  logic        {i}_req_ready"),
-        format!("  output logic [{}:0]  {i}_req_cmd", l - 1),
-        format!("  output logic [{}:0] {i}_req_addr", 32 * l - 1),
-        format!("  output logic [{}:0] {i}_req_data", 32 * l - 1),
-        format!("  output logic [{}:0] {i}_req_tag", 8 * l - 1),
-        format!(
-            "  // CPU memory `{i}` load responses, in request order from lane 0\n  input  logic [{}:0]  {i}_resp_valid",
-            l - 1
-        ),
-        format!("  input  logic [{}:0] {i}_resp_data", 32 * l - 1),
+fn mem_ports() -> Vec<String> {
+    [
+        "  // HellaCache request (APS port convention): the request queue's head, sent when enable & ready;",
+        "  // cmd 0 load, 1 store; size 2 (a word at addr & ~3); tag: a load's response buffer entry",
+        "  output logic [31:0] hella_cmd_hella_cmd_to_bus_cmd_addr,",
+        "  output logic [7:0]  hella_cmd_hella_cmd_to_bus_cmd_tag,",
+        "  output logic [4:0]  hella_cmd_hella_cmd_to_bus_cmd_cmd,",
+        "  output logic [1:0]  hella_cmd_hella_cmd_to_bus_cmd_size,",
+        "  output logic        hella_cmd_hella_cmd_to_bus_cmd_signed,",
+        "  output logic        hella_cmd_hella_cmd_to_bus_cmd_phys,",
+        "  output logic [31:0] hella_cmd_hella_cmd_to_bus_cmd_data,",
+        "  output logic [3:0]  hella_cmd_hella_cmd_to_bus_cmd_mask,",
+        "  input  logic        hella_cmd_hella_cmd_to_bus_ready,",
+        "  output logic        hella_cmd_hella_cmd_to_bus_enable,",
+        "  // HellaCache response (APS port convention): always taken; matched by tag; cmd != 0 dropped",
+        "  input  logic        hella_resp_enable,",
+        "  output logic        hella_resp_ready,",
+        "  input  logic [31:0] hella_resp_hella_resp_data,",
+        "  input  logic [7:0]  hella_resp_hella_resp_tag,",
+        "  input  logic [4:0]  hella_resp_hella_resp_cmd,",
+        "  input  logic [1:0]  hella_resp_hella_resp_size,",
+        "  input  logic        hella_resp_hella_resp_signed",
     ]
+    .join("\n")
+    .split(",\n")
+    .map(|s| s.to_string())
+    .collect()
 }

@@ -23,16 +23,20 @@
 //!   `cpu_addr`, `isax_addr`, `log2_bytes`; input `<d>_idle`; and the scratchpad burst port
 //!   `<d>_burst_{wen,addr,mask,wdata,rdata}`: one beat of up to 8 bytes at scratchpad byte
 //!   address `addr`, decoded to banks with the memory map (cyclic or block placement).
-//! - Per CPU-memory port `<m>` (HellaCache style): `L` request lanes
-//!   `<m>_req_{valid,cmd,addr,data,tag}` + `<m>_req_ready`, `L` response lanes
-//!   `<m>_resp_{valid,data}` (responses in request order, compacted from lane 0), and an
-//!   internal response queue. `L` is the largest number of requests one rule issues.
+//! - The CPU-memory port (HellaCache, at most one): `hella_cmd_hella_cmd_to_bus_*` and
+//!   `hella_resp_*`. Rules put up to `L` requests per cycle into an internal request
+//!   queue whose head is the request (`enable` = queue not empty ∧ `ready`); a load's tag
+//!   is its entry in an internal response buffer, which takes every response (`ready` =
+//!   1, acknowledgements of stores dropped) and hands them to the rules in request order
+//!   (in the cycle one arrives, from the port). `L` is the largest number of requests one
+//!   rule issues.
 //!
 //! The interface limits are shared with the simulator ([`super::sim`] documents them): one
 //! RoCC command and one response per cycle, arbitrated in rule order (the first ready call
 //! site in the schedule wins, later ones are not ready); at most `L` memory requests per
-//! cycle and a load request only when the `4·L`-entry response queue has room for it
-//! ([`super::schedule::mem_lanes`]); DMA data in 64-bit beats at the end of the busy
+//! cycle, only with room in the request queue, and a load request only when the
+//! `4·L`-entry response buffer has room for it ([`super::schedule::mem_lanes`]); DMA data
+//! in 64-bit beats at the end of the busy
 //! window. Remaining assumption: burst lanes exist for element sizes 1, 2, 4, 8 bytes (an
 //! entry with another element size moves no data in the RTL).
 //!
@@ -44,8 +48,6 @@ use super::{Circuit, DmaMethod, Expr, InstanceKind, PrimOp, Rule, Stmt, Var};
 use crate::diag::Diagnostic;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-
-use super::schedule::MEM_QUEUE_PER_LANE;
 
 mod emit;
 mod prims;
@@ -159,6 +161,16 @@ pub struct SvParts {
 
 pub fn emit_sv_parts(c: &Circuit, top: &str) -> Result<SvParts, Diagnostic> {
     check_top(top).map_err(Diagnostic::global_error)?;
+    let ports = c
+        .instances
+        .iter()
+        .filter(|i| matches!(i.kind, InstanceKind::MemPort));
+    if let Some(second) = ports.clone().nth(1) {
+        return Err(Diagnostic::global_error(format!(
+            "CPU-memory port `{}` is a second one: the top has one HellaCache port",
+            second.name
+        )));
+    }
     let sched = schedule::analyse(c).map_err(Diagnostic::global_error)?;
     let mut e = Emitter::new(c);
     for &ri in &sched.order {

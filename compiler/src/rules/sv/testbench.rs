@@ -23,6 +23,10 @@ pub struct TbConfig {
     pub standalone: bool,
     /// Print every cycle's values of the [`crate::rules::waves`] signals (`w` lines).
     pub waves: bool,
+    /// Answer HellaCache requests out of order: a load with an even tag `hella_delay`
+    /// cycles later than the reference environment does (0: the reference environment).
+    /// Results stay the same, timing does not (the simulator models only the reference).
+    pub hella_delay: u32,
 }
 
 impl Default for TbConfig {
@@ -35,6 +39,7 @@ impl Default for TbConfig {
             file_prefix: String::new(),
             standalone: true,
             waves: false,
+            hella_delay: 0,
         }
     }
 }
@@ -61,8 +66,8 @@ pub fn batch_top(modules: &[String]) -> String {
 
 /// A behavioural testbench for the top of `c` (module `kiln_tb`). It reads `cmds.txt`
 /// (`opcode funct7 rs1 rs2 rd` per line) and `mem.hex` (`$readmemh` bytes), drives the RoCC command
-/// port (commands in order, one per cycle), answers CPU-memory loads one cycle after the
-/// request, runs the DMA engine with the simulator's model (busy for
+/// port (commands in order, one per cycle), answers HellaCache requests one cycle after
+/// they fire (the reference environment of `docs/soc.md`), runs the DMA engine with the simulator's model (busy for
 /// `max(bursts × latency, beats + 1)` cycles from the request cycle, one 64-bit beat per
 /// cycle in the last cycles of that window; see [`crate::rules::sim`]), stops when nothing fired
 /// and nothing is in flight (or a rule fired with a CPU-memory hazard), and writes
@@ -113,37 +118,43 @@ pub fn testbench(c: &Circuit, info: &TopInfo, cfg: &TbConfig) -> String {
             "    if (rocc_cmd_enable && rocc_cmd_ready) begin\n      $fdisplay(out, \"cmd %0d\", cyc);\n      cmd_i = cmd_i + 1;\n      busy = 1;\n    end\n    if (rocc_resp_rocc_resp_to_bus_enable && rocc_resp_rocc_resp_to_bus_ready) $fdisplay(out, \"resp %0d %0d %0d\", rocc_resp_rocc_resp_to_bus_result_rd, rocc_resp_rocc_resp_to_bus_result_rddata, cyc);\n",
         );
     }
-    for (m, lanes) in &info.memports {
-        let l = *lanes;
-        let _ = writeln!(
-            decl,
-            "  logic {m}_req_ready;\n  logic [{lm}:0] {m}_resp_valid;\n  logic [{dm}:0] {m}_resp_data, {m}_next_data;\n  integer {m}_nl;\n  wire [{lm}:0] {m}_req_valid, {m}_req_cmd;\n  wire [{dm}:0] {m}_req_addr, {m}_req_data;\n  wire [{tm}:0] {m}_req_tag;",
-            lm = l - 1,
-            dm = 32 * l - 1,
-            tm = 8 * l - 1
+    // The reference environment's HellaCache: always ready; the request fired in a cycle
+    // is answered in the next (a load with memory as that cycle starts, a store written
+    // at its end, before the DMA's CPU writes).
+    for (m, _) in info.memports.iter().take(1) {
+        decl.push_str(
+            "  logic hella_cmd_hella_cmd_to_bus_ready, hella_resp_enable, hella_resp_hella_resp_signed;\n  logic [31:0] hella_resp_hella_resp_data;\n  logic [7:0] hella_resp_hella_resp_tag;\n  logic [4:0] hella_resp_hella_resp_cmd;\n  logic [1:0] hella_resp_hella_resp_size;\n  wire hella_cmd_hella_cmd_to_bus_enable, hella_resp_ready;\n  wire [31:0] hella_cmd_hella_cmd_to_bus_cmd_addr, hella_cmd_hella_cmd_to_bus_cmd_data;\n  wire [7:0] hella_cmd_hella_cmd_to_bus_cmd_tag;\n  wire [4:0] hella_cmd_hella_cmd_to_bus_cmd_cmd;\n  wire [1:0] hella_cmd_hella_cmd_to_bus_cmd_size;\n  wire hella_cmd_hella_cmd_to_bus_cmd_signed, hella_cmd_hella_cmd_to_bus_cmd_phys;\n  wire [3:0] hella_cmd_hella_cmd_to_bus_cmd_mask;\n  logic hella_rv [0:15];\n  logic [31:0] hella_rdata [0:15];\n  logic [7:0] hella_rtag [0:15];\n  logic [4:0] hella_rcmd [0:15];\n  integer hella_due [0:15];\n  integer hella_cur, hella_j;\n",
         );
         for p in [
-            "req_valid",
-            "req_ready",
-            "req_cmd",
-            "req_addr",
-            "req_data",
-            "req_tag",
-            "resp_valid",
-            "resp_data",
+            "hella_cmd_hella_cmd_to_bus_cmd_addr",
+            "hella_cmd_hella_cmd_to_bus_cmd_tag",
+            "hella_cmd_hella_cmd_to_bus_cmd_cmd",
+            "hella_cmd_hella_cmd_to_bus_cmd_size",
+            "hella_cmd_hella_cmd_to_bus_cmd_signed",
+            "hella_cmd_hella_cmd_to_bus_cmd_phys",
+            "hella_cmd_hella_cmd_to_bus_cmd_data",
+            "hella_cmd_hella_cmd_to_bus_cmd_mask",
+            "hella_cmd_hella_cmd_to_bus_ready",
+            "hella_cmd_hella_cmd_to_bus_enable",
+            "hella_resp_enable",
+            "hella_resp_ready",
+            "hella_resp_hella_resp_data",
+            "hella_resp_hella_resp_tag",
+            "hella_resp_hella_resp_cmd",
+            "hella_resp_hella_resp_size",
+            "hella_resp_hella_resp_signed",
         ] {
-            conns.push(format!(".{m}_{p}({m}_{p})"));
+            conns.push(format!(".{p}({p})"));
         }
-        // Each port's lane loops have their own variable (`<m>_k`); the byte tasks use
-        // automatic locals, so no loop shares a variable with what it calls.
-        let _ = writeln!(decl, "  integer {m}_k;");
-        let _ = writeln!(
-            drive,
-            "    {m}_req_ready = 1'b1;\n    {m}_resp_data = {m}_next_data;\n    for ({m}_k = 0; {m}_k < {l}; {m}_k = {m}_k + 1) {m}_resp_valid[{m}_k] = {m}_k < {m}_nl;"
+        // Answers wait in a table (due cycle, tag, cmd, data); each cycle presents the one
+        // due earliest (lowest entry on ties), at most one.
+        drive.push_str(
+            "    hella_cmd_hella_cmd_to_bus_ready = 1'b1;\n    hella_cur = -1;\n    for (hella_j = 0; hella_j < 16; hella_j = hella_j + 1)\n      if (hella_rv[hella_j] && hella_due[hella_j] <= cyc && (hella_cur < 0 || hella_due[hella_j] < hella_due[hella_cur])) hella_cur = hella_j;\n    hella_resp_enable = hella_cur >= 0;\n    hella_resp_hella_resp_data = hella_cur >= 0 ? hella_rdata[hella_cur] : 32'd0;\n    hella_resp_hella_resp_tag = hella_cur >= 0 ? hella_rtag[hella_cur] : 8'd0;\n    hella_resp_hella_resp_cmd = hella_cur >= 0 ? hella_rcmd[hella_cur] : 5'd0;\n    hella_resp_hella_resp_size = 2'd2;\n    hella_resp_hella_resp_signed = 1'b0;\n",
         );
         let _ = writeln!(
             sample,
-            "    {m}_nl = 0;\n    {m}_next_data = '0;\n    for ({m}_k = 0; {m}_k < {l}; {m}_k = {m}_k + 1)\n      if ({m}_req_valid[{m}_k] && !{m}_req_cmd[{m}_k]) begin\n        {m}_next_data[{m}_nl*32 +: 32] = rdword({m}_req_addr[{m}_k*32 +: 32]);\n        {m}_nl = {m}_nl + 1;\n      end\n    for ({m}_k = 0; {m}_k < {l}; {m}_k = {m}_k + 1)\n      if ({m}_req_valid[{m}_k] && {m}_req_cmd[{m}_k]) wrword({m}_req_addr[{m}_k*32 +: 32], {m}_req_data[{m}_k*32 +: 32]);\n    if ({m}_nl > 0 || dut.{m}__pending) busy = 1;"
+            "    if (hella_resp_enable && hella_resp_ready) hella_rv[hella_cur] = 1'b0;\n    if (hella_cmd_hella_cmd_to_bus_enable && hella_cmd_hella_cmd_to_bus_ready) begin\n      hella_j = 0;\n      while (hella_j < 15 && hella_rv[hella_j]) hella_j = hella_j + 1;\n      hella_rv[hella_j] = 1'b1;\n      hella_due[hella_j] = cyc + 1 + ((hella_cmd_hella_cmd_to_bus_cmd_cmd == 5'd0 && !hella_cmd_hella_cmd_to_bus_cmd_tag[0]) ? {delay} : 0);\n      hella_rtag[hella_j] = hella_cmd_hella_cmd_to_bus_cmd_tag;\n      hella_rcmd[hella_j] = hella_cmd_hella_cmd_to_bus_cmd_cmd;\n      hella_rdata[hella_j] = 32'd0;\n      if (hella_cmd_hella_cmd_to_bus_cmd_cmd == 5'd0) hella_rdata[hella_j] = rdword(hella_cmd_hella_cmd_to_bus_cmd_addr);\n      else for (k = 0; k < 4; k = k + 1)\n        if (hella_cmd_hella_cmd_to_bus_cmd_mask[k]) wrbyte(hella_cmd_hella_cmd_to_bus_cmd_addr + k, hella_cmd_hella_cmd_to_bus_cmd_data[k*8 +: 8]);\n    end\n    for (hella_j = 0; hella_j < 16; hella_j = hella_j + 1) if (hella_rv[hella_j]) busy = 1;\n    if (dut.{m}__pending) busy = 1;",
+            delay = cfg.hella_delay
         );
     }
     // The SoC's DMA engine (docs/soc.md, the reference environment): a queue per channel,
@@ -288,11 +299,10 @@ pub fn testbench(c: &Circuit, info: &TopInfo, cfg: &TbConfig) -> String {
         );
     }
     let dma_init = "    eng_active = 1'b0; eng_read = 1'b0; eng_k = 0; eng_n = 0; eng_wait = 0; eng_ch = 0; eng_t = 0; dseq = 0;\n    dq_n[0] = 0; dq_n[1] = 0; dq_h[0] = 0; dq_h[1] = 0;\n";
-    let mem_init: String = info
-        .memports
-        .iter()
-        .map(|(m, _)| format!("    {m}_nl = 0; {m}_next_data = '0;\n"))
-        .collect();
+    let mem_init: String = match info.memports.is_empty() {
+        true => String::new(),
+        false => "    for (k = 0; k < 16; k = k + 1) begin\n      hella_rv[k] = 1'b0; hella_due[k] = 0; hella_rdata[k] = 32'd0; hella_rtag[k] = 8'd0; hella_rcmd[k] = 5'd0;\n    end\n    hella_cur = -1;\n".into(),
+    };
     format!(
         "`timescale 1ns/1ps
 // Testbench for `{top}`: CPU memory, DMA engine and RoCC driver (behavioural).
@@ -386,9 +396,7 @@ endmodule
         memsz = cfg.mem_bytes,
         maxc = cfg.max_cycles,
         waves = match cfg.waves {
-            true => crate::rules::waves::tb_sample_line(&crate::rules::waves::circuit_signals(c), |m| {
-                format!("8'($countones({m}_req_valid))")
-            }),
+            true => crate::rules::waves::tb_sample_line(&crate::rules::waves::circuit_signals(c)),
             false => String::new(),
         },
         conns = conns.join(",\n    "),
