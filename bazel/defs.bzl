@@ -161,6 +161,8 @@ def _run_kiln(ctx, src, outputs, kinds, mnemonic, library = None):
             fail("lints: `%s` for %s is not allow, warn or deny" % (level, code))
         args.add("--" + level, code)
     inputs = [src]
+    if getattr(ctx.attr, "top", ""):
+        args.add("--top", ctx.attr.top)
     if library:
         args.add("--blif-lib", library.root)
         inputs = depset([src], transitive = [library.files])
@@ -230,6 +232,11 @@ kiln_aps_library = _kiln_rule(
         "sv": attr.bool(
             doc = "Also emit `<stem>.sv`, the SystemVerilog of the merged rule circuit.",
             default = True,
+        ),
+        "top": attr.string(
+            doc = "The SystemVerilog top module's name (`kiln build --top`); default `main`, " +
+                  "the name APS's SoC integration instantiates.",
+            default = "",
         ),
     },
 )

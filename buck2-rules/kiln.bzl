@@ -101,7 +101,8 @@ def _kiln_aps_library_impl(ctx: AnalysisContext) -> list[Provider]:
     if ctx.attrs.sv:
         kinds.append("sv")
         suffixes.append("sv")
-    outs = _run_kiln(ctx, kinds, suffixes, "kiln_aps")
+    extra = ["--top", ctx.attrs.top] if ctx.attrs.top else []
+    outs = _run_kiln(ctx, kinds, suffixes, "kiln_aps", extra)
     sv = outs[2] if ctx.attrs.sv else None
     return [
         DefaultInfo(default_outputs = outs),
@@ -113,6 +114,8 @@ kiln_aps_library = rule(
     attrs = {
         "src": attrs.source(),
         "sv": attrs.bool(default = True),
+        # The SystemVerilog top module's name (`kiln build --top`); "" means `main`.
+        "top": attrs.string(default = ""),
         "lints": _LINTS,
         "_worker": attrs.default_only(attrs.dep(default = "toolchains//:kiln_worker")),
     },

@@ -170,7 +170,8 @@ outputs_hash() {
 
 # Reference: one-shot in-process builds of the same inputs.
 REF=$TMP/ref
-"$KILN" worker --no-daemon --out-dir "$REF/burst" --kind cmt2 --kind rules-json --kind sv hw/burst.mlir || fail "one-shot burst"
+"$KILN" worker --no-daemon --out-dir "$REF/burst" --kind cmt2 --kind rules-json --kind sv --top burst_isax hw/burst.mlir || fail "one-shot burst"
+grep -q '^module burst_isax (' "$REF/burst/burst.sv" || fail "the rule's top attribute does not name the SystemVerilog top"
 for n in mux addi; do
   "$KILN" worker --no-daemon --out-dir "$REF/$n" "hw/$n.blif" || fail "one-shot $n"
 done
@@ -178,7 +179,7 @@ done
 (cd "$REF" && find burst mux addi gcd -type f | sort | xargs sha256sum) > "$TMP/ref.sha"
 [ "$(wc -l < "$TMP/ref.sha")" -eq 9 ] || fail "reference outputs: $(cat "$TMP/ref.sha")"
 # The direct kinds are the same bytes as `kiln build --emit sv` and `kiln synth`.
-"$KILN" build --no-daemon --emit sv --out-dir "$TMP/ref-build" hw/burst.mlir || fail "kiln build --emit sv"
+"$KILN" build --no-daemon --emit sv --top burst_isax --out-dir "$TMP/ref-build" hw/burst.mlir || fail "kiln build --emit sv"
 "$KILN" synth --blif-lib hw/handshake/library --out-dir "$TMP/ref-build" hw/handshake/gcd.mlir || fail "kiln synth"
 for f in burst/burst.sv gcd/gcd.synth.mlir gcd/gcd.aig gcd/gcd.blif gcd/gcd.hier.blif; do
   cmp -s "$REF/$f" "$TMP/ref-build/${f#*/}" || fail "worker $f differs from kiln build/synth"

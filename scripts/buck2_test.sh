@@ -83,7 +83,8 @@ art() { find "$P/buck-out/v2/art/kiln_example" -path "*/hw/__$1__/$1/$2" | head 
 
 # Reference: `kiln build` in process on the same inputs.
 REF=$TMP/ref
-"$KILN" build --no-daemon --emit sv -o "$REF" hw/burst.mlir >/dev/null 2>&1 || fail "kiln build burst"
+"$KILN" build --no-daemon --emit sv --top burst_isax -o "$REF" hw/burst.mlir >/dev/null 2>&1 || fail "kiln build burst"
+grep -q '^module burst_isax (' "$REF/burst.sv" || fail "kiln build --top does not name the SystemVerilog top"
 "$KILN" build --no-daemon -o "$REF" hw/mux.blif >/dev/null 2>&1 || fail "kiln build mux"
 "$KILN" build --no-daemon --blif-lib hw/handshake/library -o "$REF" hw/handshake/gcd.mlir >/dev/null 2>&1 || fail "kiln build gcd"
 OUTS="burst:burst.cmt2.mlir burst:burst.rules.json burst:burst.sv mux:mux.aig gcd:gcd.synth.mlir gcd:gcd.aig gcd:gcd.blif gcd:gcd.hier.blif"

@@ -74,6 +74,10 @@ pub struct ActionArgs {
     /// The per-unit BLIF library of Handshake inputs.
     #[arg(long)]
     pub blif_lib: Option<PathBuf>,
+    /// The top: an APS input's SystemVerilog module name (default `main`), a BLIF input's
+    /// model to lower.
+    #[arg(long)]
+    pub top: Option<String>,
     /// Build in this process even when a daemon runs.
     #[arg(long)]
     pub no_daemon: bool,
@@ -259,6 +263,7 @@ fn action_spec(
         // The worker's own limits (its flags and `kiln.toml`), also in a daemon.
         limits: Some(kiln_daemon::input::limits()),
         lints: parsed.lints.given(),
+        top: parsed.top.clone(),
         ..BuildSpec::default()
     };
     Ok((spec, parsed.no_daemon))

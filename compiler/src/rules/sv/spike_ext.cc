@@ -9,6 +9,7 @@
 // Load with: spike --isa=... --extlib=libkiln.so --extension=kiln PROGRAM.elf
 
 #include "extension.h"
+#include "mmu.h"
 
 #include "kiln_env.h"
 
