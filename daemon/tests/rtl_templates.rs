@@ -343,7 +343,11 @@ fn samples_build_with_templates_and_their_hierarchy_equals_the_aig() {
         let header = String::from_utf8_lossy(aiger.split(|&b| b == b'\n').next().unwrap());
         let latches = header.split_whitespace().nth(3).unwrap_or("0");
         let check = if latches == "0" { "cec" } else { "dsec" };
-        let cmd = format!("read -c {}; strash; {check} {}", hier.display(), aig.display());
+        let cmd = format!(
+            "read -c {}; strash; {check} {}",
+            hier.display(),
+            aig.display()
+        );
         let o = Command::new("berkeley-abc")
             .args(["-c", &cmd])
             .output()
