@@ -11,7 +11,6 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 #[path = "../../compiler/tests/common/mod.rs"]
-#[allow(dead_code)]
 mod common;
 
 fn data(rel: &str) -> PathBuf {

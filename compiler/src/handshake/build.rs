@@ -141,11 +141,16 @@ pub(crate) fn choose(
             },
         }
     }
-    if let (Some(key), Some(u)) = (&m.template, tpl) {
-        match unit_mismatch(&u.net, &ins, &outs, &u.undriven) {
+    match (&m.template, tpl) {
+        (Some(key), Some(u)) => match unit_mismatch(&u.net, &ins, &outs, &u.undriven) {
             None => return Impl::Template { key: key.clone() },
             Some(reason) => why = format!("{why}; template `{key}` {reason}"),
+        },
+        (Some(key), None) => {
+            why =
+                format!("{why}; Verilog template `{key}` not synthesized (no --rtl-lib, or W0411)")
         }
+        (None, _) => {}
     }
     if let Some(b) = &m.builtin {
         let net = generated

@@ -522,6 +522,52 @@ mod tests {
         crate::handshake::analyze(f, Naming::ArgNames).unwrap()
     }
 
+    /// A controller with a block's store count, two loads and a store, whose accesses come
+    /// in mixed order: each lane is bound by its producer, in order.
+    #[test]
+    fn mem_controller_binds_accesses_by_their_producers() {
+        let text = include_str!("../../../tests/data/rtl/mem_controller.mlir");
+        let ts = templates(&circuit(text));
+        let t = ts[0].as_ref().expect("the controller has a template");
+        assert!(
+            ts[1..].iter().all(Option::is_none),
+            "loads and stores have none"
+        );
+        assert_eq!(t.module, "mem_controller");
+        assert_eq!(t.key(), "mem_controller/1/2/1/32/4/mem_controller.v");
+        assert_eq!(
+            t.files,
+            [
+                "support/mc_support.v",
+                "handshake/mem_controller_loadless.v",
+                "handshake/mem_controller.v"
+            ]
+        );
+        for line in [
+            "assign t_loadData[7] = \\ins_0[7] ;",
+            "assign t_memStart_valid[0] = \\ins_1_valid ;",
+            "assign t_ctrl[5] = \\ins_2[5] ;",
+            "assign t_ldAddr[0] = \\ins_3[0] ;",
+            "assign t_stAddr[3] = \\ins_4[3] ;",
+            "assign t_stData[31] = \\ins_5[31] ;",
+            "assign t_ldAddr[4] = \\ins_6[0] ;",
+            "assign t_ctrlEnd_valid[0] = \\ins_7_valid ;",
+            "assign t_ldData_ready[1] = \\outs_1_ready ;",
+            "assign \\ins_0_ready  = 1'b1;",
+            "assign \\ins_6_ready  = t_ldAddr_ready[1];",
+            "assign \\outs_1[2]  = t_ldData[34];",
+            "assign \\outs_2_valid  = t_memEnd_valid[0];",
+            "assign \\storeEn  = t_storeEn[0];",
+            "mem_controller #(.NUM_CONTROLS(1), .NUM_LOADS(2), .NUM_STORES(1), .DATA_TYPE(32), .ADDR_TYPE(4)) inst (",
+        ] {
+            assert!(t.wrapper.contains(line), "no `{line}` in\n{}", t.wrapper);
+        }
+        assert!(
+            !t.wrapper.contains("1'b0;"),
+            "every template input is bound"
+        );
+    }
+
     #[test]
     fn join_binds_valid_and_ready_by_index() {
         let c = circuit(
