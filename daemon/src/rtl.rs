@@ -103,8 +103,10 @@ pub fn synthesize(
     t: &Template,
     timeout: Duration,
 ) -> Result<String, Why> {
+    use std::os::unix::fs::PermissionsExt;
     let dir = tempfile::Builder::new()
         .prefix("kiln-rtl-")
+        .permissions(std::fs::Permissions::from_mode(0o700))
         .tempdir()
         .map_err(|e| format!("cannot make a private directory: {e}"))?;
     let write = |name: &str, text: &str| -> Result<(), Why> {
@@ -247,4 +249,85 @@ pub fn load(
         library.add_template(key, make(&yosys, dir, t, limits));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    /// A stand-in for yosys: a shell script with `body`.
+    fn fake(dir: &Path, body: &str) -> PathBuf {
+        let p = dir.join("yosys");
+        std::fs::write(&p, format!("#!/bin/sh\n{body}\n")).unwrap();
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+        p
+    }
+
+    fn template() -> Template {
+        Template {
+            module: "m".into(),
+            files: vec!["m.v".into()],
+            params: vec![("W".into(), 1)],
+            model: "kiln_rtl_m__1".into(),
+            wrapper: "module kiln_rtl_m__1 (); endmodule\n".into(),
+        }
+    }
+
+    fn sources() -> Vec<(String, String)> {
+        vec![("m.v".into(), "module m; endmodule\n".into())]
+    }
+
+    #[test]
+    fn a_yosys_that_hangs_is_killed_after_the_time_out() {
+        let dir = tempfile::tempdir().unwrap();
+        let y = fake(dir.path(), "exec sleep 30");
+        let start = Instant::now();
+        let e = synthesize(&y, &sources(), &template(), Duration::from_millis(300)).unwrap_err();
+        assert!(e.contains("timed out"), "{e}");
+        assert!(start.elapsed() < Duration::from_secs(10));
+    }
+
+    #[test]
+    fn a_failing_yosys_is_its_last_message_and_the_private_directory_goes() {
+        let dir = tempfile::tempdir().unwrap();
+        // The script records where it ran, checks what it was given, then fails.
+        let body = format!(
+            "pwd > {0}/ran; ls > {0}/files; stat -c %a . > {0}/mode; echo 'ERROR: no good' >&2; exit 1",
+            dir.path().display()
+        );
+        let y = fake(dir.path(), &body);
+        let e = synthesize(&y, &sources(), &template(), TIMEOUT).unwrap_err();
+        assert!(
+            e.contains("yosys failed") && e.contains("ERROR: no good"),
+            "{e}"
+        );
+        let ran = std::fs::read_to_string(dir.path().join("ran")).unwrap();
+        assert!(
+            !Path::new(ran.trim()).exists(),
+            "the private directory is removed"
+        );
+        let files = std::fs::read_to_string(dir.path().join("files")).unwrap();
+        assert_eq!(
+            files.split_whitespace().collect::<Vec<_>>(),
+            ["f0.v", "script.ys", "wrapper.v", "yosys.log"]
+        );
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("mode"))
+                .unwrap()
+                .trim(),
+            "700"
+        );
+    }
+
+    #[test]
+    fn the_blif_yosys_writes_is_the_result() {
+        let dir = tempfile::tempdir().unwrap();
+        let y = fake(
+            dir.path(),
+            "printf '.model kiln_rtl_m__1\\n.end\\n' > out.blif",
+        );
+        let blif = synthesize(&y, &sources(), &template(), TIMEOUT).unwrap();
+        assert_eq!(blif, ".model kiln_rtl_m__1\n.end\n");
+    }
 }

@@ -272,7 +272,10 @@ fn mem_controller(circuit: &Circuit, node: &OpNode) -> Option<Binding> {
             .iter()
             .all(|p| p.ty.width == data)
         && node.outputs[ld as usize].ty.width == 0;
-    if !ok {
+    // The template's buses are `count × width` bits: kept far below `u32` (and within what
+    // a unit can be), whatever counts and widths the input has.
+    let lanes = u64::from(ld.max(st).max(ctrl));
+    if !ok || lanes * u64::from(data.max(addr).max(32)) > 1 << 20 {
         return None;
     }
     let (module, files): (&'static str, &'static [&'static str]) = match (ld, st, ctrl) {
