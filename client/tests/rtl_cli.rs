@@ -206,13 +206,29 @@ fn every_build_path_writes_the_same_bytes_with_the_template() {
     }
     let hier = std::fs::read_to_string(a.join("join3.hier.blif")).unwrap();
     assert!(hier.contains(".model rtl_join_type__3\n"), "{hier}");
-    let stats = ok(d.kiln().arg("stats"));
-    let stats = String::from_utf8_lossy(&stats.stdout);
-    let line = stats
-        .lines()
-        .find(|l| l.starts_with("template_unit"))
-        .unwrap_or("");
-    assert_eq!(line.split_whitespace().nth(1), Some("1"), "{stats}");
+    let counts = || {
+        let stats = ok(d.kiln().arg("stats"));
+        let stats = String::from_utf8_lossy(&stats.stdout).into_owned();
+        let line = stats.lines().find(|l| l.starts_with("template_unit"));
+        let n: Vec<String> = (line.unwrap_or("").split_whitespace().skip(1))
+            .map(String::from)
+            .collect();
+        (n, stats)
+    };
+    let (n, stats) = counts();
+    assert_eq!(
+        n,
+        ["1", "0"],
+        "synthesized once, by the first build: {stats}"
+    );
+    // A new daemon finds yosys's BLIF in the persistent cache.
+    ok(d.kiln().arg("shutdown"));
+    let mut daemon = d.kiln();
+    daemon.arg("build").arg("--out-dir").arg(&c);
+    lib(&mut daemon);
+    ok(&mut daemon);
+    let (n, stats) = counts();
+    assert_eq!(n, ["0", "1"], "a cache hit after the restart: {stats}");
     if common::have_tool("berkeley-abc") {
         let cmd = format!(
             "read -c {}; strash; dsec {}",

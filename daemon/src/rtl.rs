@@ -218,7 +218,22 @@ pub fn unit_of(
     ),
     Located,
 > {
-    let blif = synthesize_cached(yosys, sources, t).map_err(|why| {
+    unit_from(synthesize_cached(yosys, sources, t), t, limits)
+}
+
+/// The unit of `t` from what yosys made of it (its BLIF, or why there is none).
+pub fn unit_from(
+    blif: Result<String, Why>,
+    t: &Template,
+    limits: &Limits,
+) -> Result<
+    (
+        String,
+        Result<compiler::handshake::LibUnit, compiler::diag::Diagnostic>,
+    ),
+    Located,
+> {
+    let blif = blif.map_err(|why| {
         Located::file(
             t.key(),
             Severity::Warning,

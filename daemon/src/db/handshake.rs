@@ -3,7 +3,7 @@
 //! file's per-model AIG query, so a unit is lowered once however many ops use it, and
 //! cached on disk), and the back (the four outputs).
 
-use super::{BlifFile, FileOutputs, KilnDb, SourceFile, executed};
+use super::{BlifFile, FileOutputs, KilnDb, SourceFile, cached_if, executed};
 use crate::counters::Kind;
 use crate::why::{Subject, note};
 use compiler::diag::{Diagnostic, Located};
@@ -77,12 +77,25 @@ pub fn template_unit(
     src: TemplateSource,
     yosys: PathBuf,
 ) -> Result<(String, Result<compiler::handshake::LibUnit, Diagnostic>), Located> {
-    note(db, || {
+    let noted = note(db, || {
         Subject::file(std::path::Path::new(&src.template(db).key()))
     });
-    executed(db, Kind::TemplateUnit);
+    let (sources, t) = (src.sources(db), src.template(db));
+    // yosys's BLIF is kept in the persistent store, keyed by the texts, the wrapper and
+    // the yosys used; a time-out is not kept.
+    let texts: Vec<&str> = sources.iter().map(|(_, text)| text.as_str()).collect();
+    let key = serde_json::to_string(&(texts, &t.wrapper, &yosys)).unwrap_or_default();
+    let digest = kiln_cache::digest(key.as_bytes());
+    let blif = cached_if(
+        db,
+        noted,
+        Kind::TemplateUnit,
+        &[&digest],
+        || crate::rtl::synthesize_cached(&yosys, sources, t),
+        |r: &Result<String, String>| !r.as_ref().is_err_and(|e| e.contains("timed out")),
+    );
     let limits = super::limits(db);
-    crate::rtl::unit_of(&yosys, src.sources(db), src.template(db), &limits)
+    crate::rtl::unit_from(blif, t, &limits)
 }
 
 /// Parse, analyse and mark the circuit: independent of the library files' contents.
