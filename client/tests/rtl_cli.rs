@@ -243,3 +243,58 @@ fn every_build_path_writes_the_same_bytes_with_the_template() {
         assert!(o.contains("Networks are equivalent"), "{o}");
     }
 }
+
+/// The daemon's unit follows the template's text: an edited template is synthesized again
+/// (with the same outputs when the logic is the same), an unchanged one is not; a template
+/// directory that gains a broken file falls back with `W0411`.
+#[test]
+fn the_daemon_synthesizes_again_only_when_a_template_changes() {
+    if !common::have_tool("yosys") {
+        return;
+    }
+    let d = Daemon::new();
+    let rtl = d.root().join("verilog");
+    copy_dir(&data("rtl/verilog"), &rtl);
+    let out = d.root().join("out");
+    let build = || {
+        let mut c = d.kiln();
+        c.arg("build")
+            .arg(data("rtl/join3.mlir"))
+            .arg("--blif-lib")
+            .arg(data("handshake/library"))
+            .arg("--rtl-lib")
+            .arg(&rtl)
+            .arg("--out-dir")
+            .arg(&out);
+        let o = ok(&mut c);
+        (
+            std::fs::read(out.join("join3.aig")).unwrap(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    };
+    let executed = || {
+        let stats = ok(d.kiln().arg("stats"));
+        let stats = String::from_utf8_lossy(&stats.stdout).into_owned();
+        let line = stats.lines().find(|l| l.starts_with("template_unit"));
+        line.and_then(|l| l.split_whitespace().nth(1))
+            .map(str::to_string)
+            .unwrap_or_default()
+    };
+    let (first, _) = build();
+    assert_eq!(executed(), "1");
+    assert_eq!(build().0, first);
+    assert_eq!(
+        executed(),
+        "1",
+        "an unchanged template is not synthesized again"
+    );
+    let join = rtl.join("handshake/join.v");
+    let text = std::fs::read_to_string(&join).unwrap();
+    std::fs::write(&join, format!("// edited\n{text}")).unwrap();
+    assert_eq!(build().0, first, "the same logic");
+    assert_eq!(executed(), "2", "an edited template is synthesized again");
+    std::fs::write(&join, "module join_type (\n").unwrap();
+    let (_, stderr) = build();
+    assert!(stderr.contains("[W0411]"), "{stderr}");
+    assert_eq!(executed(), "3");
+}
