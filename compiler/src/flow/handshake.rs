@@ -69,6 +69,7 @@ pub fn front(text: &str, opts: &Options) -> Result<Front, FrontError> {
         if let Some(t) = t {
             let key = t.key();
             m.template = Some(key.clone());
+            m.template_about = Some(t.about());
             templates.entry(key).or_insert(t);
         }
     }

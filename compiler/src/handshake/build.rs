@@ -40,9 +40,11 @@ pub enum Impl {
     Library {
         path: String,
     },
-    /// A Verilog template synthesized for the op's parameters (key: [`super::rtl::Template::key`]).
+    /// A Verilog template synthesized for the op's parameters (key:
+    /// [`super::rtl::Template::key`]; `about`: its file and parameters).
     Template {
         key: String,
+        about: String,
     },
     Builtin(Builtin),
     Subckt {
@@ -143,7 +145,13 @@ pub(crate) fn choose(
     }
     match (&m.template, tpl) {
         (Some(key), Some(u)) => match unit_mismatch(&u.net, &ins, &outs, &u.undriven) {
-            None => return Impl::Template { key: key.clone() },
+            None => {
+                let about = m.template_about.clone().unwrap_or_else(|| key.clone());
+                return Impl::Template {
+                    key: key.clone(),
+                    about,
+                };
+            }
             Some(reason) => why = format!("{why}; template `{key}` {reason}"),
         },
         (Some(key), None) => {
@@ -261,7 +269,7 @@ pub fn build_with(
                 library_models.insert(model.clone(), path.clone());
                 (&u.net, model)
             }
-            Impl::Template { key } => {
+            Impl::Template { key, .. } => {
                 let u = &units[key];
                 let model = format!("rtl_{}", model_name(&u.model, key));
                 library_models.insert(model.clone(), key.clone());
@@ -534,7 +542,7 @@ pub fn report_text(rows: &[ReportRow]) -> String {
     for r in rows {
         let what = match &r.imp {
             Impl::Library { path } => format!("library   {path}"),
-            Impl::Template { key } => format!("template  {key} (synthesized by yosys)"),
+            Impl::Template { about, .. } => format!("template  {about}, synthesized by yosys"),
             Impl::Builtin(b) => format!("built-in  {}", b.model_name()),
             Impl::Subckt { looked_for, reason } => match looked_for {
                 Some(p) => format!("subckt    (looked for {p}: {reason})"),

@@ -202,6 +202,8 @@ pub struct UnitRef {
     /// The key of the Verilog template unit that can implement this op
     /// ([`super::rtl::Template::key`]), if any.
     pub template: Option<String>,
+    /// That template's file and parameters, for reports.
+    pub(crate) template_about: Option<String>,
     pub span: Span,
 }
 
@@ -399,6 +401,7 @@ fn mark_op(
         builtin,
         extras,
         template: None,
+        template_about: None,
         span: node.span,
     })
 }

@@ -41,14 +41,17 @@ impl Template {
         k
     }
 
-    /// `NUM_LOADS=2, DATA_TYPE=32` (for reports).
-    pub fn params_text(&self) -> String {
-        let p: Vec<String> = self
-            .params
-            .iter()
+    /// `handshake/mem_controller_storeless.v (NUM_LOADS=2, DATA_TYPE=32, ADDR_TYPE=9)`: the
+    /// template's file and parameters (for reports).
+    pub fn about(&self) -> String {
+        let p: Vec<String> = (self.params.iter())
             .map(|(k, v)| format!("{k}={v}"))
             .collect();
-        p.join(", ")
+        let file = self
+            .files
+            .last()
+            .map_or(self.module.as_str(), String::as_str);
+        format!("{file} ({})", p.join(", "))
     }
 }
 
