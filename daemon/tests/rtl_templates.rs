@@ -4,6 +4,8 @@
 //! binding) is proved equivalent by ABC (`dsec`, `cec` for a unit without latches) to an
 //! independent yosys run straight on the template (`chparam`, no wrapper, no kiln).
 //! Runs when `../shared` exists; yosys and ABC must be installed under `CI=true`.
+//! `KILN_RTL_ONLY=TEXT` checks only the units whose key contains TEXT; `KILN_KEEP_TMP=1`
+//! copies each unit's two BLIFs to `/tmp/{ours,ref}<i>.blif`.
 
 #[path = "../../compiler/tests/common/mod.rs"]
 mod common;
