@@ -237,6 +237,7 @@ fn every_build_path_writes_the_same_bytes_with_the_template() {
         );
         let o = Command::new("berkeley-abc")
             .args(["-c", &cmd])
+            .current_dir(d.root())
             .output()
             .unwrap();
         let o = String::from_utf8_lossy(&o.stdout);

@@ -215,8 +215,10 @@ fn template_units_equal_yosys_on_the_template() {
         // `cec` matches latches by name (a combinational proof, which yosys's names for
         // the template's registers allow); else `dsec`, a sequential one.
         let abc = |cmd: &str| {
+            // In the temporary directory: ABC writes files there (`sm01.aig`, ...).
             let o = Command::new("berkeley-abc")
                 .args(["-c", cmd])
+                .current_dir(tmp)
                 .output()
                 .unwrap();
             let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
@@ -352,6 +354,7 @@ fn samples_build_with_templates_and_their_hierarchy_equals_the_aig() {
         );
         let o = Command::new("berkeley-abc")
             .args(["-c", &cmd])
+            .current_dir(tmp.path())
             .output()
             .unwrap();
         let o = String::from_utf8_lossy(&o.stdout);
