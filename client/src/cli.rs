@@ -16,6 +16,7 @@ Conventions:
 Configuration (kiln.toml, the nearest one from the current directory up; it also marks the
 workspace root the daemon is keyed on; paths relative to it):
   blif_lib = \"lib\"            BLIF library of Handshake designs
+  rtl_lib = \"verilog\"         Dynamatic's Verilog templates (yosys synthesizes units)
   out_dir = \"build/kiln\"      output directory of build, synth, watch and aig
   [limits]                    max_input_size = \"256M\", max_int_width = 4096, max_results,
                               max_depth, max_nodes, max_remote_body, max_ops,
@@ -28,6 +29,8 @@ workspace root the daemon is keyed on; paths relative to it):
 
 Environment:
   KILN_BLIF_LIB              BLIF library when neither --blif-lib nor kiln.toml names one
+  KILN_RTL_LIB               Verilog templates when neither --rtl-lib nor kiln.toml names any
+  KILN_YOSYS                 the yosys that synthesizes templates (default: yosys on PATH)
   KILN_NO_DAEMON=1           build in process, never through a daemon
   KILN_WORKSPACE             the workspace (daemon key) instead of kiln.toml's directory or
                              the current directory

@@ -49,6 +49,8 @@ pub const FILE: &str = "kiln.toml";
 pub struct Config {
     /// The BLIF library directory of Handshake designs.
     pub blif_lib: Option<PathBuf>,
+    /// Dynamatic's Verilog templates (`data/verilog`) for units yosys synthesizes.
+    pub rtl_lib: Option<PathBuf>,
     /// The output directory of `build`, `synth`, `watch` and `aig`.
     pub out_dir: Option<PathBuf>,
     /// The inputs `build` and `watch` compile at once (`-j`).
@@ -199,6 +201,11 @@ impl Found {
     /// The BLIF library of the file, relative to it.
     pub fn blif_lib(&self) -> Option<PathBuf> {
         self.config.blif_lib.as_deref().map(|p| self.path(p))
+    }
+
+    /// The Verilog template directory of the file, relative to it.
+    pub fn rtl_lib(&self) -> Option<PathBuf> {
+        self.config.rtl_lib.as_deref().map(|p| self.path(p))
     }
 
     /// The output directory of the file (relative to it), else `out`.

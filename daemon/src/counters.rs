@@ -45,6 +45,7 @@ kinds! {
     EmitSv = "emit_sv": "An APS file's SystemVerilog emitted.",
     HandshakeFront = "handshake_front": "A Handshake circuit parsed, analysed and marked.",
     LibUnit = "lib_unit": "A library file's unit built from its model's AIG.",
+    TemplateUnit = "template_unit": "A Verilog template's unit synthesized by yosys (cached) and lowered.",
     HandshakeEmit = "handshake_emit": "A Handshake design built and emitted.",
     BlifModels = "blif_models": "A BLIF file split into its models.",
     ModelText = "model_text": "A model's text looked up by name.",

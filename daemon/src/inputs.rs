@@ -17,7 +17,9 @@
 
 use crate::counters::Kind;
 use crate::db::KilnDb;
-use crate::db::handshake::{HandshakeJob, HandshakeOpts, UnitSource, handshake_front};
+use crate::db::handshake::{
+    HandshakeJob, HandshakeOpts, TemplateSource, UnitSource, handshake_front,
+};
 use crate::db::{BlifFile, Db, SourceFile};
 use crate::digests::Digests;
 use crate::input;
@@ -421,14 +423,17 @@ impl Workspace {
         file: SourceFile,
         spec: &HandshakeSpec,
     ) -> HandshakeJob {
-        let opts = HandshakeOpts {
-            lib_dir: spec.blif_lib.clone(),
-            flow: spec.options(self.db.limits()),
-        };
+        let opts = HandshakeOpts::of(spec, spec.options(self.db.limits()));
         let job = match self.handshake_jobs.get(path) {
             Some(j) => *j,
             None => {
-                let j = HandshakeJob::new(&self.db, file, opts.clone(), BTreeMap::new());
+                let j = HandshakeJob::new(
+                    &self.db,
+                    file,
+                    opts.clone(),
+                    BTreeMap::new(),
+                    BTreeMap::new(),
+                );
                 self.handshake_jobs.insert(path.to_path_buf(), j);
                 j
             }
@@ -464,6 +469,36 @@ impl Workspace {
         }
         if job.units(&self.db) != &units {
             job.set_units(&mut self.db).to(units);
+        }
+        self.update_templates(job, &opts);
+    }
+
+    /// Set `job`'s template sources: each template its front names, its files read from the
+    /// template directory (small files, read on every sync; a source input changes only
+    /// when its texts do).
+    fn update_templates(&mut self, job: HandshakeJob, opts: &HandshakeOpts) {
+        let templates = match (handshake_front(&self.db, job), &opts.rtl_dir) {
+            (Ok(front), Some(dir)) => (front.templates.iter())
+                .map(|(k, t)| (k.clone(), crate::rtl::read_sources(dir, t), t.clone()))
+                .collect(),
+            _ => Vec::new(),
+        };
+        let old = job.templates(&self.db).clone();
+        let mut new = BTreeMap::new();
+        for (key, read, t) in templates {
+            let src = read.map(|sources| match old.get(&key) {
+                Some(Ok(s)) if s.sources(&self.db) == &sources && s.template(&self.db) == &t => *s,
+                Some(Ok(s)) => {
+                    s.set_sources(&mut self.db).to(sources);
+                    s.set_template(&mut self.db).to(t);
+                    *s
+                }
+                _ => TemplateSource::new(&self.db, sources, t),
+            });
+            new.insert(key, src);
+        }
+        if old != new {
+            job.set_templates(&mut self.db).to(new);
         }
     }
 }

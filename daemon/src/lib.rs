@@ -40,6 +40,7 @@ pub mod prewarm;
 pub mod remote_args;
 pub mod report;
 pub mod rpc;
+pub mod rtl;
 pub mod server;
 pub mod spec;
 pub mod watcher;

@@ -114,5 +114,15 @@ fn handshake(spec: &BuildSpec, text: &str, digests: &mut Digests) -> flow::Outco
             _ => LibraryFile::NotUtf8 { shown },
         }
     };
-    flow::handshake::synthesize(text, &opts, Some(&mut read))
+    let front = match flow::handshake::front(text, &opts) {
+        Ok(f) => f,
+        Err(e) => return flow::handshake::front_failed(e),
+    };
+    let mut library = flow::handshake::load(&front, &mut read, &opts.limits);
+    if let Some(dir) = &spec.handshake.rtl_lib
+        && let Err(d) = crate::rtl::load(&front, dir, &mut library, &opts.limits)
+    {
+        return flow::Outcome::failed(vec![d]);
+    }
+    flow::handshake::back(&front, library, opts.dialect, &opts.limits)
 }

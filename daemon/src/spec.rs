@@ -134,6 +134,8 @@ pub(crate) fn name_of<T: PartialEq>(table: &[(&'static str, T)], value: T) -> &'
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct HandshakeSpec {
     pub blif_lib: Option<PathBuf>,
+    /// Dynamatic's Verilog templates (`data/verilog`), synthesized by yosys.
+    pub rtl_lib: Option<PathBuf>,
     pub path_table: Option<PathBuf>,
     pub dialect: Dialect,
     pub naming: Naming,

@@ -202,7 +202,9 @@ pub fn checked_handshake_spec(
     args: &super::synth::HandshakeArgs,
 ) -> Result<HandshakeSpec, Failure> {
     let lib = super::synth::library_dir(args)?;
-    Ok(spec_with_library(args, lib))
+    let mut spec = spec_with_library(args, lib);
+    spec.rtl_lib = super::synth::rtl_dir(args)?.map(|d| daemon_client::absolute(&d));
+    Ok(spec)
 }
 
 /// The Handshake options of a build-system action: the library named is passed on as it
@@ -219,6 +221,7 @@ pub fn handshake_spec(
 fn spec_with_library(args: &super::synth::HandshakeArgs, lib: Option<PathBuf>) -> HandshakeSpec {
     HandshakeSpec {
         blif_lib: lib.map(|l| daemon_client::absolute(&l)),
+        rtl_lib: None,
         path_table: args.path_table.as_deref().map(daemon_client::absolute),
         dialect: args.synth_dialect.into(),
         naming: args.naming.into(),

@@ -38,6 +38,10 @@ pub struct HandshakeArgs {
     /// Directory of the per-unit BLIF library.
     #[arg(long, value_name = "DIR")]
     pub blif_lib: Option<PathBuf>,
+    /// Dynamatic's Verilog templates (`data/verilog`): units the library lacks are
+    /// synthesized from them with yosys.
+    #[arg(long, value_name = "DIR")]
+    pub rtl_lib: Option<PathBuf>,
     /// Path-table override file (`key = template` lines).
     #[arg(long, value_name = "FILE")]
     pub path_table: Option<PathBuf>,
@@ -174,8 +178,43 @@ pub fn prepare(
             Ok(Ok(text)) => LibraryFile::Text { shown, text },
         }
     };
-    let library = flow::load(&front, &mut read, &kiln_daemon::input::limits());
+    let limits = kiln_daemon::input::limits();
+    let mut library = flow::load(&front, &mut read, &limits);
+    if let Some(dir) = rtl_dir(args)?
+        && let Err(d) = kiln_daemon::rtl::load(&front, &dir, &mut library, &limits)
+    {
+        return Ok(Err(compiler::flow::Outcome::failed(vec![d])));
+    }
     Ok(Ok((front, library)))
+}
+
+/// The Verilog template directory of a Handshake build: `--rtl-lib`, else `rtl_lib` of the
+/// nearest `kiln.toml` (relative to it), else `$KILN_RTL_LIB`; `None` when none is named.
+/// A named directory that is not one is an error (code `E0413`).
+pub fn rtl_dir(args: &HandshakeArgs) -> Result<Option<PathBuf>, Failure> {
+    let named = match (&args.rtl_lib, crate::config::get().rtl_lib()) {
+        (Some(d), _) => Some((d.clone(), "--rtl-lib")),
+        (None, Some(d)) => Some((d, "`rtl_lib` in kiln.toml")),
+        (None, None) => std::env::var_os("KILN_RTL_LIB")
+            .filter(|v| !v.is_empty())
+            .map(|v| (PathBuf::from(v), "$KILN_RTL_LIB")),
+    };
+    let Some((dir, from)) = named else {
+        return Ok(None);
+    };
+    if !dir.is_dir() {
+        let what = match dir.exists() {
+            true => "is not a directory",
+            false => "does not exist",
+        };
+        let m = io::file_error(
+            &dir,
+            Code::RtlLibNotDirectory,
+            format!("the RTL template directory {what} (from {from})"),
+        );
+        return Err(Failure::located(vec![m]));
+    }
+    Ok(Some(dir))
 }
 
 /// The library named for a Handshake build, and by what: `--blif-lib`, else `blif_lib` of

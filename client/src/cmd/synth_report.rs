@@ -1,11 +1,14 @@
 //! `kiln synth-report CIRCUIT.mlir... --blif-lib DIR`: per op, how Handshake → Synth
-//! implements it (library file / built-in generator / opaque subckt fallback), with totals.
+//! implements it (library file / synthesized Verilog template / built-in generator / opaque
+//! subckt fallback, with the reason), with totals; warnings about library files and
+//! templates go to stderr.
 //! Every file is reported: one that cannot be read or analysed shows its errors and the
 //! others are still reported; the command then ends with exit code 1.
 
 use super::synth::{HandshakeArgs, messages, prepare};
 use crate::diagnostics::{self, Tally};
 use crate::io::{self, Failure};
+use compiler::flow::Flow;
 use compiler::handshake;
 use std::path::PathBuf;
 
@@ -36,6 +39,12 @@ pub fn run(args: Args) -> Result<(), Failure> {
         };
         match prepare(&text, &args.handshake, None)? {
             Ok((front, library)) => {
+                let notes = library.notes.iter().cloned();
+                tally.show_all(
+                    &notes
+                        .map(|m| Flow::Handshake.coded_located(m))
+                        .collect::<Vec<_>>(),
+                );
                 let rows = handshake::report(&front.circuit, &front.marks, &library.units);
                 out!("{shown}:\n{}", handshake::report_text(&rows));
             }

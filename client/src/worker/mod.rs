@@ -250,6 +250,7 @@ fn action_spec(
         .collect::<Result<Vec<PathBuf>, _>>()?;
     let library = crate::cmd::synth::HandshakeArgs {
         blif_lib: parsed.blif_lib.as_deref().map(read).transpose()?,
+        rtl_lib: None,
         path_table: None,
         synth_dialect: crate::cmd::synth::DialectArg::Circt,
         naming: crate::cmd::synth::NamingArg::ArgNames,

@@ -6,10 +6,14 @@
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
-/// `kiln` with `KILN_NO_DAEMON=1` and no library directory inherited from the environment.
+/// `kiln` with `KILN_NO_DAEMON=1` and no library or template directory (nor yosys) inherited
+/// from the environment.
 pub fn kiln() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_kiln"));
-    c.env("KILN_NO_DAEMON", "1").env_remove("KILN_BLIF_LIB");
+    c.env("KILN_NO_DAEMON", "1")
+        .env_remove("KILN_BLIF_LIB")
+        .env_remove("KILN_RTL_LIB")
+        .env_remove("KILN_YOSYS");
     c
 }
 
@@ -89,6 +93,8 @@ impl Daemon {
             .env_remove("KILN_DAEMON_EXE")
             .env_remove("KILN_DAEMON_ANNOUNCE_BUILD_ID")
             .env_remove("KILN_BLIF_LIB")
+            .env_remove("KILN_RTL_LIB")
+            .env_remove("KILN_YOSYS")
             .current_dir(self.ws());
         c
     }

@@ -279,6 +279,20 @@ codes! {
     FloatAsBits = "W0410", "float data is carried as its bit pattern",
         "Float channels are lowered as their bits; float operators have no AIG and are kept \
          opaque.";
+    TemplateFailed = "W0411", "a Verilog template unit could not be synthesized",
+        "An op has a Verilog template in the `--rtl-lib` directory, but the template unit \
+         could not be synthesized for the op's parameters: a template file is missing or \
+         not text, yosys failed or timed out, or its BLIF does not lower. The message says \
+         which; the op is built otherwise (a built-in generator, else an opaque subckt).";
+    NoYosys = "E0412", "yosys was not found, and Verilog template units need it",
+        "The design has ops whose units are synthesized from Dynamatic's Verilog templates \
+         (`--rtl-lib`, `rtl_lib` in kiln.toml or $KILN_RTL_LIB), which kiln does with \
+         yosys; no `yosys` is on PATH (or $KILN_YOSYS names none). Install yosys, or drop \
+         the template directory to build those ops otherwise.";
+    RtlLibNotDirectory = "E0413", "the RTL template directory is not a directory",
+        "The template directory given (`--rtl-lib`, `rtl_lib` in kiln.toml or \
+         $KILN_RTL_LIB) does not exist or is not a directory. It must be Dynamatic's \
+         `data/verilog` (the directory of `handshake/`, `arith/` and `support/`).";
 }
 
 impl Code {
@@ -540,6 +554,18 @@ mod tests {
             Code::UnsupportedType => lit(
                 "unsupported type f16 in a Handshake circuit",
                 "unsupported type",
+            ),
+            Code::TemplateFailed => lit(
+                "a Verilog template unit could not be synthesized: yosys timed out",
+                "could not be synthesized",
+            ),
+            Code::NoYosys => lit(
+                "yosys was not found (PATH, $KILN_YOSYS): 2 ops need Verilog template units",
+                "yosys was not found",
+            ),
+            Code::RtlLibNotDirectory => lit(
+                "the RTL template directory is not a directory (from --rtl-lib)",
+                "the RTL template directory is not a directory",
             ),
             Code::FloatAsBits => lit(
                 "float data is carried as its bit pattern; float operators have no AIG",

@@ -10,6 +10,7 @@
 
 use super::{Outcome, OutputKind, Piece, whole};
 use crate::diag::{Code, Diagnostic, Located, Severity};
+use crate::handshake::rtl::Template;
 use crate::handshake::{self, Circuit, Dialect, LibUnit, Naming, PathTable, UnitRef, aig_io};
 use crate::limits::Limits;
 use std::collections::BTreeMap;
@@ -34,6 +35,9 @@ pub struct Front {
     pub marks: Vec<UnitRef>,
     /// Library paths (relative to the library directory), each once, sorted.
     pub library_paths: Vec<String>,
+    /// The Verilog templates that can implement ops, by key (each parameter set once);
+    /// used when a template directory is given ([`Library::add_template`]).
+    pub templates: BTreeMap<String, Template>,
 }
 
 /// Why the front failed: an error in the input, or in the path-table file.
@@ -57,13 +61,23 @@ pub fn front(text: &str, opts: &Options) -> Result<Front, FrontError> {
             FrontError::PathTable(Box::new(located))
         })?,
     };
-    let marks = handshake::mark::mark_circuit_with(func, &circuit, &table, &opts.limits)
+    let mut marks = handshake::mark::mark_circuit_with(func, &circuit, &table, &opts.limits)
         .map_err(FrontError::Input)?;
     let library_paths = handshake::library_paths(&marks);
+    let mut templates = BTreeMap::new();
+    for (m, t) in marks.iter_mut().zip(handshake::rtl::templates(&circuit)) {
+        if let Some(t) = t {
+            let key = t.key();
+            m.template = Some(key.clone());
+            m.template_about = Some(t.about());
+            templates.entry(key).or_insert(t);
+        }
+    }
     Ok(Front {
         circuit,
         marks,
         library_paths,
+        templates,
     })
 }
 
@@ -79,6 +93,12 @@ pub(crate) fn unit(text: &str, limits: &Limits) -> Result<LibUnit, Diagnostic> {
         net: aig_io::from_aig(&lowered.aig),
         undriven: lowered.undriven,
     })
+}
+
+/// The unit of a Verilog template from the BLIF yosys wrote for it (its first model),
+/// lowered under `limits`, like a library file's.
+pub fn template_unit(blif: &str, limits: &Limits) -> Result<LibUnit, Diagnostic> {
+    unit(blif, limits)
 }
 
 /// The library units a design uses, with their texts (for the hierarchical BLIF) and what
@@ -115,6 +135,29 @@ impl Library {
                 self.notes.push(note);
             }
         }
+    }
+
+    /// The unit of template `key`: the BLIF `blif` yosys wrote for it, lowered to
+    /// `lowered`; or why it could not be made (`Err`: a warning; its ops are built
+    /// otherwise). Found templates do not count as library files.
+    pub fn add_template(
+        &mut self,
+        key: &str,
+        made: Result<(String, Result<LibUnit, Diagnostic>), Located>,
+    ) {
+        let note = match made {
+            Ok((blif, Ok(u))) => {
+                self.units.insert(key.to_string(), u);
+                self.texts.insert(key.to_string(), blif);
+                return;
+            }
+            Ok((blif, Err(d))) => d.locate(&format!("{key} (synthesized)"), &blif),
+            Err(l) => l,
+        };
+        let mut note = note.with_code(Code::TemplateFailed);
+        note.severity = Severity::Warning;
+        note.notes.push("template unit ignored".into());
+        self.notes.push(note);
     }
 
     /// The file `shown` exists but is not UTF-8.

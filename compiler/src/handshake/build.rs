@@ -40,6 +40,12 @@ pub enum Impl {
     Library {
         path: String,
     },
+    /// A Verilog template synthesized for the op's parameters (key:
+    /// [`super::rtl::Template::key`]; `about`: its file and parameters).
+    Template {
+        key: String,
+        about: String,
+    },
     Builtin(Builtin),
     Subckt {
         looked_for: Option<String>,
@@ -51,6 +57,7 @@ impl Impl {
     pub fn label(&self) -> &'static str {
         match self {
             Impl::Library { .. } => "library",
+            Impl::Template { .. } => "template",
             Impl::Builtin(_) => "built-in",
             Impl::Subckt { .. } => "subckt",
         }
@@ -111,12 +118,15 @@ impl AsRef<str> for Instance {
     }
 }
 
-/// Chooses the implementation of `m` given the lowered library unit at its path (if read).
-/// Built-in units are generated once per design (`generated`, by their parameters).
+/// Chooses the implementation of `m` given the lowered library unit at its path (if read)
+/// and its synthesized template unit (if made): the library file, else the template, else a
+/// built-in generator. Built-in units are generated once per design (`generated`, by their
+/// parameters).
 pub(crate) fn choose(
     m: &UnitRef,
     node: &OpNode,
     lib: Option<&LibUnit>,
+    tpl: Option<&LibUnit>,
     generated: &mut BTreeMap<Builtin, Net>,
 ) -> Impl {
     let (ins, outs) = signals(&node.inputs, &node.outputs, true);
@@ -132,6 +142,23 @@ pub(crate) fn choose(
                 Some(reason) => why = format!("`{path}` {reason}"),
             },
         }
+    }
+    match (&m.template, tpl) {
+        (Some(key), Some(u)) => match unit_mismatch(&u.net, &ins, &outs, &u.undriven) {
+            None => {
+                let about = m.template_about.clone().unwrap_or_else(|| key.clone());
+                return Impl::Template {
+                    key: key.clone(),
+                    about,
+                };
+            }
+            Some(reason) => why = format!("{why}; template `{key}` {reason}"),
+        },
+        (Some(key), None) => {
+            why =
+                format!("{why}; Verilog template `{key}` not synthesized (no --rtl-lib, or W0411)")
+        }
+        (None, _) => {}
     }
     if let Some(b) = &m.builtin {
         let net = generated
@@ -231,7 +258,8 @@ pub fn build_with(
             .get(i)
             .ok_or_else(|| Diagnostic::error(node.span, "no mark for this op"))?;
         let lib = m.path.as_ref().and_then(|p| units.get(p));
-        let imp = choose(m, node, lib, &mut generated);
+        let tpl = m.template.as_ref().and_then(|k| units.get(k));
+        let imp = choose(m, node, lib, tpl, &mut generated);
         let inst_name = &names[i];
         let (ins, outs) = signals(&node.inputs, &node.outputs, true);
         let (unit, model) = match &imp {
@@ -239,6 +267,12 @@ pub fn build_with(
                 let u = &units[path];
                 let model = model_name(&u.model, path);
                 library_models.insert(model.clone(), path.clone());
+                (&u.net, model)
+            }
+            Impl::Template { key, .. } => {
+                let u = &units[key];
+                let model = format!("rtl_{}", model_name(&u.model, key));
+                library_models.insert(model.clone(), key.clone());
                 (&u.net, model)
             }
             Impl::Builtin(bi) => {
@@ -489,16 +523,17 @@ pub fn report(
                 m,
                 node,
                 m.path.as_ref().and_then(|p| units.get(p)),
+                m.template.as_ref().and_then(|k| units.get(k)),
                 &mut generated,
             ),
         })
         .collect()
 }
 
-/// Counts of (library, built-in, subckt) rows.
-pub fn counts(rows: &[ReportRow]) -> (usize, usize, usize) {
+/// Counts of (library, template, built-in, subckt) rows.
+pub fn counts(rows: &[ReportRow]) -> (usize, usize, usize, usize) {
     let n = |l: &str| rows.iter().filter(|r| r.imp.label() == l).count();
-    (n("library"), n("built-in"), n("subckt"))
+    (n("library"), n("template"), n("built-in"), n("subckt"))
 }
 
 /// The report as text: one line per op, then the totals.
@@ -507,6 +542,7 @@ pub fn report_text(rows: &[ReportRow]) -> String {
     for r in rows {
         let what = match &r.imp {
             Impl::Library { path } => format!("library   {path}"),
+            Impl::Template { about, .. } => format!("template  {about}, synthesized by yosys"),
             Impl::Builtin(b) => format!("built-in  {}", b.model_name()),
             Impl::Subckt { looked_for, reason } => match looked_for {
                 Some(p) => format!("subckt    (looked for {p}: {reason})"),
@@ -515,9 +551,9 @@ pub fn report_text(rows: &[ReportRow]) -> String {
         };
         out.push_str(&format!("{:<24} {:<16} {what}\n", r.op, r.kind));
     }
-    let (l, b, s) = counts(rows);
+    let (l, t, b, s) = counts(rows);
     out.push_str(&format!(
-        "total {}: {l} library, {b} built-in, {s} subckt fallback\n",
+        "total {}: {l} library, {t} template, {b} built-in, {s} subckt fallback\n",
         rows.len()
     ));
     out

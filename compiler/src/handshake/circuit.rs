@@ -438,13 +438,14 @@ fn result_types(op: &Operation) -> Result<Vec<Type>, Diagnostic> {
     if op.result_types.len() == n {
         return Ok(op.result_types.clone());
     }
-    if op.result_types.len() == 1 {
+    // Memory interfaces state only their data results; the trailing ones (`memEnd`, ...) are
+    // control channels (also when one data result is stated: its type is not shared).
+    let kind = short_kind(&op.name);
+    let memory = kind == "mem_controller" || kind == "lsq";
+    if op.result_types.len() == 1 && !memory {
         return Ok(vec![op.result_types[0].clone(); n]);
     }
-    // Memory interfaces state only their data results; the trailing ones (`memEnd`, ...) are
-    // control channels.
-    let kind = short_kind(&op.name);
-    if (kind == "mem_controller" || kind == "lsq") && op.result_types.len() < n {
+    if memory && op.result_types.len() < n {
         let mut types = op.result_types.clone();
         types.resize(n, Type::Control { extra: Vec::new() });
         return Ok(types);

@@ -199,6 +199,11 @@ pub struct UnitRef {
     /// The op has ports the library units do not have (extra signals): the library file,
     /// if any, cannot be used as is.
     pub(crate) extras: bool,
+    /// The key of the Verilog template unit that can implement this op
+    /// ([`super::rtl::Template::key`]), if any.
+    pub template: Option<String>,
+    /// That template's file and parameters, for reports.
+    pub(crate) template_about: Option<String>,
     pub span: Span,
 }
 
@@ -395,6 +400,8 @@ fn mark_op(
         no_path,
         builtin,
         extras,
+        template: None,
+        template_about: None,
         span: node.span,
     })
 }

@@ -22,6 +22,7 @@ pub mod mark;
 pub(crate) mod names;
 pub mod net;
 pub mod nets;
+pub mod rtl;
 pub(crate) mod signals;
 pub(crate) mod table;
 

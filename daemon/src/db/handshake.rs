@@ -3,10 +3,10 @@
 //! file's per-model AIG query, so a unit is lowered once however many ops use it, and
 //! cached on disk), and the back (the four outputs).
 
-use super::{BlifFile, FileOutputs, KilnDb, SourceFile, executed};
+use super::{BlifFile, FileOutputs, KilnDb, SourceFile, cached_if, executed};
 use crate::counters::Kind;
 use crate::why::{Subject, note};
-use compiler::diag::Diagnostic;
+use compiler::diag::{Diagnostic, Located};
 use compiler::flow::handshake::{self as hs, Front, FrontError, Library, Options};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -16,7 +16,34 @@ use std::path::PathBuf;
 pub struct HandshakeOpts {
     /// The BLIF library directory, if one was given or found.
     pub lib_dir: Option<PathBuf>,
+    /// Dynamatic's Verilog template directory, if one was given.
+    pub rtl_dir: Option<PathBuf>,
+    /// yosys, when found (`$KILN_YOSYS`, else PATH) and templates are in use.
+    pub yosys: Option<PathBuf>,
     pub flow: Options,
+}
+
+impl HandshakeOpts {
+    /// The options of `spec` with flow options `flow`; yosys looked for when the spec has a
+    /// template directory.
+    pub fn of(spec: &crate::spec::HandshakeSpec, flow: Options) -> HandshakeOpts {
+        HandshakeOpts {
+            lib_dir: spec.blif_lib.clone(),
+            rtl_dir: spec.rtl_lib.clone(),
+            yosys: spec.rtl_lib.as_ref().and_then(|_| crate::rtl::find_yosys()),
+            flow,
+        }
+    }
+}
+
+/// One Verilog template's texts (its files', in order: path shown, text) and its
+/// instantiation: what its synthesized unit is a function of.
+#[salsa::input(debug)]
+pub struct TemplateSource {
+    #[returns(ref)]
+    pub sources: Vec<(String, String)>,
+    #[returns(ref)]
+    pub template: compiler::handshake::rtl::Template,
 }
 
 /// A library file as found for a Handshake build.
@@ -37,6 +64,38 @@ pub struct HandshakeJob {
     /// Library path (relative to the library directory) → file; missing files are absent.
     #[returns(ref)]
     pub units: BTreeMap<String, UnitSource>,
+    /// Template key → its sources, or why they cannot be read (with a template directory).
+    #[returns(ref)]
+    pub templates: BTreeMap<String, Result<TemplateSource, Located>>,
+}
+
+/// A template's unit: yosys's BLIF of it (run once per template texts and parameters) and
+/// that BLIF lowered; or why yosys did not make one.
+#[salsa::tracked(returns(ref))]
+pub fn template_unit(
+    db: &dyn KilnDb,
+    src: TemplateSource,
+    yosys: PathBuf,
+) -> Result<(String, Result<compiler::handshake::LibUnit, Diagnostic>), Located> {
+    let noted = note(db, || {
+        Subject::file(std::path::Path::new(&src.template(db).key()))
+    });
+    let (sources, t) = (src.sources(db), src.template(db));
+    // yosys's BLIF is kept in the persistent store, keyed by the texts, the wrapper and
+    // the yosys used; a time-out is not kept.
+    let texts: Vec<&str> = sources.iter().map(|(_, text)| text.as_str()).collect();
+    let key = serde_json::to_string(&(texts, &t.wrapper, &yosys)).unwrap_or_default();
+    let digest = kiln_cache::digest(key.as_bytes());
+    let blif = cached_if(
+        db,
+        noted,
+        Kind::TemplateUnit,
+        &[&digest],
+        || crate::rtl::synthesize_cached(&yosys, sources, t),
+        |r: &Result<String, String>| !r.as_ref().is_err_and(|e| e.contains("timed out")),
+    );
+    let limits = super::limits(db);
+    crate::rtl::unit_from(blif, t, &limits)
 }
 
 /// Parse, analyse and mark the circuit: independent of the library files' contents.
@@ -94,6 +153,21 @@ pub fn handshake_outputs(db: &dyn KilnDb, job: HandshakeJob) -> FileOutputs {
                 let unit = lib_unit(db, *f).clone();
                 library.add(rel, &shown, f.text(db), unit);
             }
+        }
+    }
+    if opts.rtl_dir.is_some() && !front.templates.is_empty() {
+        let Some(yosys) = &opts.yosys else {
+            let ops = front.marks.iter().filter(|m| m.template.is_some()).count();
+            return FileOutputs::failed(vec![crate::rtl::no_yosys(ops)]);
+        };
+        let sources = job.templates(db);
+        for key in front.templates.keys() {
+            let made = match sources.get(key) {
+                Some(Ok(src)) => template_unit(db, *src, yosys.clone()).clone(),
+                Some(Err(l)) => Err(l.clone()),
+                None => continue,
+            };
+            library.add_template(key, made);
         }
     }
     hs::back(front, library, opts.flow.dialect, &opts.flow.limits).into()

@@ -193,6 +193,19 @@ pub fn cached<T: Serialize + DeserializeOwned>(
     digests: &[&[u8]],
     compute: impl FnOnce() -> T,
 ) -> T {
+    cached_if(db, noted, kind, digests, compute, |_| true)
+}
+
+/// [`cached`], storing a computed result only when `keep` says it is a function of the
+/// digests (not, say, a time-out).
+pub fn cached_if<T: Serialize + DeserializeOwned>(
+    db: &dyn KilnDb,
+    noted: Noted,
+    kind: Kind,
+    digests: &[&[u8]],
+    compute: impl FnOnce() -> T,
+    keep: impl FnOnce(&T) -> bool,
+) -> T {
     let rt = db.runtime();
     let Some(store) = rt.store.as_ref() else {
         rt.counters.executed(kind);
@@ -210,6 +223,9 @@ pub fn cached<T: Serialize + DeserializeOwned>(
     rt.explain.cache(noted, CacheOutcome::Miss(miss));
     rt.counters.executed(kind);
     let v = compute();
+    if !keep(&v) {
+        return v;
+    }
     if let Err(e) = store.put(&key, &v) {
         tracing::warn!(kind = kind.name(), error = %e, "cannot write cache entry");
     }

@@ -375,6 +375,9 @@ fn handshake_hover(
                 full.map(|f| format!(" ({f})")).unwrap_or_default()
             )
         }
+        compiler::handshake::Impl::Template { about, .. } => {
+            format!("Verilog template unit `{about}` (synthesized by yosys)")
+        }
         compiler::handshake::Impl::Builtin(b) => format!("built-in generator `{}`", b.model_name()),
         compiler::handshake::Impl::Subckt { looked_for, reason } => match looked_for {
             Some(p) => format!("opaque subckt (looked for `{p}`: {reason})"),

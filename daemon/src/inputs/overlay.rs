@@ -121,7 +121,13 @@ impl Workspace {
                     }
                     (_, Flow::Handshake) => {
                         let opts = opts(handshake, self.db.limits());
-                        let j = HandshakeJob::new(&self.db, file, opts.clone(), Default::default());
+                        let j = HandshakeJob::new(
+                            &self.db,
+                            file,
+                            opts.clone(),
+                            Default::default(),
+                            Default::default(),
+                        );
                         self.update_handshake(j, file, opts);
                         Overlay::Handshake(j, version)
                     }
@@ -192,10 +198,7 @@ impl Workspace {
 
 /// The options of an editor's buffer, under the limits of the last build.
 fn opts(spec: &HandshakeSpec, limits: Limits) -> HandshakeOpts {
-    HandshakeOpts {
-        lib_dir: spec.blif_lib.clone(),
-        flow: spec.options(limits),
-    }
+    HandshakeOpts::of(spec, spec.options(limits))
 }
 
 /// `old` with `edits` applied in order, and what old and new have in common at each end.

@@ -16,6 +16,7 @@ pub(super) fn spec_to_proto(spec: &BuildSpec) -> proto::BuildRequest {
         output_kinds: spec.kinds.iter().map(|k| k.name().to_string()).collect(),
         out_dir: display(&spec.out_dir),
         blif_lib: opt(&h.blif_lib),
+        rtl_lib: opt(&h.rtl_lib),
         path_table: opt(&h.path_table),
         synth_dialect: dialect_name(h.dialect).into(),
         naming: naming_name(h.naming).into(),
@@ -54,6 +55,7 @@ pub(super) fn spec_from_proto(req: &proto::BuildRequest) -> Result<BuildSpec, Sp
         out_dir: PathBuf::from(&req.out_dir),
         handshake: HandshakeSpec {
             blif_lib: path(&req.blif_lib),
+            rtl_lib: path(&req.rtl_lib),
             path_table: path(&req.path_table),
             dialect: spec::parse_dialect(&req.synth_dialect)?,
             naming: spec::parse_naming(&req.naming)?,

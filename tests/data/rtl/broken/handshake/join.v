@@ -1,0 +1,1 @@
+module join_type #(parameter SIZE = 2) (input x

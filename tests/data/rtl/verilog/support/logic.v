@@ -1,0 +1,1 @@
+// The support modules of the templates (none needed by join.v here).
