@@ -9,7 +9,7 @@ mod cli;
 #[path = "../../compiler/tests/common/mod.rs"]
 mod common;
 
-use cli::{example, kiln, ok};
+use cli::{example, ok};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

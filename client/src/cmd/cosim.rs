@@ -271,7 +271,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
                     "cycles_to_idle": e.to_idle})
             })
             .collect();
-        println!(
+        outln!(
             "{}",
             serde_json::json!({"exit": code, "instructions": list})
         );
@@ -284,12 +284,14 @@ pub fn run(args: Args) -> Result<(), Failure> {
             let name = (circuit.instructions.iter())
                 .find(|i| i.opcode == e.opcode && i.funct7 == e.funct7)
                 .map_or("?", |i| i.function.as_str());
-            println!(
+            outln!(
                 "@{name} (opcode {:#04x}, funct7 {}): {resp}idle after {} cycles",
-                e.opcode, e.funct7, e.to_idle
+                e.opcode,
+                e.funct7,
+                e.to_idle
             );
         }
-        println!(
+        outln!(
             "{} custom instruction(s); the program exited with {}",
             executed.len(),
             code.map_or("a signal".into(), |c| c.to_string())
