@@ -497,19 +497,19 @@ module main (
   assign hellacache_adapter__pending = ((hellacache_adapter__reqq_cnt - hellacache_adapter__reqq_deq + hellacache_adapter__enq_n - {7'd0, hellacache_adapter__bypass}) != 8'd0) | ((hellacache_adapter__used + hellacache_adapter__loads - hellacache_adapter__taken) != 8'd0);
 
   // register inst7b04_pc
-  logic [1:0] inst7b04_pc__q;
+  logic [1:0] inst7b04_pc__q /*verilator public_flat_rd*/;
   kiln_reg_w2 #(.INIT(2'h0)) u_inst7b04_pc (.clk(clk), .rst(rst), .wen(((WILL_FIRE_inst7b04_block_2_slot_3_rule & 1'b1) | (WILL_FIRE_inst7b04_loop_1_loop_head_rule & 1'b1) | (WILL_FIRE_inst7b04_block_0_slot_0_rule & 1'b1))), .wdata((({2{(WILL_FIRE_inst7b04_block_2_slot_3_rule & 1'b1) & 1'b1}} & inst7b04_block_2_slot_3_rule__v5) | ({2{(WILL_FIRE_inst7b04_loop_1_loop_head_rule & 1'b1) & 1'b1}} & inst7b04_loop_1_loop_head_rule__v23) | ({2{(WILL_FIRE_inst7b04_block_0_slot_0_rule & 1'b1) & 1'b1}} & inst7b04_block_0_slot_0_rule__v49))), .q(inst7b04_pc__q));
 
   // register inst7b04_arg2
-  logic [4:0] inst7b04_arg2__q;
+  logic [4:0] inst7b04_arg2__q /*verilator public_flat_rd*/;
   kiln_reg_w5 #(.INIT(5'h0)) u_inst7b04_arg2 (.clk(clk), .rst(rst), .wen(((WILL_FIRE_inst7b04_block_0_slot_0_rule & 1'b1))), .wdata((({5{(WILL_FIRE_inst7b04_block_0_slot_0_rule & 1'b1) & 1'b1}} & inst7b04_block_0_slot_0_rule__v13))), .q(inst7b04_arg2__q));
 
   // register inst7b04_block_0_reg0
-  logic [31:0] inst7b04_block_0_reg0__q;
+  logic [31:0] inst7b04_block_0_reg0__q /*verilator public_flat_rd*/;
   kiln_reg_w32 #(.INIT(32'h0)) u_inst7b04_block_0_reg0 (.clk(clk), .rst(rst), .wen(((WILL_FIRE_inst7b04_block_0_slot_0_rule & 1'b1))), .wdata((({32{(WILL_FIRE_inst7b04_block_0_slot_0_rule & 1'b1) & 1'b1}} & inst7b04_block_0_slot_0_rule__v14))), .q(inst7b04_block_0_reg0__q));
 
   // register inst7b04_loop_1_loop_iv
-  logic [31:0] inst7b04_loop_1_loop_iv__q;
+  logic [31:0] inst7b04_loop_1_loop_iv__q /*verilator public_flat_rd*/;
   kiln_reg_w32 #(.INIT(32'h0)) u_inst7b04_loop_1_loop_iv (.clk(clk), .rst(rst), .wen(((WILL_FIRE_inst7b04_loop_1_loop_head_rule & 1'b1) | (WILL_FIRE_inst7b04_block_0_slot_0_rule & 1'b1))), .wdata((({32{(WILL_FIRE_inst7b04_loop_1_loop_head_rule & 1'b1) & 1'b1}} & inst7b04_loop_1_loop_head_rule__v6) | ({32{(WILL_FIRE_inst7b04_block_0_slot_0_rule & 1'b1) & 1'b1}} & inst7b04_block_0_slot_0_rule__v47))), .q(inst7b04_loop_1_loop_iv__q));
 
   // fault inst7b04_loop_1_loop_step_zero: run-time error: loop step is 0 at run time: the loop would never end
