@@ -248,3 +248,30 @@ fn an_instruction_without_a_response_builds_with_a_warning() {
     );
     assert!(r.contains("RoCC xd = 0"), "{r}");
 }
+
+/// A burst whose element count is not a power of two moves the rounded-up length (the DMA
+/// length field is `log2` of the bytes): it builds with W0213 naming the extra bytes, and
+/// every engine moves them.
+#[test]
+fn a_rounded_up_burst_is_a_warning() {
+    let text = std::fs::read_to_string(common::data("aps/diag/burst_channel.mlir"))
+        .unwrap()
+        .replace("tl_channel = 2 : i32, ", "")
+        .replace("%c2_i32 {starttime = 1", "%c3_i32 {starttime = 1")
+        .replace(
+            "%c2_i32 = arith.constant 2 : i32",
+            "%c2_i32 = arith.constant 2 : i32\n    %c3_i32 = arith.constant 3 : i32",
+        );
+    let out = compiler::flow::aps::build(&text, "w", None, &Default::default());
+    assert!(!out.has_errors(), "{:?}", out.diagnostics);
+    let [w] = out.diagnostics.as_slice() else {
+        panic!("{:?}", out.diagnostics)
+    };
+    assert_eq!(w.code, Some(compiler::diag::Code::BurstRounded));
+    assert!(
+        w.message
+            .contains("names 3 elements of 4 bytes (12 bytes) but moves 16"),
+        "{}",
+        w.message
+    );
+}
