@@ -100,26 +100,17 @@ fn extension(sv_text: &str, header: &str, spike: &Path) -> Result<PathBuf, Failu
         "verilator --getenv",
     )?;
     let vroot = PathBuf::from(String::from_utf8_lossy(&root.stdout).trim());
-    let mut key = Vec::new();
-    for part in [
-        sv_text.as_bytes(),
-        sv::KILN_ENV_H.as_bytes(),
-        sv::SPIKE_EXT_CC.as_bytes(),
-        header.as_bytes(),
-        &version.stdout,
-        prefix.as_os_str().as_encoded_bytes(),
-    ] {
-        key.extend_from_slice(&(part.len() as u64).to_le_bytes());
-        key.extend_from_slice(part);
-    }
-    let key: String = kiln_cache::digest(&key)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
-    let cache = kiln_daemon::paths::cache_dir().join("cosim");
-    kiln_cache::private::create_private_dir(&cache, false)
-        .map_err(|e| Failure::input(format!("error: {}: {e}", cache.display())))?;
-    let dir = cache.join(&key);
+    let (cache, dir) = super::verilator::cache_entry(
+        "cosim",
+        &[
+            sv_text.as_bytes(),
+            sv::KILN_ENV_H.as_bytes(),
+            sv::SPIKE_EXT_CC.as_bytes(),
+            header.as_bytes(),
+            &version.stdout,
+            prefix.as_os_str().as_encoded_bytes(),
+        ],
+    )?;
     let lib = dir.join("libkiln.so");
     if lib.is_file() {
         return Ok(lib);

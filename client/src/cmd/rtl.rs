@@ -136,16 +136,25 @@ pub fn run_circuit(
         )
         .into());
     }
-    // The testbench dumps the bytes that are non-zero or were written; bytes initialised
-    // to 0 and never written are the rest of the initial image.
+    Ok(run_result(&mem, r, waves))
+}
+
+/// What a testbench or harness run gives `kiln sim`: its responses, the final CPU memory
+/// and its cycles. The run lists the bytes that are non-zero or were written; bytes of the
+/// initial image `mem` it does not list were initialised to 0 and never written.
+pub(crate) fn run_result(
+    mem: &BTreeMap<u32, u8>,
+    r: sv::TbOutput,
+    waves: Option<compiler::rules::waves::Waves>,
+) -> RtlRun {
     let mut final_mem: BTreeMap<u32, u8> = mem.keys().map(|a| (*a, 0)).collect();
     final_mem.extend(r.cpu_mem);
-    Ok((
+    (
         r.responses.iter().map(|x| (x.0, x.1)).collect(),
         final_mem,
         r.cycles,
         waves,
-    ))
+    )
 }
 
 #[cfg(test)]

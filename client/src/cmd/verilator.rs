@@ -11,7 +11,7 @@ use compiler::rules::Circuit;
 use compiler::rules::sim::Command;
 use compiler::rules::sv;
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command as Proc;
 
 /// Flags of the Verilator build (part of the cache key).
@@ -34,22 +34,11 @@ fn tool_missing(e: std::io::Error) -> Failure {
     ))
 }
 
-/// The harness executable for `sv_text` (top `top`), built or found in the cache.
-fn executable(sv_text: &str, header: &str, top: &str) -> Result<PathBuf, Failure> {
-    let version = Proc::new("verilator")
-        .arg("--version")
-        .output()
-        .map_err(tool_missing)?;
+/// A build kept in the cache directory: `<cache>/<kind>/` (private to this user) and the
+/// entry for the build whose inputs are `parts` (named by their SHA-256).
+pub(crate) fn cache_entry(kind: &str, parts: &[&[u8]]) -> Result<(PathBuf, PathBuf), Failure> {
     let mut key = Vec::new();
-    for part in [
-        sv_text.as_bytes(),
-        sv::HARNESS_CC.as_bytes(),
-        sv::KILN_ENV_H.as_bytes(),
-        header.as_bytes(),
-        &version.stdout,
-        FLAGS.join(" ").as_bytes(),
-        top.as_bytes(),
-    ] {
+    for part in parts {
         key.extend_from_slice(&(part.len() as u64).to_le_bytes());
         key.extend_from_slice(part);
     }
@@ -57,13 +46,31 @@ fn executable(sv_text: &str, header: &str, top: &str) -> Result<PathBuf, Failure
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect();
-    let root = kiln_daemon::paths::cache_dir().join("verilator");
-    let private = |d: &Path| {
-        kiln_cache::private::create_private_dir(d, false)
-            .map_err(|e| Failure::input(format!("error: {}: {e}", d.display())))
-    };
-    private(&root)?;
-    let dir = root.join(&key);
+    let root = kiln_daemon::paths::cache_dir().join(kind);
+    kiln_cache::private::create_private_dir(&root, false)
+        .map_err(|e| Failure::input(format!("error: {}: {e}", root.display())))?;
+    let dir = root.join(key);
+    Ok((root, dir))
+}
+
+/// The harness executable for `sv_text` (top `top`), built or found in the cache.
+fn executable(sv_text: &str, header: &str, top: &str) -> Result<PathBuf, Failure> {
+    let version = Proc::new("verilator")
+        .arg("--version")
+        .output()
+        .map_err(tool_missing)?;
+    let (root, dir) = cache_entry(
+        "verilator",
+        &[
+            sv_text.as_bytes(),
+            sv::HARNESS_CC.as_bytes(),
+            sv::KILN_ENV_H.as_bytes(),
+            header.as_bytes(),
+            &version.stdout,
+            FLAGS.join(" ").as_bytes(),
+            top.as_bytes(),
+        ],
+    )?;
     let exe = dir.join("obj").join("harness");
     if exe.is_file() {
         return Ok(exe);
@@ -154,12 +161,5 @@ pub fn run_circuit(
     if let Some(e) = r.failure(circuit) {
         return Err(RtlError::Sim(e));
     }
-    let mut final_mem: BTreeMap<u32, u8> = mem.keys().map(|a| (*a, 0)).collect();
-    final_mem.extend(r.cpu_mem);
-    Ok((
-        r.responses.iter().map(|x| (x.0, x.1)).collect(),
-        final_mem,
-        r.cycles,
-        None,
-    ))
+    Ok(super::rtl::run_result(&mem, r, None))
 }
