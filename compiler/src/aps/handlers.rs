@@ -195,7 +195,7 @@ impl<'a> RuleCx<'a> {
         if waited.len() == entries.len() {
             for &channel in &channels {
                 let m = crate::rules::DmaMethod::Poll { channel }.name();
-                self.b.call_value("dma", &m, vec![], 1);
+                self.b.call_value("dma", m, vec![], 1);
             }
             return;
         }
@@ -216,7 +216,7 @@ impl<'a> RuleCx<'a> {
                 |bb| {
                     for &channel in &channels {
                         let m = crate::rules::DmaMethod::Poll { channel }.name();
-                        bb.call_value("dma", &m, vec![], 1);
+                        bb.call_value("dma", m, vec![], 1);
                     }
                 },
                 |_| {},

@@ -378,7 +378,7 @@ pub(crate) fn generate(cx: &mut RuleCx, op: &Operation, _first: bool) -> Result<
                 channel,
             }
             .name();
-            cx.b.call("dma", &m, args);
+            cx.b.call("dma", m, args);
             Ok(())
         }
         "aps.itfc.burst_store_req" => {
@@ -396,7 +396,7 @@ pub(crate) fn generate(cx: &mut RuleCx, op: &Operation, _first: bool) -> Result<
                 channel,
             }
             .name();
-            cx.b.call("dma", &m, args);
+            cx.b.call("dma", m, args);
             Ok(())
         }
         "aps.itfc.burst_load_collect" | "aps.itfc.burst_store_collect" => {
@@ -409,7 +409,7 @@ pub(crate) fn generate(cx: &mut RuleCx, op: &Operation, _first: bool) -> Result<
             };
             for channel in channels {
                 let m = DmaMethod::Poll { channel }.name();
-                cx.b.call_value("dma", &m, vec![], 1);
+                cx.b.call_value("dma", m, vec![], 1);
             }
             Ok(())
         }

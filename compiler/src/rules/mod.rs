@@ -14,8 +14,8 @@
 //! - `Bank`: `read(addr) -> data` (combinational), `read_0(addr)` + `read_1() -> data` (one
 //!   cycle later), `write(addr, data)`; addresses are [`bank_addr_width`] bits. Every call
 //!   site of `read`, `read_0` and `write` drives a port of its own ([`bank_ports`]).
-//! - `Rocc`: value `cmd() -> bundle` (the presented command, 96-bit, see [`rocc_field`]; ready
-//!   while a command waits and none was taken this cycle), `cmd_deq() -> bundle` (takes it),
+//! - `Rocc`: value `cmd() -> bundle` (the command in the top's command register, 96-bit,
+//!   see [`rocc_field`]; ready while the register holds one and no rule took it this cycle), `cmd_deq() -> bundle` (takes it),
 //!   `resp_from_user(rd, data)`. A rule that starts an instruction tests the command's
 //!   `(opcode, funct7)` in its guard and takes it in its body.
 //! - `Dma`: the SoC's DMA engine as the top calls it (`docs/soc.md`): per channel `N` of
@@ -289,14 +289,7 @@ pub(crate) fn methods(kind: &InstanceKind) -> &'static [&'static str] {
         InstanceKind::Reg { .. } => &["read", "write"],
         InstanceKind::Bank { .. } => &["read", "read_0", "read_1", "write"],
         InstanceKind::Rocc => &["cmd", "cmd_deq", "resp_from_user"],
-        InstanceKind::Dma { .. } => &[
-            "cpu_to_isax_ch0",
-            "isax_to_cpu_ch0",
-            "poll_for_idle_ch0",
-            "cpu_to_isax_ch1",
-            "isax_to_cpu_ch1",
-            "poll_for_idle_ch1",
-        ],
+        InstanceKind::Dma { .. } => &DMA_METHODS,
         InstanceKind::MemPort => &["load_req", "store_req", "load_resp"],
         InstanceKind::Fault { .. } => &["raise"],
     }
@@ -314,41 +307,41 @@ pub enum DmaMethod {
     Poll { channel: u8 },
 }
 
+/// The `Dma` instance's methods, three per channel: the [`DmaMethod`]s by index
+/// `3 · channel + (0: cpu_to_isax, 1: isax_to_cpu, 2: poll_for_idle)`.
+const DMA_METHODS: [&str; 3 * DMA_CHANNELS as usize] = [
+    "cpu_to_isax_ch0",
+    "isax_to_cpu_ch0",
+    "poll_for_idle_ch0",
+    "cpu_to_isax_ch1",
+    "isax_to_cpu_ch1",
+    "poll_for_idle_ch1",
+];
+
 impl DmaMethod {
-    pub fn name(self) -> String {
-        match self {
-            DmaMethod::Request {
-                to_isax: true,
-                channel,
-            } => format!("cpu_to_isax_ch{channel}"),
-            DmaMethod::Request {
-                to_isax: false,
-                channel,
-            } => format!("isax_to_cpu_ch{channel}"),
-            DmaMethod::Poll { channel } => format!("poll_for_idle_ch{channel}"),
-        }
+    fn index(self) -> usize {
+        let (k, channel) = match self {
+            DmaMethod::Request { to_isax, channel } => (usize::from(!to_isax), channel),
+            DmaMethod::Poll { channel } => (2, channel),
+        };
+        3 * (channel.min(DMA_CHANNELS - 1) as usize) + k
+    }
+
+    pub fn name(self) -> &'static str {
+        DMA_METHODS[self.index()]
     }
 }
 
 /// The DMA method named `m`, if it is one.
 pub fn dma_method(m: &str) -> Option<DmaMethod> {
-    let (stem, ch) = m.rsplit_once("_ch")?;
-    let channel = match ch {
-        "0" => 0,
-        "1" => 1,
-        _ => return None,
-    };
-    Some(match stem {
-        "cpu_to_isax" => DmaMethod::Request {
-            to_isax: true,
+    let i = DMA_METHODS.iter().position(|x| *x == m)?;
+    let channel = (i / 3) as u8;
+    Some(match i % 3 {
+        2 => DmaMethod::Poll { channel },
+        k => DmaMethod::Request {
+            to_isax: k == 0,
             channel,
         },
-        "isax_to_cpu" => DmaMethod::Request {
-            to_isax: false,
-            channel,
-        },
-        "poll_for_idle" => DmaMethod::Poll { channel },
-        _ => return None,
     })
 }
 

@@ -19,16 +19,17 @@
 //!   `resp_from_user` sends its response; later rules calling the same methods in that
 //!   cycle are not ready (they do not fire and retry the next cycle). A command's accept
 //!   cycle is the port's.
-//! - DMA (one transfer at a time per engine): a request accepted in cycle `s` moving `n`
-//!   bytes (the `2^log2_bytes` requested, clipped to whole elements of the memory-map entry
-//!   that holds `isax_addr`) in `b = ⌈n/8⌉` 64-bit beats keeps the engine busy until cycle
-//!   `u = s + max(bursts · latency, b + 1)` (`bursts = ⌈2^log2_bytes / 64⌉`, `latency`
-//!   default 16: the schedule's 16 cycles per 64-byte burst); `poll_for_idle` and a new
-//!   request are ready again from cycle `u`. Beat `k` (transfer bytes `8k..8k+8`) moves in
-//!   cycle `u − b + k`, i.e. the data arrives beat by beat in the last `b` cycles of the
-//!   window: a beat reads the state committed before its cycle and its writes commit at
-//!   that cycle's edge, after the rules' writes to the same word (the burst port is the
-//!   last write port of a bank).
+//! - DMA (the SoC's engine, outside the top: the reference environment of `docs/soc.md`):
+//!   a request fired in cycle `c` is queued on its channel at the edge (ready while the
+//!   channel holds fewer than 16); one burst engine takes the oldest queued request when
+//!   idle and, after `dma_latency` idle cycles, drives one 8-byte beat per cycle at the
+//!   tiled scratchpad addresses ([`crate::aps::memory::beat_addresses`]): a
+//!   `cpu_to_isax` beat is a `burst_write` (the elements it covers written at the edge,
+//!   after the rules' writes to the same word), an `isax_to_cpu` beat a `burst_read_0`
+//!   (the committed state latched) then a `burst_read_1` (the latched 8 bytes written to
+//!   CPU memory). `poll_for_idle_chN` is the state at the start of the cycle: nothing of
+//!   channel `N` queued or moving. A 64-byte load fired in `c` moves in `c+1..c+8`, its
+//!   channel polls idle from `c+9`.
 //! - CPU memory (HellaCache convention, `docs/soc.md`): rules put up to `L` requests per
 //!   cycle into the top's request queue ([`super::schedule::mem_lanes`],
 //!   [`super::schedule::mem_req_depth`] entries; room counts the dequeue of an entry
@@ -246,9 +247,9 @@ struct Dma {
     active: Option<Active>,
     /// The beat the last `burst_read_0` read (`burst_read_1`'s result).
     latch: u128,
-    /// The requests fired this cycle, by method (one per method: a port of the top);
-    /// queued at the clock edge.
-    fired: Vec<(String, Request)>,
+    /// The requests fired this cycle (one per method, i.e. per direction and channel: a
+    /// port of the top); queued at the clock edge.
+    fired: Vec<Request>,
 }
 
 /// One CPU-memory request as the rules issue it (a word at `addr & ~3`).
@@ -348,8 +349,8 @@ struct Tx {
     reg_writes: Vec<(usize, u128)>,
     bank_writes: Vec<(usize, usize, u128)>,
     latch_writes: Vec<(usize, u128)>,
-    /// DMA requests: (slot, method, request).
-    dma_requests: Vec<(usize, String, Request)>,
+    /// DMA requests: (slot, request).
+    dma_requests: Vec<(usize, Request)>,
     cmd_taken: bool,
     responses: Vec<(u32, u32)>,
     /// CPU-memory requests in issue order; the port of each consumed load response.
@@ -396,8 +397,8 @@ impl Dma {
     /// requests (channel 0 `cpu_to_isax`, `isax_to_cpu`, then channel 1).
     fn queue_fired(&mut self) {
         let mut fired = std::mem::take(&mut self.fired);
-        fired.sort_by_key(|(_, r)| (r.channel, !r.to_isax));
-        for (_, req) in fired {
+        fired.sort_by_key(|r| (r.channel, !r.to_isax));
+        for req in fired {
             self.seq += 1;
             if let Some(q) = self.queues.get_mut(req.channel as usize) {
                 q.push_back((self.seq, req));
@@ -875,8 +876,9 @@ impl State {
                 },
                 Some(super::DmaMethod::Request { to_isax, channel }) => {
                     let queued = d.queues.get(channel as usize).map_or(0, VecDeque::len);
-                    let again = d.fired.iter().any(|(f, _)| f == m)
-                        || tx.dma_requests.iter().any(|(i, f, _)| *i == idx && f == m);
+                    let same = |r: &Request| r.to_isax == to_isax && r.channel == channel;
+                    let again = d.fired.iter().any(same)
+                        || tx.dma_requests.iter().any(|(i, r)| *i == idx && same(r));
                     if queued >= DMA_QUEUE || again {
                         return Err(blocked());
                     }
@@ -889,7 +891,7 @@ impl State {
                         stride_x: arg(3) as u8,
                         stride_y: arg(4) as u8,
                     };
-                    tx.dma_requests.push((idx, m.to_string(), req));
+                    tx.dma_requests.push((idx, req));
                     Ok(0)
                 }
                 None => Err(blocked()),
@@ -979,9 +981,9 @@ impl State {
                 self.touched.push(idx);
             }
         }
-        for (idx, m, req) in tx.dma_requests {
+        for (idx, req) in tx.dma_requests {
             if let Slot::Dma(d) = &mut self.slots[idx] {
-                d.fired.push((m, req));
+                d.fired.push(req);
             }
         }
         if tx.cmd_taken {

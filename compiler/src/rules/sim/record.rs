@@ -49,7 +49,7 @@ impl Probe {
         if let Some(&r) = tx.responses.first() {
             self.resp = Some(r);
         }
-        for (i, _, _) in &tx.dma_requests {
+        for (i, _) in &tx.dma_requests {
             self.dma.push(*i);
         }
     }
@@ -130,7 +130,7 @@ impl State {
                 value: hex(v),
             });
         }
-        for (i, _, r) in &tx.dma_requests {
+        for (i, r) in &tx.dma_requests {
             push(Event::DmaStart {
                 dma: format!("{} ch{}", name(*i), r.channel),
                 to_isax: r.to_isax,

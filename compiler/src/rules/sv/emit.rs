@@ -555,7 +555,7 @@ impl<'a> Emitter<'a> {
                     format!("dma_poll_for_idle_ch{channel}_ready")
                 }
                 Some(DmaMethod::Request { to_isax, channel }) => {
-                    let cl = dma_class(to_isax, channel);
+                    let cl = DmaMethod::Request { to_isax, channel }.name();
                     let b = self.before(cx, inst, cl).any();
                     site.data = vec![arg(0, 32), arg(1, 32), arg(2, 4), arg(3, 8), arg(4, 8)];
                     class = Some(cl);
@@ -867,7 +867,7 @@ impl<'a> Emitter<'a> {
         for channel in 0..crate::rules::DMA_CHANNELS {
             for to_isax in [true, false] {
                 let m = DmaMethod::Request { to_isax, channel }.name();
-                let sites = self.sites(name, dma_class(to_isax, channel));
+                let sites = self.sites(name, m);
                 let _ = writeln!(
                     out,
                     "  assign dma_{m}_enable = {};\n  assign dma_{m}_cpu_addr = {};\n  assign dma_{m}_isax_addr = {};\n  assign dma_{m}_length = {};\n  assign dma_{m}_stride_x = {};\n  assign dma_{m}_stride_y = {};",
@@ -1221,16 +1221,6 @@ fn rocc_ports() -> Vec<String> {
     .split(",\n")
     .map(|s| s.to_string())
     .collect()
-}
-
-/// The class of a DMA request method's call sites.
-fn dma_class(to_isax: bool, channel: u8) -> &'static str {
-    match (to_isax, channel) {
-        (true, 0) => "cpu_to_isax_ch0",
-        (false, 0) => "isax_to_cpu_ch0",
-        (true, _) => "cpu_to_isax_ch1",
-        (false, _) => "isax_to_cpu_ch1",
-    }
 }
 
 /// The convention's scratchpad burst ports and DMA ports (both channels, both directions).

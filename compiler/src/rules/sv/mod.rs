@@ -1,7 +1,7 @@
 //! SystemVerilog backend for the rule IR: one synthesizable top module per [`Circuit`] plus
 //! the primitive modules it instantiates (emitted once per parameter set), and a behavioural
-//! testbench that models CPU memory and the DMA engine with the latency model of
-//! [`super::sim`].
+//! testbench that models the SoC behind the top's ports (commands, CPU memory, the DMA
+//! engine) as [`super::sim`] does: the reference environment of `docs/soc.md`.
 //!
 //! Lowering of guarded atomic actions: every rule gets `CAN_FIRE_<rule>` (guard ∧ readiness
 //! of every method called on the taken path) and `WILL_FIRE_<rule>`. Rules compose
@@ -9,8 +9,7 @@
 //! readiness is computed from the committed state plus the effects of the rules fired
 //! earlier in the same cycle, exactly as the simulator applies them: FIFO `deq` reads entry
 //! `k` where `k` counts earlier dequeues, `enq` needs `count − deqs + enqs < depth`, a second
-//! register write or DMA start is not ready, a started transfer makes `poll_for_idle` not
-//! ready for later rules. Conflicts are thereby resolved per call site (path-sensitive),
+//! register write or a second request on one DMA port is not ready. Conflicts are thereby resolved per call site (path-sensitive),
 //! which is what the simulator does; `WILL_FIRE = CAN_FIRE`.
 //!
 //! Interfaces (top-module ports; the RoCC ones named by APS-MLIR's SoC port convention,
@@ -19,10 +18,12 @@
 //!   (`rocc_resp_rocc_resp_to_bus_{enable,ready,result_rd,result_rddata}`). `cmd_to_user_<id>`
 //!   takes the command on the port when its opcode is `id`; at most one command is accepted
 //!   per cycle.
-//! - Per DMA instance `<d>`: request `<d>_req_valid/ready` with direction (`to_isax`),
-//!   `cpu_addr`, `isax_addr`, `log2_bytes`; input `<d>_idle`; and the scratchpad burst port
-//!   `<d>_burst_{wen,addr,mask,wdata,rdata}`: one beat of up to 8 bytes at scratchpad byte
-//!   address `addr`, decoded to banks with the memory map (cyclic or block placement).
+//! - DMA requests `dma_{cpu_to_isax,isax_to_cpu}_ch{0,1}_*` (`enable` = some call site
+//!   fires, which includes the port's `ready`) and `dma_poll_for_idle_ch{0,1}_{ready,res0}`;
+//!   the scratchpad burst ports `burst_write_*`, `burst_read_0_*`, `burst_read_1_*` (always
+//!   ready): one 8-byte beat at scratchpad byte address `addr`, decoded to banks with the
+//!   memory map (cyclic or block placement), the read registered for `burst_read_1`. Every
+//!   port is there whether the design uses it or not (unused requests tied to 0).
 //! - The CPU-memory port (HellaCache, at most one): `hella_cmd_hella_cmd_to_bus_*` and
 //!   `hella_resp_*`. Rules put up to `L` requests per cycle into an internal request
 //!   queue whose head is the request (`enable` = queue not empty ∧ `ready`); a load's tag
@@ -35,13 +36,14 @@
 //! RoCC command and one response per cycle, arbitrated in rule order (the first ready call
 //! site in the schedule wins, later ones are not ready); at most `L` memory requests per
 //! cycle, only with room in the request queue, and a load request only when the
-//! `4·L`-entry response buffer has room for it ([`super::schedule::mem_lanes`]); DMA data
-//! in 64-bit beats at the end of the busy
-//! window. Remaining assumption: burst lanes exist for element sizes 1, 2, 4, 8 bytes (an
+//! `4·L`-entry response buffer has room for it ([`super::schedule::mem_lanes`]); one DMA
+//! request per port and cycle. Remaining assumption: burst lanes exist for element sizes 1, 2, 4, 8 bytes (an
 //! entry with another element size moves no data in the RTL).
 //!
 //! Files: `emit` (the top module), `prims` (primitive modules), `testbench` (the Icarus
-//! testbench and its inputs), `tool_output` (reading `out.txt` and yosys logs).
+//! testbench and its inputs, and the C++ harness and Spike extension, `kiln_env.h`,
+//! `harness.cc`, `spike_ext.cc`, with their generated header), `tool_output` (reading
+//! `out.txt` and yosys logs).
 
 use super::schedule::{self, Schedule};
 use super::{Circuit, DmaMethod, Expr, InstanceKind, PrimOp, Rule, Stmt, Var};

@@ -67,9 +67,9 @@ pub fn batch_top(modules: &[String]) -> String {
 /// A behavioural testbench for the top of `c` (module `kiln_tb`). It reads `cmds.txt`
 /// (`opcode funct7 rs1 rs2 rd` per line) and `mem.hex` (`$readmemh` bytes), drives the RoCC command
 /// port (commands in order, one per cycle), answers HellaCache requests one cycle after
-/// they fire (the reference environment of `docs/soc.md`), runs the DMA engine with the simulator's model (busy for
-/// `max(bursts × latency, beats + 1)` cycles from the request cycle, one 64-bit beat per
-/// cycle in the last cycles of that window; see [`crate::rules::sim`]), stops when nothing fired
+/// they fire, runs the DMA engine (a queue per channel, one burst engine driving one beat
+/// per cycle on the burst ports) — the reference environment of `docs/soc.md`, as
+/// [`crate::rules::sim`] models it —, stops when nothing fired
 /// and nothing is in flight (or a rule fired with a CPU-memory hazard), and writes
 /// `out.txt`: `cmd cycle` (per accepted command), `resp rd value cycle`, `status`, `end
 /// cycle`, `cmds_left n`, `cycles`, `mem addr byte` (bytes non-zero or written), `bank name
