@@ -52,6 +52,8 @@ struct Machine<'a> {
     rs: [u32; 2],
     fuel: u64,
     bank_names: HashMap<String, String>,
+    /// The memory map as the DMA engine's beats decode it.
+    dma_entries: Vec<crate::rules::DmaEntry>,
     /// Run of a straight-line block (a new one after every control-flow op) and the
     /// current slot in it, with the CPU words stored in that slot.
     segment: u64,
@@ -94,6 +96,7 @@ pub fn run(
         rs: [rs1, rs2],
         fuel: max_steps,
         bank_names: HashMap::new(),
+        dma_entries: ctx.dma_entries(),
         segment: 0,
         slot: None,
         stored: HashMap::new(),
@@ -513,11 +516,11 @@ impl Machine<'_> {
         let log = dma_length(eb, length as u64).ok_or_else(|| err(op, "bad burst length"))?;
         let (sx, sy) = strides(op)?;
         let isax = entry.base.wrapping_add((start as u32).wrapping_mul(eb));
-        let entries = self.ctx.dma_entries();
+        let entries = &self.dma_entries;
         for (k, a) in beat_addresses(isax, log, sx, sy).into_iter().enumerate() {
             let cpu = (cpu as u32).wrapping_add(8 * k as u32);
             let mut beat = 0u128;
-            for el in beat_elements(&entries, a) {
+            for el in beat_elements(entries, a) {
                 let e = &entries[el.entry];
                 let Some(bank) = e.banks.get(el.bank as usize) else {
                     continue;
