@@ -140,32 +140,44 @@ fn beneath(base: &Path, rel: &Path, kernel: bool) -> Result<PathBuf, Escape> {
             _ => None,
         })
         .collect();
-    // The longest prefix that exists.
-    let mut n = parts.len();
-    let real_prefix = loop {
-        let prefix: PathBuf = parts[..n].iter().collect();
-        if kernel && kernel::escapes(base, &prefix)? {
+    // A component found missing can be made before it is looked at again (another request
+    // of the worker creating the same output directory): then the path is resolved again.
+    for _ in 0..4 {
+        // The longest prefix that exists.
+        let mut n = parts.len();
+        let real_prefix = loop {
+            let prefix: PathBuf = parts[..n].iter().collect();
+            if kernel && kernel::escapes(base, &prefix)? {
+                return Err(Escape::Out);
+            }
+            match std::fs::canonicalize(real_base.join(&prefix)) {
+                Ok(real) => break real,
+                Err(e) if n > 0 && missing(&e) => n -= 1,
+                Err(e) => return Err(Escape::Io(e)),
+            }
+        };
+        // Component by component (`Path::starts_with`): `/a/bc` is not below `/a/b`.
+        if !real_prefix.starts_with(&real_base) {
             return Err(Escape::Out);
         }
-        match std::fs::canonicalize(real_base.join(&prefix)) {
-            Ok(real) => break real,
-            Err(e) if n > 0 && missing(&e) => n -= 1,
-            Err(e) => return Err(Escape::Io(e)),
+        if let Some(first) = parts.get(n) {
+            match real_prefix.join(first).symlink_metadata() {
+                // A link that resolves to nothing.
+                Ok(m) if m.file_type().is_symlink() => {
+                    return Err(Escape::Dangling(
+                        base.join(parts[..=n].iter().collect::<PathBuf>()),
+                    ));
+                }
+                // Made since it was found missing: resolve again.
+                Ok(_) => continue,
+                Err(_) => {}
+            }
         }
-    };
-    // Component by component (`Path::starts_with`): `/a/bc` is not below `/a/b`.
-    if !real_prefix.starts_with(&real_base) {
-        return Err(Escape::Out);
+        return Ok(parts[n..].iter().fold(real_prefix, |p, c| p.join(c)));
     }
-    if let Some(first) = parts.get(n) {
-        let next = real_prefix.join(first);
-        if next.symlink_metadata().is_ok() {
-            return Err(Escape::Dangling(
-                base.join(parts[..=n].iter().collect::<PathBuf>()),
-            ));
-        }
-    }
-    Ok(parts[n..].iter().fold(real_prefix, |p, c| p.join(c)))
+    Err(Escape::Io(io::Error::other(
+        "the path kept changing while it was resolved",
+    )))
 }
 
 /// A path that does not exist (or goes through a file).
