@@ -92,6 +92,10 @@ pub struct Args {
     /// the same signals and values from every timed engine (`rules`, `cmt2`, `rtl`)
     #[arg(long, value_name = "FILE")]
     pub vcd: Option<PathBuf>,
+    /// The value of a CSR lane (its `aps_config` name, or the CSR global's) when the
+    /// command is issued, as the CPU's `csrw` would leave it (masked); repeatable
+    #[arg(long = "csr", value_name = "NAME=VALUE", value_parser = parse_csr)]
+    pub csr: Vec<(String, u32)>,
     /// Try every rule every cycle (no index of the rules by their guards): the same
     /// results, for measuring the index (`kiln bench aps --slots`).
     #[arg(long, hide = true)]
@@ -110,6 +114,13 @@ pub(crate) fn parse_u32(s: &str) -> Result<u32, String> {
         }),
     };
     r.map_err(|e| format!("`{s}`: {e}"))
+}
+
+fn parse_csr(s: &str) -> Result<(String, u32), String> {
+    let (n, v) = s
+        .split_once('=')
+        .ok_or_else(|| format!("`{s}`: expected NAME=VALUE"))?;
+    Ok((n.to_string(), parse_u32(v)?))
 }
 
 pub(crate) fn parse_rd(s: &str) -> Result<u32, String> {
@@ -167,9 +178,17 @@ pub fn run(args: Args) -> Result<(), Failure> {
         Some(p) => read_mem(p)?,
         None => BTreeMap::new(),
     };
+    let csr_writes: Vec<sim::CsrWrite> = (args.csr.iter())
+        .map(|(lane, value)| sim::CsrWrite {
+            before: 0,
+            lane: lane.clone(),
+            value: *value,
+        })
+        .collect();
     let cfg = SimConfig {
         dma_latency: args.dma_latency,
         dispatch: !args.every_rule,
+        csr_writes: csr_writes.clone(),
         ..SimConfig::default()
     };
     let sim_failure = |e: sim::SimError| {
@@ -192,9 +211,10 @@ pub fn run(args: Args) -> Result<(), Failure> {
             .ok_or_else(|| {
                 Failure::input(format!("{path}: error: no instruction `@{}`", args.func))
             })?;
+        check_csr_names(&args, &path, &csr_lanes(&circuit))?;
         let cmd = command(ins.opcode, ins.funct7, &args);
         let r = simulate(&args, &circuit, cmd, mem, &cfg, sim_failure)?;
-        return report(&args, responses(&r.responses), &r.cpu_mem, Some(r.cycles));
+        return report(&args, &Outcome::of_sim(&r));
     }
     if (args.trace || args.trace_json)
         && matches!(args.engine, Engine::Tor | Engine::Rtl | Engine::Verilator)
@@ -214,27 +234,36 @@ pub fn run(args: Args) -> Result<(), Failure> {
     let ctx = aps::design_context(&module).map_err(fail)?;
     let func = aps::function_named(&module, &args.func)
         .ok_or_else(|| Failure::input(format!("{path}: error: no function `@{}`", args.func)))?;
-    let (values, mem, cycles) = match args.engine {
+    let lanes: Vec<String> = ctx.csrs.iter().map(|l| l.name.clone()).collect();
+    check_csr_names(&args, &path, &lanes)?;
+    let outcome = match args.engine {
         Engine::Rtl => {
             let circuit = aps::build_function_with(&ctx, func, &limits).map_err(fail)?;
             let cmd = command_of(&circuit, &args);
-            let (v, m, c, waves) =
-                super::rtl::run_circuit(&circuit, &cmd, mem, args.dma_latency, args.vcd.is_some())
-                    .map_err(|e| match e {
-                        super::rtl::RtlError::Sim(e) => sim_failure(e),
-                        super::rtl::RtlError::Other(f) => f,
-                    })?;
-            if let Some(w) = waves {
-                write_vcd(&args, &w)?;
+            let r = super::rtl::run_circuit(
+                &circuit,
+                &cmd,
+                &csr_writes,
+                mem,
+                args.dma_latency,
+                args.vcd.is_some(),
+            )
+            .map_err(|e| match e {
+                super::rtl::RtlError::Sim(e) => sim_failure(e),
+                super::rtl::RtlError::Other(f) => f,
+            })?;
+            if let Some(w) = &r.waves {
+                write_vcd(&args, w)?;
             }
-            (v, m, Some(c))
+            Outcome::of_rtl(r)
         }
         Engine::Verilator => {
             let circuit = aps::build_function_with(&ctx, func, &limits).map_err(fail)?;
             let cmd = command_of(&circuit, &args);
-            let (v, m, c, _) = super::verilator::run_circuit(
+            let r = super::verilator::run_circuit(
                 &circuit,
                 &cmd,
+                &csr_writes,
                 mem,
                 args.dma_latency,
                 cfg.max_cycles,
@@ -243,13 +272,35 @@ pub fn run(args: Args) -> Result<(), Failure> {
                 super::rtl::RtlError::Sim(e) => sim_failure(e),
                 super::rtl::RtlError::Other(f) => f,
             })?;
-            (v, m, Some(c))
+            Outcome::of_rtl(r)
         }
         Engine::Tor => {
-            let r =
-                aps::interp::run(&ctx, func, args.rs1, args.rs2, mem, 100_000_000).map_err(fail)?;
-            let v = r.responses.iter().map(|v| (args.rd, *v)).collect();
-            (v, r.cpu_mem, None)
+            let mut csrs = aps::interp::reset_csrs(&ctx);
+            for (lane, v) in &args.csr {
+                if let Some(l) = ctx.csrs.iter().find(|l| &l.name == lane) {
+                    let old = csrs.get(lane).copied().unwrap_or(0);
+                    csrs.insert(lane.clone(), (v & l.mask) | (old & !l.mask));
+                }
+            }
+            let r = aps::interp::run_with_csrs(
+                &ctx,
+                func,
+                args.rs1,
+                args.rs2,
+                mem,
+                &mut csrs,
+                100_000_000,
+            )
+            .map_err(fail)?;
+            Outcome {
+                responses: r.responses.iter().map(|v| (args.rd, *v)).collect(),
+                cpu_mem: r.cpu_mem,
+                cycles: None,
+                csr_sets: (r.csr_sets.into_iter())
+                    .map(|(l, v)| (l, v, None))
+                    .collect(),
+                csrs,
+            }
         }
         Engine::Rules | Engine::Cmt2 => {
             let mut circuit = aps::build_function_with(&ctx, func, &limits).map_err(fail)?;
@@ -265,10 +316,71 @@ pub fn run(args: Args) -> Result<(), Failure> {
             }
             let cmd = command_of(&circuit, &args);
             let r = simulate(&args, &circuit, cmd, mem, &cfg, sim_failure)?;
-            (responses(&r.responses), r.cpu_mem, Some(r.cycles))
+            Outcome::of_sim(&r)
         }
     };
-    report(&args, values, &mem, cycles)
+    report(&args, &outcome)
+}
+
+/// What a run of any engine gives: responses `(rd, value)`, the final CPU memory, the
+/// cycles (timed engines), the CSR write-backs `(lane, value, cycle)` and the lanes' final
+/// values.
+struct Outcome {
+    responses: Vec<(u32, u32)>,
+    cpu_mem: BTreeMap<u32, u8>,
+    cycles: Option<u64>,
+    csr_sets: Vec<(String, u32, Option<u64>)>,
+    csrs: BTreeMap<String, u32>,
+}
+
+impl Outcome {
+    fn of_sim(r: &sim::SimResult) -> Outcome {
+        Outcome {
+            responses: responses(&r.responses),
+            cpu_mem: r.cpu_mem.clone(),
+            cycles: Some(r.cycles),
+            csr_sets: (r.csr_sets.iter())
+                .map(|s| (s.lane.clone(), s.value, Some(s.cycle)))
+                .collect(),
+            csrs: r.csrs.clone(),
+        }
+    }
+
+    fn of_rtl(r: super::rtl::RtlRun) -> Outcome {
+        Outcome {
+            responses: r.responses,
+            cpu_mem: r.cpu_mem,
+            cycles: Some(r.cycles),
+            csr_sets: (r.csr_sets.into_iter())
+                .map(|(l, v, c)| (l, v, Some(c)))
+                .collect(),
+            csrs: r.csrs,
+        }
+    }
+}
+
+/// The CSR lanes of a circuit (its `csr_<lane>` instances), in lane order.
+fn csr_lanes(c: &rules::Circuit) -> Vec<String> {
+    (c.instances.iter())
+        .filter(|i| matches!(i.kind, rules::InstanceKind::Csr { .. }))
+        .map(|i| i.name.trim_start_matches("csr_").to_string())
+        .collect()
+}
+
+/// Every `--csr NAME` names a lane of the design.
+fn check_csr_names(args: &Args, path: &str, lanes: &[String]) -> Result<(), Failure> {
+    for (n, _) in &args.csr {
+        if !lanes.contains(n) {
+            let known = match lanes.is_empty() {
+                true => "the design has no CSR lanes".to_string(),
+                false => format!("its lanes: {}", lanes.join(", ")),
+            };
+            return Err(Failure::input(format!(
+                "{path}: error: --csr {n}: no CSR lane `{n}` ({known})"
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Run the rule simulator; with `--trace`/`--trace-json`, print what it did first, and with
@@ -335,31 +447,55 @@ fn responses(r: &[sim::Response]) -> Vec<(u32, u32)> {
 }
 
 /// Print the run's responses, CPU memory and cycles (JSON or text).
-fn report(
-    args: &Args,
-    values: Vec<(u32, u32)>,
-    mem: &BTreeMap<u32, u8>,
-    cycles: Option<u64>,
-) -> Result<(), Failure> {
+fn report(args: &Args, o: &Outcome) -> Result<(), Failure> {
     let mut out = json!({
-        "responses": values
+        "responses": o.responses
             .iter()
             .map(|(rd, v)| json!({"rd": rd, "value": *v as i32}))
             .collect::<Vec<_>>(),
-        "cpu_mem": mem_segments(mem),
+        "cpu_mem": mem_segments(&o.cpu_mem),
     });
-    if let Some(c) = cycles {
+    if let Some(c) = o.cycles {
         out["cycles"] = json!(c);
+    }
+    // Designs with CSR lanes: the write-backs and each lane's final value.
+    if !o.csrs.is_empty() {
+        out["csr_writes"] = json!(
+            (o.csr_sets.iter())
+                .map(|(lane, v, c)| match c {
+                    Some(c) => json!({"lane": lane, "value": v, "cycle": c}),
+                    None => json!({"lane": lane, "value": v}),
+                })
+                .collect::<Vec<_>>()
+        );
+        out["csrs"] = json!(o.csrs);
     }
     if args.json {
         outln!("{out}");
     } else {
-        for (rd, v) in &values {
+        for (rd, v) in &o.responses {
             outln!("response: x{rd} = {}", *v as i32);
         }
-        if let Some(c) = cycles {
+        for (lane, v, c) in &o.csr_writes_text() {
+            outln!("csr write: {lane} = {v:#x}{c}");
+        }
+        for (lane, v) in &o.csrs {
+            outln!("csr: {lane} = {v:#x}");
+        }
+        if let Some(c) = o.cycles {
             outln!("cycles: {c}");
         }
     }
     Ok(())
+}
+
+impl Outcome {
+    fn csr_writes_text(&self) -> Vec<(String, u32, String)> {
+        (self.csr_sets.iter())
+            .map(|(l, v, c)| {
+                let at = c.map_or(String::new(), |c| format!(" (cycle {c})"));
+                (l.clone(), *v, at)
+            })
+            .collect()
+    }
 }

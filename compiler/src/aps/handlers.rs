@@ -224,8 +224,25 @@ impl<'a> RuleCx<'a> {
         }
     }
 
-    /// Write the function's arguments used elsewhere to their registers (command taken).
+    /// Write the function's arguments and the CSR values it reads (latched when the
+    /// command fired) used elsewhere to their registers (command taken).
     fn keep_arguments(&mut self) -> Result<(), Diagnostic> {
+        for (v, g) in &self.seg.values.csr_reads {
+            if let Some(reg) = self.seg.values.regs.get(v) {
+                let (_, lane) = super::csr::lane_of_global(&self.ctx.csrs, g).ok_or_else(|| {
+                    Diagnostic::error(
+                        self.seg.span,
+                        format!(
+                            "`@{g}` is not a CSR global (a `memref.global` with `csr_address`)"
+                        ),
+                    )
+                })?;
+                let x = self.b.call_value(&lane.instance(), "latched", vec![], 32);
+                let w = self.width(v);
+                let x = self.fit(x, 32, w);
+                self.b.call(reg, "write", vec![x]);
+            }
+        }
         for a in &self.seg.values.args {
             if let Some(reg) = self.seg.values.regs.get(a) {
                 let x = self.command_value(a).ok_or_else(|| {
@@ -357,6 +374,10 @@ fn slot_ops(
 /// registers.
 fn keep_results(cx: &mut RuleCx, ops: &[Operation], at: &[usize]) {
     for &i in at {
+        // A CSR read's register is filled where the command is taken (`keep_arguments`).
+        if ops::is_csr_read(&ops[i]) {
+            continue;
+        }
         for r in super::segment::result_names(&ops[i]) {
             if let (Some(reg), Some(&x)) = (cx.seg.values.regs.get(&r), cx.local.get(&r)) {
                 let reg = reg.clone();
@@ -641,11 +662,15 @@ fn check_hazards(seg: &Segmentation, ops: &[Operation], slot_of: &[i64]) -> Resu
             "aps.memload" | "aps.spm.load_req" => (bank(0), false),
             "aps.globalstore" => (ops::global_symbol(op).ok(), true),
             "aps.globalload" => (ops::global_symbol(op).ok(), false),
+            // One write-back port per CSR lane; reads see the latched value, no hazard.
+            "aps.writecsr" | "aps.write_csr" => (ops::global_symbol(op).ok(), true),
             _ => (None, false),
         };
         let Some(t) = target else { continue };
         let what = if op.name.starts_with("aps.global") {
             "global register"
+        } else if op.name.starts_with("aps.write") {
+            "CSR"
         } else {
             "bank"
         };

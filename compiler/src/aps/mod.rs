@@ -20,6 +20,7 @@ pub mod chart;
 mod checks;
 pub mod context;
 pub mod control;
+pub mod csr;
 pub(crate) mod handlers;
 pub mod interp;
 pub(crate) mod memory;

@@ -150,6 +150,9 @@ pub struct ValueTable {
     pub(crate) dma_channels: BTreeMap<String, u8>,
     /// The register holding each value used outside the slot that computes it.
     pub regs: BTreeMap<String, String>,
+    /// `aps.readcsr` results → the CSR global read: values of the command (latched when
+    /// it fired), available where the command is taken, whatever the op's slot.
+    pub(crate) csr_reads: Vec<(String, String)>,
 }
 
 impl ValueTable {
@@ -523,6 +526,11 @@ fn scan_values(op: &Operation, t: &mut ValueTable) -> Result<(), Diagnostic> {
                 t.req_banks.insert(n.clone(), bank);
             }
         }
+        "aps.readcsr" | "aps.read_csr" => {
+            if let (Some(n), Ok(g)) = (names.first(), super::ops::global_symbol(op)) {
+                t.csr_reads.push((n.clone(), g));
+            }
+        }
         "aps.itfc.burst_load_req" | "aps.itfc.burst_store_req" => {
             let channel = dma_channel(op)?;
             if let Some(n) = names.first() {
@@ -861,6 +869,13 @@ impl Builder {
                     for op in ops {
                         let Ok(t) = starttime(op) else { continue };
                         let site = Some((b.id, t));
+                        if super::ops::is_csr_read(op) {
+                            // The command's value: defined where the command is taken.
+                            for r in result_names(op) {
+                                def.insert(r, command_site);
+                            }
+                            continue;
+                        }
                         for r in result_names(op) {
                             if pipeline.is_some() {
                                 in_pipeline.insert(r.clone());

@@ -535,6 +535,16 @@ impl<'a> Emitter<'a> {
                 ));
                 "1'b1".into()
             }
+            (InstanceKind::Csr { .. }, "latched") => {
+                value = Some((format!("{i}__latch"), 32));
+                "1'b1".into()
+            }
+            (InstanceKind::Csr { .. }, "set") => {
+                let b = self.before(cx, inst, "set").any();
+                site.data = vec![arg(0, 32)];
+                class = Some("set");
+                format!("({i}_set_ready & ~{b})")
+            }
             (InstanceKind::Rocc, "resp_from_user") => {
                 let b = self.before(cx, inst, "resp").any();
                 site.data = vec![arg(0, 5), arg(1, 32)];
@@ -689,6 +699,7 @@ impl<'a> Emitter<'a> {
         let mut decls = String::new();
         let mut dma: Option<(String, Vec<crate::rules::DmaEntry>)> = None;
         let mut prims: BTreeMap<String, String> = BTreeMap::new();
+        let mut csr_ports: Vec<String> = Vec::new();
         for inst in &c.instances {
             let i = ident(&inst.name);
             match &inst.kind {
@@ -726,6 +737,22 @@ impl<'a> Emitter<'a> {
                     decls.push_str("  // The RoCC command register (see the RoCC adapter below).\n  logic kiln_cmdq_valid /*verilator public_flat_rd*/;\n  logic [95:0] kiln_cmdq_data;\n");
                     self.rocc(&mut inst_text, &inst.name);
                 }
+                InstanceKind::Csr { mask, init } => {
+                    let lane = inst.name.strip_prefix("csr_").unwrap_or(&inst.name);
+                    info.csrs.push((lane.to_string(), *mask, *init));
+                    csr_ports.extend(csr_lane_ports(&i, lane));
+                    let _ = writeln!(
+                        decls,
+                        "  // CSR lane {lane}: its value as the command register's command fired.\n  logic [31:0] {i}__latch;"
+                    );
+                    let sets = self.sites(&inst.name, "set");
+                    let _ = writeln!(
+                        inst_text,
+                        "\n  // CSR lane {lane}: latched with each command; written back by set_enable/sdata\n  always_ff @(posedge clk)\n    if (rocc_cmd_enable & rocc_cmd_ready) {i}__latch <= {i}_value_res0;\n  assign {i}_set_enable = {};\n  assign {i}_set_{lane}_sdata = {};",
+                        any(&sets.iter().map(|s| s.en.clone()).collect::<Vec<_>>()),
+                        and_or(&sets, 32, |_| "1'b1".into(), 0),
+                    );
+                }
                 InstanceKind::Dma { entries } => {
                     info.dmas.push(i.clone());
                     dma = Some((inst.name.clone(), entries.clone()));
@@ -745,6 +772,8 @@ impl<'a> Emitter<'a> {
             Some((name, entries)) => self.dma(&mut inst_text, name, entries),
             None => self.dma(&mut inst_text, "", &[]),
         }
+        // CSR lanes last, in lane order (the convention's order).
+        ports.extend(csr_ports);
         // Banks last: their ports include the burst lanes.
         for inst in &c.instances {
             if let InstanceKind::Bank { width, depth, init } = &inst.kind {
@@ -1221,6 +1250,19 @@ fn rocc_ports() -> Vec<String> {
     .split(",\n")
     .map(|s| s.to_string())
     .collect()
+}
+
+/// The convention's five ports of CSR lane `lane` (instance `i` = `csr_<lane>`).
+fn csr_lane_ports(i: &str, lane: &str) -> Vec<String> {
+    vec![
+        format!(
+            "  // CSR lane {lane} (Rocket custom CSR): its committed value, and a one-cycle write-back\n  input  logic [31:0] {i}_value_res0"
+        ),
+        format!("  input  logic        {i}_value_ready"),
+        format!("  output logic [31:0] {i}_set_{lane}_sdata"),
+        format!("  input  logic        {i}_set_ready"),
+        format!("  output logic        {i}_set_enable"),
+    ]
 }
 
 /// The convention's scratchpad burst ports and DMA ports (both channels, both directions).
