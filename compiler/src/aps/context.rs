@@ -358,6 +358,7 @@ impl DesignContext {
             out.push(Instance {
                 name: lane.instance(),
                 kind: InstanceKind::Csr {
+                    id: lane.id,
                     mask: lane.mask,
                     init: lane.init,
                 },

@@ -545,7 +545,11 @@ pub(crate) fn write_cmt2_header(
         InstanceKind::Fault {
             message: String::new(),
         },
-        InstanceKind::Csr { mask: 0, init: 0 },
+        InstanceKind::Csr {
+            id: 0,
+            mask: 0,
+            init: 0,
+        },
     ] {
         let used = instances
             .iter()
@@ -598,10 +602,10 @@ pub(crate) fn write_cmt2_header(
                     out.push_str(&mlir_str(message));
                     out.push('}');
                 }
-                if let InstanceKind::Csr { mask, init } = &inst.kind {
+                if let InstanceKind::Csr { id, mask, init } = &inst.kind {
                     let _ = write!(
                         out,
-                        " {{kiln.init = {init} : i64, kiln.mask = {mask} : i64}}"
+                        " {{kiln.id = {id} : i64, kiln.init = {init} : i64, kiln.mask = {mask} : i64}}"
                     );
                 }
                 out.push('\n');

@@ -128,6 +128,8 @@ pub enum InstanceKind {
     /// the command being taken fired, `set(v)` writes it back (Rocket's CSR file stores
     /// `v & mask` from the next cycle; `init` after reset, both environment facts).
     Csr {
+        /// The Rocket CSR address (what software uses; the top never sees it).
+        id: u32,
         mask: u32,
         init: u32,
     },

@@ -257,12 +257,14 @@ impl<'a> Reader<'a> {
                                 Some((_, Attr::Int(v), _)) => u32::try_from(*v).ok(),
                                 _ => None,
                             };
-                            match (int("kiln.mask"), int("kiln.init")) {
-                                (Some(mask), Some(init)) => InstanceKind::Csr { mask, init },
+                            match (int("kiln.id"), int("kiln.mask"), int("kiln.init")) {
+                                (Some(id), Some(mask), Some(init)) => {
+                                    InstanceKind::Csr { id, mask, init }
+                                }
                                 _ => {
                                     return Err(Diagnostic::error(
                                         name.1,
-                                        "a `@Csr` declaration needs its `kiln.mask` and `kiln.init` (32-bit values)",
+                                        "a `@Csr` declaration needs its `kiln.id`, `kiln.mask` and `kiln.init` (32-bit values)",
                                     ));
                                 }
                             }
@@ -395,9 +397,11 @@ impl<'a> Reader<'a> {
             (Def::Interface { .. }, "Fault") => cmt2_lib::interface_text(&InstanceKind::Fault {
                 message: String::new(),
             }),
-            (Def::Interface { .. }, "Csr") => {
-                cmt2_lib::interface_text(&InstanceKind::Csr { mask: 0, init: 0 })
-            }
+            (Def::Interface { .. }, "Csr") => cmt2_lib::interface_text(&InstanceKind::Csr {
+                id: 0,
+                mask: 0,
+                init: 0,
+            }),
             (Def::Interface { .. }, "BurstDMA") => cmt2_lib::interface_text(&InstanceKind::Dma {
                 entries: Vec::new(),
             }),

@@ -719,7 +719,7 @@ impl State {
                     fired: Vec::new(),
                 }),
                 InstanceKind::Fault { message } => Slot::Fault(message.clone()),
-                InstanceKind::Csr { mask, init } => Slot::Csr(Csr {
+                InstanceKind::Csr { mask, init, .. } => Slot::Csr(Csr {
                     mask: *mask,
                     value: init & mask,
                     latched: 0,

@@ -737,9 +737,9 @@ impl<'a> Emitter<'a> {
                     decls.push_str("  // The RoCC command register (see the RoCC adapter below).\n  logic kiln_cmdq_valid /*verilator public_flat_rd*/;\n  logic [95:0] kiln_cmdq_data;\n");
                     self.rocc(&mut inst_text, &inst.name);
                 }
-                InstanceKind::Csr { mask, init } => {
+                InstanceKind::Csr { id, mask, init } => {
                     let lane = inst.name.strip_prefix("csr_").unwrap_or(&inst.name);
-                    info.csrs.push((lane.to_string(), *mask, *init));
+                    info.csrs.push((lane.to_string(), *id, *mask, *init));
                     csr_ports.extend(csr_lane_ports(&i, lane));
                     let _ = writeln!(
                         decls,

@@ -124,7 +124,7 @@ pub fn testbench(c: &Circuit, info: &TopInfo, cfg: &TbConfig) -> String {
     // write-back (set_enable) and the CPU's writes before a command (`csrw`, from the
     // commands file) store `value & mask`, visible from the next cycle.
     let mut csr_apply = String::new();
-    for (k, (lane, mask, init)) in info.csrs.iter().enumerate() {
+    for (k, (lane, _, mask, init)) in info.csrs.iter().enumerate() {
         let i = format!("csr_{lane}");
         let _ = writeln!(
             decl,
@@ -486,7 +486,7 @@ pub fn cmds_text(
         .map(|c| format!("{} {} {} {} {}\n", c.opcode, c.funct7, c.rs1, c.rs2, c.rd))
         .collect();
     for w in csr_writes {
-        if let Some(k) = info.csrs.iter().position(|(l, _, _)| *l == w.lane) {
+        if let Some(k) = info.csrs.iter().position(|(l, _, _, _)| *l == w.lane) {
             let _ = writeln!(out, "{CSR_WRITE_TAG} {k} {} {} 0", w.value, w.before);
         }
     }
@@ -556,6 +556,22 @@ pub fn harness_header(info: &TopInfo, instructions: &[crate::rules::Instruction]
                 sig(&format!("{prefix}__hazard_load"))
             ),
         };
+    }
+    // The CSR lanes: Rocket's address, mask and reset value, how the environment drives
+    // the lane's inputs and reads its write-back.
+    out.push_str("};\n\nstatic const std::vector<Csr> KILN_CSRS = {\n");
+    for (lane, id, mask, init) in &info.csrs {
+        let p = |s: &str| verilated_name(&format!("csr_{lane}_{s}"));
+        let _ = writeln!(
+            out,
+            "  {{{}, {id:#x}u, {mask:#x}u, {init:#x}u,\n   [](Vkiln &t, uint32_t v) {{ t.{} = v; t.{} = 1; t.{} = 1; }},\n   [](Vkiln &t, uint32_t *d) -> bool {{ *d = t.{}; return t.{}; }}}},",
+            q(lane),
+            p("value_res0"),
+            p("value_ready"),
+            p("set_ready"),
+            p(&format!("set_{lane}_sdata")),
+            p("set_enable"),
+        );
     }
     out.push_str("};\n");
     out
