@@ -111,8 +111,14 @@ fn check_with(tag: &str, circuit: &compiler::rules::Circuit, lanes: &[&str]) {
         let tail: Vec<&str> = order[at..].iter().map(|p| p.0.as_str()).collect();
         let want_tail: Vec<String> = (lanes.iter())
             .flat_map(|l| {
-                ["value_res0", "value_ready", "set_{l}_sdata", "set_ready", "set_enable"]
-                    .map(|s| format!("csr_{l}_{}", s.replace("{l}", l)))
+                [
+                    "value_res0",
+                    "value_ready",
+                    "set_{l}_sdata",
+                    "set_ready",
+                    "set_enable",
+                ]
+                .map(|s| format!("csr_{l}_{}", s.replace("{l}", l)))
             })
             .collect();
         assert_eq!(tail, want_tail, "{tag}: CSR ports last, in lane order");

@@ -232,8 +232,18 @@ fn global(op: &Operation) -> Result<Global, Diagnostic> {
     })
 }
 
-/// Collect the design-level facts; errors carry the span of the offending op.
+/// Collect the design-level facts; errors carry the span of the offending op. CSR lanes
+/// come from the CSR globals.
 pub fn design_context(module: &ModuleAst) -> Result<DesignContext, Diagnostic> {
+    design_context_with(module, None)
+}
+
+/// [`design_context`] under the SoC's CSR configuration (`aps_config.yaml`), when there is
+/// one: its lanes, in its order.
+pub fn design_context_with(
+    module: &ModuleAst,
+    csr_config: Option<&super::csr::CsrConfig>,
+) -> Result<DesignContext, Diagnostic> {
     let design = design_op(module)
         .ok_or_else(|| Diagnostic::error(module.span, "no `tor.design` in module"))?;
     let mut ctx = DesignContext {
@@ -288,7 +298,10 @@ pub fn design_context(module: &ModuleAst) -> Result<DesignContext, Diagnostic> {
             }
         }
     }
-    ctx.csrs = super::csr::lanes_of_globals(&ctx.globals)?;
+    ctx.csrs = match csr_config {
+        Some(c) => super::csr::lanes_with_config(&ctx.globals, c)?,
+        None => super::csr::lanes_of_globals(&ctx.globals)?,
+    };
     Ok(ctx)
 }
 

@@ -30,7 +30,7 @@ pub mod segment;
 #[cfg(any(test, feature = "generators"))]
 pub mod workload;
 
-pub use context::{DesignContext, design_context, function_named, functions};
+pub use context::{DesignContext, design_context, design_context_with, function_named, functions};
 pub use handlers::{BlockRules, handle_block};
 pub use segment::{Segmentation, segment_function, segment_function_with};
 
