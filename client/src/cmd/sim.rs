@@ -92,6 +92,10 @@ pub struct Args {
     /// the same signals and values from every timed engine (`rules`, `cmt2`, `rtl`)
     #[arg(long, value_name = "FILE")]
     pub vcd: Option<PathBuf>,
+    /// The SoC's CSR list (`aps_config.yaml`, `csrs: [{id, name, mask, init}]`): the
+    /// design's CSR lanes, in its order (without it: one lane per CSR global)
+    #[arg(long, value_name = "FILE")]
+    pub aps_config: Option<PathBuf>,
     /// The value of a CSR lane (its `aps_config` name, or the CSR global's) when the
     /// command is issued, as the CPU's `csrw` would leave it (masked); repeatable
     #[arg(long = "csr", value_name = "NAME=VALUE", value_parser = parse_csr)]
@@ -231,7 +235,11 @@ pub fn run(args: Args) -> Result<(), Failure> {
     let fail = |d| Failure::diagnostics(&[Flow::Aps.coded(d)], &path, &text);
     let limits = kiln_daemon::input::limits();
     let module = compiler::mlir::parse_with(&text, &limits).map_err(fail)?;
-    let ctx = aps::design_context(&module).map_err(fail)?;
+    let csr_config = match &args.aps_config {
+        Some(p) => Some(read_aps_config(p)?),
+        None => None,
+    };
+    let ctx = aps::design_context_with(&module, csr_config.as_ref()).map_err(fail)?;
     let func = aps::function_named(&module, &args.func)
         .ok_or_else(|| Failure::input(format!("{path}: error: no function `@{}`", args.func)))?;
     let lanes: Vec<String> = ctx.csrs.iter().map(|l| l.name.clone()).collect();
@@ -357,6 +365,14 @@ impl Outcome {
             csrs: r.csrs,
         }
     }
+}
+
+/// The CSR configuration in `path` (`--aps-config`); its errors located in that file.
+pub(crate) fn read_aps_config(path: &std::path::Path) -> Result<aps::csr::CsrConfig, Failure> {
+    let text = io::read_source(path)?;
+    aps::csr::parse_config(&text).map_err(|d| {
+        Failure::diagnostics(&[Flow::Aps.coded(d)], &path.display().to_string(), &text)
+    })
 }
 
 /// The CSR lanes of a circuit (its `csr_<lane>` instances), in lane order.
