@@ -60,11 +60,11 @@ pub(crate) fn scratch_dir() -> Result<tempfile::TempDir, Failure> {
     })
 }
 
-/// Run `circuit` on one command in the RTL testbench (Icarus Verilog). Returns the
+/// Run `circuit` on commands `cmds` (with the CPU's CSR writes) in the RTL testbench (Icarus Verilog). Returns the
 /// responses, the final CPU memory (every initialised or written byte) and the cycle count.
 pub fn run_circuit(
     circuit: &Circuit,
-    cmd: &Command,
+    cmds: &[Command],
     csr_writes: &[CsrWrite],
     mem: BTreeMap<u32, u8>,
     dma_latency: u32,
@@ -95,10 +95,7 @@ pub fn run_circuit(
         ("dut.sv", text),
         ("tb.sv", sv::testbench(circuit, &info, &cfg)),
         ("mem.hex", sv::mem_hex(&mem)),
-        (
-            "cmds.txt",
-            sv::cmds_text(std::slice::from_ref(cmd), csr_writes, &info),
-        ),
+        ("cmds.txt", sv::cmds_text(cmds, csr_writes, &info)),
     ];
     for (name, body) in &files {
         io::write_atomic(&dir.join(name), body.as_bytes())?;

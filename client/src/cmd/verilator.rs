@@ -121,11 +121,11 @@ fn executable(sv_text: &str, header: &str, top: &str) -> Result<PathBuf, Failure
     Ok(exe)
 }
 
-/// Run `circuit` on one command under Verilator with kiln's harness; the same results (and
+/// Run `circuit` on commands `cmds` (with the CPU's CSR writes) under Verilator with kiln's harness; the same results (and
 /// run-time errors) as the rule simulator.
 pub fn run_circuit(
     circuit: &Circuit,
-    cmd: &Command,
+    cmds: &[Command],
     csr_writes: &[CsrWrite],
     mem: BTreeMap<u32, u8>,
     dma_latency: u32,
@@ -141,7 +141,7 @@ pub fn run_circuit(
     io::write_atomic(&dir.join("mem.hex"), sv::mem_hex(&mem).as_bytes())?;
     io::write_atomic(
         &dir.join("cmds.txt"),
-        sv::cmds_text(std::slice::from_ref(cmd), csr_writes, &info).as_bytes(),
+        sv::cmds_text(cmds, csr_writes, &info).as_bytes(),
     )?;
     let run = Proc::new(&exe)
         .args(["cmds.txt", "mem.hex", "out.txt"])

@@ -1,0 +1,132 @@
+//! `kiln sim` with CSRs: `--csr NAME=VALUE`, `--commands FILE` (a stream of commands and CPU
+//! CSR writes) and `--aps-config FILE` (the SoC's CSR list), on tests/data/aps/csr.mlir. The
+//! timed engines agree on a stream field by field (responses, CSR write-backs with their
+//! cycles, final CSRs); wrong streams, names and configurations are located errors.
+
+mod cli;
+#[path = "../../compiler/tests/common/mod.rs"]
+mod common;
+
+use cli::{aps_data, fails, kiln, ok, temp_file};
+
+fn run(args: &[&str]) -> serde_json::Value {
+    let out = ok(kiln()
+        .arg("sim")
+        .arg(aps_data("csr.mlir"))
+        .args(args)
+        .arg("--json"));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+const STREAM: &str = r#"[{"func": "scale", "rs1": 5},
+ {"csr": "cfg", "value": 11},
+ {"func": "stamp", "rs1": 9},
+ {"func": "status_add", "rs1": 100},
+ {"csr": "status", "value": 1000},
+ {"func": "scale", "rs1": 2}]"#;
+
+/// The stream's answers on every timed engine: scale keeps the cfg it latched (3) while
+/// the CPU writes 11 right after it fired; stamp latches 11 and writes cfg := 9 back (cycle
+/// 2); status_add latches status before scale writes it back; the last scale latched 9.
+#[test]
+fn a_stream_with_csr_writes_is_the_same_on_every_timed_engine() {
+    let (_d, f) = temp_file("stream.json", STREAM);
+    let f = f.to_str().unwrap();
+    let rules = run(&["--commands", f]);
+    let values: Vec<i64> = (rules["responses"].as_array().unwrap().iter())
+        .map(|r| r["value"].as_i64().unwrap())
+        .collect();
+    assert_eq!(values, [11, 100, 27, 54], "{rules}");
+    assert_eq!(rules["csrs"], serde_json::json!({"cfg": 9, "status": 54}));
+    assert_eq!(
+        rules["csr_writes"][0],
+        serde_json::json!({"cycle": 2, "lane": "cfg", "value": 9})
+    );
+    let mut engines = vec!["cmt2"];
+    if common::have_tool("iverilog") || common::strict() {
+        engines.push("rtl");
+    }
+    for e in engines {
+        assert_eq!(run(&["--commands", f, "--engine", e]), rules, "{e}");
+    }
+    // The untimed interpreter runs the commands one after another: status_add sees scale's
+    // write-back (27 + 100).
+    let tor = run(&["--commands", f, "--engine", "tor"]);
+    assert_eq!(tor["responses"][2]["value"], 127, "{tor}");
+    assert_eq!(tor["csrs"], rules["csrs"]);
+}
+
+/// `--csr` sets a lane before the command; `--aps-config` gives the lanes, their order,
+/// masks and reset values (cfg resets to 9 here, status keeps 16 bits).
+#[test]
+fn csr_values_and_the_config() {
+    let v = run(&["--func", "scale", "--rs1", "5", "--csr", "cfg=7"]);
+    assert_eq!(v["responses"][0]["value"], 63);
+    let (_d, cfg) = temp_file(
+        "aps_config.yaml",
+        "csrs:\n  - {id: 0x812, name: spare}\n  - {id: 0x811, name: status, mask: 0xffff}\n  - {id: 0x810, name: cfg, init: 9}\n",
+    );
+    let c = cfg.to_str().unwrap();
+    let v = run(&["--func", "scale", "--rs1", "0x10000", "--aps-config", c]);
+    // 0x10000·9 + 4·9 answered; status keeps its low 16 bits.
+    assert_eq!(v["responses"][0]["value"], 0x90024);
+    assert_eq!(
+        v["csrs"],
+        serde_json::json!({"cfg": 9, "spare": 0, "status": 0x24})
+    );
+}
+
+#[test]
+fn wrong_csr_inputs_are_errors() {
+    let e = fails(
+        kiln()
+            .arg("sim")
+            .arg(aps_data("csr.mlir"))
+            .args(["--func", "scale", "--csr", "nope=1"]),
+    );
+    assert!(
+        e.contains("no such CSR lane (its lanes: cfg, status)"),
+        "{e}"
+    );
+    let (_d, bad) = temp_file(
+        "s.json",
+        r#"[{"func": "scale"}, {"csr": "cfg"}, {"rs1": 3}]"#,
+    );
+    let e = fails(
+        kiln()
+            .arg("sim")
+            .arg(aps_data("csr.mlir"))
+            .arg("--commands")
+            .arg(&bad),
+    );
+    assert!(e.contains("entry 2: expected"), "{e}");
+    let (_d2, cfg) = temp_file("c.yaml", "csrs:\n  - {id: 0x811, name: status}\n");
+    let e = fails(
+        kiln()
+            .arg("sim")
+            .arg(aps_data("csr.mlir"))
+            .args(["--func", "scale"])
+            .arg("--aps-config")
+            .arg(&cfg),
+    );
+    assert!(
+        e.contains("`@cfg` has `csr_address` 0x810, which the CSR configuration does not list"),
+        "{e}"
+    );
+    let (_d3, cfg) = temp_file(
+        "c.yaml",
+        "csrs:\n  - {id: 0x810, name: cfg}\n  - {id: 0x810, name: again}\n",
+    );
+    let e = fails(
+        kiln()
+            .arg("sim")
+            .arg(aps_data("csr.mlir"))
+            .args(["--func", "scale"])
+            .arg("--aps-config")
+            .arg(&cfg),
+    );
+    assert!(
+        e.contains("c.yaml:3:5: error: a second CSR with id 0x810"),
+        "{e}"
+    );
+}
