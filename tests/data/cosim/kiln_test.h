@@ -10,8 +10,10 @@
 #include <stdio.h>
 
 /* Custom instruction `opcode` (0x0b, 0x2b, 0x5b, 0x7b), `funct7`, on rs1 = a and rs2 = b:
- * the 32-bit response (RV64 zero-extends it; the low word is what is compared). */
-#define KILN_INSN(opcode, funct7, a, b)                                              \
+ * the 32-bit response (RV64 zero-extends it; the low word is what is compared). The
+ * opcode and funct7 may be macros (expanded before they reach the assembler). */
+#define KILN_INSN(opcode, funct7, a, b) KILN_INSN_(opcode, funct7, a, b)
+#define KILN_INSN_(opcode, funct7, a, b)                                             \
   __extension__({                                                                    \
     unsigned long kiln_rd_;                                                          \
     __asm__ volatile(".insn r " #opcode ", 7, " #funct7 ", %0, %1, %2"               \
