@@ -4,8 +4,9 @@
 //! from `../shared/tools/spike` (unpacked to /opt/spike by `scripts/setup.sh`): under CI
 //! these tests run; elsewhere they skip when Spike, Verilator or the RISC-V toolchain is
 //! missing. Every APS test design with instructions a program can call has a program in
-//! tests/data/cosim that checks many responses against a C reference, and a design with one
-//! operator mutated fails its program.
+//! tests/data/cosim that checks many responses against a C reference, a design with one
+//! operator mutated fails its program, and the functions of a generated corpus answer as
+//! the rule simulator does (programs written at test time from its answers).
 
 mod cli;
 #[path = "../../compiler/tests/common/mod.rs"]
@@ -38,7 +39,7 @@ fn tools() -> bool {
         && common::have_tool("dtc")
 }
 
-/// Compile `sources` (in tests/data/cosim) with picolibc for `xlen`.
+/// Compile `sources` (in tests/data/cosim, or absolute paths) with picolibc for `xlen`.
 fn program(dir: &Path, name: &str, sources: &[&str], xlen: u32) -> PathBuf {
     let elf = dir.join(format!("{name}{xlen}.elf"));
     let (march, mabi) = match xlen {
@@ -59,7 +60,11 @@ fn program(dir: &Path, name: &str, sources: &[&str], xlen: u32) -> PathBuf {
             "-Wl,--defsym=__ram=0x80200000",
         ])
         .arg("-Wl,--defsym=__ram_size=0x200000")
-        .args(sources.iter().map(|s| cosim_data(s)))
+        .arg(format!("-I{}", cosim_data("").display()))
+        .args(sources.iter().map(|s| match Path::new(s).is_absolute() {
+            true => PathBuf::from(s),
+            false => cosim_data(s),
+        }))
         .arg("-o")
         .arg(&elf)
         .output()
@@ -284,4 +289,77 @@ fn a_mutated_design_fails_its_program() {
     assert_eq!(rules["responses"][0]["value"], 15, "{rules}");
     assert_eq!(level0["responses"][0]["value"], 9, "{level0}");
     assert_ne!(rules["responses"], level0["responses"]);
+}
+
+/// Where a generated function's rs1 and rs2 point (Spike's RAM: 2 GiB from 0x80000000,
+/// zero at start, above the program, its data and its stack).
+const GEN_RS1: u32 = 0x8080_0000;
+const GEN_RS2: u32 = 0x8080_0400;
+
+/// A generated corpus on Spike: each function of `kiln gen aps --functions 8`, in a program
+/// of its own (the functions share banks and globals, and the rule simulator answers from
+/// reset), with rs1 and rs2 pointing into Spike's memory, must answer what the rule
+/// simulator answers for the same rs1, rs2 and memory, and leave the CPU memory as it
+/// does (every word the simulator reports, compared by the program).
+#[test]
+fn a_generated_corpus_answers_as_the_rule_simulator_on_spike() {
+    if !tools() {
+        return;
+    }
+    let d = cli::Daemon::new();
+    let corpus = d.root().join("corpus.mlir");
+    ok(d.kiln_no_daemon()
+        .args(["gen", "aps", "--functions", "8", "--seed", "3", "--output"])
+        .arg(&corpus));
+    let text = std::fs::read_to_string(&corpus).unwrap();
+    let attr = |line: &str, key: &str| -> u32 {
+        let at = line.find(&format!("{key} = ")).unwrap() + key.len() + 3;
+        let digits: String = line[at..]
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect();
+        digits.parse().unwrap()
+    };
+    let functions: Vec<(String, u32, u32)> = text
+        .lines()
+        .filter_map(|l| {
+            let name = l.trim().strip_prefix("tor.func @")?.split('(').next()?;
+            Some((name.to_string(), attr(l, "opcode"), attr(l, "funct7")))
+        })
+        .collect();
+    assert_eq!(functions.len(), 8, "{text}");
+    for (name, opcode, funct7) in &functions {
+        let out = ok(d
+            .kiln_no_daemon()
+            .arg("sim")
+            .arg(&corpus)
+            .args(["--func", name, "--json"])
+            .arg(format!("--rs1={GEN_RS1}"))
+            .arg(format!("--rs2={GEN_RS2}")));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let want = v["responses"][0]["value"].as_i64().unwrap() as u32;
+        let mut c = format!(
+            "#include \"kiln_test.h\"\nint main(void) {{\n  kiln_check(\"{name}\", {GEN_RS1}u, {GEN_RS2}u, KILN_INSN({opcode:#x}, {funct7}, {GEN_RS1}u, {GEN_RS2}u), {want}u);\n"
+        );
+        for region in v["cpu_mem"].as_array().unwrap() {
+            let addr = region["addr"].as_u64().unwrap();
+            for (i, w) in region["i32"].as_array().unwrap().iter().enumerate() {
+                let (a, w) = (addr + 4 * i as u64, w.as_i64().unwrap() as u32);
+                c += &format!(
+                    "  kiln_check(\"{name} memory\", {a}u, 0, *(volatile uint32_t *)(uintptr_t){a}u, {w}u);\n"
+                );
+            }
+        }
+        c += &format!("  return kiln_done(\"{name}\");\n}}\n");
+        let source = d.root().join(format!("{name}.c"));
+        std::fs::write(&source, c).unwrap();
+        let elf = program(d.root(), name, &[source.to_str().unwrap(), "htif.c"], 32);
+        let out = cosim_on(&d, &elf, &corpus, "rv32imac");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success() && stdout.contains(&format!("PASS {name}: ")),
+            "{name}: {stdout}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
 }
