@@ -61,9 +61,12 @@ fn program(dir: &Path, name: &str, sources: &[&str], xlen: u32) -> PathBuf {
         ])
         .arg("-Wl,--defsym=__ram_size=0x200000")
         .arg(format!("-I{}", cosim_data("").display()))
-        .args(sources.iter().map(|s| match Path::new(s).is_absolute() {
-            true => PathBuf::from(s),
-            false => cosim_data(s),
+        .args(sources.iter().map(|s| {
+            if Path::new(s).is_absolute() {
+                PathBuf::from(s)
+            } else {
+                cosim_data(s)
+            }
         }))
         .arg("-o")
         .arg(&elf)
