@@ -87,11 +87,11 @@ reg_t execute(processor_t *p, insn_t insn, reg_t pc) {
   for (const Fifo &f : KILN_PCS)
     if (f.count(m.top.rootp) != 0) fail("the design stopped before finishing the command", opcode, funct7);
   if (xd && resp < 0) fail("the design sent no response (issue it with xd = 0)", opcode, funct7);
-  // RV64: the 32-bit result zero-extended, as the SoC wrapper widens it; RV32: Spike keeps
-  // registers sign-extended to 64 bits.
-  const reg_t value = p->get_xlen() == 32 ? static_cast<reg_t>(static_cast<int32_t>(data))
-                                          : static_cast<reg_t>(data);
-  if (xd && insn.rd() != 0) st->XPR.write(insn.rd(), value);
+  // RV64: the 32-bit result zero-extended, as the SoC wrapper widens it. RV32: Spike holds
+  // a register sign-extended to 64 bits (a zero-extended word would compare unequal).
+  if (xd && insn.rd() != 0)
+    st->XPR.write(insn.rd(), p->get_xlen() == 32 ? static_cast<reg_t>(sext32(data))
+                                                 : static_cast<reg_t>(data));
   if (const char *path = std::getenv("KILN_COSIM_TRACE")) {
     if (FILE *f = std::fopen(path, "a")) {
       std::fprintf(f, "%u %u %lld %lld\n", opcode, funct7,
