@@ -258,6 +258,13 @@ fn the_burst_add_program_passes_on_the_seeds_variants() {
 /// `tor.subi` fails the identities program under co-simulation (it prints FAIL and exits
 /// 1), and `kiln sim --engine verilator` on the mutant disagrees with the rule simulator
 /// on the original design (5 + 3 + 7 = 15 there, 5 - 3 + 7 = 9 on the mutant's hardware).
+/// Rocket custom CSRs: the program configures cfg with `csrw` and reads the write-backs
+/// with `csrr` (the extension's lanes are the hart's CSRs 0x810, 0x811), RV32 and RV64.
+#[test]
+fn the_csr_program_passes() {
+    program_passes("csr", &["csr"], true);
+}
+
 #[test]
 fn a_mutated_design_fails_its_program() {
     if !tools() {
