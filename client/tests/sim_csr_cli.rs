@@ -100,33 +100,25 @@ fn wrong_csr_inputs_are_errors() {
             .arg(&bad),
     );
     assert!(e.contains("entry 2: expected"), "{e}");
-    let (_d2, cfg) = temp_file("c.yaml", "csrs:\n  - {id: 0x811, name: status}\n");
-    let e = fails(
-        kiln()
-            .arg("sim")
-            .arg(aps_data("csr.mlir"))
-            .args(["--func", "scale"])
-            .arg("--aps-config")
-            .arg(&cfg),
-    );
-    assert!(
-        e.contains("`@cfg` has `csr_address` 0x810, which the CSR configuration does not list"),
-        "{e}"
-    );
-    let (_d3, cfg) = temp_file(
-        "c.yaml",
-        "csrs:\n  - {id: 0x810, name: cfg}\n  - {id: 0x810, name: again}\n",
-    );
-    let e = fails(
-        kiln()
-            .arg("sim")
-            .arg(aps_data("csr.mlir"))
-            .args(["--func", "scale"])
-            .arg("--aps-config")
-            .arg(&cfg),
-    );
-    assert!(
-        e.contains("c.yaml:3:5: error: a second CSR with id 0x810"),
-        "{e}"
-    );
+    for (config, want) in [
+        (
+            "csrs:\n  - {id: 0x811, name: status}\n",
+            "`@cfg` has `csr_address` 0x810, which the CSR configuration does not list",
+        ),
+        (
+            "csrs:\n  - {id: 0x810, name: cfg}\n  - {id: 0x810, name: again}\n",
+            "c.yaml:3:5: error: a second CSR with id 0x810",
+        ),
+    ] {
+        let (_d, cfg) = temp_file("c.yaml", config);
+        let e = fails(
+            kiln()
+                .arg("sim")
+                .arg(aps_data("csr.mlir"))
+                .args(["--func", "scale"])
+                .arg("--aps-config")
+                .arg(&cfg),
+        );
+        assert!(e.contains(want), "{e}");
+    }
 }
