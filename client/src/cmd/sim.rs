@@ -61,6 +61,10 @@ pub struct Args {
     pub func: String,
     #[arg(long, value_enum, default_value = "rules")]
     pub engine: Engine,
+    /// The architecture of the function's rules: `fsm` (one program-counter state machine)
+    /// or `fifo` (per-slot rules, cross-slot and token FIFOs, input distribution)
+    #[arg(long, value_parser = parse_style, default_value = "fsm")]
+    pub style: aps::Style,
     /// Value of rs1 (decimal or 0x-hex).
     #[arg(long, value_parser = parse_u32, default_value = "0")]
     pub rs1: u32,
@@ -110,6 +114,10 @@ pub(crate) fn parse_u32(s: &str) -> Result<u32, String> {
         }),
     };
     r.map_err(|e| format!("`{s}`: {e}"))
+}
+
+pub(crate) fn parse_style(s: &str) -> Result<aps::Style, String> {
+    s.parse()
 }
 
 pub(crate) fn parse_rd(s: &str) -> Result<u32, String> {
@@ -216,7 +224,9 @@ pub fn run(args: Args) -> Result<(), Failure> {
         .ok_or_else(|| Failure::input(format!("{path}: error: no function `@{}`", args.func)))?;
     let (values, mem, cycles) = match args.engine {
         Engine::Rtl => {
-            let circuit = aps::build_function_with(&ctx, func, &limits).map_err(fail)?;
+            let circuit = aps::build_function_styled(&ctx, func, &limits, args.style)
+                .map(|(c, _)| c)
+                .map_err(fail)?;
             let cmd = command_of(&circuit, &args);
             let (v, m, c, waves) =
                 super::rtl::run_circuit(&circuit, &cmd, mem, args.dma_latency, args.vcd.is_some())
@@ -230,7 +240,9 @@ pub fn run(args: Args) -> Result<(), Failure> {
             (v, m, Some(c))
         }
         Engine::Verilator => {
-            let circuit = aps::build_function_with(&ctx, func, &limits).map_err(fail)?;
+            let circuit = aps::build_function_styled(&ctx, func, &limits, args.style)
+                .map(|(c, _)| c)
+                .map_err(fail)?;
             let cmd = command_of(&circuit, &args);
             let (v, m, c, _) = super::verilator::run_circuit(
                 &circuit,
@@ -252,7 +264,9 @@ pub fn run(args: Args) -> Result<(), Failure> {
             (v, r.cpu_mem, None)
         }
         Engine::Rules | Engine::Cmt2 => {
-            let mut circuit = aps::build_function_with(&ctx, func, &limits).map_err(fail)?;
+            let mut circuit = aps::build_function_styled(&ctx, func, &limits, args.style)
+                .map(|(c, _)| c)
+                .map_err(fail)?;
             if args.engine == Engine::Cmt2 {
                 let cmt2 = rules::emit_cmt2(&circuit);
                 circuit = rules::read_cmt2(&cmt2).map_err(|d| {
