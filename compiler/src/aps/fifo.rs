@@ -125,12 +125,24 @@ pub(crate) fn plan(mut seg: Segmentation) -> Result<Segmentation, Diagnostic> {
         Some(BlockKind::Function { body, .. }) => body,
         _ => return Err(Diagnostic::error(seg.span, "function without a body")),
     };
-    let c = p.container(0, body, Vec::new(), TokenIn::Rocc, None, &|_| String::new())?;
+    let busy = busy_reg(&seg);
+    let c = p.container(
+        0,
+        body,
+        Vec::new(),
+        TokenIn::Rocc,
+        Some(busy.clone()),
+        &|_| String::new(),
+    )?;
     p.plan.containers[0].push(c);
     let (plan, fifos) = (p.plan, p.fifos);
     seg.values.regs.clear();
     seg.instances
         .retain(|i| matches!(i.kind, InstanceKind::Fault { .. }));
+    seg.instances.push(Instance {
+        name: busy,
+        kind: InstanceKind::Reg { width: 1, init: 0 },
+    });
     seg.instances
         .extend(fifos.into_iter().map(|(name, width)| Instance {
             name,
@@ -472,17 +484,70 @@ impl Planner<'_> {
     }
 }
 
+/// The function's busy bit: set while a command is inside (one command at a time, as in
+/// the state machine); the function body's last rule clears it.
+fn busy_reg(seg: &Segmentation) -> String {
+    format!("{}busy", seg.prefix)
+}
+
+/// Give token `t` from inside a branch: the function's end clears its busy bit.
+fn give_in(bb: &mut crate::rules::BodyBuilder, t: &str, busy: &str) {
+    if t == busy {
+        let zero = bb.konst(0, 1);
+        bb.call(t, "write", vec![zero]);
+    } else {
+        let one = bb.konst(1, 1);
+        bb.call(t, "enq", vec![one]);
+    }
+}
+
+/// Close a rule: the rule that took the command sets the busy bit, unless it also ended
+/// the command.
+fn close(out: &mut BlockRules, name: String, origin: &str, mut cx: RuleCx) {
+    let busy = busy_reg(cx.seg);
+    let ends = cx.b.stmts.iter().any(|s| writes(s, &busy));
+    if cx.cmd.is_some() && !ends {
+        let one = cx.b.konst(1, 1);
+        cx.b.call(&busy, "write", vec![one]);
+    } else if cx.cmd.is_some() {
+        // Taken and ended in one firing: the bit stays clear (the end is a plain call).
+        cx.b.stmts.retain(|s| {
+            !matches!(s, crate::rules::Stmt::Call { inst, method, .. } if *inst == busy && method == "write")
+        });
+    }
+    out.rule(name, origin, cx);
+}
+
+/// Whether statement `s` (or a branch of it) writes register `reg`.
+fn writes(s: &crate::rules::Stmt, reg: &str) -> bool {
+    use crate::rules::Stmt;
+    match s {
+        Stmt::Call { inst, method, .. } => inst == reg && method == "write",
+        Stmt::If {
+            then_body,
+            else_body,
+            ..
+        } => then_body.iter().any(|x| writes(x, reg)) || else_body.iter().any(|x| writes(x, reg)),
+        _ => false,
+    }
+}
+
 fn take_token(cx: &mut RuleCx, t: &TokenIn) {
     match t {
         TokenIn::Fifo(f) => {
             cx.b.call_value(f, "deq", vec![], 1);
         }
         TokenIn::Rocc => {
-            // Guard: the presented command is this instruction's (opcode, funct7).
+            // Guard: no command inside, and the presented command is this instruction's
+            // (opcode, funct7).
             let body = std::mem::take(&mut cx.b.stmts);
             let (opcode, funct7) = (cx.seg.opcode, cx.seg.funct7);
+            let busy = busy_reg(cx.seg);
+            let now = cx.b.call_value(&busy, "read", vec![], 1);
+            let zero = cx.b.konst(0, 1);
+            let idle = cx.b.prim(PrimOp::Eq, vec![now, zero], 1);
             let cmd = cx.b.call_value("rocc_adapter", "cmd", vec![], 96);
-            let mut g = None;
+            let mut g = Some(idle);
             for (field, want) in [("opcode", opcode), ("funct7", funct7)] {
                 let (lo, fw) = crate::rules::rocc_field(field);
                 let got = cx.b.prim(PrimOp::Bits { lo }, vec![cmd], fw);
@@ -504,8 +569,8 @@ fn take_token(cx: &mut RuleCx, t: &TokenIn) {
 
 fn give_token(cx: &mut RuleCx, t: &Option<String>) {
     if let Some(f) = t {
-        let one = cx.b.konst(1, 1);
-        cx.b.call(f, "enq", vec![one]);
+        let busy = busy_reg(cx.seg);
+        give_in(&mut cx.b, f, &busy);
     }
 }
 
@@ -577,7 +642,7 @@ fn container_rules(
             cx.b.call(&p.fifo, "enq", vec![x]);
         }
         give_token(&mut cx, &Some(start.token_fifo.clone()));
-        out.rule(start.rule.clone(), &b.name, cx);
+        close(out, start.rule.clone(), &b.name, cx);
     }
     let empty = match &b.kind {
         BlockKind::Function { body, .. } | BlockKind::Loop { body, .. } => body.children.is_empty(),
@@ -601,7 +666,7 @@ fn container_rules(
             }
         }
         give_token(&mut cx, &c.token_out);
-        out.rule(format!("{}coord_rule", c.prefix), &b.name, cx);
+        close(out, format!("{}coord_rule", c.prefix), &b.name, cx);
         return Ok(());
     }
     if let Some(d) = &c.dist {
@@ -614,7 +679,7 @@ fn container_rules(
             }
         }
         give_token(&mut cx, &Some(d.token_fifo.clone()));
-        out.rule(d.rule.clone(), &b.name, cx);
+        close(out, d.rule.clone(), &b.name, cx);
     }
     Ok(())
 }
@@ -758,7 +823,7 @@ fn basic_rules(
             out.fifo(&f, 1, 1);
             give_token(&mut cx, &Some(f));
         }
-        out.rule(format!("{}_slot_{s}_rule", b.name), &b.name, cx);
+        close(out, format!("{}_slot_{s}_rule", b.name), &b.name, cx);
     }
     // Later slots before earlier ones, as a chain of neighbours.
     for pair in slot_list.windows(2) {
@@ -873,7 +938,7 @@ fn loop_rules(
     let go = trip_cond(&mut cx, lb, ub, step, w);
     let sends = body_values(info, body, lb, &inits, &live_vals);
     branch(&mut cx, go, &sends, &body_token, b, ports, info, &inits);
-    out.rule(format!("{l}_entry_rule"), &b.name, cx);
+    close(out, format!("{l}_entry_rule"), &b.name, cx);
     // Next.
     let mut cx = RuleCx::new(seg, ctx);
     if let Some(t) = &body.token_out {
@@ -903,7 +968,7 @@ fn loop_rules(
     cx.b.if_else(go, |bb| bb.call(&cur_name, "write", vec![next]), |_| {});
     let sends = body_values(info, body, next, &ys, &live_vals);
     branch(&mut cx, go, &sends, &body_token, b, ports, info, &ys);
-    out.rule(format!("{l}_next_rule"), &b.name, cx);
+    close(out, format!("{l}_next_rule"), &b.name, cx);
     Ok(())
 }
 
@@ -932,6 +997,7 @@ fn branch(
         })
         .collect();
     let _ = b;
+    let busy = busy_reg(cx.seg);
     let token_out = ports.token_out.clone();
     cx.b.if_else(
         go,
@@ -940,8 +1006,7 @@ fn branch(
                 bb.call(f, "enq", vec![*x]);
             }
             if let Some(t) = body_token {
-                let one = bb.konst(1, 1);
-                bb.call(t, "enq", vec![one]);
+                give_in(bb, t, &busy);
             }
         },
         |bb| {
@@ -949,8 +1014,7 @@ fn branch(
                 bb.call(f, "enq", vec![*x]);
             }
             if let Some(t) = &token_out {
-                let one = bb.konst(1, 1);
-                bb.call(t, "enq", vec![one]);
+                give_in(bb, t, &busy);
             }
         },
     );
@@ -994,6 +1058,7 @@ fn if_rules(
         TokenIn::Fifo(f) => Some(f.clone()),
         TokenIn::Rocc => None,
     };
+    let busy = busy_reg(seg);
     let then_tok = tok(then_c);
     let else_tok = match else_c {
         Some(e) => tok(e),
@@ -1004,8 +1069,7 @@ fn if_rules(
             bb.call(f, "enq", vec![*x]);
         }
         if let Some(t) = t {
-            let one = bb.konst(1, 1);
-            bb.call(t, "enq", vec![one]);
+            give_in(bb, t, &busy);
         }
     };
     cx.b.if_else(
@@ -1013,7 +1077,7 @@ fn if_rules(
         |bb| send(bb, &then_in, &then_tok),
         |bb| send(bb, &else_in, &else_tok),
     );
-    out.rule(format!("{}_dispatch_rule", b.name), &b.name, cx);
+    close(out, format!("{}_dispatch_rule", b.name), &b.name, cx);
     for (cont, tag) in [(Some(then_c), "then"), (else_c, "else")] {
         let Some(cont) = cont else { continue };
         let mut cx = RuleCx::new(seg, ctx);
@@ -1033,7 +1097,7 @@ fn if_rules(
             }
         }
         give_token(&mut cx, &ports.token_out);
-        out.rule(format!("{}_{tag}_join_rule", b.name), &b.name, cx);
+        close(out, format!("{}_{tag}_join_rule", b.name), &b.name, cx);
     }
     Ok(())
 }
