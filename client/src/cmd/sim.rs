@@ -63,8 +63,9 @@ pub struct Args {
     pub engine: Engine,
     /// The architecture of the function's rules: `fsm` (one program-counter state machine)
     /// or `fifo` (per-slot rules, cross-slot and token FIFOs, input distribution)
-    #[arg(long, value_parser = parse_style, default_value = "fsm")]
-    pub style: aps::Style,
+    /// [default: `style` of kiln.toml, else fsm]
+    #[arg(long, value_name = "STYLE", value_parser = parse_style)]
+    pub style: Option<aps::Style>,
     /// Value of rs1 (decimal or 0x-hex).
     #[arg(long, value_parser = parse_u32, default_value = "0")]
     pub rs1: u32,
@@ -218,13 +219,16 @@ pub fn run(args: Args) -> Result<(), Failure> {
     }
     let fail = |d| Failure::diagnostics(&[Flow::Aps.coded(d)], &path, &text);
     let limits = kiln_daemon::input::limits();
+    let style = (args.style)
+        .or_else(|| crate::config::get().style())
+        .unwrap_or_default();
     let module = compiler::mlir::parse_with(&text, &limits).map_err(fail)?;
     let ctx = aps::design_context(&module).map_err(fail)?;
     let func = aps::function_named(&module, &args.func)
         .ok_or_else(|| Failure::input(format!("{path}: error: no function `@{}`", args.func)))?;
     let (values, mem, cycles) = match args.engine {
         Engine::Rtl => {
-            let circuit = aps::build_function_styled(&ctx, func, &limits, args.style)
+            let circuit = aps::build_function_styled(&ctx, func, &limits, style)
                 .map(|(c, _)| c)
                 .map_err(fail)?;
             let cmd = command_of(&circuit, &args);
@@ -240,7 +244,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
             (v, m, Some(c))
         }
         Engine::Verilator => {
-            let circuit = aps::build_function_styled(&ctx, func, &limits, args.style)
+            let circuit = aps::build_function_styled(&ctx, func, &limits, style)
                 .map(|(c, _)| c)
                 .map_err(fail)?;
             let cmd = command_of(&circuit, &args);
@@ -264,7 +268,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
             (v, r.cpu_mem, None)
         }
         Engine::Rules | Engine::Cmt2 => {
-            let mut circuit = aps::build_function_styled(&ctx, func, &limits, args.style)
+            let mut circuit = aps::build_function_styled(&ctx, func, &limits, style)
                 .map(|(c, _)| c)
                 .map_err(fail)?;
             if args.engine == Engine::Cmt2 {
