@@ -121,12 +121,14 @@ pub fn segmentation(
     segmentation_styled(db, file, symbol, Style::Fsm)
 }
 
-/// The style's cache-key part: none for the default style (its keys are as before styles).
-fn style_key(style: Style) -> &'static [u8] {
-    match style {
-        Style::Fsm => b"",
-        Style::Fifo => b"style=fifo",
+/// A cache key's parts with the style's: none for the default style (its keys are as
+/// before styles).
+fn styled<'a>(parts: &[&'a [u8]], style: Style) -> Vec<&'a [u8]> {
+    let mut out = parts.to_vec();
+    if style != Style::Fsm {
+        out.push(style.name().as_bytes());
     }
+    out
 }
 
 /// The function's block tree, FIFOs and ports in `style`. *Cached* (`segmentation`).
@@ -154,7 +156,7 @@ pub fn segmentation_styled(
         db,
         noted,
         Kind::Segmentation,
-        &[&f, &c, &l, style_key(style)],
+        &styled(&[&f, &c, &l], style),
         || match function_op(db, file, symbol.clone()).as_ref() {
             Some(Ok(op)) => compiler::aps::segment_function_styled(ctx, op, &limits, style),
             Some(Err(d)) => Err(d.clone()),
@@ -185,7 +187,7 @@ pub fn block_rules(
         db,
         noted,
         Kind::Handler,
-        &[&f, &c, &block_key, style_key(style)],
+        &styled(&[&f, &c, &block_key], style),
         || {
             let seg = segmentation_styled(db, file, symbol.clone(), style)
                 .as_ref()
