@@ -10,7 +10,7 @@
 //! a file whose emitted function is not available).
 
 use crate::counters::Kind;
-use crate::db::aps::{self, Emitted, design_context, function_emitted_styled, function_index};
+use crate::db::aps::{self, Emitted, design_context, function_emitted, function_index};
 use crate::db::{FileOutputs, KilnDb, OutputBytes, SourceFile};
 use bytes::Bytes;
 use compiler::aps::{DesignContext, Style};
@@ -46,7 +46,7 @@ impl ApsMemo {
 
     /// [`Self::outputs`] in `style` (each style's last assembly kept apart).
     pub fn outputs_styled(&self, db: &dyn KilnDb, file: SourceFile, style: Style) -> FileOutputs {
-        let fallback = || aps::mlir_outputs_styled(db, file, style).clone();
+        let fallback = || aps::mlir_outputs(db, file, style).clone();
         let Ok(context) = design_context(db, file) else {
             return fallback();
         };
@@ -70,7 +70,7 @@ impl ApsMemo {
                 functions.push((*f).clone());
                 continue;
             }
-            let Some(Ok(e)) = function_emitted_styled(db, file, item.symbol.clone(), style) else {
+            let Some(Ok(e)) = function_emitted(db, file, item.symbol.clone(), style) else {
                 return fallback();
             };
             functions.push((

@@ -112,15 +112,6 @@ pub fn function_op(
     Some(flow::aps::parse_function(&item.text, &super::limits(db)))
 }
 
-/// [`segmentation_styled`] in the default style.
-pub fn segmentation(
-    db: &dyn KilnDb,
-    file: SourceFile,
-    symbol: String,
-) -> &Option<Result<Segmentation, Diagnostic>> {
-    segmentation_styled(db, file, symbol, Style::Fsm)
-}
-
 /// A cache key's parts with the style's: none for the default style (its keys are as
 /// before styles).
 fn styled<'a>(parts: &[&'a [u8]], style: Style) -> Vec<&'a [u8]> {
@@ -133,7 +124,7 @@ fn styled<'a>(parts: &[&'a [u8]], style: Style) -> Vec<&'a [u8]> {
 
 /// The function's block tree, FIFOs and ports in `style`. *Cached* (`segmentation`).
 #[salsa::tracked(returns(ref))]
-pub fn segmentation_styled(
+pub fn segmentation(
     db: &dyn KilnDb,
     file: SourceFile,
     symbol: String,
@@ -189,7 +180,7 @@ pub fn block_rules(
         Kind::Handler,
         &styled(&[&f, &c, &block_key], style),
         || {
-            let seg = segmentation_styled(db, file, symbol.clone(), style)
+            let seg = segmentation(db, file, symbol.clone(), style)
                 .as_ref()
                 .ok_or_else(missing)?
                 .as_ref()
@@ -199,25 +190,16 @@ pub fn block_rules(
     )
 }
 
-/// [`function_circuit_styled`] in the default style.
-pub fn function_circuit(
-    db: &dyn KilnDb,
-    file: SourceFile,
-    symbol: String,
-) -> &Option<Result<Circuit, Diagnostic>> {
-    function_circuit_styled(db, file, symbol, Style::Fsm)
-}
-
 /// The function's circuit in `style`, assembled from its segmentation and block rules.
 #[salsa::tracked(returns(ref))]
-pub fn function_circuit_styled(
+pub fn function_circuit(
     db: &dyn KilnDb,
     file: SourceFile,
     symbol: String,
     style: Style,
 ) -> Option<Result<Circuit, Diagnostic>> {
     note(db, || Subject::item(file.path(db), &symbol));
-    let seg = match segmentation_styled(db, file, symbol.clone(), style).as_ref()? {
+    let seg = match segmentation(db, file, symbol.clone(), style).as_ref()? {
         Ok(s) => s,
         Err(d) => return Some(Err(d.clone())),
     };
@@ -243,30 +225,21 @@ pub struct Emitted {
     pub warnings: Vec<Diagnostic>,
 }
 
-/// [`function_emitted_styled`] in the default style.
-pub fn function_emitted(
-    db: &dyn KilnDb,
-    file: SourceFile,
-    symbol: String,
-) -> &Option<Result<Arc<Emitted>, Diagnostic>> {
-    function_emitted_styled(db, file, symbol, Style::Fsm)
-}
-
 /// The function's rules in `style`, emitted once per change of the function (not per file
 /// build).
 #[salsa::tracked(returns(ref))]
-pub fn function_emitted_styled(
+pub fn function_emitted(
     db: &dyn KilnDb,
     file: SourceFile,
     symbol: String,
     style: Style,
 ) -> Option<Result<Arc<Emitted>, Diagnostic>> {
     note(db, || Subject::item(file.path(db), &symbol));
-    let circuit = match function_circuit_styled(db, file, symbol.clone(), style).as_ref()? {
+    let circuit = match function_circuit(db, file, symbol.clone(), style).as_ref()? {
         Ok(c) => c,
         Err(d) => return Some(Err(d.clone())),
     };
-    let warnings = match segmentation_styled(db, file, symbol, style).as_ref()? {
+    let warnings = match segmentation(db, file, symbol, style).as_ref()? {
         Ok(s) => s.warnings.clone(),
         Err(d) => return Some(Err(d.clone())),
     };
@@ -308,17 +281,11 @@ pub fn stem(db: &dyn KilnDb, file: SourceFile) -> String {
 
 /// The outputs of an APS file ([`flow::aps::build`], assembled from the per-function
 /// queries). Any error suppresses the outputs of the file.
-pub fn mlir_outputs(db: &dyn KilnDb, file: SourceFile) -> &FileOutputs {
-    mlir_outputs_styled(db, file, Style::Fsm)
-}
-
-/// [`mlir_outputs`] in `style`.
 #[salsa::tracked(returns(ref))]
-pub fn mlir_outputs_styled(db: &dyn KilnDb, file: SourceFile, style: Style) -> FileOutputs {
+pub fn mlir_outputs(db: &dyn KilnDb, file: SourceFile, style: Style) -> FileOutputs {
     note(db, || Subject::file(file.path(db)));
     executed(db, Kind::Emit);
-    let emitted =
-        |item: &Item| function_emitted_styled(db, file, item.symbol.clone(), style).clone();
+    let emitted = |item: &Item| function_emitted(db, file, item.symbol.clone(), style).clone();
     let (parts, diagnostics) = match checked_functions(db, file, emitted) {
         Ok(checked) => checked,
         Err(diagnostics) => return FileOutputs::failed(diagnostics),
@@ -402,7 +369,7 @@ pub fn mlir_sv(
     }
     let mut circuits = Vec::new();
     for item in &file.split(db).functions {
-        match function_circuit_styled(db, file, item.symbol.clone(), style) {
+        match function_circuit(db, file, item.symbol.clone(), style) {
             Some(Ok(c)) => circuits.push(c.clone()),
             Some(Err(d)) => return Err(d.clone().shifted(item.offset as i64)),
             None => {}
