@@ -119,7 +119,7 @@ kiln_aps_library = rule(
         # The SystemVerilog top module's name (`kiln build --top`); "" means `main`.
         "top": attrs.string(default = ""),
         # The architecture of the rules (`kiln build --style`): "fsm" or "fifo"; "" means fsm.
-        "style": attrs.enum(["", "fsm", "fifo"], default = ""),
+        "style": attrs.string(default = ""),
         "lints": _LINTS,
         "_worker": attrs.default_only(attrs.dep(default = "toolchains//:kiln_worker")),
     },
