@@ -153,10 +153,20 @@ fn work(db: &Db, items: &[Item], next: &AtomicUsize) {
                     let _ = db::aps::design_context(db, *f);
                 }
                 Item::Function(f, symbol) => {
-                    let _ = db::aps::function_emitted(db, *f, symbol.clone());
+                    let _ = db::aps::function_emitted(
+                        db,
+                        *f,
+                        symbol.clone(),
+                        compiler::aps::Style::Fsm,
+                    );
                 }
                 Item::Circuit(f, symbol) => {
-                    let _ = db::aps::function_circuit(db, *f, symbol.clone());
+                    let _ = db::aps::function_circuit(
+                        db,
+                        *f,
+                        symbol.clone(),
+                        compiler::aps::Style::Fsm,
+                    );
                 }
                 Item::Blif(f) => {
                     let _ = db::blif::blif_outputs(db, *f, None);

@@ -40,6 +40,8 @@ pub struct BuildSpec {
     /// At most this many inputs compiled at once (`-j`); 0: the builder's default (all
     /// cores). Results are the same for any number.
     pub jobs: usize,
+    /// The architecture of APS inputs' rules (`--style`, `style` of kiln.toml).
+    pub style: compiler::aps::Style,
 }
 
 impl BuildSpec {
@@ -52,6 +54,7 @@ impl BuildSpec {
             && self.limits() == other.limits()
             && self.lints == other.lints
             && self.top == other.top
+            && self.style == other.style
     }
 
     /// The name of an APS input's SystemVerilog top module.
@@ -84,6 +87,8 @@ pub enum SpecError {
     Dialect(String),
     #[error("unknown naming `{0}`")]
     Naming(String),
+    #[error("unknown style `{0}` (fsm, fifo)")]
+    Style(String),
     #[error("input digest of {0} is not a hex SHA-256")]
     Digest(String),
 }

@@ -67,6 +67,11 @@ pub struct Args {
     pub commands: Option<PathBuf>,
     #[arg(long, value_enum, default_value = "rules")]
     pub engine: Engine,
+    /// The architecture of the function's rules: `fsm` (one program-counter state machine)
+    /// or `fifo` (per-slot rules, cross-slot and token FIFOs, input distribution)
+    /// [default: `style` of kiln.toml, else fsm]
+    #[arg(long, value_name = "STYLE", value_parser = parse_style)]
+    pub style: Option<aps::Style>,
     /// Value of rs1 (decimal or 0x-hex).
     #[arg(long, value_parser = parse_u32, default_value = "0")]
     pub rs1: u32,
@@ -131,6 +136,10 @@ fn parse_csr(s: &str) -> Result<(String, u32), String> {
         .split_once('=')
         .ok_or_else(|| format!("`{s}`: expected NAME=VALUE"))?;
     Ok((n.to_string(), parse_u32(v)?))
+}
+
+pub(crate) fn parse_style(s: &str) -> Result<aps::Style, String> {
+    s.parse()
 }
 
 pub(crate) fn parse_rd(s: &str) -> Result<u32, String> {
@@ -228,6 +237,9 @@ pub fn run(args: Args) -> Result<(), Failure> {
     }
     let fail = |d| Failure::diagnostics(&[Flow::Aps.coded(d)], &path, &text);
     let limits = kiln_daemon::input::limits();
+    let style = (args.style)
+        .or_else(|| crate::config::get().style())
+        .unwrap_or_default();
     let module = compiler::mlir::parse_with(&text, &limits).map_err(fail)?;
     let csr_config = match &args.aps_config {
         Some(p) => Some(read_aps_config(p)?),
@@ -247,7 +259,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
     }
     let circuit = || -> Result<rules::Circuit, Failure> {
         let cs = (funcs.iter())
-            .map(|f| aps::build_function_with(&ctx, f, &limits))
+            .map(|f| aps::build_function_styled(&ctx, f, &limits, style).map(|(c, _)| c))
             .collect::<Result<Vec<_>, _>>()
             .map_err(fail)?;
         Ok(match cs.len() {

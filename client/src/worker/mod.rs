@@ -78,6 +78,9 @@ pub struct ActionArgs {
     /// model to lower.
     #[arg(long)]
     pub top: Option<String>,
+    /// The architecture of an APS input's rules: `fsm` (default) or `fifo`.
+    #[arg(long, value_parser = crate::cmd::sim::parse_style)]
+    pub style: Option<compiler::aps::Style>,
     /// Build in this process even when a daemon runs.
     #[arg(long)]
     pub no_daemon: bool,
@@ -265,6 +268,7 @@ fn action_spec(
         limits: Some(kiln_daemon::input::limits()),
         lints: parsed.lints.given(),
         top: parsed.top.clone(),
+        style: parsed.style.unwrap_or_default(),
         ..BuildSpec::default()
     };
     Ok((spec, parsed.no_daemon))

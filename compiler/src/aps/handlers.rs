@@ -44,7 +44,7 @@ pub struct BlockRules {
 }
 
 impl BlockRules {
-    fn fifo(&mut self, name: &str, width: u32, depth: u32) {
+    pub(crate) fn fifo(&mut self, name: &str, width: u32, depth: u32) {
         self.instances.push(Instance {
             name: name.into(),
             kind: InstanceKind::Fifo {
@@ -53,7 +53,7 @@ impl BlockRules {
             },
         });
     }
-    fn rule(&mut self, name: String, origin: &str, cx: RuleCx) {
+    pub(crate) fn rule(&mut self, name: String, origin: &str, cx: RuleCx) {
         self.rules.push(Rule {
             name,
             origin: origin.to_string(),
@@ -275,6 +275,9 @@ pub fn handle_block(
         .blocks
         .get(id)
         .ok_or_else(|| Diagnostic::global_error(format!("no block {id} in `{}`", seg.func)))?;
+    if let Some(plan) = &seg.fifo {
+        return super::fifo::handle_block(ctx, seg, plan, id);
+    }
     let mut out = BlockRules {
         block: b.name.clone(),
         ..BlockRules::default()
@@ -314,7 +317,7 @@ pub fn handle_block(
 
 /// The slot of each op, with the checks that values are produced before their use and
 /// that no slot has a same-slot hazard.
-fn op_slots(seg: &Segmentation, ops: &[Operation]) -> Result<Vec<i64>, Diagnostic> {
+pub(crate) fn op_slots(seg: &Segmentation, ops: &[Operation]) -> Result<Vec<i64>, Diagnostic> {
     let mut slot_of = Vec::with_capacity(ops.len());
     for op in ops {
         slot_of.push(super::segment::starttime(op)?);

@@ -15,7 +15,7 @@
 //! suppresses the outputs. A symbol defined by two functions is an error.
 
 use super::{Outcome, OutputKind, Piece};
-use crate::aps::{self, DesignContext};
+use crate::aps::{self, DesignContext, Style};
 use crate::diag::{Code, Diagnostic, Span};
 use crate::limits::Limits;
 use crate::mlir::ast::Operation;
@@ -90,7 +90,17 @@ pub fn circuit(
     text: &str,
     limits: &Limits,
 ) -> Result<(Circuit, Vec<Diagnostic>), Diagnostic> {
-    aps::build_function_warned(ctx, &parse_function(text, limits)?, limits)
+    circuit_styled(ctx, text, limits, Style::Fsm)
+}
+
+/// [`circuit`] in `style`.
+pub fn circuit_styled(
+    ctx: &DesignContext,
+    text: &str,
+    limits: &Limits,
+    style: Style,
+) -> Result<(Circuit, Vec<Diagnostic>), Diagnostic> {
+    aps::build_function_styled(ctx, &parse_function(text, limits)?, limits, style)
 }
 
 /// What an APS file's outputs hold besides its functions' rules: the CMT2 header and
@@ -212,7 +222,18 @@ pub fn sv(stem: &str, top: &str, circuits: Vec<Circuit>) -> Result<String, Diagn
 /// them, outputs in source order): the fastest build of a whole file. Counts and widths
 /// in the text are checked against `limits`.
 pub fn build(text: &str, stem: &str, sv_top: Option<&str>, limits: &Limits) -> Outcome {
-    build_on(0, text, stem, sv_top, limits)
+    build_styled(text, stem, sv_top, limits, Style::Fsm)
+}
+
+/// [`build`] with the rules in `style`.
+pub fn build_styled(
+    text: &str,
+    stem: &str,
+    sv_top: Option<&str>,
+    limits: &Limits,
+    style: Style,
+) -> Outcome {
+    build_on_styled(0, text, stem, sv_top, limits, style)
 }
 
 /// [`build`] on at most `threads` threads (0: one per core); the same outcome for any
@@ -223,6 +244,18 @@ pub fn build_on(
     stem: &str,
     sv_top: Option<&str>,
     limits: &Limits,
+) -> Outcome {
+    build_on_styled(threads, text, stem, sv_top, limits, Style::Fsm)
+}
+
+/// [`build_on`] with the rules in `style`.
+pub fn build_on_styled(
+    threads: usize,
+    text: &str,
+    stem: &str,
+    sv_top: Option<&str>,
+    limits: &Limits,
+    style: Style,
 ) -> Outcome {
     let split = split_functions(text);
     let ctx = match design_context(&split.context, limits) {
@@ -235,7 +268,7 @@ pub fn build_on(
     }
     let built = in_parallel(threads, &split.functions, |item| {
         let shift = |d: Diagnostic| d.shifted(item.offset as i64);
-        let (c, warnings) = circuit(&ctx, &item.text, limits).map_err(shift)?;
+        let (c, warnings) = circuit_styled(&ctx, &item.text, limits, style).map_err(shift)?;
         let e = Emitted {
             warnings: warnings.into_iter().map(shift).collect(),
             ..emit(&c)

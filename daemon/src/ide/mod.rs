@@ -135,11 +135,13 @@ impl Ide {
 /// no outputs): the function's frame and warnings, or its error. The same queries a build
 /// makes up to the circuit, so the same diagnostics.
 fn checked(db: &Db, file: SourceFile, symbol: String) -> FunctionResult {
-    let circuit = match aps::function_circuit(db, file, symbol.clone()).as_ref()? {
+    let circuit = match aps::function_circuit(db, file, symbol.clone(), compiler::aps::Style::Fsm)
+        .as_ref()?
+    {
         Ok(c) => c,
         Err(d) => return Some(Err(d.clone())),
     };
-    let warnings = match aps::segmentation(db, file, symbol).as_ref()? {
+    let warnings = match aps::segmentation(db, file, symbol, compiler::aps::Style::Fsm).as_ref()? {
         Ok(s) => s.warnings.clone(),
         Err(d) => return Some(Err(d.clone())),
     };

@@ -39,6 +39,10 @@ pub(super) fn spec_to_proto(spec: &BuildSpec) -> proto::BuildRequest {
         watch_debounce_ms: 0,
         top: spec.top.clone().unwrap_or_default(),
         jobs: u32::try_from(spec.jobs).unwrap_or(u32::MAX),
+        style: match spec.style {
+            compiler::aps::Style::Fsm => String::new(),
+            s => s.name().to_string(),
+        },
     }
 }
 
@@ -67,6 +71,10 @@ pub(super) fn spec_from_proto(req: &proto::BuildRequest) -> Result<BuildSpec, Sp
         lints: lints_from_proto(&req.lints),
         top: (!req.top.is_empty()).then(|| req.top.clone()),
         jobs: req.jobs as usize,
+        style: match req.style.as_str() {
+            "" => compiler::aps::Style::Fsm,
+            s => compiler::aps::Style::parse(s).ok_or_else(|| SpecError::Style(s.to_string()))?,
+        },
     })
 }
 
