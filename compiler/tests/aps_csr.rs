@@ -6,6 +6,7 @@
 mod common;
 mod sv_common;
 
+use compiler::aps::Style;
 use compiler::rules::sim::{self, Command, CsrWrite, SimConfig};
 use compiler::rules::sv::{self, TbConfig};
 use std::collections::BTreeMap;
@@ -58,6 +59,19 @@ fn rtl(
     sv_common::run(&dir)
 }
 
+/// The design's circuit in `style` (every function merged, as `kiln build` writes it).
+fn circuit(m: &compiler::mlir::ast::ModuleAst, style: Style) -> compiler::rules::Circuit {
+    let ctx = compiler::aps::design_context(m).unwrap();
+    let cs = (compiler::aps::functions(m).into_iter())
+        .map(|f| {
+            compiler::aps::build_function_styled(&ctx, f, &compiler::limits::Limits::DEFAULT, style)
+                .unwrap()
+                .0
+        })
+        .collect();
+    compiler::aps::build_file_circuit("csr", cs)
+}
+
 fn icarus() -> bool {
     let have = common::have_tool("iverilog");
     assert!(have || !common::strict(), "iverilog is required under CI");
@@ -70,63 +84,67 @@ fn every_engine_agrees_from_a_given_csr_state() {
     let ctx = compiler::aps::design_context(&m).unwrap();
     let lanes: Vec<&str> = ctx.csrs.iter().map(|l| l.name.as_str()).collect();
     assert_eq!(lanes, ["cfg", "status"], "lanes in ascending csr_address");
-    let circuit = sv_common::file_circuit(
-        "csr",
-        &std::fs::read_to_string(common::data("aps/csr.mlir")).unwrap(),
-    );
-    let read_back = compiler::rules::read_cmt2(&compiler::rules::emit_cmt2(&circuit)).unwrap();
-    for (func, funct7) in [("scale", 8), ("status_add", 9), ("stamp", 10)] {
-        for (cfg, status, rs1) in [
-            (3u32, 0u32, 5u32),
-            (0xdead_beef, 7, 0x8000_0001),
-            (1, u32::MAX, 12),
-        ] {
-            let f = compiler::aps::function_named(&m, func).unwrap();
-            let mut tor_csrs: BTreeMap<String, u32> =
-                [("cfg".to_string(), cfg), ("status".to_string(), status)].into();
-            let tor = compiler::aps::interp::run_with_csrs(
-                &ctx,
-                f,
-                rs1,
-                0,
-                BTreeMap::new(),
-                &mut tor_csrs,
-                1_000_000,
-            )
-            .unwrap();
-            let csr = [write(0, "cfg", cfg), write(0, "status", status)];
-            let sim_cfg = SimConfig {
-                csr_writes: csr.to_vec(),
-                ..SimConfig::default()
-            };
-            let cmds = [cmd(funct7, rs1)];
-            let rules = sim::simulate(&circuit, &cmds, BTreeMap::new(), &sim_cfg).unwrap();
-            let cmt2 = sim::simulate(&read_back, &cmds, BTreeMap::new(), &sim_cfg).unwrap();
-            let tag = format!("{func} cfg={cfg:#x} status={status:#x} rs1={rs1:#x}");
-            let values: Vec<u32> = rules.responses.iter().map(|r| r.value).collect();
-            assert_eq!(values, tor.responses, "{tag}: tor vs rules");
-            assert_eq!(rules.csrs, tor_csrs, "{tag}: final CSRs, tor vs rules");
-            let sets: Vec<(String, u32)> = rules
-                .csr_sets
-                .iter()
-                .map(|s| (s.lane.clone(), s.value))
-                .collect();
-            assert_eq!(sets, tor.csr_sets, "{tag}: CSR writes");
-            assert_eq!(rules, cmt2, "{tag}: rules vs cmt2");
-            if icarus() {
-                let r = rtl(&circuit, &cmds, &csr, &format!("csr-{func}-{cfg}"));
-                assert_eq!(r.status, "ok", "{tag}");
-                let got: Vec<(u32, u32, u64)> = rules
-                    .responses
+    for style in [Style::Fsm, Style::Fifo] {
+        let circuit = circuit(&m, style);
+        let read_back = compiler::rules::read_cmt2(&compiler::rules::emit_cmt2(&circuit)).unwrap();
+        for (func, funct7) in [("scale", 8), ("status_add", 9), ("stamp", 10)] {
+            for (cfg, status, rs1) in [
+                (3u32, 0u32, 5u32),
+                (0xdead_beef, 7, 0x8000_0001),
+                (1, u32::MAX, 12),
+            ] {
+                let f = compiler::aps::function_named(&m, func).unwrap();
+                let mut tor_csrs: BTreeMap<String, u32> =
+                    [("cfg".to_string(), cfg), ("status".to_string(), status)].into();
+                let tor = compiler::aps::interp::run_with_csrs(
+                    &ctx,
+                    f,
+                    rs1,
+                    0,
+                    BTreeMap::new(),
+                    &mut tor_csrs,
+                    1_000_000,
+                )
+                .unwrap();
+                let csr = [write(0, "cfg", cfg), write(0, "status", status)];
+                let sim_cfg = SimConfig {
+                    csr_writes: csr.to_vec(),
+                    ..SimConfig::default()
+                };
+                let cmds = [cmd(funct7, rs1)];
+                let rules = sim::simulate(&circuit, &cmds, BTreeMap::new(), &sim_cfg).unwrap();
+                let cmt2 = sim::simulate(&read_back, &cmds, BTreeMap::new(), &sim_cfg).unwrap();
+                let tag = format!("{style:?} {func} cfg={cfg:#x} status={status:#x} rs1={rs1:#x}");
+                let values: Vec<u32> = rules.responses.iter().map(|r| r.value).collect();
+                assert_eq!(values, tor.responses, "{tag}: tor vs rules");
+                assert_eq!(rules.csrs, tor_csrs, "{tag}: final CSRs, tor vs rules");
+                let sets: Vec<(String, u32)> = rules
+                    .csr_sets
                     .iter()
-                    .map(|r| (r.rd, r.value, r.cycle))
+                    .map(|s| (s.lane.clone(), s.value))
                     .collect();
-                assert_eq!(r.responses, got, "{tag}: rtl responses");
-                let sets: Vec<(String, u32, u64)> = (rules.csr_sets.iter())
-                    .map(|s| (s.lane.clone(), s.value, s.cycle))
-                    .collect();
-                assert_eq!(r.csr_sets, sets, "{tag}: rtl CSR writes");
-                assert_eq!(r.csrs, rules.csrs, "{tag}: rtl final CSRs");
+                assert_eq!(sets, tor.csr_sets, "{tag}: CSR writes");
+                assert_eq!(rules, cmt2, "{tag}: rules vs cmt2");
+                if icarus() {
+                    let r = rtl(
+                        &circuit,
+                        &cmds,
+                        &csr,
+                        &format!("csr-{style:?}-{func}-{cfg}"),
+                    );
+                    assert_eq!(r.status, "ok", "{tag}");
+                    let got: Vec<(u32, u32, u64)> = rules
+                        .responses
+                        .iter()
+                        .map(|r| (r.rd, r.value, r.cycle))
+                        .collect();
+                    assert_eq!(r.responses, got, "{tag}: rtl responses");
+                    let sets: Vec<(String, u32, u64)> = (rules.csr_sets.iter())
+                        .map(|s| (s.lane.clone(), s.value, s.cycle))
+                        .collect();
+                    assert_eq!(r.csr_sets, sets, "{tag}: rtl CSR writes");
+                    assert_eq!(r.csrs, rules.csrs, "{tag}: rtl final CSRs");
+                }
             }
         }
     }

@@ -143,6 +143,12 @@ pub(crate) fn plan(mut seg: Segmentation) -> Result<Segmentation, Diagnostic> {
         name: busy,
         kind: InstanceKind::Reg { width: 1, init: 0 },
     });
+    for g in csr_globals(&seg) {
+        seg.instances.push(Instance {
+            name: csr_reg(&seg, &g),
+            kind: InstanceKind::Reg { width: 32, init: 0 },
+        });
+    }
     seg.instances
         .extend(fifos.into_iter().map(|(name, width)| Instance {
             name,
@@ -490,6 +496,21 @@ fn busy_reg(seg: &Segmentation) -> String {
     format!("{}busy", seg.prefix)
 }
 
+/// The register holding the value of CSR global `g` the command latched (one command at a
+/// time: the rule that takes it fills the register, later slots read it).
+pub(crate) fn csr_reg(seg: &Segmentation, g: &str) -> String {
+    format!("{}csr_{g}", seg.prefix)
+}
+
+/// The CSR globals the function reads, each once.
+fn csr_globals(seg: &Segmentation) -> BTreeSet<String> {
+    seg.values
+        .csr_reads
+        .iter()
+        .map(|(_, g)| g.clone())
+        .collect()
+}
+
 /// Give token `t` from inside a branch: the function's end clears its busy bit.
 fn give_in(bb: &mut crate::rules::BodyBuilder, t: &str, busy: &str) {
     if t == busy {
@@ -563,6 +584,13 @@ fn take_token(cx: &mut RuleCx, t: &TokenIn) {
             cx.guard = Some((guard, g));
             let cmd = cx.b.call_value("rocc_adapter", "cmd_deq", vec![], 96);
             cx.cmd = Some(cmd);
+            // The CSR values the command latched, for the slots after this one.
+            for g in csr_globals(cx.seg) {
+                if let Some((_, lane)) = super::csr::lane_of_global(&cx.ctx.csrs, &g) {
+                    let x = cx.b.call_value(&lane.instance(), "latched", vec![], 32);
+                    cx.b.call(&csr_reg(cx.seg, &g), "write", vec![x]);
+                }
+            }
         }
     }
 }

@@ -491,11 +491,19 @@ pub(crate) fn generate(cx: &mut RuleCx, op: &Operation, _first: bool) -> Result<
             }
             // The rule that takes the command reads the value latched when it fired; later
             // rules read the register that rule filled (`keep_arguments`).
-            if cx.cmd.is_some() {
-                let x = cx.b.call_value(&lane, "latched", vec![], 32);
-                let x = cx.fit(x, 32, w);
-                set_result(cx, op, x);
-            }
+            // (In the fifo style, which has no value registers, from the register of the
+            // CSR the taking rule filled.)
+            let x = match (cx.cmd, cx.seg.style) {
+                (Some(_), _) => cx.b.call_value(&lane, "latched", vec![], 32),
+                (None, super::Style::Fifo) => {
+                    let g = global_symbol(op)?;
+                    let reg = super::fifo::csr_reg(cx.seg, &g);
+                    cx.b.call_value(&reg, "read", vec![], 32)
+                }
+                (None, super::Style::Fsm) => return Ok(()),
+            };
+            let x = cx.fit(x, 32, w);
+            set_result(cx, op, x);
             Ok(())
         }
         "aps.writecsr" | "aps.write_csr" => {
