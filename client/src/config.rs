@@ -10,6 +10,7 @@
 //! out_dir = "build/kiln"          # where build, synth, watch and aig write (default `out`)
 //! jobs = 4                        # inputs build and watch compile at once (default: all cores)
 //! style = "fifo"                  # APS rules: fsm (default) or fifo
+//! aps_config = "aps_config.yaml"  # the SoC's CSR list: APS designs' CSR lanes
 //!
 //! [limits]                        # see `kiln help`; sizes as bytes or "512K", "1G"
 //! max_input_size = "256M"
@@ -58,6 +59,8 @@ pub struct Config {
     pub jobs: Option<Jobs>,
     /// The architecture of APS inputs' rules (`--style`).
     pub style: Option<StyleName>,
+    /// The SoC's CSR list (`aps_config.yaml`, `--aps-config`).
+    pub aps_config: Option<PathBuf>,
     #[serde(default)]
     pub limits: LimitsTable,
     #[serde(default)]
@@ -228,6 +231,11 @@ impl Found {
             Some(p) => self.path(p),
             None => PathBuf::from("out"),
         }
+    }
+
+    /// The SoC's CSR list of the file, relative to it.
+    pub fn aps_config(&self) -> Option<PathBuf> {
+        self.config.aps_config.as_deref().map(|p| self.path(p))
     }
 
     /// The style of APS rules, if the file sets it.

@@ -122,3 +122,68 @@ fn wrong_csr_inputs_are_errors() {
         assert!(e.contains(want), "{e}");
     }
 }
+
+/// `kiln build --aps-config` (and `aps_config` of kiln.toml): the SystemVerilog top has the
+/// configuration's lanes in its order, the same bytes through the daemon and in process;
+/// the daemon recomputes when the configuration changes, and a wrong one is a located
+/// error.
+#[test]
+fn build_takes_the_csr_configuration() {
+    let d = cli::Daemon::new();
+    let src = d.ws().join("src/csr.mlir");
+    std::fs::copy(aps_data("csr.mlir"), &src).unwrap();
+    std::fs::write(
+        d.ws().join("aps_config.yaml"),
+        "csrs:\n  - {id: 0x812, name: spare}\n  - {id: 0x811, name: status}\n  - {id: 0x810, name: cfg}\n",
+    )
+    .unwrap();
+    let build = |c: &mut std::process::Command, out: &str, cfg: bool| {
+        c.args(["build", "src/csr.mlir", "--emit", "sv", "-o", out]);
+        if cfg {
+            c.args(["--aps-config", "aps_config.yaml"]);
+        }
+        ok(c);
+        std::fs::read_to_string(d.ws().join(out).join("csr.sv")).unwrap()
+    };
+    let plain = build(&mut d.kiln(), "plain", false);
+    let daemon = build(&mut d.kiln(), "daemon", true);
+    let in_process = build(&mut d.kiln_no_daemon(), "in_process", true);
+    assert_eq!(daemon, in_process);
+    let lanes = |sv: &str| -> Vec<String> {
+        (sv.lines())
+            .filter_map(|l| l.trim().strip_prefix("input  logic [31:0] csr_"))
+            .map(|l| l.trim_end_matches(',').to_string())
+            .collect()
+    };
+    assert_eq!(lanes(&plain), ["cfg_value_res0", "status_value_res0"]);
+    assert_eq!(
+        lanes(&daemon),
+        ["spare_value_res0", "status_value_res0", "cfg_value_res0"]
+    );
+    assert_eq!(
+        build(&mut d.kiln(), "again", false),
+        plain,
+        "back without it"
+    );
+    // kiln.toml's aps_config.
+    std::fs::write(
+        d.ws().join("kiln.toml"),
+        "aps_config = \"aps_config.yaml\"\n",
+    )
+    .unwrap();
+    assert_eq!(build(&mut d.kiln_no_daemon(), "toml", false), in_process);
+    std::fs::write(d.ws().join("kiln.toml"), "").unwrap();
+    std::fs::write(
+        d.ws().join("aps_config.yaml"),
+        "csrs:\n  - {id: 0x810, name: cfg}\n  - {id: 0x810, name: b}\n",
+    )
+    .unwrap();
+    let e = fails(
+        d.kiln()
+            .args(["build", "src/csr.mlir", "--aps-config", "aps_config.yaml"]),
+    );
+    assert!(
+        e.contains("aps_config.yaml:3:5: error: a second CSR with id 0x810"),
+        "{e}"
+    );
+}

@@ -83,7 +83,9 @@ fn run_job(
         Flow::Aps => {
             let sv = spec.kinds.contains(&OutputKind::Sv).then(|| spec.sv_top());
             let (stem, limits) = (job.stem(), spec.limits());
-            flow::aps::build_on_styled(threads, &text, &stem, sv, &limits, spec.style).into()
+            let csr = spec.aps_config.as_ref();
+            flow::aps::build_on_configured(threads, &text, &stem, sv, &limits, spec.style, csr)
+                .into()
         }
         Flow::Handshake if spec.kinds.contains(&OutputKind::Sv) => {
             FileOutputs::failed(vec![sv_not_aps()])

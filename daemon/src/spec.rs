@@ -42,6 +42,9 @@ pub struct BuildSpec {
     pub jobs: usize,
     /// The architecture of APS inputs' rules (`--style`, `style` of kiln.toml).
     pub style: compiler::aps::Style,
+    /// The SoC's CSR list (`--aps-config`, `aps_config` of kiln.toml): APS inputs' CSR
+    /// lanes; `None`: one lane per CSR global.
+    pub aps_config: Option<compiler::aps::csr::CsrConfig>,
 }
 
 impl BuildSpec {
@@ -55,6 +58,7 @@ impl BuildSpec {
             && self.lints == other.lints
             && self.top == other.top
             && self.style == other.style
+            && self.aps_config == other.aps_config
     }
 
     /// The name of an APS input's SystemVerilog top module.
@@ -87,6 +91,8 @@ pub enum SpecError {
     Dialect(String),
     #[error("unknown naming `{0}`")]
     Naming(String),
+    #[error("a CSR configuration that does not read: {0}")]
+    ApsConfig(String),
     #[error("unknown style `{0}` (fsm, fifo)")]
     Style(String),
     #[error("input digest of {0} is not a hex SHA-256")]

@@ -39,6 +39,11 @@ pub struct BuildInputs {
     /// [default: `style` of kiln.toml, else fsm]
     #[arg(long, value_name = "STYLE", value_parser = super::sim::parse_style)]
     pub style: Option<compiler::aps::Style>,
+    /// The SoC's CSR list (`aps_config.yaml`: `csrs: [{id, name, mask, init}]`): APS
+    /// inputs' CSR lanes, in its order [default: `aps_config` of kiln.toml, else one lane
+    /// per CSR global]
+    #[arg(long, value_name = "FILE")]
+    pub aps_config: Option<PathBuf>,
 }
 
 impl BuildInputs {
@@ -53,6 +58,11 @@ impl BuildInputs {
         spec.style = (self.style)
             .or_else(|| crate::config::get().style())
             .unwrap_or_default();
+        let aps_config = (self.aps_config.clone()).or_else(|| crate::config::get().aps_config());
+        spec.aps_config = match aps_config {
+            Some(p) => Some(super::sim::read_aps_config(&p)?),
+            None => None,
+        };
         spec.jobs = self
             .jobs
             .or_else(|| crate::config::get().jobs())

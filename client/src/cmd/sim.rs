@@ -241,8 +241,8 @@ pub fn run(args: Args) -> Result<(), Failure> {
         .or_else(|| crate::config::get().style())
         .unwrap_or_default();
     let module = compiler::mlir::parse_with(&text, &limits).map_err(fail)?;
-    let csr_config = match &args.aps_config {
-        Some(p) => Some(read_aps_config(p)?),
+    let csr_config = match (args.aps_config.clone()).or_else(|| crate::config::get().aps_config()) {
+        Some(p) => Some(read_aps_config(&p)?),
         None => None,
     };
     let ctx = aps::design_context_with(&module, csr_config.as_ref()).map_err(fail)?;

@@ -27,8 +27,17 @@ use std::borrow::Cow;
 /// Design-level facts from a design context's text (the file with its functions cut out);
 /// an error's span is in that text (see [`crate::mlir::split::Split::to_file`]).
 pub fn design_context(context: &str, limits: &Limits) -> Result<DesignContext, Diagnostic> {
+    design_context_with(context, limits, None)
+}
+
+/// [`design_context`] under the SoC's CSR configuration, when there is one (its lanes).
+pub fn design_context_with(
+    context: &str,
+    limits: &Limits,
+    csr: Option<&aps::csr::CsrConfig>,
+) -> Result<DesignContext, Diagnostic> {
     let module = crate::mlir::parse_with(context, limits)?;
-    aps::design_context(&module)
+    aps::design_context_with(&module, csr)
 }
 
 /// A function item parsed on its own: spans relative to its first byte.
@@ -257,8 +266,21 @@ pub fn build_on_styled(
     limits: &Limits,
     style: Style,
 ) -> Outcome {
+    build_on_configured(threads, text, stem, sv_top, limits, style, None)
+}
+
+/// [`build_on_styled`] under the SoC's CSR configuration `csr` (the CSR lanes).
+pub fn build_on_configured(
+    threads: usize,
+    text: &str,
+    stem: &str,
+    sv_top: Option<&str>,
+    limits: &Limits,
+    style: Style,
+    csr: Option<&aps::csr::CsrConfig>,
+) -> Outcome {
     let split = split_functions(text);
-    let ctx = match design_context(&split.context, limits) {
+    let ctx = match design_context_with(&split.context, limits, csr) {
         Ok(c) => c,
         Err(d) => return Outcome::failed(vec![split.to_file(d)]),
     };

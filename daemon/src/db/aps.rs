@@ -60,7 +60,8 @@ pub fn function_index(db: &dyn KilnDb, file: SourceFile) -> BTreeMap<String, usi
 pub fn design_context(db: &dyn KilnDb, file: SourceFile) -> Result<DesignContext, Diagnostic> {
     note(db, || Subject::file(file.path(db)));
     executed(db, Kind::Context);
-    flow::aps::design_context(context_text(db, file), &super::limits(db))
+    let csr = super::Settings::get(db).csr_config(db).as_ref();
+    flow::aps::design_context_with(context_text(db, file), &super::limits(db), csr)
 }
 
 /// [`design_context`]'s error, with its span in the file.

@@ -43,6 +43,9 @@ pub(super) fn spec_to_proto(spec: &BuildSpec) -> proto::BuildRequest {
             compiler::aps::Style::Fsm => String::new(),
             s => s.name().to_string(),
         },
+        aps_config: (spec.aps_config.as_ref())
+            .map(|c| serde_json::to_string(c).unwrap_or_default())
+            .unwrap_or_default(),
     }
 }
 
@@ -74,6 +77,10 @@ pub(super) fn spec_from_proto(req: &proto::BuildRequest) -> Result<BuildSpec, Sp
         style: match req.style.as_str() {
             "" => compiler::aps::Style::Fsm,
             s => compiler::aps::Style::parse(s).ok_or_else(|| SpecError::Style(s.to_string()))?,
+        },
+        aps_config: match req.aps_config.as_str() {
+            "" => None,
+            s => Some(serde_json::from_str(s).map_err(|e| SpecError::ApsConfig(e.to_string()))?),
         },
     })
 }
