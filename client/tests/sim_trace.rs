@@ -59,7 +59,7 @@ fn the_seed_examples_trace() {
     assert_eq!(lines.iter().filter(|l| l.contains(" -> cpu ")).count(), 1);
     assert_eq!(lines.iter().filter(|l| l.contains("dma beats")).count(), 24);
     assert!(
-        text.ends_with("respond x1 = 42\nresponse: x1 = 42\ncycles: 46\n"),
+        text.ends_with("respond x1 = 42\nresponse: x1 = 42 (cycle 45)\ncycles: 46\n"),
         "{text}"
     );
 }

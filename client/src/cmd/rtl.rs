@@ -13,8 +13,9 @@ use std::process::Command as Proc;
 /// Responses (`(rd, value)`), final CPU memory and cycle count of an RTL run, and its
 /// waveforms when asked for.
 pub struct RtlRun {
-    /// `(rd, value)` in response order.
+    /// `(rd, value)` in response order, and the cycle of each.
     pub responses: Vec<(u32, u32)>,
+    pub response_cycles: Vec<u64>,
     pub cpu_mem: BTreeMap<u32, u8>,
     pub cycles: u64,
     pub waves: Option<compiler::rules::waves::Waves>,
@@ -156,6 +157,7 @@ pub(crate) fn run_result(
     final_mem.extend(r.cpu_mem);
     RtlRun {
         responses: r.responses.iter().map(|x| (x.0, x.1)).collect(),
+        response_cycles: r.responses.iter().map(|x| x.2).collect(),
         cpu_mem: final_mem,
         cycles: r.cycles,
         waves,

@@ -310,6 +310,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
             let mut csrs = aps::interp::reset_csrs(&ctx);
             let mut out = Outcome {
                 responses: Vec::new(),
+                response_cycles: Vec::new(),
                 cpu_mem: mem,
                 cycles: None,
                 csr_sets: Vec::new(),
@@ -470,6 +471,8 @@ fn stream_of(args: &Args) -> Result<Stream, Failure> {
 /// values.
 struct Outcome {
     responses: Vec<(u32, u32)>,
+    /// The cycle of each response (timed engines).
+    response_cycles: Vec<u64>,
     cpu_mem: BTreeMap<u32, u8>,
     cycles: Option<u64>,
     csr_sets: Vec<(String, u32, Option<u64>)>,
@@ -480,6 +483,7 @@ impl Outcome {
     fn of_sim(r: &sim::SimResult) -> Outcome {
         Outcome {
             responses: responses(&r.responses),
+            response_cycles: r.responses.iter().map(|x| x.cycle).collect(),
             cpu_mem: r.cpu_mem.clone(),
             cycles: Some(r.cycles),
             csr_sets: (r.csr_sets.iter())
@@ -492,6 +496,7 @@ impl Outcome {
     fn of_rtl(r: super::rtl::RtlRun) -> Outcome {
         Outcome {
             responses: r.responses,
+            response_cycles: r.response_cycles,
             cpu_mem: r.cpu_mem,
             cycles: Some(r.cycles),
             csr_sets: (r.csr_sets.into_iter())
@@ -593,6 +598,7 @@ fn report(args: &Args, o: &Outcome) -> Result<(), Failure> {
     });
     if let Some(c) = o.cycles {
         out["cycles"] = json!(c);
+        out["response_cycles"] = json!(o.response_cycles);
     }
     // Designs with CSR lanes: the write-backs and each lane's final value.
     if !o.csrs.is_empty() {
@@ -609,8 +615,11 @@ fn report(args: &Args, o: &Outcome) -> Result<(), Failure> {
     if args.json {
         outln!("{out}");
     } else {
-        for (rd, v) in &o.responses {
-            outln!("response: x{rd} = {}", *v as i32);
+        for (k, (rd, v)) in o.responses.iter().enumerate() {
+            match o.response_cycles.get(k) {
+                Some(c) => outln!("response: x{rd} = {} (cycle {c})", *v as i32),
+                None => outln!("response: x{rd} = {}", *v as i32),
+            }
         }
         for (lane, v, c) in &o.csr_writes_text() {
             outln!("csr write: {lane} = {v:#x}{c}");
