@@ -83,6 +83,12 @@ pub fn run_circuit(
         waves,
         ..TbConfig::default()
     };
+    if cmds.len() > sv::TB_MAX_COMMANDS || csr_writes.len() > sv::TB_MAX_COMMANDS {
+        return Err(RtlError::Other(Failure::input(format!(
+            "error: the RTL testbench takes at most {} commands and {0} CSR writes",
+            sv::TB_MAX_COMMANDS
+        ))));
+    }
     if let Some(a) = mem.keys().find(|a| **a >= cfg.mem_bytes) {
         return Err(RtlError::Other(Failure::input(format!(
             "error: CPU memory address {a:#x} is outside the RTL testbench window [0, {:#x})",

@@ -59,8 +59,8 @@ mod tool_output;
 use emit::*;
 use prims::*;
 pub use testbench::{
-    HARNESS_CC, KILN_ENV_H, SPIKE_EXT_CC, TbConfig, batch_top, cmds_text, harness_header, mem_hex,
-    testbench,
+    HARNESS_CC, KILN_ENV_H, SPIKE_EXT_CC, TB_MAX_COMMANDS, TbConfig, batch_top, cmds_text,
+    harness_header, mem_hex, testbench,
 };
 pub use tool_output::{TbOutput, parse_tb_output, yosys_cells};
 

@@ -350,8 +350,8 @@ module {module};
   logic clk, rst;
   logic [7:0] mem [0:MEMSZ-1];
   logic memw [0:MEMSZ-1];
-  logic [31:0] cmd_op [0:255], cmd_f7 [0:255], cmd_rs1 [0:255], cmd_rs2 [0:255], cmd_rd [0:255];
-  logic [31:0] csrv [0:{csrn}], csrw_lane [0:255], csrw_val [0:255], csrw_before [0:255];
+  logic [31:0] cmd_op [0:{maxn}], cmd_f7 [0:{maxn}], cmd_rs1 [0:{maxn}], cmd_rs2 [0:{maxn}], cmd_rd [0:{maxn}];
+  logic [31:0] csrv [0:{csrn}], csrw_lane [0:{maxn}], csrw_val [0:{maxn}], csrw_before [0:{maxn}];
   integer fd, out, ncmd, ncsrw, cmd_i, cmd_fired, cyc, last_fire, k, b, errors, busy, fired, done, hazard;
   logic finished = 1'b0;
   integer a0, a1, a2, a3, a4;
@@ -447,6 +447,7 @@ endmodule
         top = info.top,
         module = cfg.module,
         csrn = info.csrs.len().max(1) - 1,
+        maxn = TB_MAX_COMMANDS - 1,
         csr_tag = CSR_WRITE_TAG,
         prefix = cfg.file_prefix,
         finish = if cfg.standalone { "    $finish;\n" } else { "" },
@@ -468,6 +469,9 @@ pub fn mem_hex(mem: &BTreeMap<u32, u8>) -> String {
         .map(|(a, v)| format!("@{a:x} {v:02x}\n"))
         .collect()
 }
+
+/// The most commands (and, apart, CPU CSR writes) a testbench's `cmds.txt` holds.
+pub const TB_MAX_COMMANDS: usize = 4096;
 
 /// The first field of a `cmds.txt` line that is a CPU CSR write, not a command (opcodes
 /// have 7 bits).
