@@ -163,6 +163,8 @@ def _run_kiln(ctx, src, outputs, kinds, mnemonic, library = None):
     inputs = [src]
     if getattr(ctx.attr, "top", ""):
         args.add("--top", ctx.attr.top)
+    if getattr(ctx.attr, "style", ""):
+        args.add("--style", ctx.attr.style)
     if library:
         args.add("--blif-lib", library.root)
         inputs = depset([src], transitive = [library.files])
@@ -237,6 +239,12 @@ kiln_aps_library = _kiln_rule(
             doc = "The SystemVerilog top module's name (`kiln build --top`); default `main`, " +
                   "the name APS's SoC integration instantiates.",
             default = "",
+        ),
+        "style": attr.string(
+            doc = "The architecture of the rules (`kiln build --style`): `fsm` (one state " +
+                  "machine per function) or `fifo` (the seeds' dataflow); default `fsm`.",
+            default = "",
+            values = ["", "fsm", "fifo"],
         ),
     },
 )

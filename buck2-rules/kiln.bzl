@@ -102,6 +102,8 @@ def _kiln_aps_library_impl(ctx: AnalysisContext) -> list[Provider]:
         kinds.append("sv")
         suffixes.append("sv")
     extra = ["--top", ctx.attrs.top] if ctx.attrs.top else []
+    if ctx.attrs.style:
+        extra += ["--style", ctx.attrs.style]
     outs = _run_kiln(ctx, kinds, suffixes, "kiln_aps", extra)
     sv = outs[2] if ctx.attrs.sv else None
     return [
@@ -116,6 +118,8 @@ kiln_aps_library = rule(
         "sv": attrs.bool(default = True),
         # The SystemVerilog top module's name (`kiln build --top`); "" means `main`.
         "top": attrs.string(default = ""),
+        # The architecture of the rules (`kiln build --style`): "fsm" or "fifo"; "" means fsm.
+        "style": attrs.string(default = ""),
         "lints": _LINTS,
         "_worker": attrs.default_only(attrs.dep(default = "toolchains//:kiln_worker")),
     },

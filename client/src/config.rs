@@ -9,6 +9,8 @@
 //! blif_lib = "lib/dynamatic"      # the BLIF library of Handshake designs
 //! out_dir = "build/kiln"          # where build, synth, watch and aig write (default `out`)
 //! jobs = 4                        # inputs build and watch compile at once (default: all cores)
+//! style = "fifo"                  # APS rules: fsm (default) or fifo
+//! aps_config = "aps_config.yaml"  # the SoC's CSR list: APS designs' CSR lanes
 //!
 //! [limits]                        # see `kiln help`; sizes as bytes or "512K", "1G"
 //! max_input_size = "256M"
@@ -55,6 +57,10 @@ pub struct Config {
     pub out_dir: Option<PathBuf>,
     /// The inputs `build` and `watch` compile at once (`-j`).
     pub jobs: Option<Jobs>,
+    /// The architecture of APS inputs' rules (`--style`).
+    pub style: Option<StyleName>,
+    /// The SoC's CSR list (`aps_config.yaml`, `--aps-config`).
+    pub aps_config: Option<PathBuf>,
     #[serde(default)]
     pub limits: LimitsTable,
     #[serde(default)]
@@ -73,6 +79,17 @@ impl<'de> Deserialize<'de> for Jobs {
             0 => Err(serde::de::Error::custom("at least 1 job is needed")),
             n => Ok(Jobs(usize::try_from(n).unwrap_or(usize::MAX))),
         }
+    }
+}
+
+/// The value of `style`: `fsm` or `fifo`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StyleName(pub compiler::aps::Style);
+
+impl<'de> Deserialize<'de> for StyleName {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<StyleName, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse().map(StyleName).map_err(serde::de::Error::custom)
     }
 }
 
@@ -216,6 +233,16 @@ impl Found {
         }
     }
 
+    /// The SoC's CSR list of the file, relative to it.
+    pub fn aps_config(&self) -> Option<PathBuf> {
+        self.config.aps_config.as_deref().map(|p| self.path(p))
+    }
+
+    /// The style of APS rules, if the file sets it.
+    pub fn style(&self) -> Option<compiler::aps::Style> {
+        self.config.style.map(|s| s.0)
+    }
+
     /// The number of jobs of `build` and `watch`, if the file sets it.
     pub fn jobs(&self) -> Option<usize> {
         self.config.jobs.map(|j| j.0)
@@ -349,6 +376,7 @@ mod tests {
 blif_lib = 'lib'
 out_dir = "build/kiln"
 jobs = 3
+style = "fifo"
 [limits]
 max_input_size = "256M"
 max_int_width = 4_096
@@ -367,6 +395,7 @@ headers = { Authorization = "Bearer x", "x-team" = "hw" }
         let c = parse("kiln.toml", text.as_bytes()).unwrap();
         assert_eq!(c.blif_lib.as_deref(), Some(Path::new("lib")));
         assert_eq!(c.jobs, Some(Jobs(3)));
+        assert_eq!(c.style, Some(StyleName(compiler::aps::Style::Fifo)));
         assert_eq!(c.limits.max_input_size, Some(Size(256 << 20)));
         assert_eq!(c.limits.max_int_width, Some(4096));
         assert_eq!(c.limits.max_remote_body, Some(Size(2048)));
@@ -383,6 +412,7 @@ headers = { Authorization = "Bearer x", "x-team" = "hw" }
             ("out_dir = 'o'\njobs = 0\n", 2),
             ("jobs = -2\n", 1),
             ("jobs = 'all'\n", 1),
+            ("jobs = 2\nstyle = 'dataflow'\n", 2),
             ("[limits]\nmax_input_size = \"12Q\"\n", 2),
             ("[remote]\nupload = \"yes\"\n", 2),
             ("[lints]\nW0405 = \"forbid\"\n", 2),

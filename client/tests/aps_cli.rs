@@ -86,6 +86,16 @@ fn gen_then_graph() {
     assert!(text.starts_with("digraph \"f1\""));
     // f1 is the second instruction of custom-1 (opcode 0x2b, funct7 1).
     assert!(text.contains("inst2b01_block_0_slot_0_rule"));
+    assert!(!text.contains("_fifo_s"));
+    // `--style fifo` draws the dataflow rules and their cross-slot FIFOs.
+    ok(kiln()
+        .arg("graph")
+        .arg(&g)
+        .args(["--func", "f1", "--style", "fifo", "-o"])
+        .arg(&dot));
+    let text = std::fs::read_to_string(&dot).unwrap();
+    assert!(text.contains("inst2b01_block_0_slot_0_rule"));
+    assert!(text.contains("inst2b01_block_0_fifo_s0_s1"), "{text}");
 }
 
 /// `kiln parse` accepts the CMT2 `kiln build` writes, and `kiln sim --engine cmt2` runs the

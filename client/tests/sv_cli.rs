@@ -345,3 +345,74 @@ fn kiln_in_script(command: &str) -> String {
     assert!(out.status.success(), "{out:?}");
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
+
+/// `--style fifo` (and `style` of kiln.toml) builds the seeds' dataflow architecture, in
+/// process and through the daemon alike, the daemon keeping both styles' results apart;
+/// `kiln sim --style fifo` runs it with the same results in every engine (56 cycles, the
+/// state machine's 46).
+#[test]
+fn style_fifo_builds_and_every_engine_agrees() {
+    let d = cli::Daemon::new();
+    let build = |sub: &str, daemon: bool, style: Option<&str>| {
+        let mut c = if daemon { d.kiln() } else { d.kiln_no_daemon() };
+        std::fs::create_dir_all(d.ws()).unwrap();
+        c.current_dir(d.ws())
+            .arg("build")
+            .arg(example())
+            .arg("--out-dir")
+            .arg(d.root().join(sub))
+            .args(["--emit", "sv"]);
+        if let Some(s) = style {
+            c.args(["--style", s]);
+        }
+        let out = ok(&mut c);
+        let out = String::from_utf8_lossy(&out.stdout).to_string()
+            + &String::from_utf8_lossy(&out.stderr);
+        let read = |ext: &str| {
+            std::fs::read_to_string(d.root().join(sub).join(format!("flow_burst_add.{ext}")))
+                .unwrap()
+        };
+        (read("cmt2.mlir") + &read("rules.json") + &read("sv"), out)
+    };
+    let (fsm, _) = build("fsm", true, None);
+    let (fifo, _) = build("fifo", true, Some("fifo"));
+    let (fsm_again, again) = build("fsm2", true, Some("fsm"));
+    let (fifo_here, _) = build("fifo_here", false, Some("fifo"));
+    assert_eq!(fsm, fsm_again);
+    assert_eq!(fifo, fifo_here);
+    assert!(!again.contains("compiled 1 function"), "{again}");
+    assert!(fifo.contains("_fifo_s") && fifo.contains("input_distribution"));
+    assert!(!fsm.contains("_fifo_s") && !fsm.contains("input_distribution"));
+    std::fs::write(d.ws().join("kiln.toml"), "style = \"fifo\"\n").unwrap();
+    let (toml, _) = build("toml", false, None);
+    assert_eq!(toml, fifo);
+    let mut engines = vec!["tor", "rules", "cmt2"];
+    if common::have_tool("iverilog") {
+        engines.push("rtl");
+    }
+    for engine in engines {
+        let file = match engine {
+            "cmt2" => d.root().join("fifo").join("flow_burst_add.cmt2.mlir"),
+            _ => example(),
+        };
+        let out = ok(d
+            .kiln_no_daemon()
+            .args([
+                "sim",
+                "--func",
+                "flow_burst_add",
+                "--rs1",
+                "0x1000",
+                "--rs2",
+                "0x2000",
+            ])
+            .args(["--style", "fifo", "--json", "--engine", engine])
+            .arg(file));
+        let out = String::from_utf8_lossy(&out.stdout);
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["responses"][0]["value"], 42, "{engine}: {out}");
+        if engine != "tor" {
+            assert_eq!(v["cycles"], 56, "{engine}: {out}");
+        }
+    }
+}

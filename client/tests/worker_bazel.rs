@@ -214,3 +214,26 @@ fn json_multiplex_requests_each_resolve_against_their_sandbox_dir() {
         by_id(3)
     );
 }
+
+/// `--style fifo` in an action's arguments builds the fifo-style rules (the Bazel/Buck2
+/// `style` attribute); without it, the state machine.
+#[test]
+fn json_style_flag_selects_the_rules_architecture() {
+    let ws = Ws::new();
+    let req = |id: u32, out: &str, style: &[&str]| {
+        let mut args = vec!["--out-dir".to_string(), out.to_string()];
+        args.extend(style.iter().map(|s| s.to_string()));
+        args.push("src/burst.mlir".into());
+        serde_json::json!({ "arguments": args, "requestId": id }).to_string()
+    };
+    let text = req(1, "fsm", &[]) + &req(2, "fifo", &["--style", "fifo"]);
+    let (answers, code) = common::json_session(&ws, &[], 0, &text);
+    assert_eq!(code, Some(0), "{answers:?}");
+    assert_eq!(answers.len(), 2, "{answers:?}");
+    let read = |d: &str| {
+        std::fs::read_to_string(ws.dir().join(d).join("burst.cmt2.mlir"))
+            .unwrap_or_else(|e| panic!("{d}: {e}: {answers:?}"))
+    };
+    assert!(read("fifo").contains("input_distribution"));
+    assert!(!read("fsm").contains("input_distribution"));
+}

@@ -19,20 +19,36 @@ type Port = (String, String, u32);
 /// The convention's ports without CSR lanes (a design without `aps.readcsr`/`writecsr`
 /// has none).
 fn convention() -> BTreeSet<Port> {
+    convention_with(&[])
+}
+
+/// The convention's ports of a design with CSR lanes `lanes`: the table's five `csr_{csr}`
+/// rows once per lane.
+fn convention_with(lanes: &[&str]) -> BTreeSet<Port> {
     let text = std::fs::read_to_string(common::data("soc/ports.tsv")).unwrap();
-    text.lines()
+    let rows: Vec<Port> = text
+        .lines()
         .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
         .skip(1)
         .map(|l| {
             let f: Vec<&str> = l.split('\t').collect();
             (f[0].to_string(), f[1].to_string(), f[2].parse().unwrap())
         })
+        .collect();
+    let mut out: BTreeSet<Port> = (rows.iter())
         .filter(|(n, _, _)| !n.starts_with("csr_"))
-        .collect()
+        .cloned()
+        .collect();
+    for lane in lanes {
+        for (n, d, w) in rows.iter().filter(|(n, _, _)| n.starts_with("csr_")) {
+            out.insert((n.replace("{csr}", lane), d.clone(), *w));
+        }
+    }
+    out
 }
 
-/// The top module's ports as Verilator parses `sv`.
-fn ports(tag: &str, sv: &str) -> BTreeSet<Port> {
+/// The top module's ports as Verilator parses `sv`, in declaration order.
+fn ports(tag: &str, sv: &str) -> Vec<Port> {
     let dir = scratch_dir(&format!("ports_{tag}"));
     std::fs::write(dir.join("top.sv"), sv).unwrap();
     let out = std::process::Command::new("verilator")
@@ -82,9 +98,33 @@ fn ports(tag: &str, sv: &str) -> BTreeSet<Port> {
 }
 
 fn check(tag: &str, circuit: &compiler::rules::Circuit) {
+    check_with(tag, circuit, &[]);
+}
+
+/// [`check`] for a design with CSR lanes `lanes`: their ports come after every other
+/// port, lane by lane in lane order.
+fn check_with(tag: &str, circuit: &compiler::rules::Circuit, lanes: &[&str]) {
     let sv = compiler::rules::sv::emit_sv(circuit, "main").unwrap();
-    let got = ports(tag, &sv);
-    let want = convention();
+    let order = ports(tag, &sv);
+    let csr_at = order.iter().position(|p| p.0.starts_with("csr_"));
+    if let Some(at) = csr_at {
+        let tail: Vec<&str> = order[at..].iter().map(|p| p.0.as_str()).collect();
+        let want_tail: Vec<String> = (lanes.iter())
+            .flat_map(|l| {
+                [
+                    "value_res0",
+                    "value_ready",
+                    "set_{l}_sdata",
+                    "set_ready",
+                    "set_enable",
+                ]
+                .map(|s| format!("csr_{l}_{}", s.replace("{l}", l)))
+            })
+            .collect();
+        assert_eq!(tail, want_tail, "{tag}: CSR ports last, in lane order");
+    }
+    let got: BTreeSet<Port> = order.into_iter().collect();
+    let want = convention_with(lanes);
     let missing: Vec<&Port> = want.difference(&got).collect();
     let extra: Vec<&Port> = got.difference(&want).collect();
     assert!(
@@ -121,6 +161,11 @@ fn the_top_has_the_conventions_ports() {
         let text = workload::generate(4, seed);
         check(&format!("gen{seed}"), &file_circuit("gen", &text));
     }
+    check_with(
+        "csr",
+        &program(&common::data("aps/csr.mlir")),
+        &["cfg", "status"],
+    );
 }
 
 /// The test's table is the convention's: its 77 non-CSR rows, and a

@@ -13,7 +13,7 @@ use crate::counters::Kind;
 use crate::db::aps::{self, Emitted, design_context, function_emitted, function_index};
 use crate::db::{FileOutputs, KilnDb, OutputBytes, SourceFile};
 use bytes::Bytes;
-use compiler::aps::DesignContext;
+use compiler::aps::{DesignContext, Style};
 use compiler::flow::OutputKind;
 use compiler::flow::aps::Frame;
 use std::collections::HashMap;
@@ -23,7 +23,7 @@ use std::sync::{Arc, Mutex};
 /// The last assembly of each APS file (by path).
 #[derive(Debug, Default)]
 pub struct ApsMemo {
-    files: Mutex<HashMap<PathBuf, Arc<Assembly>>>,
+    files: Mutex<HashMap<(PathBuf, Style), Arc<Assembly>>>,
 }
 
 type AssembledFunction = (Arc<str>, Arc<str>, Arc<Emitted>);
@@ -41,7 +41,12 @@ struct Assembly {
 impl ApsMemo {
     /// [`aps::mlir_outputs`] of `file`, reusing the last assembly's unchanged parts.
     pub fn outputs(&self, db: &dyn KilnDb, file: SourceFile) -> FileOutputs {
-        let fallback = || aps::mlir_outputs(db, file).clone();
+        self.outputs_styled(db, file, Style::Fsm)
+    }
+
+    /// [`Self::outputs`] in `style` (each style's last assembly kept apart).
+    pub fn outputs_styled(&self, db: &dyn KilnDb, file: SourceFile, style: Style) -> FileOutputs {
+        let fallback = || aps::mlir_outputs(db, file, style).clone();
         let Ok(context) = design_context(db, file) else {
             return fallback();
         };
@@ -50,7 +55,7 @@ impl ApsMemo {
             return fallback();
         }
         let path = file.path(db);
-        let last = self.lock().get(path).cloned();
+        let last = self.lock().get(&(path.clone(), style)).cloned();
         let last = last.filter(|l| l.context == *context);
         let old: HashMap<&str, &AssembledFunction> = last
             .iter()
@@ -65,7 +70,7 @@ impl ApsMemo {
                 functions.push((*f).clone());
                 continue;
             }
-            let Some(Ok(e)) = function_emitted(db, file, item.symbol.clone()) else {
+            let Some(Ok(e)) = function_emitted(db, file, item.symbol.clone(), style) else {
                 return fallback();
             };
             functions.push((
@@ -113,14 +118,15 @@ impl ApsMemo {
             frame,
             outputs: outputs.clone(),
         };
-        self.lock().insert(path.clone(), Arc::new(assembly));
+        self.lock()
+            .insert((path.clone(), style), Arc::new(assembly));
         FileOutputs {
             outputs,
             ..FileOutputs::default()
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<PathBuf, Arc<Assembly>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<(PathBuf, Style), Arc<Assembly>>> {
         self.files.lock().unwrap_or_else(|e| e.into_inner())
     }
 }

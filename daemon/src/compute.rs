@@ -214,11 +214,11 @@ fn mlir_file_outputs(
     if flow != Flow::Aps {
         return (flow, aps::unknown_flow_outputs(db, f).clone());
     }
-    let mut outs = memos.aps.outputs(db, f);
+    let mut outs = memos.aps.outputs_styled(db, f, spec.style);
     if !spec.kinds.contains(&OutputKind::Sv) || !outs.diagnostics.is_empty() {
         return (flow, outs);
     }
-    match aps::mlir_sv(db, f, spec.sv_top().to_string()) {
+    match aps::mlir_sv(db, f, spec.sv_top().to_string(), spec.style) {
         Ok(sv) => outs.outputs.push((OutputKind::Sv, sv.clone())),
         Err(d) => outs = FileOutputs::failed(vec![d.clone()]),
     }

@@ -158,6 +158,7 @@ impl Workspace {
     /// unchanged); set the salsa inputs whose text changed.
     pub fn sync(&mut self, spec: &BuildSpec) -> Resolved {
         self.db.set_limits(spec.limits());
+        self.db.set_csr_config(spec.aps_config.clone());
         self.digests.begin(&spec.input_digests);
         let mut inputs = Vec::with_capacity(spec.inputs.len());
         for input in &spec.inputs {

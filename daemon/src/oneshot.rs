@@ -82,7 +82,10 @@ fn run_job(
     let outputs: FileOutputs = match flow {
         Flow::Aps => {
             let sv = spec.kinds.contains(&OutputKind::Sv).then(|| spec.sv_top());
-            flow::aps::build_on(threads, &text, &job.stem(), sv, &spec.limits()).into()
+            let (stem, limits) = (job.stem(), spec.limits());
+            let csr = spec.aps_config.as_ref();
+            flow::aps::build_on_configured(threads, &text, &stem, sv, &limits, spec.style, csr)
+                .into()
         }
         Flow::Handshake if spec.kinds.contains(&OutputKind::Sv) => {
             FileOutputs::failed(vec![sv_not_aps()])

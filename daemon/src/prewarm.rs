@@ -153,7 +153,12 @@ fn work(db: &Db, items: &[Item], next: &AtomicUsize) {
                     let _ = db::aps::design_context(db, *f);
                 }
                 Item::Function(f, symbol) => {
-                    let _ = db::aps::function_emitted(db, *f, symbol.clone());
+                    let _ = db::aps::function_emitted(
+                        db,
+                        *f,
+                        symbol.clone(),
+                        compiler::aps::Style::Fsm,
+                    );
                 }
                 Item::Checked(f, symbol) => {
                     let _ = crate::ide::checked(db, *f, symbol.clone());

@@ -40,6 +40,11 @@ pub struct BuildSpec {
     /// At most this many inputs compiled at once (`-j`); 0: the builder's default (all
     /// cores). Results are the same for any number.
     pub jobs: usize,
+    /// The architecture of APS inputs' rules (`--style`, `style` of kiln.toml).
+    pub style: compiler::aps::Style,
+    /// The SoC's CSR list (`--aps-config`, `aps_config` of kiln.toml): APS inputs' CSR
+    /// lanes; `None`: one lane per CSR global.
+    pub aps_config: Option<compiler::aps::csr::CsrConfig>,
 }
 
 impl BuildSpec {
@@ -52,6 +57,8 @@ impl BuildSpec {
             && self.limits() == other.limits()
             && self.lints == other.lints
             && self.top == other.top
+            && self.style == other.style
+            && self.aps_config == other.aps_config
     }
 
     /// The name of an APS input's SystemVerilog top module.
@@ -84,6 +91,10 @@ pub enum SpecError {
     Dialect(String),
     #[error("unknown naming `{0}`")]
     Naming(String),
+    #[error("a CSR configuration that does not read: {0}")]
+    ApsConfig(String),
+    #[error("unknown style `{0}` (fsm, fifo)")]
+    Style(String),
     #[error("input digest of {0} is not a hex SHA-256")]
     Digest(String),
 }

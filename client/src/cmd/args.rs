@@ -34,6 +34,16 @@ pub struct BuildInputs {
     /// [default: `jobs` of kiln.toml, else available parallelism]
     #[arg(short = 'j', long, value_name = "N", value_parser = jobs)]
     pub jobs: Option<usize>,
+    /// The architecture of APS inputs' rules: `fsm` (one program-counter state machine per
+    /// function) or `fifo` (per-slot rules, cross-slot and token FIFOs, input distribution)
+    /// [default: `style` of kiln.toml, else fsm]
+    #[arg(long, value_name = "STYLE", value_parser = super::sim::parse_style)]
+    pub style: Option<compiler::aps::Style>,
+    /// The SoC's CSR list (`aps_config.yaml`: `csrs: [{id, name, mask, init}]`): APS
+    /// inputs' CSR lanes, in its order [default: `aps_config` of kiln.toml, else one lane
+    /// per CSR global]
+    #[arg(long, value_name = "FILE")]
+    pub aps_config: Option<PathBuf>,
 }
 
 impl BuildInputs {
@@ -45,6 +55,14 @@ impl BuildInputs {
         spec.handshake = super::build::checked_handshake_spec(&self.handshake)?;
         spec.lints = self.lints.resolved();
         spec.top = self.top.clone();
+        spec.style = (self.style)
+            .or_else(|| crate::config::get().style())
+            .unwrap_or_default();
+        let aps_config = (self.aps_config.clone()).or_else(|| crate::config::get().aps_config());
+        spec.aps_config = match aps_config {
+            Some(p) => Some(super::sim::read_aps_config(&p)?),
+            None => None,
+        };
         spec.jobs = self
             .jobs
             .or_else(|| crate::config::get().jobs())

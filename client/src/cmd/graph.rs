@@ -25,6 +25,10 @@ pub struct Args {
     /// `.svg`, `.png`, `.pdf` (rendered by Graphviz's `dot`); `-`: DOT on standard output.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: PathBuf,
+    /// The architecture of the function's rules, as `kiln build --style` [default: `style`
+    /// of kiln.toml, else fsm]
+    #[arg(long, value_name = "STYLE", value_parser = super::sim::parse_style)]
+    pub style: Option<aps::Style>,
     /// Draw the schedule instead: each slot's planned cycle beside the cycles the rule
     /// simulator fired it for one command (`--rs1`, `--rs2`, `--cpu-mem`), DMA waits and
     /// other overhead shaded
@@ -72,7 +76,12 @@ pub fn run(args: Args) -> Result<(), Failure> {
     let ctx = aps::design_context(&module).map_err(fail)?;
     let func = aps::function_named(&module, &args.func)
         .ok_or_else(|| Failure::input(format!("{path}: error: no function `@{}`", args.func)))?;
-    let circuit = aps::build_function_with(&ctx, func, &limits).map_err(fail)?;
+    let style = (args.style)
+        .or_else(|| crate::config::get().style())
+        .unwrap_or_default();
+    let circuit = aps::build_function_styled(&ctx, func, &limits, style)
+        .map(|(c, _)| c)
+        .map_err(fail)?;
     let dot = match args.schedule {
         true => schedule(&args, &circuit)?,
         false => rules::to_dot(&circuit),

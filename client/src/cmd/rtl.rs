@@ -5,19 +5,23 @@
 
 use crate::io::{self, Failure};
 use compiler::rules::Circuit;
-use compiler::rules::sim::Command;
+use compiler::rules::sim::{Command, CsrWrite};
 use compiler::rules::sv::{self, TbConfig};
 use std::collections::BTreeMap;
 use std::process::Command as Proc;
 
 /// Responses (`(rd, value)`), final CPU memory and cycle count of an RTL run, and its
 /// waveforms when asked for.
-pub type RtlRun = (
-    Vec<(u32, u32)>,
-    BTreeMap<u32, u8>,
-    u64,
-    Option<compiler::rules::waves::Waves>,
-);
+pub struct RtlRun {
+    /// `(rd, value)` in response order.
+    pub responses: Vec<(u32, u32)>,
+    pub cpu_mem: BTreeMap<u32, u8>,
+    pub cycles: u64,
+    pub waves: Option<compiler::rules::waves::Waves>,
+    /// CSR write-backs `(lane, value, cycle)` and each lane's final value.
+    pub csr_sets: Vec<(String, u32, u64)>,
+    pub csrs: BTreeMap<String, u32>,
+}
 
 /// Why an RTL run gave no result: what the rule simulator would report for the same run
 /// (a deadlock, a hazard, a timeout), or a failure of the tools or the files.
@@ -56,11 +60,12 @@ pub(crate) fn scratch_dir() -> Result<tempfile::TempDir, Failure> {
     })
 }
 
-/// Run `circuit` on one command in the RTL testbench (Icarus Verilog). Returns the
+/// Run `circuit` on commands `cmds` (with the CPU's CSR writes) in the RTL testbench (Icarus Verilog). Returns the
 /// responses, the final CPU memory (every initialised or written byte) and the cycle count.
 pub fn run_circuit(
     circuit: &Circuit,
-    cmd: &Command,
+    cmds: &[Command],
+    csr_writes: &[CsrWrite],
     mem: BTreeMap<u32, u8>,
     dma_latency: u32,
     waves: bool,
@@ -90,7 +95,7 @@ pub fn run_circuit(
         ("dut.sv", text),
         ("tb.sv", sv::testbench(circuit, &info, &cfg)),
         ("mem.hex", sv::mem_hex(&mem)),
-        ("cmds.txt", sv::cmds_text(std::slice::from_ref(cmd))),
+        ("cmds.txt", sv::cmds_text(cmds, csr_writes, &info)),
     ];
     for (name, body) in &files {
         io::write_atomic(&dir.join(name), body.as_bytes())?;
@@ -149,12 +154,14 @@ pub(crate) fn run_result(
 ) -> RtlRun {
     let mut final_mem: BTreeMap<u32, u8> = mem.keys().map(|a| (*a, 0)).collect();
     final_mem.extend(r.cpu_mem);
-    (
-        r.responses.iter().map(|x| (x.0, x.1)).collect(),
-        final_mem,
-        r.cycles,
+    RtlRun {
+        responses: r.responses.iter().map(|x| (x.0, x.1)).collect(),
+        cpu_mem: final_mem,
+        cycles: r.cycles,
         waves,
-    )
+        csr_sets: r.csr_sets,
+        csrs: r.csrs,
+    }
 }
 
 #[cfg(test)]

@@ -57,10 +57,21 @@ pub struct Args {
     /// An APS MLIR file (or a `.cmt2.mlir` that `kiln build` wrote, with `--engine cmt2`).
     pub file: PathBuf,
     /// The `tor.func` to run.
-    #[arg(long = "func")]
-    pub func: String,
+    #[arg(long = "func", required_unless_present = "commands")]
+    pub func: Option<String>,
+    /// A stream of commands and CPU CSR writes (JSON): `[{"func": "f", "rs1": 1, "rs2": 2,
+    /// "rd": 3}, {"csr": "cfg", "value": 7}, ...]` (rs1, rs2 0 and rd 1 when absent); a
+    /// CSR write happens after the command before it fired, before the next one is taken.
+    /// In place of --func/--rs1/--rs2/--rd
+    #[arg(long, value_name = "FILE", conflicts_with = "func")]
+    pub commands: Option<PathBuf>,
     #[arg(long, value_enum, default_value = "rules")]
     pub engine: Engine,
+    /// The architecture of the function's rules: `fsm` (one program-counter state machine)
+    /// or `fifo` (per-slot rules, cross-slot and token FIFOs, input distribution)
+    /// [default: `style` of kiln.toml, else fsm]
+    #[arg(long, value_name = "STYLE", value_parser = parse_style)]
+    pub style: Option<aps::Style>,
     /// Value of rs1 (decimal or 0x-hex).
     #[arg(long, value_parser = parse_u32, default_value = "0")]
     pub rs1: u32,
@@ -92,6 +103,14 @@ pub struct Args {
     /// the same signals and values from every timed engine (`rules`, `cmt2`, `rtl`)
     #[arg(long, value_name = "FILE")]
     pub vcd: Option<PathBuf>,
+    /// The SoC's CSR list (`aps_config.yaml`, `csrs: [{id, name, mask, init}]`): the
+    /// design's CSR lanes, in its order (without it: one lane per CSR global)
+    #[arg(long, value_name = "FILE")]
+    pub aps_config: Option<PathBuf>,
+    /// The value of a CSR lane (its `aps_config` name, or the CSR global's) when the
+    /// command is issued, as the CPU's `csrw` would leave it (masked); repeatable
+    #[arg(long = "csr", value_name = "NAME=VALUE", value_parser = parse_csr)]
+    pub csr: Vec<(String, u32)>,
     /// Try every rule every cycle (no index of the rules by their guards): the same
     /// results, for measuring the index (`kiln bench aps --slots`).
     #[arg(long, hide = true)]
@@ -110,6 +129,17 @@ pub(crate) fn parse_u32(s: &str) -> Result<u32, String> {
         }),
     };
     r.map_err(|e| format!("`{s}`: {e}"))
+}
+
+fn parse_csr(s: &str) -> Result<(String, u32), String> {
+    let (n, v) = s
+        .split_once('=')
+        .ok_or_else(|| format!("`{s}`: expected NAME=VALUE"))?;
+    Ok((n.to_string(), parse_u32(v)?))
+}
+
+pub(crate) fn parse_style(s: &str) -> Result<aps::Style, String> {
+    s.parse()
 }
 
 pub(crate) fn parse_rd(s: &str) -> Result<u32, String> {
@@ -167,13 +197,16 @@ pub fn run(args: Args) -> Result<(), Failure> {
         Some(p) => read_mem(p)?,
         None => BTreeMap::new(),
     };
+    let stream = stream_of(&args)?;
     let cfg = SimConfig {
         dma_latency: args.dma_latency,
         dispatch: !args.every_rule,
+        csr_writes: stream.csr_writes.clone(),
         ..SimConfig::default()
     };
+    let what = stream.describe();
     let sim_failure = |e: sim::SimError| {
-        let message = format!("rule simulation of `@{}`: {e}", args.func);
+        let message = format!("rule simulation of {what}: {e}");
         Failure::located(vec![io::file_error(&args.file, e.code(), message)])
     };
     // A CMT2 file written by `kiln build`: the circuit of the whole file, read back.
@@ -185,16 +218,10 @@ pub fn run(args: Args) -> Result<(), Failure> {
         }
         let fail = |d| Failure::diagnostics(&[Flow::Aps.coded(d)], &path, &text);
         let circuit = rules::read_cmt2(&text).map_err(fail)?;
-        let ins = circuit
-            .instructions
-            .iter()
-            .find(|i| i.function == args.func)
-            .ok_or_else(|| {
-                Failure::input(format!("{path}: error: no instruction `@{}`", args.func))
-            })?;
-        let cmd = command(ins.opcode, ins.funct7, &args);
-        let r = simulate(&args, &circuit, cmd, mem, &cfg, sim_failure)?;
-        return report(&args, responses(&r.responses), &r.cpu_mem, Some(r.cycles));
+        check_csr_names(&stream, &path, &csr_lanes(&circuit))?;
+        let cmds = stream.commands(&circuit, &path)?;
+        let r = simulate(&args, &what, &circuit, &cmds, mem, &cfg, sim_failure)?;
+        return report(&args, &Outcome::of_sim(&r));
     }
     if (args.trace || args.trace_json)
         && matches!(args.engine, Engine::Tor | Engine::Rtl | Engine::Verilator)
@@ -210,31 +237,64 @@ pub fn run(args: Args) -> Result<(), Failure> {
     }
     let fail = |d| Failure::diagnostics(&[Flow::Aps.coded(d)], &path, &text);
     let limits = kiln_daemon::input::limits();
+    let style = (args.style)
+        .or_else(|| crate::config::get().style())
+        .unwrap_or_default();
     let module = compiler::mlir::parse_with(&text, &limits).map_err(fail)?;
-    let ctx = aps::design_context(&module).map_err(fail)?;
-    let func = aps::function_named(&module, &args.func)
-        .ok_or_else(|| Failure::input(format!("{path}: error: no function `@{}`", args.func)))?;
-    let (values, mem, cycles) = match args.engine {
+    let csr_config = match (args.aps_config.clone()).or_else(|| crate::config::get().aps_config()) {
+        Some(p) => Some(read_aps_config(&p)?),
+        None => None,
+    };
+    let ctx = aps::design_context_with(&module, csr_config.as_ref()).map_err(fail)?;
+    let lanes: Vec<String> = ctx.csrs.iter().map(|l| l.name.clone()).collect();
+    check_csr_names(&stream, &path, &lanes)?;
+    // The functions the stream calls, each once, in order of first call.
+    let mut funcs: Vec<&compiler::mlir::ast::Operation> = Vec::new();
+    for name in &stream.funcs {
+        let f = aps::function_named(&module, name)
+            .ok_or_else(|| Failure::input(format!("{path}: error: no function `@{name}`")))?;
+        if !funcs.iter().any(|g| std::ptr::eq(*g, f)) {
+            funcs.push(f);
+        }
+    }
+    let circuit = || -> Result<rules::Circuit, Failure> {
+        let cs = (funcs.iter())
+            .map(|f| aps::build_function_styled(&ctx, f, &limits, style).map(|(c, _)| c))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(fail)?;
+        Ok(match cs.len() {
+            1 => cs.into_iter().next().unwrap_or_default(),
+            _ => aps::build_file_circuit(&stem(&args.file), cs),
+        })
+    };
+    let outcome = match args.engine {
         Engine::Rtl => {
-            let circuit = aps::build_function_with(&ctx, func, &limits).map_err(fail)?;
-            let cmd = command_of(&circuit, &args);
-            let (v, m, c, waves) =
-                super::rtl::run_circuit(&circuit, &cmd, mem, args.dma_latency, args.vcd.is_some())
-                    .map_err(|e| match e {
-                        super::rtl::RtlError::Sim(e) => sim_failure(e),
-                        super::rtl::RtlError::Other(f) => f,
-                    })?;
-            if let Some(w) = waves {
-                write_vcd(&args, &w)?;
+            let circuit = circuit()?;
+            let cmds = stream.commands(&circuit, &path)?;
+            let r = super::rtl::run_circuit(
+                &circuit,
+                &cmds,
+                &stream.csr_writes,
+                mem,
+                args.dma_latency,
+                args.vcd.is_some(),
+            )
+            .map_err(|e| match e {
+                super::rtl::RtlError::Sim(e) => sim_failure(e),
+                super::rtl::RtlError::Other(f) => f,
+            })?;
+            if let Some(w) = &r.waves {
+                write_vcd(&args, &what, w)?;
             }
-            (v, m, Some(c))
+            Outcome::of_rtl(r)
         }
         Engine::Verilator => {
-            let circuit = aps::build_function_with(&ctx, func, &limits).map_err(fail)?;
-            let cmd = command_of(&circuit, &args);
-            let (v, m, c, _) = super::verilator::run_circuit(
+            let circuit = circuit()?;
+            let cmds = stream.commands(&circuit, &path)?;
+            let r = super::verilator::run_circuit(
                 &circuit,
-                &cmd,
+                &cmds,
+                &stream.csr_writes,
                 mem,
                 args.dma_latency,
                 cfg.max_cycles,
@@ -243,32 +303,235 @@ pub fn run(args: Args) -> Result<(), Failure> {
                 super::rtl::RtlError::Sim(e) => sim_failure(e),
                 super::rtl::RtlError::Other(f) => f,
             })?;
-            (v, m, Some(c))
+            Outcome::of_rtl(r)
         }
         Engine::Tor => {
-            let r =
-                aps::interp::run(&ctx, func, args.rs1, args.rs2, mem, 100_000_000).map_err(fail)?;
-            let v = r.responses.iter().map(|v| (args.rd, *v)).collect();
-            (v, r.cpu_mem, None)
+            // Commands one after another; the CPU's CSR writes before each.
+            let mut csrs = aps::interp::reset_csrs(&ctx);
+            let mut out = Outcome {
+                responses: Vec::new(),
+                cpu_mem: mem,
+                cycles: None,
+                csr_sets: Vec::new(),
+                csrs: BTreeMap::new(),
+            };
+            for (k, c) in stream.regs.iter().enumerate() {
+                for w in stream.csr_writes.iter().filter(|w| w.before == k) {
+                    if let Some(l) = ctx.csrs.iter().find(|l| l.name == w.lane) {
+                        let old = csrs.get(&w.lane).copied().unwrap_or(0);
+                        csrs.insert(w.lane.clone(), (w.value & l.mask) | (old & !l.mask));
+                    }
+                }
+                let f = aps::function_named(&module, &stream.funcs[k]).ok_or_else(|| {
+                    Failure::input(format!("{path}: error: no function `@{}`", stream.funcs[k]))
+                })?;
+                let mem = std::mem::take(&mut out.cpu_mem);
+                let r = aps::interp::run_with_csrs(&ctx, f, c.0, c.1, mem, &mut csrs, 100_000_000)
+                    .map_err(fail)?;
+                out.responses.extend(r.responses.iter().map(|v| (c.2, *v)));
+                out.cpu_mem = r.cpu_mem;
+                out.csr_sets
+                    .extend(r.csr_sets.into_iter().map(|(l, v)| (l, v, None)));
+            }
+            out.csrs = csrs;
+            out
         }
         Engine::Rules | Engine::Cmt2 => {
-            let mut circuit = aps::build_function_with(&ctx, func, &limits).map_err(fail)?;
+            let mut circuit = circuit()?;
             if args.engine == Engine::Cmt2 {
                 let cmt2 = rules::emit_cmt2(&circuit);
                 circuit = rules::read_cmt2(&cmt2).map_err(|d| {
                     Failure::input(format!(
-                        "{path}: error: the CMT2 text of `@{}` does not read back:\n{}",
-                        args.func,
+                        "{path}: error: the CMT2 text of {what} does not read back:\n{}",
                         d.render("<cmt2>", &cmt2)
                     ))
                 })?;
             }
-            let cmd = command_of(&circuit, &args);
-            let r = simulate(&args, &circuit, cmd, mem, &cfg, sim_failure)?;
-            (responses(&r.responses), r.cpu_mem, Some(r.cycles))
+            let cmds = stream.commands(&circuit, &path)?;
+            let r = simulate(&args, &what, &circuit, &cmds, mem, &cfg, sim_failure)?;
+            Outcome::of_sim(&r)
         }
     };
-    report(&args, values, &mem, cycles)
+    report(&args, &outcome)
+}
+
+/// The file's stem: the merged circuit's name.
+fn stem(p: &std::path::Path) -> String {
+    p.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// What the CPU does in a run: commands (function, rs1, rs2, rd) and CSR writes between
+/// them (`--csr` ones before the first).
+struct Stream {
+    funcs: Vec<String>,
+    regs: Vec<(u32, u32, u32)>,
+    csr_writes: Vec<sim::CsrWrite>,
+}
+
+impl Stream {
+    /// `@f` for one command, `N commands` for a stream (in messages).
+    fn describe(&self) -> String {
+        match self.funcs.as_slice() {
+            [f] => format!("`@{f}`"),
+            fs => format!("{} commands", fs.len()),
+        }
+    }
+
+    /// The commands, each with its function's instruction identity in `circuit`.
+    fn commands(&self, circuit: &rules::Circuit, path: &str) -> Result<Vec<Command>, Failure> {
+        (self.funcs.iter().zip(&self.regs))
+            .map(|(f, &(rs1, rs2, rd))| {
+                let ins = (circuit.instructions.iter())
+                    .find(|i| &i.function == f)
+                    .ok_or_else(|| {
+                        Failure::input(format!("{path}: error: no instruction `@{f}`"))
+                    })?;
+                Ok(Command {
+                    opcode: ins.opcode,
+                    funct7: ins.funct7,
+                    rs1,
+                    rs2,
+                    rd,
+                })
+            })
+            .collect()
+    }
+}
+
+/// The run's stream: `--commands FILE`, or one command from `--func`, `--rs1`, `--rs2`,
+/// `--rd`; `--csr` writes before the first command.
+fn stream_of(args: &Args) -> Result<Stream, Failure> {
+    let mut st = Stream {
+        funcs: Vec::new(),
+        regs: Vec::new(),
+        csr_writes: (args.csr.iter())
+            .map(|(lane, value)| sim::CsrWrite {
+                before: 0,
+                lane: lane.clone(),
+                value: *value,
+            })
+            .collect(),
+    };
+    let Some(p) = &args.commands else {
+        st.funcs.push(args.func.clone().unwrap_or_default());
+        st.regs.push((args.rs1, args.rs2, args.rd));
+        return Ok(st);
+    };
+    let text = io::read_source(p)?;
+    let bad = |m: String| Failure::input(format!("{}: error: {m}", p.display()));
+    let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| bad(e.to_string()))?;
+    let entries = v
+        .as_array()
+        .ok_or_else(|| bad("expected a list of commands and CSR writes".into()))?;
+    for (i, e) in entries.iter().enumerate() {
+        let num = |k: &str, default: u32| -> Result<u32, Failure> {
+            match e.get(k) {
+                None => Ok(default),
+                Some(x) => x
+                    .as_u64()
+                    .and_then(|x| u32::try_from(x).ok())
+                    .ok_or_else(|| bad(format!("entry {i}: `{k}` is not a 32-bit value"))),
+            }
+        };
+        match (
+            e.get("func").and_then(|f| f.as_str()),
+            e.get("csr").and_then(|c| c.as_str()),
+        ) {
+            (Some(f), None) => {
+                let rd = num("rd", 1)?;
+                if rd > 31 {
+                    return Err(bad(format!("entry {i}: `rd` is a register number 0..31")));
+                }
+                st.funcs.push(f.to_string());
+                st.regs.push((num("rs1", 0)?, num("rs2", 0)?, rd));
+            }
+            (None, Some(lane)) => st.csr_writes.push(sim::CsrWrite {
+                before: st.funcs.len(),
+                lane: lane.to_string(),
+                value: num("value", 0)?,
+            }),
+            _ => {
+                return Err(bad(format!(
+                    "entry {i}: expected {{\"func\": NAME, \"rs1\": .., \"rs2\": .., \"rd\": ..}} or {{\"csr\": LANE, \"value\": V}}"
+                )));
+            }
+        }
+    }
+    if st.funcs.is_empty() {
+        return Err(bad("no command".into()));
+    }
+    Ok(st)
+}
+
+/// What a run of any engine gives: responses `(rd, value)`, the final CPU memory, the
+/// cycles (timed engines), the CSR write-backs `(lane, value, cycle)` and the lanes' final
+/// values.
+struct Outcome {
+    responses: Vec<(u32, u32)>,
+    cpu_mem: BTreeMap<u32, u8>,
+    cycles: Option<u64>,
+    csr_sets: Vec<(String, u32, Option<u64>)>,
+    csrs: BTreeMap<String, u32>,
+}
+
+impl Outcome {
+    fn of_sim(r: &sim::SimResult) -> Outcome {
+        Outcome {
+            responses: responses(&r.responses),
+            cpu_mem: r.cpu_mem.clone(),
+            cycles: Some(r.cycles),
+            csr_sets: (r.csr_sets.iter())
+                .map(|s| (s.lane.clone(), s.value, Some(s.cycle)))
+                .collect(),
+            csrs: r.csrs.clone(),
+        }
+    }
+
+    fn of_rtl(r: super::rtl::RtlRun) -> Outcome {
+        Outcome {
+            responses: r.responses,
+            cpu_mem: r.cpu_mem,
+            cycles: Some(r.cycles),
+            csr_sets: (r.csr_sets.into_iter())
+                .map(|(l, v, c)| (l, v, Some(c)))
+                .collect(),
+            csrs: r.csrs,
+        }
+    }
+}
+
+/// The CSR configuration in `path` (`--aps-config`); its errors located in that file.
+pub(crate) fn read_aps_config(path: &std::path::Path) -> Result<aps::csr::CsrConfig, Failure> {
+    let text = io::read_source(path)?;
+    aps::csr::parse_config(&text).map_err(|d| {
+        Failure::diagnostics(&[Flow::Aps.coded(d)], &path.display().to_string(), &text)
+    })
+}
+
+/// The CSR lanes of a circuit (its `csr_<lane>` instances), in lane order.
+fn csr_lanes(c: &rules::Circuit) -> Vec<String> {
+    (c.instances.iter())
+        .filter(|i| matches!(i.kind, rules::InstanceKind::Csr { .. }))
+        .map(|i| i.name.trim_start_matches("csr_").to_string())
+        .collect()
+}
+
+/// Every CSR write names a lane of the design.
+fn check_csr_names(stream: &Stream, path: &str, lanes: &[String]) -> Result<(), Failure> {
+    for n in stream.csr_writes.iter().map(|w| &w.lane) {
+        if !lanes.contains(n) {
+            let known = match lanes.is_empty() {
+                true => "the design has no CSR lanes".to_string(),
+                false => format!("its lanes: {}", lanes.join(", ")),
+            };
+            return Err(Failure::input(format!(
+                "{path}: error: a CSR write of `{n}`: no such CSR lane ({known})"
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Run the rule simulator; with `--trace`/`--trace-json`, print what it did first, and with
@@ -276,18 +539,19 @@ pub fn run(args: Args) -> Result<(), Failure> {
 /// it). A run-time error becomes a failure through `sim_failure`.
 fn simulate(
     args: &Args,
+    what: &str,
     circuit: &rules::Circuit,
-    cmd: Command,
+    cmds: &[Command],
     mem: BTreeMap<u32, u8>,
     cfg: &SimConfig,
     sim_failure: impl Fn(sim::SimError) -> Failure,
 ) -> Result<sim::SimResult, Failure> {
     if !args.trace && !args.trace_json && args.vcd.is_none() {
-        return sim::simulate(circuit, &[cmd], mem, cfg).map_err(sim_failure);
+        return sim::simulate(circuit, cmds, mem, cfg).map_err(sim_failure);
     }
     let mut trace = sim::Trace::default();
-    let r = sim::simulate_recorded(circuit, &[cmd], mem, cfg, &mut trace);
-    write_vcd(args, &trace.waves)?;
+    let r = sim::simulate_recorded(circuit, cmds, mem, cfg, &mut trace);
+    write_vcd(args, what, &trace.waves)?;
     if args.trace {
         io::print_out(&rules::trace::render(&trace.events));
     } else if args.trace_json {
@@ -302,32 +566,16 @@ fn simulate(
 }
 
 /// Write `--vcd FILE` (atomically).
-fn write_vcd(args: &Args, waves: &rules::waves::Waves) -> Result<(), Failure> {
+fn write_vcd(args: &Args, what: &str, waves: &rules::waves::Waves) -> Result<(), Failure> {
     let Some(path) = &args.vcd else {
         return Ok(());
     };
-    let comment = format!("kiln sim --engine {} of @{}", args.engine.name(), args.func);
+    let comment = format!(
+        "kiln sim --engine {} of {}",
+        args.engine.name(),
+        what.replace('`', "")
+    );
     io::write_atomic(path, &rules::waves::to_vcd(waves, &comment)).map(|_| ())
-}
-
-/// The command `kiln sim` sends: the instruction's identity and the given registers.
-fn command(opcode: u32, funct7: u32, args: &Args) -> Command {
-    Command {
-        opcode,
-        funct7,
-        rs1: args.rs1,
-        rs2: args.rs2,
-        rd: args.rd,
-    }
-}
-
-/// The command for the one instruction of a function's circuit.
-fn command_of(circuit: &rules::Circuit, args: &Args) -> Command {
-    let (op, f7) = circuit
-        .instructions
-        .first()
-        .map_or((0, 0), |i| (i.opcode, i.funct7));
-    command(op, f7, args)
 }
 
 fn responses(r: &[sim::Response]) -> Vec<(u32, u32)> {
@@ -335,31 +583,55 @@ fn responses(r: &[sim::Response]) -> Vec<(u32, u32)> {
 }
 
 /// Print the run's responses, CPU memory and cycles (JSON or text).
-fn report(
-    args: &Args,
-    values: Vec<(u32, u32)>,
-    mem: &BTreeMap<u32, u8>,
-    cycles: Option<u64>,
-) -> Result<(), Failure> {
+fn report(args: &Args, o: &Outcome) -> Result<(), Failure> {
     let mut out = json!({
-        "responses": values
+        "responses": o.responses
             .iter()
             .map(|(rd, v)| json!({"rd": rd, "value": *v as i32}))
             .collect::<Vec<_>>(),
-        "cpu_mem": mem_segments(mem),
+        "cpu_mem": mem_segments(&o.cpu_mem),
     });
-    if let Some(c) = cycles {
+    if let Some(c) = o.cycles {
         out["cycles"] = json!(c);
+    }
+    // Designs with CSR lanes: the write-backs and each lane's final value.
+    if !o.csrs.is_empty() {
+        out["csr_writes"] = json!(
+            (o.csr_sets.iter())
+                .map(|(lane, v, c)| match c {
+                    Some(c) => json!({"lane": lane, "value": v, "cycle": c}),
+                    None => json!({"lane": lane, "value": v}),
+                })
+                .collect::<Vec<_>>()
+        );
+        out["csrs"] = json!(o.csrs);
     }
     if args.json {
         outln!("{out}");
     } else {
-        for (rd, v) in &values {
+        for (rd, v) in &o.responses {
             outln!("response: x{rd} = {}", *v as i32);
         }
-        if let Some(c) = cycles {
+        for (lane, v, c) in &o.csr_writes_text() {
+            outln!("csr write: {lane} = {v:#x}{c}");
+        }
+        for (lane, v) in &o.csrs {
+            outln!("csr: {lane} = {v:#x}");
+        }
+        if let Some(c) = o.cycles {
             outln!("cycles: {c}");
         }
     }
     Ok(())
+}
+
+impl Outcome {
+    fn csr_writes_text(&self) -> Vec<(String, u32, String)> {
+        (self.csr_sets.iter())
+            .map(|(l, v, c)| {
+                let at = c.map_or(String::new(), |c| format!(" (cycle {c})"));
+                (l.clone(), *v, at)
+            })
+            .collect()
+    }
 }

@@ -8,7 +8,7 @@
 use super::rtl::{RtlError, RtlRun};
 use crate::io::{self, Failure};
 use compiler::rules::Circuit;
-use compiler::rules::sim::Command;
+use compiler::rules::sim::{Command, CsrWrite};
 use compiler::rules::sv;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -121,11 +121,12 @@ fn executable(sv_text: &str, header: &str, top: &str) -> Result<PathBuf, Failure
     Ok(exe)
 }
 
-/// Run `circuit` on one command under Verilator with kiln's harness; the same results (and
+/// Run `circuit` on commands `cmds` (with the CPU's CSR writes) under Verilator with kiln's harness; the same results (and
 /// run-time errors) as the rule simulator.
 pub fn run_circuit(
     circuit: &Circuit,
-    cmd: &Command,
+    cmds: &[Command],
+    csr_writes: &[CsrWrite],
     mem: BTreeMap<u32, u8>,
     dma_latency: u32,
     max_cycles: u64,
@@ -140,7 +141,7 @@ pub fn run_circuit(
     io::write_atomic(&dir.join("mem.hex"), sv::mem_hex(&mem).as_bytes())?;
     io::write_atomic(
         &dir.join("cmds.txt"),
-        sv::cmds_text(std::slice::from_ref(cmd)).as_bytes(),
+        sv::cmds_text(cmds, csr_writes, &info).as_bytes(),
     )?;
     let run = Proc::new(&exe)
         .args(["cmds.txt", "mem.hex", "out.txt"])

@@ -78,6 +78,12 @@ pub struct ActionArgs {
     /// model to lower.
     #[arg(long)]
     pub top: Option<String>,
+    /// The architecture of an APS input's rules: `fsm` (default) or `fifo`.
+    #[arg(long, value_parser = crate::cmd::sim::parse_style)]
+    pub style: Option<compiler::aps::Style>,
+    /// The SoC's CSR list (`aps_config.yaml`): an APS input's CSR lanes.
+    #[arg(long)]
+    pub aps_config: Option<PathBuf>,
     /// Build in this process even when a daemon runs.
     #[arg(long)]
     pub no_daemon: bool,
@@ -255,7 +261,19 @@ fn action_spec(
         synth_dialect: crate::cmd::synth::DialectArg::Circt,
         naming: crate::cmd::synth::NamingArg::ArgNames,
     };
+    let aps_config = match parsed.aps_config.as_deref().map(read).transpose()? {
+        Some(p) => {
+            let text = std::fs::read_to_string(&p)
+                .map_err(|e| Outcome::usage(format!("error: {}: {e}", p.display())))?;
+            Some(
+                compiler::aps::csr::parse_config(&text)
+                    .map_err(|d| Outcome::usage(d.render(&p.display().to_string(), &text)))?,
+            )
+        }
+        None => None,
+    };
     let spec = BuildSpec {
+        aps_config,
         handshake: crate::cmd::build::handshake_spec(&inputs[0], &library),
         out_dir: path(&parsed.out_dir, Access::Write)?,
         inputs,
@@ -265,6 +283,7 @@ fn action_spec(
         limits: Some(kiln_daemon::input::limits()),
         lints: parsed.lints.given(),
         top: parsed.top.clone(),
+        style: parsed.style.unwrap_or_default(),
         ..BuildSpec::default()
     };
     Ok((spec, parsed.no_daemon))

@@ -30,6 +30,9 @@ pub struct Global {
     pub width: u32,
     /// Initial elements (missing ones and `uninitialized` read as 0).
     pub init: Vec<u128>,
+    /// The Rocket CSR address of a CSR global (`csr_address`): read by `aps.readcsr`,
+    /// written by `aps.writecsr`, never a register of the design.
+    pub(crate) csr_address: Option<u32>,
     pub span: Span,
 }
 
@@ -46,6 +49,8 @@ pub struct DesignContext {
     pub globals: BTreeMap<String, Global>,
     /// Design-level SSA constants: name → (value masked to width, width).
     pub(crate) constants: BTreeMap<String, (u128, u32)>,
+    /// The CSR lanes of the top, in lane order ([`super::csr`]).
+    pub csrs: Vec<super::csr::CsrLane>,
 }
 
 /// The ops at module level: the body of a single `builtin.module`, or the top ops.
@@ -203,17 +208,42 @@ fn global(op: &Operation) -> Result<Global, Diagnostic> {
         }
         _ => Vec::new(),
     };
+    let csr_address = match op.attr("csr_address") {
+        None => None,
+        Some(a) => match a.as_int().and_then(|v| u32::try_from(v).ok()) {
+            Some(v) if v <= 0xfff && shape.is_empty() && width <= 32 => Some(v),
+            _ => {
+                return Err(Diagnostic::error(
+                    op.span,
+                    format!(
+                        "CSR global `@{name}` needs a rank-0 type of at most 32 bits and a `csr_address` in 0..=0xfff"
+                    ),
+                ));
+            }
+        },
+    };
     Ok(Global {
         name,
         shape,
         width,
         init,
+        csr_address,
         span: op.span,
     })
 }
 
-/// Collect the design-level facts; errors carry the span of the offending op.
+/// Collect the design-level facts; errors carry the span of the offending op. CSR lanes
+/// come from the CSR globals.
 pub fn design_context(module: &ModuleAst) -> Result<DesignContext, Diagnostic> {
+    design_context_with(module, None)
+}
+
+/// [`design_context`] under the SoC's CSR configuration (`aps_config.yaml`), when there is
+/// one: its lanes, in its order.
+pub fn design_context_with(
+    module: &ModuleAst,
+    csr_config: Option<&super::csr::CsrConfig>,
+) -> Result<DesignContext, Diagnostic> {
     let design = design_op(module)
         .ok_or_else(|| Diagnostic::error(module.span, "no `tor.design` in module"))?;
     let mut ctx = DesignContext {
@@ -224,6 +254,7 @@ pub fn design_context(module: &ModuleAst) -> Result<DesignContext, Diagnostic> {
         entries: Vec::new(),
         globals: BTreeMap::new(),
         constants: BTreeMap::new(),
+        csrs: Vec::new(),
     };
     for op in top_ops(module) {
         if op.name == "aps.memorymap" {
@@ -267,6 +298,10 @@ pub fn design_context(module: &ModuleAst) -> Result<DesignContext, Diagnostic> {
             }
         }
     }
+    ctx.csrs = match csr_config {
+        Some(c) => super::csr::lanes_with_config(&ctx.globals, c)?,
+        None => super::csr::lanes_of_globals(&ctx.globals)?,
+    };
     Ok(ctx)
 }
 
@@ -332,7 +367,17 @@ impl DesignContext {
                 kind: InstanceKind::MemPort,
             },
         ];
-        for g in self.globals.values() {
+        for lane in &self.csrs {
+            out.push(Instance {
+                name: lane.instance(),
+                kind: InstanceKind::Csr {
+                    id: lane.id,
+                    mask: lane.mask,
+                    init: lane.init,
+                },
+            });
+        }
+        for g in self.globals.values().filter(|g| g.csr_address.is_none()) {
             let kind = if g.shape.is_empty() {
                 InstanceKind::Reg {
                     width: g.width,

@@ -44,7 +44,7 @@ pub struct BlockRules {
 }
 
 impl BlockRules {
-    fn fifo(&mut self, name: &str, width: u32, depth: u32) {
+    pub(crate) fn fifo(&mut self, name: &str, width: u32, depth: u32) {
         self.instances.push(Instance {
             name: name.into(),
             kind: InstanceKind::Fifo {
@@ -53,7 +53,7 @@ impl BlockRules {
             },
         });
     }
-    fn rule(&mut self, name: String, origin: &str, cx: RuleCx) {
+    pub(crate) fn rule(&mut self, name: String, origin: &str, cx: RuleCx) {
         self.rules.push(Rule {
             name,
             origin: origin.to_string(),
@@ -224,8 +224,25 @@ impl<'a> RuleCx<'a> {
         }
     }
 
-    /// Write the function's arguments used elsewhere to their registers (command taken).
+    /// Write the function's arguments and the CSR values it reads (latched when the
+    /// command fired) used elsewhere to their registers (command taken).
     fn keep_arguments(&mut self) -> Result<(), Diagnostic> {
+        for (v, g) in &self.seg.values.csr_reads {
+            if let Some(reg) = self.seg.values.regs.get(v) {
+                let (_, lane) = super::csr::lane_of_global(&self.ctx.csrs, g).ok_or_else(|| {
+                    Diagnostic::error(
+                        self.seg.span,
+                        format!(
+                            "`@{g}` is not a CSR global (a `memref.global` with `csr_address`)"
+                        ),
+                    )
+                })?;
+                let x = self.b.call_value(&lane.instance(), "latched", vec![], 32);
+                let w = self.width(v);
+                let x = self.fit(x, 32, w);
+                self.b.call(reg, "write", vec![x]);
+            }
+        }
         for a in &self.seg.values.args {
             if let Some(reg) = self.seg.values.regs.get(a) {
                 let x = self.command_value(a).ok_or_else(|| {
@@ -258,6 +275,9 @@ pub fn handle_block(
         .blocks
         .get(id)
         .ok_or_else(|| Diagnostic::global_error(format!("no block {id} in `{}`", seg.func)))?;
+    if let Some(plan) = &seg.fifo {
+        return super::fifo::handle_block(ctx, seg, plan, id);
+    }
     let mut out = BlockRules {
         block: b.name.clone(),
         ..BlockRules::default()
@@ -297,7 +317,7 @@ pub fn handle_block(
 
 /// The slot of each op, with the checks that values are produced before their use and
 /// that no slot has a same-slot hazard.
-fn op_slots(seg: &Segmentation, ops: &[Operation]) -> Result<Vec<i64>, Diagnostic> {
+pub(crate) fn op_slots(seg: &Segmentation, ops: &[Operation]) -> Result<Vec<i64>, Diagnostic> {
     let mut slot_of = Vec::with_capacity(ops.len());
     for op in ops {
         slot_of.push(super::segment::starttime(op)?);
@@ -357,6 +377,10 @@ fn slot_ops(
 /// registers.
 fn keep_results(cx: &mut RuleCx, ops: &[Operation], at: &[usize]) {
     for &i in at {
+        // A CSR read's register is filled where the command is taken (`keep_arguments`).
+        if ops::is_csr_read(&ops[i]) {
+            continue;
+        }
         for r in super::segment::result_names(&ops[i]) {
             if let (Some(reg), Some(&x)) = (cx.seg.values.regs.get(&r), cx.local.get(&r)) {
                 let reg = reg.clone();
@@ -641,11 +665,15 @@ fn check_hazards(seg: &Segmentation, ops: &[Operation], slot_of: &[i64]) -> Resu
             "aps.memload" | "aps.spm.load_req" => (bank(0), false),
             "aps.globalstore" => (ops::global_symbol(op).ok(), true),
             "aps.globalload" => (ops::global_symbol(op).ok(), false),
+            // One write-back port per CSR lane; reads see the latched value, no hazard.
+            "aps.writecsr" | "aps.write_csr" => (ops::global_symbol(op).ok(), true),
             _ => (None, false),
         };
         let Some(t) = target else { continue };
         let what = if op.name.starts_with("aps.global") {
             "global register"
+        } else if op.name.starts_with("aps.write") {
+            "CSR"
         } else {
             "bank"
         };

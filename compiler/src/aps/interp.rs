@@ -39,6 +39,8 @@ pub struct InterpResult {
     pub globals: BTreeMap<String, u128>,
     /// Iterations run by each `tor.for`, by the byte offset of the op in the source.
     pub(crate) loop_iterations: BTreeMap<u32, u64>,
+    /// The command's CSR write-backs in program order: (lane, value).
+    pub csr_sets: Vec<(String, u32)>,
 }
 
 struct Machine<'a> {
@@ -60,15 +62,42 @@ struct Machine<'a> {
     slot: Option<(u64, i128)>,
     stored: HashMap<u32, crate::diag::Span>,
     loop_iterations: BTreeMap<u32, u64>,
+    /// The CSR lanes' values as the command started (what it latched), by lane name.
+    csrs: BTreeMap<String, u32>,
+    csr_sets: Vec<(String, u32)>,
 }
 
-/// Run function `func` once with `rs1`/`rs2`; `max_steps` bounds the executed ops.
+/// Run function `func` once with `rs1`/`rs2`; `max_steps` bounds the executed ops. CSR
+/// lanes start from their reset values.
 pub fn run(
     ctx: &DesignContext,
     func: &Operation,
     rs1: u32,
     rs2: u32,
     cpu_mem: BTreeMap<u32, u8>,
+    max_steps: u64,
+) -> Result<InterpResult, Diagnostic> {
+    let mut csrs = reset_csrs(ctx);
+    run_with_csrs(ctx, func, rs1, rs2, cpu_mem, &mut csrs, max_steps)
+}
+
+/// Each CSR lane's value after reset, by lane name.
+pub fn reset_csrs(ctx: &DesignContext) -> BTreeMap<String, u32> {
+    (ctx.csrs.iter())
+        .map(|l| (l.name.clone(), l.init & l.mask))
+        .collect()
+}
+
+/// [`run`] as one command of a stream: `csrs` holds the CSR lanes' values (Rocket's CSR
+/// file) as the command fires, which its `aps.readcsr`s read throughout; its
+/// `aps.writecsr`s are applied to `csrs` (`value & mask`) when it ends.
+pub fn run_with_csrs(
+    ctx: &DesignContext,
+    func: &Operation,
+    rs1: u32,
+    rs2: u32,
+    cpu_mem: BTreeMap<u32, u8>,
+    csrs: &mut BTreeMap<String, u32>,
     max_steps: u64,
 ) -> Result<InterpResult, Diagnostic> {
     let entry = func
@@ -101,6 +130,8 @@ pub fn run(
         slot: None,
         stored: HashMap::new(),
         loop_iterations: BTreeMap::new(),
+        csrs: csrs.clone(),
+        csr_sets: Vec::new(),
     };
     for (name, (v, w)) in &ctx.constants {
         m.env.insert(name.clone(), (*v, *w));
@@ -118,12 +149,19 @@ pub fn run(
         }
     }
     m.exec_ops(&entry.ops)?;
+    for (lane, v) in &m.csr_sets {
+        if let Some(l) = ctx.csrs.iter().find(|l| &l.name == lane) {
+            let old = csrs.get(lane).copied().unwrap_or(0);
+            csrs.insert(lane.clone(), (v & l.mask) | (old & !l.mask));
+        }
+    }
     Ok(InterpResult {
         responses: m.responses,
         cpu_mem: m.cpu_mem,
         banks: m.banks,
         globals: m.globals,
         loop_iterations: m.loop_iterations,
+        csr_sets: m.csr_sets,
     })
 }
 
@@ -143,6 +181,19 @@ impl Machine<'_> {
                 format!("value `{}` has no value here", operand_name(o)),
             )
         })
+    }
+
+    /// The lane of the CSR global an `aps.readcsr/writecsr` names.
+    fn csr_lane(&self, op: &Operation) -> Result<String, Diagnostic> {
+        let g = super::ops::global_symbol(op)?;
+        super::csr::lane_of_global(&self.ctx.csrs, &g)
+            .map(|(_, l)| l.name.clone())
+            .ok_or_else(|| {
+                err(
+                    op,
+                    format!("`@{g}` is not a CSR global (a `memref.global` with `csr_address`)"),
+                )
+            })
     }
 
     fn set(&mut self, op: &Operation, v: u128) {
@@ -371,6 +422,16 @@ impl Machine<'_> {
                 let (v, _) = self.get(op, 0)?;
                 let width = self.ctx.globals.get(&g).map(|x| x.width).unwrap_or(32);
                 self.globals.insert(g, mask(v, width));
+            }
+            "aps.readcsr" | "aps.read_csr" => {
+                let lane = self.csr_lane(op)?;
+                let v = self.csrs.get(&lane).copied().unwrap_or(0);
+                self.set(op, v as u128);
+            }
+            "aps.writecsr" | "aps.write_csr" => {
+                let lane = self.csr_lane(op)?;
+                let (v, _) = self.get(op, 0)?;
+                self.csr_sets.push((lane, v as u32));
             }
             "tor.for" => self.for_loop(op)?,
             "tor.if" => {

@@ -20,18 +20,22 @@ pub mod chart;
 mod checks;
 pub mod context;
 pub mod control;
+pub mod csr;
+pub mod fifo;
 pub(crate) mod handlers;
 pub mod interp;
 pub(crate) mod memory;
 mod ops;
 pub mod qor;
 pub mod segment;
+mod style;
 #[cfg(any(test, feature = "generators"))]
 pub mod workload;
 
-pub use context::{DesignContext, design_context, function_named, functions};
+pub use context::{DesignContext, design_context, design_context_with, function_named, functions};
 pub use handlers::{BlockRules, handle_block};
-pub use segment::{Segmentation, segment_function, segment_function_with};
+pub use segment::{Segmentation, segment_function, segment_function_styled, segment_function_with};
+pub use style::Style;
 
 use crate::diag::{Diagnostic, Span};
 use crate::limits::Limits;
@@ -103,7 +107,17 @@ pub fn build_function_warned(
     func: &Operation,
     limits: &Limits,
 ) -> Result<(Circuit, Vec<Diagnostic>), Diagnostic> {
-    let mut seg = segment_function_with(ctx, func, limits)?;
+    build_function_styled(ctx, func, limits, Style::Fsm)
+}
+
+/// [`build_function_warned`] in `style`.
+pub fn build_function_styled(
+    ctx: &DesignContext,
+    func: &Operation,
+    limits: &Limits,
+    style: Style,
+) -> Result<(Circuit, Vec<Diagnostic>), Diagnostic> {
+    let mut seg = segment_function_styled(ctx, func, limits, style)?;
     let warnings = std::mem::take(&mut seg.warnings);
     let mut blocks = Vec::with_capacity(seg.blocks.len());
     for id in 0..seg.blocks.len() {

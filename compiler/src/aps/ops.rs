@@ -452,10 +452,13 @@ pub(crate) fn generate(cx: &mut RuleCx, op: &Operation, _first: bool) -> Result<
                 .ctx
                 .globals
                 .get(&g)
-                .filter(|g| g.shape.is_empty())
+                .filter(|g| g.shape.is_empty() && g.csr_address.is_none())
                 .map(|g| g.width)
                 .ok_or_else(|| {
-                    Diagnostic::error(op.span, format!("`@{g}` is not a rank-0 global"))
+                    Diagnostic::error(
+                        op.span,
+                        format!("`@{g}` is not a rank-0 global register (CSR globals take `aps.readcsr`/`aps.writecsr`)"),
+                    )
                 })?;
             let inst = format!("glbl_reg_{g}");
             if op.name == "aps.globalload" {
@@ -480,11 +483,64 @@ pub(crate) fn generate(cx: &mut RuleCx, op: &Operation, _first: bool) -> Result<
             }
             Ok(())
         }
+        "aps.readcsr" | "aps.read_csr" => {
+            let (lane, _) = csr_lane(cx, op)?;
+            let w = result_width(op)?;
+            if w > 32 {
+                return Err(mismatch(op, format!("CSR values are i32, result is i{w}")));
+            }
+            // The rule that takes the command reads the value latched when it fired; later
+            // rules read the register that rule filled (`keep_arguments`).
+            // (In the fifo style, which has no value registers, from the register of the
+            // CSR the taking rule filled.)
+            let x = match (cx.cmd, cx.seg.style) {
+                (Some(_), _) => cx.b.call_value(&lane, "latched", vec![], 32),
+                (None, super::Style::Fifo) => {
+                    let g = global_symbol(op)?;
+                    let reg = super::fifo::csr_reg(cx.seg, &g);
+                    cx.b.call_value(&reg, "read", vec![], 32)
+                }
+                (None, super::Style::Fsm) => return Ok(()),
+            };
+            let x = cx.fit(x, 32, w);
+            set_result(cx, op, x);
+            Ok(())
+        }
+        "aps.writecsr" | "aps.write_csr" => {
+            let (lane, _) = csr_lane(cx, op)?;
+            let (v, wv) = operand(cx, op, 0)?;
+            if wv > 32 {
+                return Err(mismatch(
+                    op,
+                    format!("CSR writes take at most i32, got i{wv}"),
+                ));
+            }
+            let v = cx.fit(v, wv, 32);
+            cx.b.call(&lane, "set", vec![v]);
+            Ok(())
+        }
         other => Err(Diagnostic::error(
             op.span,
             format!("no rule generator for operation `{other}`"),
         )),
     }
+}
+
+/// Whether `op` reads a CSR (`aps.readcsr` or its future name `aps.read_csr`).
+pub(crate) fn is_csr_read(op: &Operation) -> bool {
+    matches!(op.name.as_str(), "aps.readcsr" | "aps.read_csr")
+}
+
+/// The lane instance (`csr_<name>`) of the CSR global an `aps.readcsr/writecsr` names.
+fn csr_lane(cx: &RuleCx, op: &Operation) -> Result<(String, usize), Diagnostic> {
+    let g = global_symbol(op)?;
+    let (i, lane) = super::csr::lane_of_global(&cx.ctx.csrs, &g).ok_or_else(|| {
+        Diagnostic::error(
+            op.span,
+            format!("`@{g}` is not a CSR global (a `memref.global` with `csr_address`)"),
+        )
+    })?;
+    Ok((lane.instance(), i))
 }
 
 /// The `@g` of `aps.globalload/globalstore` (an attribute holding a symbol reference).

@@ -28,6 +28,7 @@
 use super::checks;
 use super::context::{DesignContext, const_value, type_width};
 use super::control::{Target, Tree, Walker};
+use super::style::Style;
 use crate::diag::{Diagnostic, Span};
 use crate::limits::Limits;
 use crate::mlir::ast::{Attribute, Operation};
@@ -150,6 +151,9 @@ pub struct ValueTable {
     pub(crate) dma_channels: BTreeMap<String, u8>,
     /// The register holding each value used outside the slot that computes it.
     pub regs: BTreeMap<String, String>,
+    /// `aps.readcsr` results → the CSR global read: values of the command (latched when
+    /// it fired), available where the command is taken, whatever the op's slot.
+    pub(crate) csr_reads: Vec<(String, String)>,
 }
 
 impl ValueTable {
@@ -221,6 +225,10 @@ pub struct Segmentation {
     pub instances: Vec<Instance>,
     /// Warnings about the function (spans relative to it), reported with its outputs.
     pub warnings: Vec<Diagnostic>,
+    /// The architecture of its rules.
+    pub style: Style,
+    /// [`Style::Fifo`]: the ports, FIFOs and token chain of every block.
+    pub(crate) fifo: Option<Box<super::fifo::Plan>>,
 }
 
 impl Segmentation {
@@ -266,7 +274,7 @@ pub(crate) fn operand_name(o: &crate::mlir::ast::Operand) -> String {
     }
 }
 
-fn collect(op: &Operation, defined: &mut BTreeSet<String>, used: &mut BTreeSet<String>) {
+pub(crate) fn collect(op: &Operation, defined: &mut BTreeSet<String>, used: &mut BTreeSet<String>) {
     // `aps.readrf %argK` reads register K's data from the command: no value use.
     if op.name != "aps.readrf" {
         used.extend(op.operands.iter().map(operand_name));
@@ -393,6 +401,22 @@ pub fn segment_function(ctx: &DesignContext, func: &Operation) -> Result<Segment
     segment_function_with(ctx, func, &Limits::DEFAULT)
 }
 
+/// [`segment_function_with`] in `style`: in [`Style::Fifo`] the block tree (and every
+/// check) of the state machine, with the dataflow plan of [`super::fifo`] in place of its
+/// registers and program counter.
+pub fn segment_function_styled(
+    ctx: &DesignContext,
+    func: &Operation,
+    limits: &Limits,
+    style: Style,
+) -> Result<Segmentation, Diagnostic> {
+    let seg = segment_function_with(ctx, func, limits)?;
+    match style {
+        Style::Fsm => Ok(seg),
+        Style::Fifo => super::fifo::plan(seg),
+    }
+}
+
 /// Segment one `tor.func` into its block tree; its slots are checked against `limits`
 /// first, then the whole-function checks of [`super::checks`].
 pub fn segment_function_with(
@@ -464,6 +488,8 @@ pub fn segment_function_with(
         control: Control::default(),
         instances: Vec::new(),
         warnings,
+        style: Style::Fsm,
+        fifo: None,
     };
     let mut b = Builder { seg };
     let root = b.alloc(
@@ -521,6 +547,11 @@ fn scan_values(op: &Operation, t: &mut ValueTable) -> Result<(), Diagnostic> {
                     .cloned()
                     .unwrap_or_default();
                 t.req_banks.insert(n.clone(), bank);
+            }
+        }
+        "aps.readcsr" | "aps.read_csr" => {
+            if let (Some(n), Ok(g)) = (names.first(), super::ops::global_symbol(op)) {
+                t.csr_reads.push((n.clone(), g));
             }
         }
         "aps.itfc.burst_load_req" | "aps.itfc.burst_store_req" => {
@@ -861,6 +892,13 @@ impl Builder {
                     for op in ops {
                         let Ok(t) = starttime(op) else { continue };
                         let site = Some((b.id, t));
+                        if super::ops::is_csr_read(op) {
+                            // The command's value: defined where the command is taken.
+                            for r in result_names(op) {
+                                def.insert(r, command_site);
+                            }
+                            continue;
+                        }
                         for r in result_names(op) {
                             if pipeline.is_some() {
                                 in_pipeline.insert(r.clone());

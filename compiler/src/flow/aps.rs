@@ -15,7 +15,7 @@
 //! suppresses the outputs. A symbol defined by two functions is an error.
 
 use super::{Outcome, OutputKind, Piece};
-use crate::aps::{self, DesignContext};
+use crate::aps::{self, DesignContext, Style};
 use crate::diag::{Code, Diagnostic, Span};
 use crate::limits::Limits;
 use crate::mlir::ast::Operation;
@@ -27,8 +27,17 @@ use std::borrow::Cow;
 /// Design-level facts from a design context's text (the file with its functions cut out);
 /// an error's span is in that text (see [`crate::mlir::split::Split::to_file`]).
 pub fn design_context(context: &str, limits: &Limits) -> Result<DesignContext, Diagnostic> {
+    design_context_with(context, limits, None)
+}
+
+/// [`design_context`] under the SoC's CSR configuration, when there is one (its lanes).
+pub fn design_context_with(
+    context: &str,
+    limits: &Limits,
+    csr: Option<&aps::csr::CsrConfig>,
+) -> Result<DesignContext, Diagnostic> {
     let module = crate::mlir::parse_with(context, limits)?;
-    aps::design_context(&module)
+    aps::design_context_with(&module, csr)
 }
 
 /// A function item parsed on its own: spans relative to its first byte.
@@ -90,7 +99,17 @@ pub fn circuit(
     text: &str,
     limits: &Limits,
 ) -> Result<(Circuit, Vec<Diagnostic>), Diagnostic> {
-    aps::build_function_warned(ctx, &parse_function(text, limits)?, limits)
+    circuit_styled(ctx, text, limits, Style::Fsm)
+}
+
+/// [`circuit`] in `style`.
+pub fn circuit_styled(
+    ctx: &DesignContext,
+    text: &str,
+    limits: &Limits,
+    style: Style,
+) -> Result<(Circuit, Vec<Diagnostic>), Diagnostic> {
+    aps::build_function_styled(ctx, &parse_function(text, limits)?, limits, style)
 }
 
 /// What an APS file's outputs hold besides its functions' rules: the CMT2 header and
@@ -212,7 +231,18 @@ pub fn sv(stem: &str, top: &str, circuits: Vec<Circuit>) -> Result<String, Diagn
 /// them, outputs in source order): the fastest build of a whole file. Counts and widths
 /// in the text are checked against `limits`.
 pub fn build(text: &str, stem: &str, sv_top: Option<&str>, limits: &Limits) -> Outcome {
-    build_on(0, text, stem, sv_top, limits)
+    build_styled(text, stem, sv_top, limits, Style::Fsm)
+}
+
+/// [`build`] with the rules in `style`.
+pub fn build_styled(
+    text: &str,
+    stem: &str,
+    sv_top: Option<&str>,
+    limits: &Limits,
+    style: Style,
+) -> Outcome {
+    build_on_styled(0, text, stem, sv_top, limits, style)
 }
 
 /// [`build`] on at most `threads` threads (0: one per core); the same outcome for any
@@ -224,8 +254,33 @@ pub fn build_on(
     sv_top: Option<&str>,
     limits: &Limits,
 ) -> Outcome {
+    build_on_styled(threads, text, stem, sv_top, limits, Style::Fsm)
+}
+
+/// [`build_on`] with the rules in `style`.
+pub fn build_on_styled(
+    threads: usize,
+    text: &str,
+    stem: &str,
+    sv_top: Option<&str>,
+    limits: &Limits,
+    style: Style,
+) -> Outcome {
+    build_on_configured(threads, text, stem, sv_top, limits, style, None)
+}
+
+/// [`build_on_styled`] under the SoC's CSR configuration `csr` (the CSR lanes).
+pub fn build_on_configured(
+    threads: usize,
+    text: &str,
+    stem: &str,
+    sv_top: Option<&str>,
+    limits: &Limits,
+    style: Style,
+    csr: Option<&aps::csr::CsrConfig>,
+) -> Outcome {
     let split = split_functions(text);
-    let ctx = match design_context(&split.context, limits) {
+    let ctx = match design_context_with(&split.context, limits, csr) {
         Ok(c) => c,
         Err(d) => return Outcome::failed(vec![split.to_file(d)]),
     };
@@ -235,7 +290,7 @@ pub fn build_on(
     }
     let built = in_parallel(threads, &split.functions, |item| {
         let shift = |d: Diagnostic| d.shifted(item.offset as i64);
-        let (c, warnings) = circuit(&ctx, &item.text, limits).map_err(shift)?;
+        let (c, warnings) = circuit_styled(&ctx, &item.text, limits, style).map_err(shift)?;
         let e = Emitted {
             warnings: warnings.into_iter().map(shift).collect(),
             ..emit(&c)

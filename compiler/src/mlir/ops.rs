@@ -36,6 +36,7 @@
 //! | `memref.get_global @n : T dict` | – | `name` (SymbolRef), dict | – | result T |
 //! | `memref.load %m[%i, ..] dict : T` / `memref.store %v, %m[%i] dict : T` | (v,) m, indices | dict | – | operand_types: (elem,) T, indices `index` |
 //! | `aps.*` (every aps op except the memory map) `%a, %m[%i], (%b, %c) [%d], .. dict : A, (B, C), D -> R` | textual order, index lists and bracket/paren groups flattened | dict | – | types before `->` flattened to operand_types, after to result_types |
+//! | `aps.readcsr @g dict : T` / `aps.writecsr %v, @g dict : T` (also `aps.globalload`/`globalstore`, `aps.read_csr`/`write_csr`) | (v) | `global_name` (SymbolRef), dict | – | result T / operand_types T |
 //! | `aps.memorymap {..}` | – | dict | body | – |
 //! | `aps.mem_entry "n" : banks([@a, ..]), base(0), size(64), count(4), cyclic(1)` | – | `name` (String), then one attribute per `key(value)` | – | – |
 //! | `aps.mem_finish dict` | – | dict | – | – |
@@ -69,6 +70,8 @@ pub(crate) type OpParser = fn(&mut Parser, &mut Operation) -> PResult<()>;
 /// THE op table: op name → custom-format parser, for every dialect, sorted by name (checked
 /// by a unit test; looked up through a hash index built once). Adding an op is one entry here.
 pub(crate) static TABLE: &[(&str, OpParser)] = &[
+    ("aps.globalload", aps_global_access),
+    ("aps.globalstore", aps_global_access),
     ("aps.itfc.burst_load_collect", aps_generic),
     ("aps.itfc.burst_load_req", aps_generic),
     ("aps.itfc.burst_store_collect", aps_generic),
@@ -78,7 +81,11 @@ pub(crate) static TABLE: &[(&str, OpParser)] = &[
     ("aps.memload", aps_generic),
     ("aps.memorymap", region_then_attrs),
     ("aps.memstore", aps_generic),
+    ("aps.read_csr", aps_global_access),
+    ("aps.readcsr", aps_global_access),
     ("aps.readrf", aps_generic),
+    ("aps.write_csr", aps_global_access),
+    ("aps.writecsr", aps_global_access),
     ("aps.writerf", aps_generic),
     ("arith.addf", arith_binary),
     ("arith.addi", arith_binary),
@@ -920,6 +927,31 @@ fn aps_generic(p: &mut Parser, op: &mut Operation) -> PResult<()> {
     op.operand_types = p.type_stack.drain(base..).collect();
     if p.eat(Kind::Arrow) {
         op.result_types = p.parse_result_types()?;
+    }
+    Ok(())
+}
+
+/// `@g dict : T` (a read, with a result) or `%v, @g dict : T` (a write): the scalar global
+/// accesses in `aps.globalload`'s format.
+fn aps_global_access(p: &mut Parser, op: &mut Operation) -> PResult<()> {
+    let write = p.at(Kind::PercentId);
+    if write {
+        op.operands = vec![p.parse_operand()?];
+        p.expect(Kind::Comma)?;
+    }
+    let start = p.tok.start();
+    let sym = p.parse_symbol_ref()?;
+    op.attrs.push(named(
+        "global_name",
+        Attribute::SymbolRef(sym),
+        Span::new(start, p.prev_end),
+    ));
+    p.parse_opt_attr_dict(&mut op.attrs)?;
+    p.expect(Kind::Colon)?;
+    let t = p.parse_type()?;
+    match write {
+        true => op.operand_types = vec![t],
+        false => op.result_types = vec![t],
     }
     Ok(())
 }

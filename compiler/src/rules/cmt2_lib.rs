@@ -80,6 +80,7 @@ pub(crate) fn interface_name(kind: &InstanceKind) -> Option<&'static str> {
         InstanceKind::Dma { .. } => Some("BurstDMA"),
         InstanceKind::MemPort => Some("MemPort"),
         InstanceKind::Fault { .. } => Some("Fault"),
+        InstanceKind::Csr { .. } => Some("Csr"),
         _ => None,
     }
 }
@@ -98,6 +99,7 @@ pub(crate) fn arg_names(kind: &InstanceKind, method: &str) -> &'static [&'static
         }
         (InstanceKind::MemPort, "load_req") => &["addr"],
         (InstanceKind::MemPort, "store_req") => &["addr", "data"],
+        (InstanceKind::Csr { .. }, "set") => &["sdata"],
         _ => &[],
     }
 }

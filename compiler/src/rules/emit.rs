@@ -545,6 +545,11 @@ pub(crate) fn write_cmt2_header(
         InstanceKind::Fault {
             message: String::new(),
         },
+        InstanceKind::Csr {
+            id: 0,
+            mask: 0,
+            init: 0,
+        },
     ] {
         let used = instances
             .iter()
@@ -596,6 +601,12 @@ pub(crate) fn write_cmt2_header(
                     out.push_str(" {kiln.message = ");
                     out.push_str(&mlir_str(message));
                     out.push('}');
+                }
+                if let InstanceKind::Csr { id, mask, init } = &inst.kind {
+                    let _ = write!(
+                        out,
+                        " {{kiln.id = {id} : i64, kiln.init = {init} : i64, kiln.mask = {mask} : i64}}"
+                    );
                 }
                 out.push('\n');
             }

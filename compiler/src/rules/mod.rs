@@ -124,6 +124,15 @@ pub enum InstanceKind {
     },
     /// The CPU memory port (hellacache adapter).
     MemPort,
+    /// A CSR lane of the SoC (`csr_<name>`): `latched()` is the lane's value latched when
+    /// the command being taken fired, `set(v)` writes it back (Rocket's CSR file stores
+    /// `v & mask` from the next cycle; `init` after reset, both environment facts).
+    Csr {
+        /// The Rocket CSR address (what software uses; the top never sees it).
+        id: u32,
+        mask: u32,
+        init: u32,
+    },
     /// A run-time error the hardware signals to the SoC (a top-level output): `raise()`
     /// reports `message`.
     Fault {
@@ -277,6 +286,8 @@ pub(crate) fn signature(kind: &InstanceKind, method: &str) -> Option<Signature> 
         (InstanceKind::MemPort, "load_req") => sig(&[32], None, false),
         (InstanceKind::MemPort, "store_req") => sig(&[32, 32], None, false),
         (InstanceKind::MemPort, "load_resp") => sig(&[], Some(32), false),
+        (InstanceKind::Csr { .. }, "latched") => sig(&[], Some(32), true),
+        (InstanceKind::Csr { .. }, "set") => sig(&[32], None, false),
         (InstanceKind::Fault { .. }, "raise") => sig(&[], None, false),
         _ => return None,
     })
@@ -291,6 +302,7 @@ pub(crate) fn methods(kind: &InstanceKind) -> &'static [&'static str] {
         InstanceKind::Rocc => &["cmd", "cmd_deq", "resp_from_user"],
         InstanceKind::Dma { .. } => &DMA_METHODS,
         InstanceKind::MemPort => &["load_req", "store_req", "load_resp"],
+        InstanceKind::Csr { .. } => &["latched", "set"],
         InstanceKind::Fault { .. } => &["raise"],
     }
 }

@@ -262,6 +262,8 @@ pub(crate) fn method_relation(kind: &InstanceKind, a: &str, b: &str) -> Option<R
             && matches!(super::dma_method(a), Some(super::DmaMethod::Request { .. })))
         .then_some(Relation::Conflict),
         InstanceKind::MemPort => Some(Relation::Sequential),
+        // One write-back port per lane.
+        InstanceKind::Csr { .. } => (a == "set" && b == "set").then_some(Relation::Conflict),
         InstanceKind::Fault { .. } => None,
     }
 }

@@ -64,7 +64,7 @@ pub fn prepare_with(
     std::fs::write(dir.join("dut.sv"), &text).unwrap();
     std::fs::write(dir.join("tb.sv"), tb).unwrap();
     std::fs::write(dir.join("mem.hex"), sv::mem_hex(mem)).unwrap();
-    std::fs::write(dir.join("cmds.txt"), sv::cmds_text(cmds)).unwrap();
+    std::fs::write(dir.join("cmds.txt"), sv::cmds_text(cmds, &[], &info)).unwrap();
     iverilog(dir, &["-o", "sim.vvp", "tb.sv", "dut.sv"]);
 }
 
@@ -247,7 +247,7 @@ pub fn compare_batch(batch: &str, cases: &[Case]) -> Vec<sim::SimResult> {
         std::fs::write(dir.join(format!("c{k}_mem.hex")), sv::mem_hex(&case.mem)).unwrap();
         std::fs::write(
             dir.join(format!("c{k}_cmds.txt")),
-            sv::cmds_text(&case.cmds),
+            sv::cmds_text(&case.cmds, &[], &parts.info),
         )
         .unwrap();
         wants.push(want);

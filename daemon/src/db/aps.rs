@@ -10,7 +10,7 @@ use super::{FileOutputs, KilnDb, OutputBytes, SourceFile, cached, executed};
 use crate::counters::Kind;
 use crate::why::{Subject, note};
 use bytes::Bytes;
-use compiler::aps::{BlockRules, DesignContext, Segmentation};
+use compiler::aps::{BlockRules, DesignContext, Segmentation, Style};
 use compiler::diag::{Diagnostic, Span};
 use compiler::flow::{self, Flow, aps::Frame};
 use compiler::mlir::ast::Operation;
@@ -60,7 +60,8 @@ pub fn function_index(db: &dyn KilnDb, file: SourceFile) -> BTreeMap<String, usi
 pub fn design_context(db: &dyn KilnDb, file: SourceFile) -> Result<DesignContext, Diagnostic> {
     note(db, || Subject::file(file.path(db)));
     executed(db, Kind::Context);
-    flow::aps::design_context(context_text(db, file), &super::limits(db))
+    let csr = super::Settings::get(db).csr_config(db).as_ref();
+    flow::aps::design_context_with(context_text(db, file), &super::limits(db), csr)
 }
 
 /// [`design_context`]'s error, with its span in the file.
@@ -116,12 +117,23 @@ pub fn function_op(
     Some(flow::aps::parse_function(&item.text, &super::limits(db)))
 }
 
-/// The function's block tree, FIFOs and ports. *Cached* (`segmentation`).
+/// A cache key's parts with the style's: none for the default style (its keys are as
+/// before styles).
+fn styled<'a>(parts: &[&'a [u8]], style: Style) -> Vec<&'a [u8]> {
+    let mut out = parts.to_vec();
+    if style != Style::Fsm {
+        out.push(style.name().as_bytes());
+    }
+    out
+}
+
+/// The function's block tree, FIFOs and ports in `style`. *Cached* (`segmentation`).
 #[salsa::tracked(returns(ref))]
 pub fn segmentation(
     db: &dyn KilnDb,
     file: SourceFile,
     symbol: String,
+    style: Style,
 ) -> Option<Result<Segmentation, Diagnostic>> {
     let noted = note(db, || Subject::item(file.path(db), &symbol));
     let f = function_digest(db, file, symbol.clone())?;
@@ -140,22 +152,23 @@ pub fn segmentation(
         db,
         noted,
         Kind::Segmentation,
-        &[&f, &c, &l],
+        &styled(&[&f, &c, &l], style),
         || match function_op(db, file, symbol.clone()).as_ref() {
-            Some(Ok(op)) => compiler::aps::segment_function_with(ctx, op, &limits),
+            Some(Ok(op)) => compiler::aps::segment_function_styled(ctx, op, &limits, style),
             Some(Err(d)) => Err(d.clone()),
             None => Err(Diagnostic::error(Span::point(0), "function vanished")),
         },
     ))
 }
 
-/// The rules of block `block` of function `symbol`. *Cached* (`handler`).
+/// The rules of block `block` of function `symbol` in `style`. *Cached* (`handler`).
 #[salsa::tracked(returns(ref))]
 pub fn block_rules(
     db: &dyn KilnDb,
     file: SourceFile,
     symbol: String,
     block: usize,
+    style: Style,
 ) -> Result<BlockRules, Diagnostic> {
     let noted = note(db, || Subject {
         block: Some(block),
@@ -166,31 +179,38 @@ pub fn block_rules(
     let f = function_digest(db, file, symbol.clone()).ok_or_else(missing)?;
     let c = *context_digest(db, file);
     let block_key = (block as u64).to_le_bytes();
-    cached(db, noted, Kind::Handler, &[&f, &c, &block_key], || {
-        let seg = segmentation(db, file, symbol.clone())
-            .as_ref()
-            .ok_or_else(missing)?
-            .as_ref()
-            .map_err(Clone::clone)?;
-        compiler::aps::handle_block(ctx, seg, block)
-    })
+    cached(
+        db,
+        noted,
+        Kind::Handler,
+        &styled(&[&f, &c, &block_key], style),
+        || {
+            let seg = segmentation(db, file, symbol.clone(), style)
+                .as_ref()
+                .ok_or_else(missing)?
+                .as_ref()
+                .map_err(Clone::clone)?;
+            compiler::aps::handle_block(ctx, seg, block)
+        },
+    )
 }
 
-/// The function's circuit, assembled from its segmentation and block rules.
+/// The function's circuit in `style`, assembled from its segmentation and block rules.
 #[salsa::tracked(returns(ref))]
 pub fn function_circuit(
     db: &dyn KilnDb,
     file: SourceFile,
     symbol: String,
+    style: Style,
 ) -> Option<Result<Circuit, Diagnostic>> {
     note(db, || Subject::item(file.path(db), &symbol));
-    let seg = match segmentation(db, file, symbol.clone()).as_ref()? {
+    let seg = match segmentation(db, file, symbol.clone(), style).as_ref()? {
         Ok(s) => s,
         Err(d) => return Some(Err(d.clone())),
     };
     let mut blocks = Vec::with_capacity(seg.blocks.len());
     for id in 0..seg.blocks.len() {
-        match block_rules(db, file, symbol.clone(), id) {
+        match block_rules(db, file, symbol.clone(), id, style) {
             Ok(b) => blocks.push(b.clone()),
             Err(d) => return Some(Err(d.clone())),
         }
@@ -210,19 +230,21 @@ pub struct Emitted {
     pub warnings: Vec<Diagnostic>,
 }
 
-/// The function's rules emitted once per change of the function (not per file build).
+/// The function's rules in `style`, emitted once per change of the function (not per file
+/// build).
 #[salsa::tracked(returns(ref))]
 pub fn function_emitted(
     db: &dyn KilnDb,
     file: SourceFile,
     symbol: String,
+    style: Style,
 ) -> Option<Result<Arc<Emitted>, Diagnostic>> {
     note(db, || Subject::item(file.path(db), &symbol));
-    let circuit = match function_circuit(db, file, symbol.clone()).as_ref()? {
+    let circuit = match function_circuit(db, file, symbol.clone(), style).as_ref()? {
         Ok(c) => c,
         Err(d) => return Some(Err(d.clone())),
     };
-    let warnings = match segmentation(db, file, symbol).as_ref()? {
+    let warnings = match segmentation(db, file, symbol, style).as_ref()? {
         Ok(s) => s.warnings.clone(),
         Err(d) => return Some(Err(d.clone())),
     };
@@ -265,10 +287,10 @@ pub fn stem(db: &dyn KilnDb, file: SourceFile) -> String {
 /// The outputs of an APS file ([`flow::aps::build`], assembled from the per-function
 /// queries). Any error suppresses the outputs of the file.
 #[salsa::tracked(returns(ref))]
-pub fn mlir_outputs(db: &dyn KilnDb, file: SourceFile) -> FileOutputs {
+pub fn mlir_outputs(db: &dyn KilnDb, file: SourceFile, style: Style) -> FileOutputs {
     note(db, || Subject::file(file.path(db)));
     executed(db, Kind::Emit);
-    let emitted = |item: &Item| function_emitted(db, file, item.symbol.clone()).clone();
+    let emitted = |item: &Item| function_emitted(db, file, item.symbol.clone(), style).clone();
     let (parts, diagnostics) = match checked_functions(db, file, emitted) {
         Ok(checked) => checked,
         Err(diagnostics) => return FileOutputs::failed(diagnostics),
@@ -339,7 +361,12 @@ pub fn identities(functions: &[Item], parts: &[Arc<Emitted>]) -> Vec<Diagnostic>
 /// `<stem>.sv` of an APS file: the same merged circuit as [`mlir_outputs`], as
 /// SystemVerilog with top module `top`. Only computed when a build asks for it.
 #[salsa::tracked(returns(ref))]
-pub fn mlir_sv(db: &dyn KilnDb, file: SourceFile, top: String) -> Result<OutputBytes, Diagnostic> {
+pub fn mlir_sv(
+    db: &dyn KilnDb,
+    file: SourceFile,
+    top: String,
+    style: Style,
+) -> Result<OutputBytes, Diagnostic> {
     note(db, || Subject::file(file.path(db)));
     executed(db, Kind::EmitSv);
     if let Some(d) = context_error(db, file) {
@@ -347,7 +374,7 @@ pub fn mlir_sv(db: &dyn KilnDb, file: SourceFile, top: String) -> Result<OutputB
     }
     let mut circuits = Vec::new();
     for item in &file.split(db).functions {
-        match function_circuit(db, file, item.symbol.clone()) {
+        match function_circuit(db, file, item.symbol.clone(), style) {
             Some(Ok(c)) => circuits.push(c.clone()),
             Some(Err(d)) => return Err(d.clone().shifted(item.offset as i64)),
             None => {}

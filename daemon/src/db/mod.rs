@@ -93,7 +93,7 @@ impl Db {
             runtime,
         };
         let limits = crate::input::limits();
-        let _settings = Settings::builder(limits, limits_digest(&limits))
+        let _settings = Settings::builder(limits, limits_digest(&limits), None)
             .durability(salsa::Durability::HIGH)
             .new(&db);
         db
@@ -116,6 +116,18 @@ impl Db {
                 .set_limits_digest(self)
                 .with_durability(salsa::Durability::HIGH)
                 .to(limits_digest(&limits));
+        }
+    }
+
+    /// Set the SoC's CSR configuration APS designs are built under; the design contexts
+    /// (and what depends on their lanes) are recomputed when it changes.
+    pub fn set_csr_config(&mut self, csr: Option<compiler::aps::csr::CsrConfig>) {
+        let settings = Settings::get(self);
+        if *settings.csr_config(self) != csr {
+            settings
+                .set_csr_config(self)
+                .with_durability(salsa::Durability::HIGH)
+                .to(csr);
         }
     }
 
@@ -144,6 +156,10 @@ pub struct Settings {
     /// once per setting, not once per query.
     #[returns(copy)]
     pub limits_digest: [u8; 32],
+    /// The SoC's CSR configuration of the build (`--aps-config`): the APS designs' CSR
+    /// lanes; part of their design context, so of the persistent cache keys.
+    #[returns(ref)]
+    pub csr_config: Option<compiler::aps::csr::CsrConfig>,
 }
 
 fn limits_digest(limits: &Limits) -> [u8; 32] {

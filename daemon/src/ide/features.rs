@@ -6,6 +6,7 @@ use crate::db::blif::{blif_models, model_aig, model_parsed};
 use crate::db::handshake::{UnitSource, handshake_front, lib_unit};
 use crate::db::{BlifFile, Db, SourceFile};
 use crate::inputs::Overlay;
+use compiler::aps::Style;
 use compiler::aps::segment::BlockKind;
 use compiler::ide::{NameIndex, NameKind, Occurrence};
 use compiler::mlir::items::Item;
@@ -288,7 +289,7 @@ fn aps_hover(db: &Db, f: SourceFile, item: &Item, local: usize) -> Option<Hover>
         .as_ref()
         .ok()?;
     let op = compiler::ide::op_at(function, local)?;
-    let circuit = function_circuit(db, f, item.symbol.clone())
+    let circuit = function_circuit(db, f, item.symbol.clone(), Style::Fsm)
         .as_ref()?
         .as_ref()
         .ok();
@@ -313,7 +314,7 @@ fn aps_hover(db: &Db, f: SourceFile, item: &Item, local: usize) -> Option<Hover>
     if let Some(e) = end {
         md.push_str(&format!(", endtime {e}"));
     }
-    let seg = segmentation(db, f, item.symbol.clone())
+    let seg = segmentation(db, f, item.symbol.clone(), Style::Fsm)
         .as_ref()?
         .as_ref()
         .ok()?;
@@ -458,7 +459,7 @@ pub fn outline(db: &Db, overlay: Overlay) -> Outline {
                 let selection = name_at..name_at + 1 + item.symbol.len();
                 let whole = item.offset..item.offset + item.text.len();
                 let mut children = Vec::new();
-                if let Some(Ok(seg)) = segmentation(db, f, item.symbol.clone()) {
+                if let Some(Ok(seg)) = segmentation(db, f, item.symbol.clone(), Style::Fsm) {
                     for b in seg.blocks.iter().skip(1) {
                         let kind = match b.kind {
                             BlockKind::Loop { .. } => OutlineKind::Loop,
@@ -475,13 +476,13 @@ pub fn outline(db: &Db, overlay: Overlay) -> Outline {
                         });
                     }
                 }
-                if let Some(Ok(c)) = function_circuit(db, f, item.symbol.clone()) {
+                if let Some(Ok(c)) = function_circuit(db, f, item.symbol.clone(), Style::Fsm) {
                     let (rules, fifos) = rules_and_fifos(c);
                     out.lenses.push(Lens {
                         range: selection.clone(),
                         title: format!("{rules} rules, {fifos} FIFOs"),
                     });
-                    if let Some(Ok(seg)) = segmentation(db, f, item.symbol.clone()) {
+                    if let Some(Ok(seg)) = segmentation(db, f, item.symbol.clone(), Style::Fsm) {
                         let names = c.rules.iter().map(|r| r.name.as_str()).collect();
                         schedule_hints(item, seg, &names, &mut out.hints);
                     }

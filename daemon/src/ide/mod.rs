@@ -23,6 +23,7 @@ use crate::db::handshake::handshake_outputs;
 use crate::db::{Db, FileOutputs, SourceFile, blif};
 use crate::inputs::Overlay;
 use compiler::aps::DesignContext;
+use compiler::aps::Style;
 use compiler::diag::Located;
 use compiler::flow::Flow;
 use compiler::rules::Circuit;
@@ -138,12 +139,12 @@ impl Ide {
 /// makes up to the block rules, in the same order, so the same diagnostics: assembling a
 /// circuit reports nothing.
 pub(crate) fn checked(db: &Db, file: SourceFile, symbol: String) -> FunctionResult {
-    let seg = match aps::segmentation(db, file, symbol.clone()).as_ref()? {
+    let seg = match aps::segmentation(db, file, symbol.clone(), Style::Fsm).as_ref()? {
         Ok(s) => s,
         Err(d) => return Some(Err(d.clone())),
     };
     for block in 0..seg.blocks.len() {
-        if let Err(d) = aps::block_rules(db, file, symbol.clone(), block) {
+        if let Err(d) = aps::block_rules(db, file, symbol.clone(), block, Style::Fsm) {
             return Some(Err(d.clone()));
         }
     }

@@ -39,6 +39,13 @@ pub(super) fn spec_to_proto(spec: &BuildSpec) -> proto::BuildRequest {
         watch_debounce_ms: 0,
         top: spec.top.clone().unwrap_or_default(),
         jobs: u32::try_from(spec.jobs).unwrap_or(u32::MAX),
+        style: match spec.style {
+            compiler::aps::Style::Fsm => String::new(),
+            s => s.name().to_string(),
+        },
+        aps_config: (spec.aps_config.as_ref())
+            .map(|c| serde_json::to_string(c).unwrap_or_default())
+            .unwrap_or_default(),
     }
 }
 
@@ -67,6 +74,14 @@ pub(super) fn spec_from_proto(req: &proto::BuildRequest) -> Result<BuildSpec, Sp
         lints: lints_from_proto(&req.lints),
         top: (!req.top.is_empty()).then(|| req.top.clone()),
         jobs: req.jobs as usize,
+        style: match req.style.as_str() {
+            "" => compiler::aps::Style::Fsm,
+            s => compiler::aps::Style::parse(s).ok_or_else(|| SpecError::Style(s.to_string()))?,
+        },
+        aps_config: match req.aps_config.as_str() {
+            "" => None,
+            s => Some(serde_json::from_str(s).map_err(|e| SpecError::ApsConfig(e.to_string()))?),
+        },
     })
 }
 

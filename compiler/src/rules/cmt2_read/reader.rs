@@ -252,6 +252,23 @@ impl<'a> Reader<'a> {
                     let kind = match itf.0.as_str() {
                         "RoCC" => InstanceKind::Rocc,
                         "MemPort" => InstanceKind::MemPort,
+                        "Csr" => {
+                            let int = |key: &str| match attr_of(attrs, key) {
+                                Some((_, Attr::Int(v), _)) => u32::try_from(*v).ok(),
+                                _ => None,
+                            };
+                            match (int("kiln.id"), int("kiln.mask"), int("kiln.init")) {
+                                (Some(id), Some(mask), Some(init)) => {
+                                    InstanceKind::Csr { id, mask, init }
+                                }
+                                _ => {
+                                    return Err(Diagnostic::error(
+                                        name.1,
+                                        "a `@Csr` declaration needs its `kiln.id`, `kiln.mask` and `kiln.init` (32-bit values)",
+                                    ));
+                                }
+                            }
+                        }
                         "Fault" => match attr_of(attrs, "kiln.message") {
                             Some((_, Attr::Str(m), _)) => {
                                 InstanceKind::Fault { message: m.clone() }
@@ -379,6 +396,11 @@ impl<'a> Reader<'a> {
             (Def::Interface { .. }, "MemPort") => cmt2_lib::interface_text(&InstanceKind::MemPort),
             (Def::Interface { .. }, "Fault") => cmt2_lib::interface_text(&InstanceKind::Fault {
                 message: String::new(),
+            }),
+            (Def::Interface { .. }, "Csr") => cmt2_lib::interface_text(&InstanceKind::Csr {
+                id: 0,
+                mask: 0,
+                init: 0,
             }),
             (Def::Interface { .. }, "BurstDMA") => cmt2_lib::interface_text(&InstanceKind::Dma {
                 entries: Vec::new(),

@@ -72,6 +72,27 @@ pub struct SimConfig {
     /// Try in a cycle only the rules whose guard can hold ([`super::dispatch`]); `false`
     /// tries every rule every cycle (the same results, for measuring the index).
     pub dispatch: bool,
+    /// The CPU's writes of CSR lanes (`csrw`), each before a command of the stream.
+    pub csr_writes: Vec<CsrWrite>,
+}
+
+/// A CPU write (`csrw`) of a CSR lane: Rocket's CSR file holds `value & mask` once the
+/// command before it in program order has fired (before command 0: from reset), so command
+/// `before` and later latch it, earlier commands keep what they latched.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub struct CsrWrite {
+    pub before: usize,
+    /// The lane's name (ports `csr_<lane>_*`).
+    pub lane: String,
+    pub value: u32,
+}
+
+/// A write-back of a CSR lane by the hardware (`set_enable` with `sdata`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CsrSet {
+    pub lane: String,
+    pub value: u32,
+    pub cycle: u64,
 }
 
 impl Default for SimConfig {
@@ -80,6 +101,7 @@ impl Default for SimConfig {
             dma_latency: 0,
             max_cycles: 5_000_000,
             dispatch: true,
+            csr_writes: Vec::new(),
         }
     }
 }
@@ -111,6 +133,10 @@ pub struct SimResult {
     pub regs: BTreeMap<String, u128>,
     /// Cycles from the first command to the last rule firing (inclusive).
     pub cycles: u64,
+    /// The hardware's CSR write-backs, in cycle order.
+    pub csr_sets: Vec<CsrSet>,
+    /// Each CSR lane's value at the end (Rocket's CSR file).
+    pub csrs: BTreeMap<String, u32>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -313,7 +339,17 @@ enum Slot {
     Rocc,
     Dma(Dma),
     MemPort(MemPort),
+    Csr(Csr),
     Fault(String),
+}
+
+/// A CSR lane: Rocket's CSR file's value, the copy latched when the command register took
+/// its command, and a write-back this cycle.
+struct Csr {
+    mask: u32,
+    value: u32,
+    latched: u32,
+    pending: Option<u32>,
 }
 
 struct State {
@@ -339,6 +375,10 @@ struct State {
     /// (one each).
     cmd_taken: bool,
     resp_sent: bool,
+    /// The CSR lanes' slots, in lane order, and the CPU's writes yet to happen.
+    csrs: Vec<usize>,
+    csr_writes: Vec<CsrWrite>,
+    csr_sets: Vec<CsrSet>,
 }
 
 /// Effects of one tentative firing.
@@ -360,6 +400,8 @@ struct Tx {
     hazard: Option<(u32, bool)>,
     /// The message of a raised fault.
     fault: Option<String>,
+    /// CSR write-backs: (slot, value).
+    csr_sets: Vec<(usize, u32)>,
 }
 
 /// One element a DMA beat moves (or the beat a `burst_read_0` latches), applied at the
@@ -677,6 +719,12 @@ impl State {
                     fired: Vec::new(),
                 }),
                 InstanceKind::Fault { message } => Slot::Fault(message.clone()),
+                InstanceKind::Csr { mask, init, .. } => Slot::Csr(Csr {
+                    mask: *mask,
+                    value: init & mask,
+                    latched: 0,
+                    pending: None,
+                }),
                 InstanceKind::MemPort => {
                     let l = lanes.get(&inst.name).copied().unwrap_or(1);
                     let size = super::schedule::mem_resp_entries(l);
@@ -714,7 +762,10 @@ impl State {
                 matches!(slots[slot], Slot::Reg(_)).then(|| (i.function.clone(), slot))
             })
             .collect();
-        Ok(State {
+        let csrs = (0..slots.len())
+            .filter(|&i| matches!(slots[i], Slot::Csr(_)))
+            .collect();
+        let mut st = State {
             slots,
             touched: Vec::new(),
             io,
@@ -729,7 +780,36 @@ impl State {
             cycle: 0,
             cmd_taken: false,
             resp_sent: false,
-        })
+            csrs,
+            csr_writes: cfg.csr_writes.clone(),
+            csr_sets: Vec::new(),
+        };
+        if let Some(w) =
+            (st.csr_writes.iter()).find(|w| !st.index.contains_key(&csr_slot_name(&w.lane)))
+        {
+            return Err(SimError::Malformed(format!(
+                "the design has no CSR lane `{}`",
+                w.lane
+            )));
+        }
+        st.cpu_csr_writes(0);
+        Ok(st)
+    }
+
+    /// The CPU's CSR writes before command `k` (Rocket's `csrw`: `value & mask`).
+    fn cpu_csr_writes(&mut self, k: usize) {
+        let writes: Vec<CsrWrite> = (self.csr_writes.iter())
+            .filter(|w| w.before == k)
+            .cloned()
+            .collect();
+        for w in writes {
+            let Some(&i) = self.index.get(&csr_slot_name(&w.lane)) else {
+                continue;
+            };
+            if let Slot::Csr(c) = &mut self.slots[i] {
+                c.value = (w.value & c.mask) | (c.value & !c.mask);
+            }
+        }
     }
 
     /// The slot of register `name` (`None`: no such register).
@@ -850,6 +930,14 @@ impl State {
                 if let Some(i) = bank_index(arg(0), b.data.len()) {
                     tx.bank_writes.push((idx, i, mask(arg(1), b.width)));
                 }
+                Ok(0)
+            }
+            (Slot::Csr(c), "latched") => Ok(c.latched as u128),
+            (Slot::Csr(c), "set") => {
+                if c.pending.is_some() || tx.csr_sets.iter().any(|(d, _)| *d == idx) {
+                    return Err(blocked());
+                }
+                tx.csr_sets.push((idx, arg(0) as u32));
                 Ok(0)
             }
             (Slot::Rocc, "resp_from_user") => {
@@ -986,6 +1074,18 @@ impl State {
                 d.fired.push(req);
             }
         }
+        for (idx, v) in tx.csr_sets {
+            if let Slot::Csr(c) = &mut self.slots[idx] {
+                c.pending = Some(v);
+                self.touched.push(idx);
+                let lane = self.names[idx].strip_prefix("csr_").unwrap_or_default();
+                self.csr_sets.push(CsrSet {
+                    lane: lane.to_string(),
+                    value: v,
+                    cycle: self.cycle,
+                });
+            }
+        }
         if tx.cmd_taken {
             self.cmd_taken = true;
         }
@@ -1054,6 +1154,14 @@ impl State {
                 p.taken = 0;
             }
         }
+        // A command firing now latches the CSR values as the cycle starts.
+        if self.cmd_port_fires() {
+            for &i in &self.csrs {
+                if let Slot::Csr(c) = &mut self.slots[i] {
+                    c.latched = c.value;
+                }
+            }
+        }
         let mut touched = std::mem::take(&mut self.touched);
         for &i in &touched {
             match &mut self.slots[i] {
@@ -1069,6 +1177,11 @@ impl State {
                     }
                     if let Some(v) = b.latch_pending.take() {
                         b.latch = v;
+                    }
+                }
+                Slot::Csr(c) => {
+                    if let Some(v) = c.pending.take() {
+                        c.value = (v & c.mask) | (c.value & !c.mask);
                     }
                 }
                 _ => {}
@@ -1105,6 +1218,7 @@ impl State {
         if busy {
             self.cmd_reg = self.cmds.pop_front();
             self.accepted.push(self.cycle);
+            self.cpu_csr_writes(self.accepted.len());
         }
         self.cmd_taken = false;
         self.resp_sent = false;
@@ -1236,6 +1350,18 @@ impl State {
                 _ => {}
             }
         }
+        let csrs = (self.csrs.iter())
+            .filter_map(|&i| match &self.slots[i] {
+                Slot::Csr(c) => Some((
+                    self.names[i]
+                        .strip_prefix("csr_")
+                        .unwrap_or_default()
+                        .to_string(),
+                    c.value,
+                )),
+                _ => None,
+            })
+            .collect();
         Ok(SimResult {
             responses: self.responses.clone(),
             accepted: self.accepted.clone(),
@@ -1243,6 +1369,8 @@ impl State {
             banks,
             regs,
             cycles,
+            csr_sets: self.csr_sets.clone(),
+            csrs,
         })
     }
 }
@@ -1355,4 +1483,9 @@ pub fn read_word(mem: &BTreeMap<u32, u8>, addr: u32) -> u32 {
 
 pub fn write_word(mem: &mut BTreeMap<u32, u8>, addr: u32, v: u32) {
     write_bytes(mem, addr & !3, 4, v as u128);
+}
+
+/// The instance of CSR lane `lane`.
+fn csr_slot_name(lane: &str) -> String {
+    format!("csr_{lane}")
 }

@@ -24,13 +24,34 @@ fn sext(name: &str, w: u32, t: u32) -> String {
     format!("{{{{{}{{{name}[{}]}}}}, {name}}}", t - w, w - 1)
 }
 
+/// `terms` joined by `sep`, a line break after every [`TERMS_PER_LINE`]: an expression over
+/// every caller of a shared method (a design's thousands of rules) stays on lines a tool
+/// reads (Verilator stops at 40,000 tokens on a line).
+pub(super) fn lines(terms: &[String], sep: &str) -> String {
+    let mut out = String::with_capacity(terms.iter().map(|t| t.len() + sep.len() + 8).sum());
+    for (i, t) in terms.iter().enumerate() {
+        if i > 0 {
+            out.push_str(sep.trim_end());
+            match i % TERMS_PER_LINE {
+                0 => out.push_str("\n      "),
+                _ => out.push(' '),
+            }
+        }
+        out.push_str(t);
+    }
+    out
+}
+
+/// See [`lines`].
+const TERMS_PER_LINE: usize = 8;
+
 /// `(8-bit count) = Σ terms`.
 fn count(terms: &[String]) -> String {
     if terms.is_empty() {
         return "8'd0".into();
     }
     let parts: Vec<String> = terms.iter().map(|t| format!("{{7'd0, {t}}}")).collect();
-    format!("({})", parts.join(" + "))
+    format!("({})", lines(&parts, " + "))
 }
 
 /// The enables of a shared method's call sites earlier in the schedule: `prefix` (named
@@ -49,7 +70,7 @@ impl Before<'_> {
         parts.extend(self.local.iter().map(|t| format!("{{7'd0, {t}}}")));
         match parts.len() {
             0 => "8'd0".into(),
-            _ => format!("({})", parts.join(" + ")),
+            _ => format!("({})", lines(&parts, " + ")),
         }
     }
 
@@ -89,7 +110,7 @@ fn any(terms: &[String]) -> String {
     if terms.is_empty() {
         return "1'b0".into();
     }
-    format!("({})", terms.join(" | "))
+    format!("({})", lines(terms, " | "))
 }
 
 fn clog2(n: u64) -> u32 {
@@ -423,8 +444,8 @@ impl<'a> Emitter<'a> {
         let _ = writeln!(
             self.body,
             "  logic [7:0] {name}_n;\n  assign {name}_n = {};\n  logic {name}_any;\n  assign {name}_any = {};",
-            sum.join(" + "),
-            or.join(" | ")
+            lines(&sum, " + "),
+            lines(&or, " | ")
         );
         self.uses.prefix.insert(
             key,
@@ -534,6 +555,16 @@ impl<'a> Emitter<'a> {
                     k,
                 ));
                 "1'b1".into()
+            }
+            (InstanceKind::Csr { .. }, "latched") => {
+                value = Some((format!("{i}__latch"), 32));
+                "1'b1".into()
+            }
+            (InstanceKind::Csr { .. }, "set") => {
+                let b = self.before(cx, inst, "set").any();
+                site.data = vec![arg(0, 32)];
+                class = Some("set");
+                format!("({i}_set_ready & ~{b})")
             }
             (InstanceKind::Rocc, "resp_from_user") => {
                 let b = self.before(cx, inst, "resp").any();
@@ -689,6 +720,7 @@ impl<'a> Emitter<'a> {
         let mut decls = String::new();
         let mut dma: Option<(String, Vec<crate::rules::DmaEntry>)> = None;
         let mut prims: BTreeMap<String, String> = BTreeMap::new();
+        let mut csr_ports: Vec<String> = Vec::new();
         for inst in &c.instances {
             let i = ident(&inst.name);
             match &inst.kind {
@@ -726,6 +758,22 @@ impl<'a> Emitter<'a> {
                     decls.push_str("  // The RoCC command register (see the RoCC adapter below).\n  logic kiln_cmdq_valid /*verilator public_flat_rd*/;\n  logic [95:0] kiln_cmdq_data;\n");
                     self.rocc(&mut inst_text, &inst.name);
                 }
+                InstanceKind::Csr { id, mask, init } => {
+                    let lane = inst.name.strip_prefix("csr_").unwrap_or(&inst.name);
+                    info.csrs.push((lane.to_string(), *id, *mask, *init));
+                    csr_ports.extend(csr_lane_ports(&i, lane));
+                    let _ = writeln!(
+                        decls,
+                        "  // CSR lane {lane}: its value as the command register's command fired.\n  logic [31:0] {i}__latch;"
+                    );
+                    let sets = self.sites(&inst.name, "set");
+                    let _ = writeln!(
+                        inst_text,
+                        "\n  // CSR lane {lane}: latched with each command; written back by set_enable/sdata\n  always_ff @(posedge clk)\n    if (rocc_cmd_enable & rocc_cmd_ready) {i}__latch <= {i}_value_res0;\n  assign {i}_set_enable = {};\n  assign {i}_set_{lane}_sdata = {};",
+                        any(&sets.iter().map(|s| s.en.clone()).collect::<Vec<_>>()),
+                        and_or(&sets, 32, |_| "1'b1".into(), 0),
+                    );
+                }
                 InstanceKind::Dma { entries } => {
                     info.dmas.push(i.clone());
                     dma = Some((inst.name.clone(), entries.clone()));
@@ -745,6 +793,8 @@ impl<'a> Emitter<'a> {
             Some((name, entries)) => self.dma(&mut inst_text, name, entries),
             None => self.dma(&mut inst_text, "", &[]),
         }
+        // CSR lanes last, in lane order (the convention's order).
+        ports.extend(csr_ports);
         // Banks last: their ports include the burst lanes.
         for inst in &c.instances {
             if let InstanceKind::Bank { width, depth, init } = &inst.kind {
@@ -812,7 +862,7 @@ impl<'a> Emitter<'a> {
             out,
             "\n  // FIFO {name} (width {w}, depth {d})\n  logic [7:0] {i}__cnt /*verilator public_flat_rd*/;\n  logic [{}:0] {i}__data;\n  {module} u_{i} (.clk(clk), .rst(rst), .cnt({i}__cnt), .data({i}__data),\n    .deq_n({deq_n}), .enq_n({enq_n}),\n    .enq_data({{{}}}));",
             d * w - 1,
-            slots.join(", ")
+            lines(&slots, ", ")
         );
     }
 
@@ -995,7 +1045,7 @@ impl<'a> Emitter<'a> {
                         out,
                         "  logic [{}:0] {lane};\n  assign {lane} = {};",
                         eb * 8 - 1,
-                        lane_terms.join(" | ")
+                        lines(&lane_terms, " | ")
                     );
                     let lo = j * eb * 8;
                     rdata_terms.push(if lo == 0 {
@@ -1095,7 +1145,7 @@ impl<'a> Emitter<'a> {
   assign {i}__pending = (({i}__reqq_cnt - {i}__reqq_deq + {i}__enq_n - {{7'd0, {i}__bypass}}) != 8'd0) | (({i}__used + {i}__loads - {i}__taken) != 8'd0);",
             qw = depth * 73 - 1,
             enq_n = en(&reqs),
-            slots = slots.join(", "),
+            slots = lines(&slots, ", "),
             loads_n = en(&loads),
             taken_n = en(&resps),
             sm = size - 1,
@@ -1139,7 +1189,7 @@ impl<'a> Emitter<'a> {
                 init_v.push_str(", ");
             }
         }
-        let rev = |v: Vec<String>| v.into_iter().rev().collect::<Vec<_>>().join(", ");
+        let rev = |v: Vec<String>| lines(&v.into_iter().rev().collect::<Vec<_>>(), ", ");
         let latch = self.sites(name, "latch");
         let mut latch_ff = String::new();
         for s in &latch {
@@ -1193,7 +1243,7 @@ fn and_or(sites: &[Site], w: u32, sel: impl Fn(&Site) -> String, field: usize) -
     if terms.is_empty() {
         return format!("{w}'d0");
     }
-    format!("({})", terms.join(" | "))
+    format!("({})", lines(&terms, " | "))
 }
 
 fn rocc_ports() -> Vec<String> {
@@ -1221,6 +1271,19 @@ fn rocc_ports() -> Vec<String> {
     .split(",\n")
     .map(|s| s.to_string())
     .collect()
+}
+
+/// The convention's five ports of CSR lane `lane` (instance `i` = `csr_<lane>`).
+fn csr_lane_ports(i: &str, lane: &str) -> Vec<String> {
+    vec![
+        format!(
+            "  // CSR lane {lane} (Rocket custom CSR): its committed value, and a one-cycle write-back\n  input  logic [31:0] {i}_value_res0"
+        ),
+        format!("  input  logic        {i}_value_ready"),
+        format!("  output logic [31:0] {i}_set_{lane}_sdata"),
+        format!("  input  logic        {i}_set_ready"),
+        format!("  output logic        {i}_set_enable"),
+    ]
 }
 
 /// The convention's scratchpad burst ports and DMA ports (both channels, both directions).

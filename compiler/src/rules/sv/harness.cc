@@ -4,7 +4,8 @@
 // `compiler::rules::sv::parse_tb_output`).
 //
 // Usage: harness CMDS MEM_HEX OUT MAX_CYCLES DMA_LATENCY
-//   CMDS: `opcode funct7 rs1 rs2 rd` per line; MEM_HEX: `@addr byte` per byte.
+//   CMDS: `opcode funct7 rs1 rs2 rd` per line, or `1000 lane value before 0` for a CPU CSR
+//   write; MEM_HEX: `@addr byte` per byte.
 
 #include "kiln_env.h"
 
@@ -45,8 +46,12 @@ int main(int argc, char **argv) {
   const uint64_t max_cycles = std::strtoull(argv[4], nullptr, 10);
   if (FILE *f = std::fopen(argv[1], "r")) {
     kiln::Cmd c;
-    while (std::fscanf(f, "%u %u %u %u %u", &c.opcode, &c.funct7, &c.rs1, &c.rs2, &c.rd) == 5)
-      env.cmds.push_back(c);
+    while (std::fscanf(f, "%u %u %u %u %u", &c.opcode, &c.funct7, &c.rs1, &c.rs2, &c.rd) == 5) {
+      if (c.opcode == 1000)
+        env.csr_writes.push_back(kiln::CsrWrite{c.rs2, c.funct7, c.rs1});
+      else
+        env.cmds.push_back(c);
+    }
     std::fclose(f);
   } else {
     std::perror(argv[1]);
@@ -66,6 +71,7 @@ int main(int argc, char **argv) {
     return 2;
   }
 
+  env.cpu_csr_writes(0);
   env.reset();
   uint64_t cyc = 0;
   int64_t last_fire = -1;
@@ -99,6 +105,8 @@ int main(int argc, char **argv) {
     if (n != 0) std::fprintf(out, "fifo %s %u\n", f.name, n);
   }
   for (const Fifo &p : KILN_PCS) std::fprintf(out, "reg %s %x\n", p.name, p.count(root));
+  for (size_t k = 0; k < KILN_CSRS.size(); ++k)
+    std::fprintf(out, "csr %s %u\n", KILN_CSRS[k].name, env.csrs[k]);
   std::fclose(out);
   top->final();
   return 0;

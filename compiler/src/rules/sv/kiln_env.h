@@ -9,9 +9,10 @@
 // kiln_design.h (generated per design: `compiler::rules::sv::harness_header`) defines
 // KILN_TOP_SIG(name) (the member of the Verilated root holding the top's signal `name`),
 // KILN_FIFOS (FIFO occupancy counters for deadlock reports), KILN_PCS (the instructions'
-// program counters: 0 when no command is left unfinished) and KILN_WATCH (the fault and
+// program counters: 0 when no command is left unfinished), KILN_WATCH (the fault and
 // hazard signals, in the simulator's order), all signals the top marks
-// `verilator public_flat_rd`.
+// `verilator public_flat_rd`, and KILN_CSRS (the CSR lanes and their ports).
+
 #pragma once
 
 #include "Vkiln.h"
@@ -41,12 +42,25 @@ struct Watch {
   uint32_t (*load)(Vkiln___024root *);
 };
 
+struct Csr {
+  const char *name;
+  uint32_t id, mask, init;
+  void (*drive)(Vkiln &, uint32_t);   // value_res0 = v, both readies 1
+  bool (*set)(Vkiln &, uint32_t *);    // set_enable, with sdata
+};
+
 #include "kiln_design.h"
 
 namespace kiln {
 
 struct Cmd {
   uint32_t opcode, funct7, rs1, rs2, rd;
+};
+
+// A CPU write (`csrw`) of CSR lane `lane` before command `before` of the stream.
+struct CsrWrite {
+  size_t before;
+  uint32_t lane, value;
 };
 
 // CPU memory, byte-addressed, little-endian.
@@ -79,11 +93,29 @@ struct Step {
 
 class Env {
  public:
-  Env(Vkiln &top, Memory &mem) : top_(top), mem_(mem) {}
+  Env(Vkiln &top, Memory &mem) : top_(top), mem_(mem) {
+    for (const Csr &c : KILN_CSRS) csrs.push_back(c.init & c.mask);
+  }
 
   std::vector<Cmd> cmds;  // commands to present, in order
   size_t cmd_i = 0;       // the next one
   uint32_t dma_latency = 0;
+  // Rocket's CSR file: each lane's value (a CPU write or a write-back stores
+  // `value & mask`, visible from the next cycle), and the CPU's writes between commands.
+  std::vector<uint32_t> csrs;
+  std::vector<CsrWrite> csr_writes;
+
+  // The CPU's writes before command `k`.
+  void cpu_csr_writes(size_t k) {
+    for (const CsrWrite &w : csr_writes)
+      if (w.before == k && w.lane < csrs.size()) csr_store(w.lane, w.value);
+  }
+
+  // Store `v` into lane `k` as Rocket's CSR file does (under the lane's mask).
+  void csr_store(size_t k, uint32_t v) {
+    const uint32_t m = KILN_CSRS[k].mask;
+    csrs[k] = (v & m) | (csrs[k] & ~m);
+  }
 
   // Reset: one clock edge with `rst` high.
   void reset() {
@@ -130,6 +162,14 @@ class Env {
     }
     hella(cyc, s);
     dma(s);
+    // Write-backs, then the CPU's writes before the command that is presented next.
+    for (size_t k = 0; k < KILN_CSRS.size(); ++k) {
+      uint32_t d = 0;
+      if (!KILN_CSRS[k].set(t, &d)) continue;
+      if (log) std::fprintf(log, "csr_set %s %u %llu\n", KILN_CSRS[k].name, d, (unsigned long long)cyc);
+      csr_store(k, d);
+    }
+    if (s.cmd_fired) cpu_csr_writes(cmd_i);
     t.clk = 1;
     t.eval();
     return s;
@@ -182,6 +222,7 @@ class Env {
     t.rocc_cmd_rocc_cmd_rs1data = c.rs1;
     t.rocc_cmd_rocc_cmd_rs2data = c.rs2;
     t.rocc_resp_rocc_resp_to_bus_ready = 1;
+    for (size_t k = 0; k < KILN_CSRS.size(); ++k) KILN_CSRS[k].drive(t, csrs[k]);
 
     t.dma_cpu_to_isax_ch0_ready = dq_[0].size() < 16;
     t.dma_isax_to_cpu_ch0_ready = dq_[0].size() < 16;

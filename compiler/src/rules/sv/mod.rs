@@ -84,6 +84,9 @@ pub struct TopInfo {
     /// What stops a run, in the simulator's order (rule by rule, a rule's faults before
     /// its hazard): the top's signals a testbench watches.
     pub(crate) watch: Vec<Watch>,
+    /// CSR lanes in lane order: (name, CSR address, mask, reset value), ports
+    /// `csr_<name>_*`.
+    pub csrs: Vec<(String, u32, u32, u32)>,
 }
 
 /// A run-time error the top signals.

@@ -4,12 +4,17 @@
 // environment of kiln_env.h, whose DMA engine and HellaCache read and write Spike's
 // memory. The top's clock keeps running across instructions (its state persists, as on a
 // core). Per instruction it can append `opcode funct7 cycles_to_resp cycles_to_idle` to the
-// file named by $KILN_COSIM_TRACE (cycles counted from the command's fire cycle).
+// file named by $KILN_COSIM_TRACE (cycles counted from the command's fire cycle). The
+// design's CSR lanes (KILN_CSRS) are Rocket custom CSRs of the hart at their addresses:
+// `csrr`/`csrw` read and write the environment's CSR file (under the lane's mask), which
+// drives the top's `csr_<n>_value_res0` and takes its write-backs.
 //
 // Load with: spike --isa=... --extlib=libkiln.so --extension=kiln PROGRAM.elf
 
+#include "csrs.h"
 #include "extension.h"
 #include "mmu.h"
+#include "processor.h"
 
 #include "kiln_env.h"
 
@@ -42,6 +47,8 @@ Model &model(processor_t *p) {
   return *m;
 }
 
+void attach_csrs(processor_t *p);
+
 [[noreturn]] void fail(const char *what, uint32_t opcode, uint32_t funct7) {
   std::fprintf(stderr, "kiln: instruction opcode %#x funct7 %u: %s\n", opcode, funct7, what);
   std::exit(3);
@@ -50,6 +57,7 @@ Model &model(processor_t *p) {
 // One custom instruction: its command to the top, then cycles until the response (when
 // the instruction writes rd) and quiescence (no rule fired, nothing in flight).
 reg_t execute(processor_t *p, insn_t insn, reg_t pc) {
+  attach_csrs(p);
   Model &m = model(p);
   const uint32_t bits = static_cast<uint32_t>(insn.bits());
   const uint32_t opcode = bits & 0x7f, funct7 = bits >> 25 & 0x7f, funct3 = bits >> 12 & 7;
@@ -79,8 +87,11 @@ reg_t execute(processor_t *p, insn_t insn, reg_t pc) {
   for (const Fifo &f : KILN_PCS)
     if (f.count(m.top.rootp) != 0) fail("the design stopped before finishing the command", opcode, funct7);
   if (xd && resp < 0) fail("the design sent no response (issue it with xd = 0)", opcode, funct7);
-  // RV64: the 32-bit result zero-extended, as the SoC wrapper widens it.
-  if (xd && insn.rd() != 0) st->XPR.write(insn.rd(), static_cast<reg_t>(data));
+  // RV64: the 32-bit result zero-extended, as the SoC wrapper widens it. RV32: Spike holds
+  // a register sign-extended to 64 bits (a zero-extended word would compare unequal).
+  if (xd && insn.rd() != 0)
+    st->XPR.write(insn.rd(), p->get_xlen() == 32 ? static_cast<reg_t>(sext32(data))
+                                                 : static_cast<reg_t>(data));
   if (const char *path = std::getenv("KILN_COSIM_TRACE")) {
     if (FILE *f = std::fopen(path, "a")) {
       std::fprintf(f, "%u %u %lld %lld\n", opcode, funct7,
@@ -92,15 +103,45 @@ reg_t execute(processor_t *p, insn_t insn, reg_t pc) {
   return pc + 4;
 }
 
+// A CSR lane as the hart sees it (a Rocket custom CSR at the lane's address, user-level
+// read/write): the environment's CSR file, stored under the lane's mask.
+class LaneCsr : public csr_t {
+ public:
+  LaneCsr(processor_t *p, size_t lane) : csr_t(p, KILN_CSRS[lane].id), lane_(lane) {}
+  reg_t read() const noexcept override { return model(proc).env.csrs[lane_]; }
+
+ protected:
+  bool unlogged_write(const reg_t val) noexcept override {
+    model(proc).env.csr_store(lane_, static_cast<uint32_t>(val));
+    return true;
+  }
+
+ private:
+  size_t lane_;
+};
+
+// Add the design's CSR lanes to the hart. Spike 1.1.0 gives an extension no hook between
+// getting its hart and the program's first instruction: this runs on the extension's
+// reset and before its first custom instruction executes, so a program's CSR accesses
+// work from its first custom instruction on.
+void attach_csrs(processor_t *p) {
+  if (!p) return;
+  for (size_t k = 0; k < KILN_CSRS.size(); ++k)
+    if (!p->get_state()->csrmap.count(KILN_CSRS[k].id))
+      p->get_state()->csrmap[KILN_CSRS[k].id] = std::make_shared<LaneCsr>(p, k);
+}
+
 class KilnExtension : public extension_t {
  public:
   const char *name() override { return "kiln"; }
+  void reset() override { attach_csrs(p); }
   std::vector<insn_desc_t> get_instructions() override {
     std::vector<insn_desc_t> out;
     for (const Instr &i : KILN_INSTRUCTIONS) {
       const insn_bits_t match = (i.funct7 & 0x7f) << 25 | (i.opcode & 0x7f);
       out.push_back(insn_desc_t{match, 0xfe00007f, execute, execute});
     }
+
     return out;
   }
   std::vector<disasm_insn_t *> get_disasms() override { return {}; }

@@ -81,6 +81,8 @@ pub fn testbench(c: &Circuit, info: &TopInfo, cfg: &TbConfig) -> String {
     let mut drive = String::new();
     let mut sample = String::new();
     let mut dump = String::new();
+    let mut csr_init = String::new();
+    let mut csr_dump = String::new();
     let has_rocc = c
         .instances
         .iter()
@@ -115,7 +117,44 @@ pub fn testbench(c: &Circuit, info: &TopInfo, cfg: &TbConfig) -> String {
             "    rocc_cmd_enable = cmd_i < ncmd;\n    rocc_cmd_rocc_cmd_rs1 = 5'd0; rocc_cmd_rocc_cmd_rs2 = 5'd0;\n    rocc_cmd_rocc_cmd_xs1 = 1'b1; rocc_cmd_rocc_cmd_xs2 = 1'b1; rocc_cmd_rocc_cmd_xd = 1'b1;\n    rocc_cmd_rocc_cmd_opcode = cmd_op[cmd_i][6:0];\n    rocc_cmd_rocc_cmd_funct = cmd_f7[cmd_i][6:0];\n    rocc_cmd_rocc_cmd_rd = cmd_rd[cmd_i][4:0];\n    rocc_cmd_rocc_cmd_rs1data = cmd_rs1[cmd_i];\n    rocc_cmd_rocc_cmd_rs2data = cmd_rs2[cmd_i];\n    rocc_resp_rocc_resp_to_bus_ready = 1'b1;\n",
         );
         sample.push_str(
-            "    if (rocc_cmd_enable && rocc_cmd_ready) begin\n      $fdisplay(out, \"cmd %0d\", cyc);\n      cmd_i = cmd_i + 1;\n      busy = 1;\n    end\n    if (rocc_resp_rocc_resp_to_bus_enable && rocc_resp_rocc_resp_to_bus_ready) $fdisplay(out, \"resp %0d %0d %0d\", rocc_resp_rocc_resp_to_bus_result_rd, rocc_resp_rocc_resp_to_bus_result_rddata, cyc);\n",
+            "    if (rocc_cmd_enable && rocc_cmd_ready) begin\n      $fdisplay(out, \"cmd %0d\", cyc);\n      cmd_i = cmd_i + 1;\n      cmd_fired = 1;\n      busy = 1;\n    end\n    if (rocc_resp_rocc_resp_to_bus_enable && rocc_resp_rocc_resp_to_bus_ready) $fdisplay(out, \"resp %0d %0d %0d\", rocc_resp_rocc_resp_to_bus_result_rd, rocc_resp_rocc_resp_to_bus_result_rddata, cyc);\n",
+        );
+    }
+    // Rocket's CSR file, one lane per CSR: value state (`csrv`), both readies 1; a
+    // write-back (set_enable) and the CPU's writes before a command (`csrw`, from the
+    // commands file) store `value & mask`, visible from the next cycle.
+    let mut csr_apply = String::new();
+    for (k, (lane, _, mask, init)) in info.csrs.iter().enumerate() {
+        let i = format!("csr_{lane}");
+        let _ = writeln!(
+            decl,
+            "  logic [31:0] {i}_value_res0;\n  logic {i}_value_ready, {i}_set_ready;\n  wire [31:0] {i}_set_{lane}_sdata;\n  wire {i}_set_enable;"
+        );
+        for p in [
+            "value_res0".to_string(),
+            "value_ready".into(),
+            format!("set_{lane}_sdata"),
+            "set_ready".into(),
+            "set_enable".into(),
+        ] {
+            conns.push(format!(".{i}_{p}({i}_{p})"));
+        }
+        let _ = writeln!(
+            drive,
+            "    {i}_value_res0 = csrv[{k}]; {i}_value_ready = 1'b1; {i}_set_ready = 1'b1;"
+        );
+        let _ = writeln!(
+            sample,
+            "    if ({i}_set_enable && {i}_set_ready) begin\n      $fdisplay(out, \"csr_set {lane} %0d %0d\", {i}_set_{lane}_sdata, cyc);\n      csrv[{k}] = ({i}_set_{lane}_sdata & 32'h{mask:x}) | (csrv[{k}] & ~32'h{mask:x});\n    end"
+        );
+        let _ = writeln!(
+            csr_apply,
+            "      if (csrw_lane[k] == {k}) csrv[{k}] = (csrw_val[k] & 32'h{mask:x}) | (csrv[{k}] & ~32'h{mask:x});"
+        );
+        let _ = writeln!(csr_init, "    csrv[{k}] = 32'h{:x};", init & mask);
+        let _ = writeln!(
+            csr_dump,
+            "    $fdisplay(out, \"csr {lane} %0d\", csrv[{k}]);"
         );
     }
     // The reference environment's HellaCache: always ready; the request fired in a cycle
@@ -312,7 +351,8 @@ module {module};
   logic [7:0] mem [0:MEMSZ-1];
   logic memw [0:MEMSZ-1];
   logic [31:0] cmd_op [0:255], cmd_f7 [0:255], cmd_rs1 [0:255], cmd_rs2 [0:255], cmd_rd [0:255];
-  integer fd, out, ncmd, cmd_i, cyc, last_fire, k, b, errors, busy, fired, done, hazard;
+  logic [31:0] csrv [0:{csrn}], csrw_lane [0:255], csrw_val [0:255], csrw_before [0:255];
+  integer fd, out, ncmd, ncsrw, cmd_i, cmd_fired, cyc, last_fire, k, b, errors, busy, fired, done, hazard;
   logic finished = 1'b0;
   integer a0, a1, a2, a3, a4;
 {decl}
@@ -337,28 +377,43 @@ module {module};
     for (j = 0; j < 4; j = j + 1) wrbyte({{a[31:2], 2'b00}} + j, v[j*8 +: 8]);
   endtask
 
+  // The CPU's CSR writes before command `c` (`csrw`).
+  task csr_cpu(input integer c);
+    for (k = 0; k < ncsrw; k = k + 1)
+      if (csrw_before[k] == c) begin
+{csr_apply}      end
+  endtask
+
   task drive;
 {drive}  endtask
 
   task sample;
 {waves}    fired = dut.kiln_any_fire;
     busy = 0;
+    cmd_fired = 0;
     if (fired) last_fire = cyc;
-{watch}{sample}  endtask
+{watch}{sample}    if (cmd_fired) csr_cpu(cmd_i);
+  endtask
 
   always #5 if (!finished) clk = ~clk;
   initial begin
-    clk = 0; rst = 1; errors = 0; cmd_i = 0; ncmd = 0; cyc = 0; last_fire = -1; done = 0; hazard = 0;
-{dma_init}{mem_init}    for (k = 0; k < MEMSZ; k = k + 1) begin
+    clk = 0; rst = 1; errors = 0; cmd_i = 0; ncmd = 0; ncsrw = 0; cyc = 0; last_fire = -1; done = 0; hazard = 0;
+{csr_init}{dma_init}{mem_init}    for (k = 0; k < MEMSZ; k = k + 1) begin
       mem[k] = 8'd0;
       memw[k] = 1'b0;
     end
     $readmemh(\"{prefix}mem.hex\", mem);
     fd = $fopen(\"{prefix}cmds.txt\", \"r\");
     while ($fscanf(fd, \"%d %d %d %d %d\\n\", a0, a1, a2, a3, a4) == 5) begin
-      cmd_op[ncmd] = a0; cmd_f7[ncmd] = a1; cmd_rs1[ncmd] = a2; cmd_rs2[ncmd] = a3; cmd_rd[ncmd] = a4;
-      ncmd = ncmd + 1;
+      if (a0 == {csr_tag}) begin
+        csrw_lane[ncsrw] = a1; csrw_val[ncsrw] = a2; csrw_before[ncsrw] = a3;
+        ncsrw = ncsrw + 1;
+      end else begin
+        cmd_op[ncmd] = a0; cmd_f7[ncmd] = a1; cmd_rs1[ncmd] = a2; cmd_rs2[ncmd] = a3; cmd_rd[ncmd] = a4;
+        ncmd = ncmd + 1;
+      end
     end
+    csr_cpu(0);
     $fclose(fd);
     out = $fopen(\"{prefix}out.txt\", \"w\");
     drive;
@@ -384,13 +439,15 @@ module {module};
     $fdisplay(out, \"cycles %0d\", last_fire + 1);
     $fdisplay(out, \"errors %0d\", errors);
     for (k = 0; k < MEMSZ; k = k + 1) if (mem[k] != 0 || memw[k]) $fdisplay(out, \"mem %0d %0d\", k, mem[k]);
-{dump}    $fclose(out);
+{csr_dump}{dump}    $fclose(out);
     finished = 1'b1;
 {finish}  end
 endmodule
 ",
         top = info.top,
         module = cfg.module,
+        csrn = info.csrs.len().max(1) - 1,
+        csr_tag = CSR_WRITE_TAG,
         prefix = cfg.file_prefix,
         finish = if cfg.standalone { "    $finish;\n" } else { "" },
         memsz = cfg.mem_bytes,
@@ -412,11 +469,28 @@ pub fn mem_hex(mem: &BTreeMap<u32, u8>) -> String {
         .collect()
 }
 
-/// The testbench's `cmds.txt` (`opcode funct7 rs1 rs2 rd` per line).
-pub fn cmds_text(cmds: &[crate::rules::sim::Command]) -> String {
-    cmds.iter()
+/// The first field of a `cmds.txt` line that is a CPU CSR write, not a command (opcodes
+/// have 7 bits).
+const CSR_WRITE_TAG: u32 = 1000;
+
+/// The testbench's `cmds.txt`: `opcode funct7 rs1 rs2 rd` per command, then
+/// `1000 lane value before 0` per CPU CSR write (`lane` the index in `info.csrs`; writes of
+/// lanes the top does not have are left out).
+pub fn cmds_text(
+    cmds: &[crate::rules::sim::Command],
+    csr_writes: &[crate::rules::sim::CsrWrite],
+    info: &TopInfo,
+) -> String {
+    let mut out: String = cmds
+        .iter()
         .map(|c| format!("{} {} {} {} {}\n", c.opcode, c.funct7, c.rs1, c.rs2, c.rd))
-        .collect()
+        .collect();
+    for w in csr_writes {
+        if let Some(k) = info.csrs.iter().position(|(l, _, _, _)| *l == w.lane) {
+            let _ = writeln!(out, "{CSR_WRITE_TAG} {k} {} {} 0", w.value, w.before);
+        }
+    }
+    out
 }
 
 /// The Level-0 harness (`harness.cc`): drives the top through the convention's ports with
@@ -482,6 +556,22 @@ pub fn harness_header(info: &TopInfo, instructions: &[crate::rules::Instruction]
                 sig(&format!("{prefix}__hazard_load"))
             ),
         };
+    }
+    // The CSR lanes: Rocket's address, mask and reset value, how the environment drives
+    // the lane's inputs and reads its write-back.
+    out.push_str("};\n\nstatic const std::vector<Csr> KILN_CSRS = {\n");
+    for (lane, id, mask, init) in &info.csrs {
+        let p = |s: &str| verilated_name(&format!("csr_{lane}_{s}"));
+        let _ = writeln!(
+            out,
+            "  {{{}, {id:#x}u, {mask:#x}u, {init:#x}u,\n   [](Vkiln &t, uint32_t v) {{ t.{} = v; t.{} = 1; t.{} = 1; }},\n   [](Vkiln &t, uint32_t *d) -> bool {{ *d = t.{}; return t.{}; }}}},",
+            q(lane),
+            p("value_res0"),
+            p("value_ready"),
+            p("set_ready"),
+            p(&format!("set_{lane}_sdata")),
+            p("set_enable"),
+        );
     }
     out.push_str("};\n");
     out

@@ -29,6 +29,9 @@ pub struct TbOutput {
     pub(crate) hazard: Option<(String, u64, u32, bool)>,
     /// The first raised fault: (fault instance, rule, cycle).
     pub(crate) fault: Option<(String, String, u64)>,
+    /// CSR write-backs `(lane, value, cycle)` in cycle order, and each lane's final value.
+    pub csr_sets: Vec<(String, u32, u64)>,
+    pub csrs: BTreeMap<String, u32>,
 }
 
 impl TbOutput {
@@ -114,6 +117,10 @@ pub fn parse_tb_output(text: &str) -> Result<TbOutput, String> {
             Some("bank") => r.banks.entry(s(1)?).or_default().push(h(3)?),
             Some("reg") => {
                 r.regs.insert(s(1)?, h(2)?);
+            }
+            Some("csr_set") => r.csr_sets.push((s(1)?, n(2)? as u32, n(3)?)),
+            Some("csr") => {
+                r.csrs.insert(s(1)?, n(2)? as u32);
             }
             _ => {}
         }
