@@ -228,11 +228,17 @@ fn session(env: &Daemon, path: &Path, text: &str, utf8: bool) {
     let (mut s, init) = Session::start(env, utf8);
     let enc = if utf8 { "utf-8" } else { "utf-16" };
     assert_eq!(init["capabilities"]["positionEncoding"], enc, "{init}");
+    let before = executions(env);
     s.notify(
         "textDocument/didOpen",
         json!({"textDocument": {"uri": uri(path), "languageId": "mlir", "version": 1, "text": text}}),
     );
     assert_eq!(s.diagnostics(1), Vec::<Value>::new());
+    // The open checked the functions without assembling or emitting any (an editor writes
+    // no outputs).
+    let after = executions(env);
+    assert_eq!(ran(&before, &after, "assemble"), 0, "{before} {after}");
+    assert_eq!(ran(&before, &after, "emit_function"), 0, "{before} {after}");
 
     // An error: the result type `i32` of @f2's `%1 = aps.readrf ... : i5 -> i32` → `q32`.
     let f2 = text.find("tor.func @f2(").unwrap();
@@ -352,6 +358,45 @@ fn session(env: &Daemon, path: &Path, text: &str, utf8: bool) {
         "{title}"
     );
     s.notify("textDocument/didClose", json!({"textDocument": doc(path)}));
+    s.finish();
+}
+
+/// Two functions with one instruction identity: the editor shows the build's error (its
+/// check reads the functions' instructions without assembling their circuits).
+#[test]
+fn an_editor_shows_a_repeated_identity_as_a_build_does() {
+    let env = Daemon::new();
+    let path = env.ws().join("m.mlir");
+    let g = compiler::aps::workload::generate(4, 1);
+    let (text, _) = common::replace_in_function(&g, "f2", "funct7 = 2 : i32", "funct7 = 1 : i32");
+    let cli = cli_messages(&env, &text);
+    assert!(
+        cli.iter()
+            .any(|(_, _, sev, msg, _)| sev == "error" && msg.contains("same instruction identity")),
+        "{cli:?}"
+    );
+    let (mut s, _) = Session::start(&env, true);
+    s.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri(&path), "languageId": "mlir", "version": 1, "text": text}}),
+    );
+    let diags = s.diagnostics(1);
+    let shown: Vec<(u64, String, String)> = diags
+        .iter()
+        .map(|d| {
+            let line = d["range"]["start"]["line"].as_u64().unwrap() + 1;
+            (
+                line,
+                d["message"].as_str().unwrap().to_string(),
+                d["code"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let built: Vec<(u64, String, String)> = cli
+        .into_iter()
+        .map(|(line, _, _, msg, code)| (u64::from(line), msg, code))
+        .collect();
+    assert_eq!(shown, built);
     s.finish();
 }
 

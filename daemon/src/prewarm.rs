@@ -31,8 +31,8 @@ enum Item {
     /// An APS file's design-level queries (split, context), needed by all its functions.
     Aps(SourceFile),
     Function(SourceFile, String),
-    /// A function's circuit only (no emission).
-    Circuit(SourceFile, String),
+    /// A function's checks only (an editor's: no assembly, no emission).
+    Checked(SourceFile, String),
     Blif(BlifFile),
 }
 
@@ -68,13 +68,13 @@ pub(crate) fn prewarm_inputs<'a>(
     run(db, &items, threads);
 }
 
-/// Evaluate the circuits of the functions `symbols` of APS file `file` on every core (up to
-/// 8): an editor's freshly opened document (its analysis then finds them memoized; an
-/// editor needs no emission).
-pub(crate) fn prewarm_circuits(db: &Db, file: SourceFile, symbols: Vec<String>) {
+/// Evaluate the checks of the functions `symbols` of APS file `file` ([`crate::ide`]'s:
+/// segmentation and block rules) on every core (up to 8): an editor's freshly opened
+/// document (its analysis then finds them memoized; an editor needs no emission).
+pub(crate) fn prewarm_checks(db: &Db, file: SourceFile, symbols: Vec<String>) {
     let items: Vec<Item> = symbols
         .into_iter()
-        .map(|s| Item::Circuit(file, s))
+        .map(|s| Item::Checked(file, s))
         .collect();
     let threads = crate::cores().min(8).clamp(1, items.len().max(1));
     if threads < 2 {
@@ -160,13 +160,8 @@ fn work(db: &Db, items: &[Item], next: &AtomicUsize) {
                         compiler::aps::Style::Fsm,
                     );
                 }
-                Item::Circuit(f, symbol) => {
-                    let _ = db::aps::function_circuit(
-                        db,
-                        *f,
-                        symbol.clone(),
-                        compiler::aps::Style::Fsm,
-                    );
+                Item::Checked(f, symbol) => {
+                    let _ = crate::ide::checked(db, *f, symbol.clone());
                 }
                 Item::Blif(f) => {
                     let _ = db::blif::blif_outputs(db, *f, None);

@@ -48,7 +48,7 @@ pub fn assemble(ctx: &DesignContext, seg: &Segmentation, blocks: &[BlockRules]) 
 }
 
 /// [`assemble`] taking the handler outputs by value (no copies of the rule bodies).
-fn assemble_owned(ctx: &DesignContext, seg: &Segmentation, blocks: Vec<BlockRules>) -> Circuit {
+pub fn assemble_owned(ctx: &DesignContext, seg: &Segmentation, blocks: Vec<BlockRules>) -> Circuit {
     let shared = ctx.shared_instances();
     // Sized up front: these vectors are large, and growing them re-copies them.
     let instances = shared.len()
@@ -64,11 +64,7 @@ fn assemble_owned(ctx: &DesignContext, seg: &Segmentation, blocks: Vec<BlockRule
         schedule: Vec::with_capacity(rule_count),
     };
     c.instances.extend(shared);
-    c.instructions.push(rules::Instruction {
-        function: seg.func.clone(),
-        opcode: seg.opcode,
-        funct7: seg.funct7,
-    });
+    c.instructions.push(instruction(seg));
     c.instances.extend(seg.instances.iter().cloned());
     for b in blocks {
         c.instances.extend(b.instances);
@@ -79,6 +75,16 @@ fn assemble_owned(ctx: &DesignContext, seg: &Segmentation, blocks: Vec<BlockRule
     // tried first, so a FIFO drained in a cycle can be refilled in the same cycle.
     c.schedule = c.rules.iter().rev().map(|r| r.name.clone()).collect();
     c
+}
+
+/// The custom instruction a function's circuit implements (its only entry in
+/// [`Circuit::instructions`]): what the identity checks read of it.
+pub fn instruction(seg: &Segmentation) -> rules::Instruction {
+    rules::Instruction {
+        function: seg.func.clone(),
+        opcode: seg.opcode,
+        funct7: seg.funct7,
+    }
 }
 
 /// The whole flow for one function, under the default limits.

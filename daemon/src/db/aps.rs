@@ -84,8 +84,12 @@ pub fn function_text(db: &dyn KilnDb, file: SourceFile, symbol: String) -> Optio
     })
 }
 
-fn function_digest(db: &dyn KilnDb, file: SourceFile, symbol: &str) -> Option<[u8; 32]> {
-    function_text(db, file, symbol.to_string())
+/// Digest of the function `symbol`'s text (part of the persistent cache keys of its
+/// queries): computed once per text, not once per query and block.
+#[salsa::tracked(returns(copy))]
+fn function_digest(db: &dyn KilnDb, file: SourceFile, symbol: String) -> Option<[u8; 32]> {
+    note(db, || Subject::item(file.path(db), &symbol));
+    function_text(db, file, symbol)
         .as_ref()
         .map(|i| kiln_cache::digest(i.text.as_bytes()))
 }
@@ -132,7 +136,7 @@ pub fn segmentation(
     style: Style,
 ) -> Option<Result<Segmentation, Diagnostic>> {
     let noted = note(db, || Subject::item(file.path(db), &symbol));
-    let f = function_digest(db, file, &symbol)?;
+    let f = function_digest(db, file, symbol.clone())?;
     let ctx = match design_context(db, file) {
         Ok(c) => c,
         Err(d) => return Some(Err(d.clone())),
@@ -172,7 +176,7 @@ pub fn block_rules(
     });
     let missing = || Diagnostic::error(Span::point(0), format!("no function `@{symbol}`"));
     let ctx = design_context(db, file).as_ref().map_err(Clone::clone)?;
-    let f = function_digest(db, file, &symbol).ok_or_else(missing)?;
+    let f = function_digest(db, file, symbol.clone()).ok_or_else(missing)?;
     let c = *context_digest(db, file);
     let block_key = (block as u64).to_le_bytes();
     cached(
@@ -213,7 +217,7 @@ pub fn function_circuit(
     }
     executed(db, Kind::Assemble);
     let ctx = design_context(db, file).as_ref().ok()?;
-    Some(Ok(compiler::aps::assemble(ctx, seg, &blocks)))
+    Some(Ok(compiler::aps::assemble_owned(ctx, seg, blocks)))
 }
 
 /// A function's share of its file's outputs ([`flow::aps::Emitted`], with shared parts).

@@ -23,8 +23,10 @@ use crate::db::handshake::handshake_outputs;
 use crate::db::{Db, FileOutputs, SourceFile, blif};
 use crate::inputs::Overlay;
 use compiler::aps::DesignContext;
+use compiler::aps::Style;
 use compiler::diag::Located;
 use compiler::flow::Flow;
+use compiler::rules::Circuit;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -107,7 +109,7 @@ impl Ide {
             .map(|i| i.symbol.clone())
             .collect();
         if stale.len() > 1 {
-            crate::prewarm::prewarm_circuits(db, file, stale);
+            crate::prewarm::prewarm_checks(db, file, stale);
         }
         let mut now = HashMap::with_capacity(last.functions.len());
         let emitted = |item: &compiler::mlir::items::Item| {
@@ -131,24 +133,30 @@ impl Ide {
     }
 }
 
-/// What a build's check of one function reports, without its emission (an editor writes
-/// no outputs): the function's frame and warnings, or its error. The same queries a build
-/// makes up to the circuit, so the same diagnostics.
-fn checked(db: &Db, file: SourceFile, symbol: String) -> FunctionResult {
-    let circuit = match aps::function_circuit(db, file, symbol.clone(), compiler::aps::Style::Fsm)
-        .as_ref()?
-    {
-        Ok(c) => c,
+/// What a build's check of one function reports, without its assembly and emission (an
+/// editor writes no outputs): the function's warnings, or its error, and a frame holding
+/// only its instruction (all that [`aps::identities`] reads of it). The same queries a build
+/// makes up to the block rules, in the same order, so the same diagnostics: assembling a
+/// circuit reports nothing.
+pub(crate) fn checked(db: &Db, file: SourceFile, symbol: String) -> FunctionResult {
+    let seg = match aps::segmentation(db, file, symbol.clone(), Style::Fsm).as_ref()? {
+        Ok(s) => s,
         Err(d) => return Some(Err(d.clone())),
     };
-    let warnings = match aps::segmentation(db, file, symbol, compiler::aps::Style::Fsm).as_ref()? {
-        Ok(s) => s.warnings.clone(),
-        Err(d) => return Some(Err(d.clone())),
+    for block in 0..seg.blocks.len() {
+        if let Err(d) = aps::block_rules(db, file, symbol.clone(), block, Style::Fsm) {
+            return Some(Err(d.clone()));
+        }
+    }
+    let frame = Circuit {
+        name: seg.func.clone(),
+        instructions: vec![compiler::aps::instruction(seg)],
+        ..Circuit::default()
     };
     Some(Ok(Arc::new(aps::Emitted {
-        frame: compiler::flow::aps::frame_of(circuit),
+        frame,
         cmt2: Default::default(),
         json: Default::default(),
-        warnings,
+        warnings: seg.warnings.clone(),
     })))
 }
