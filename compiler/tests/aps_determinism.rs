@@ -46,13 +46,12 @@ fn parallel_file_flow_equals_sequential_emitters() {
         assert_eq!(whole(OutputKind::Cmt2), rules::emit_cmt2(&c));
         assert_eq!(whole(OutputKind::RulesJson), rules::to_json(&c));
         for threads in [1, 2, 3, 64] {
-            let on = compiler::flow::aps::build_on(
+            let options = compiler::flow::aps::Options {
                 threads,
-                &text,
-                "g",
-                Some("main"),
-                &compiler::limits::Limits::DEFAULT,
-            );
+                sv_top: Some("main"),
+                ..compiler::flow::aps::Options::default()
+            };
+            let on = compiler::flow::aps::build_with(&text, "g", &options);
             let with_sv = compiler::flow::aps::build(
                 &text,
                 "g",

@@ -200,7 +200,11 @@ fn names<'a>(c: &'a Circuit, f: impl Fn(&str) -> bool + 'a) -> Vec<&'a str> {
 #[test]
 fn fifo_style_seed_example_has_the_seeds_fifos() {
     let text = std::fs::read_to_string(common::data("aps/flow_burst_add.mlir")).unwrap();
-    let out = flow::aps::build_styled(&text, "seed", None, &Limits::DEFAULT, Style::Fifo);
+    let options = flow::aps::Options {
+        style: Style::Fifo,
+        ..flow::aps::Options::default()
+    };
+    let out = flow::aps::build_with(&text, "seed", &options);
     assert!(!out.has_errors());
     let cmt2 = out.text(OutputKind::Cmt2).unwrap();
     let c = fifo_rules(&text);

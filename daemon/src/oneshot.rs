@@ -83,9 +83,14 @@ fn run_job(
         Flow::Aps => {
             let sv = spec.kinds.contains(&OutputKind::Sv).then(|| spec.sv_top());
             let (stem, limits) = (job.stem(), spec.limits());
-            let csr = spec.aps_config.as_ref();
-            flow::aps::build_on_configured(threads, &text, &stem, sv, &limits, spec.style, csr)
-                .into()
+            let options = flow::aps::Options {
+                threads,
+                sv_top: sv,
+                limits,
+                style: spec.style,
+                csr: spec.aps_config.as_ref(),
+            };
+            flow::aps::build_with(&text, &stem, &options).into()
         }
         Flow::Handshake if spec.kinds.contains(&OutputKind::Sv) => {
             FileOutputs::failed(vec![sv_not_aps()])

@@ -227,58 +227,39 @@ pub fn sv(stem: &str, top: &str, circuits: Vec<Circuit>) -> Result<String, Diagn
 }
 
 /// The APS flow for one file (`stem` names the merged circuit): its two outputs, and its
-/// `<stem>.sv` too when `sv_top` names that file's top module. Functions are built on all cores (contiguous runs of
-/// them, outputs in source order): the fastest build of a whole file. Counts and widths
-/// in the text are checked against `limits`.
+/// `<stem>.sv` too when `sv_top` names that file's top module; the state-machine style,
+/// lanes from the CSR globals, on all cores. See [`build_with`].
 pub fn build(text: &str, stem: &str, sv_top: Option<&str>, limits: &Limits) -> Outcome {
-    build_styled(text, stem, sv_top, limits, Style::Fsm)
+    build_with(
+        text,
+        stem,
+        &Options {
+            sv_top,
+            limits: *limits,
+            ..Options::default()
+        },
+    )
 }
 
-/// [`build`] with the rules in `style`.
-pub fn build_styled(
-    text: &str,
-    stem: &str,
-    sv_top: Option<&str>,
-    limits: &Limits,
-    style: Style,
-) -> Outcome {
-    build_on_styled(0, text, stem, sv_top, limits, style)
+/// How [`build_with`] builds an APS file.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Options<'a> {
+    /// At most this many threads (0: one per core); the same outcome for any number.
+    pub threads: usize,
+    /// Write `<stem>.sv` with this top module.
+    pub sv_top: Option<&'a str>,
+    /// Counts and widths in the text are checked against these.
+    pub limits: Limits,
+    /// The architecture of the rules.
+    pub style: Style,
+    /// The SoC's CSR configuration (the CSR lanes); `None`: one lane per CSR global.
+    pub csr: Option<&'a aps::csr::CsrConfig>,
 }
 
-/// [`build`] on at most `threads` threads (0: one per core); the same outcome for any
-/// number.
-pub fn build_on(
-    threads: usize,
-    text: &str,
-    stem: &str,
-    sv_top: Option<&str>,
-    limits: &Limits,
-) -> Outcome {
-    build_on_styled(threads, text, stem, sv_top, limits, Style::Fsm)
-}
-
-/// [`build_on`] with the rules in `style`.
-pub fn build_on_styled(
-    threads: usize,
-    text: &str,
-    stem: &str,
-    sv_top: Option<&str>,
-    limits: &Limits,
-    style: Style,
-) -> Outcome {
-    build_on_configured(threads, text, stem, sv_top, limits, style, None)
-}
-
-/// [`build_on_styled`] under the SoC's CSR configuration `csr` (the CSR lanes).
-pub fn build_on_configured(
-    threads: usize,
-    text: &str,
-    stem: &str,
-    sv_top: Option<&str>,
-    limits: &Limits,
-    style: Style,
-    csr: Option<&aps::csr::CsrConfig>,
-) -> Outcome {
+/// The APS flow for one file under `o`: functions are built on all cores (contiguous runs
+/// of them, outputs in source order), the fastest build of a whole file.
+pub fn build_with(text: &str, stem: &str, o: &Options) -> Outcome {
+    let (threads, sv_top, limits, style, csr) = (o.threads, o.sv_top, &o.limits, o.style, o.csr);
     let split = split_functions(text);
     let ctx = match design_context_with(&split.context, limits, csr) {
         Ok(c) => c,
