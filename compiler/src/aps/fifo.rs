@@ -613,17 +613,14 @@ fn deq_ports(cx: &mut RuleCx, ports: &[Port]) -> Vec<Var> {
         .collect()
 }
 
-/// The rules of block `id` in the fifo style.
+/// The rules of block `b` (of `seg`) in the fifo style.
 pub(crate) fn handle_block(
     ctx: &DesignContext,
     seg: &Segmentation,
     plan: &Plan,
-    id: usize,
+    b: &BlockInfo,
 ) -> Result<BlockRules, Diagnostic> {
-    let b = seg
-        .blocks
-        .get(id)
-        .ok_or_else(|| Diagnostic::global_error(format!("no block {id} in `{}`", seg.func)))?;
+    let id = b.id;
     let ports = plan
         .blocks
         .get(id)

@@ -276,7 +276,7 @@ pub fn handle_block(
         .get(id)
         .ok_or_else(|| Diagnostic::global_error(format!("no block {id} in `{}`", seg.func)))?;
     if let Some(plan) = &seg.fifo {
-        return super::fifo::handle_block(ctx, seg, plan, id);
+        return super::fifo::handle_block(ctx, seg, plan, b);
     }
     let mut out = BlockRules {
         block: b.name.clone(),

@@ -484,7 +484,7 @@ pub(crate) fn generate(cx: &mut RuleCx, op: &Operation, _first: bool) -> Result<
             Ok(())
         }
         "aps.readcsr" | "aps.read_csr" => {
-            let (lane, _) = csr_lane(cx, op)?;
+            let (g, lane) = csr_lane(cx, op)?;
             let w = result_width(op)?;
             if w > 32 {
                 return Err(mismatch(op, format!("CSR values are i32, result is i{w}")));
@@ -496,7 +496,6 @@ pub(crate) fn generate(cx: &mut RuleCx, op: &Operation, _first: bool) -> Result<
             let x = match (cx.cmd, cx.seg.style) {
                 (Some(_), _) => cx.b.call_value(&lane, "latched", vec![], 32),
                 (None, super::Style::Fifo) => {
-                    let g = global_symbol(op)?;
                     let reg = super::fifo::csr_reg(cx.seg, &g);
                     cx.b.call_value(&reg, "read", vec![], 32)
                 }
@@ -507,7 +506,7 @@ pub(crate) fn generate(cx: &mut RuleCx, op: &Operation, _first: bool) -> Result<
             Ok(())
         }
         "aps.writecsr" | "aps.write_csr" => {
-            let (lane, _) = csr_lane(cx, op)?;
+            let (_, lane) = csr_lane(cx, op)?;
             let (v, wv) = operand(cx, op, 0)?;
             if wv > 32 {
                 return Err(mismatch(
@@ -531,16 +530,17 @@ pub(crate) fn is_csr_read(op: &Operation) -> bool {
     matches!(op.name.as_str(), "aps.readcsr" | "aps.read_csr")
 }
 
-/// The lane instance (`csr_<name>`) of the CSR global an `aps.readcsr/writecsr` names.
-fn csr_lane(cx: &RuleCx, op: &Operation) -> Result<(String, usize), Diagnostic> {
+/// The CSR global an `aps.readcsr/writecsr` names, and its lane's instance (`csr_<name>`).
+fn csr_lane(cx: &RuleCx, op: &Operation) -> Result<(String, String), Diagnostic> {
     let g = global_symbol(op)?;
-    let (i, lane) = super::csr::lane_of_global(&cx.ctx.csrs, &g).ok_or_else(|| {
+    let (_, lane) = super::csr::lane_of_global(&cx.ctx.csrs, &g).ok_or_else(|| {
         Diagnostic::error(
             op.span,
             format!("`@{g}` is not a CSR global (a `memref.global` with `csr_address`)"),
         )
     })?;
-    Ok((lane.instance(), i))
+    let instance = lane.instance();
+    Ok((g, instance))
 }
 
 /// The `@g` of `aps.globalload/globalstore` (an attribute holding a symbol reference).
