@@ -189,3 +189,186 @@ fn the_table_is_complete_and_the_check_sees_a_wrong_port() {
     assert!(got.contains(&("burst_write_addr".into(), "input".into(), 16)));
     assert!(!got.contains(&("burst_write_addr".into(), "input".into(), 32)));
 }
+
+/// The ports circt-cmt2's lowering (`--lower-cmt2-to-firrtl`) gives the top module of
+/// kiln's CMT2 text, by its naming rule: the clock and reset arguments; a top method `m`
+/// has `m_enable` (in), `m_ready` (out), `m_<arg>` (in) and `m_res<k>` (out); a method `m`
+/// of an interface declaration `d` has `d_m_enable` (out), `d_m_ready` (in), `d_m_<arg>`
+/// (out) and `d_m_res<k>` (in), a value `v` of it `d_v_ready` and `d_v_res<k>` (in).
+fn cmt2_ports(text: &str) -> BTreeSet<Port> {
+    /// `(name, args, results)` of a function header `cmt2.method @m(%a: T, ...) -> (R)`.
+    fn header(line: &str) -> Option<(String, bool, Vec<(String, u32)>, Vec<u32>)> {
+        let line = line.trim_start();
+        let value = line.starts_with("cmt2.value @");
+        if !value && !line.starts_with("cmt2.method @") {
+            return None;
+        }
+        let at = line.find('@')? + 1;
+        let open = line.find('(')?;
+        let close = at + line[at..].find(')')?;
+        let width = |t: &str| -> u32 {
+            let t = t.trim();
+            t["!firrtl.uint<".len()..t.len() - 1].parse().unwrap()
+        };
+        let args = line[open + 1..close]
+            .split(", ")
+            .filter(|a| !a.is_empty())
+            .map(|a| {
+                let (n, t) = a.split_once(": ").unwrap();
+                (n.trim_start_matches('%').to_string(), width(t))
+            })
+            .collect();
+        let rest = &line[close..];
+        let r0 = rest.find("-> (")? + 4;
+        let r1 = r0 + rest[r0..].find(')')?;
+        let results = rest[r0..r1]
+            .split(", ")
+            .filter(|r| !r.is_empty())
+            .map(width)
+            .collect();
+        Some((line[at..open].to_string(), value, args, results))
+    }
+    let mut interfaces: BTreeMap<String, Vec<(String, bool, Vec<(String, u32)>, Vec<u32>)>> =
+        BTreeMap::new();
+    let mut current: Option<String> = None;
+    let mut in_main = false;
+    let mut out = BTreeSet::new();
+    let port = |out: &mut BTreeSet<Port>, n: String, d: &str, w: u32| {
+        assert!(out.insert((n.clone(), d.to_string(), w)), "port {n} twice");
+    };
+    for line in text.lines() {
+        if let Some(rest) = line.strip_prefix("    cmt2.interface @") {
+            current = Some(rest.trim_end_matches(" {").to_string());
+            continue;
+        }
+        if line.starts_with("    cmt2.module @main(") {
+            in_main = true;
+            port(&mut out, "clk".into(), "input", 1);
+            port(&mut out, "rst".into(), "input", 1);
+            continue;
+        }
+        if line.starts_with("    }") {
+            current = None;
+            in_main = false;
+            continue;
+        }
+        if let Some(itf) = &current
+            && line.starts_with("      cmt2.")
+            && let Some(h) = header(line)
+        {
+            interfaces.entry(itf.clone()).or_default().push(h);
+            continue;
+        }
+        if !in_main || !line.starts_with("      cmt2.") {
+            continue;
+        }
+        if let Some(rest) = line.strip_prefix("      cmt2.interface.decl @") {
+            let (d, itf) = rest.split_once(" : @").unwrap();
+            let itf = itf.split(' ').next().unwrap();
+            for (m, value, args, results) in &interfaces[itf] {
+                if !value {
+                    port(&mut out, format!("{d}_{m}_enable"), "output", 1);
+                }
+                port(&mut out, format!("{d}_{m}_ready"), "input", 1);
+                for (a, w) in args {
+                    port(&mut out, format!("{d}_{m}_{a}"), "output", *w);
+                }
+                for (k, w) in results.iter().enumerate() {
+                    port(&mut out, format!("{d}_{m}_res{k}"), "input", *w);
+                }
+            }
+        } else if let Some((m, value, args, results)) = header(line) {
+            if !value {
+                port(&mut out, format!("{m}_enable"), "input", 1);
+            }
+            port(&mut out, format!("{m}_ready"), "output", 1);
+            for (a, w) in args {
+                port(&mut out, format!("{m}_{a}"), "input", w);
+            }
+            for (k, w) in results.into_iter().enumerate() {
+                port(&mut out, format!("{m}_res{k}"), "output", w);
+            }
+        }
+    }
+    out
+}
+
+/// The convention's interfaces the CMT2 text does not declare yet: the HellaCache request
+/// and response and the scratchpad burst ports are inside kiln's `MemPort` and `Dma`
+/// interfaces (`hellacache_adapter_*`, the top methods `dma_<bank>_read`/`_write`).
+const CMT2_NOT_YET: [&str; 3] = ["hella_cmd_", "hella_resp_", "burst_"];
+
+/// Ports of the CMT2 text that stand for [`CMT2_NOT_YET`].
+fn cmt2_not_yet(name: &str) -> bool {
+    name.starts_with("hellacache_adapter_")
+        || (name.starts_with("dma_") && (name.contains("_read_") || name.contains("_write_")))
+        || name.contains("_raise_")
+}
+
+/// circt-cmt2 would lower kiln's CMT2 text to the convention's top ports (names,
+/// directions, widths) for RoCC commands and responses, the DMA requests and CSRs.
+#[test]
+fn the_cmt2_top_lowers_to_the_conventions_ports() {
+    let cases: Vec<(String, compiler::rules::Circuit, Vec<&str>)> = vec![
+        (
+            "flow_burst_add".into(),
+            program(&common::repo_root().join("examples/aps/flow_burst_add.mlir")),
+            vec![],
+        ),
+        (
+            "features".into(),
+            program(&common::data("aps/features.mlir")),
+            vec![],
+        ),
+        (
+            "gen".into(),
+            file_circuit("gen", &workload::generate(4, 1)),
+            vec![],
+        ),
+        (
+            "csr".into(),
+            program(&common::data("aps/csr.mlir")),
+            vec!["cfg", "status"],
+        ),
+    ];
+    for (tag, c, lanes) in cases {
+        let text = compiler::rules::emit_cmt2(&c);
+        let got: BTreeSet<Port> = cmt2_ports(&text)
+            .into_iter()
+            .filter(|p| !cmt2_not_yet(&p.0))
+            .collect();
+        let want: BTreeSet<Port> = convention_with(&lanes)
+            .into_iter()
+            .filter(|p| !CMT2_NOT_YET.iter().any(|f| p.0.starts_with(f)))
+            .collect();
+        let missing: Vec<&Port> = want.difference(&got).collect();
+        let extra: Vec<&Port> = got.difference(&want).collect();
+        assert!(
+            missing.is_empty() && extra.is_empty(),
+            "{tag}: the CMT2 top's ports differ from the convention\n  missing: {missing:?}\n  extra: {extra:?}"
+        );
+        // The read-back gives the circuit's instances back, the glue not among them
+        // (`cmt2.rs` simulates read-backs against the circuits).
+        let back = compiler::rules::read_cmt2(&text).unwrap();
+        assert_eq!(back.instances, c.instances, "{tag}: read-back");
+    }
+}
+
+/// The reader refuses CMT2 whose SoC side is not kiln's: a rule writing a CSR latch, a
+/// misnamed response declaration.
+#[test]
+fn the_reader_refuses_a_foreign_soc_side() {
+    let c = program(&common::data("aps/csr.mlir"));
+    let text = compiler::rules::emit_cmt2(&c);
+    let bad = text.replacen(
+        "cmt2.call @csr_status @set(",
+        "cmt2.call @csr_status_latch @write(",
+        1,
+    );
+    assert_ne!(bad, text);
+    let e = compiler::rules::read_cmt2(&bad).unwrap_err();
+    assert!(e.message.contains("does not call"), "{}", e.message);
+    let bad = text.replace("@rocc_resp ", "@resp ");
+    let e = compiler::rules::read_cmt2(&bad).unwrap_err();
+    assert!(e.message.contains("rocc_resp"), "{}", e.message);
+}

@@ -1,18 +1,8 @@
 // kiln: rules for `step_runtime`
 module {
   cmt2.circuit {
-    cmt2.interface @RoCC {
-      cmt2.value @cmd() -> (!firrtl.uint<96>) {
-        cmt2.return
-      } {
-        cmt2.return
-      }
-      cmt2.method @cmd_deq() -> (!firrtl.uint<96>) {
-        cmt2.return
-      } {
-        cmt2.return
-      }
-      cmt2.method @resp_from_user(%rd: !firrtl.uint<5>, %data: !firrtl.uint<32>) -> () {
+    cmt2.interface @RoccResp {
+      cmt2.method @rocc_resp_to_bus(%result_rd: !firrtl.uint<5>, %result_rddata: !firrtl.uint<32>) -> () {
         cmt2.return
       } {
         cmt2.return
@@ -92,8 +82,16 @@ module {
       cmt2.bind.value @read : () -> !firrtl.uint<5> [ready = "read_ready", arguments = [], results = ["read_data"]]
       cmt2.bind.method @write : (!firrtl.uint<5>) -> () [enable = "write_enable", ready = "write_ready", arguments = ["write_data"], results = []]
     } {conflict = [[@write, @write]], sequenceBefore = [[@read, @write]]}
+    cmt2.module.extern.firrtl @RoccCmd : @RoccCmd(%clk: !firrtl.clock, %rst: !firrtl.uint<1>) {
+      cmt2.bind.bare %clk, @clock : !firrtl.clock
+      cmt2.bind.bare %rst, @reset : !firrtl.uint<1>
+      cmt2.bind.method @enq : (!firrtl.uint<96>) -> () [enable = "enq_enable", ready = "enq_ready", arguments = ["enq_data"], results = []]
+      cmt2.bind.value @cmd : () -> !firrtl.uint<96> [ready = "cmd_ready", arguments = [], results = ["cmd_data"]]
+      cmt2.bind.method @cmd_deq : () -> !firrtl.uint<96> [enable = "cmd_deq_enable", ready = "cmd_deq_ready", arguments = [], results = ["cmd_deq_data"]]
+    } {conflict = [[@enq, @enq], [@cmd_deq, @cmd_deq]], sequenceBefore = [[@cmd, @cmd_deq], [@cmd_deq, @enq]]}
     cmt2.module @main(%clk: !firrtl.clock, %rst: !firrtl.uint<1>) {
-      cmt2.interface.decl @rocc_adapter : @RoCC
+      cmt2.instance @rocc_adapter = @RoccCmd(%clk, %rst) : !firrtl.clock, !firrtl.uint<1>
+      cmt2.interface.decl @rocc_resp : @RoccResp
       cmt2.interface.decl @dma : @BurstDMA {kiln.memory_map = []}
       cmt2.interface.decl @hellacache_adapter : @MemPort
       cmt2.instance @inst7b04_pc = @Reg_w2_i0(%clk, %rst) : !firrtl.clock, !firrtl.uint<1>
@@ -101,6 +99,25 @@ module {
       cmt2.instance @inst7b04_block_0_reg0 = @Reg_w32_i0(%clk, %rst) : !firrtl.clock, !firrtl.uint<1>
       cmt2.instance @inst7b04_loop_1_loop_iv = @Reg_w32_i0(%clk, %rst) : !firrtl.clock, !firrtl.uint<1>
       cmt2.interface.decl @inst7b04_loop_1_loop_step_zero : @Fault {kiln.message = "loop step is 0 at run time: the loop would never end"}
+      cmt2.method @rocc_cmd(%rocc_cmd_funct: !firrtl.uint<7>, %rocc_cmd_rs1: !firrtl.uint<5>, %rocc_cmd_rs2: !firrtl.uint<5>, %rocc_cmd_rd: !firrtl.uint<5>, %rocc_cmd_xs1: !firrtl.uint<1>, %rocc_cmd_xs2: !firrtl.uint<1>, %rocc_cmd_xd: !firrtl.uint<1>, %rocc_cmd_opcode: !firrtl.uint<7>, %rocc_cmd_rs1data: !firrtl.uint<32>, %rocc_cmd_rs2data: !firrtl.uint<32>) -> () {
+        %0 = firrtl.constant 1 : !firrtl.uint<1>
+        cmt2.return %0 : !firrtl.uint<1>
+      } {
+        %0 = firrtl.cat %rocc_cmd_funct, %rocc_cmd_rs1 : (!firrtl.uint<7>, !firrtl.uint<5>) -> !firrtl.uint<12>
+        %1 = firrtl.cat %0, %rocc_cmd_rs2 : (!firrtl.uint<12>, !firrtl.uint<5>) -> !firrtl.uint<17>
+        %2 = firrtl.cat %1, %rocc_cmd_rd : (!firrtl.uint<17>, !firrtl.uint<5>) -> !firrtl.uint<22>
+        %3 = firrtl.constant 0 : !firrtl.uint<1>
+        %4 = firrtl.cat %2, %3 : (!firrtl.uint<22>, !firrtl.uint<1>) -> !firrtl.uint<23>
+        %5 = firrtl.constant 0 : !firrtl.uint<1>
+        %6 = firrtl.cat %4, %5 : (!firrtl.uint<23>, !firrtl.uint<1>) -> !firrtl.uint<24>
+        %7 = firrtl.constant 0 : !firrtl.uint<1>
+        %8 = firrtl.cat %6, %7 : (!firrtl.uint<24>, !firrtl.uint<1>) -> !firrtl.uint<25>
+        %9 = firrtl.cat %8, %rocc_cmd_opcode : (!firrtl.uint<25>, !firrtl.uint<7>) -> !firrtl.uint<32>
+        %10 = firrtl.cat %9, %rocc_cmd_rs1data : (!firrtl.uint<32>, !firrtl.uint<32>) -> !firrtl.uint<64>
+        %11 = firrtl.cat %10, %rocc_cmd_rs2data : (!firrtl.uint<64>, !firrtl.uint<32>) -> !firrtl.uint<96>
+        cmt2.call @rocc_adapter @enq(%11) : (!firrtl.uint<96>) -> ()
+        cmt2.return
+      }
       cmt2.rule @inst7b04_block_0_slot_0_rule() -> () attributes {kiln.origin = "inst7b04_block_0"} {
         %v0 = cmt2.call @inst7b04_pc @read() : () -> !firrtl.uint<2>
         %v1 = firrtl.constant 0 : !firrtl.uint<2>
@@ -223,7 +240,7 @@ module {
       } {
         %v3 = cmt2.call @inst7b04_block_0_reg0 @read() : () -> !firrtl.uint<32>
         %v4 = cmt2.call @inst7b04_arg2 @read() : () -> !firrtl.uint<5>
-        cmt2.call @rocc_adapter @resp_from_user(%v4, %v3) : (!firrtl.uint<5>, !firrtl.uint<32>) -> ()
+        cmt2.call @rocc_resp @rocc_resp_to_bus(%v4, %v3) : (!firrtl.uint<5>, !firrtl.uint<32>) -> ()
         %v5 = firrtl.constant 0 : !firrtl.uint<2>
         cmt2.call @inst7b04_pc @write(%v5) : (!firrtl.uint<2>) -> ()
         cmt2.return
@@ -262,6 +279,29 @@ module {
       firrtl.matchingconnect %read_data, %r : !firrtl.uint<5>
       firrtl.when %write_enable : !firrtl.uint<1> {
         firrtl.matchingconnect %r, %write_data : !firrtl.uint<5>
+      }
+    }
+    firrtl.module @RoccCmd(in %clock: !firrtl.clock, in %reset: !firrtl.uint<1>, in %enq_enable: !firrtl.uint<1>, out %enq_ready: !firrtl.uint<1>, in %enq_data: !firrtl.uint<96>, out %cmd_ready: !firrtl.uint<1>, out %cmd_data: !firrtl.uint<96>, in %cmd_deq_enable: !firrtl.uint<1>, out %cmd_deq_ready: !firrtl.uint<1>, out %cmd_deq_data: !firrtl.uint<96>) {
+      %zero = firrtl.constant 0 : !firrtl.uint<1>
+      %one = firrtl.constant 1 : !firrtl.uint<1>
+      %none = firrtl.constant 0 : !firrtl.uint<96>
+      %valid = firrtl.regreset %clock, %reset, %zero : !firrtl.clock, !firrtl.uint<1>, !firrtl.uint<1>, !firrtl.uint<1>
+      %data = firrtl.regreset %clock, %reset, %none : !firrtl.clock, !firrtl.uint<1>, !firrtl.uint<96>, !firrtl.uint<96>
+      %taken = firrtl.not %cmd_deq_enable : (!firrtl.uint<1>) -> !firrtl.uint<1>
+      %free = firrtl.not %valid : (!firrtl.uint<1>) -> !firrtl.uint<1>
+      %held = firrtl.and %valid, %taken : (!firrtl.uint<1>, !firrtl.uint<1>) -> !firrtl.uint<1>
+      %room = firrtl.or %free, %cmd_deq_enable : (!firrtl.uint<1>, !firrtl.uint<1>) -> !firrtl.uint<1>
+      firrtl.matchingconnect %cmd_ready, %held : !firrtl.uint<1>
+      firrtl.matchingconnect %cmd_data, %data : !firrtl.uint<96>
+      firrtl.matchingconnect %cmd_deq_ready, %valid : !firrtl.uint<1>
+      firrtl.matchingconnect %cmd_deq_data, %data : !firrtl.uint<96>
+      firrtl.matchingconnect %enq_ready, %room : !firrtl.uint<1>
+      firrtl.when %cmd_deq_enable : !firrtl.uint<1> {
+        firrtl.matchingconnect %valid, %zero : !firrtl.uint<1>
+      }
+      firrtl.when %enq_enable : !firrtl.uint<1> {
+        firrtl.matchingconnect %valid, %one : !firrtl.uint<1>
+        firrtl.matchingconnect %data, %enq_data : !firrtl.uint<96>
       }
     }
   }

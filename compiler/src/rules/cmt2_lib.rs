@@ -724,3 +724,199 @@ pub(crate) fn bank_firrtl(
     out.push_str("    }\n");
     out
 }
+
+// ---------------------------------------------------------------------------------------
+// The top's SoC side under APS's port convention. circt-cmt2 names a top method `m`'s
+// ports `m_enable`, `m_ready`, `m_<arg>`, `m_res<k>`, and a method `m` of an interface
+// declaration `d` `d_m_enable`, ... (directions reversed); these names are chosen so that
+// the ports come out as the convention's.
+
+/// The declaration of the RoCC response interface: its method `rocc_resp_to_bus` lowers
+/// to `rocc_resp_rocc_resp_to_bus_{enable,ready,result_rd,result_rddata}`.
+pub(crate) const ROCC_RESP: &str = "rocc_resp";
+/// The interface of [`ROCC_RESP`].
+pub(crate) const ROCC_RESP_ITF: &str = "RoccResp";
+/// The command register behind a `Rocc` instance: `enq` (the top method `rocc_cmd`),
+/// `cmd`, `cmd_deq`.
+pub(crate) const ROCC_CMD_MODULE: &str = "RoccCmd";
+
+/// `cmt2.interface @RoccResp { ... }`.
+pub(crate) fn rocc_resp_interface() -> String {
+    format!(
+        "    cmt2.interface @{ROCC_RESP_ITF} {{\n      cmt2.method @rocc_resp_to_bus(%result_rd: {}, %result_rddata: {}) -> () {{\n        cmt2.return\n      }} {{\n        cmt2.return\n      }}\n    }}\n",
+        ty(5),
+        ty(32)
+    )
+}
+
+/// The lane name of a CSR instance (`csr_<lane>`).
+pub(crate) fn csr_lane(inst: &str) -> &str {
+    inst.strip_prefix("csr_").unwrap_or(inst)
+}
+
+/// The interface of the CSR instance `inst` (one per lane: the write's argument carries
+/// the lane's name, `csr_<lane>_set_<lane>_sdata`).
+pub(crate) fn csr_interface_name(inst: &str) -> String {
+    format!("Csr_{}", csr_lane(inst))
+}
+
+/// `cmt2.interface @Csr_<lane>`: the value `value` (Rocket's committed value,
+/// `csr_<lane>_value_{res0,ready}`) and the method `set` (a one-cycle write,
+/// `csr_<lane>_set_{enable,ready,<lane>_sdata}`).
+pub(crate) fn csr_interface(inst: &str) -> String {
+    let w = ty(32);
+    format!(
+        "    cmt2.interface @{} {{\n      cmt2.value @value() -> ({w}) {{\n        cmt2.return\n      }} {{\n        cmt2.return\n      }}\n      cmt2.method @set(%{}_sdata: {w}) -> () {{\n        cmt2.return\n      }} {{\n        cmt2.return\n      }}\n    }}\n",
+        csr_interface_name(inst),
+        csr_lane(inst)
+    )
+}
+
+/// The register holding CSR `inst`'s value as the last command latched it (the IR's
+/// `latched`); the top method `rocc_cmd` writes it.
+pub(crate) fn csr_latch(inst: &str) -> String {
+    format!("{inst}_latch")
+}
+
+/// The module of every CSR latch.
+pub(crate) fn csr_latch_module() -> String {
+    reg_name(32, 0)
+}
+
+/// The extern binding of the command register.
+pub(crate) fn rocc_cmd_extern() -> String {
+    let n = ROCC_CMD_MODULE;
+    let mut out = format!("    cmt2.module.extern.firrtl @{n} : @{n}{CLK_ARGS} {{\n{CLK_BINDS}");
+    bind(&mut out, "enq", &[("data", 96)], None, false);
+    bind(&mut out, "cmd", &[], Some(96), true);
+    bind(&mut out, "cmd_deq", &[], Some(96), false);
+    out.push_str("    } {conflict = [[@enq, @enq], [@cmd_deq, @cmd_deq]], sequenceBefore = [[@cmd, @cmd_deq], [@cmd_deq, @enq]]}\n");
+    out
+}
+
+/// The command register: one command (the 96-bit bundle of [`super::rocc_field`]) and
+/// its valid bit. `cmd` is ready while it holds one that no call of `cmd_deq` takes this
+/// cycle; `enq` while it is empty or being taken (the convention's `rocc_cmd_ready`).
+pub(crate) fn rocc_cmd_firrtl() -> String {
+    let t = ty(96);
+    let b = ty(1);
+    let ports = port_list(&[
+        ("in", "clock".into(), "!firrtl.clock".into()),
+        ("in", "reset".into(), b.clone()),
+        ("in", "enq_enable".into(), b.clone()),
+        ("out", "enq_ready".into(), b.clone()),
+        ("in", "enq_data".into(), t.clone()),
+        ("out", "cmd_ready".into(), b.clone()),
+        ("out", "cmd_data".into(), t.clone()),
+        ("in", "cmd_deq_enable".into(), b.clone()),
+        ("out", "cmd_deq_ready".into(), b.clone()),
+        ("out", "cmd_deq_data".into(), t.clone()),
+    ]);
+    format!(
+        "    firrtl.module @{ROCC_CMD_MODULE}({ports}) {{
+      %zero = firrtl.constant 0 : {b}
+      %one = firrtl.constant 1 : {b}
+      %none = firrtl.constant 0 : {t}
+      %valid = firrtl.regreset %clock, %reset, %zero : !firrtl.clock, {b}, {b}, {b}
+      %data = firrtl.regreset %clock, %reset, %none : !firrtl.clock, {b}, {t}, {t}
+      %taken = firrtl.not %cmd_deq_enable : ({b}) -> {b}
+      %free = firrtl.not %valid : ({b}) -> {b}
+      %held = firrtl.and %valid, %taken : ({b}, {b}) -> {b}
+      %room = firrtl.or %free, %cmd_deq_enable : ({b}, {b}) -> {b}
+      firrtl.matchingconnect %cmd_ready, %held : {b}
+      firrtl.matchingconnect %cmd_data, %data : {t}
+      firrtl.matchingconnect %cmd_deq_ready, %valid : {b}
+      firrtl.matchingconnect %cmd_deq_data, %data : {t}
+      firrtl.matchingconnect %enq_ready, %room : {b}
+      firrtl.when %cmd_deq_enable : {b} {{
+        firrtl.matchingconnect %valid, %zero : {b}
+      }}
+      firrtl.when %enq_enable : {b} {{
+        firrtl.matchingconnect %valid, %one : {b}
+        firrtl.matchingconnect %data, %enq_data : {t}
+      }}
+    }}
+"
+    )
+}
+
+/// The fields of the convention's `rocc_cmd` (name, width), most significant first in
+/// the command bundle; the three bits after `rd` (`xs1`, `xs2`, `xd`) are not kept.
+const ROCC_CMD_FIELDS: [(&str, u32); 10] = [
+    ("funct", 7),
+    ("rs1", 5),
+    ("rs2", 5),
+    ("rd", 5),
+    ("xs1", 1),
+    ("xs2", 1),
+    ("xd", 1),
+    ("opcode", 7),
+    ("rs1data", 32),
+    ("rs2data", 32),
+];
+
+/// The top method `rocc_cmd` (the convention's `rocc_cmd_enable`, `rocc_cmd_ready`,
+/// `rocc_cmd_rocc_cmd_<field>`): packs the fields into the command bundle of `rocc`'s
+/// register, and latches each CSR of `csrs` (their instances) in the same cycle.
+pub(crate) fn rocc_cmd_method(rocc: &str, csrs: &[&str]) -> (String, String) {
+    let args: Vec<String> = ROCC_CMD_FIELDS
+        .iter()
+        .map(|(f, w)| format!("%rocc_cmd_{f}: {}", ty(*w)))
+        .collect();
+    let mut b = Body::new("        ");
+    let mut acc = String::new();
+    let mut width = 0;
+    for (f, w) in ROCC_CMD_FIELDS {
+        let part = if matches!(f, "xs1" | "xs2" | "xd") {
+            b.constant(0, w)
+        } else {
+            format!("%rocc_cmd_{f}")
+        };
+        if acc.is_empty() {
+            acc = part;
+        } else {
+            acc = b.op2("cat", &acc, &part, width, w, width + w);
+        }
+        width += w;
+    }
+    for csr in csrs {
+        let v = b.def(&format!("cmt2.call {} @value() : () -> {}", sym(csr), ty(32)));
+        b.write(&csr_latch(csr), &v, 32);
+    }
+    b.line(&format!(
+        "cmt2.call {} @enq({acc}) : ({}) -> ()",
+        sym(rocc),
+        ty(96)
+    ));
+    b.line("cmt2.return");
+    let mut text = String::new();
+    function(
+        &mut text,
+        &format!("cmt2.method @rocc_cmd({}) -> ()", args.join(", ")),
+        true_guard(),
+        b,
+    );
+    ("rocc_cmd".into(), text)
+}
+
+/// How a rule's call of `method` on an instance of `kind` named `inst` is written in the
+/// CMT2 text when the convention names it differently: (callee, method).
+pub(crate) fn glue_call(kind: &InstanceKind, inst: &str, method: &str) -> Option<(String, &'static str)> {
+    match (kind, method) {
+        (InstanceKind::Rocc, "resp_from_user") => Some((ROCC_RESP.into(), "rocc_resp_to_bus")),
+        (InstanceKind::Csr { .. }, "latched") => Some((csr_latch(inst), "read")),
+        _ => None,
+    }
+}
+
+/// The top method `rocc_cmd` of a circuit with `instances` ([`rocc_cmd_method`]), if it
+/// has a `Rocc` instance.
+pub(crate) fn top_rocc_cmd(instances: &[super::Instance]) -> Option<(String, String)> {
+    let rocc = instances.iter().find(|i| i.kind == InstanceKind::Rocc)?;
+    let csrs: Vec<&str> = instances
+        .iter()
+        .filter(|i| matches!(i.kind, InstanceKind::Csr { .. }))
+        .map(|i| i.name.as_str())
+        .collect();
+    Some(rocc_cmd_method(&rocc.name, &csrs))
+}

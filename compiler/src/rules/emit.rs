@@ -398,6 +398,8 @@ enum LibDef {
         width: u32,
         depth: u32,
     },
+    /// The command register behind a `Rocc` instance ([`cmt2_lib::ROCC_CMD_MODULE`]).
+    RoccCmd,
 }
 
 /// The library a circuit's instances need: module definitions by name, and each
@@ -491,6 +493,14 @@ fn library(instances: &[Instance], rules: &[Rule]) -> Library {
                 module_of.push(Some(name));
                 continue;
             }
+            InstanceKind::Rocc => (cmt2_lib::ROCC_CMD_MODULE.to_string(), LibDef::RoccCmd),
+            InstanceKind::Csr { .. } => {
+                // A declaration, and its latch register.
+                defs.entry(cmt2_lib::csr_latch_module())
+                    .or_insert(LibDef::Reg { width: 32, init: 0 });
+                module_of.push(None);
+                continue;
+            }
             _ => {
                 module_of.push(None);
                 continue;
@@ -536,19 +546,21 @@ pub(crate) fn write_cmt2_header(
     let _ = writeln!(out, "// kiln: rules for `{name}`");
     out.push_str("module {\n  cmt2.circuit {\n");
     let lib = library(instances, rules);
+    if instances.iter().any(|i| i.kind == InstanceKind::Rocc) {
+        out.push_str(&cmt2_lib::rocc_resp_interface());
+    }
+    for i in instances {
+        if let InstanceKind::Csr { .. } = i.kind {
+            out.push_str(&cmt2_lib::csr_interface(&i.name));
+        }
+    }
     for probe in [
-        InstanceKind::Rocc,
         InstanceKind::Dma {
             entries: Vec::new(),
         },
         InstanceKind::MemPort,
         InstanceKind::Fault {
             message: String::new(),
-        },
-        InstanceKind::Csr {
-            id: 0,
-            mask: 0,
-            init: 0,
         },
     ] {
         let used = instances
@@ -568,6 +580,7 @@ pub(crate) fn write_cmt2_header(
                 ports,
                 ..
             } => out.push_str(&cmt2_lib::bank_extern(n, *width, *depth, ports)),
+            LibDef::RoccCmd => out.push_str(&cmt2_lib::rocc_cmd_extern()),
             LibDef::Fifo { .. } => {}
         }
     }
@@ -585,9 +598,22 @@ pub(crate) fn write_cmt2_header(
                     "      cmt2.instance {} = @{m}(%clk, %rst) : !firrtl.clock, !firrtl.uint<1>",
                     sym(&inst.name)
                 );
+                if inst.kind == InstanceKind::Rocc {
+                    let _ = writeln!(
+                        out,
+                        "      cmt2.interface.decl @{} : @{}",
+                        cmt2_lib::ROCC_RESP,
+                        cmt2_lib::ROCC_RESP_ITF
+                    );
+                }
             }
             None => {
-                let itf = cmt2_lib::interface_name(&inst.kind).unwrap_or_default();
+                let itf = match inst.kind {
+                    InstanceKind::Csr { .. } => cmt2_lib::csr_interface_name(&inst.name),
+                    _ => cmt2_lib::interface_name(&inst.kind)
+                        .unwrap_or_default()
+                        .to_string(),
+                };
                 let _ = write!(
                     out,
                     "      cmt2.interface.decl {} : @{itf}",
@@ -609,6 +635,14 @@ pub(crate) fn write_cmt2_header(
                     );
                 }
                 out.push('\n');
+                if let InstanceKind::Csr { .. } = inst.kind {
+                    let _ = writeln!(
+                        out,
+                        "      cmt2.instance {} = @{}(%clk, %rst) : !firrtl.clock, !firrtl.uint<1>",
+                        sym(&cmt2_lib::csr_latch(&inst.name)),
+                        cmt2_lib::csr_latch_module()
+                    );
+                }
             }
         }
     }
@@ -631,6 +665,9 @@ pub(crate) fn write_cmt2_header(
             }
         }
     }
+    if let Some((_, text)) = cmt2_lib::top_rocc_cmd(instances) {
+        out.push_str(&text);
+    }
 }
 
 /// The rules of [`emit_cmt2`], in order (`instances`: the circuit's, to tell banks).
@@ -647,6 +684,11 @@ pub(crate) fn write_cmt2_rules(out: &mut String, instances: &[Instance], rules: 
         .filter(|i| matches!(i.kind, InstanceKind::Bank { .. }))
         .map(|i| i.name.as_str())
         .collect();
+    let glue: crate::fxhash::FxHashMap<&str, &InstanceKind> = instances
+        .iter()
+        .filter(|i| matches!(i.kind, InstanceKind::Rocc | InstanceKind::Csr { .. }))
+        .map(|i| (i.name.as_str(), &i.kind))
+        .collect();
     let mut widths = Widths::default();
     for rule in rules {
         widths.dense.clear();
@@ -654,6 +696,7 @@ pub(crate) fn write_cmt2_rules(out: &mut String, instances: &[Instance], rules: 
         let mut cx = RuleCx {
             rule: &rule.name,
             banks: &banks,
+            glue: &glue,
             ports: super::PortCounter::default(),
         };
         emit_rule(out, rule, &mut widths, &mut cx);
@@ -664,6 +707,8 @@ pub(crate) fn write_cmt2_rules(out: &mut String, instances: &[Instance], rules: 
 struct RuleCx<'a> {
     rule: &'a str,
     banks: &'a crate::fxhash::FxHashSet<&'a str>,
+    /// The instances whose calls the convention names differently ([`cmt2_lib::glue_call`]).
+    glue: &'a crate::fxhash::FxHashMap<&'a str, &'a InstanceKind>,
     ports: super::PortCounter<'a>,
 }
 
@@ -726,6 +771,7 @@ pub(crate) fn write_cmt2_footer(out: &mut String, frame: &Circuit) {
                     init,
                     ports,
                 } => out.push_str(&cmt2_lib::bank_firrtl(n, *width, *depth, init, ports)),
+                LibDef::RoccCmd => out.push_str(&cmt2_lib::rocc_cmd_firrtl()),
                 LibDef::Fifo { .. } => {}
             }
         }
@@ -805,10 +851,16 @@ fn emit_stmts<'a>(
                         Some(cx.ports.next(cx.rule, inst, m).name())
                     })
                     .flatten();
+                let glued = (cx.glue.get(inst.as_str()))
+                    .and_then(|k| cmt2_lib::glue_call(k, inst, method));
+                let (callee, name) = match &glued {
+                    Some((c, m)) => (c.as_str(), *m),
+                    None => (inst.as_str(), port.as_deref().unwrap_or(method)),
+                };
                 w.s("cmt2.call ")
-                    .s(&sym(inst))
+                    .s(&sym(callee))
                     .s(" ")
-                    .s(&sym(port.as_deref().unwrap_or(method)))
+                    .s(&sym(name))
                     .s("(");
                 for (i, a) in args.iter().enumerate() {
                     if i > 0 {

@@ -238,9 +238,70 @@ impl<'a> Reader<'a> {
         if let Some((_, a, span)) = attr_of(attrs, "kiln.instructions") {
             c.instructions = instructions(a, *span)?;
         }
+        // The SoC glue the convention adds ([`cmt2_lib::glue_call`]): the RoCC response
+        // declaration and the CSR latches stand for methods of the IR's `Rocc` and `Csr`
+        // instances; the top method `rocc_cmd` is checked with the top's methods.
+        let rocc = items.iter().find_map(|it| match it {
+            Item::Instance { name, module, .. } if module.0 == cmt2_lib::ROCC_CMD_MODULE => {
+                Some(name.0.clone())
+            }
+            _ => None,
+        });
+        let mut glue: Glue = HashMap::new();
+        for it in items {
+            if let Item::Decl { name, itf, .. } = it {
+                if itf.0.starts_with("Csr_") {
+                    glue.insert(
+                        cmt2_lib::csr_latch(&name.0),
+                        (name.0.clone(), "read", "latched"),
+                    );
+                    glue.insert(name.0.clone(), (name.0.clone(), "set", "set"));
+                }
+                if itf.0 == cmt2_lib::ROCC_RESP_ITF {
+                    let Some(r) = &rocc else {
+                        return Err(Diagnostic::error(
+                            name.1,
+                            format!("`@{}` without the RoCC command register", name.0),
+                        ));
+                    };
+                    glue.insert(
+                        name.0.clone(),
+                        (r.clone(), "rocc_resp_to_bus", "resp_from_user"),
+                    );
+                }
+            }
+        }
+        if let Some(r) = &rocc {
+            glue.insert(r.clone(), (r.clone(), "", ""));
+        }
         let mut methods: Vec<&PFunc> = Vec::new();
         for it in items {
             match it {
+                Item::Instance { name, module, .. }
+                    if glue.contains_key(&name.0)
+                        && module.0 != cmt2_lib::ROCC_CMD_MODULE =>
+                {
+                    if module.0 != cmt2_lib::csr_latch_module() {
+                        return Err(Diagnostic::error(
+                            module.1,
+                            format!(
+                                "a CSR latch is an instance of `@{}`",
+                                cmt2_lib::csr_latch_module()
+                            ),
+                        ));
+                    }
+                }
+                Item::Decl { name, itf, .. } if itf.0 == cmt2_lib::ROCC_RESP_ITF => {
+                    if name.0 != cmt2_lib::ROCC_RESP {
+                        return Err(Diagnostic::error(
+                            name.1,
+                            format!(
+                                "the RoCC response interface is declared as `@{}` (the convention's port names)",
+                                cmt2_lib::ROCC_RESP
+                            ),
+                        ));
+                    }
+                }
                 Item::Instance { name, module, .. } => {
                     let kind = self.instance_kind(&module.0, module.1)?;
                     c.instances.push(Instance {
@@ -250,9 +311,16 @@ impl<'a> Reader<'a> {
                 }
                 Item::Decl { name, itf, attrs } => {
                     let kind = match itf.0.as_str() {
-                        "RoCC" => InstanceKind::Rocc,
                         "MemPort" => InstanceKind::MemPort,
-                        "Csr" => {
+                        c if c.starts_with("Csr_") => {
+                            if cmt2_lib::csr_interface_name(&name.0) != c
+                                || !name.0.starts_with("csr_")
+                            {
+                                return Err(Diagnostic::error(
+                                    name.1,
+                                    format!("a CSR of interface `@{c}` is declared as `@csr_{}`", &c["Csr_".len()..]),
+                                ));
+                            }
                             let int = |key: &str| match attr_of(attrs, key) {
                                 Some((_, Attr::Int(v), _)) => u32::try_from(*v).ok(),
                                 _ => None,
@@ -264,7 +332,7 @@ impl<'a> Reader<'a> {
                                 _ => {
                                     return Err(Diagnostic::error(
                                         name.1,
-                                        "a `@Csr` declaration needs its `kiln.id`, `kiln.mask` and `kiln.init` (32-bit values)",
+                                        "a CSR declaration needs its `kiln.id`, `kiln.mask` and `kiln.init` (32-bit values)",
                                     ));
                                 }
                             }
@@ -290,6 +358,7 @@ impl<'a> Reader<'a> {
                 Item::Func(f) if f.kind == "rule" => {
                     let mut cx = FuncCx::new(&scope, f);
                     cx.banks = Some(&banks);
+                    cx.glue = Some(&glue);
                     c.rules.push(cx.build()?);
                 }
                 Item::Func(f) => methods.push(f),
@@ -354,6 +423,9 @@ impl<'a> Reader<'a> {
     }
 
     fn instance_kind(&self, module: &str, span: Span) -> R<InstanceKind> {
+        if module == cmt2_lib::ROCC_CMD_MODULE {
+            return Ok(InstanceKind::Rocc);
+        }
         match lib_name(module) {
             Some(LibName::Fifo(w, d)) => Ok(InstanceKind::Fifo { width: w, depth: d }),
             Some(LibName::Reg(w, init)) => Ok(InstanceKind::Reg { width: w, init }),
@@ -392,15 +464,14 @@ impl<'a> Reader<'a> {
     fn check_library(&self, d: &PDef, firrtl: &HashMap<&str, (usize, usize)>) -> R<()> {
         let name = d.name.0.as_str();
         let expected = match (&d.def, name) {
-            (Def::Interface { .. }, "RoCC") => cmt2_lib::interface_text(&InstanceKind::Rocc),
+            (Def::Interface { .. }, cmt2_lib::ROCC_RESP_ITF) => cmt2_lib::rocc_resp_interface(),
+            (Def::Interface { .. }, _) if name.starts_with("Csr_") => {
+                cmt2_lib::csr_interface(&format!("csr_{}", &name["Csr_".len()..]))
+            }
+            (Def::Extern { .. }, cmt2_lib::ROCC_CMD_MODULE) => cmt2_lib::rocc_cmd_extern(),
             (Def::Interface { .. }, "MemPort") => cmt2_lib::interface_text(&InstanceKind::MemPort),
             (Def::Interface { .. }, "Fault") => cmt2_lib::interface_text(&InstanceKind::Fault {
                 message: String::new(),
-            }),
-            (Def::Interface { .. }, "Csr") => cmt2_lib::interface_text(&InstanceKind::Csr {
-                id: 0,
-                mask: 0,
-                init: 0,
             }),
             (Def::Interface { .. }, "BurstDMA") => cmt2_lib::interface_text(&InstanceKind::Dma {
                 entries: Vec::new(),
@@ -439,6 +510,7 @@ impl<'a> Reader<'a> {
             let expected = match lib_name(name) {
                 Some(LibName::Reg(w, init)) => cmt2_lib::reg_firrtl(name, w, init),
                 Some(LibName::Wire(w)) => cmt2_lib::wire_firrtl(name, w),
+                _ if name == cmt2_lib::ROCC_CMD_MODULE => cmt2_lib::rocc_cmd_firrtl(),
                 Some(LibName::Bank(w, dd)) => {
                     let init = self.bank_init(name).ok_or_else(|| {
                         Diagnostic::error(
@@ -455,9 +527,10 @@ impl<'a> Reader<'a> {
         Ok(())
     }
 
-    /// The top's methods are the DMA engine's ports to the banks, exactly.
+    /// The top's methods are the DMA engine's ports to the banks and `rocc_cmd`, exactly.
     fn check_top_methods(&self, c: &Circuit, methods: &[&PFunc]) -> R<()> {
         let mut expected: BTreeMap<String, String> = BTreeMap::new();
+        expected.extend(cmt2_lib::top_rocc_cmd(&c.instances));
         for inst in &c.instances {
             let InstanceKind::Dma { entries, .. } = &inst.kind else {
                 continue;
@@ -476,7 +549,7 @@ impl<'a> Reader<'a> {
             let text = expected.remove(&f.name.0).ok_or_else(|| {
                 Diagnostic::error(
                     f.name.1,
-                    format!("`@{}` is not a DMA port of the top", f.name.0),
+                    format!("`@{}` is not a method of kiln's top", f.name.0),
                 )
             })?;
             same_tokens(self.text, f.range, &text, &f.name.0)?;
@@ -484,7 +557,7 @@ impl<'a> Reader<'a> {
         if let Some(n) = expected.keys().next() {
             return Err(Diagnostic::error(
                 Span::point(0),
-                format!("the top has no DMA port `@{n}`"),
+                format!("the top has no method `@{n}`"),
             ));
         }
         Ok(())
@@ -685,8 +758,14 @@ struct Bound {
     ty: Ty,
 }
 
+/// Callees of the SoC glue: CMT2 callee → (IR instance, the callee's method a rule may
+/// call, the IR's method it stands for); an empty method: the callee takes no calls
+/// from rules but its IR methods under their own names.
+type Glue = HashMap<String, (String, &'static str, &'static str)>;
+
 struct FuncCx<'s> {
     scope: &'s HashMap<String, Methods>,
+    glue: Option<&'s Glue>,
     /// The bank instances in scope (their port methods are checked and named back).
     banks: Option<&'s HashSet<String>>,
     /// Calls so far of each (bank, port method) in this function.
@@ -702,6 +781,7 @@ impl<'s> FuncCx<'s> {
     fn new(scope: &'s HashMap<String, Methods>, f: &'s PFunc) -> FuncCx<'s> {
         FuncCx {
             scope,
+            glue: None,
             banks: None,
             ports: HashMap::new(),
             f,
@@ -1007,9 +1087,24 @@ impl<'s> FuncCx<'s> {
                         }
                     };
                     let res = result.map(|t| (self.fresh(), t));
+                    let (inst_name, callee) = match self.glue.and_then(|g| g.get(&inst.0)) {
+                        Some((ir, _, _)) if ir == &inst.0 && method.0 != "enq" && method.0 != "value" => {
+                            (ir.clone(), callee)
+                        }
+                        Some((ir, m, ir_method)) if !m.is_empty() && method.0 == *m => {
+                            (ir.clone(), ir_method.to_string())
+                        }
+                        Some(_) => {
+                            return Err(Diagnostic::error(
+                                method.1,
+                                format!("a rule does not call `@{}` of `@{}` (the top's SoC side)", method.0, inst.0),
+                            ));
+                        }
+                        None => (inst.0.clone(), callee),
+                    };
                     out.push(Stmt::Call {
                         result: res.map(|(v, t)| (v, t.width())),
-                        inst: inst.0.clone(),
+                        inst: inst_name,
                         method: callee,
                         args: vars,
                     });
