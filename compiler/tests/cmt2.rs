@@ -299,8 +299,8 @@ fn reader_rejects_what_circt_cmt2_rejects() {
         ),
         (
             "argument of the wrong type",
-            "cmt2.call @inst2b00_block_0_reg0 @write(%v14) : (!firrtl.uint<32>) -> ()",
-            "cmt2.call @inst2b00_block_0_reg0 @write(%v14) : (!firrtl.uint<31>) -> ()",
+            "cmt2.call @inst2b00_block_0_reg0 @write(%v30) : (!firrtl.uint<32>) -> ()",
+            "cmt2.call @inst2b00_block_0_reg0 @write(%v30) : (!firrtl.uint<31>) -> ()",
             "::@write` is `(!firrtl.uint<32>) -> ()`",
         ),
         (
@@ -311,7 +311,7 @@ fn reader_rejects_what_circt_cmt2_rejects() {
         ),
         (
             "undefined value",
-            "cmt2.call @inst2b00_block_0_reg0 @write(%v14)",
+            "cmt2.call @inst2b00_block_0_reg0 @write(%v30)",
             "cmt2.call @inst2b00_block_0_reg0 @write(%v999)",
             "undefined value `%v999`",
         ),

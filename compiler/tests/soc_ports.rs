@@ -196,8 +196,10 @@ fn the_table_is_complete_and_the_check_sees_a_wrong_port() {
 /// of an interface declaration `d` has `d_m_enable` (out), `d_m_ready` (in), `d_m_<arg>`
 /// (out) and `d_m_res<k>` (in), a value `v` of it `d_v_ready` and `d_v_res<k>` (in).
 fn cmt2_ports(text: &str) -> BTreeSet<Port> {
-    /// `(name, args, results)` of a function header `cmt2.method @m(%a: T, ...) -> (R)`.
-    fn header(line: &str) -> Option<(String, bool, Vec<(String, u32)>, Vec<u32>)> {
+    /// A function header: name, whether a value, (argument, width)s, result widths.
+    type Header = (String, bool, Vec<(String, u32)>, Vec<u32>);
+    /// The function header `cmt2.method @m(%a: T, ...) -> (R)` of `line`.
+    fn header(line: &str) -> Option<Header> {
         let line = line.trim_start();
         let value = line.starts_with("cmt2.value @");
         if !value && !line.starts_with("cmt2.method @") {
@@ -228,8 +230,7 @@ fn cmt2_ports(text: &str) -> BTreeSet<Port> {
             .collect();
         Some((line[at..open].to_string(), value, args, results))
     }
-    let mut interfaces: BTreeMap<String, Vec<(String, bool, Vec<(String, u32)>, Vec<u32>)>> =
-        BTreeMap::new();
+    let mut interfaces: BTreeMap<String, Vec<Header>> = BTreeMap::new();
     let mut current: Option<String> = None;
     let mut in_main = false;
     let mut out = BTreeSet::new();

@@ -307,7 +307,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
         }
         Engine::Tor => {
             // Commands one after another; the CPU's CSR writes before each.
-            let mut csrs = aps::interp::reset_csrs(&ctx);
+            let mut state = aps::interp::State::reset(&ctx, BTreeMap::new());
             let mut out = Outcome {
                 responses: Vec::new(),
                 response_cycles: Vec::new(),
@@ -319,22 +319,24 @@ pub fn run(args: Args) -> Result<(), Failure> {
             for (k, c) in stream.regs.iter().enumerate() {
                 for w in stream.csr_writes.iter().filter(|w| w.before == k) {
                     if let Some(l) = ctx.csrs.iter().find(|l| l.name == w.lane) {
-                        let old = csrs.get(&w.lane).copied().unwrap_or(0);
-                        csrs.insert(w.lane.clone(), (w.value & l.mask) | (old & !l.mask));
+                        let old = state.csrs.get(&w.lane).copied().unwrap_or(0);
+                        (state.csrs).insert(w.lane.clone(), (w.value & l.mask) | (old & !l.mask));
                     }
                 }
                 let f = aps::function_named(&module, &stream.funcs[k]).ok_or_else(|| {
                     Failure::input(format!("{path}: error: no function `@{}`", stream.funcs[k]))
                 })?;
-                let mem = std::mem::take(&mut out.cpu_mem);
-                let r = aps::interp::run_with_csrs(&ctx, f, c.0, c.1, mem, &mut csrs, 100_000_000)
+                if k == 0 {
+                    state.cpu_mem = std::mem::take(&mut out.cpu_mem);
+                }
+                let r = aps::interp::run_in(&ctx, f, c.0, c.1, &mut state, 100_000_000)
                     .map_err(fail)?;
                 out.responses.extend(r.responses.iter().map(|v| (c.2, *v)));
-                out.cpu_mem = r.cpu_mem;
                 out.csr_sets
                     .extend(r.csr_sets.into_iter().map(|(l, v)| (l, v, None)));
             }
-            out.csrs = csrs;
+            out.cpu_mem = state.cpu_mem;
+            out.csrs = state.csrs;
             out
         }
         Engine::Rules | Engine::Cmt2 => {

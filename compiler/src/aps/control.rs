@@ -519,6 +519,19 @@ pub(crate) fn finish(cx: &mut RuleCx, leaves: &[Leaf]) {
         let ways = by_reg.remove(&r).unwrap_or_default();
         write_selected(cx, &r, &ways, leaves.len());
     }
+    // The function's memory locks are held while it is not idle (code 0): set by the rule
+    // that takes the command, cleared by a rule that returns to idle.
+    let ends = leaves.iter().any(|l| l.code == Some(0));
+    if !codes.is_empty() && !cx.seg.mem_locks.is_empty() && (ends || cx.cmd.is_some()) {
+        let busy: Vec<(Option<Var>, Var)> = leaves
+            .iter()
+            .filter_map(|l| l.code.map(|c| (l.path, c != 0)))
+            .map(|(p, b)| (p, cx.b.konst(b as u128, 1)))
+            .collect();
+        for l in cx.seg.mem_locks.clone() {
+            write_selected(cx, &l, &busy, leaves.len());
+        }
+    }
     if !codes.is_empty() {
         write_selected(cx, &pc, &codes, leaves.len());
     }

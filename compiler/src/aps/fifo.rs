@@ -24,6 +24,11 @@
 //! `_ub_reg`, `_step_reg` and live-ins in `<loop>_input_state_reg_<k>`; the body's inputs
 //! in `<loop>_loop_to_body_fifo_<k>`. IfHandler: `<if>_dispatch_rule` and a join rule per
 //! branch. Pipelined loops run their iterations one after the other in this style.
+//!
+//! Commands of one instruction overlap ([`plan_locks`]): a command enters while earlier ones
+//! are in later slots; cross-slot FIFOs hold one value per slot they span, and the scopes
+//! that keep state across firings (top-level loops and `if`s, spans of memory accesses)
+//! take one command at a time.
 
 use super::context::DesignContext;
 use super::control::{next_iteration, trip_cond};
@@ -106,6 +111,20 @@ pub struct ContainerPorts {
 pub struct Plan {
     pub blocks: Vec<BlockPorts>,
     pub containers: Vec<Vec<ContainerPorts>>,
+    pub locks: Locks,
+}
+
+/// The scopes of the function body that hold one command at a time ([`plan_locks`]): a
+/// 1-bit register per scope, set by the rule that takes the token into its first
+/// top-level block (the token in `acquire`'s key; `""` for the RoCC command) and cleared
+/// by the rule that gives the token out of its last (the key of `release`; the function's
+/// end is the token `end`, which no FIFO carries).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Locks {
+    pub end: String,
+    pub regs: Vec<String>,
+    pub acquire: BTreeMap<String, Vec<String>>,
+    pub release: BTreeMap<String, Vec<String>>,
 }
 
 /// The fifo-style segmentation from the state machine's: the same block tree, checks and
@@ -118,31 +137,37 @@ pub(crate) fn plan(mut seg: Segmentation) -> Result<Segmentation, Diagnostic> {
         plan: Plan {
             blocks: vec![BlockPorts::default(); n],
             containers: vec![Vec::new(); n],
+            locks: Locks::default(),
         },
         fifos: Vec::new(),
+        depths: BTreeMap::new(),
     };
     let body = match seg.blocks.first().map(|b| &b.kind) {
         Some(BlockKind::Function { body, .. }) => body,
         _ => return Err(Diagnostic::error(seg.span, "function without a body")),
     };
-    let busy = busy_reg(&seg);
+    let end = end_token(&seg);
     let c = p.container(
         0,
         body,
         Vec::new(),
         TokenIn::Rocc,
-        Some(busy.clone()),
+        Some(end.clone()),
         &|_| String::new(),
     )?;
     p.plan.containers[0].push(c);
-    let (plan, fifos) = (p.plan, p.fifos);
+    p.plan.locks = plan_locks(&seg, &body.children, &p.plan.blocks, end);
+    let (plan, fifos, depths) = (p.plan, p.fifos, p.depths);
     seg.values.regs.clear();
-    seg.instances
-        .retain(|i| matches!(i.kind, InstanceKind::Fault { .. }));
-    seg.instances.push(Instance {
-        name: busy,
-        kind: InstanceKind::Reg { width: 1, init: 0 },
+    seg.instances.retain(|i| {
+        matches!(i.kind, InstanceKind::Fault { .. }) || seg.mem_locks.contains(&i.name)
     });
+    for r in &plan.locks.regs {
+        seg.instances.push(Instance {
+            name: r.clone(),
+            kind: InstanceKind::Reg { width: 1, init: 0 },
+        });
+    }
     for g in csr_globals(&seg) {
         seg.instances.push(Instance {
             name: csr_reg(&seg, &g),
@@ -151,8 +176,11 @@ pub(crate) fn plan(mut seg: Segmentation) -> Result<Segmentation, Diagnostic> {
     }
     seg.instances
         .extend(fifos.into_iter().map(|(name, width)| Instance {
+            kind: InstanceKind::Fifo {
+                width,
+                depth: depths.get(&name).copied().unwrap_or(1).max(1),
+            },
             name,
-            kind: InstanceKind::Fifo { width, depth: 1 },
         }));
     seg.style = Style::Fifo;
     seg.fifo = Some(Box::new(plan));
@@ -163,6 +191,8 @@ struct Planner<'a> {
     seg: &'a Segmentation,
     plan: Plan,
     fifos: Vec<(String, u32)>,
+    /// FIFOs deeper than 1.
+    depths: BTreeMap<String, u32>,
 }
 
 /// Values a block uses from outside it (virtual ones included).
@@ -309,6 +339,8 @@ impl Planner<'_> {
                     let k = pair_count.entry((i, j)).or_default();
                     let fifo = format!("{prefix}fifo_b{i}_b{j}_v{k}");
                     *k += 1;
+                    // A command per block in between may be on its way.
+                    self.depths.insert(fifo.clone(), (j - i) as u32);
                     let port = self.carry(v, fifo);
                     block_in[j].push(port.clone());
                     block_out[i].push(port);
@@ -490,14 +522,185 @@ impl Planner<'_> {
     }
 }
 
-/// The function's busy bit: set while a command is inside (one command at a time, as in
-/// the state machine); the function body's last rule clears it.
-fn busy_reg(seg: &Segmentation) -> String {
-    format!("{}busy", seg.prefix)
+/// The token the function body's last block gives when a command leaves (no FIFO carries
+/// it; it releases the locks that end there).
+fn end_token(seg: &Segmentation) -> String {
+    format!("{}end", seg.prefix)
 }
 
-/// The register holding the value of CSR global `g` the command latched (one command at a
-/// time: the rule that takes it fills the register, later slots read it).
+/// Commands overlap in the fifo style: command k+1 enters the function while command k is
+/// still in a later block, and values never mix because every FIFO keeps command order and
+/// every rule serves one command per firing. What would break that order or the program's
+/// memory semantics is state kept across firings; each piece of it gets a lock, which holds
+/// one command at a time:
+/// - each memory resource the function accesses (a scratchpad bank or global register by
+///   symbol, CPU memory with the DMA engine as one): the design-level lock of
+///   [`memory_lock`], taken with the command (commands are taken in program order, by
+///   every instruction) and given back when the command leaves the last top-level block
+///   that accesses the resource, so a later command, of any instruction, accesses it after
+///   every access of an earlier one (a load sees the earlier command's stores);
+/// - a top-level loop or `if` (loop state registers, branch joins that could reorder);
+/// - the CSR latch registers, from the command's entry to the last block that reads them.
+///
+/// Function-level scopes with the same span share a lock.
+fn plan_locks(seg: &Segmentation, top: &[BlockId], ports: &[BlockPorts], end: String) -> Locks {
+    let mut locks = Locks {
+        end,
+        ..Locks::default()
+    };
+    // Memory resource → the last top-level block that accesses it.
+    let mut last: BTreeMap<String, usize> = BTreeMap::new();
+    let mut spans: BTreeSet<(usize, usize)> = BTreeSet::new();
+    let mut csr_last: Option<usize> = None;
+    let csrs = csr_globals(seg);
+    for (n, &id) in top.iter().enumerate() {
+        if matches!(
+            seg.blocks[id].kind,
+            BlockKind::Loop { .. } | BlockKind::If { .. }
+        ) {
+            spans.insert((n, n));
+        }
+        let mut ops = Vec::new();
+        block_ops(seg, id, &mut ops);
+        for op in ops {
+            for r in op_resources(seg, op) {
+                last.insert(r, n);
+            }
+            if is_csr_read(op) && ops::global_symbol(op).is_ok_and(|g| csrs.contains(&g)) {
+                csr_last = Some(n);
+            }
+        }
+    }
+    if let Some(n) = csr_last {
+        spans.insert((0, n));
+    }
+    // Per lock, the last block of any of its resources.
+    let mut lock_last: BTreeMap<String, usize> = BTreeMap::new();
+    for (r, n) in last {
+        if let Some(l) = seg.mem_lock_of.get(&r) {
+            let e = lock_last.entry(l.clone()).or_insert(n);
+            *e = (*e).max(n);
+        }
+    }
+    for (reg, n) in lock_last {
+        locks
+            .acquire
+            .entry(String::new())
+            .or_default()
+            .push(reg.clone());
+        if let Some(t) = &ports[top[n]].token_out {
+            locks.release.entry(t.clone()).or_default().push(reg);
+        }
+    }
+    for (first, last) in spans {
+        let reg = format!("{}lock_b{first}_b{last}", seg.prefix);
+        let key = match &ports[top[first]].token_in {
+            TokenIn::Rocc => String::new(),
+            TokenIn::Fifo(f) => f.clone(),
+        };
+        locks.acquire.entry(key).or_default().push(reg.clone());
+        if let Some(t) = &ports[top[last]].token_out {
+            locks
+                .release
+                .entry(t.clone())
+                .or_default()
+                .push(reg.clone());
+        }
+        locks.regs.push(reg);
+    }
+    locks
+}
+
+fn is_csr_read(op: &Operation) -> bool {
+    matches!(op.name.as_str(), "aps.readcsr" | "aps.read_csr")
+}
+
+/// The design-level lock of memory resource `r` (a global's symbol, or `@cpu`): a 1-bit
+/// register every function that accesses `r` shares. The banks of one memory-map entry
+/// (an array partitioned into banks) share their entry's lock.
+pub(crate) fn memory_lock(ctx: &DesignContext, r: &str) -> String {
+    let r = (ctx.dma_entries().into_iter())
+        .find(|e| e.banks.iter().any(|b| b == r))
+        .map_or_else(|| r.to_string(), |e| e.name);
+    let name: String = match r.as_str() {
+        "@cpu" => "cpu_memory".into(),
+        g => g
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+            .collect(),
+    };
+    format!("kiln_lock_{name}")
+}
+
+/// The memory resources function `seg` accesses, each with its lock.
+pub(crate) fn memory_locks(ctx: &DesignContext, seg: &Segmentation) -> BTreeMap<String, String> {
+    let mut rs: BTreeSet<String> = BTreeSet::new();
+    for b in &seg.blocks {
+        if let BlockKind::Basic { ops, .. } = &b.kind {
+            for op in ops {
+                rs.extend(op_resources(seg, op));
+            }
+        }
+    }
+    rs.into_iter()
+        .map(|r| {
+            let l = memory_lock(ctx, &r);
+            (r, l)
+        })
+        .collect()
+}
+
+/// The operations of block `id` and of the blocks inside it.
+fn block_ops<'s>(seg: &'s Segmentation, id: BlockId, out: &mut Vec<&'s Operation>) {
+    match &seg.blocks[id].kind {
+        BlockKind::Basic { ops, .. } => out.extend(ops.iter()),
+        BlockKind::Loop { body, .. } => {
+            for &c in &body.children {
+                block_ops(seg, c, out);
+            }
+        }
+        BlockKind::If { then_c, else_c, .. } => {
+            for &c in then_c
+                .children
+                .iter()
+                .chain(else_c.iter().flat_map(|e| &e.children))
+            {
+                block_ops(seg, c, out);
+            }
+        }
+        BlockKind::Function { .. } => {}
+    }
+}
+
+/// The memory resources operation `op` accesses (see [`plan_locks`]).
+fn op_resources(seg: &Segmentation, op: &Operation) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    // A CPU-memory load or store names the CPU memory's global: that is `@cpu`.
+    let cpu = matches!(op.name.as_str(), "aps.itfc.load_req" | "aps.itfc.store_req");
+    for o in &op.operands {
+        let n = operand_name(o);
+        if let Some(g) = seg.values.globals.get(&n)
+            && !cpu
+        {
+            out.insert(g.clone());
+        }
+        if let Some(g) = seg.values.req_banks.get(&n) {
+            out.insert(g.clone());
+        }
+    }
+    if op.name.starts_with("aps.itfc.") {
+        out.insert("@cpu".into());
+    }
+    if matches!(op.name.as_str(), "aps.globalload" | "aps.globalstore")
+        && let Ok(g) = ops::global_symbol(op)
+    {
+        out.insert(g);
+    }
+    out
+}
+
+/// The register holding the value of CSR global `g` the command latched: the rule that
+/// takes the command fills it, later slots read it (its lock spans the reads).
 pub(crate) fn csr_reg(seg: &Segmentation, g: &str) -> String {
     format!("{}csr_{g}", seg.prefix)
 }
@@ -511,64 +714,145 @@ fn csr_globals(seg: &Segmentation) -> BTreeSet<String> {
         .collect()
 }
 
-/// Give token `t` from inside a branch: the function's end clears its busy bit.
-fn give_in(bb: &mut crate::rules::BodyBuilder, t: &str, busy: &str) {
-    if t == busy {
-        let zero = bb.konst(0, 1);
-        bb.call(t, "write", vec![zero]);
-    } else {
+/// The locks of the function being handled.
+fn locks(seg: &Segmentation) -> Option<&Locks> {
+    seg.fifo.as_deref().map(|p| &p.locks)
+}
+
+/// Give token `t` (possibly from inside a branch): enqueue it (the function's end is no
+/// FIFO), and clear the locks whose scope ends with it.
+fn give_in(bb: &mut crate::rules::BodyBuilder, t: &str, locks: Option<&Locks>) {
+    if locks.is_none_or(|l| l.end != t) {
         let one = bb.konst(1, 1);
         bb.call(t, "enq", vec![one]);
     }
+    for r in locks.and_then(|l| l.release.get(t)).into_iter().flatten() {
+        let zero = bb.konst(0, 1);
+        bb.call(r, "write", vec![zero]);
+    }
 }
 
-/// Close a rule: the rule that took the command sets the busy bit, unless it also ended
-/// the command.
+/// Close a rule. A rule that takes a lock and (in some branch) gives it back in the same
+/// firing writes it once: set unless it gave it back.
 fn close(out: &mut BlockRules, name: String, origin: &str, mut cx: RuleCx) {
-    let busy = busy_reg(cx.seg);
-    let ends = cx.b.stmts.iter().any(|s| writes(s, &busy));
-    if cx.cmd.is_some() && !ends {
-        let one = cx.b.konst(1, 1);
-        cx.b.call(&busy, "write", vec![one]);
-    } else if cx.cmd.is_some() {
-        // Taken and ended in one firing: the bit stays clear (the end is a plain call).
-        cx.b.stmts.retain(|s| {
-            !matches!(s, crate::rules::Stmt::Call { inst, method, .. } if *inst == busy && method == "write")
-        });
+    let taken = std::mem::take(&mut cx.taken);
+    for r in taken {
+        let mut conds: Vec<Var> = Vec::new();
+        let stmts = std::mem::take(&mut cx.b.stmts);
+        let stmts = without_writes(stmts, &r, &[], &mut conds, &mut cx.b);
+        // The conditions' statements go after the rule's (their operands are defined).
+        let extra = std::mem::replace(&mut cx.b.stmts, stmts);
+        cx.b.stmts.extend(extra);
+        // Set = no branch gave it back.
+        let mut set = cx.b.konst(1, 1);
+        for c in conds {
+            let zero = cx.b.konst(0, 1);
+            let not = cx.b.prim(PrimOp::Eq, vec![c, zero], 1);
+            set = cx.b.prim(PrimOp::And, vec![set, not], 1);
+        }
+        cx.b.call(&r, "write", vec![set]);
     }
     out.rule(name, origin, cx);
 }
 
-/// Whether statement `s` (or a branch of it) writes register `reg`.
-fn writes(s: &crate::rules::Stmt, reg: &str) -> bool {
+/// `stmts` without their writes of register `reg`; the condition under which each removed
+/// write happened (`path`: the enclosing branch conditions, true when empty) is pushed
+/// onto `conds`, computed at the end of the rule.
+fn without_writes(
+    stmts: Vec<crate::rules::Stmt>,
+    reg: &str,
+    path: &[(Var, bool)],
+    conds: &mut Vec<Var>,
+    b: &mut crate::rules::BodyBuilder,
+) -> Vec<crate::rules::Stmt> {
     use crate::rules::Stmt;
-    match s {
-        Stmt::Call { inst, method, .. } => inst == reg && method == "write",
-        Stmt::If {
-            then_body,
-            else_body,
-            ..
-        } => then_body.iter().any(|x| writes(x, reg)) || else_body.iter().any(|x| writes(x, reg)),
-        _ => false,
+    let mut out = Vec::with_capacity(stmts.len());
+    for s in stmts {
+        match s {
+            Stmt::Call { inst, method, .. } if inst == reg && method == "write" => {
+                conds.push(path_cond(path, b));
+            }
+            Stmt::If {
+                cond,
+                then_body,
+                else_body,
+            } => {
+                let mut p = path.to_vec();
+                p.push((cond, true));
+                let then_body = without_writes(then_body, reg, &p, conds, b);
+                p.pop();
+                p.push((cond, false));
+                let else_body = without_writes(else_body, reg, &p, conds, b);
+                out.push(Stmt::If {
+                    cond,
+                    then_body,
+                    else_body,
+                });
+            }
+            other => out.push(other),
+        }
     }
+    out
+}
+
+/// The conjunction of a branch path's conditions (appended to `b`'s statements).
+fn path_cond(path: &[(Var, bool)], b: &mut crate::rules::BodyBuilder) -> Var {
+    let mut acc = b.konst(1, 1);
+    for &(c, want) in path {
+        let c = if want {
+            c
+        } else {
+            let zero = b.konst(0, 1);
+            b.prim(PrimOp::Eq, vec![c, zero], 1)
+        };
+        acc = b.prim(PrimOp::And, vec![acc, c], 1);
+    }
+    acc
+}
+
+/// Take the locks whose scope starts with the token `key` (see [`Locks`]): the rule's
+/// guard requires them free, [`close`] sets them.
+fn take_locks(cx: &mut RuleCx, key: &str) {
+    let Some(regs) = locks(cx.seg).and_then(|l| l.acquire.get(key)).cloned() else {
+        return;
+    };
+    let body = std::mem::take(&mut cx.b.stmts);
+    let mut g = match cx.guard.take() {
+        Some((stmts, g)) => {
+            cx.b.stmts = stmts;
+            Some(g)
+        }
+        None => None,
+    };
+    for r in &regs {
+        let now = cx.b.call_value(r, "read", vec![], 1);
+        let zero = cx.b.konst(0, 1);
+        let free = cx.b.prim(PrimOp::Eq, vec![now, zero], 1);
+        g = Some(match g {
+            Some(x) => cx.b.prim(PrimOp::And, vec![x, free], 1),
+            None => free,
+        });
+    }
+    let guard = std::mem::replace(&mut cx.b.stmts, body);
+    if let Some(g) = g {
+        cx.guard = Some((guard, g));
+    }
+    cx.taken.extend(regs);
 }
 
 fn take_token(cx: &mut RuleCx, t: &TokenIn) {
     match t {
         TokenIn::Fifo(f) => {
             cx.b.call_value(f, "deq", vec![], 1);
+            take_locks(cx, f);
         }
         TokenIn::Rocc => {
-            // Guard: no command inside, and the presented command is this instruction's
-            // (opcode, funct7).
+            // Guard: the presented command is this instruction's (opcode, funct7) and
+            // the locks starting here are free.
             let body = std::mem::take(&mut cx.b.stmts);
             let (opcode, funct7) = (cx.seg.opcode, cx.seg.funct7);
-            let busy = busy_reg(cx.seg);
-            let now = cx.b.call_value(&busy, "read", vec![], 1);
-            let zero = cx.b.konst(0, 1);
-            let idle = cx.b.prim(PrimOp::Eq, vec![now, zero], 1);
             let cmd = cx.b.call_value("rocc_adapter", "cmd", vec![], 96);
-            let mut g = Some(idle);
+            let mut g = None;
             for (field, want) in [("opcode", opcode), ("funct7", funct7)] {
                 let (lo, fw) = crate::rules::rocc_field(field);
                 let got = cx.b.prim(PrimOp::Bits { lo }, vec![cmd], fw);
@@ -582,6 +866,7 @@ fn take_token(cx: &mut RuleCx, t: &TokenIn) {
             let g = g.unwrap_or_else(|| cx.b.konst(1, 1));
             let guard = std::mem::replace(&mut cx.b.stmts, body);
             cx.guard = Some((guard, g));
+            take_locks(cx, "");
             let cmd = cx.b.call_value("rocc_adapter", "cmd_deq", vec![], 96);
             cx.cmd = Some(cmd);
             // The CSR values the command latched, for the slots after this one.
@@ -597,8 +882,7 @@ fn take_token(cx: &mut RuleCx, t: &TokenIn) {
 
 fn give_token(cx: &mut RuleCx, t: &Option<String>) {
     if let Some(f) = t {
-        let busy = busy_reg(cx.seg);
-        give_in(&mut cx.b, f, &busy);
+        give_in(&mut cx.b, f, locks(cx.seg));
     }
 }
 
@@ -762,7 +1046,10 @@ fn basic_rules(
                 };
                 *k += 1;
                 let w = seg.values.widths.get(&v).copied().unwrap_or(32);
-                out.fifo(&fifo, w, 1);
+                // Deep enough for every command between the two slots (one per slot
+                // rule after the producer's): overlapping commands stream through.
+                let depth = slots.range(p + 1..=s).count() as u32;
+                out.fifo(&fifo, w, depth.max(1));
                 xslot.insert((v.clone(), s), fifo.clone());
                 produce.entry((v, p)).or_default().push(fifo);
             }
@@ -1022,7 +1309,7 @@ fn branch(
         })
         .collect();
     let _ = b;
-    let busy = busy_reg(cx.seg);
+    let locks = locks(cx.seg);
     let token_out = ports.token_out.clone();
     cx.b.if_else(
         go,
@@ -1031,7 +1318,7 @@ fn branch(
                 bb.call(f, "enq", vec![*x]);
             }
             if let Some(t) = body_token {
-                give_in(bb, t, &busy);
+                give_in(bb, t, locks);
             }
         },
         |bb| {
@@ -1039,7 +1326,7 @@ fn branch(
                 bb.call(f, "enq", vec![*x]);
             }
             if let Some(t) = &token_out {
-                give_in(bb, t, &busy);
+                give_in(bb, t, locks);
             }
         },
     );
@@ -1083,7 +1370,7 @@ fn if_rules(
         TokenIn::Fifo(f) => Some(f.clone()),
         TokenIn::Rocc => None,
     };
-    let busy = busy_reg(seg);
+    let locks = locks(seg);
     let then_tok = tok(then_c);
     let else_tok = match else_c {
         Some(e) => tok(e),
@@ -1094,7 +1381,7 @@ fn if_rules(
             bb.call(f, "enq", vec![*x]);
         }
         if let Some(t) = t {
-            give_in(bb, t, &busy);
+            give_in(bb, t, locks);
         }
     };
     cx.b.if_else(

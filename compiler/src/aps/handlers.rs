@@ -73,6 +73,8 @@ pub(crate) struct RuleCx<'a> {
     pub(crate) cmd: Option<Var>,
     /// The rule's guard (statements and result), when it has one.
     pub guard: Option<(Vec<Stmt>, Var)>,
+    /// The fifo style's locks this rule takes (set when the rule closes).
+    pub(crate) taken: Vec<String>,
 }
 
 impl<'a> RuleCx<'a> {
@@ -84,6 +86,7 @@ impl<'a> RuleCx<'a> {
             local: BTreeMap::new(),
             cmd: None,
             guard: None,
+            taken: Vec::new(),
         }
     }
 
@@ -170,6 +173,14 @@ impl<'a> RuleCx<'a> {
                 let k = self.b.konst(want as u128, fw);
                 let eq = self.b.prim(PrimOp::Eq, vec![got, k], 1);
                 g = self.b.prim(PrimOp::And, vec![g, eq], 1);
+            }
+            // The memory resources it accesses are free (the command holds them until
+            // the function is idle again: `control::finish`).
+            for l in &self.seg.mem_locks {
+                let now = self.b.call_value(l, "read", vec![], 1);
+                let zero = self.b.konst(0, 1);
+                let free = self.b.prim(PrimOp::Eq, vec![now, zero], 1);
+                g = self.b.prim(PrimOp::And, vec![g, free], 1);
             }
         }
         let guard = std::mem::replace(&mut self.b.stmts, body);

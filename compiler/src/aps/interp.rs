@@ -88,9 +88,83 @@ pub fn reset_csrs(ctx: &DesignContext) -> BTreeMap<String, u32> {
         .collect()
 }
 
+/// What persists from one command of a stream to the next: CPU memory, the scratchpad
+/// banks and global registers (the hardware's state, not reset between commands), and the
+/// CSR lanes' values (Rocket's CSR file).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct State {
+    pub cpu_mem: BTreeMap<u32, u8>,
+    pub banks: BTreeMap<String, Vec<u128>>,
+    pub globals: BTreeMap<String, u128>,
+    pub csrs: BTreeMap<String, u32>,
+}
+
+impl State {
+    /// The state after reset, with `cpu_mem` in CPU memory.
+    pub fn reset(ctx: &DesignContext, cpu_mem: BTreeMap<u32, u8>) -> State {
+        let (banks, globals) = initial_memories(ctx);
+        State {
+            cpu_mem,
+            banks,
+            globals,
+            csrs: reset_csrs(ctx),
+        }
+    }
+}
+
+/// The globals' initial contents: (banks, registers).
+#[allow(clippy::type_complexity)]
+fn initial_memories(ctx: &DesignContext) -> (BTreeMap<String, Vec<u128>>, BTreeMap<String, u128>) {
+    let (mut banks, mut globals) = (BTreeMap::new(), BTreeMap::new());
+    for g in ctx.globals.values() {
+        if g.shape.is_empty() {
+            globals.insert(g.name.clone(), g.init.first().copied().unwrap_or(0));
+        } else {
+            let mut data = vec![0u128; g.depth() as usize];
+            for (d, v) in data.iter_mut().zip(&g.init) {
+                *d = *v;
+            }
+            banks.insert(g.name.clone(), data);
+        }
+    }
+    (banks, globals)
+}
+
+/// One command of a stream, from `state` (which it updates): the sequential reference of
+/// a command stream, each command seeing every earlier command's stores.
+pub fn run_in(
+    ctx: &DesignContext,
+    func: &Operation,
+    rs1: u32,
+    rs2: u32,
+    state: &mut State,
+    max_steps: u64,
+) -> Result<InterpResult, Diagnostic> {
+    let memories = (
+        std::mem::take(&mut state.banks),
+        std::mem::take(&mut state.globals),
+    );
+    let cpu_mem = std::mem::take(&mut state.cpu_mem);
+    let r = run_from(
+        ctx,
+        func,
+        rs1,
+        rs2,
+        cpu_mem,
+        &mut state.csrs,
+        Some(memories),
+        max_steps,
+    )?;
+    state.cpu_mem = r.cpu_mem.clone();
+    state.banks = r.banks.clone();
+    state.globals = r.globals.clone();
+    Ok(r)
+}
+
 /// [`run`] as one command of a stream: `csrs` holds the CSR lanes' values (Rocket's CSR
 /// file) as the command fires, which its `aps.readcsr`s read throughout; its
-/// `aps.writecsr`s are applied to `csrs` (`value & mask`) when it ends.
+/// `aps.writecsr`s are applied to `csrs` (`value & mask`) when it ends. Banks and global
+/// registers start from their initial contents ([`run_in`] keeps them).
 pub fn run_with_csrs(
     ctx: &DesignContext,
     func: &Operation,
@@ -98,6 +172,20 @@ pub fn run_with_csrs(
     rs2: u32,
     cpu_mem: BTreeMap<u32, u8>,
     csrs: &mut BTreeMap<String, u32>,
+    max_steps: u64,
+) -> Result<InterpResult, Diagnostic> {
+    run_from(ctx, func, rs1, rs2, cpu_mem, csrs, None, max_steps)
+}
+
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn run_from(
+    ctx: &DesignContext,
+    func: &Operation,
+    rs1: u32,
+    rs2: u32,
+    cpu_mem: BTreeMap<u32, u8>,
+    csrs: &mut BTreeMap<String, u32>,
+    memories: Option<(BTreeMap<String, Vec<u128>>, BTreeMap<String, u128>)>,
     max_steps: u64,
 ) -> Result<InterpResult, Diagnostic> {
     let entry = func
@@ -136,18 +224,7 @@ pub fn run_with_csrs(
     for (name, (v, w)) in &ctx.constants {
         m.env.insert(name.clone(), (*v, *w));
     }
-    for g in ctx.globals.values() {
-        if g.shape.is_empty() {
-            m.globals
-                .insert(g.name.clone(), g.init.first().copied().unwrap_or(0));
-        } else {
-            let mut data = vec![0u128; g.depth() as usize];
-            for (d, v) in data.iter_mut().zip(&g.init) {
-                *d = *v;
-            }
-            m.banks.insert(g.name.clone(), data);
-        }
-    }
+    (m.banks, m.globals) = memories.unwrap_or_else(|| initial_memories(ctx));
     m.exec_ops(&entry.ops)?;
     for (lane, v) in &m.csr_sets {
         if let Some(l) = ctx.csrs.iter().find(|l| &l.name == lane) {

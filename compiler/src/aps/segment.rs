@@ -229,6 +229,12 @@ pub struct Segmentation {
     pub style: Style,
     /// [`Style::Fifo`]: the ports, FIFOs and token chain of every block.
     pub(crate) fifo: Option<Box<super::fifo::Plan>>,
+    /// The design-level locks of the memory resources the function accesses
+    /// ([`super::fifo::memory_lock`]), in order; the rule that takes a command requires
+    /// them free and holds them until the command is done with the resource.
+    pub(crate) mem_locks: Vec<String>,
+    /// The lock of each memory resource the function accesses (by global symbol, `@cpu`).
+    pub(crate) mem_lock_of: BTreeMap<String, String>,
 }
 
 impl Segmentation {
@@ -490,6 +496,8 @@ pub fn segment_function_with(
         warnings,
         style: Style::Fsm,
         fifo: None,
+        mem_locks: Vec::new(),
+        mem_lock_of: BTreeMap::new(),
     };
     let mut b = Builder { seg };
     let root = b.alloc(
@@ -510,7 +518,19 @@ pub fn segment_function_with(
     }
     b.registers();
     b.control()?;
-    Ok(b.seg)
+    let mut seg = b.seg;
+    seg.mem_lock_of = super::fifo::memory_locks(ctx, &seg);
+    seg.mem_locks = (seg.mem_lock_of.values().cloned())
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    for l in &seg.mem_locks {
+        seg.instances.push(Instance {
+            name: l.clone(),
+            kind: InstanceKind::Reg { width: 1, init: 0 },
+        });
+    }
+    Ok(seg)
 }
 
 fn scan_values(op: &Operation, t: &mut ValueTable) -> Result<(), Diagnostic> {

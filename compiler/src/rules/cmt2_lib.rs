@@ -880,7 +880,11 @@ pub(crate) fn rocc_cmd_method(rocc: &str, csrs: &[&str]) -> (String, String) {
         width += w;
     }
     for csr in csrs {
-        let v = b.def(&format!("cmt2.call {} @value() : () -> {}", sym(csr), ty(32)));
+        let v = b.def(&format!(
+            "cmt2.call {} @value() : () -> {}",
+            sym(csr),
+            ty(32)
+        ));
         b.write(&csr_latch(csr), &v, 32);
     }
     b.line(&format!(
@@ -901,7 +905,11 @@ pub(crate) fn rocc_cmd_method(rocc: &str, csrs: &[&str]) -> (String, String) {
 
 /// How a rule's call of `method` on an instance of `kind` named `inst` is written in the
 /// CMT2 text when the convention names it differently: (callee, method).
-pub(crate) fn glue_call(kind: &InstanceKind, inst: &str, method: &str) -> Option<(String, &'static str)> {
+pub(crate) fn glue_call(
+    kind: &InstanceKind,
+    inst: &str,
+    method: &str,
+) -> Option<(String, &'static str)> {
     match (kind, method) {
         (InstanceKind::Rocc, "resp_from_user") => Some((ROCC_RESP.into(), "rocc_resp_to_bus")),
         (InstanceKind::Csr { .. }, "latched") => Some((csr_latch(inst), "read")),

@@ -851,8 +851,8 @@ fn emit_stmts<'a>(
                         Some(cx.ports.next(cx.rule, inst, m).name())
                     })
                     .flatten();
-                let glued = (cx.glue.get(inst.as_str()))
-                    .and_then(|k| cmt2_lib::glue_call(k, inst, method));
+                let glued =
+                    (cx.glue.get(inst.as_str())).and_then(|k| cmt2_lib::glue_call(k, inst, method));
                 let (callee, name) = match &glued {
                     Some((c, m)) => (c.as_str(), *m),
                     None => (inst.as_str(), port.as_deref().unwrap_or(method)),

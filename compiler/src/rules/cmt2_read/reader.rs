@@ -278,8 +278,7 @@ impl<'a> Reader<'a> {
         for it in items {
             match it {
                 Item::Instance { name, module, .. }
-                    if glue.contains_key(&name.0)
-                        && module.0 != cmt2_lib::ROCC_CMD_MODULE =>
+                    if glue.contains_key(&name.0) && module.0 != cmt2_lib::ROCC_CMD_MODULE =>
                 {
                     if module.0 != cmt2_lib::csr_latch_module() {
                         return Err(Diagnostic::error(
@@ -318,7 +317,10 @@ impl<'a> Reader<'a> {
                             {
                                 return Err(Diagnostic::error(
                                     name.1,
-                                    format!("a CSR of interface `@{c}` is declared as `@csr_{}`", &c["Csr_".len()..]),
+                                    format!(
+                                        "a CSR of interface `@{c}` is declared as `@csr_{}`",
+                                        &c["Csr_".len()..]
+                                    ),
                                 ));
                             }
                             let int = |key: &str| match attr_of(attrs, key) {
@@ -1088,7 +1090,9 @@ impl<'s> FuncCx<'s> {
                     };
                     let res = result.map(|t| (self.fresh(), t));
                     let (inst_name, callee) = match self.glue.and_then(|g| g.get(&inst.0)) {
-                        Some((ir, _, _)) if ir == &inst.0 && method.0 != "enq" && method.0 != "value" => {
+                        Some((ir, _, _))
+                            if ir == &inst.0 && method.0 != "enq" && method.0 != "value" =>
+                        {
                             (ir.clone(), callee)
                         }
                         Some((ir, m, ir_method)) if !m.is_empty() && method.0 == *m => {
@@ -1097,7 +1101,10 @@ impl<'s> FuncCx<'s> {
                         Some(_) => {
                             return Err(Diagnostic::error(
                                 method.1,
-                                format!("a rule does not call `@{}` of `@{}` (the top's SoC side)", method.0, inst.0),
+                                format!(
+                                    "a rule does not call `@{}` of `@{}` (the top's SoC side)",
+                                    method.0, inst.0
+                                ),
                             ));
                         }
                         None => (inst.0.clone(), callee),
