@@ -331,7 +331,6 @@ fn proto_aps_config_is_an_input_of_each_request() {
             r.output
         );
         assert!(!sandbox.join(mode).join("c").exists(), "{mode}");
-        drop(call);
         finish(child, stdin);
     }
 }
