@@ -165,9 +165,14 @@ def _run_kiln(ctx, src, outputs, kinds, mnemonic, library = None):
         args.add("--top", ctx.attr.top)
     if getattr(ctx.attr, "style", ""):
         args.add("--style", ctx.attr.style)
+    aps_config = getattr(ctx.file, "aps_config", None)
+    if aps_config:
+        # An input of the action: an edit of the file rebuilds.
+        args.add("--aps-config", aps_config)
+        inputs.append(aps_config)
     if library:
         args.add("--blif-lib", library.root)
-        inputs = depset([src], transitive = [library.files])
+        inputs = depset(inputs, transitive = [library.files])
     args.add(src)
     args.use_param_file("@%s", use_always = True)
     args.set_param_file_format("multiline")
@@ -245,6 +250,12 @@ kiln_aps_library = _kiln_rule(
                   "machine per function) or `fifo` (the seeds' dataflow); default `fsm`.",
             default = "",
             values = ["", "fsm", "fifo"],
+        ),
+        "aps_config": attr.label(
+            doc = "The SoC's CSR list (`aps_config.yaml`: `csrs: [{id, name, mask, init}]`, " +
+                  "`kiln build --aps-config`): the CSR lanes' names, order, masks and reset " +
+                  "values; default one lane per CSR global. An input of the action.",
+            allow_single_file = [".yaml", ".yml"],
         ),
     },
 )

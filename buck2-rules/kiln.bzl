@@ -104,6 +104,9 @@ def _kiln_aps_library_impl(ctx: AnalysisContext) -> list[Provider]:
     extra = ["--top", ctx.attrs.top] if ctx.attrs.top else []
     if ctx.attrs.style:
         extra += ["--style", ctx.attrs.style]
+    if ctx.attrs.aps_config:
+        # An artifact of the arguments, so an input of the action: an edit rebuilds.
+        extra += ["--aps-config", ctx.attrs.aps_config]
     outs = _run_kiln(ctx, kinds, suffixes, "kiln_aps", extra)
     sv = outs[2] if ctx.attrs.sv else None
     return [
@@ -120,6 +123,9 @@ kiln_aps_library = rule(
         "top": attrs.string(default = ""),
         # The architecture of the rules (`kiln build --style`): "fsm" or "fifo"; "" means fsm.
         "style": attrs.string(default = ""),
+        # The SoC's CSR list (`aps_config.yaml`, `kiln build --aps-config`): the CSR lanes'
+        # names, order, masks and reset values; None means one lane per CSR global.
+        "aps_config": attrs.option(attrs.source(), default = None),
         "lints": _LINTS,
         "_worker": attrs.default_only(attrs.dep(default = "toolchains//:kiln_worker")),
     },

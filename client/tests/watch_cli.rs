@@ -2,7 +2,8 @@
 //! by touch print no false failure and one status line per rebuild; a save that changes
 //! no diagnostic prints nothing but its status line; a new diagnostic is printed once, and
 //! once more as `fixed:` when it goes. A half-written file left longer than the debounce
-//! is built again once complete, not reported as failed. Each test has its own workspace and
+//! is built again once complete, not reported as failed. The CSR configuration is watched
+//! like an input (a bad one fails its build, outputs kept). Each test has its own workspace and
 //! daemon (shut down at the end); every wait has a generous timeout.
 
 mod cli;
@@ -324,4 +325,89 @@ fn watch_builds_a_half_written_file_again_instead_of_failing() {
         builds >= 3,
         "the half-written file was built and not reported: {v}"
     );
+}
+
+/// The SystemVerilog top's CSR lanes (`input logic [31:0] csr_<lane>_value_res0`).
+fn csr_lanes(sv: &Path) -> Vec<String> {
+    (fs::read_to_string(sv).unwrap().lines())
+        .filter_map(|l| l.trim().strip_prefix("input  logic [31:0] csr_"))
+        .map(|l| l.trim_end_matches(',').to_string())
+        .collect()
+}
+
+/// The CSR configuration (`--aps-config`) is watched like an input and read again before
+/// each build: an edit rebuilds with its lanes; a configuration that does not read fails
+/// its build with the located error (named as given) and leaves the outputs as they were;
+/// fixing it builds again and says the error is fixed.
+#[test]
+fn watch_reads_the_csr_configuration_again_when_it_changes() {
+    let env = Daemon::new();
+    fs::copy(cli::aps_data("csr.mlir"), env.ws().join("src/csr.mlir")).unwrap();
+    let config = env.ws().join("aps_config.yaml");
+    let first = "csrs:\n  - {id: 0x810, name: cfg}\n  - {id: 0x811, name: status}\n";
+    fs::write(&config, first).unwrap();
+    let (mut child, rx) = start(
+        &env,
+        &[
+            "src/csr.mlir",
+            "-o",
+            "out",
+            "--emit",
+            "sv",
+            "--aps-config",
+            "aps_config.yaml",
+            "--max-events",
+            "4",
+        ],
+    );
+    let sv = env.ws().join("out/csr.sv");
+    let lines = next_rebuild(&rx, "first build");
+    assert!(lines.last().unwrap().starts_with("[0] ok "), "{lines:#?}");
+    assert_eq!(csr_lanes(&sv), ["cfg_value_res0", "status_value_res0"]);
+
+    // New names and order: rebuilt with them.
+    save(
+        &config,
+        Save::Rename,
+        "csrs:\n  - {id: 0x811, name: flags}\n  - {id: 0x810, name: scale}\n",
+        0,
+    );
+    let lines = next_rebuild(&rx, "renamed lanes");
+    let status = lines.last().unwrap();
+    assert!(status.starts_with("[1] ok "), "{lines:#?}");
+    assert!(
+        status.contains("changed: ") && status.contains("aps_config.yaml"),
+        "{lines:#?}"
+    );
+    assert_eq!(csr_lanes(&sv), ["flags_value_res0", "scale_value_res0"]);
+    let before = fs::read(&sv).unwrap();
+
+    // A second CSR with one id: the build fails with the file's located error, the
+    // outputs stay.
+    let bad = "csrs:\n  - {id: 0x810, name: a}\n  - {id: 0x810, name: b}\n";
+    save(&config, Save::TruncateThenWrite, bad, 1);
+    let lines = next_rebuild(&rx, "bad configuration");
+    assert!(
+        lines.last().unwrap().starts_with("[2] FAILED "),
+        "{lines:#?}"
+    );
+    let error = "aps_config.yaml:3:5: error: a second CSR with id 0x810";
+    assert!(
+        lines.iter().any(|l| l.starts_with(error)),
+        "{error}: {lines:#?}"
+    );
+    assert_eq!(fs::read(&sv).unwrap(), before, "the outputs stay");
+
+    // Fixed: built again with the first lanes, the error listed as fixed.
+    save(&config, Save::Rename, first, 2);
+    let lines = next_rebuild(&rx, "fixed configuration");
+    assert!(lines.last().unwrap().starts_with("[3] ok "), "{lines:#?}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with(&format!("fixed: {error}"))),
+        "{lines:#?}"
+    );
+    assert_eq!(csr_lanes(&sv), ["cfg_value_res0", "status_value_res0"]);
+    assert_eq!(exit_code(&mut child), Some(0));
 }

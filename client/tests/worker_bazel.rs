@@ -237,3 +237,113 @@ fn json_style_flag_selects_the_rules_architecture() {
     assert!(read("fifo").contains("input_distribution"));
     assert!(!read("fsm").contains("input_distribution"));
 }
+
+/// `--aps-config FILE` in an action's arguments (the Bazel/Buck2 `aps_config` attribute):
+/// the file is a declared input resolved against the request's sandbox, read again by each
+/// request (an edit between two requests of one worker gives the new lanes), in process and
+/// through the daemon; one that does not read fails the request with its located error.
+#[test]
+fn proto_aps_config_is_an_input_of_each_request() {
+    use common::bazel::Input;
+    use sha2::{Digest, Sha256};
+    let ws = Ws::new();
+    let sandbox = ws.dir().join("sandbox/1");
+    std::fs::create_dir_all(sandbox.join("src")).unwrap();
+    std::fs::copy(common::data("aps/csr.mlir"), sandbox.join("src/csr.mlir")).unwrap();
+    let config = sandbox.join("src/csr.yaml");
+    let req = |id: i32, out: &str| {
+        let args = [
+            "--out-dir",
+            out,
+            "--kind",
+            "sv",
+            "--aps-config",
+            "src/csr.yaml",
+        ];
+        let mut args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        args.push("src/csr.mlir".into());
+        let inputs = (["src/csr.mlir", "src/csr.yaml"].iter())
+            .map(|p| Input {
+                path: p.to_string(),
+                digest: (Sha256::digest(std::fs::read(sandbox.join(p)).unwrap()).iter())
+                    .map(|b| format!("{b:02x}"))
+                    .collect::<String>()
+                    .into_bytes(),
+            })
+            .collect();
+        bazel_req(id, args, inputs)
+    };
+    let lanes = |out: &str| -> Vec<String> {
+        (std::fs::read_to_string(sandbox.join(out).join("csr.sv"))
+            .unwrap()
+            .lines())
+        .filter_map(|l| l.trim().strip_prefix("input  logic [31:0] csr_"))
+        .map(|l| l.trim_end_matches(",").to_string())
+        .collect()
+    };
+    for (mode, daemon) in [("in-process", false), ("daemon", true)] {
+        let args: &[&str] = if daemon {
+            &["--start-daemon"]
+        } else {
+            &["--no-daemon"]
+        };
+        let (child, mut stdin, mut stdout) =
+            common::spawn_persistent(&ws, args, None, Stdio::inherit());
+        let mut call = |id: i32, out: String| {
+            send(&mut stdin, &req(id, &out));
+            recv(&mut stdout)
+        };
+        std::fs::write(
+            &config,
+            "csrs:\n  - {id: 0x810, name: scale}\n  - {id: 0x811, name: flags}\n",
+        )
+        .unwrap();
+        let r = call(1, format!("{mode}/a"));
+        assert_eq!(r.exit_code, 0, "{mode}: {}", r.output);
+        assert_eq!(
+            lanes(&format!("{mode}/a")),
+            ["scale_value_res0", "flags_value_res0"],
+            "{mode}"
+        );
+        std::fs::write(
+            &config,
+            "csrs:\n  - {id: 0x811, name: status}\n  - {id: 0x810, name: cfg}\n",
+        )
+        .unwrap();
+        let r = call(2, format!("{mode}/b"));
+        assert_eq!(r.exit_code, 0, "{mode}: {}", r.output);
+        assert_eq!(
+            lanes(&format!("{mode}/b")),
+            ["status_value_res0", "cfg_value_res0"],
+            "{mode}"
+        );
+        std::fs::write(
+            &config,
+            "csrs:\n  - {id: 0x810, name: a}\n  - {id: 0x810, name: b}\n",
+        )
+        .unwrap();
+        let r = call(3, format!("{mode}/c"));
+        assert_ne!(r.exit_code, 0, "{mode}: {}", r.output);
+        assert!(
+            r.output
+                .starts_with("src/csr.yaml:3:5: error: a second CSR with id 0x810"),
+            "{mode}: {}",
+            r.output
+        );
+        assert!(!sandbox.join(mode).join("c").exists(), "{mode}");
+        finish(child, stdin);
+    }
+}
+
+/// A request in sandbox `sandbox/1` with these arguments and declared inputs.
+fn bazel_req(
+    id: i32,
+    args: Vec<String>,
+    inputs: Vec<common::bazel::Input>,
+) -> common::bazel::WorkRequest {
+    common::bazel::WorkRequest {
+        sandbox_dir: "sandbox/1".into(),
+        inputs,
+        ..request(id, args)
+    }
+}

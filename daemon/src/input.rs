@@ -215,6 +215,31 @@ pub fn read_max(path: &Path, max: u64) -> Result<Vec<u8>, InputError> {
     Ok(buf)
 }
 
+/// The SoC's CSR configuration in `path` (`aps_config.yaml`, `--aps-config`), read as an
+/// input is (a regular file, under the input size limit, UTF-8); its errors located in that
+/// file, which they name as `shown`.
+pub fn aps_config(
+    path: &Path,
+    shown: &str,
+) -> Result<compiler::aps::csr::CsrConfig, Vec<compiler::diag::Located>> {
+    use compiler::diag::{self, Located, Severity};
+    let bytes = read(path).map_err(|e| {
+        vec![Located::file(shown, Severity::Error, e.to_string()).with_code(e.code())]
+    })?;
+    let text = match diag::decode_utf8(&bytes) {
+        Ok(text) => text,
+        Err(d) => {
+            return Err(diag::locate_all(
+                &[d],
+                shown,
+                &String::from_utf8_lossy(&bytes),
+            ));
+        }
+    };
+    compiler::aps::csr::parse_config(text)
+        .map_err(|d| diag::locate_all(&[compiler::flow::Flow::Aps.coded(d)], shown, text))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -12,17 +12,20 @@
 //! files, and never one made before the last build read its inputs (each build is preceded
 //! by a mark of the stream). A failed build that an input changed during or within the
 //! quiet period after is not sent: it read a file being written, and the stream builds
-//! again once the file settled.
+//! again once the file settled. A stream's CSR configuration file (`aps_config_path`) is
+//! watched like an input and read before each build: one that does not read fails that
+//! build with its located messages, outputs untouched.
 
 use crate::build::Builder;
 use crate::ide::{self, Analysis, Ide};
 use crate::inputs::OverlayError;
 use crate::paths::{self, DaemonDir, Info};
-use crate::report::BuildReport;
+use crate::report::{BuildReport, FileReport};
 use crate::rpc::{self, DaemonStats, DaemonStatus, Events, WatchEvent};
 use crate::spec::{BuildSpec, is_blif, is_mlir, not_an_input};
 use crate::watcher::{Batch, WatchError, Watcher};
 use crate::writer::Spares;
+use compiler::diag::Located;
 use fs4::fs_std::FileExt;
 use std::collections::BTreeSet;
 use std::io::{Seek, Write};
@@ -174,7 +177,10 @@ impl rpc::Service for State {
         loop {
             // Every change delivered before the mark is one this build reads.
             let mut mark = watcher.mark(&dirs);
-            let report = self.builder.build(spec);
+            let report = match with_config(spec) {
+                Ok(spec) => self.builder.build(&spec),
+                Err(messages) => config_failure(messages),
+            };
             // A failed build that an input changed during (or just after) read a file
             // still being written: build again once it settled instead of reporting it.
             if !report.ok() {
@@ -268,7 +274,7 @@ impl rpc::Service for State {
 /// recursively) and input directories (recursively).
 fn watched_dirs(spec: &BuildSpec) -> Vec<(PathBuf, bool)> {
     let mut dirs = BTreeSet::new();
-    for p in &spec.inputs {
+    for p in spec.inputs.iter().chain(&spec.aps_config_path) {
         if p.is_dir() {
             dirs.insert((p.clone(), true));
         } else if let Some(parent) = p.parent() {
@@ -282,7 +288,34 @@ fn watched_dirs(spec: &BuildSpec) -> Vec<(PathBuf, bool)> {
     dirs.into_iter().collect()
 }
 
-/// Which changed paths matter to a `Watch` stream: the input files, directories created or
+/// `spec` with the CSR configuration its file holds now (a `Watch` stream's
+/// `aps_config_path`), or that file's messages when it does not read.
+fn with_config(spec: &BuildSpec) -> Result<std::borrow::Cow<'_, BuildSpec>, Vec<Located>> {
+    let Some(path) = &spec.aps_config_path else {
+        return Ok(std::borrow::Cow::Borrowed(spec));
+    };
+    let config = crate::input::aps_config(path, &path.display().to_string())?;
+    Ok(std::borrow::Cow::Owned(BuildSpec {
+        aps_config: Some(config),
+        ..spec.clone()
+    }))
+}
+
+/// The report of a build that did not run: its CSR configuration's messages.
+fn config_failure(messages: Vec<Located>) -> BuildReport {
+    let path = messages.first().map(|m| m.path.clone()).unwrap_or_default();
+    BuildReport {
+        diagnostics: vec![FileReport {
+            path,
+            messages,
+            allowed: 0,
+        }],
+        ..BuildReport::default()
+    }
+}
+
+/// Which changed paths matter to a `Watch` stream: the input files (and the CSR
+/// configuration file), directories created or
 /// removed above them, and `.mlir`/`.blif` files (new ones included) and directories
 /// created or removed below input directories, except in the output directory and kiln's
 /// own.
@@ -296,7 +329,10 @@ impl Relevance {
     fn new(spec: &BuildSpec) -> Relevance {
         let (dirs, files): (Vec<PathBuf>, Vec<PathBuf>) =
             spec.inputs.iter().cloned().partition(|p| p.is_dir());
-        let files = files.into_iter().collect();
+        let files = files
+            .into_iter()
+            .chain(spec.aps_config_path.clone())
+            .collect();
         let out_dir = spec.out_dir.clone();
         Relevance {
             files,

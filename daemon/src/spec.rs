@@ -45,6 +45,9 @@ pub struct BuildSpec {
     /// The SoC's CSR list (`--aps-config`, `aps_config` of kiln.toml): APS inputs' CSR
     /// lanes; `None`: one lane per CSR global.
     pub aps_config: Option<compiler::aps::csr::CsrConfig>,
+    /// The file of the CSR configuration (absolute), for `Watch`: read before each build
+    /// (in place of `aps_config`) and watched like an input; `None` for other requests.
+    pub aps_config_path: Option<PathBuf>,
 }
 
 impl BuildSpec {
@@ -59,6 +62,7 @@ impl BuildSpec {
             && self.top == other.top
             && self.style == other.style
             && self.aps_config == other.aps_config
+            && self.aps_config_path == other.aps_config_path
     }
 
     /// The name of an APS input's SystemVerilog top module.

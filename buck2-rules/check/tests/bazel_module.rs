@@ -323,8 +323,8 @@ fn check_rules(defs: &str) -> Result<String, String> {
 fn rule_actions_are_hermetic_and_worker_ready() {
     let n = check_rules(DEFS).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(
-        n, "10",
-        "actions declared (burst, burst_nosv, mux, mux_json, mux_log, mux_nodigests, mux_lints, mux_start, mux_never, gcd)"
+        n, "11",
+        "actions declared (burst, csr, burst_nosv, mux, mux_json, mux_log, mux_nodigests, mux_lints, mux_start, mux_never, gcd)"
     );
 }
 

@@ -50,6 +50,23 @@ impl BuildInputs {
     /// The build spec: paths absolute, kinds added to the defaults, the library resolved
     /// and checked ([`super::build::checked_handshake_spec`]).
     pub fn spec(&self) -> Result<BuildSpec, Failure> {
+        self.spec_reading_config(true)
+    }
+
+    /// The spec of `kiln watch`: the CSR configuration is not read here but named (absolute)
+    /// for the daemon, which reads it before each build and watches it like an input.
+    pub fn watch_spec(&self) -> Result<BuildSpec, Failure> {
+        let mut spec = self.spec_reading_config(false)?;
+        spec.aps_config_path = self.aps_config_file().map(|p| daemon_client::absolute(&p));
+        Ok(spec)
+    }
+
+    /// The CSR configuration's file: given, else `aps_config` of kiln.toml.
+    pub fn aps_config_file(&self) -> Option<PathBuf> {
+        (self.aps_config.clone()).or_else(|| crate::config::get().aps_config())
+    }
+
+    fn spec_reading_config(&self, read_config: bool) -> Result<BuildSpec, Failure> {
         let out_dir = self.out.resolve()?;
         let mut spec = daemon_client::spec_of(&self.inputs, self.emit.spec_kinds(), &out_dir);
         spec.handshake = super::build::checked_handshake_spec(&self.handshake)?;
@@ -58,8 +75,7 @@ impl BuildInputs {
         spec.style = (self.style)
             .or_else(|| crate::config::get().style())
             .unwrap_or_default();
-        let aps_config = (self.aps_config.clone()).or_else(|| crate::config::get().aps_config());
-        spec.aps_config = match aps_config {
+        spec.aps_config = match self.aps_config_file().filter(|_| read_config) {
             Some(p) => Some(super::sim::read_aps_config(&p)?),
             None => None,
         };

@@ -511,10 +511,7 @@ impl Outcome {
 
 /// The CSR configuration in `path` (`--aps-config`); its errors located in that file.
 pub(crate) fn read_aps_config(path: &std::path::Path) -> Result<aps::csr::CsrConfig, Failure> {
-    let text = io::read_source(path)?;
-    aps::csr::parse_config(&text).map_err(|d| {
-        Failure::diagnostics(&[Flow::Aps.coded(d)], &path.display().to_string(), &text)
-    })
+    kiln_daemon::input::aps_config(path, &path.display().to_string()).map_err(Failure::located)
 }
 
 /// The CSR lanes of a circuit (its `csr_<lane>` instances), in lane order.

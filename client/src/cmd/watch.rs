@@ -8,6 +8,9 @@
 //! failure when an input changed during or just after the failed build (a file still being
 //! written). It takes every option of `kiln build` (Handshake designs included: the library
 //! is resolved here and sent to the daemon), and its exit code is that of its last build.
+//! The CSR configuration (`--aps-config`, `aps_config` of kiln.toml) is watched like an
+//! input and read again before each build; one that does not read fails that build with
+//! its located errors, outputs untouched.
 
 use super::args::BuildInputs;
 use crate::daemon_client::{self, fail};
@@ -49,10 +52,14 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<(), Failure> {
-    let spec = args.target.spec()?;
+    let spec = args.target.watch_spec()?;
     let c = daemon_client::connector()?;
     let rt = daemon_client::runtime()?;
     let debounce = Duration::from_millis(args.debounce);
+    let given = Given {
+        inputs: args.target.inputs.clone(),
+        config: args.target.aps_config_file(),
+    };
     let last = rt.block_on(async {
         let mut client = c.ensure().await.map_err(fail)?;
         let explainer = client.clone();
@@ -66,7 +73,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
         let mut last = (true, Tally::default());
         while let Some(event) = stream.next().await {
             let event = event.map_err(fail)?;
-            let messages = shown.diagnostics(&event, &spec, &args.target.inputs);
+            let messages = shown.diagnostics(&event, &spec, &given);
             if args.explain {
                 super::why::print_explained(explainer.clone().why(None).await);
             }
@@ -87,6 +94,24 @@ pub fn run(args: Args) -> Result<(), Failure> {
             Err(Failure::reported(1))
         }
     }
+}
+
+/// `m` with its paths as the user gave them: the inputs' ([`super::build::as_given`]) and
+/// the CSR configuration's.
+fn as_given(m: Located, spec: &BuildSpec, given: &Given) -> Located {
+    let mut m = super::build::as_given(m, spec, &given.inputs);
+    if let (Some(abs), Some(config)) = (&spec.aps_config_path, &given.config)
+        && abs.as_os_str() == m.path.as_str()
+    {
+        m.path = config.display().to_string();
+    }
+    m
+}
+
+/// The paths the user gave: the inputs and the CSR configuration's file.
+struct Given {
+    inputs: Vec<PathBuf>,
+    config: Option<PathBuf>,
 }
 
 /// What identifies a diagnostic across builds: its file, severity, code, message, and
@@ -123,13 +148,13 @@ const FIXED_LISTED: usize = 10;
 impl Shown {
     /// Show `e`'s diagnostics: all of them for the first build (and in JSON), else those
     /// new since the last build, then those fixed.
-    fn diagnostics(&mut self, e: &WatchEvent, spec: &BuildSpec, given: &[PathBuf]) -> Messages {
+    fn diagnostics(&mut self, e: &WatchEvent, spec: &BuildSpec, given: &Given) -> Messages {
         let all: Vec<Located> = e
             .report
             .diagnostics
             .iter()
             .flat_map(|d| &d.messages)
-            .map(|m| super::build::as_given(m.clone(), spec, given))
+            .map(|m| as_given(m.clone(), spec, given))
             .collect();
         let mut now: BTreeMap<Key, Vec<Located>> = BTreeMap::new();
         for m in &all {

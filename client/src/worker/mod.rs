@@ -25,6 +25,7 @@ mod json_stream;
 
 use crate::daemon_client;
 use clap::Parser;
+use compiler::diag::Located;
 use confine::{Access, Declared, confined};
 use flight::Flight;
 use kiln_daemon::report::BuildReport;
@@ -261,13 +262,19 @@ fn action_spec(
         synth_dialect: crate::cmd::synth::DialectArg::Circt,
         naming: crate::cmd::synth::NamingArg::ArgNames,
     };
-    let aps_config = match parsed.aps_config.as_deref().map(read).transpose()? {
+    let aps_config = match (parsed.aps_config.as_deref()).map(read).transpose()? {
+        // Its messages name the file as the action does.
         Some(p) => {
-            let text = std::fs::read_to_string(&p)
-                .map_err(|e| Outcome::usage(format!("error: {}: {e}", p.display())))?;
+            let shown = parsed
+                .aps_config
+                .as_deref()
+                .unwrap_or(&p)
+                .display()
+                .to_string();
             Some(
-                compiler::aps::csr::parse_config(&text)
-                    .map_err(|d| Outcome::usage(d.render(&p.display().to_string(), &text)))?,
+                kiln_daemon::input::aps_config(&p, &shown).map_err(|messages| {
+                    Outcome::usage(messages.iter().map(Located::render).collect::<String>())
+                })?,
             )
         }
         None => None,

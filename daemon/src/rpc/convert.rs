@@ -46,6 +46,9 @@ pub(super) fn spec_to_proto(spec: &BuildSpec) -> proto::BuildRequest {
         aps_config: (spec.aps_config.as_ref())
             .map(|c| serde_json::to_string(c).unwrap_or_default())
             .unwrap_or_default(),
+        aps_config_path: (spec.aps_config_path.as_ref())
+            .map(|p| p.display().to_string())
+            .unwrap_or_default(),
     }
 }
 
@@ -82,6 +85,7 @@ pub(super) fn spec_from_proto(req: &proto::BuildRequest) -> Result<BuildSpec, Sp
             "" => None,
             s => Some(serde_json::from_str(s).map_err(|e| SpecError::ApsConfig(e.to_string()))?),
         },
+        aps_config_path: path(&req.aps_config_path),
     })
 }
 
