@@ -24,6 +24,7 @@ pub mod csr;
 pub mod fifo;
 pub(crate) mod handlers;
 pub mod interp;
+mod locks;
 pub(crate) mod memory;
 mod ops;
 pub mod qor;

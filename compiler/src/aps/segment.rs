@@ -230,7 +230,7 @@ pub struct Segmentation {
     /// [`Style::Fifo`]: the ports, FIFOs and token chain of every block.
     pub(crate) fifo: Option<Box<super::fifo::Plan>>,
     /// The design-level locks of the memory resources the function accesses
-    /// ([`super::fifo::memory_lock`]), in order; the rule that takes a command requires
+    /// ([`super::locks::memory_lock`]), in order; the rule that takes a command requires
     /// them free and holds them until the command is done with the resource.
     pub(crate) mem_locks: Vec<String>,
     /// The lock of each memory resource the function accesses (by global symbol, `@cpu`).
@@ -519,7 +519,7 @@ pub fn segment_function_with(
     b.registers();
     b.control()?;
     let mut seg = b.seg;
-    seg.mem_lock_of = super::fifo::memory_locks(ctx, &seg);
+    seg.mem_lock_of = super::locks::memory_locks(ctx, &seg);
     seg.mem_locks = (seg.mem_lock_of.values().cloned())
         .collect::<BTreeSet<_>>()
         .into_iter()
