@@ -94,18 +94,11 @@ fn every_engine_agrees_from_a_given_csr_state() {
                 (1, u32::MAX, 12),
             ] {
                 let f = compiler::aps::function_named(&m, func).unwrap();
-                let mut tor_csrs: BTreeMap<String, u32> =
-                    [("cfg".to_string(), cfg), ("status".to_string(), status)].into();
-                let tor = compiler::aps::interp::run_with_csrs(
-                    &ctx,
-                    f,
-                    rs1,
-                    0,
-                    BTreeMap::new(),
-                    &mut tor_csrs,
-                    1_000_000,
-                )
-                .unwrap();
+                let mut state = compiler::aps::interp::State::reset(&ctx, BTreeMap::new());
+                state.csrs = [("cfg".to_string(), cfg), ("status".to_string(), status)].into();
+                let tor =
+                    compiler::aps::interp::run_in(&ctx, f, rs1, 0, &mut state, 1_000_000).unwrap();
+                let tor_csrs = state.csrs;
                 let csr = [write(0, "cfg", cfg), write(0, "status", status)];
                 let sim_cfg = SimConfig {
                     csr_writes: csr.to_vec(),

@@ -77,8 +77,14 @@ pub fn run(
     cpu_mem: BTreeMap<u32, u8>,
     max_steps: u64,
 ) -> Result<InterpResult, Diagnostic> {
-    let mut csrs = reset_csrs(ctx);
-    run_with_csrs(ctx, func, rs1, rs2, cpu_mem, &mut csrs, max_steps)
+    run_in(
+        ctx,
+        func,
+        rs1,
+        rs2,
+        &mut State::reset(ctx, cpu_mem),
+        max_steps,
+    )
 }
 
 /// Each CSR lane's value after reset, by lane name.
@@ -131,61 +137,16 @@ fn initial_memories(ctx: &DesignContext) -> (BTreeMap<String, Vec<u128>>, BTreeM
 }
 
 /// One command of a stream, from `state` (which it updates): the sequential reference of
-/// a command stream, each command seeing every earlier command's stores.
+/// a command stream, each command seeing every earlier command's stores. `state.csrs` holds
+/// the CSR lanes' values (Rocket's CSR file) as the command fires, which its
+/// `aps.readcsr`s read throughout; its `aps.writecsr`s are applied (`value & mask`) when it
+/// ends.
 pub fn run_in(
     ctx: &DesignContext,
     func: &Operation,
     rs1: u32,
     rs2: u32,
     state: &mut State,
-    max_steps: u64,
-) -> Result<InterpResult, Diagnostic> {
-    let memories = (
-        std::mem::take(&mut state.banks),
-        std::mem::take(&mut state.globals),
-    );
-    let cpu_mem = std::mem::take(&mut state.cpu_mem);
-    let r = run_from(
-        ctx,
-        func,
-        rs1,
-        rs2,
-        cpu_mem,
-        &mut state.csrs,
-        Some(memories),
-        max_steps,
-    )?;
-    state.cpu_mem = r.cpu_mem.clone();
-    state.banks = r.banks.clone();
-    state.globals = r.globals.clone();
-    Ok(r)
-}
-
-/// [`run`] as one command of a stream: `csrs` holds the CSR lanes' values (Rocket's CSR
-/// file) as the command fires, which its `aps.readcsr`s read throughout; its
-/// `aps.writecsr`s are applied to `csrs` (`value & mask`) when it ends. Banks and global
-/// registers start from their initial contents ([`run_in`] keeps them).
-pub fn run_with_csrs(
-    ctx: &DesignContext,
-    func: &Operation,
-    rs1: u32,
-    rs2: u32,
-    cpu_mem: BTreeMap<u32, u8>,
-    csrs: &mut BTreeMap<String, u32>,
-    max_steps: u64,
-) -> Result<InterpResult, Diagnostic> {
-    run_from(ctx, func, rs1, rs2, cpu_mem, csrs, None, max_steps)
-}
-
-#[allow(clippy::too_many_arguments, clippy::type_complexity)]
-fn run_from(
-    ctx: &DesignContext,
-    func: &Operation,
-    rs1: u32,
-    rs2: u32,
-    cpu_mem: BTreeMap<u32, u8>,
-    csrs: &mut BTreeMap<String, u32>,
-    memories: Option<(BTreeMap<String, Vec<u128>>, BTreeMap<String, u128>)>,
     max_steps: u64,
 ) -> Result<InterpResult, Diagnostic> {
     let entry = func
@@ -207,7 +168,7 @@ fn run_from(
         env: HashMap::new(),
         banks: BTreeMap::new(),
         globals: BTreeMap::new(),
-        cpu_mem,
+        cpu_mem: std::mem::take(&mut state.cpu_mem),
         responses: Vec::new(),
         args: entry.args.iter().map(|a| a.name.to_string()).collect(),
         rs: [rs1, rs2],
@@ -218,20 +179,26 @@ fn run_from(
         slot: None,
         stored: HashMap::new(),
         loop_iterations: BTreeMap::new(),
-        csrs: csrs.clone(),
+        csrs: state.csrs.clone(),
         csr_sets: Vec::new(),
     };
     for (name, (v, w)) in &ctx.constants {
         m.env.insert(name.clone(), (*v, *w));
     }
-    (m.banks, m.globals) = memories.unwrap_or_else(|| initial_memories(ctx));
+    m.banks = std::mem::take(&mut state.banks);
+    m.globals = std::mem::take(&mut state.globals);
     m.exec_ops(&entry.ops)?;
     for (lane, v) in &m.csr_sets {
         if let Some(l) = ctx.csrs.iter().find(|l| &l.name == lane) {
-            let old = csrs.get(lane).copied().unwrap_or(0);
-            csrs.insert(lane.clone(), (v & l.mask) | (old & !l.mask));
+            let old = state.csrs.get(lane).copied().unwrap_or(0);
+            state
+                .csrs
+                .insert(lane.clone(), (v & l.mask) | (old & !l.mask));
         }
     }
+    state.cpu_mem = m.cpu_mem.clone();
+    state.banks = m.banks.clone();
+    state.globals = m.globals.clone();
     Ok(InterpResult {
         responses: m.responses,
         cpu_mem: m.cpu_mem,
