@@ -306,8 +306,10 @@ pub fn run(args: Args) -> Result<(), Failure> {
             Outcome::of_rtl(r)
         }
         Engine::Tor => {
-            // Commands one after another; the CPU's CSR writes before each.
+            // Commands one after another, the CPU's CSR writes before each; the banks and
+            // global registers kept from one command to the next, as the hardware keeps them.
             let mut csrs = aps::interp::reset_csrs(&ctx);
+            let mut kept = aps::interp::Kept::default();
             let mut out = Outcome {
                 responses: Vec::new(),
                 response_cycles: Vec::new(),
@@ -327,8 +329,17 @@ pub fn run(args: Args) -> Result<(), Failure> {
                     Failure::input(format!("{path}: error: no function `@{}`", stream.funcs[k]))
                 })?;
                 let mem = std::mem::take(&mut out.cpu_mem);
-                let r = aps::interp::run_with_csrs(&ctx, f, c.0, c.1, mem, &mut csrs, 100_000_000)
-                    .map_err(fail)?;
+                let r = aps::interp::run_kept(
+                    &ctx,
+                    f,
+                    c.0,
+                    c.1,
+                    mem,
+                    &mut csrs,
+                    &mut kept,
+                    100_000_000,
+                )
+                .map_err(fail)?;
                 out.responses.extend(r.responses.iter().map(|v| (c.2, *v)));
                 out.cpu_mem = r.cpu_mem;
                 out.csr_sets

@@ -90,7 +90,8 @@ pub fn reset_csrs(ctx: &DesignContext) -> BTreeMap<String, u32> {
 
 /// [`run`] as one command of a stream: `csrs` holds the CSR lanes' values (Rocket's CSR
 /// file) as the command fires, which its `aps.readcsr`s read throughout; its
-/// `aps.writecsr`s are applied to `csrs` (`value & mask`) when it ends.
+/// `aps.writecsr`s are applied to `csrs` (`value & mask`) when it ends. The scratchpad
+/// banks and global registers start from their initial values.
 pub fn run_with_csrs(
     ctx: &DesignContext,
     func: &Operation,
@@ -98,6 +99,32 @@ pub fn run_with_csrs(
     rs2: u32,
     cpu_mem: BTreeMap<u32, u8>,
     csrs: &mut BTreeMap<String, u32>,
+    max_steps: u64,
+) -> Result<InterpResult, Diagnostic> {
+    let mut kept = Kept::default();
+    run_kept(ctx, func, rs1, rs2, cpu_mem, csrs, &mut kept, max_steps)
+}
+
+/// What the hardware keeps from one command to the next besides CPU memory and CSRs: the
+/// scratchpad banks and global registers. Empty, each starts from its `memref.global`
+/// initial value.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Kept {
+    pub banks: BTreeMap<String, Vec<u128>>,
+    pub globals: BTreeMap<String, u128>,
+}
+
+/// [`run_with_csrs`] as the next command of a stream whose earlier commands left the banks
+/// and global registers `kept` (updated to what this command leaves).
+#[allow(clippy::too_many_arguments)]
+pub fn run_kept(
+    ctx: &DesignContext,
+    func: &Operation,
+    rs1: u32,
+    rs2: u32,
+    cpu_mem: BTreeMap<u32, u8>,
+    csrs: &mut BTreeMap<String, u32>,
+    kept: &mut Kept,
     max_steps: u64,
 ) -> Result<InterpResult, Diagnostic> {
     let entry = func
@@ -138,8 +165,13 @@ pub fn run_with_csrs(
     }
     for g in ctx.globals.values() {
         if g.shape.is_empty() {
-            m.globals
-                .insert(g.name.clone(), g.init.first().copied().unwrap_or(0));
+            let v = kept.globals.get(&g.name).copied();
+            m.globals.insert(
+                g.name.clone(),
+                v.unwrap_or_else(|| g.init.first().copied().unwrap_or(0)),
+            );
+        } else if let Some(data) = kept.banks.get(&g.name) {
+            m.banks.insert(g.name.clone(), data.clone());
         } else {
             let mut data = vec![0u128; g.depth() as usize];
             for (d, v) in data.iter_mut().zip(&g.init) {
@@ -149,6 +181,8 @@ pub fn run_with_csrs(
         }
     }
     m.exec_ops(&entry.ops)?;
+    kept.banks.clone_from(&m.banks);
+    kept.globals.clone_from(&m.globals);
     for (lane, v) in &m.csr_sets {
         if let Some(l) = ctx.csrs.iter().find(|l| &l.name == lane) {
             let old = csrs.get(lane).copied().unwrap_or(0);
