@@ -264,11 +264,14 @@ fn measure(
         ..Measured::default()
     };
     if let Some(limit) = yosys {
-        m.cells = Some(cells(
-            &out.join(format!("{stem}.sv")),
-            &rules::sv::ident(&circuit.name),
-            limit,
-        ));
+        let sv = out.join(format!("{stem}.sv"));
+        // The top: `main` (the SoC convention's default), the circuit's name before it.
+        let text = std::fs::read_to_string(&sv).unwrap_or_default();
+        let top = match text.contains(&format!("module {}", rules::sv::DEFAULT_TOP)) {
+            true => rules::sv::DEFAULT_TOP.to_string(),
+            false => rules::sv::ident(&circuit.name),
+        };
+        m.cells = Some(cells(&sv, &top, limit));
     }
     if rtl && p.seed_example && p.generated.is_none() {
         for ins in &circuit.instructions {
@@ -277,6 +280,28 @@ fn measure(
         }
     }
     Ok(m)
+}
+
+/// `c` without the rules of its other instructions: the same runs for commands of `ins`
+/// (no other instruction's rule fires without its command), tried faster.
+fn only(c: &Circuit, ins: &rules::Instruction) -> Circuit {
+    let others: Vec<String> = (c.instructions.iter())
+        .filter(|i| *i != ins)
+        // `inst<id>_pc` without `pc`: the instruction's prefix.
+        .map(|i| i.pc_register().trim_end_matches("pc").to_string())
+        .collect();
+    let keep = |n: &str| !others.iter().any(|p| n.starts_with(p.as_str()));
+    Circuit {
+        name: c.name.clone(),
+        instructions: vec![ins.clone()],
+        instances: c.instances.clone(),
+        rules: c.rules.iter().filter(|r| keep(&r.name)).cloned().collect(),
+        precedence: (c.precedence.iter())
+            .filter(|(a, b)| keep(a) && keep(b))
+            .cloned()
+            .collect(),
+        schedule: c.schedule.iter().filter(|r| keep(r)).cloned().collect(),
+    }
 }
 
 /// Rules, registers and FIFOs of a circuit.
@@ -327,7 +352,13 @@ fn streams(
                 _ => return Err(format!("{}: no run of one command", ins.function)),
             };
             let cmds: Vec<Cmd> = (0..STREAM).map(|k| command(ins, p, rd(k))).collect();
-            run(&cmds, one).map_err(|e| format!("{} ×{STREAM}: {e}", ins.function))
+            let cfg = SimConfig {
+                max_cycles: 2 * STREAM as u64 * one + 10_000,
+                ..SimConfig::default()
+            };
+            sim::simulate(&only(circuit, ins), &cmds, mem.clone(), &cfg)
+                .map(|r| r.cycles)
+                .map_err(|e| format!("{} ×{STREAM}: {e}", ins.function))
         })
         .collect();
     let n = circuit.instructions.len();
@@ -384,9 +415,17 @@ fn cells(sv: &Path, top: &str, limit: Duration) -> Cells {
     let Ok(file) = std::fs::File::create(&log) else {
         return Cells::Failed;
     };
-    let script = format!("read_verilog -sv {}; synth -top {top}; stat", sv.display());
+    // Run in the file's directory: yosys's script splits a path at spaces.
+    let (Some(dir), Some(name)) = (sv.parent(), sv.file_name()) else {
+        return Cells::Failed;
+    };
+    let script = format!(
+        "read_verilog -sv {}; synth -top {top}; stat",
+        name.to_string_lossy()
+    );
     let child = Command::new("yosys")
         .args(["-p", &script])
+        .current_dir(dir)
         .stdout(file)
         .stderr(Stdio::null())
         .spawn();
