@@ -610,7 +610,7 @@ fn print_tables(columns: &[Column], programs: &[Program], results: &[Vec<Measure
         );
         if results.iter().any(|r| r[pi].mixed.is_some()) {
             line_or(
-                &format!("cycles of {STREAM}, instructions in turn"),
+                &format!("cycles of {STREAM} in turn"),
                 (results.iter())
                     .map(|r| match &r[pi].mixed {
                         Some(Ok(c)) => Ok(*c),
