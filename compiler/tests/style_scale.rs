@@ -263,10 +263,10 @@ fn seed_memory() -> BTreeMap<u32, u8> {
 ///   handed from one command to the next);
 /// - 24 commands of `@put` and `@get` in turn and repeated ([`handoff`] with its stores in
 ///   slot 1): every `@get` reads the CPU word and bank element the `@put` just before it
-///   stored. Commands of different instructions do overlap, and the rule simulator
-///   accepts `@get` one cycle after `@put`; its load still comes after `@put`'s store
-///   because both need the one CPU-memory port in `@put`'s second cycle, which `@put`
-///   (earlier in the schedule) wins.
+///   stored. Commands of different instructions do overlap: `@get` could start in the
+///   cycle after `@put` started, but there `@put`'s store holds the one CPU-memory port
+///   that `@get`'s first slot needs, so `@get` starts a cycle later, after the store and
+///   the bank write (in both styles).
 ///
 /// Compared among the timed engines only (rules = cmt2 = rtl cycle for cycle), because
 /// there the hardware overlaps commands of different instructions and the sequential
