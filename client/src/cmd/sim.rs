@@ -306,7 +306,8 @@ pub fn run(args: Args) -> Result<(), Failure> {
             Outcome::of_rtl(r)
         }
         Engine::Tor => {
-            // Commands one after another; the CPU's CSR writes before each.
+            // Commands one after another, the CPU's CSR writes before each; the banks and
+            // global registers kept from one command to the next, as the hardware keeps them.
             let mut state = aps::interp::State::reset(&ctx, BTreeMap::new());
             let mut out = Outcome {
                 responses: Vec::new(),
