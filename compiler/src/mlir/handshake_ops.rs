@@ -83,9 +83,7 @@ pub(crate) fn handshake_op(p: &mut Parser, op: &mut Operation) -> PResult<()> {
 fn parse_predicate(p: &mut Parser, op: &mut Operation) -> PResult<()> {
     let t = p.tok;
     let value = match t.kind {
-        Kind::BareId if p.peek(0).kind == Kind::Comma => {
-            Attribute::Keyword(Name::new(p.bump_text()))
-        }
+        Kind::BareId if p.peek(0).kind == Kind::Comma => p.parse_bare_word_attr()?,
         Kind::Str => Attribute::String(p.parse_string()?),
         _ => return Ok(()),
     };
@@ -112,9 +110,10 @@ fn bracket_group(p: &mut Parser, op: &mut Operation, inline: &mut Vec<Type>) -> 
                 .push(named("size", value, Span::new(start, p.prev_end)));
         }
         Kind::BareId if open.kind == Kind::LBracket => {
-            let t = p.bump();
-            let value = Attribute::Keyword(Name::new(p.text(t)));
-            op.attrs.push(named("memInterface", value, p.span(t)));
+            let start = p.tok.start();
+            let value = p.parse_bare_word_attr()?;
+            op.attrs
+                .push(named("memInterface", value, Span::new(start, p.prev_end)));
         }
         _ if p.at(close) => {}
         _ => loop {

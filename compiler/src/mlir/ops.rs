@@ -719,7 +719,7 @@ fn arith_binary(p: &mut Parser, op: &mut Operation) -> PResult<()> {
 fn keyword_predicate(p: &mut Parser, op: &mut Operation) -> PResult<()> {
     let t = p.tok;
     let value = match t.kind {
-        Kind::BareId => Attribute::Keyword(Name::new(p.bump_text())),
+        Kind::BareId => p.parse_bare_word_attr()?,
         Kind::Str => Attribute::String(p.parse_string()?),
         Kind::Int => Attribute::Integer {
             value: p.parse_int()?,

@@ -1095,6 +1095,15 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// The bare word at the cursor as a custom form's attribute value: a keyword, or the
+    /// builtin type it names (`i32`), as the generic attribute syntax reads it back.
+    pub(crate) fn parse_bare_word_attr(&mut self) -> PResult<Attribute> {
+        if is_builtin_type_name(self.text(self.tok)) {
+            return Ok(Attribute::Type(self.parse_type()?));
+        }
+        Ok(Attribute::Keyword(Name::new(self.bump_text())))
+    }
+
     fn parse_keyword_attr(&mut self) -> PResult<Attribute> {
         let word = self.text(self.tok);
         match word {
