@@ -6,7 +6,7 @@
 mod common;
 mod sv_common;
 
-use compiler::aps::{self, Style, interp, workload};
+use compiler::aps::{self, Style, workload};
 use compiler::flow::{self, OutputKind};
 use compiler::limits::Limits;
 use compiler::rules::sim::{self, Command, SimConfig, SimResult};
@@ -22,33 +22,6 @@ fn fifo_circuit(
     aps::build_function_styled(ctx, f, &Limits::DEFAULT, Style::Fifo)
         .unwrap_or_else(|d| panic!("{tag}: {}", d.message))
         .0
-}
-
-/// The interpreter's results equal the simulator's on circuit `c` (one command).
-fn tor_equals_rules(
-    tag: &str,
-    ctx: &aps::DesignContext,
-    f: &compiler::mlir::ast::Operation,
-    c: &Circuit,
-    rs: (u32, u32),
-    mem: &BTreeMap<u32, u8>,
-) -> SimResult {
-    let want = interp::run(ctx, f, rs.0, rs.1, mem.clone(), 10_000_000)
-        .unwrap_or_else(|d| panic!("{tag}: interpreter: {}", d.message));
-    let cmd = common::command(c, rs.0, rs.1, 3);
-    let got = sim::simulate(c, &[cmd], mem.clone(), &SimConfig::default())
-        .unwrap_or_else(|e| panic!("{tag}: rule simulator: {e}"));
-    let values: Vec<u32> = got.responses.iter().map(|r| r.value).collect();
-    assert_eq!(values, want.responses, "{tag}: responses");
-    assert_eq!(got.cpu_mem, want.cpu_mem, "{tag}: CPU memory");
-    for (bank, data) in &want.banks {
-        assert_eq!(got.banks.get(bank), Some(data), "{tag}: bank {bank}");
-    }
-    for (g, v) in &want.globals {
-        let r = got.regs.get(&format!("glbl_reg_{g}"));
-        assert_eq!(r, Some(v), "{tag}: global {g}");
-    }
-    got
 }
 
 /// The CMT2 text of `c` reads back into a circuit that runs exactly like `c`.
@@ -76,7 +49,7 @@ fn check_text(
     for f in aps::functions(&m) {
         let c = fifo_circuit(tag, &ctx, f);
         let t = format!("{tag}/{}", c.name);
-        tor_equals_rules(&t, &ctx, f, &c, rs, mem);
+        common::tor_equals_rules(&t, &ctx, f, &c, rs, mem);
         let cmd = common::command(&c, rs.0, rs.1, 3);
         cmt2_equals_rules(&t, &c, std::slice::from_ref(&cmd), mem);
         cases.push(Case {

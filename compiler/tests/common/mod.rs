@@ -205,3 +205,35 @@ pub fn truth(g: &compiler::aig::Aig) -> Vec<Vec<bool>> {
         })
         .collect()
 }
+
+/// The interpreter's results equal the simulator's on circuit `c` (one command).
+pub fn tor_equals_rules(
+    tag: &str,
+    ctx: &compiler::aps::DesignContext,
+    f: &compiler::mlir::ast::Operation,
+    c: &compiler::rules::Circuit,
+    rs: (u32, u32),
+    mem: &std::collections::BTreeMap<u32, u8>,
+) -> compiler::rules::sim::SimResult {
+    let want = compiler::aps::interp::run(ctx, f, rs.0, rs.1, mem.clone(), 10_000_000)
+        .unwrap_or_else(|d| panic!("{tag}: interpreter: {}", d.message));
+    let cmd = command(c, rs.0, rs.1, 3);
+    let got = compiler::rules::sim::simulate(
+        c,
+        &[cmd],
+        mem.clone(),
+        &compiler::rules::sim::SimConfig::default(),
+    )
+    .unwrap_or_else(|e| panic!("{tag}: rule simulator: {e}"));
+    let values: Vec<u32> = got.responses.iter().map(|r| r.value).collect();
+    assert_eq!(values, want.responses, "{tag}: responses");
+    assert_eq!(got.cpu_mem, want.cpu_mem, "{tag}: CPU memory");
+    for (bank, data) in &want.banks {
+        assert_eq!(got.banks.get(bank), Some(data), "{tag}: bank {bank}");
+    }
+    for (g, v) in &want.globals {
+        let r = got.regs.get(&format!("glbl_reg_{g}"));
+        assert_eq!(r, Some(v), "{tag}: global {g}");
+    }
+    got
+}
