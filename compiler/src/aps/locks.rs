@@ -123,9 +123,9 @@ fn is_csr_read(op: &Operation) -> bool {
 /// register every function that accesses `r` shares. The banks of one memory-map entry
 /// (an array partitioned into banks) share their entry's lock.
 pub(crate) fn memory_lock(ctx: &DesignContext, r: &str) -> String {
-    let r = (ctx.dma_entries().into_iter())
+    let r = (ctx.entries.iter())
         .find(|e| e.banks.iter().any(|b| b == r))
-        .map_or_else(|| r.to_string(), |e| e.name);
+        .map_or_else(|| r.to_string(), |e| e.name.clone());
     let name: String = match r.as_str() {
         "@cpu" => "cpu_memory".into(),
         g => g
