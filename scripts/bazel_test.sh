@@ -76,6 +76,12 @@ else
 fi
 
 TMP=$(mktemp -d)
+# What Bazel runs, uploads to the CAS and stages on the bot is the binary as installed
+# (`[profile.dist]`: no debug info, stripped), not the release build with its line tables:
+# 18 MB instead of 122, the blob BuildGrid once failed to take ("Error while uploading
+# artifact") on a loaded CI machine.
+strip -o "$TMP/kiln" "$KILN" || { echo "bazel_test: FAIL: strip (binutils) $KILN" >&2; exit 1; }
+KILN=$TMP/kiln
 WS=$TMP/repo/examples/bazel
 BAZEL=(bazel --output_user_root="$TMP/bazel_root" --max_idle_secs=600)
 cleanup() {
@@ -90,7 +96,15 @@ cleanup() {
   rm -rf "$TMP"
 }
 trap cleanup EXIT
-fail() { echo "bazel_test: FAIL: $*" >&2; exit 1; }
+fail() {
+  echo "bazel_test: FAIL: $*" >&2
+  # BuildGrid's side of a failed remote round, if one was running.
+  if [ -n "${BG_DIR:-}" ] && [ -s "$BG_DIR/server.log" ]; then
+    echo "bazel_test: the last lines of BuildGrid's log:" >&2
+    tail -n 40 "$BG_DIR/server.log" >&2
+  fi
+  exit 1
+}
 
 # TLS for the remote caches: a throw-away CA and a certificate for 127.0.0.1 signed by it,
 # made here with openssl; the servers require `Authorization: Bearer $TOKEN` (random).
