@@ -305,8 +305,8 @@ fn reader_rejects_what_circt_cmt2_rejects() {
         ),
         (
             "result type FIRRTL does not infer",
-            "-> !firrtl.uint<33>",
-            "-> !firrtl.uint<34>",
+            "%v8_1 = firrtl.add %v7, %v6 : (!firrtl.uint<32>, !firrtl.uint<32>) -> !firrtl.uint<33>",
+            "%v8_1 = firrtl.add %v7, %v6 : (!firrtl.uint<32>, !firrtl.uint<32>) -> !firrtl.uint<34>",
             "has result type",
         ),
         (
@@ -407,10 +407,8 @@ fn bank_ports(text: &str) -> Ports {
         }
     }
     for (inst, port) in calls {
-        // `read_1` reads the latch; `dma_read`/`dma_write` are the DMA engine's own port,
-        // called by the top's one method each.
-        let fixed = ["read_1", "dma_read", "dma_write"].contains(&port.as_str());
-        if module_of.contains_key(&inst) && !fixed {
+        // `read_1` reads the latch.
+        if module_of.contains_key(&inst) && port != "read_1" {
             out.called
                 .entry((inst, method(&port)))
                 .or_default()
@@ -484,6 +482,7 @@ fn bank_ports_cover_the_calls() {
         let rules: std::collections::BTreeSet<&str> = ports.called[&key]
             .iter()
             .map(|p| p.split('.').nth(1).unwrap())
+            .filter(|r| !r.starts_with("burst_"))
             .collect();
         assert!(rules.len() >= 2 || reads == 3, "{file}: {rules:?}");
         if reads == 1 {
@@ -502,7 +501,8 @@ fn bank_ports_cover_the_calls() {
                 "{file}: {rules:?} never fire in one cycle"
             );
         }
-        // The SystemVerilog bank: the same read ports, plus one per DMA lane reaching it.
+        // The SystemVerilog bank: the same read ports, the DMA lanes reaching it among
+        // them (the burst read's ports in the CMT2).
         let sv = out.text(OutputKind::Sv).unwrap();
         let comment = sv
             .lines()
@@ -520,7 +520,13 @@ fn bank_ports_cover_the_calls() {
                 .get(&("mem_a_0".to_string(), "read_0".to_string()))
                 .map_or(0, Vec::len);
         let lanes = sv.matches("_rd0 = mem_a_0__rdata[").count();
-        assert_eq!(sv_reads, cmt2_reads + lanes, "{file}: {comment}");
+        let burst = ports.declared[&key]
+            .iter()
+            .filter(|p| p.contains(".burst_read_0."))
+            .count();
+        assert!(lanes > 0, "{file}: no DMA lane reaches mem_a_0");
+        assert_eq!(burst, lanes, "{file}: burst read ports of mem_a_0");
+        assert_eq!(sv_reads, cmt2_reads, "{file}: {comment}");
     }
 }
 
@@ -587,6 +593,48 @@ fn reader_rejects_a_removed_port() {
     }
 }
 
+/// The scratchpad's burst methods reach each bank's lanes on ports of their own: a text
+/// whose bank modules lack them (the library of the same circuit without a memory map
+/// around the original's top) is rejected at the burst method, with its code.
+#[test]
+fn reader_rejects_a_bank_without_its_burst_lanes() {
+    let text = std::fs::read_to_string(common::data("aps/flow_burst_add.mlir")).unwrap();
+    let m = compiler::mlir::parse(&text).unwrap();
+    let c = aps::build_module(&m).unwrap().remove(0);
+    let good = rules::emit_cmt2(&c);
+    rules::read_cmt2(&good).unwrap();
+    assert!(good.contains("cmt2.call @mem_a_0 @write.burst_write.0("));
+    let mut bare = c.clone();
+    for i in &mut bare.instances {
+        if let rules::InstanceKind::Dma { entries } = &mut i.kind {
+            entries.clear();
+        }
+    }
+    let lib = rules::emit_cmt2(&bare);
+    assert!(!lib.contains("burst_write.0 :"));
+    // The bare library (CMT2 and FIRRTL modules) around the original `main`.
+    let main = |t: &str| t.find("    cmt2.module @main(").unwrap();
+    let firrtl = |t: &str| t.find("  firrtl.circuit").unwrap();
+    let bad = format!(
+        "{}{}{}",
+        &lib[..main(&lib)],
+        &good[main(&good)..firrtl(&good)],
+        &lib[firrtl(&lib)..]
+    );
+    let d = rules::read_cmt2(&bad).expect_err("burst lanes removed");
+    assert_eq!(d.code, Some(compiler::diag::Code::BankPortMissing));
+    let rendered = d.render("f.cmt2.mlir", &bad);
+    let line = bad[..d.span.unwrap().start as usize].lines().count();
+    assert!(
+        rendered.starts_with(&format!("f.cmt2.mlir:{line}:")),
+        "{rendered}"
+    );
+    assert!(
+        rendered.contains("lane 0 of `@burst_write` needs the port `@write.burst_write.0`"),
+        "{rendered}"
+    );
+}
+
 /// The SystemVerilog bank has the CMT2 bank's ports: per bank instance, its read ports
 /// are the CMT2 calls of `read` and `read_0` (each its own port) plus one per DMA lane
 /// reaching it, its write ports the calls of `write` plus the same lanes (an unused side
@@ -642,16 +690,21 @@ fn sv_bank_ports_line_up_with_cmt2() {
                 .filter_map(|l| l.split_once(&slice).map(|x| x.1))
                 .collect();
             let at_least_one = |n: usize| n.max(1);
+            // The burst methods' calls are the DMA lanes.
+            let burst = |m: &str| {
+                ports
+                    .called
+                    .get(&(name.to_string(), m.to_string()))
+                    .map_or(0, |v| v.iter().filter(|p| p.contains(".burst_")).count())
+            };
+            assert_eq!(burst("read"), lanes.len(), "{tag}: {line}");
+            assert_eq!(burst("write"), lanes.len(), "{tag}: {line}");
             assert_eq!(
                 sv_reads,
-                at_least_one(calls("read") + calls("read_0") + lanes.len()),
+                at_least_one(calls("read") + calls("read_0")),
                 "{tag}: {line}"
             );
-            assert_eq!(
-                sv_writes,
-                at_least_one(calls("write") + lanes.len()),
-                "{tag}: {line}"
-            );
+            assert_eq!(sv_writes, at_least_one(calls("write")), "{tag}: {line}");
             banks += 1;
         }
     }

@@ -295,15 +295,12 @@ fn cmt2_ports(text: &str) -> BTreeSet<Port> {
 }
 
 /// The convention's interfaces the CMT2 text does not declare yet: the HellaCache request
-/// and response and the scratchpad burst ports are inside kiln's `MemPort` and `Dma`
-/// interfaces (`hellacache_adapter_*`, the top methods `dma_<bank>_read`/`_write`).
-const CMT2_NOT_YET: [&str; 3] = ["hella_cmd_", "hella_resp_", "burst_"];
+/// and response are inside kiln's `MemPort` interface (`hellacache_adapter_*`).
+const CMT2_NOT_YET: [&str; 2] = ["hella_cmd_", "hella_resp_"];
 
 /// Ports of the CMT2 text that stand for [`CMT2_NOT_YET`].
 fn cmt2_not_yet(name: &str) -> bool {
-    name.starts_with("hellacache_adapter_")
-        || (name.starts_with("dma_") && (name.contains("_read_") || name.contains("_write_")))
-        || name.contains("_raise_")
+    name.starts_with("hellacache_adapter_") || name.contains("_raise_")
 }
 
 /// circt-cmt2 would lower kiln's CMT2 text to the convention's top ports (names,

@@ -20,11 +20,13 @@
 //! the method `@<method>.<rule>.<k>` (the `k`-th such call on the bank in the rule) bound
 //! to the FIRRTL ports `read<j>_*`, `readreq<j>_*` or `write<j>_*`, declared in `conflict`
 //! with itself (a port serves one call per cycle); writes apply in port order. A bank
-//! module has the union of the ports of the instances it backs. Its
-//! `dma_read`/`dma_write` port is the DMA engine's, and a DMA write lands after a rule's
-//! write to the same word in one cycle. The DMA engine reaches it through the top's
-//! methods `<dma>_<bank>_read`/`_write`; the memory map it decodes is the `kiln.memory_map`
-//! attribute of its interface declaration.
+//! module has the union of the ports of the instances it backs. The DMA engine reaches
+//! the banks through the top's burst methods (APS's `burst_write`, `burst_read_0`,
+//! `burst_read_1`; [`burst_methods`]): one 8-byte beat per fire, decoded with the memory
+//! map (the `kiln.memory_map` attribute of the DMA's declaration) onto a `read`/`write`
+//! port of its own per lane of each bank (`@write.burst_write.<k>`,
+//! `@read.burst_read_0.<k>`, [`super::burst_lanes`]), declared after the rules' ports so
+//! that a DMA write lands after a rule's write to the same word in one cycle.
 //!
 //! Every text here is a pure function of its parameters: the reader
 //! ([`super::cmt2_read`]) regenerates each definition it finds and requires equality.
@@ -89,8 +91,8 @@ pub(crate) fn interface_name(kind: &InstanceKind) -> Option<&'static str> {
 pub(crate) fn arg_names(kind: &InstanceKind, method: &str) -> &'static [&'static str] {
     match (kind, method) {
         (InstanceKind::Fifo { .. } | InstanceKind::Reg { .. }, "enq" | "write") => &["data"],
-        (InstanceKind::Bank { .. }, "read" | "read_0" | "dma_read") => &["addr"],
-        (InstanceKind::Bank { .. }, "write" | "dma_write") => &["addr", "data"],
+        (InstanceKind::Bank { .. }, "read" | "read_0") => &["addr"],
+        (InstanceKind::Bank { .. }, "write") => &["addr", "data"],
         (InstanceKind::Rocc, "resp_from_user") => &["rd", "data"],
         (InstanceKind::Dma { .. }, m)
             if m.starts_with("cpu_to_isax") || m.starts_with("isax_to_cpu") =>
@@ -229,36 +231,43 @@ pub(crate) fn bank_extern(name: &str, width: u32, depth: u32, ports: &[BankPort]
         bind_as(&mut out, &sym(&p.name()), prefix, args, result, false);
     }
     bind(&mut out, "read_1", &[], Some(width), true);
-    bind(&mut out, "dma_read", &[("addr", aw)], Some(width), false);
-    bind(
-        &mut out,
-        "dma_write",
-        &[("addr", aw), ("data", width)],
-        None,
-        false,
-    );
     let syms: Vec<String> = ports.iter().map(|p| sym(&p.name())).collect();
-    let of = |method: &str| -> Vec<&String> {
+    let of = |method: &str, burst: bool| -> Vec<&String> {
         ports
             .iter()
             .zip(&syms)
-            .filter(|(p, _)| p.method == method)
+            .filter(|(p, _)| p.method == method && is_burst(p) == burst)
             .map(|(_, s)| s)
             .collect()
     };
-    out.push_str("    } {conflict = [");
-    for s in &syms {
-        let _ = write!(out, "[{s}, {s}], ");
+    let conflict: Vec<String> = syms.iter().map(|s| format!("[{s}, {s}]")).collect();
+    let mut before: Vec<String> = of("read_0", false)
+        .into_iter()
+        .map(|r| format!("[@read_1, {r}]"))
+        .collect();
+    for w in of("write", false) {
+        for b in of("write", true) {
+            before.push(format!("[{w}, {b}]"));
+        }
     }
-    out.push_str("[@dma_write, @dma_write]], sequenceBefore = [");
-    for r in of("read_0") {
-        let _ = write!(out, "[@read_1, {r}], ");
+    let mut attrs = Vec::new();
+    if !conflict.is_empty() {
+        attrs.push(format!("conflict = [{}]", conflict.join(", ")));
     }
-    for w in of("write") {
-        let _ = write!(out, "[{w}, @dma_write], ");
+    if !before.is_empty() {
+        attrs.push(format!("sequenceBefore = [{}]", before.join(", ")));
     }
-    out.push_str("[@dma_read, @dma_write]]}\n");
+    out.push_str("    }");
+    if !attrs.is_empty() {
+        let _ = write!(out, " {{{}}}", attrs.join(", "));
+    }
+    out.push('\n');
     out
+}
+
+/// A port of the DMA engine's burst decode ([`super::burst_ports`]) rather than a rule's.
+pub(crate) fn is_burst(p: &BankPort) -> bool {
+    p.rule == super::BURST_WRITE || p.rule == super::BURST_READ
 }
 
 /// SSA text of a function-like body: one op per line, fresh `%<n>` names.
@@ -480,58 +489,241 @@ pub(crate) fn fifo_module(width: u32, depth: u32) -> String {
     out
 }
 
-/// The top's methods through which DMA instance `dma` reaches `bank`: (name, text) of
-/// `<dma>_<bank>_read` and `<dma>_<bank>_write`.
-pub(crate) fn dma_bank_methods(
-    dma: &str,
-    bank: &str,
-    width: u32,
-    depth: u32,
-) -> [(String, String); 2] {
-    let aw = bank_addr_width(depth);
-    let read = format!("{dma}_{bank}_read");
-    let mut text = String::new();
+/// The register between the two phases of a burst read: `burst_read_0` fills it with the
+/// beat at its address, `burst_read_1` returns it.
+pub(crate) const BURST_Q: &str = "kiln_burst_q";
+
+/// The module of [`BURST_Q`].
+pub(crate) fn burst_q_module() -> String {
+    reg_name(64, 0)
+}
+
+/// The decode of one lane of a beat at `%addr` (bytes `[lane·elem, (lane+1)·elem)`) for
+/// one memory-map entry: whether it hits the entry, and the bank (index) and offset of its
+/// element, both `ew` bits wide. The DMA engine's view of the map, as the SystemVerilog's
+/// burst decode computes it.
+struct LaneDecode {
+    hit: String,
+    bank: String,
+    off: String,
+    ew: u32,
+}
+
+fn lane_decode(b: &mut Body, e: &super::DmaEntry, lane: u32) -> LaneDecode {
+    let eb = e.elem_bytes;
+    let n = e.banks.len().max(1) as u32;
+    let per_bank = e.size / eb / n;
+    let shift = eb.trailing_zeros();
+    let (u1, u32t, u33) = (ty(1), ty(32), ty(33));
+    let jc = b.constant(u128::from(lane * eb), 32);
+    let a = b.op2("add", "%addr", &jc, 32, 32, 33);
+    let a = b.bits(&a, 33, 32);
+    let end = b.constant(u128::from(e.base) + u128::from(e.size), 33);
+    let mut hit = b.def(&format!("firrtl.lt {a}, {end} : ({u32t}, {u33}) -> {u1}"));
+    if e.base != 0 {
+        let base = b.constant(u128::from(e.base), 32);
+        let low = b.def(&format!(
+            "firrtl.geq {a}, {base} : ({u32t}, {u32t}) -> {u1}"
+        ));
+        hit = b.op2("and", &low, &hit, 1, 1, 1);
+    }
+    let base = b.constant(u128::from(e.base), 32);
+    let d = b.op2("sub", &a, &base, 32, 32, 33);
+    let d = b.bits(&d, 33, 32);
+    let ew = 32 - shift;
+    let el = if shift == 0 {
+        d
+    } else {
+        b.def(&format!("firrtl.shr {d}, {shift} : ({u32t}) -> {}", ty(ew)))
+    };
+    let (bank, off) = if e.cyclic || per_bank == 0 {
+        let nc = b.constant(u128::from(n), 32);
+        let bank = b.op2("rem", &el, &nc, ew, 32, ew);
+        let off = b.op2("div", &el, &nc, ew, 32, ew);
+        (bank, off)
+    } else {
+        let pb = b.constant(u128::from(per_bank), 32);
+        let q = b.op2("div", &el, &pb, ew, 32, ew);
+        let last = b.constant(u128::from(n - 1), ew);
+        let over = b.op2("gt", &q, &last, ew, ew, 1);
+        let bank = b.mux(&over, &last, &q, ew);
+        let off = b.op2("rem", &el, &pb, ew, 32, ew);
+        (bank, off)
+    };
+    LaneDecode { hit, bank, off, ew }
+}
+
+/// `x` (`from` bits) zero-extended or truncated to `to` bits.
+fn fit(b: &mut Body, x: &str, from: u32, to: u32) -> String {
+    match from.cmp(&to) {
+        std::cmp::Ordering::Greater => b.bits(x, from, to),
+        std::cmp::Ordering::Less => b.pad(x, from, to),
+        std::cmp::Ordering::Equal => x.to_string(),
+    }
+}
+
+/// Whether lane `l`'s element is in its bank: the decode hits and names that bank.
+fn lane_select(b: &mut Body, d: &LaneDecode, bank: u32) -> String {
+    let k = b.constant(u128::from(bank), d.ew);
+    let eq = b.op2("eq", &d.bank, &k, d.ew, d.ew, 1);
+    b.op2("and", &d.hit, &eq, 1, 1, 1)
+}
+
+/// The scratchpad's burst methods of the top (APS's `burst_write_*`, `burst_read_0_*`,
+/// `burst_read_1_*`): one 8-byte beat per fire, decoded with the memory map onto the
+/// banks' burst ports ([`super::burst_lanes`]); bytes outside every entry read 0 and are
+/// not written. A read's beat is registered in [`BURST_Q`] for the second phase.
+pub(crate) fn burst_methods(instances: &[super::Instance]) -> [(String, String); 3] {
+    let lanes = super::burst_lanes(instances);
+    // The lanes of one (entry, lane) decode together.
+    let mut groups: Vec<Vec<&super::BurstLane>> = Vec::new();
+    for l in &lanes {
+        match groups.last_mut() {
+            Some(g) if std::ptr::eq(g[0].entry, l.entry) && g[0].lane == l.lane => g.push(l),
+            _ => groups.push(vec![l]),
+        }
+    }
+    let port = |l: &super::BurstLane, method: &'static str, rule: &str| {
+        sym(&BankPort {
+            method,
+            rule: rule.to_string(),
+            k: l.k,
+        }
+        .name())
+    };
+
     let mut b = Body::new("        ");
-    let x = b.def(&format!(
-        "cmt2.call {} @dma_read(%addr) : ({}) -> {}",
-        sym(bank),
-        ty(aw),
-        ty(width)
-    ));
-    b.line(&format!("cmt2.return {x} : {}", ty(width)));
+    for g in &groups {
+        let e = g[0].entry;
+        let eb = e.elem_bytes;
+        let d = lane_decode(&mut b, e, g[0].lane);
+        let lo = g[0].lane * eb * 8;
+        let wd = b.def(&format!(
+            "firrtl.bits %data {} to {lo} : ({}) -> {}",
+            lo + eb * 8 - 1,
+            ty(64),
+            ty(eb * 8)
+        ));
+        for l in g {
+            let sel = lane_select(&mut b, &d, l.bank);
+            let aw = bank_addr_width(l.depth);
+            let off = fit(&mut b, &d.off, d.ew, aw);
+            let data = fit(&mut b, &wd, eb * 8, l.width);
+            b.line(&format!("cmt2.if {sel} : {} {{", ty(1)));
+            b.line(&format!(
+                "  cmt2.call {} {}({off}, {data}) : ({}, {}) -> ()",
+                sym(l.name),
+                port(l, "write", super::BURST_WRITE),
+                ty(aw),
+                ty(l.width)
+            ));
+            b.line("  cmt2.yield");
+            b.line("}");
+        }
+    }
+    b.line("cmt2.return");
+    let mut write = String::new();
     function(
-        &mut text,
+        &mut write,
         &format!(
-            "cmt2.method {}(%addr: {}) -> ({})",
-            sym(&read),
-            ty(aw),
-            ty(width)
+            "cmt2.method @{}(%addr: {}, %data: {}) -> ()",
+            super::BURST_WRITE,
+            ty(32),
+            ty(64)
         ),
         true_guard(),
         b,
     );
-    let write = format!("{dma}_{bank}_write");
-    let mut wtext = String::new();
+
     let mut b = Body::new("        ");
+    // Each entry's beat (its lanes, lowest first), then the OR of the entries'.
+    let mut beats: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < groups.len() {
+        let e = groups[i].first().map(|l| l.entry);
+        let eb = e.map_or(8, |e| e.elem_bytes);
+        let mut parts: Vec<String> = Vec::new();
+        while i < groups.len() && e.is_some_and(|e| std::ptr::eq(groups[i][0].entry, e)) {
+            let g = &groups[i];
+            let d = lane_decode(&mut b, g[0].entry, g[0].lane);
+            let mut lane = b.constant(0, eb * 8);
+            for l in g {
+                let sel = lane_select(&mut b, &d, l.bank);
+                let aw = bank_addr_width(l.depth);
+                let off = fit(&mut b, &d.off, d.ew, aw);
+                let rd = b.def(&format!(
+                    "cmt2.call {} {}({off}) : ({}) -> {}",
+                    sym(l.name),
+                    port(l, "read", super::BURST_READ),
+                    ty(aw),
+                    ty(l.width)
+                ));
+                let rd = fit(&mut b, &rd, l.width, eb * 8);
+                lane = b.mux(&sel, &rd, &lane, eb * 8);
+            }
+            // Lanes without a bank (none of this entry's banks is a bank) read 0.
+            while (parts.len() as u32) < g[0].lane {
+                parts.push(b.constant(0, eb * 8));
+            }
+            parts.push(lane);
+            i += 1;
+        }
+        while (parts.len() as u32) < 8 / eb {
+            parts.push(b.constant(0, eb * 8));
+        }
+        // `cat` puts its first operand high: the highest lane first.
+        let mut beat = parts.pop().unwrap_or_default();
+        let mut w = eb * 8;
+        while let Some(p) = parts.pop() {
+            beat = b.op2("cat", &beat, &p, w, eb * 8, w + eb * 8);
+            w += eb * 8;
+        }
+        beats.push(beat);
+    }
+    let mut beat = match beats.first() {
+        Some(x) => x.clone(),
+        None => b.constant(0, 64),
+    };
+    for x in beats.iter().skip(1) {
+        beat = b.op2("or", &beat, x, 64, 64, 64);
+    }
     b.line(&format!(
-        "cmt2.call {} @dma_write(%addr, %data) : ({}, {}) -> ()",
-        sym(bank),
-        ty(aw),
-        ty(width)
+        "cmt2.call {} @write({beat}) : ({}) -> ()",
+        sym(BURST_Q),
+        ty(64)
     ));
     b.line("cmt2.return");
+    let mut read0 = String::new();
     function(
-        &mut wtext,
+        &mut read0,
         &format!(
-            "cmt2.method {}(%addr: {}, %data: {}) -> ()",
-            sym(&write),
-            ty(aw),
-            ty(width)
+            "cmt2.method @{}(%addr: {}) -> ()",
+            super::BURST_READ,
+            ty(32)
         ),
         true_guard(),
         b,
     );
-    [(read, text), (write, wtext)]
+
+    let mut b = Body::new("        ");
+    let q = b.def(&format!(
+        "cmt2.call {} @read() : () -> {}",
+        sym(BURST_Q),
+        ty(64)
+    ));
+    b.line(&format!("cmt2.return {q} : {}", ty(64)));
+    let mut read1 = String::new();
+    function(
+        &mut read1,
+        &format!("cmt2.method @burst_read_1() -> ({})", ty(64)),
+        true_guard(),
+        b,
+    );
+    [
+        (super::BURST_WRITE.to_string(), write),
+        (super::BURST_READ.to_string(), read0),
+        ("burst_read_1".to_string(), read1),
+    ]
 }
 
 /// The attributes of a DMA instance's interface declaration.
@@ -629,19 +821,18 @@ pub(crate) fn bank_firrtl(
     let (t, a) = (ty(width), ty(aw));
     let dt = ty(aw + 1);
     let vt = format!("!firrtl.vector<uint<{width}>, {d}>");
-    // (FIRRTL port prefix, method) of every port, the fixed ones last.
-    let mut all: Vec<(String, &str)> = bank_port_prefixes(ports)
+    // (FIRRTL port prefix, method, a burst port) of every port, the latch's last.
+    let mut all: Vec<(String, &str, bool)> = bank_port_prefixes(ports)
         .into_iter()
-        .zip(ports.iter().map(|p| p.method))
+        .zip(ports)
+        .map(|(prefix, p)| (prefix, p.method, is_burst(p)))
         .collect();
-    for m in ["read_1", "dma_read", "dma_write"] {
-        all.push((m.to_string(), m));
-    }
+    all.push(("read_1".into(), "read_1", false));
     let mut decls: Vec<(&str, String, String)> = vec![
         ("in", "clock".into(), "!firrtl.clock".into()),
         ("in", "reset".into(), ty(1)),
     ];
-    for (p, m) in &all {
+    for (p, m, _) in &all {
         if *m != "read_1" {
             decls.push(("in", format!("{p}_enable"), ty(1)));
         }
@@ -649,10 +840,10 @@ pub(crate) fn bank_firrtl(
         if *m != "read_1" {
             decls.push(("in", format!("{p}_addr"), a.clone()));
         }
-        if matches!(*m, "write" | "dma_write") {
+        if *m == "write" {
             decls.push(("in", format!("{p}_data"), t.clone()));
         }
-        if matches!(*m, "read" | "read_1" | "dma_read") {
+        if matches!(*m, "read" | "read_1") {
             decls.push(("out", format!("{p}_data"), t.clone()));
         }
     }
@@ -674,15 +865,15 @@ pub(crate) fn bank_firrtl(
       %mem = firrtl.regreset %clock, %reset, %init : !firrtl.clock, !firrtl.uint<1>, {vt}, {vt}
       %latch = firrtl.regreset %clock, %reset, %zero : !firrtl.clock, !firrtl.uint<1>, {t}, {t}"
     );
-    for (p, _) in &all {
+    for (p, _, _) in &all {
         let _ = writeln!(
             out,
             "      firrtl.matchingconnect %{p}_ready, %one : !firrtl.uint<1>"
         );
     }
     // Reads: in-range element or 0, of the state before this cycle's writes.
-    for (p, m) in &all {
-        if !matches!(*m, "read" | "read_0" | "dma_read") {
+    for (p, m, _) in &all {
+        if !matches!(*m, "read" | "read_0") {
             continue;
         }
         let _ = writeln!(
@@ -706,9 +897,13 @@ pub(crate) fn bank_firrtl(
         out,
         "      firrtl.matchingconnect %read_1_data, %latch : {t}"
     );
-    // Writes in port order, the DMA's last (a later connect wins).
-    for (p, m) in &all {
-        if !matches!(*m, "write" | "dma_write") {
+    // Writes in port order, the burst's after the rules' (a later connect wins).
+    let writes = all
+        .iter()
+        .filter(|(_, _, b)| !b)
+        .chain(all.iter().filter(|(_, _, b)| *b));
+    for (p, m, _) in writes {
+        if *m != "write" {
             continue;
         }
         let _ = writeln!(

@@ -416,7 +416,11 @@ fn trimmed(init: &[u128]) -> &[u128] {
 }
 
 fn library(instances: &[Instance], rules: &[Rule]) -> Library {
-    let bank_ports = super::bank_ports(instances, rules);
+    // The rules' ports of each bank, then the DMA engine's burst lanes.
+    let mut bank_ports = super::bank_ports(instances, rules);
+    for (bank, port) in super::burst_ports(instances) {
+        bank_ports.entry(bank).or_default().push(port);
+    }
     // The ports each bank module has so far (a module backs the banks of one shape).
     let mut port_sets: std::collections::HashMap<
         String,
@@ -501,6 +505,13 @@ fn library(instances: &[Instance], rules: &[Rule]) -> Library {
                 module_of.push(None);
                 continue;
             }
+            InstanceKind::Dma { .. } => {
+                // A declaration, and the register of the burst read's second phase.
+                defs.entry(cmt2_lib::burst_q_module())
+                    .or_insert(LibDef::Reg { width: 64, init: 0 });
+                module_of.push(None);
+                continue;
+            }
             _ => {
                 module_of.push(None);
                 continue;
@@ -508,6 +519,12 @@ fn library(instances: &[Instance], rules: &[Rule]) -> Library {
         };
         defs.entry(name.clone()).or_insert(def);
         module_of.push(Some(name));
+    }
+    // A module's burst lanes after every rule's port (its writes land last).
+    for def in defs.values_mut() {
+        if let LibDef::Bank { ports, .. } = def {
+            ports.sort_by_key(cmt2_lib::is_burst);
+        }
     }
     Library { defs, module_of }
 }
@@ -622,6 +639,12 @@ pub(crate) fn write_cmt2_header(
                 if let InstanceKind::Dma { entries } = &inst.kind {
                     out.push(' ');
                     out.push_str(&cmt2_lib::dma_attrs(entries));
+                    let _ = write!(
+                        out,
+                        "\n      cmt2.instance {} = @{}(%clk, %rst) : !firrtl.clock, !firrtl.uint<1>",
+                        sym(cmt2_lib::BURST_Q),
+                        cmt2_lib::burst_q_module()
+                    );
                 }
                 if let InstanceKind::Fault { message } = &inst.kind {
                     out.push_str(" {kiln.message = ");
@@ -646,23 +669,12 @@ pub(crate) fn write_cmt2_header(
             }
         }
     }
-    let banks: std::collections::HashMap<&str, (u32, u32)> = instances
+    if instances
         .iter()
-        .filter_map(|i| match i.kind {
-            InstanceKind::Bank { width, depth, .. } => Some((i.name.as_str(), (width, depth))),
-            _ => None,
-        })
-        .collect();
-    for inst in instances {
-        let InstanceKind::Dma { entries, .. } = &inst.kind else {
-            continue;
-        };
-        for bank in entries.iter().flat_map(|e| &e.banks) {
-            if let Some((width, depth)) = banks.get(bank.as_str()) {
-                for (_, text) in cmt2_lib::dma_bank_methods(&inst.name, bank, *width, *depth) {
-                    out.push_str(&text);
-                }
-            }
+        .any(|i| matches!(i.kind, InstanceKind::Dma { .. }))
+    {
+        for (_, text) in cmt2_lib::burst_methods(instances) {
+            out.push_str(&text);
         }
     }
     if let Some((_, text)) = cmt2_lib::top_rocc_cmd(instances) {

@@ -634,6 +634,92 @@ impl<'a> PortCounter<'a> {
     }
 }
 
+/// The scratchpad's burst ports (APS's `burst_write`, `burst_read_0`): names of the top
+/// methods whose decode calls the banks' ports, as the [`BankPort::rule`] of those ports.
+pub(crate) const BURST_WRITE: &str = "burst_write";
+/// See [`BURST_WRITE`].
+pub(crate) const BURST_READ: &str = "burst_read_0";
+
+/// One lane of an 8-byte burst beat on one bank of a memory-map entry: the beat's bytes
+/// `[lane·elem, (lane+1)·elem)` are element `(addr + lane·elem − base) / elem` of `entry`,
+/// which lives in its `bank`-th bank (`name`). Every (entry, lane, bank) is a decode case
+/// of both burst methods and a port of its own on the bank (`k`: the bank's count of
+/// burst lanes before this one), so a beat reaching one bank in several lanes (bytes of a
+/// byte array) has as many ports.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct BurstLane<'a> {
+    pub entry: &'a DmaEntry,
+    pub lane: u32,
+    pub bank: u32,
+    pub name: &'a str,
+    pub width: u32,
+    pub depth: u32,
+    pub k: u32,
+}
+
+/// The burst lanes of a circuit's memory map, entry by entry, lane by lane, bank by bank:
+/// the order of the decode in both burst methods and of the lanes' ports on each bank.
+/// Entries whose element is not 1, 2, 4 or 8 bytes have no lanes (the DMA engine moves
+/// 8-byte beats), nor names that are not banks.
+pub(crate) fn burst_lanes(instances: &[Instance]) -> Vec<BurstLane<'_>> {
+    let shape = |n: &str| {
+        instances.iter().find_map(|i| match i.kind {
+            InstanceKind::Bank { width, depth, .. } if i.name == n => Some((width, depth)),
+            _ => None,
+        })
+    };
+    let mut seen: std::collections::HashMap<&str, u32> = Default::default();
+    let mut out = Vec::new();
+    for inst in instances {
+        let InstanceKind::Dma { entries } = &inst.kind else {
+            continue;
+        };
+        for entry in entries {
+            if !matches!(entry.elem_bytes, 1 | 2 | 4 | 8) {
+                continue;
+            }
+            for lane in 0..8 / entry.elem_bytes {
+                for (bank, name) in entry.banks.iter().enumerate() {
+                    let Some((width, depth)) = shape(name) else {
+                        continue;
+                    };
+                    let k = seen.entry(name.as_str()).or_insert(0);
+                    out.push(BurstLane {
+                        entry,
+                        lane,
+                        bank: bank as u32,
+                        name,
+                        width,
+                        depth,
+                        k: *k,
+                    });
+                    *k += 1;
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The banks' burst ports ([`burst_lanes`]): for each lane a `write` port of
+/// [`BURST_WRITE`] and a `read` port of [`BURST_READ`], after the rules' ports.
+pub(crate) fn burst_ports(instances: &[Instance]) -> Vec<(&str, BankPort)> {
+    let mut out = Vec::new();
+    for l in burst_lanes(instances) {
+        for (method, rule) in [("write", BURST_WRITE), ("read", BURST_READ)] {
+            out.push((
+                l.name,
+                BankPort {
+                    method,
+                    rule: rule.to_string(),
+                    k: l.k,
+                },
+            ));
+        }
+    }
+    out
+}
+
 /// Every bank's ports: one per call site of a port method (the most calls one cycle can
 /// make, as every rule may fire in the same cycle and a rule makes each of its calls at
 /// most once), in rule order, then call order. The count the SystemVerilog bank's ports

@@ -1075,7 +1075,8 @@ impl Cur<'_> {
                         self.expect_kw("to")?;
                         params.push(self.uint()?.0);
                     }
-                    "pad" => {
+                    // A width or a static shift amount.
+                    "pad" | "shr" | "shl" => {
                         self.expect(Kind::Comma)?;
                         params.push(self.uint()?.0);
                     }

@@ -290,6 +290,17 @@ impl<'a> Reader<'a> {
                         ));
                     }
                 }
+                Item::Instance { name, module, .. } if name.0 == cmt2_lib::BURST_Q => {
+                    if module.0 != cmt2_lib::burst_q_module() {
+                        return Err(Diagnostic::error(
+                            module.1,
+                            format!(
+                                "the burst read register is an instance of `@{}`",
+                                cmt2_lib::burst_q_module()
+                            ),
+                        ));
+                    }
+                }
                 Item::Decl { name, itf, .. } if itf.0 == cmt2_lib::ROCC_RESP_ITF => {
                     if name.0 != cmt2_lib::ROCC_RESP {
                         return Err(Diagnostic::error(
@@ -367,6 +378,27 @@ impl<'a> Reader<'a> {
             }
         }
         self.check_top_methods(&c, &methods)?;
+        // The burst methods call each bank's lanes on ports of their own: the bank's
+        // module must declare them.
+        for (bank, port) in super::super::burst_ports(&c.instances) {
+            let name = port.name();
+            if !scope.get(bank).is_some_and(|m| m.contains_key(&name)) {
+                let at = methods
+                    .iter()
+                    .find(|f| f.name.0 == port.rule)
+                    .map_or(Span::point(0), |f| f.name.1);
+                return Err(Diagnostic::error(
+                    at,
+                    format!(
+                        "`@{bank}` is called more often per cycle than its module has ports: lane {} of `@{}` needs the port `{}`, which the module does not declare",
+                        port.k,
+                        port.rule,
+                        super::super::emit::sym(&name)
+                    ),
+                )
+                .with_code(Code::BankPortMissing));
+            }
+        }
         // The schedule: the `precedence` chain.
         let rule_names: HashSet<&str> = c.rules.iter().map(|r| r.name.as_str()).collect();
         // The names already in the chain (a search of the chain per pair would grow with
@@ -529,23 +561,15 @@ impl<'a> Reader<'a> {
         Ok(())
     }
 
-    /// The top's methods are the DMA engine's ports to the banks and `rocc_cmd`, exactly.
+    /// The top's methods are the scratchpad's burst ports and `rocc_cmd`, exactly.
     fn check_top_methods(&self, c: &Circuit, methods: &[&PFunc]) -> R<()> {
         let mut expected: BTreeMap<String, String> = BTreeMap::new();
         expected.extend(cmt2_lib::top_rocc_cmd(&c.instances));
-        for inst in &c.instances {
-            let InstanceKind::Dma { entries, .. } = &inst.kind else {
-                continue;
-            };
-            for bank in entries.iter().flat_map(|e| &e.banks) {
-                if let Some(Instance {
-                    kind: InstanceKind::Bank { width, depth, .. },
-                    ..
-                }) = c.instance(bank)
-                {
-                    expected.extend(cmt2_lib::dma_bank_methods(&inst.name, bank, *width, *depth));
-                }
-            }
+        if c.instances
+            .iter()
+            .any(|i| matches!(i.kind, InstanceKind::Dma { .. }))
+        {
+            expected.extend(cmt2_lib::burst_methods(&c.instances));
         }
         for f in methods {
             let text = expected.remove(&f.name.0).ok_or_else(|| {
