@@ -72,7 +72,7 @@ pub fn emit(circuit: &Circuit) -> Emitted {
     Emitted {
         frame: frame_of(circuit),
         cmt2: exact(rules::emit::cmt2_rules(&circuit.instances, &circuit.rules)),
-        json: exact(rules::emit::rules_json(&circuit.rules)),
+        json: exact(rules::json::rules_json(&circuit.rules)),
         warnings: Vec::new(),
     }
 }
@@ -126,7 +126,7 @@ impl Frame {
     /// The frame of the file `stem` whose functions have these frames ([`frame_of`]).
     pub fn of(stem: &str, frames: Vec<Circuit>) -> Frame {
         let merged = merge(stem, frames);
-        let (json_head, json_tail) = rules::emit::json_head_tail(&merged);
+        let (json_head, json_tail) = rules::json::json_head_tail(&merged);
         Frame {
             cmt2_header: rules::emit::cmt2_header(stem, &merged.instances, &merged.rules),
             cmt2_footer: rules::emit::cmt2_footer(&merged),

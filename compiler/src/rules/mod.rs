@@ -38,6 +38,7 @@ pub(crate) mod cmt2_read;
 mod dispatch;
 mod dot;
 pub mod emit;
+pub mod json;
 pub mod schedule;
 pub mod sim;
 pub mod sv;
@@ -46,7 +47,8 @@ pub mod waves;
 
 pub use cmt2_read::read_cmt2;
 pub use dot::to_dot;
-pub use emit::{emit_cmt2, to_json};
+pub use emit::emit_cmt2;
+pub use json::to_json;
 
 use serde::{Deserialize, Serialize};
 
