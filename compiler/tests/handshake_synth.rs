@@ -423,3 +423,65 @@ fn builtins_match_library_units() {
     let _ = std::fs::remove_dir_all(&tmp);
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
+
+/// The built-in `passer` (with data and dataless) is Dynamatic's: ABC `cec` against yosys's
+/// synthesis of `tests/data/handshake/passer.v`, the generator's structure around
+/// Dynamatic's own `join_type`.
+#[test]
+fn passer_matches_dynamatic_passer() {
+    use compiler::handshake::mark::Builtin;
+    let Some(shared) = common::shared_dir_with("berkeley-abc") else {
+        return;
+    };
+    if !common::have_tool("yosys") {
+        return;
+    }
+    let join = shared.join("dynamatic_rtl/data/verilog/handshake/join.v");
+    assert!(join.is_file(), "{}", join.display());
+    let tmp = std::env::temp_dir().join(format!("kiln-hs-passer-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    for (width, top) in [
+        (0u32, "passer_dataless".to_string()),
+        (1, "passer".into()),
+        (4, "passer".into()),
+    ] {
+        let reference = tmp.join(format!("ref{width}.blif"));
+        let chparam = if width == 0 {
+            String::new()
+        } else {
+            format!("chparam -set WIDTH {width} passer; ")
+        };
+        let out = Command::new("yosys")
+            .arg("-q")
+            .arg("-p")
+            .arg(format!(
+                "read_verilog {} {}; {chparam}hierarchy -check -top {top}; proc; flatten; opt; techmap; opt; abc -g AND; opt_clean; write_blif {}",
+                join.display(),
+                common::data("handshake/passer.v").display(),
+                reference.display()
+            ))
+            .output()
+            .expect("run yosys");
+        assert!(
+            out.status.success(),
+            "yosys: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let ours = tmp.join(format!("ours{width}.blif"));
+        let net = handshake::builtin::generate(&Builtin::Passer { width });
+        assert!(net.latches.is_empty());
+        std::fs::write(
+            &ours,
+            compiler::aig::write_blif(&aig_io::to_aig(&net, "unit")),
+        )
+        .unwrap();
+        let out = Command::new("berkeley-abc")
+            .arg("-c")
+            .arg(format!("cec {} {}", reference.display(), ours.display()))
+            .output()
+            .expect("run berkeley-abc");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(equivalent(&text), "passer w{width}:\n{text}");
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+}

@@ -59,8 +59,18 @@ pub fn generate(b: &Builtin) -> Net {
         SigKind::Ready,
     );
     let result = body(b, &mut net, &(0..ins.len()).map(data).collect::<Vec<_>>());
+    // A passer's join is ready for a token it drops (`ctrl` = 0) whatever `result` does,
+    // and offers only the tokens it passes (Dynamatic's passer generator).
+    let (ready_out, pass) = match b {
+        Builtin::Passer { .. } => {
+            let ctrl = data(1).first().copied().unwrap_or(Lit::FALSE);
+            (net.or(!ctrl, ready_out), ctrl)
+        }
+        _ => (ready_out, Lit::TRUE),
+    };
     // Join: output valid = AND of input valids; input i ready = out ready AND others' valids.
-    let out_valid = net.and_all(&valid_in);
+    let joined = net.and_all(&valid_in);
+    let out_valid = net.and(joined, pass);
     let mut readies = Vec::new();
     for i in 0..ins.len() {
         let mut terms: Vec<Lit> = valid_in
@@ -139,6 +149,10 @@ pub(crate) fn ports(b: &Builtin) -> (Vec<PortSpec>, Vec<PortSpec>) {
             )
         }
         Builtin::Fifo { width, .. } => (vec![port("ins", width)], vec![port("outs", width)]),
+        Builtin::Passer { width } => (
+            vec![port("data", width), port("ctrl", 1)],
+            vec![port("result", width)],
+        ),
     }
 }
 
@@ -294,6 +308,7 @@ fn body(b: &Builtin, net: &mut Net, d: &[Vec<Lit>]) -> Vec<Lit> {
                 .map(|(&t, &f)| net.mux(c, t, f))
                 .collect()
         }
+        Builtin::Passer { .. } => d[0].clone(),
         Builtin::Join { .. } | Builtin::Fifo { .. } => Vec::new(),
     }
 }

@@ -574,6 +574,7 @@ pub(crate) fn io_names(
         "select" => fixed(&["condition", "trueValue", "falseValue"], &["result"]),
         "cond_br" => fixed(&["condition", "data"], &["trueOut", "falseOut"]),
         "constant" => fixed(&["ctrl"], &["outs"]),
+        "passer" => fixed(&["data", "ctrl"], &["result"]),
         "load" => fixed(&["addrIn", "dataFromMem"], &["addrOut", "dataOut"]),
         "store" => fixed(&["addrIn", "dataIn"], &["addrOut", "dataToMem"]),
         "mux" if nin >= 2 && nout == 1 => {

@@ -9,7 +9,7 @@ use super::circuit::{Circuit, OpNode};
 use super::table::{PathTable, expand};
 use crate::diag::{Code, Diagnostic, Span};
 use crate::limits::{Limit, Limits};
-use crate::mlir::ast::{Attribute, Operation};
+use crate::mlir::ast::{Attribute, Operation, Type};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -131,6 +131,11 @@ pub enum Builtin {
     Not {
         width: u32,
     },
+    /// Dynamatic's `passer` (speculation): `data` and `ctrl` joined; the token goes on to
+    /// `result` when `ctrl` is 1 and is dropped when it is 0.
+    Passer {
+        width: u32,
+    },
     /// A FIFO of `slots` entries (`elastic_fifo_inner`); `transparent` adds the bypass of
     /// `tfifo` (FIFO_BREAK_NONE), otherwise it breaks valid and data (FIFO_BREAK_DV).
     Fifo {
@@ -164,6 +169,7 @@ impl Builtin {
             Builtin::Select { width } => format!("kiln_select_w{width}"),
             Builtin::Join { n } => format!("kiln_join_n{n}"),
             Builtin::Not { width } => format!("kiln_not_w{width}"),
+            Builtin::Passer { width } => format!("kiln_passer_w{width}"),
             Builtin::Fifo {
                 slots,
                 width,
@@ -299,12 +305,23 @@ fn mark_op(
             builtin = Some(Builtin::Cmp { pred, width: w });
         }
         "constant" => {
-            if let Some(value) = constant_value(op) {
-                if value == 1 || (w == 1 && value == -1) {
+            let float = matches!(
+                op.attr("value"),
+                Some(
+                    Attribute::Float { .. }
+                        | Attribute::Integer {
+                            ty: Some(Type::Float(_)),
+                            ..
+                        }
+                )
+            );
+            if let Some(value) = constant_value(op, w) {
+                if !float && (value == 1 || (w == 1 && value == -1)) {
                     key = "constant.1".to_string();
                 }
                 builtin = Some(Builtin::Constant { width: w, value });
-            } else {
+            }
+            if float || builtin.is_none() {
                 key = "constant.float".to_string();
             }
         }
@@ -366,6 +383,7 @@ fn mark_op(
             })
         }
         "not" | "noti" => builtin = Some(Builtin::Not { width: w }),
+        "passer" => builtin = Some(Builtin::Passer { width: w }),
         k => {
             if let Some(op) = BinOp::from_kind(k) {
                 builtin = Some(Builtin::Binary { op, width: w });
@@ -406,12 +424,34 @@ fn mark_op(
     })
 }
 
-/// The `value` of a `constant` as an integer (booleans are 0/1); `None` for floats and
-/// anything else (such constants have no generator and fall back to a subcircuit).
-fn constant_value(op: &Operation) -> Option<i128> {
+/// The `value` of a `constant` of `width` bits as the integer its bits spell (booleans are
+/// 0/1; an `f32`/`f64` value its IEEE-754 pattern, the decimal rounded to nearest even as
+/// Rust's parser does, or a hexadecimal literal's bits); `None` for anything else (a
+/// half-precision float, a float whose type is not the channel's width), which falls back
+/// to a subcircuit.
+fn constant_value(op: &Operation, width: u32) -> Option<i128> {
     match op.attr("value") {
+        Some(Attribute::Integer {
+            value,
+            ty: Some(Type::Float(fw)),
+        }) => (*fw == width && matches!(fw, 32 | 64) && *value >= 0 && *value >> fw == 0)
+            .then_some(*value),
         Some(Attribute::Integer { value, .. }) => Some(*value),
         Some(Attribute::Bool(b)) => Some(i128::from(*b)),
+        Some(Attribute::Float {
+            text,
+            ty: Some(Type::Float(fw)),
+        }) if *fw == width => float_bits(text, *fw),
+        _ => None,
+    }
+}
+
+/// The IEEE-754 bits of the decimal float literal `text` in `width` bits (32 or 64).
+fn float_bits(text: &str, width: u32) -> Option<i128> {
+    let t = text.trim();
+    match width {
+        32 => t.parse::<f32>().ok().map(|v| i128::from(v.to_bits())),
+        64 => t.parse::<f64>().ok().map(|v| i128::from(v.to_bits())),
         _ => None,
     }
 }
@@ -474,6 +514,37 @@ fn timing_type(timing: &str, slots: u32) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The bits a constant with `value` spells in a channel of `width` bits.
+    fn constant_bits(value: &str, width: u32) -> Option<i128> {
+        let m = crate::mlir::parse(&format!("\"t.c\"() {{value = {value}}} : () -> ()")).unwrap();
+        constant_value(&m.ops[0], width)
+    }
+
+    /// Float constants are their IEEE-754 patterns (decimal literals rounded to nearest even,
+    /// as Rust's parser rounds; hexadecimal literals as written); a half-precision value or
+    /// a type that is not the channel's width has none.
+    #[test]
+    fn float_constants_are_their_bit_patterns() {
+        let f32b = |v: f32| Some(i128::from(v.to_bits()));
+        assert_eq!(constant_bits("1.000000e+00 : f32", 32), Some(0x3F80_0000));
+        assert_eq!(constant_bits("-2.000000e+00 : f32", 32), Some(0xC000_0000));
+        assert_eq!(constant_bits("3.70476198 : f32", 32), f32b(3.704_762));
+        assert_eq!(constant_bits("0.000000e+00 : f32", 32), Some(0));
+        assert_eq!(constant_bits("-0.000000e+00 : f32", 32), Some(0x8000_0000));
+        // A decimal between two f32 values rounds to the nearer (ties to even).
+        assert_eq!(constant_bits("16777217.0 : f32", 32), f32b(16_777_216.0));
+        assert_eq!(
+            constant_bits("1.000000e-01 : f64", 64),
+            Some(0x3FB9_9999_9999_999A)
+        );
+        assert_eq!(constant_bits("0x7FC00000 : f32", 32), Some(0x7FC0_0000));
+        assert_eq!(constant_bits("1.000000e+00 : f16", 16), None);
+        assert_eq!(constant_bits("1.000000e+00 : f32", 64), None);
+        assert_eq!(constant_bits("0x1FFFFFFFF : f32", 32), None);
+        // Integers as before.
+        assert_eq!(constant_bits("-3 : i8", 8), Some(-3));
+    }
 
     #[test]
     fn timing_maps_to_types() {
