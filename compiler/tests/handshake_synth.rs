@@ -485,3 +485,66 @@ fn passer_matches_dynamatic_passer() {
     }
     let _ = std::fs::remove_dir_all(&tmp);
 }
+
+/// The built-in `init` (both tokens) and `spec_v2_repeating_init` are Dynamatic's: ABC
+/// `dsec` against yosys's synthesis of `tests/data/handshake/init.v`, the generators in
+/// Verilog.
+#[test]
+fn init_units_match_dynamatic_generators() {
+    use compiler::handshake::mark::Builtin;
+    let Some(_) = common::shared_dir_with("berkeley-abc") else {
+        return;
+    };
+    if !common::have_tool("yosys") {
+        return;
+    }
+    let tmp = std::env::temp_dir().join(format!("kiln-hs-init-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let cases = [
+        (
+            Builtin::Init { token: false },
+            "init_unit",
+            "chparam -set TOKEN 0 init_unit; ",
+        ),
+        (
+            Builtin::Init { token: true },
+            "init_unit",
+            "chparam -set TOKEN 1 init_unit; ",
+        ),
+        (Builtin::RepeatingInit, "repeating_init", ""),
+    ];
+    for (i, (b, top, chparam)) in cases.iter().enumerate() {
+        let reference = tmp.join(format!("ref{i}.blif"));
+        let out = Command::new("yosys")
+            .arg("-q")
+            .arg("-p")
+            .arg(format!(
+                "read_verilog {}; {chparam}hierarchy -check -top {top}; proc; flatten; opt -nodffe -nosdff; techmap; opt -nodffe -nosdff; abc -g AND; opt_clean; write_blif {}",
+                common::data("handshake/init.v").display(),
+                reference.display()
+            ))
+            .output()
+            .expect("run yosys");
+        assert!(
+            out.status.success(),
+            "yosys: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let ours = tmp.join(format!("ours{i}.blif"));
+        let net = handshake::builtin::generate(b);
+        assert_eq!(net.latches.len(), 1, "{b:?}");
+        std::fs::write(
+            &ours,
+            compiler::aig::write_blif(&aig_io::to_aig(&net, "unit")),
+        )
+        .unwrap();
+        let out = Command::new("berkeley-abc")
+            .arg("-c")
+            .arg(format!("dsec {} {}", reference.display(), ours.display()))
+            .output()
+            .expect("run berkeley-abc");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(equivalent(&text), "{b:?}:\n{text}");
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+}

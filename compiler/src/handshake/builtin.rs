@@ -28,6 +28,11 @@ pub fn generate(b: &Builtin) -> Net {
     {
         return fifo(slots as usize, width as usize, transparent);
     }
+    match *b {
+        Builtin::Init { token } => return init(Some(token)),
+        Builtin::RepeatingInit => return init(None),
+        _ => {}
+    }
     let (ins, outs) = ports(b);
     let (isig, osig) = signals(&ins, &outs, true);
     let mut net = Net::new();
@@ -153,7 +158,44 @@ pub(crate) fn ports(b: &Builtin) -> (Vec<PortSpec>, Vec<PortSpec>) {
             vec![port("data", width), port("ctrl", 1)],
             vec![port("result", width)],
         ),
+        Builtin::Init { .. } | Builtin::RepeatingInit => {
+            (vec![port("ins", 1)], vec![port("outs", 1)])
+        }
     }
+}
+
+/// Dynamatic's `init` (`token` = `Some(t)`: `t` once, from reset until taken, then
+/// the input's tokens) or `spec_v2_repeating_init` (`None`: a 1 from reset, and again after
+/// each 0 that goes out). One flag latch, set by reset; ports `clk rst ins ins_valid
+/// outs_ready` → `outs outs_valid ins_ready`.
+fn init(token: Option<bool>) -> Net {
+    use super::net::Init;
+    let mut net = Net::new();
+    let _clk = net.input("clk");
+    let rst = net.input("rst");
+    let ins = net.input("ins");
+    let ins_valid = net.input("ins_valid");
+    let outs_ready = net.input("outs_ready");
+    let first = net.latch(Init::One);
+    let lit = |b: bool| if b { Lit::TRUE } else { Lit::FALSE };
+    let outs = net.mux(first, lit(token.unwrap_or(true)), ins);
+    let outs_valid = net.or(first, ins_valid);
+    let ins_ready = net.and(!first, outs_ready);
+    let next = match token {
+        // Cleared whenever the consumer is ready (the token is taken, or none is pending).
+        Some(_) => net.and(first, !outs_ready),
+        // On a transfer: emit a 1 next after a 0.
+        None => {
+            let fire = net.and(outs_valid, outs_ready);
+            net.mux(fire, !outs, first)
+        }
+    };
+    let d = net.mux(rst, Lit::TRUE, next);
+    net.set_next(first, d);
+    net.output("outs", outs);
+    net.output("outs_valid", outs_valid);
+    net.output("ins_ready", ins_ready);
+    net.compact().unwrap_or(net)
 }
 
 /// One-hot rotation: slot i+1 takes slot i.
@@ -309,7 +351,10 @@ fn body(b: &Builtin, net: &mut Net, d: &[Vec<Lit>]) -> Vec<Lit> {
                 .collect()
         }
         Builtin::Passer { .. } => d[0].clone(),
-        Builtin::Join { .. } | Builtin::Fifo { .. } => Vec::new(),
+        Builtin::Join { .. }
+        | Builtin::Fifo { .. }
+        | Builtin::Init { .. }
+        | Builtin::RepeatingInit => Vec::new(),
     }
 }
 

@@ -131,6 +131,14 @@ pub enum Builtin {
     Not {
         width: u32,
     },
+    /// Dynamatic's `init` (1 bit): `token` first, then the input's tokens; the first
+    /// token is offered from reset until taken.
+    Init {
+        token: bool,
+    },
+    /// Dynamatic's `spec_v2_repeating_init` (1 bit): a 1 first, and again after each 0
+    /// it passes on.
+    RepeatingInit,
     /// Dynamatic's `passer` (speculation): `data` and `ctrl` joined; the token goes on to
     /// `result` when `ctrl` is 1 and is dropped when it is 0.
     Passer {
@@ -170,6 +178,8 @@ impl Builtin {
             Builtin::Join { n } => format!("kiln_join_n{n}"),
             Builtin::Not { width } => format!("kiln_not_w{width}"),
             Builtin::Passer { width } => format!("kiln_passer_w{width}"),
+            Builtin::Init { token } => format!("kiln_init_t{}", u8::from(*token)),
+            Builtin::RepeatingInit => "kiln_repeating_init".to_string(),
             Builtin::Fifo {
                 slots,
                 width,
@@ -384,6 +394,12 @@ fn mark_op(
         }
         "not" | "noti" => builtin = Some(Builtin::Not { width: w }),
         "passer" => builtin = Some(Builtin::Passer { width: w }),
+        "init" if w == 1 && width_out(0) == 1 => {
+            builtin = init_token(op).map(|token| Builtin::Init { token })
+        }
+        "spec_v2_repeating_init" if w == 1 && width_out(0) == 1 => {
+            builtin = Some(Builtin::RepeatingInit)
+        }
         k => {
             if let Some(op) = BinOp::from_kind(k) {
                 builtin = Some(Builtin::Binary { op, width: w });
@@ -443,6 +459,34 @@ fn constant_value(op: &Operation, width: u32) -> Option<i128> {
             ty: Some(Type::Float(fw)),
         }) if *fw == width => float_bits(text, *fw),
         _ => None,
+    }
+}
+
+/// An `init`'s first token: `initToken`, or `INITIAL_TOKEN` of `hw.parameters` (0 when
+/// neither is given, as Dynamatic's default); `None` for a value that is not a bit, and for
+/// the form whose parameters name a `BUFFER_TYPE` (an initial token held in a buffer slot:
+/// another unit, not the generator's).
+fn init_token(op: &Operation) -> Option<bool> {
+    let params = match op.attr("hw.parameters") {
+        Some(Attribute::Dict(d)) => d.as_slice(),
+        _ => &[],
+    };
+    if params.iter().any(|a| a.name == "BUFFER_TYPE") {
+        return None;
+    }
+    let given = op.attr("initToken").or_else(|| {
+        params
+            .iter()
+            .find(|a| a.name == "INITIAL_TOKEN")
+            .map(|a| &a.value)
+    });
+    match given {
+        None => Some(false),
+        Some(a) => match a.as_int() {
+            Some(0) => Some(false),
+            Some(1) => Some(true),
+            _ => None,
+        },
     }
 }
 
@@ -519,6 +563,27 @@ mod tests {
     fn constant_bits(value: &str, width: u32) -> Option<i128> {
         let m = crate::mlir::parse(&format!("\"t.c\"() {{value = {value}}} : () -> ()")).unwrap();
         constant_value(&m.ops[0], width)
+    }
+
+    /// An `init`'s token from either spelling; the buffered form is not the generator's.
+    #[test]
+    fn init_tokens() {
+        let token = |attrs: &str| {
+            let m = crate::mlir::parse(&format!("\"t.i\"() {{{attrs}}} : () -> ()")).unwrap();
+            init_token(&m.ops[0])
+        };
+        assert_eq!(token("initToken = 0 : ui1"), Some(false));
+        assert_eq!(token("initToken = 1 : ui1"), Some(true));
+        assert_eq!(token("x = 1"), Some(false));
+        assert_eq!(
+            token("hw.parameters = {INITIAL_TOKEN = 1 : i1}"),
+            Some(true)
+        );
+        assert_eq!(
+            token("hw.parameters = {INITIAL_TOKEN = 0 : i1, BUFFER_TYPE = \"ONE_SLOT_BREAK_DV\"}"),
+            None
+        );
+        assert_eq!(token("initToken = 2 : ui2"), None);
     }
 
     /// Float constants are their IEEE-754 patterns (decimal literals rounded to nearest even,
