@@ -6,8 +6,9 @@
 //! Pure: the caller reads the template files, synthesizes the wrapper with yosys (to one flat
 //! BLIF model named [`Template::model`] whose ports are the op's pin names) and lowers that
 //! BLIF like a library file. Templates cover the ops that have one in Dynamatic's Verilog
-//! library and are not floats: the three memory controllers (loads only, stores only, both),
-//! `join` and `muli` (whose library units are blackboxed above 4 bits).
+//! library and are not float arithmetic: the three memory controllers (loads only, stores
+//! only, both), `join`, `muli` (whose library units are blackboxed above 4 bits) and `absf`
+//! (the sign bit cleared).
 
 use super::circuit::{Circuit, OpNode, ValueRef};
 use super::signals::{PortRef, SigKind, signals};
@@ -98,8 +99,55 @@ fn binding(circuit: &Circuit, node: &OpNode) -> Option<Binding> {
                 "arith/muli.v",
             ],
         ),
+        "absf" => unary(node, "absf", &["arith/absf.v"]),
         _ => None,
     }
+}
+
+/// A unary operator whose template's ports are the op's pins (`ins` → `outs`, DATA_TYPE =
+/// the width, the same on both sides).
+fn unary(node: &OpNode, module: &'static str, files: &'static [&'static str]) -> Option<Binding> {
+    let w = node.outputs.first()?.ty.width;
+    if w < 2 || node.inputs.len() != 1 || node.outputs.len() != 1 {
+        return None;
+    }
+    if !(node.inputs.iter().chain(&node.outputs)).all(|p| p.ty.width == w && p.ty.handshake) {
+        return None;
+    }
+    let names: Vec<&str> = (node.inputs.iter().chain(&node.outputs))
+        .map(|p| p.name.as_str())
+        .collect();
+    if names != ["ins", "outs"] {
+        return None;
+    }
+    let mut ports = vec![("clk".into(), 1, false), ("rst".into(), 1, false)];
+    for (p, out) in [("ins", false), ("outs", true)] {
+        ports.push((p.to_string(), w, out));
+        ports.push((format!("{p}_valid"), 1, out));
+        ports.push((format!("{p}_ready"), 1, !out));
+    }
+    Some(Binding {
+        module,
+        files,
+        params: vec![("DATA_TYPE".into(), u64::from(w))],
+        ports,
+        bit: Box::new(move |port, kind| {
+            let name = match port {
+                PortRef::Input(0) => "ins",
+                PortRef::Output(0) => "outs",
+                PortRef::Global if kind == SigKind::Clk => return Some(("clk".into(), 0)),
+                PortRef::Global if kind == SigKind::Rst => return Some(("rst".into(), 0)),
+                _ => return None,
+            };
+            match kind {
+                SigKind::Data(b) => Some((name.to_string(), b)),
+                SigKind::Valid => Some((format!("{name}_valid"), 0)),
+                SigKind::Ready => Some((format!("{name}_ready"), 0)),
+                _ => None,
+            }
+        }),
+        tie: false,
+    })
 }
 
 /// A binary operator whose template's ports are the op's pins (`lhs`, `rhs` → `result`,
