@@ -424,6 +424,53 @@ fn builtins_match_library_units() {
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
 
+/// ABC's verdict (`cec` or `dsec`) on built-in `b` against yosys's synthesis of module
+/// `top` of the Verilog `files` (`chparam`: yosys commands before `hierarchy`), in `dir`.
+fn builtin_vs_verilog(
+    b: &handshake::mark::Builtin,
+    files: &[PathBuf],
+    top: &str,
+    chparam: &str,
+    dir: &Path,
+    tag: &str,
+) -> String {
+    let reference = dir.join(format!("ref-{tag}.blif"));
+    let reads: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+    let out = Command::new("yosys")
+        .arg("-q")
+        .arg("-p")
+        .arg(format!(
+            "read_verilog {}; {chparam}hierarchy -check -top {top}; proc; flatten; opt -nodffe -nosdff; techmap; opt -nodffe -nosdff; abc -g AND; opt_clean; write_blif {}",
+            reads.join(" "),
+            reference.display()
+        ))
+        .output()
+        .expect("run yosys");
+    assert!(
+        out.status.success(),
+        "yosys: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ours = dir.join(format!("ours-{tag}.blif"));
+    let net = handshake::builtin::generate(b);
+    let cmd = if net.latches.is_empty() {
+        "cec"
+    } else {
+        "dsec"
+    };
+    std::fs::write(
+        &ours,
+        compiler::aig::write_blif(&aig_io::to_aig(&net, "unit")),
+    )
+    .unwrap();
+    let out = Command::new("berkeley-abc")
+        .arg("-c")
+        .arg(format!("{cmd} {} {}", reference.display(), ours.display()))
+        .output()
+        .expect("run berkeley-abc");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
 /// The built-in `passer` (with data and dataless) is Dynamatic's: ABC `cec` against yosys's
 /// synthesis of `tests/data/handshake/passer.v`, the generator's structure around
 /// Dynamatic's own `join_type`.
@@ -438,52 +485,17 @@ fn passer_matches_dynamatic_passer() {
     }
     let join = shared.join("dynamatic_rtl/data/verilog/handshake/join.v");
     assert!(join.is_file(), "{}", join.display());
-    let tmp = std::env::temp_dir().join(format!("kiln-hs-passer-{}", std::process::id()));
-    std::fs::create_dir_all(&tmp).unwrap();
-    for (width, top) in [
-        (0u32, "passer_dataless".to_string()),
-        (1, "passer".into()),
-        (4, "passer".into()),
-    ] {
-        let reference = tmp.join(format!("ref{width}.blif"));
-        let chparam = if width == 0 {
-            String::new()
-        } else {
-            format!("chparam -set WIDTH {width} passer; ")
+    let files = [join, common::data("handshake/passer.v")];
+    let tmp = tempfile::tempdir().unwrap();
+    for width in [0u32, 1, 4] {
+        let (top, chparam) = match width {
+            0 => ("passer_dataless", String::new()),
+            w => ("passer", format!("chparam -set WIDTH {w} passer; ")),
         };
-        let out = Command::new("yosys")
-            .arg("-q")
-            .arg("-p")
-            .arg(format!(
-                "read_verilog {} {}; {chparam}hierarchy -check -top {top}; proc; flatten; opt; techmap; opt; abc -g AND; opt_clean; write_blif {}",
-                join.display(),
-                common::data("handshake/passer.v").display(),
-                reference.display()
-            ))
-            .output()
-            .expect("run yosys");
-        assert!(
-            out.status.success(),
-            "yosys: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let ours = tmp.join(format!("ours{width}.blif"));
-        let net = handshake::builtin::generate(&Builtin::Passer { width });
-        assert!(net.latches.is_empty());
-        std::fs::write(
-            &ours,
-            compiler::aig::write_blif(&aig_io::to_aig(&net, "unit")),
-        )
-        .unwrap();
-        let out = Command::new("berkeley-abc")
-            .arg("-c")
-            .arg(format!("cec {} {}", reference.display(), ours.display()))
-            .output()
-            .expect("run berkeley-abc");
-        let text = String::from_utf8_lossy(&out.stdout);
-        assert!(equivalent(&text), "passer w{width}:\n{text}");
+        let b = Builtin::Passer { width };
+        let text = builtin_vs_verilog(&b, &files, top, &chparam, tmp.path(), &width.to_string());
+        assert!(equivalent(&text), "{b:?}:\n{text}");
     }
-    let _ = std::fs::remove_dir_all(&tmp);
 }
 
 /// The built-in `init` (both tokens) and `spec_v2_repeating_init` are Dynamatic's: ABC
@@ -498,8 +510,8 @@ fn init_units_match_dynamatic_generators() {
     if !common::have_tool("yosys") {
         return;
     }
-    let tmp = std::env::temp_dir().join(format!("kiln-hs-init-{}", std::process::id()));
-    std::fs::create_dir_all(&tmp).unwrap();
+    let files = [common::data("handshake/init.v")];
+    let tmp = tempfile::tempdir().unwrap();
     let cases = [
         (
             Builtin::Init { token: false },
@@ -514,37 +526,8 @@ fn init_units_match_dynamatic_generators() {
         (Builtin::RepeatingInit, "repeating_init", ""),
     ];
     for (i, (b, top, chparam)) in cases.iter().enumerate() {
-        let reference = tmp.join(format!("ref{i}.blif"));
-        let out = Command::new("yosys")
-            .arg("-q")
-            .arg("-p")
-            .arg(format!(
-                "read_verilog {}; {chparam}hierarchy -check -top {top}; proc; flatten; opt -nodffe -nosdff; techmap; opt -nodffe -nosdff; abc -g AND; opt_clean; write_blif {}",
-                common::data("handshake/init.v").display(),
-                reference.display()
-            ))
-            .output()
-            .expect("run yosys");
-        assert!(
-            out.status.success(),
-            "yosys: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let ours = tmp.join(format!("ours{i}.blif"));
-        let net = handshake::builtin::generate(b);
-        assert_eq!(net.latches.len(), 1, "{b:?}");
-        std::fs::write(
-            &ours,
-            compiler::aig::write_blif(&aig_io::to_aig(&net, "unit")),
-        )
-        .unwrap();
-        let out = Command::new("berkeley-abc")
-            .arg("-c")
-            .arg(format!("dsec {} {}", reference.display(), ours.display()))
-            .output()
-            .expect("run berkeley-abc");
-        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(handshake::builtin::generate(b).latches.len(), 1, "{b:?}");
+        let text = builtin_vs_verilog(b, &files, top, chparam, tmp.path(), &i.to_string());
         assert!(equivalent(&text), "{b:?}:\n{text}");
     }
-    let _ = std::fs::remove_dir_all(&tmp);
 }

@@ -89,7 +89,7 @@ fn binding(circuit: &Circuit, node: &OpNode) -> Option<Binding> {
     match node.kind.as_str() {
         "join" => join(node),
         "mem_controller" => mem_controller(circuit, node),
-        "muli" => binary(
+        "muli" => operator(
             node,
             "muli",
             &[
@@ -98,17 +98,54 @@ fn binding(circuit: &Circuit, node: &OpNode) -> Option<Binding> {
                 "handshake/dataless/oehb.v",
                 "arith/muli.v",
             ],
+            &["lhs", "rhs"],
+            "result",
         ),
-        "absf" => unary(node, "absf", &["arith/absf.v"]),
+        "absf" => operator(node, "absf", &["arith/absf.v"], &["ins"], "outs"),
         _ => None,
     }
 }
 
-/// A unary operator whose template's ports are the op's pins (`ins` → `outs`, DATA_TYPE =
-/// the width, the same on both sides).
-fn unary(node: &OpNode, module: &'static str, files: &'static [&'static str]) -> Option<Binding> {
+/// The binding of a template whose ports are the op's pins by name: operand `k` is
+/// `ins[k]`, the result `out` (data bits, `_valid`, `_ready`), plus `clk` and `rst`.
+fn pins_by_name(
+    ins: &'static [&'static str],
+    out: &'static str,
+) -> Box<dyn Fn(PortRef, SigKind) -> Option<Bit>> {
+    Box::new(move |port, kind| {
+        let name = match port {
+            PortRef::Input(k) => *ins.get(k)?,
+            PortRef::Output(0) => out,
+            PortRef::Global if kind == SigKind::Clk => return Some(("clk".into(), 0)),
+            PortRef::Global if kind == SigKind::Rst => return Some(("rst".into(), 0)),
+            _ => return None,
+        };
+        match kind {
+            SigKind::Data(b) => Some((name.to_string(), b)),
+            SigKind::Valid => Some((format!("{name}_valid"), 0)),
+            SigKind::Ready => Some((format!("{name}_ready"), 0)),
+            _ => None,
+        }
+    })
+}
+
+/// An operator whose template's ports are the op's pins, all `DATA_TYPE` (the width) wide:
+/// operands named `ins` (`lhs`, `rhs` of a binary one; `ins` of a unary one), the result
+/// `out` (`result`, `outs`) — the library's own naming, which came from these templates.
+fn operator(
+    node: &OpNode,
+    module: &'static str,
+    files: &'static [&'static str],
+    ins: &'static [&'static str],
+    out: &'static str,
+) -> Option<Binding> {
     let w = node.outputs.first()?.ty.width;
-    if w < 2 || node.inputs.len() != 1 || node.outputs.len() != 1 {
+    // A unary template (`absf`) keeps the bits below a sign bit: at least 2.
+    let least = if ins.len() == 1 { 2 } else { 1 };
+    if w < least {
+        return None;
+    }
+    if node.inputs.len() != ins.len() || node.outputs.len() != 1 {
         return None;
     }
     if !(node.inputs.iter().chain(&node.outputs)).all(|p| p.ty.width == w && p.ty.handshake) {
@@ -117,83 +154,21 @@ fn unary(node: &OpNode, module: &'static str, files: &'static [&'static str]) ->
     let names: Vec<&str> = (node.inputs.iter().chain(&node.outputs))
         .map(|p| p.name.as_str())
         .collect();
-    if names != ["ins", "outs"] {
+    if names.iter().copied().ne(ins.iter().copied().chain([out])) {
         return None;
     }
     let mut ports = vec![("clk".into(), 1, false), ("rst".into(), 1, false)];
-    for (p, out) in [("ins", false), ("outs", true)] {
-        ports.push((p.to_string(), w, out));
-        ports.push((format!("{p}_valid"), 1, out));
-        ports.push((format!("{p}_ready"), 1, !out));
+    for (p, is_out) in (ins.iter().map(|p| (*p, false))).chain([(out, true)]) {
+        ports.push((p.to_string(), w, is_out));
+        ports.push((format!("{p}_valid"), 1, is_out));
+        ports.push((format!("{p}_ready"), 1, !is_out));
     }
     Some(Binding {
         module,
         files,
         params: vec![("DATA_TYPE".into(), u64::from(w))],
         ports,
-        bit: Box::new(move |port, kind| {
-            let name = match port {
-                PortRef::Input(0) => "ins",
-                PortRef::Output(0) => "outs",
-                PortRef::Global if kind == SigKind::Clk => return Some(("clk".into(), 0)),
-                PortRef::Global if kind == SigKind::Rst => return Some(("rst".into(), 0)),
-                _ => return None,
-            };
-            match kind {
-                SigKind::Data(b) => Some((name.to_string(), b)),
-                SigKind::Valid => Some((format!("{name}_valid"), 0)),
-                SigKind::Ready => Some((format!("{name}_ready"), 0)),
-                _ => None,
-            }
-        }),
-        tie: false,
-    })
-}
-
-/// A binary operator whose template's ports are the op's pins (`lhs`, `rhs` → `result`,
-/// DATA_TYPE = the width): the library's own naming, which came from these templates.
-fn binary(node: &OpNode, module: &'static str, files: &'static [&'static str]) -> Option<Binding> {
-    let w = node.outputs.first()?.ty.width;
-    let same = |p: &super::circuit::PortSpec| p.ty.width == w && p.ty.handshake;
-    if w == 0 || node.inputs.len() != 2 || node.outputs.len() != 1 {
-        return None;
-    }
-    if !node.inputs.iter().chain(&node.outputs).all(same) {
-        return None;
-    }
-    let mut ports = vec![("clk".into(), 1, false), ("rst".into(), 1, false)];
-    for (p, out) in [("lhs", false), ("rhs", false), ("result", true)] {
-        ports.push((p.to_string(), w, out));
-        ports.push((format!("{p}_valid"), 1, out));
-        ports.push((format!("{p}_ready"), 1, !out));
-    }
-    let names: Vec<String> = (node.inputs.iter().chain(&node.outputs))
-        .map(|p| p.name.clone())
-        .collect();
-    if names != ["lhs", "rhs", "result"] {
-        return None;
-    }
-    Some(Binding {
-        module,
-        files,
-        params: vec![("DATA_TYPE".into(), u64::from(w))],
-        ports,
-        bit: Box::new(move |port, kind| {
-            let name = match port {
-                PortRef::Input(0) => "lhs",
-                PortRef::Input(1) => "rhs",
-                PortRef::Output(0) => "result",
-                PortRef::Global if kind == SigKind::Clk => return Some(("clk".into(), 0)),
-                PortRef::Global if kind == SigKind::Rst => return Some(("rst".into(), 0)),
-                _ => return None,
-            };
-            match kind {
-                SigKind::Data(b) => Some((name.to_string(), b)),
-                SigKind::Valid => Some((format!("{name}_valid"), 0)),
-                SigKind::Ready => Some((format!("{name}_ready"), 0)),
-                _ => None,
-            }
-        }),
+        bit: pins_by_name(ins, out),
         tie: false,
     })
 }
