@@ -131,6 +131,20 @@ impl Builder {
         Ok(self.on_clone(|db| f(db, overlay)))
     }
 
+    /// Do the persistent store's writes editors' analyses left for later (their values
+    /// shared with the memos: [`crate::db::without_stores`]) on a thread of its own; `None`
+    /// when none were left.
+    pub fn write_behind(&self) -> Option<std::thread::JoinHandle<()>> {
+        if !self.runtime.has_deferred() {
+            return None;
+        }
+        let runtime = self.runtime.clone();
+        std::thread::Builder::new()
+            .name("kiln-write-behind".into())
+            .spawn(move || runtime.write_deferred())
+            .ok()
+    }
+
     /// `f` on the overlay of `path`, if an editor has it open.
     pub fn with_overlay<R>(&self, path: &Path, f: impl Fn(&Db, Overlay) -> R) -> Option<R> {
         let overlay = self.lock().overlay(path)?;

@@ -249,10 +249,14 @@ impl rpc::Service for State {
 
     fn analyze(&self, doc: &rpc::DocumentChange) -> Result<Analysis, OverlayError> {
         let change = doc.change.clone();
-        self.builder
-            .edit_overlay(&doc.path, doc.version, change, &doc.handshake, |db, o| {
-                self.ide.analyze(db, &doc.path, o)
-            })
+        let analysis =
+            self.builder
+                .edit_overlay(&doc.path, doc.version, change, &doc.handshake, |db, o| {
+                    self.ide.analyze(db, &doc.path, o)
+                });
+        // The store's writes of what the analysis computed, once it is answered.
+        self.builder.write_behind();
+        analysis
     }
 
     fn navigate(&self, path: &Path, offset: usize) -> Option<ide::Navigation> {
