@@ -3,7 +3,8 @@
 //! 512 functions). A `kiln lsp` child process (with a fresh daemon, workspace and cache) is
 //! driven over stdin/stdout like an editor: open the module, then E edits, each in another
 //! function (an op renamed `tor.addi` → `tor.subi` → `tor.muli`, so every edit is a real
-//! change of one function that stays valid). Reports p50 and p90, and the cold open.
+//! change of one function that stays valid). Reports p50 and p90, and the cold open against
+//! a cold `kiln build --no-daemon` of the module (timed before it).
 
 use super::bench::{EDIT_CYCLE, first_cycle_op, ms};
 use crate::daemon_client::fail;
