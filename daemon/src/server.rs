@@ -423,6 +423,7 @@ pub fn run(opts: Options) -> Result<(), ServerError> {
         .map_err(io_at(Path::new("tokio runtime")))?;
     let result = rt.block_on(serve(state.clone()));
     // Queued cache entries reach disk before the next daemon can start and read them.
+    state.builder.wait_writes_behind();
     if let Some(Err(e)) = state.builder.store().map(|s| s.flush()) {
         tracing::warn!(error = %e, "cannot write queued cache entries");
     }

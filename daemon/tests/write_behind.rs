@@ -62,13 +62,10 @@ fn an_editors_checks_are_written_behind_and_a_later_build_reads_them() {
     assert_eq!(count(&checked, "segmentation"), n as u64, "{checked:?}");
     let blocks = count(&checked, "handler");
 
-    editor
-        .write_behind()
-        .expect("the checks were left to write")
-        .join()
-        .unwrap();
+    assert!(editor.write_behind(), "the checks were left to write");
+    editor.wait_writes_behind();
     assert_eq!(store.counters().writes, n as u64 + blocks);
-    assert!(editor.write_behind().is_none(), "nothing is left to write");
+    assert!(!editor.write_behind(), "nothing is left to write");
     let after = editor.counters();
     assert_eq!(
         common::count(&after, "segmentation") + count(&after, "handler"),
@@ -129,8 +126,9 @@ fn an_edit_before_the_write_behind_leaves_a_store_a_build_of_the_edit_reads() {
         store.counters().writes > 0,
         "an edit's function is written as it is checked"
     );
-    editor.write_behind().unwrap().join().unwrap();
-    assert!(editor.write_behind().is_none());
+    assert!(editor.write_behind());
+    editor.wait_writes_behind();
+    assert!(!editor.write_behind());
     drop(editor);
 
     fs::write(&src, &edited).unwrap();
