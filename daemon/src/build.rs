@@ -35,6 +35,8 @@ pub struct Builder {
     /// looked up only when asked: listing them on every build was 40% of a no-op library
     /// build's instructions).
     last: Mutex<(Arc<Explanation>, Vec<GroupResults>)>,
+    /// The threads of [`Builder::write_behind`].
+    behind: Mutex<Vec<std::thread::JoinHandle<()>>>,
 }
 
 impl Builder {
@@ -58,6 +60,7 @@ impl Builder {
             builds: AtomicU64::new(0),
             retries: AtomicU64::new(0),
             last: Mutex::default(),
+            behind: Mutex::default(),
         }
     }
 
@@ -129,6 +132,38 @@ impl Builder {
     ) -> Result<R, OverlayError> {
         let overlay = self.lock().set_overlay(path, version, change, handshake)?;
         Ok(self.on_clone(|db| f(db, overlay)))
+    }
+
+    /// Do the persistent store's writes editors' analyses left for later (their values
+    /// shared with the memos: [`crate::db::without_stores`]) on a thread of its own; whether
+    /// any were left.
+    pub fn write_behind(&self) -> bool {
+        if !self.runtime.has_deferred() {
+            return false;
+        }
+        let runtime = self.runtime.clone();
+        let spawned = std::thread::Builder::new()
+            .name("kiln-write-behind".into())
+            .spawn(move || runtime.write_deferred());
+        match spawned {
+            Ok(h) => {
+                let mut behind = self.behind.lock().unwrap_or_else(|e| e.into_inner());
+                behind.retain(|h| !h.is_finished());
+                behind.push(h);
+            }
+            // Here, then.
+            Err(_) => self.runtime.write_deferred(),
+        }
+        true
+    }
+
+    /// Wait for the writes [`Builder::write_behind`] started (before the store is flushed
+    /// at exit).
+    pub fn wait_writes_behind(&self) {
+        let behind = std::mem::take(&mut *self.behind.lock().unwrap_or_else(|e| e.into_inner()));
+        for h in behind {
+            let _ = h.join();
+        }
     }
 
     /// `f` on the overlay of `path`, if an editor has it open.

@@ -70,16 +70,15 @@ pub(crate) fn prewarm_inputs<'a>(
 
 /// Evaluate the checks of the functions `symbols` of APS file `file` ([`crate::ide`]'s:
 /// segmentation and block rules) on every core (up to 8): an editor's freshly opened
-/// document (its analysis then finds them memoized; an editor needs no emission).
+/// document (its analysis then finds them memoized; an editor needs no emission), their
+/// store writes left for the write-behind ([`crate::ide::checked_behind`]).
 pub(crate) fn prewarm_checks(db: &Db, file: SourceFile, symbols: Vec<String>) {
     let items: Vec<Item> = symbols
         .into_iter()
         .map(|s| Item::Checked(file, s))
         .collect();
+    // One thread: the checks run here, in the walk's stead (same work, their writes behind).
     let threads = crate::cores().min(8).clamp(1, items.len().max(1));
-    if threads < 2 {
-        return;
-    }
     run(db, &items, threads);
 }
 
@@ -161,7 +160,7 @@ fn work(db: &Db, items: &[Item], next: &AtomicUsize) {
                     );
                 }
                 Item::Checked(f, symbol) => {
-                    let _ = crate::ide::checked(db, *f, symbol.clone());
+                    crate::ide::checked_behind(db, *f, symbol.clone());
                 }
                 Item::Blif(f) => {
                     let _ = db::blif::blif_outputs(db, *f, None);

@@ -249,10 +249,14 @@ impl rpc::Service for State {
 
     fn analyze(&self, doc: &rpc::DocumentChange) -> Result<Analysis, OverlayError> {
         let change = doc.change.clone();
-        self.builder
-            .edit_overlay(&doc.path, doc.version, change, &doc.handshake, |db, o| {
-                self.ide.analyze(db, &doc.path, o)
-            })
+        let analysis =
+            self.builder
+                .edit_overlay(&doc.path, doc.version, change, &doc.handshake, |db, o| {
+                    self.ide.analyze(db, &doc.path, o)
+                });
+        // The store's writes of what the analysis computed, once it is answered.
+        self.builder.write_behind();
+        analysis
     }
 
     fn navigate(&self, path: &Path, offset: usize) -> Option<ide::Navigation> {
@@ -419,6 +423,7 @@ pub fn run(opts: Options) -> Result<(), ServerError> {
         .map_err(io_at(Path::new("tokio runtime")))?;
     let result = rt.block_on(serve(state.clone()));
     // Queued cache entries reach disk before the next daemon can start and read them.
+    state.builder.wait_writes_behind();
     if let Some(Err(e)) = state.builder.store().map(|s| s.flush()) {
         tracing::warn!(error = %e, "cannot write queued cache entries");
     }

@@ -6,7 +6,7 @@
 //! an edit inside one function re-executes only that function's queries, and the design
 //! context (the file without its functions) is unchanged by any edit inside a function.
 
-use super::{FileOutputs, KilnDb, OutputBytes, SourceFile, cached, executed};
+use super::{FileOutputs, KilnDb, OutputBytes, SourceFile, cached_shared, executed};
 use crate::counters::Kind;
 use crate::why::{Subject, note};
 use bytes::Bytes;
@@ -127,19 +127,20 @@ fn styled<'a>(parts: &[&'a [u8]], style: Style) -> Vec<&'a [u8]> {
     out
 }
 
-/// The function's block tree, FIFOs and ports in `style`. *Cached* (`segmentation`).
+/// The function's block tree, FIFOs and ports in `style`. *Cached* (`segmentation`; shared
+/// with a store write left for later: [`super::cached_shared`]).
 #[salsa::tracked(returns(ref))]
 pub fn segmentation(
     db: &dyn KilnDb,
     file: SourceFile,
     symbol: String,
     style: Style,
-) -> Option<Result<Segmentation, Diagnostic>> {
+) -> Option<Arc<Result<Segmentation, Diagnostic>>> {
     let noted = note(db, || Subject::item(file.path(db), &symbol));
     let f = function_digest(db, file, symbol.clone())?;
     let ctx = match design_context(db, file) {
         Ok(c) => c,
-        Err(d) => return Some(Err(d.clone())),
+        Err(d) => return Some(Arc::new(Err(d.clone()))),
     };
     let c = *context_digest(db, file);
     // The database's limits (a request's, else the process's) decide the result: a limit
@@ -148,7 +149,7 @@ pub fn segmentation(
     let limits = settings.limits(db);
     let l = settings.limits_digest(db);
     // The function is parsed only when the result is not in the persistent cache.
-    Some(cached(
+    Some(cached_shared(
         db,
         noted,
         Kind::Segmentation,
@@ -161,7 +162,8 @@ pub fn segmentation(
     ))
 }
 
-/// The rules of block `block` of function `symbol` in `style`. *Cached* (`handler`).
+/// The rules of block `block` of function `symbol` in `style`. *Cached* (`handler`; shared
+/// as [`segmentation`]).
 #[salsa::tracked(returns(ref))]
 pub fn block_rules(
     db: &dyn KilnDb,
@@ -169,24 +171,29 @@ pub fn block_rules(
     symbol: String,
     block: usize,
     style: Style,
-) -> Result<BlockRules, Diagnostic> {
+) -> Arc<Result<BlockRules, Diagnostic>> {
     let noted = note(db, || Subject {
         block: Some(block),
         ..Subject::item(file.path(db), &symbol)
     });
     let missing = || Diagnostic::error(Span::point(0), format!("no function `@{symbol}`"));
-    let ctx = design_context(db, file).as_ref().map_err(Clone::clone)?;
-    let f = function_digest(db, file, symbol.clone()).ok_or_else(missing)?;
+    let ctx = match design_context(db, file) {
+        Ok(c) => c,
+        Err(d) => return Arc::new(Err(d.clone())),
+    };
+    let Some(f) = function_digest(db, file, symbol.clone()) else {
+        return Arc::new(Err(missing()));
+    };
     let c = *context_digest(db, file);
     let block_key = (block as u64).to_le_bytes();
-    cached(
+    cached_shared(
         db,
         noted,
         Kind::Handler,
         &styled(&[&f, &c, &block_key], style),
         || {
             let seg = segmentation(db, file, symbol.clone(), style)
-                .as_ref()
+                .as_deref()
                 .ok_or_else(missing)?
                 .as_ref()
                 .map_err(Clone::clone)?;
@@ -204,13 +211,13 @@ pub fn function_circuit(
     style: Style,
 ) -> Option<Result<Circuit, Diagnostic>> {
     note(db, || Subject::item(file.path(db), &symbol));
-    let seg = match segmentation(db, file, symbol.clone(), style).as_ref()? {
+    let seg = match segmentation(db, file, symbol.clone(), style).as_deref()? {
         Ok(s) => s,
         Err(d) => return Some(Err(d.clone())),
     };
     let mut blocks = Vec::with_capacity(seg.blocks.len());
     for id in 0..seg.blocks.len() {
-        match block_rules(db, file, symbol.clone(), id, style) {
+        match &**block_rules(db, file, symbol.clone(), id, style) {
             Ok(b) => blocks.push(b.clone()),
             Err(d) => return Some(Err(d.clone())),
         }
@@ -244,7 +251,7 @@ pub fn function_emitted(
         Ok(c) => c,
         Err(d) => return Some(Err(d.clone())),
     };
-    let warnings = match segmentation(db, file, symbol, style).as_ref()? {
+    let warnings = match segmentation(db, file, symbol, style).as_deref()? {
         Ok(s) => s.warnings.clone(),
         Err(d) => return Some(Err(d.clone())),
     };

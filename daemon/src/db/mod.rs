@@ -15,7 +15,7 @@
 //!
 //! Architecture invariant: queries are pure functions of the inputs; the [`Runtime`] they
 //! share holds only counters and the persistent store (no memo of its own, nothing a query
-//! writes for another to read).
+//! writes for another to read), with the store writes an editor's analysis left for later.
 
 pub mod aps;
 pub mod blif;
@@ -32,8 +32,9 @@ use kiln_cache::{Key, Store};
 use salsa::Setter;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
+use std::cell::Cell;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// State shared by every clone of a database and read (never tracked) by query bodies.
 #[derive(Debug)]
@@ -44,6 +45,64 @@ pub struct Runtime {
     pub build_id: String,
     /// Why queries execute (see [`crate::why`]).
     pub explain: Explain,
+    /// Store writes left for later ([`without_stores`]), done by [`Runtime::write_deferred`].
+    deferred: Deferred,
+}
+
+/// A store write left for later: the entry's key and its value, shared with the memo that
+/// holds it (no copy is made).
+type Write = Box<dyn FnOnce(&Store) + Send>;
+
+#[derive(Default)]
+struct Deferred(Mutex<Vec<Write>>);
+
+impl std::fmt::Debug for Deferred {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Deferred({})", self.lock().len())
+    }
+}
+
+impl Deferred {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Write>> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl Runtime {
+    /// Whether store writes were left for later.
+    pub fn has_deferred(&self) -> bool {
+        !self.deferred.lock().is_empty()
+    }
+
+    /// Do the store writes left for later (encoding each value), in the order they were left.
+    pub fn write_deferred(&self) {
+        let writes = std::mem::take(&mut *self.deferred.lock());
+        if let Some(store) = self.store.as_ref() {
+            for write in writes {
+                write(store);
+            }
+        }
+    }
+}
+
+thread_local! {
+    /// Whether this thread is inside [`without_stores`].
+    static DEFERRING: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Run `f` with the store's writes of the results its cached queries compute (those of
+/// [`cached_shared`]) left for later ([`Runtime::write_deferred`]); their lookups are still
+/// made. The values are unchanged (a write is a side effect of a query, never read by
+/// another): an editor's analysis publishes its diagnostics before encoding them.
+pub fn without_stores<R>(f: impl FnOnce() -> R) -> R {
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            DEFERRING.set(self.0);
+        }
+    }
+    let _restore = Restore(DEFERRING.replace(true));
+    f()
 }
 
 #[salsa::db]
@@ -85,6 +144,7 @@ impl Db {
             store,
             build_id: build_id.to_string(),
             explain: Explain::new(change),
+            deferred: Deferred::default(),
         });
         let events = runtime.clone();
         let callback = Box::new(move |e: salsa::Event| events.explain.event(e));
@@ -222,30 +282,85 @@ pub fn cached_if<T: Serialize + DeserializeOwned>(
     compute: impl FnOnce() -> T,
     keep: impl FnOnce(&T) -> bool,
 ) -> T {
+    let (store, key) = match looked_up(db, noted, kind, digests) {
+        Lookup::Hit(v) => return v,
+        Lookup::NoStore => return compute(),
+        Lookup::Miss(store, key) => (store, key),
+    };
+    let v = compute();
+    if keep(&v) {
+        put(store, kind, &key, &v);
+    }
+    v
+}
+
+/// [`cached`] for a result its query shares with the memo: inside [`without_stores`], its
+/// write is left for later with the value shared, not copied.
+pub fn cached_shared<T>(
+    db: &dyn KilnDb,
+    noted: Noted,
+    kind: Kind,
+    digests: &[&[u8]],
+    compute: impl FnOnce() -> T,
+) -> Arc<T>
+where
+    T: Serialize + DeserializeOwned + Send + Sync + 'static,
+{
+    let (store, key) = match looked_up(db, noted, kind, digests) {
+        Lookup::Hit(v) => return Arc::new(v),
+        Lookup::NoStore => return Arc::new(compute()),
+        Lookup::Miss(store, key) => (store, key),
+    };
+    let v = Arc::new(compute());
+    if DEFERRING.get() {
+        let shared = v.clone();
+        let write: Write = Box::new(move |store| put(store, kind, &key, &*shared));
+        db.runtime().deferred.lock().push(write);
+    } else {
+        put(store, kind, &key, &*v);
+    }
+    v
+}
+
+enum Lookup<'a, T> {
+    Hit(T),
+    /// Not in the store (the execution is counted): the key to store the result under.
+    Miss(&'a Store, Key),
+    /// No store (the execution is counted).
+    NoStore,
+}
+
+/// The store's entry of `kind` over these digests, counted and explained.
+fn looked_up<'a, T: DeserializeOwned>(
+    db: &'a dyn KilnDb,
+    noted: Noted,
+    kind: Kind,
+    digests: &[&[u8]],
+) -> Lookup<'a, T> {
     let rt = db.runtime();
     let Some(store) = rt.store.as_ref() else {
         rt.counters.executed(kind);
-        return compute();
+        return Lookup::NoStore;
     };
     let key = Key::new(&rt.build_id, kind.name(), digests);
-    let miss = match store.lookup::<T>(&key) {
+    match store.lookup::<T>(&key) {
         Ok(v) => {
             rt.counters.cache_hit(kind);
             rt.explain.cache(noted, CacheOutcome::Hit);
-            return v;
+            Lookup::Hit(v)
         }
-        Err(m) => m,
-    };
-    rt.explain.cache(noted, CacheOutcome::Miss(miss));
-    rt.counters.executed(kind);
-    let v = compute();
-    if !keep(&v) {
-        return v;
+        Err(miss) => {
+            rt.explain.cache(noted, CacheOutcome::Miss(miss));
+            rt.counters.executed(kind);
+            Lookup::Miss(store, key)
+        }
     }
-    if let Err(e) = store.put(&key, &v) {
+}
+
+fn put<T: Serialize + DeserializeOwned>(store: &Store, kind: Kind, key: &Key, value: &T) {
+    if let Err(e) = store.put(key, value) {
         tracing::warn!(kind = kind.name(), error = %e, "cannot write cache entry");
     }
-    v
 }
 
 /// Count one execution of `kind`.

@@ -315,7 +315,7 @@ fn aps_hover(db: &Db, f: SourceFile, item: &Item, local: usize) -> Option<Hover>
         md.push_str(&format!(", endtime {e}"));
     }
     let seg = segmentation(db, f, item.symbol.clone(), Style::Fsm)
-        .as_ref()?
+        .as_deref()?
         .as_ref()
         .ok()?;
     let block = seg.blocks.iter().find(|b| match &b.kind {
@@ -459,7 +459,9 @@ pub fn outline(db: &Db, overlay: Overlay) -> Outline {
                 let selection = name_at..name_at + 1 + item.symbol.len();
                 let whole = item.offset..item.offset + item.text.len();
                 let mut children = Vec::new();
-                if let Some(Ok(seg)) = segmentation(db, f, item.symbol.clone(), Style::Fsm) {
+                if let Some(Ok(seg)) =
+                    segmentation(db, f, item.symbol.clone(), Style::Fsm).as_deref()
+                {
                     for b in seg.blocks.iter().skip(1) {
                         let kind = match b.kind {
                             BlockKind::Loop { .. } => OutlineKind::Loop,
@@ -482,7 +484,9 @@ pub fn outline(db: &Db, overlay: Overlay) -> Outline {
                         range: selection.clone(),
                         title: format!("{rules} rules, {fifos} FIFOs"),
                     });
-                    if let Some(Ok(seg)) = segmentation(db, f, item.symbol.clone(), Style::Fsm) {
+                    if let Some(Ok(seg)) =
+                        segmentation(db, f, item.symbol.clone(), Style::Fsm).as_deref()
+                    {
                         let names = c.rules.iter().map(|r| r.name.as_str()).collect();
                         schedule_hints(item, seg, &names, &mut out.hints);
                     }

@@ -139,12 +139,12 @@ impl Ide {
 /// makes up to the block rules, in the same order, so the same diagnostics: assembling a
 /// circuit reports nothing.
 pub(crate) fn checked(db: &Db, file: SourceFile, symbol: String) -> FunctionResult {
-    let seg = match aps::segmentation(db, file, symbol.clone(), Style::Fsm).as_ref()? {
+    let seg = match aps::segmentation(db, file, symbol.clone(), Style::Fsm).as_deref()? {
         Ok(s) => s,
         Err(d) => return Some(Err(d.clone())),
     };
     for block in 0..seg.blocks.len() {
-        if let Err(d) = aps::block_rules(db, file, symbol.clone(), block, Style::Fsm) {
+        if let Err(d) = &**aps::block_rules(db, file, symbol.clone(), block, Style::Fsm) {
             return Some(Err(d.clone()));
         }
     }
@@ -159,4 +159,13 @@ pub(crate) fn checked(db: &Db, file: SourceFile, symbol: String) -> FunctionResu
         json: Default::default(),
         warnings: seg.warnings.clone(),
     })))
+}
+
+/// [`checked`], with the persistent store's writes of what it computes left for later
+/// ([`crate::db::without_stores`]; done by [`crate::build::Builder::write_behind`]). A
+/// document opened whole is checked so ([`crate::prewarm::prewarm_checks`]): its
+/// diagnostics wait for every function's checks, not for the encoding of every result. (An
+/// edit's one function writes as a build does.)
+pub(crate) fn checked_behind(db: &Db, file: SourceFile, symbol: String) {
+    crate::db::without_stores(|| checked(db, file, symbol));
 }
