@@ -7,8 +7,8 @@ mod sv_common;
 
 use compiler::aps::{self, Style, interp, workload};
 use compiler::limits::Limits;
+use compiler::rules::Circuit;
 use compiler::rules::sim::{self, Command, SimConfig, SimResult};
-use compiler::rules::{self, Circuit};
 use std::collections::BTreeMap;
 use sv_common::Case;
 
@@ -25,12 +25,6 @@ fn styled(ctx: &aps::DesignContext, f: &compiler::mlir::ast::Operation, style: S
     aps::build_function_styled(ctx, f, &Limits::DEFAULT, style)
         .unwrap_or_else(|d| panic!("{style}: {}", d.message))
         .0
-}
-
-/// The circuit read back from its CMT2 text.
-fn read_back(tag: &str, c: &Circuit) -> Circuit {
-    let text = rules::emit_cmt2(c);
-    rules::read_cmt2(&text).unwrap_or_else(|d| panic!("{tag}: {}", d.render(tag, &text)))
 }
 
 /// tor = rules = cmt2 on every function of the generated modules in `style`; the RTL of
@@ -50,10 +44,7 @@ fn generated_functions_agree(style: Style) {
             let tag = format!("{style}/{seed}/{}", c.name);
             let got = common::tor_equals_rules(&tag, &ctx, f, &c, (rs1, rs2), &mem);
             let cmd = common::command(&c, rs1, rs2, 3);
-            let cmds = std::slice::from_ref(&cmd);
-            let cfg = SimConfig::default();
-            let back = sim::simulate(&read_back(&tag, &c), cmds, mem.clone(), &cfg);
-            assert_eq!(back.as_ref(), Ok(&got), "{tag}: rules and cmt2 runs differ");
+            common::cmt2_runs_as(&tag, &c, std::slice::from_ref(&cmd), &mem, &got);
             if n % RTL_EVERY == 0 {
                 cases.push(Case {
                     tag: tag.replace(['/', '.'], "_"),
@@ -210,8 +201,7 @@ fn timed(tag: &str, c: &Circuit, cmds: &[Command], mem: &BTreeMap<u32, u8>) -> (
     let cfg = SimConfig::default();
     let got = sim::simulate(c, cmds, mem.clone(), &cfg)
         .unwrap_or_else(|e| panic!("{tag}: rule simulator: {e}"));
-    let back = sim::simulate(&read_back(tag, c), cmds, mem.clone(), &cfg);
-    assert_eq!(back.as_ref(), Ok(&got), "{tag}: rules and cmt2 runs differ");
+    common::cmt2_runs_as(tag, c, cmds, mem, &got);
     let case = Case {
         tag: tag.replace(['/', '.'], "_"),
         circuit: c.clone(),

@@ -237,3 +237,20 @@ pub fn tor_equals_rules(
     }
     got
 }
+
+/// The circuit's CMT2 text, read back, runs `cmds` from `mem` as the rule simulator ran
+/// the circuit itself (`rules`).
+pub fn cmt2_runs_as(
+    tag: &str,
+    c: &compiler::rules::Circuit,
+    cmds: &[compiler::rules::sim::Command],
+    mem: &std::collections::BTreeMap<u32, u8>,
+    rules: &compiler::rules::sim::SimResult,
+) {
+    let text = compiler::rules::emit_cmt2(c);
+    let back = compiler::rules::read_cmt2(&text)
+        .unwrap_or_else(|d| panic!("{tag}: {}", d.render(tag, &text)));
+    let cfg = compiler::rules::sim::SimConfig::default();
+    let run = compiler::rules::sim::simulate(&back, cmds, mem.clone(), &cfg);
+    assert_eq!(run.as_ref(), Ok(rules), "{tag}: rules and cmt2 runs differ");
+}
