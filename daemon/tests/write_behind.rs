@@ -10,7 +10,6 @@ use kiln_daemon::build::Builder;
 use kiln_daemon::ide::Ide;
 use kiln_daemon::inputs::OverlayChange;
 use kiln_daemon::spec::HandshakeSpec;
-use std::collections::BTreeMap;
 use std::fs;
 use std::path::Path;
 
@@ -18,41 +17,19 @@ fn open(cache: &Path) -> kiln_cache::Store {
     kiln_cache::Store::open(cache, kiln_cache::DEFAULT_CAP_BYTES).unwrap()
 }
 
-/// Every file below `dir`, by path relative to it.
-fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    let mut out = BTreeMap::new();
-    for e in fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_dir() {
-            for (k, v) in files(&p) {
-                out.insert(
-                    format!("{}/{k}", p.file_name().unwrap().to_string_lossy()),
-                    v,
-                );
-            }
-        } else {
-            let name = p.file_name().unwrap().to_string_lossy().into_owned();
-            out.insert(name, fs::read(&p).unwrap());
-        }
-    }
-    out
-}
-
 #[test]
 fn an_editors_checks_are_written_behind_and_a_later_build_reads_them() {
-    let dir = tempfile::tempdir().unwrap();
-    let src = dir.path().join("gen.mlir");
     let n = 24;
-    let text = compiler::aps::workload::generate(n, 3);
-    fs::write(&src, &text).unwrap();
+    let g = common::input("gen.mlir", compiler::aps::workload::generate(n, 3));
+    let (dir, src, text) = (&g.dir, &g.src, &g.text);
     let cache = dir.path().join("cache");
 
     let editor = Builder::in_process(Some(open(&cache)));
     let ide = Ide::default();
     let opened = OverlayChange::Full(text.clone());
     let analysis = editor
-        .edit_overlay(&src, 1, opened, &HandshakeSpec::default(), |db, o| {
-            ide.analyze(db, &src, o)
+        .edit_overlay(src, 1, opened, &HandshakeSpec::default(), |db, o| {
+            ide.analyze(db, src, o)
         })
         .unwrap();
     assert!(analysis.messages.is_empty(), "{:?}", analysis.messages);
@@ -76,7 +53,7 @@ fn an_editors_checks_are_written_behind_and_a_later_build_reads_them() {
 
     let built = dir.path().join("built");
     let builder = Builder::in_process(Some(open(&cache)));
-    let counts = build_counted(&builder, &common::spec(&src, &built));
+    let counts = build_counted(&builder, &common::spec(src, &built));
     for kind in ["parse", "segmentation", "handler"] {
         assert_eq!(count(&counts, kind), 0, "{kind} executed: {counts:?}");
     }
@@ -84,25 +61,25 @@ fn an_editors_checks_are_written_behind_and_a_later_build_reads_them() {
     assert_eq!(counts["handler"].cache_hits, blocks, "{counts:?}");
 
     let reference = dir.path().join("reference");
-    build_counted(&Builder::in_process(None), &common::spec(&src, &reference));
-    let (built, reference) = (files(&built.join("out")), files(&reference.join("out")));
+    build_counted(&Builder::in_process(None), &common::spec(src, &reference));
+    let (built, reference) = (
+        common::tree(&built.join("out")),
+        common::tree(&reference.join("out")),
+    );
     assert!(!reference.is_empty());
     assert_eq!(
         built.keys().collect::<Vec<_>>(),
         reference.keys().collect::<Vec<_>>()
     );
     for (name, bytes) in &reference {
-        assert!(built[name] == *bytes, "{name} differs");
+        assert!(built[name] == *bytes, "{} differs", name.display());
     }
 }
 
 #[test]
 fn an_edit_before_the_write_behind_leaves_a_store_a_build_of_the_edit_reads() {
-    let dir = tempfile::tempdir().unwrap();
-    let src = dir.path().join("gen.mlir");
-    let n = 8;
-    let text = compiler::aps::workload::generate(n, 2);
-    fs::write(&src, &text).unwrap();
+    let g = common::input("gen.mlir", compiler::aps::workload::generate(8, 2));
+    let (dir, src, text) = (&g.dir, &g.src, &g.text);
     let cache = dir.path().join("cache");
 
     let editor = Builder::in_process(Some(open(&cache)));
@@ -110,12 +87,12 @@ fn an_edit_before_the_write_behind_leaves_a_store_a_build_of_the_edit_reads() {
     let analyze = |version, text: &str| {
         let change = OverlayChange::Full(text.to_string());
         editor
-            .edit_overlay(&src, version, change, &HandshakeSpec::default(), |db, o| {
-                ide.analyze(db, &src, o)
+            .edit_overlay(src, version, change, &HandshakeSpec::default(), |db, o| {
+                ide.analyze(db, src, o)
             })
             .unwrap()
     };
-    analyze(1, &text);
+    analyze(1, text);
     // An edit of one function before the open's checks are written: the edited function is
     // written as it is checked, the others by the write-behind.
     let k = text.find("tor.addi").unwrap();
@@ -131,9 +108,9 @@ fn an_edit_before_the_write_behind_leaves_a_store_a_build_of_the_edit_reads() {
     assert!(!editor.write_behind());
     drop(editor);
 
-    fs::write(&src, &edited).unwrap();
+    fs::write(src, &edited).unwrap();
     let builder = Builder::in_process(Some(open(&cache)));
-    let counts = build_counted(&builder, &common::spec(&src, dir.path()));
+    let counts = build_counted(&builder, &common::spec(src, dir.path()));
     for kind in ["parse", "segmentation", "handler"] {
         assert_eq!(count(&counts, kind), 0, "{kind} executed: {counts:?}");
     }
