@@ -33,6 +33,7 @@
 
 use super::emit::{mlir_str, sym};
 use super::{BankPort, DmaEntry, InstanceKind, bank_addr_width, methods, signature};
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 /// `!firrtl.uint<w>`.
@@ -507,6 +508,19 @@ struct LaneDecode {
     bank: String,
     off: String,
     ew: u32,
+    /// The offset fitted to a bank's address width, once per width.
+    fitted: BTreeMap<u32, String>,
+}
+
+impl LaneDecode {
+    /// The element's offset as an address of `aw` bits.
+    fn offset(&mut self, b: &mut Body, aw: u32) -> String {
+        let (off, ew) = (&self.off, self.ew);
+        self.fitted
+            .entry(aw)
+            .or_insert_with(|| fit(b, off, ew, aw))
+            .clone()
+    }
 }
 
 fn lane_decode(b: &mut Body, e: &super::DmaEntry, lane: u32) -> LaneDecode {
@@ -519,15 +533,14 @@ fn lane_decode(b: &mut Body, e: &super::DmaEntry, lane: u32) -> LaneDecode {
     let a = b.op2("add", "%addr", &jc, 32, 32, 33);
     let a = b.bits(&a, 33, 32);
     let end = b.constant(u128::from(e.base) + u128::from(e.size), 33);
+    let base = b.constant(u128::from(e.base), 32);
     let mut hit = b.def(&format!("firrtl.lt {a}, {end} : ({u32t}, {u33}) -> {u1}"));
     if e.base != 0 {
-        let base = b.constant(u128::from(e.base), 32);
         let low = b.def(&format!(
             "firrtl.geq {a}, {base} : ({u32t}, {u32t}) -> {u1}"
         ));
         hit = b.op2("and", &low, &hit, 1, 1, 1);
     }
-    let base = b.constant(u128::from(e.base), 32);
     let d = b.op2("sub", &a, &base, 32, 32, 33);
     let d = b.bits(&d, 33, 32);
     let ew = 32 - shift;
@@ -550,7 +563,13 @@ fn lane_decode(b: &mut Body, e: &super::DmaEntry, lane: u32) -> LaneDecode {
         let off = b.op2("rem", &el, &pb, ew, 32, ew);
         (bank, off)
     };
-    LaneDecode { hit, bank, off, ew }
+    LaneDecode {
+        hit,
+        bank,
+        off,
+        ew,
+        fitted: BTreeMap::new(),
+    }
 }
 
 /// `x` (`from` bits) zero-extended or truncated to `to` bits.
@@ -596,7 +615,7 @@ pub(crate) fn burst_methods(instances: &[super::Instance]) -> [(String, String);
     for g in &groups {
         let e = g[0].entry;
         let eb = e.elem_bytes;
-        let d = lane_decode(&mut b, e, g[0].lane);
+        let mut d = lane_decode(&mut b, e, g[0].lane);
         let lo = g[0].lane * eb * 8;
         let wd = b.def(&format!(
             "firrtl.bits %data {} to {lo} : ({}) -> {}",
@@ -604,11 +623,16 @@ pub(crate) fn burst_methods(instances: &[super::Instance]) -> [(String, String);
             ty(64),
             ty(eb * 8)
         ));
+        // The lane's data fitted to a bank's width, once per width.
+        let mut data_of: BTreeMap<u32, String> = BTreeMap::new();
         for l in g {
             let sel = lane_select(&mut b, &d, l.bank);
             let aw = bank_addr_width(l.depth);
-            let off = fit(&mut b, &d.off, d.ew, aw);
-            let data = fit(&mut b, &wd, eb * 8, l.width);
+            let off = d.offset(&mut b, aw);
+            let data = data_of
+                .entry(l.width)
+                .or_insert_with(|| fit(&mut b, &wd, eb * 8, l.width))
+                .clone();
             b.line(&format!("cmt2.if {sel} : {} {{", ty(1)));
             b.line(&format!(
                 "  cmt2.call {} {}({off}, {data}) : ({}, {}) -> ()",
@@ -640,17 +664,17 @@ pub(crate) fn burst_methods(instances: &[super::Instance]) -> [(String, String);
     let mut beats: Vec<String> = Vec::new();
     let mut i = 0;
     while i < groups.len() {
-        let e = groups[i].first().map(|l| l.entry);
-        let eb = e.map_or(8, |e| e.elem_bytes);
+        let e = groups[i][0].entry;
+        let eb = e.elem_bytes;
         let mut parts: Vec<String> = Vec::new();
-        while i < groups.len() && e.is_some_and(|e| std::ptr::eq(groups[i][0].entry, e)) {
+        while i < groups.len() && std::ptr::eq(groups[i][0].entry, e) {
             let g = &groups[i];
-            let d = lane_decode(&mut b, g[0].entry, g[0].lane);
+            let mut d = lane_decode(&mut b, e, g[0].lane);
             let mut lane = b.constant(0, eb * 8);
             for l in g {
                 let sel = lane_select(&mut b, &d, l.bank);
                 let aw = bank_addr_width(l.depth);
-                let off = fit(&mut b, &d.off, d.ew, aw);
+                let off = d.offset(&mut b, aw);
                 let rd = b.def(&format!(
                     "cmt2.call {} {}({off}) : ({}) -> {}",
                     sym(l.name),

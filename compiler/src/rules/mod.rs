@@ -664,12 +664,13 @@ pub(crate) struct BurstLane<'a> {
 /// Entries whose element is not 1, 2, 4 or 8 bytes have no lanes (the DMA engine moves
 /// 8-byte beats), nor names that are not banks.
 pub(crate) fn burst_lanes(instances: &[Instance]) -> Vec<BurstLane<'_>> {
-    let shape = |n: &str| {
-        instances.iter().find_map(|i| match i.kind {
-            InstanceKind::Bank { width, depth, .. } if i.name == n => Some((width, depth)),
+    let shapes: std::collections::HashMap<&str, (u32, u32)> = instances
+        .iter()
+        .filter_map(|i| match i.kind {
+            InstanceKind::Bank { width, depth, .. } => Some((i.name.as_str(), (width, depth))),
             _ => None,
         })
-    };
+        .collect();
     let mut seen: std::collections::HashMap<&str, u32> = Default::default();
     let mut out = Vec::new();
     for inst in instances {
@@ -682,7 +683,7 @@ pub(crate) fn burst_lanes(instances: &[Instance]) -> Vec<BurstLane<'_>> {
             }
             for lane in 0..8 / entry.elem_bytes {
                 for (bank, name) in entry.banks.iter().enumerate() {
-                    let Some((width, depth)) = shape(name) else {
+                    let Some(&(width, depth)) = shapes.get(name.as_str()) else {
                         continue;
                     };
                     let k = seen.entry(name.as_str()).or_insert(0);
