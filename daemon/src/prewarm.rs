@@ -77,7 +77,8 @@ pub(crate) fn prewarm_checks(db: &Db, file: SourceFile, symbols: Vec<String>) {
         .into_iter()
         .map(|s| Item::Checked(file, s))
         .collect();
-    // One thread: the checks run here, in the walk's stead (same work, their writes behind).
+    // With one thread too: the checks then run here, before the analysis walk (the same
+    // work, with their store writes left behind).
     let threads = crate::cores().min(8).clamp(1, items.len().max(1));
     run(db, &items, threads);
 }
