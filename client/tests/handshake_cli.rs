@@ -91,3 +91,55 @@ fn input_errors_are_located() {
     assert!(err.contains("bad.mlir:"), "{err}");
     assert!(err.contains("2 consumers"), "{err}");
 }
+
+/// A library unit is lowered under the build's limits whichever way the build runs: through
+/// the daemon (its per-model queries) and in process (`flow::handshake::unit`) warn about
+/// the same units over `--max-nodes`, ignore them alike and end alike (the same bytes, or
+/// the same error when the design itself exceeds the limit), for a limit under the
+/// smallest unit, two between units and one under the largest only.
+#[test]
+fn daemon_and_in_process_builds_lower_library_units_under_the_same_limits() {
+    let env = cli::Daemon::new();
+    let input = data("export_gcd.mlir");
+    let lib = data("library");
+    for (nodes, unit) in [
+        (60, "addi"),
+        (200, "cond_br"),
+        (1000, "tehb"),
+        (2000, "shli"),
+    ] {
+        let build = |mut cmd: std::process::Command, out: &str| {
+            let out_dir = env.root().join(out);
+            let o = cmd
+                .arg("build")
+                .arg(&input)
+                .arg("--blif-lib")
+                .arg(&lib)
+                .args(["--max-nodes", &nodes.to_string(), "-o"])
+                .arg(&out_dir)
+                .output()
+                .unwrap();
+            let diagnostics: Vec<String> = String::from_utf8_lossy(&o.stderr)
+                .lines()
+                .filter(|l| l.contains("warning:") || l.contains("error:"))
+                .map(str::to_string)
+                .collect();
+            (o.status.code(), diagnostics, cli::tree_bytes(&out_dir))
+        };
+        let daemon = build(env.kiln(), &format!("d{nodes}"));
+        let local = build(env.kiln_no_daemon(), &format!("n{nodes}"));
+        let over = format!("model `{unit}`:");
+        assert!(
+            local
+                .1
+                .iter()
+                .any(|w| w.contains(&over) && w.contains("[W0405]")),
+            "{nodes}: {:?}",
+            local.1
+        );
+        assert_eq!(daemon.0, local.0, "{nodes}: exit codes");
+        assert_eq!(daemon.1, local.1, "{nodes}");
+        assert_eq!(local.2.is_empty(), local.0 != Some(0), "{nodes}");
+        assert!(daemon.2 == local.2, "{nodes}: outputs differ");
+    }
+}

@@ -17,6 +17,8 @@
 //! - Generators of inputs for tests and benchmarks (`aps::workload`, `mlir::synthetic`,
 //!   `blif::generate`)
 //!   exist only with the `generators` feature.
+//! - [`par`]: the one parallel map (scoped threads that end with the call), for the APS
+//!   flow's functions and the daemon's and client's independent items.
 
 #![warn(unreachable_pub)]
 
@@ -32,4 +34,5 @@ pub mod highlight;
 pub mod ide;
 pub mod limits;
 pub mod mlir;
+pub mod par;
 pub mod rules;

@@ -19,7 +19,10 @@ fn lower(file: &str) -> (handshake::SynthOutput, BTreeMap<String, String>) {
     for p in handshake::library_paths(&marks) {
         let t = std::fs::read_to_string(common::data(&format!("handshake/library/{p}")))
             .unwrap_or_else(|e| panic!("{p}: {e}"));
-        units.insert(p.clone(), aig_io::lower_library_unit(&t).unwrap());
+        units.insert(
+            p.clone(),
+            compiler::flow::handshake::unit(&t, &compiler::limits::Limits::DEFAULT).unwrap(),
+        );
         texts.insert(p, t);
     }
     (handshake::build(&circuit, &marks, &units).unwrap(), texts)

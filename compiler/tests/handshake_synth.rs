@@ -32,8 +32,9 @@ impl Library {
             .entry(rel.to_string())
             .or_insert_with(|| {
                 let text = std::fs::read_to_string(dir.join(rel)).ok()?;
-                let unit = aig_io::lower_library_unit(&text)
-                    .unwrap_or_else(|d| panic!("{rel}: {}", d.render(rel, &text)));
+                let unit =
+                    compiler::flow::handshake::unit(&text, &compiler::limits::Limits::DEFAULT)
+                        .unwrap_or_else(|d| panic!("{rel}: {}", d.render(rel, &text)));
                 Some((unit, text))
             })
             .as_ref()

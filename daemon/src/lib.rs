@@ -16,8 +16,8 @@
 //! daemon ([`server`]) serves every request with one, over the wire of [`rpc`] (the only
 //! module that knows the generated protocol types); [`client`] finds, starts and talks to
 //! a workspace's daemon. [`frame`] bounds the Bazel worker protocol's frames;
-//! [`remote_args`] holds the remote cache tier's flags; [`par`] is the one parallel map of
-//! independent items (a one-shot build's inputs, `kiln aig`'s files).
+//! [`remote_args`] holds the remote cache tier's flags. Independent items run on
+//! `compiler::par`, the one parallel map.
 //!
 //! Architecture invariant: the compiler knows nothing of salsa; every query body here is a
 //! call into `compiler` on owned values.
@@ -34,7 +34,6 @@ pub mod ide;
 pub mod input;
 pub mod inputs;
 pub mod oneshot;
-pub mod par;
 pub mod paths;
 pub mod prewarm;
 pub mod remote_args;
@@ -46,10 +45,3 @@ pub mod spec;
 pub mod watcher;
 pub mod why;
 pub mod writer;
-
-/// The number of threads worth running at once (asked of the OS once: it reads cgroup
-/// files every time).
-pub fn cores() -> usize {
-    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-}

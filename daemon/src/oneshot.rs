@@ -12,11 +12,11 @@ use crate::counters::Counters;
 use crate::db::FileOutputs;
 use crate::digests::Digests;
 use crate::inputs::read_text;
-use crate::par;
 use crate::report::{BuildReport, Times};
 use crate::spec::{self, BuildSpec, Flow, Job, OutputKind, is_blif};
 use crate::writer::{Spares, Writer};
 use compiler::flow::{self, handshake::LibraryFile};
+use compiler::par;
 use std::sync::Arc;
 use std::time::Instant;
 

@@ -23,7 +23,6 @@ use crate::db::{self, BlifFile, Db, SourceFile};
 use crate::inputs::{Loaded, Resolved};
 use crate::spec::Flow;
 use std::panic::AssertUnwindSafe;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// One unit of parallel work.
 #[derive(Clone)]
@@ -61,8 +60,8 @@ pub(crate) fn prewarm_inputs<'a>(
     let items = expand(db, files);
     // One thread: the items run here, in the walk's stead (same work, same counts).
     let threads = match jobs {
-        0 => crate::cores().min(8),
-        n => n.min(crate::par::MAX_JOBS),
+        0 => compiler::par::cores().min(8),
+        n => n.min(compiler::par::MAX_JOBS),
     }
     .clamp(1, items.len().max(1));
     run(db, &items, threads);
@@ -79,7 +78,7 @@ pub(crate) fn prewarm_checks(db: &Db, file: SourceFile, symbols: Vec<String>) {
         .collect();
     // With one thread too: the checks then run here, before the analysis walk (the same
     // work, with their store writes left behind).
-    let threads = crate::cores().min(8).clamp(1, items.len().max(1));
+    let threads = compiler::par::cores().min(8).clamp(1, items.len().max(1));
     run(db, &items, threads);
 }
 
@@ -128,45 +127,28 @@ fn expand(db: &Db, files: Vec<Item>) -> Vec<Item> {
     items
 }
 
-/// Run `items` on `threads` database handles (this one included) sharing one counter.
+/// Run `items` on `threads` database handles of their own ([`compiler::par`]); a
+/// cancellation (a new input) stops them all.
 fn run(db: &Db, items: &[Item], threads: usize) {
-    let next = AtomicUsize::new(0);
-    std::thread::scope(|s| {
-        for _ in 1..threads {
-            let handle = db.clone();
-            let next = &next;
-            s.spawn(move || work(&handle, items, next));
-        }
-        work(db, items, &next);
-    });
+    let _ = std::panic::catch_unwind(AssertUnwindSafe(|| {
+        compiler::par::for_each_with(threads, items, || db.clone(), work, |_, ()| {});
+    }));
 }
 
-/// Take items off the shared counter until none are left; stop at a cancellation.
-fn work(db: &Db, items: &[Item], next: &AtomicUsize) {
-    let _ = std::panic::catch_unwind(AssertUnwindSafe(|| {
-        loop {
-            let Some(item) = items.get(next.fetch_add(1, Ordering::Relaxed)) else {
-                return;
-            };
-            match item {
-                Item::Aps(f) => {
-                    let _ = db::aps::design_context(db, *f);
-                }
-                Item::Function(f, symbol) => {
-                    let _ = db::aps::function_emitted(
-                        db,
-                        *f,
-                        symbol.clone(),
-                        compiler::aps::Style::Fsm,
-                    );
-                }
-                Item::Checked(f, symbol) => {
-                    crate::ide::checked_behind(db, *f, symbol.clone());
-                }
-                Item::Blif(f) => {
-                    let _ = db::blif::blif_outputs(db, *f, None);
-                }
-            }
+/// One item's queries.
+fn work(db: &Db, item: &Item) {
+    match item {
+        Item::Aps(f) => {
+            let _ = db::aps::design_context(db, *f);
         }
-    }));
+        Item::Function(f, symbol) => {
+            let _ = db::aps::function_emitted(db, *f, symbol.clone(), compiler::aps::Style::Fsm);
+        }
+        Item::Checked(f, symbol) => {
+            crate::ide::checked_behind(db, *f, symbol.clone());
+        }
+        Item::Blif(f) => {
+            let _ = db::blif::blif_outputs(db, *f, None);
+        }
+    }
 }

@@ -241,7 +241,7 @@ pub fn unit_from(
         )
         .with_code(Code::TemplateFailed)
     })?;
-    let lowered = compiler::flow::handshake::template_unit(&blif, limits);
+    let lowered = compiler::flow::handshake::unit(&blif, limits);
     Ok((blif, lowered))
 }
 

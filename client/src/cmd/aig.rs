@@ -3,7 +3,7 @@
 //!
 //! Lowers every model of every BLIF file (directories are walked for `*.blif`, and the tree
 //! is mirrored under OUT_DIR) and writes the top model's AIG: the first model, or `--top`'s. Files are processed by a pool of
-//! `--jobs` threads ([`kiln_daemon::par`]); results are reported in input order. Warnings are printed and do not
+//! `--jobs` threads ([`compiler::par`]); results are reported in input order. Warnings are printed and do not
 //! change the exit code; any input error makes the command exit 1. A run ends as `kiln
 //! build`'s does: on success one summary line on stderr (`Lowered 3 files in 4.1 ms; 2
 //! warnings`, none with `-q`), on failure the closing line (`could not lower 1 of 3 inputs`).
@@ -124,7 +124,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
     let mut failed = 0;
     let top = args.top.as_deref();
     let lower = |job: &Job| lower_one(job, args.format, top, args.json || args.stats);
-    kiln_daemon::par::for_each(threads, &jobs, lower, |i, o| {
+    compiler::par::for_each(threads, &jobs, lower, |i, o| {
         match &bar {
             Some(b) => {
                 b.inc(1);

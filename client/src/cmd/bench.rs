@@ -127,11 +127,11 @@ fn aig_one(input: &Path, out: &Path, jobs: usize, flat: bool, list: bool) -> Res
             };
             aigcmd::lower_one(&job, Format::Aig, None, false)
         };
-        kiln_daemon::par::for_each(jobs, &lines, lower, |_, o| failed += o.failed as usize);
+        compiler::par::for_each(jobs, &lines, lower, |_, o| failed += o.failed as usize);
     } else {
         let jobs_list = jobs_of(input, out, flat)?;
         let lower = |j: &Job| aigcmd::lower_one(j, Format::Aig, None, false);
-        kiln_daemon::par::for_each(jobs, &jobs_list, lower, |_, o| failed += o.failed as usize);
+        compiler::par::for_each(jobs, &jobs_list, lower, |_, o| failed += o.failed as usize);
     }
     if failed > 0 {
         return Err(Failure::input(format!("{failed} file(s) failed")));

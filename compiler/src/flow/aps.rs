@@ -53,12 +53,13 @@ pub fn parse_function(text: &str, limits: &Limits) -> Result<Operation, Diagnost
 /// One function's share of its file's outputs: its frame ([`frame_of`], for the file's
 /// header and footer) and its rules as CMT2 and as JSON (comma-joined; empty when the
 /// function has no rules), and the warnings about it (spans relative to the function).
-/// Position-independent: equal for equal function texts.
+/// Position-independent: equal for equal function texts. `P` holds the texts (a daemon
+/// keeps them as shared bytes).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Emitted {
+pub struct Emitted<P = String> {
     pub frame: Circuit,
-    pub cmt2: String,
-    pub json: String,
+    pub cmt2: P,
+    pub json: P,
     pub warnings: Vec<Diagnostic>,
 }
 
@@ -256,58 +257,114 @@ pub struct Options<'a> {
     pub csr: Option<&'a aps::csr::CsrConfig>,
 }
 
-/// The APS flow for one file under `o`: functions are built on all cores (contiguous runs
-/// of them, outputs in source order), the fastest build of a whole file.
+/// A file's functions' emitted shares and the warnings about them (in the file's
+/// positions), or the file's errors: what [`check`] returns.
+pub type Checked<E> = Result<(Vec<E>, Vec<Diagnostic>), Vec<Diagnostic>>;
+
+/// The one check of an APS file's functions, in this order: the design context's error
+/// (`context_error`, already in the file's positions: every function reads the context, so
+/// it is the file's only error), repeated symbols, each function's first error, the
+/// instruction identities ([`identities`]). `emitted` gives each function's share (its
+/// [`Emitted`], errors and warnings relative to the function; `None`: the function is left
+/// out); it is asked in source order, and only once the checks before it passed. On
+/// success: the shares in source order and the warnings, the functions' then the
+/// identities'. A build ([`build_with`]), a daemon's queries and an editor all check
+/// through here, so they report the same diagnostics in the same order.
+pub fn check<P, E: AsRef<Emitted<P>>>(
+    context_error: Option<Diagnostic>,
+    functions: &[Item],
+    mut emitted: impl FnMut(usize, &Item) -> Option<Result<E, Diagnostic>>,
+) -> Checked<E> {
+    if let Some(d) = context_error {
+        return Err(vec![d]);
+    }
+    let repeated = repeated_symbols(functions);
+    if !repeated.is_empty() {
+        return Err(repeated);
+    }
+    let mut errors = Vec::new();
+    let mut parts = Vec::with_capacity(functions.len());
+    let mut warnings = Vec::new();
+    for (i, item) in functions.iter().enumerate() {
+        let at = item.offset as i64;
+        match emitted(i, item) {
+            Some(Ok(e)) => {
+                warnings.extend(e.as_ref().warnings.iter().map(|w| w.clone().shifted(at)));
+                parts.push(e);
+            }
+            Some(Err(d)) => errors.push(d.shifted(at)),
+            None => {}
+        }
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    let identities = identities(
+        functions
+            .iter()
+            .zip(parts.iter().map(|e| &e.as_ref().frame)),
+    );
+    if identities.iter().any(Diagnostic::is_error) {
+        return Err(identities);
+    }
+    warnings.extend(identities);
+    Ok((parts, warnings))
+}
+
+impl<P> AsRef<Emitted<P>> for Emitted<P> {
+    fn as_ref(&self) -> &Emitted<P> {
+        self
+    }
+}
+
+/// The APS flow for one file under `o`: functions are built on all cores (outputs in
+/// source order), the fastest build of a whole file; checked by [`check`].
 pub fn build_with(text: &str, stem: &str, o: &Options) -> Outcome {
     let (threads, sv_top, limits, style, csr) = (o.threads, o.sv_top, &o.limits, o.style, o.csr);
     let split = split_functions(text);
-    let ctx = match design_context_with(&split.context, limits, csr) {
-        Ok(c) => c,
-        Err(d) => return Outcome::failed(vec![split.to_file(d)]),
+    let (ctx, context_error) = match design_context_with(&split.context, limits, csr) {
+        Ok(c) => (Some(c), None),
+        Err(d) => (None, Some(split.to_file(d))),
     };
-    let repeated = repeated_symbols(&split.functions);
-    if !repeated.is_empty() {
-        return Outcome::failed(repeated);
-    }
-    let built = in_parallel(threads, &split.functions, |item| {
-        let shift = |d: Diagnostic| d.shifted(item.offset as i64);
-        let (c, warnings) = circuit_styled(&ctx, &item.text, limits, style).map_err(shift)?;
-        let e = Emitted {
-            warnings: warnings.into_iter().map(shift).collect(),
-            ..emit(&c)
-        };
-        Ok((e, sv_top.is_some().then_some(c)))
-    });
-    let Some(built) = built else {
+    let build = |item: &Item| {
+        let ctx = ctx.as_ref()?;
+        Some(
+            circuit_styled(ctx, &item.text, limits, style).map(|(c, warnings)| {
+                (
+                    Emitted {
+                        warnings,
+                        ..emit(&c)
+                    },
+                    c,
+                )
+            }),
+        )
+    };
+    // Built ahead, on all cores, unless the checks before the functions fail.
+    let ahead = context_error.is_none() && repeated_symbols(&split.functions).is_empty();
+    let threads = crate::par::jobs_or_cores(threads);
+    let built = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match ahead {
+        true => crate::par::map(threads, &split.functions, build),
+        false => Vec::new(),
+    }));
+    let Ok(mut built) = built else {
         let d = Diagnostic::global_error("internal error: a build thread panicked")
             .with_code(Code::Internal);
         return Outcome::failed(vec![d]);
     };
-    let mut emitted = Vec::with_capacity(built.len());
     let mut circuits = Vec::new();
-    let mut errors = Vec::new();
-    for r in built {
-        match r {
-            Ok((e, c)) => {
-                emitted.push(e);
-                circuits.extend(c);
-            }
-            Err(d) => errors.push(d),
-        }
-    }
-    if !errors.is_empty() {
-        return Outcome::failed(errors);
-    }
-    let identities = identities(split.functions.iter().zip(emitted.iter().map(|e| &e.frame)));
-    if identities.iter().any(Diagnostic::is_error) {
-        return Outcome::failed(identities);
-    }
-    // The functions' warnings (already in the file's positions), then the identities'.
-    let mut diagnostics: Vec<Diagnostic> = emitted
-        .iter_mut()
-        .flat_map(|e| std::mem::take(&mut e.warnings))
-        .collect();
-    diagnostics.extend(identities);
+    let checked = check(context_error, &split.functions, |i, _| {
+        let (e, c) = match built.get_mut(i)?.take()? {
+            Ok(ec) => ec,
+            Err(d) => return Some(Err(d)),
+        };
+        circuits.extend(sv_top.is_some().then_some(c));
+        Some(Ok(e))
+    });
+    let (emitted, diagnostics) = match checked {
+        Ok(checked) => checked,
+        Err(errors) => return Outcome::failed(errors),
+    };
     let bytes = |s: String| -> Piece { Cow::Owned(s.into_bytes()) };
     let (frames, pieces): (Vec<Circuit>, Vec<(Piece, Piece)>) = emitted
         .into_iter()
@@ -326,34 +383,4 @@ pub fn build_with(text: &str, stem: &str, o: &Options) -> Outcome {
         }
     }
     outcome
-}
-
-/// `f` of every item, on up to `threads` threads (0: one per core), each a contiguous run
-/// of items, in order; `None` when a thread panicked.
-fn in_parallel<T: Sync, R: Send>(
-    threads: usize,
-    items: &[T],
-    f: impl Fn(&T) -> R + Sync,
-) -> Option<Vec<R>> {
-    let threads = match threads {
-        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-        n => n,
-    }
-    .min(items.len().max(1));
-    if threads == 1 {
-        return Some(items.iter().map(f).collect());
-    }
-    let chunk = items.len().div_ceil(threads);
-    let f = &f;
-    std::thread::scope(|s| {
-        let handles: Vec<_> = items
-            .chunks(chunk)
-            .map(|run| s.spawn(move || run.iter().map(f).collect::<Vec<R>>()))
-            .collect();
-        let mut out = Vec::with_capacity(items.len());
-        for h in handles {
-            out.extend(h.join().ok()?);
-        }
-        Some(out)
-    })
 }

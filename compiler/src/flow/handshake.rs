@@ -83,8 +83,9 @@ pub fn front(text: &str, opts: &Options) -> Result<Front, FrontError> {
 
 /// One library file lowered to its unit: the file's first model, with the models it
 /// instantiates (the per-model steps of [`super::blif`], under `limits`); errors relative
-/// to the file.
-pub(crate) fn unit(text: &str, limits: &Limits) -> Result<LibUnit, Diagnostic> {
+/// to the file. Also the unit of a Verilog template, from the BLIF yosys wrote for it. (A
+/// daemon caches the same steps per model: its `lib_unit` query.)
+pub fn unit(text: &str, limits: &Limits) -> Result<LibUnit, Diagnostic> {
     let (first, lowered) = super::blif::lower_first(text, limits)
         .ok_or_else(|| Diagnostic::global_error("library file has no .model"))?;
     let lowered = lowered.map_err(|d| d.shifted(first.offset as i64))?;
@@ -93,12 +94,6 @@ pub(crate) fn unit(text: &str, limits: &Limits) -> Result<LibUnit, Diagnostic> {
         net: aig_io::from_aig(&lowered.aig),
         undriven: lowered.undriven,
     })
-}
-
-/// The unit of a Verilog template from the BLIF yosys wrote for it (its first model),
-/// lowered under `limits`, like a library file's.
-pub fn template_unit(blif: &str, limits: &Limits) -> Result<LibUnit, Diagnostic> {
-    unit(blif, limits)
 }
 
 /// The library units a design uses, with their texts (for the hierarchical BLIF) and what

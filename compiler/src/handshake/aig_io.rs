@@ -1,28 +1,13 @@
-//! Bridges to the BLIF/AIG module: library unit lowering (BLIF text → [`LibUnit`]) and the
-//! flat design's AIGER and BLIF outputs (via [`crate::aig`]'s writers).
+//! Bridges to the BLIF/AIG module: a lowered library model as a unit's [`Net`] (the
+//! lowering itself is `flow::handshake::unit`'s) and the flat design's AIGER and BLIF
+//! outputs (via [`crate::aig`]'s writers).
 
-use super::build::{LibUnit, SynthOutput};
+use super::build::SynthOutput;
 use super::net::{Init, Lit, Net, Node};
 use crate::aig::{self, Aig};
 use crate::blif;
 use crate::diag::Diagnostic;
 use std::collections::BTreeMap;
-
-/// Parses and lowers one library file (the first model is the unit).
-pub fn lower_library_unit(text: &str) -> Result<LibUnit, Diagnostic> {
-    let parsed = blif::parse(text)?;
-    let mut lowered = aig::lower_file(&parsed.file)?;
-    let model = lowered.top.clone();
-    let lowered = lowered
-        .models
-        .remove(&model)
-        .ok_or_else(|| Diagnostic::global_error("library file has no .model"))?;
-    Ok(LibUnit {
-        model,
-        net: from_aig(&lowered.aig),
-        undriven: lowered.undriven,
-    })
-}
 
 /// An [`Aig`] as a [`Net`] (same ports, latches and logic).
 pub fn from_aig(g: &Aig) -> Net {

@@ -227,15 +227,8 @@ pub fn function_circuit(
     Some(Ok(compiler::aps::assemble_owned(ctx, seg, blocks)))
 }
 
-/// A function's share of its file's outputs ([`flow::aps::Emitted`], with shared parts).
-#[derive(Debug, PartialEq, Eq)]
-pub struct Emitted {
-    pub frame: Circuit,
-    pub cmt2: Bytes,
-    pub json: Bytes,
-    /// Warnings about the function (spans relative to it).
-    pub warnings: Vec<Diagnostic>,
-}
+/// A function's share of its file's outputs, its texts shared.
+pub type Emitted = flow::aps::Emitted<Bytes>;
 
 /// The function's rules in `style`, emitted once per change of the function (not per file
 /// build).
@@ -314,50 +307,18 @@ pub fn mlir_outputs(db: &dyn KilnDb, file: SourceFile, style: Style) -> FileOutp
 pub type FunctionResult = Option<Result<Arc<Emitted>, Diagnostic>>;
 
 /// A file's functions' emitted rules and the warnings about them, or the file's errors.
-pub type Checked = Result<(Vec<Arc<Emitted>>, Vec<Diagnostic>), Vec<Diagnostic>>;
+pub type Checked = flow::aps::Checked<Arc<Emitted>>;
 
 /// An APS file's functions' emitted rules (each from `emitted`) and the warnings about
-/// them, or the file's errors, checked in [`flow::aps::build`]'s order: the design
-/// context, repeated symbols, each function, instruction identities. What a build and an
-/// editor report alike.
+/// them, or the file's errors: [`flow::aps::check`] on the file's design context and
+/// functions. What a build and an editor report alike.
 pub fn checked_functions(
     db: &dyn KilnDb,
     file: SourceFile,
     mut emitted: impl FnMut(&Item) -> FunctionResult,
 ) -> Checked {
-    if let Some(d) = context_error(db, file) {
-        // Every function depends on the context: its error is the only one.
-        return Err(vec![d]);
-    }
     let functions = &file.split(db).functions;
-    let repeated = flow::aps::repeated_symbols(functions);
-    if !repeated.is_empty() {
-        return Err(repeated);
-    }
-    let mut diagnostics = Vec::new();
-    let mut parts = Vec::new();
-    let mut warnings = Vec::new();
-    for item in functions {
-        match emitted(item) {
-            Some(Ok(e)) => {
-                let at = item.offset as i64;
-                warnings.extend(e.warnings.iter().map(|w| w.clone().shifted(at)));
-                parts.push(e);
-            }
-            Some(Err(d)) => diagnostics.push(d.shifted(item.offset as i64)),
-            None => {}
-        }
-    }
-    if !diagnostics.is_empty() {
-        return Err(diagnostics);
-    }
-    let identities = identities(functions, &parts);
-    if identities.iter().any(Diagnostic::is_error) {
-        return Err(identities);
-    }
-    // The functions' warnings, then the identities' (as `flow::aps::build` orders them).
-    warnings.extend(identities);
-    Ok((parts, warnings))
+    flow::aps::check(context_error(db, file), functions, |_, item| emitted(item))
 }
 
 /// [`flow::aps::identities`] of a file's functions and their emitted frames.

@@ -407,6 +407,6 @@ mod tests {
             ..req
         };
         let jobs = spec_from_proto(&huge).unwrap().jobs;
-        assert_eq!(crate::par::jobs_or_cores(jobs), crate::par::MAX_JOBS);
+        assert_eq!(compiler::par::jobs_or_cores(jobs), compiler::par::MAX_JOBS);
     }
 }

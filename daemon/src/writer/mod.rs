@@ -207,34 +207,20 @@ impl Writer {
         times: &mut WriteTimes,
     ) -> Result<Vec<Checked>, WriteError> {
         let big = todo.iter().any(|o| o.bytes.len() > 1 << 20);
-        let threads = if big { crate::cores() } else { 1 };
-        let run = |chunk: &[&Output]| {
+        let threads = if big { compiler::par::cores() } else { 1 };
+        let write = |o: &&Output| {
             let mut t = WriteTimes::default();
-            let r: Result<Vec<_>, _> = chunk
-                .iter()
-                .map(|o| self.write_output(o, dirs, spec, &mut t))
-                .collect();
-            (r, t)
+            (self.write_output(o, dirs, spec, &mut t), t)
         };
-        let per = todo.len().div_ceil(threads).max(1);
-        let results: Vec<(Result<Vec<Checked>, WriteError>, WriteTimes)> = match threads {
-            1 => vec![run(todo)],
-            _ => std::thread::scope(|s| {
-                let handles: Vec<_> = todo.chunks(per).map(|c| s.spawn(move || run(c))).collect();
-                handles
-                    .into_iter()
-                    .map(|h| {
-                        h.join()
-                            .unwrap_or_else(|_| (Err(WriteError::Panicked), WriteTimes::default()))
-                    })
-                    .collect()
-            }),
-        };
+        let results = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            compiler::par::map(threads, todo, write)
+        }))
+        .map_err(|_| WriteError::Panicked)?;
         let mut files = Vec::with_capacity(todo.len());
         for (r, t) in results {
             times.hash += t.hash;
             times.write += t.write;
-            files.extend(r?);
+            files.push(r?);
         }
         Ok(files)
     }

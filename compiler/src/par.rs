@@ -1,7 +1,8 @@
-//! The one parallel map of a build's independent items (inputs of a one-shot build, files
-//! of `kiln aig`): at most `jobs` scoped threads take items off a shared counter, and the
-//! results come back in input order, so what a caller prints or writes is the same for any
-//! number of jobs.
+//! The one parallel map of kiln's independent items (the functions of an APS file, the
+//! inputs of a one-shot build, the files of `kiln aig`, a daemon's prewarmed queries, a
+//! build's big outputs): at most `jobs` scoped threads take items off a shared counter, and
+//! the results come back in input order, so what a caller prints or writes is the same for
+//! any number of jobs.
 
 use std::collections::BTreeMap;
 use std::panic::{self, AssertUnwindSafe};
@@ -11,11 +12,17 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 /// The most threads one map runs, whatever a request asks for.
 pub const MAX_JOBS: usize = 256;
 
+/// The threads worth running at once on this machine (asked once per process).
+pub fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
 /// The number of jobs of a build: `requested` (at most [`MAX_JOBS`]), or with 0 the
-/// threads worth running at once ([`crate::cores`]).
+/// threads worth running at once ([`cores`]).
 pub fn jobs_or_cores(requested: usize) -> usize {
     match requested {
-        0 => crate::cores(),
+        0 => cores(),
         n => n.min(MAX_JOBS),
     }
 }
@@ -37,12 +44,25 @@ pub fn for_each<T: Sync, R: Send>(
     jobs: usize,
     items: &[T],
     f: impl Fn(&T) -> R + Sync,
+    sink: impl FnMut(usize, R),
+) {
+    for_each_with(jobs, items, || (), |_, item| f(item), sink);
+}
+
+/// [`for_each`] where each thread gets a state of its own, made by `init` on the calling
+/// thread (e.g. a database handle), and `f` gets it with each item.
+pub fn for_each_with<T: Sync, S: Send, R: Send>(
+    jobs: usize,
+    items: &[T],
+    mut init: impl FnMut() -> S,
+    f: impl Fn(&S, &T) -> R + Sync,
     mut sink: impl FnMut(usize, R),
 ) {
     let threads = jobs.clamp(1, items.len().max(1));
     if threads == 1 {
+        let state = init();
         for (i, item) in items.iter().enumerate() {
-            sink(i, f(item));
+            sink(i, f(&state, item));
         }
         return;
     }
@@ -51,12 +71,12 @@ pub fn for_each<T: Sync, R: Send>(
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::scope(|s| {
         for _ in 0..threads {
-            let (tx, next, f, panicked) = (tx.clone(), &next, &f, &panicked);
+            let (tx, next, f, panicked, state) = (tx.clone(), &next, &f, &panicked, init());
             s.spawn(move || {
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(item) = items.get(i) else { break };
-                    match panic::catch_unwind(AssertUnwindSafe(|| f(item))) {
+                    match panic::catch_unwind(AssertUnwindSafe(|| f(&state, item))) {
                         Ok(r) => {
                             if tx.send((i, r)).is_err() {
                                 break;
