@@ -350,9 +350,26 @@ pub fn outcome(
     parsed_warnings: impl Fn(&Item) -> Vec<Diagnostic>,
     top: Option<(usize, Result<&Lowered, &Diagnostic>)>,
 ) -> Outcome {
+    let (diagnostics, top) = diagnosed(models, parsed_warnings, top);
+    match top {
+        Some(l) => Outcome {
+            outputs: outputs(&l.aig),
+            diagnostics,
+            elsewhere: Vec::new(),
+        },
+        None => Outcome::failed(diagnostics),
+    }
+}
+
+/// [`outcome`]'s diagnostics, and the top's lowering unless it failed.
+fn diagnosed<'l>(
+    models: &[Item],
+    parsed_warnings: impl Fn(&Item) -> Vec<Diagnostic>,
+    top: Option<(usize, Result<&'l Lowered, &Diagnostic>)>,
+) -> (Vec<Diagnostic>, Option<&'l Lowered>) {
     let Some((first, top)) = top.and_then(|(i, top)| Some((models.get(i)?, top))) else {
         let d = Diagnostic::error(Span::point(0), "no model in file").with_code(Code::NoModel);
-        return Outcome::failed(vec![d]);
+        return (vec![d], None);
     };
     let mut diagnostics = Vec::new();
     for m in models {
@@ -363,16 +380,12 @@ pub fn outcome(
     match top {
         Ok(l) => {
             diagnostics.extend(l.warnings.iter().map(|w| w.clone().shifted(shift)));
-            Outcome {
-                outputs: outputs(&l.aig),
-                diagnostics,
-                elsewhere: Vec::new(),
-            }
+            (diagnostics, Some(l))
         }
         // Errors inside a child model are reported at the instantiation in the top.
         Err(e) => {
             diagnostics.push(e.clone().shifted(shift));
-            Outcome::failed(diagnostics)
+            (diagnostics, None)
         }
     }
 }
@@ -419,10 +432,25 @@ pub fn top_index(models: &[Item], top: Option<&str>) -> Result<usize, Diagnostic
 
 /// The whole flow for one file, with model `top` as the top (else the first model).
 pub fn build_top(text: &str, top: Option<&str>, limits: &Limits) -> Outcome {
+    let (diagnostics, aig) = lower_top(text, top, limits);
+    match aig {
+        Some(g) => Outcome {
+            outputs: outputs(&g),
+            diagnostics,
+            elsewhere: Vec::new(),
+        },
+        None => Outcome::failed(diagnostics),
+    }
+}
+
+/// The steps of [`build_top`] without the outputs: the file's diagnostics (file-relative)
+/// and the top model's AIG unless lowering failed. (`kiln aig` writes it in the format
+/// asked for.)
+pub fn lower_top(text: &str, top: Option<&str>, limits: &Limits) -> (Vec<Diagnostic>, Option<Aig>) {
     let models = models(text);
     let t = match top_index(&models, top) {
         Ok(t) => t,
-        Err(e) => return Outcome::failed(vec![e]),
+        Err(e) => return (vec![e], None),
     };
     let mut file = File::new(&models);
     let top_lowered = models.get(t).map(|m| (t, file.lower(&m.symbol, limits)));
@@ -451,7 +479,9 @@ pub fn build_top(text: &str, top: Option<&str>, limits: &Limits) -> Outcome {
         w
     };
     let top = top_lowered.as_ref().map(|(t, r)| (*t, r.as_ref()));
-    outcome(&models, warnings, top)
+    let (diagnostics, lowered) = diagnosed(&models, warnings, top);
+    let aig = lowered.map(|l| l.aig.clone());
+    (diagnostics, aig)
 }
 
 type Parsed = Result<(Model, Vec<Diagnostic>), Diagnostic>;
