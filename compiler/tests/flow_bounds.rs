@@ -236,7 +236,7 @@ fn the_blif_flow_refuses_a_hierarchy_deeper_than_the_limit_where_aig_does() {
     let limits = with(Limit::Depth, 10);
     let o = compiler::flow::blif::build(&text, &limits);
     let d = refused_at(&o, &text, "m11 a=a", "--max-depth");
-    // The same diagnostic as the whole-file reference lowering (`aig::lower_file_with`).
+    // The same diagnostic as the whole-file lowering of `kiln aig`.
     let parsed = compiler::blif::parse(&text).unwrap();
     let whole = compiler::aig::lower_file_with(&parsed.file, &limits).unwrap_err();
     assert_eq!(

@@ -1,9 +1,8 @@
 //! `kiln aig FILE_OR_DIR... [-o OUT_DIR] [--format aig|aag|blif] [--top MODEL] [-j N]
 //! [--stats] [--json]`.
 //!
-//! Lowers each BLIF file as `kiln build` does ([`compiler::flow::blif::lower_top`]; directories
-//! are walked for `*.blif`, and the tree is mirrored under OUT_DIR) and writes the top model's
-//! AIG, in the format asked for: the first model, or `--top`'s. Files are processed by a pool of
+//! Lowers every model of every BLIF file (directories are walked for `*.blif`, and the tree
+//! is mirrored under OUT_DIR) and writes the top model's AIG: the first model, or `--top`'s. Files are processed by a pool of
 //! `--jobs` threads ([`compiler::par`]); results are reported in input order. Warnings are printed and do not
 //! change the exit code; any input error makes the command exit 1. A run ends as `kiln
 //! build`'s does: on success one summary line on stderr (`Lowered 3 files in 4.1 ms; 2
@@ -12,6 +11,7 @@
 use crate::diagnostics;
 use crate::io::{self, Failure};
 use compiler::aig::{self, Aig};
+use compiler::blif;
 use compiler::diag::{self, Code, Diagnostic, Located};
 use compiler::flow::Flow;
 use std::collections::HashMap;
@@ -285,13 +285,30 @@ pub fn lower_one(job: &Job, format: Format, top: Option<&str>, detail: bool) -> 
     outcome
 }
 
-/// Lower a BLIF text (model `top` as the top, else the first) as `kiln build` does
-/// ([`compiler::flow::blif::lower_top`]); diagnostics are appended to `diags`.
+/// Parse and lower a BLIF text (model `top` as the top, else the first); diagnostics are
+/// appended to `diags`.
 pub fn lower_text(text: &str, top: Option<&str>, diags: &mut Vec<Diagnostic>) -> Option<Aig> {
-    let (diagnostics, aig) =
-        compiler::flow::blif::lower_top(text, top, &kiln_daemon::input::limits());
-    diags.extend(diagnostics);
-    aig
+    let parsed = match blif::parse(text) {
+        Ok(p) => p,
+        Err(e) => {
+            diags.push(e);
+            return None;
+        }
+    };
+    diags.extend(parsed.warnings);
+    match aig::lower_file_owned(parsed.file, top, &kiln_daemon::input::limits()) {
+        Ok(mut lowered) => {
+            let top = lowered.top.clone();
+            for l in lowered.models.values() {
+                diags.extend(l.warnings.iter().cloned());
+            }
+            lowered.models.remove(&top).map(|l| l.aig)
+        }
+        Err(e) => {
+            diags.push(e);
+            None
+        }
+    }
 }
 
 pub fn encode(g: &Aig, format: Format) -> Vec<u8> {

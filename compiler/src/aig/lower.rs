@@ -124,10 +124,6 @@ pub struct Interface {
 pub type Children<'c> = dyn Fn(usize) -> Option<&'c Interface> + 'c;
 
 /// Lower every model of `file` bottom-up, under the default [`Limits`].
-///
-/// The `lower_file*` functions lower a parsed file whole: the reference that tests hold
-/// `crate::flow::blif`'s per-model steps (what every command runs: `kiln build`, `kiln aig`,
-/// the daemon's queries) against, model by model and diagnostic by diagnostic.
 pub fn lower_file(file: &BlifFile) -> Result<LoweredFile, Diagnostic> {
     lower_file_with(file, &Limits::DEFAULT)
 }

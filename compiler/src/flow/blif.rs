@@ -350,26 +350,9 @@ pub fn outcome(
     parsed_warnings: impl Fn(&Item) -> Vec<Diagnostic>,
     top: Option<(usize, Result<&Lowered, &Diagnostic>)>,
 ) -> Outcome {
-    let (diagnostics, top) = diagnosed(models, parsed_warnings, top);
-    match top {
-        Some(l) => Outcome {
-            outputs: outputs(&l.aig),
-            diagnostics,
-            elsewhere: Vec::new(),
-        },
-        None => Outcome::failed(diagnostics),
-    }
-}
-
-/// [`outcome`]'s diagnostics, and the top's lowering unless it failed.
-fn diagnosed<'l>(
-    models: &[Item],
-    parsed_warnings: impl Fn(&Item) -> Vec<Diagnostic>,
-    top: Option<(usize, Result<&'l Lowered, &Diagnostic>)>,
-) -> (Vec<Diagnostic>, Option<&'l Lowered>) {
     let Some((first, top)) = top.and_then(|(i, top)| Some((models.get(i)?, top))) else {
         let d = Diagnostic::error(Span::point(0), "no model in file").with_code(Code::NoModel);
-        return (vec![d], None);
+        return Outcome::failed(vec![d]);
     };
     let mut diagnostics = Vec::new();
     for m in models {
@@ -380,12 +363,16 @@ fn diagnosed<'l>(
     match top {
         Ok(l) => {
             diagnostics.extend(l.warnings.iter().map(|w| w.clone().shifted(shift)));
-            (diagnostics, Some(l))
+            Outcome {
+                outputs: outputs(&l.aig),
+                diagnostics,
+                elsewhere: Vec::new(),
+            }
         }
         // Errors inside a child model are reported at the instantiation in the top.
         Err(e) => {
             diagnostics.push(e.clone().shifted(shift));
-            (diagnostics, None)
+            Outcome::failed(diagnostics)
         }
     }
 }
@@ -432,25 +419,10 @@ pub fn top_index(models: &[Item], top: Option<&str>) -> Result<usize, Diagnostic
 
 /// The whole flow for one file, with model `top` as the top (else the first model).
 pub fn build_top(text: &str, top: Option<&str>, limits: &Limits) -> Outcome {
-    let (diagnostics, aig) = lower_top(text, top, limits);
-    match aig {
-        Some(g) => Outcome {
-            outputs: outputs(&g),
-            diagnostics,
-            elsewhere: Vec::new(),
-        },
-        None => Outcome::failed(diagnostics),
-    }
-}
-
-/// The steps of [`build_top`] without the outputs: the file's diagnostics (file-relative)
-/// and the top model's AIG unless lowering failed. (`kiln aig` writes it in the format
-/// asked for.)
-pub fn lower_top(text: &str, top: Option<&str>, limits: &Limits) -> (Vec<Diagnostic>, Option<Aig>) {
     let models = models(text);
     let t = match top_index(&models, top) {
         Ok(t) => t,
-        Err(e) => return (vec![e], None),
+        Err(e) => return Outcome::failed(vec![e]),
     };
     let mut file = File::new(&models);
     let top_lowered = models.get(t).map(|m| (t, file.lower(&m.symbol, limits)));
@@ -479,9 +451,7 @@ pub fn lower_top(text: &str, top: Option<&str>, limits: &Limits) -> (Vec<Diagnos
         w
     };
     let top = top_lowered.as_ref().map(|(t, r)| (*t, r.as_ref()));
-    let (diagnostics, lowered) = diagnosed(&models, warnings, top);
-    let aig = lowered.map(|l| l.aig.clone());
-    (diagnostics, aig)
+    outcome(&models, warnings, top)
 }
 
 type Parsed = Result<(Model, Vec<Diagnostic>), Diagnostic>;
