@@ -549,16 +549,21 @@ pub fn parse(text: &str) -> Result<Parsed, Diagnostic> {
     p.finish_model();
     p.flush_warning_counts();
     if p.models.is_empty() {
-        return Err(Diagnostic::error(
-            Span::point(text.len()),
-            "no BLIF model in input (expected `.model`, `.inputs`, `.names`, ...)",
-        )
-        .with_code(Code::NoModel));
+        return Err(no_model(text));
     }
     Ok(Parsed {
         file: BlifFile { models: p.models },
         warnings: p.warnings,
     })
+}
+
+/// The error of a BLIF text without a model, at its end (after what it does hold).
+pub fn no_model(text: &str) -> Diagnostic {
+    Diagnostic::error(
+        Span::point(text.len()),
+        "no BLIF model in input (expected `.model`, `.inputs`, `.names`, ...)",
+    )
+    .with_code(Code::NoModel)
 }
 
 /// Net name → [`Net::id`] for the model being read: open addressing with linear probing over

@@ -341,19 +341,23 @@ pub fn flatten<'b>(
     })
 }
 
-/// The outcome of a file from its models, each one's parse (by index, the first definition
-/// of its name), and its top model's lowering (with the top's index in `models`): every
-/// model's reader warnings, then the top's lowering warnings or error, all with
-/// file-relative spans; the top's AIG as the outputs.
+/// The outcome of the file `text` from its models, each one's parse (by index, the first
+/// definition of its name), and its top model's lowering (with the top's index in
+/// `models`): every model's reader warnings, then the top's lowering warnings or error, all
+/// with file-relative spans; the top's AIG as the outputs. A file without a model, or with a
+/// model defined twice, is refused as the whole-file reader refuses it.
 pub fn outcome(
+    text: &str,
     models: &[Item],
     parsed_warnings: impl Fn(&Item) -> Vec<Diagnostic>,
     top: Option<(usize, Result<&Lowered, &Diagnostic>)>,
 ) -> Outcome {
     let Some((first, top)) = top.and_then(|(i, top)| Some((models.get(i)?, top))) else {
-        let d = Diagnostic::error(Span::point(0), "no model in file").with_code(Code::NoModel);
-        return Outcome::failed(vec![d]);
+        return Outcome::failed(vec![crate::blif::no_model(text)]);
     };
+    if let Some(d) = defined_twice(models) {
+        return Outcome::failed(vec![d]);
+    }
     let mut diagnostics = Vec::new();
     for m in models {
         let shift = m.offset as i64;
@@ -375,6 +379,24 @@ pub fn outcome(
             Outcome::failed(diagnostics)
         }
     }
+}
+
+/// The first model defined a second time, as an error at its second `.model` line (a
+/// file's models are known by their names; the whole-file reader refuses it alike).
+fn defined_twice(models: &[Item]) -> Option<Diagnostic> {
+    let mut seen = FxHashMap::default();
+    let again = models
+        .iter()
+        .find(|m| seen.insert(m.symbol.as_str(), ()).is_some())?;
+    let at = again.text.find(".model").unwrap_or(0);
+    let end = again.text[at..]
+        .find(['\n', '\r'])
+        .map_or(again.text.len(), |e| at + e);
+    let span = Span::new(again.offset + at, again.offset + end);
+    Some(Diagnostic::error(
+        span,
+        format!("model `{}` is defined twice", again.symbol),
+    ))
 }
 
 /// The warning of a file whose first model (`first`, its parse) another model
@@ -451,7 +473,7 @@ pub fn build_top(text: &str, top: Option<&str>, limits: &Limits) -> Outcome {
         w
     };
     let top = top_lowered.as_ref().map(|(t, r)| (*t, r.as_ref()));
-    outcome(&models, warnings, top)
+    outcome(text, &models, warnings, top)
 }
 
 type Parsed = Result<(Model, Vec<Diagnostic>), Diagnostic>;

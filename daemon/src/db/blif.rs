@@ -244,5 +244,5 @@ pub fn blif_outputs(db: &dyn KilnDb, file: BlifFile, top: Option<String>) -> Fil
             w
         }
     };
-    flow::outcome(models, warnings, lowered.map(|l| (t, l))).into()
+    flow::outcome(file.text(db), models, warnings, lowered.map(|l| (t, l))).into()
 }
