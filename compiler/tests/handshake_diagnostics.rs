@@ -99,6 +99,38 @@ fn float_ops_fall_back_with_a_warning() {
     located_at(w, text, "%s = addf");
 }
 
+/// f32 float units with a known FloPoCo architecture are built-ins; other widths, unknown
+/// architectures and the Vivado cores fall back, the warning saying why.
+#[test]
+fn float_units_are_builtins_or_say_why_not() {
+    let func = |ty: &str, attrs: &str| {
+        format!(
+            "handshake.func @f(%a: !handshake.channel<{ty}>, %b: !handshake.channel<{ty}>) -> (!handshake.channel<{ty}>) {{\n  %s = addf %a, %b {{handshake.name = \"addf0\", {attrs}}} : <{ty}>\n  end %s : <{ty}>\n}}\n"
+        )
+    };
+    let fallback = |text: &str| {
+        let warnings = lower(text).unwrap();
+        warnings
+            .iter()
+            .find(|w| w.message.contains("`addf0`"))
+            .map(|w| w.message.clone())
+    };
+    assert_eq!(
+        fallback(&func("f32", "internal_delay = \"2_922000\"")),
+        None
+    );
+    let w = fallback(&func("f16", "internal_delay = \"2_922000\"")).unwrap();
+    assert!(w.contains("addf on 16 bits has no built-in unit"), "{w}");
+    let w = fallback(&func("f32", "internal_delay = \"1_000000\"")).unwrap();
+    assert!(w.contains("names no FloPoCo architecture"), "{w}");
+    let w = fallback(&func(
+        "f32",
+        "internal_delay = \"2_922000\", fpu_impl = #handshake<fpu_impl vivado>",
+    ))
+    .unwrap();
+    assert!(w.contains("vivado"), "{w}");
+}
+
 #[test]
 fn malformed_ops_are_errors() {
     let text = "handshake.func @f(%a: !handshake.channel<i2>) -> (!handshake.channel<i2>) {\n  %s = addi %a {handshake.name = \"a\"} : <i2>\n  end %s : <i2>\n}\n";

@@ -11,7 +11,9 @@
 //! units). `select` joins all three inputs (the library's selector additionally discards the
 //! unselected token early with antitokens). The FIFOs follow Dynamatic's `elastic_fifo_inner`
 //! (circular buffer, Full/Empty flags, memory not written during reset) and `tfifo` (bypass
-//! while empty); they are checked against the regenerated units with `dsec`.
+//! while empty); they are checked against the regenerated units with `dsec`. The float units
+//! (`addf`, `subf`, `mulf`, `cmpf`) are [`super::float`]'s, with the FloPoCo wrappers'
+//! handshake and latency.
 
 use super::circuit::{PortSpec, PortType};
 use super::mark::{BinOp, Builtin, CmpPred};
@@ -27,6 +29,9 @@ pub fn generate(b: &Builtin) -> Net {
     } = *b
     {
         return fifo(slots as usize, width as usize, transparent);
+    }
+    if let Builtin::Float { .. } | Builtin::CmpF { .. } = b {
+        return super::float::unit(b);
     }
     match *b {
         Builtin::Init { token } => return init(Some(token)),
@@ -130,9 +135,13 @@ pub(crate) fn ports(b: &Builtin) -> (Vec<PortSpec>, Vec<PortSpec>) {
             vec![port("lhs", width), port("rhs", width)],
             vec![port("result", 1)],
         ),
-        Builtin::Binary { width, .. } => (
+        Builtin::Binary { width, .. } | Builtin::Float { width, .. } => (
             vec![port("lhs", width), port("rhs", width)],
             vec![port("result", width)],
+        ),
+        Builtin::CmpF { width, .. } => (
+            vec![port("lhs", width), port("rhs", width)],
+            vec![port("result", 1)],
         ),
         Builtin::Ext { from, to, .. } | Builtin::Trunc { from, to } => {
             (vec![port("ins", from)], vec![port("outs", to)])
@@ -354,7 +363,9 @@ fn body(b: &Builtin, net: &mut Net, d: &[Vec<Lit>]) -> Vec<Lit> {
         Builtin::Join { .. }
         | Builtin::Fifo { .. }
         | Builtin::Init { .. }
-        | Builtin::RepeatingInit => Vec::new(),
+        | Builtin::RepeatingInit
+        | Builtin::Float { .. }
+        | Builtin::CmpF { .. } => Vec::new(),
     }
 }
 

@@ -6,6 +6,7 @@
 //! and is usable is decided later ([`super::resolve`]), by the caller that owns the IO.
 
 use super::circuit::{Circuit, OpNode};
+pub use super::float::{FCmpPred, FloatOp};
 use super::table::{PathTable, expand};
 use crate::diag::{Code, Diagnostic, Span};
 use crate::limits::{Limit, Limits};
@@ -151,6 +152,19 @@ pub enum Builtin {
         width: u32,
         transparent: bool,
     },
+    /// IEEE-754 `addf`/`subf`/`mulf` on f32 or f64 with Dynamatic's FloPoCo unit's
+    /// `latency` (see [`super::float`]).
+    Float {
+        op: FloatOp,
+        width: u32,
+        latency: u32,
+    },
+    /// `cmpf` on f32 (latency 0) or f64 (latency 1), see [`super::float`].
+    CmpF {
+        pred: FCmpPred,
+        width: u32,
+        latency: u32,
+    },
 }
 
 impl Builtin {
@@ -180,6 +194,14 @@ impl Builtin {
             Builtin::Passer { width } => format!("kiln_passer_w{width}"),
             Builtin::Init { token } => format!("kiln_init_t{}", u8::from(*token)),
             Builtin::RepeatingInit => "kiln_repeating_init".to_string(),
+            Builtin::Float { op, width, latency } => {
+                format!("kiln_{}_w{width}_l{latency}", op.kind())
+            }
+            Builtin::CmpF {
+                pred,
+                width,
+                latency,
+            } => format!("kiln_cmpf_{}_w{width}_l{latency}", pred.as_str()),
             Builtin::Fifo {
                 slots,
                 width,
@@ -271,6 +293,7 @@ fn mark_op(
     let kind = node.kind.as_str();
     let mut key = kind.to_string();
     let mut builtin = None;
+    let mut no_builtin: Option<String> = None;
     let w = match kind {
         "select" => width_out(0),
         "constant" | "source" => width_out(0),
@@ -386,6 +409,37 @@ fn mark_op(
                 to: width_out(0),
             })
         }
+        "cmpf" => {
+            let pred = op
+                .attr("predicate")
+                .and_then(FCmpPred::parse)
+                .ok_or_else(|| Diagnostic::error(op.span, "cmpf without a known predicate"))?;
+            key = format!("cmpf.{}", pred.as_str());
+            match fpu_latency(op, super::float::cmpf_latency(w)) {
+                Ok(latency) => {
+                    builtin = Some(Builtin::CmpF {
+                        pred,
+                        width: w,
+                        latency,
+                    })
+                }
+                Err(why) => no_builtin = Some(why),
+            }
+        }
+        "addf" | "subf" | "mulf" => {
+            let fop = FloatOp::from_kind(kind).unwrap_or(FloatOp::Add);
+            let delay = op.attr("internal_delay").and_then(Attribute::as_str);
+            match fpu_latency(op, super::float::latency(fop, w, delay)) {
+                Ok(latency) => {
+                    builtin = Some(Builtin::Float {
+                        op: fop,
+                        width: w,
+                        latency,
+                    })
+                }
+                Err(why) => no_builtin = Some(why),
+            }
+        }
         "select" => builtin = Some(Builtin::Select { width: w }),
         "join" => {
             builtin = Some(Builtin::Join {
@@ -417,13 +471,19 @@ fn mark_op(
         .iter()
         .chain(&node.outputs)
         .any(|p| p.ty.has_extras());
-    let (path, no_path) = match table.get(&key) {
+    let (path, mut no_path) = match table.get(&key) {
         Some(t) => match expand(t, &params) {
             Ok(p) => (Some(p), None),
             Err(e) => (None, Some(e)),
         },
         None => (None, Some(format!("no path-table entry `{key}`"))),
     };
+    if let Some(why) = no_builtin {
+        no_path = Some(match no_path {
+            Some(p) => format!("{p}; no built-in: {why}"),
+            None => format!("no built-in: {why}"),
+        });
+    }
     Ok(UnitRef {
         op: i,
         name: node.name.clone(),
@@ -460,6 +520,20 @@ fn constant_value(op: &Operation, width: u32) -> Option<i128> {
         }) if *fw == width => float_bits(text, *fw),
         _ => None,
     }
+}
+
+/// A float unit's latency, unless the op asks for the Vivado cores (`fpu_impl`), whose
+/// latencies are not known here (FloPoCo, Dynamatic's default, otherwise).
+fn fpu_latency(op: &Operation, latency: Result<u32, String>) -> Result<u32, String> {
+    let vivado = match op.attr("fpu_impl") {
+        Some(Attribute::Opaque(t)) => t.contains("vivado"),
+        Some(a) => a.as_str().is_some_and(|t| t.contains("vivado")),
+        None => false,
+    };
+    if vivado {
+        return Err("`fpu_impl` is vivado: the built-in units time as the FloPoCo cores".into());
+    }
+    latency
 }
 
 /// An `init`'s first token: `initToken`, or `INITIAL_TOKEN` of `hw.parameters` (0 when
@@ -609,6 +683,21 @@ mod tests {
         assert_eq!(constant_bits("0x1FFFFFFFF : f32", 32), None);
         // Integers as before.
         assert_eq!(constant_bits("-3 : i8", 8), Some(-3));
+    }
+
+    /// `fpu_impl = vivado` keeps a float op opaque (its cores' latencies are unknown).
+    #[test]
+    fn vivado_floats_have_no_builtin() {
+        let op = |attrs: &str| {
+            let m = crate::mlir::parse(&format!("\"t.f\"() {{{attrs}}} : () -> ()")).unwrap();
+            m.ops[0].clone()
+        };
+        let vivado = op("fpu_impl = #handshake<fpu_impl vivado>");
+        let e = fpu_latency(&vivado, Ok(10)).unwrap_err();
+        assert!(e.contains("vivado"), "{e}");
+        let flopoco = op("fpu_impl = #handshake<fpu_impl flopoco>");
+        assert_eq!(fpu_latency(&flopoco, Ok(10)), Ok(10));
+        assert_eq!(fpu_latency(&op("x = 1"), Ok(2)), Ok(2));
     }
 
     #[test]

@@ -16,6 +16,7 @@ pub mod build;
 pub mod builtin;
 pub mod circuit;
 pub mod emit;
+pub mod float;
 #[cfg(any(test, feature = "generators"))]
 pub mod generate;
 pub mod mark;

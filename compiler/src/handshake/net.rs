@@ -413,6 +413,33 @@ impl Net {
         (outs, next)
     }
 
+    /// [`Net::eval`] on 64 vectors at once: bit `k` of every word belongs to vector `k`.
+    pub fn eval64(&self, inputs: &[u64], state: &[u64]) -> (Vec<u64>, Vec<u64>) {
+        let mut val = vec![0u64; self.nodes.len()];
+        for ((_, node), &v) in self.inputs.iter().zip(inputs) {
+            val[*node] = v;
+        }
+        for (&l, &v) in self.latches.iter().zip(state) {
+            val[l] = v;
+        }
+        let get = |val: &[u64], l: Lit| val[l.node()] ^ if l.is_neg() { u64::MAX } else { 0 };
+        for (i, node) in self.nodes.iter().enumerate() {
+            match *node {
+                Node::And(a, b) => val[i] = get(&val, a) & get(&val, b),
+                Node::Wire(Some(s)) => val[i] = get(&val, s),
+                _ => {}
+            }
+        }
+        let outs = self.outputs.iter().map(|(_, l)| get(&val, *l)).collect();
+        let next = (self.latches.iter())
+            .map(|&l| match self.nodes[l] {
+                Node::Latch { next, .. } => get(&val, next),
+                _ => 0,
+            })
+            .collect();
+        (outs, next)
+    }
+
     pub(crate) fn input_index(&self, name: &str) -> Option<usize> {
         self.inputs.iter().position(|(n, _)| n == name)
     }

@@ -1,0 +1,777 @@
+//! Built-in IEEE-754 floating-point units: `cmpf` (all sixteen `arith.cmpf` predicates),
+//! `addf`, `subf` and `mulf`, on f32 and f64.
+//!
+//! Arithmetic is IEEE-754 binary32/binary64 with round-to-nearest-even, subnormal operands
+//! and results (no flush to zero), signed zeros (`x + (-x)` is `+0`, `-0 + -0` is `-0`) and
+//! infinities (`inf - inf` and `0 * inf` are NaN). NaN rule: any NaN result is the canonical
+//! quiet NaN (f32 `0x7fc00000`, f64 `0x7ff8000000000000`), whatever the operands' payloads.
+//! The data path is checked bit for bit against Rust's `f32`/`f64` (NaN results as "is the
+//! canonical pattern") by `compiler/tests/handshake_float.rs`.
+//!
+//! Handshake: the units have the ports of Dynamatic's FloPoCo wrappers
+//! (`arith/flopoco/{addf,subf,mulf,cmpf}.vhd`: `clk rst lhs lhs_valid rhs rhs_valid
+//! result_ready` → `result result_valid lhs_ready rhs_ready`) and their timing: a
+//! `join_type` of the two inputs, a `delay_buffer` of `latency - 1` valid stages and an
+//! `oehb_dataless` output stage, every stage enabled by the oehb's ready
+//! (`!result_valid | result_ready`), as is the FloPoCo core's data pipeline (`ce`). Here the
+//! core is combinational and its result enters a `latency`-deep register pipeline with the
+//! same enable, so `result` shows, at every cycle, the core's function of the operands
+//! present at the enabled cycle `latency` enables earlier, as the template does (the
+//! registers start at 0; the FloPoCo registers have no reset, and `result_valid` is low
+//! until they hold a token). Latency 0 (`cmpf` on f32) is the join alone, combinational.
+//! The latency is Dynamatic's: `addf`/`mulf` take the FloPoCo architecture named by the
+//! op's `internal_delay` ([`latency`]), `subf` has one fixed core per width (9 and 12
+//! cycles), `cmpf` is 0 cycles on f32 and 1 on f64.
+
+use super::mark::Builtin;
+use super::net::{Init, Lit, Net};
+use super::signals::{PortRef, SigKind, signals};
+use crate::mlir::ast::Attribute;
+use serde::{Deserialize, Serialize};
+
+/// The float arithmetic with a built-in unit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum FloatOp {
+    Add,
+    Sub,
+    Mul,
+}
+
+impl FloatOp {
+    pub const ALL: [FloatOp; 3] = [FloatOp::Add, FloatOp::Sub, FloatOp::Mul];
+
+    pub fn kind(self) -> &'static str {
+        ["addf", "subf", "mulf"][self as usize]
+    }
+
+    pub(crate) fn from_kind(k: &str) -> Option<FloatOp> {
+        FloatOp::ALL.iter().copied().find(|o| o.kind() == k)
+    }
+}
+
+/// `arith.cmpf` predicates, in MLIR's numbering.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum FCmpPred {
+    False,
+    Oeq,
+    Ogt,
+    Oge,
+    Olt,
+    Ole,
+    One,
+    Ord,
+    Ueq,
+    Ugt,
+    Uge,
+    Ult,
+    Ule,
+    Une,
+    Uno,
+    True,
+}
+
+impl FCmpPred {
+    pub const ALL: [FCmpPred; 16] = [
+        FCmpPred::False,
+        FCmpPred::Oeq,
+        FCmpPred::Ogt,
+        FCmpPred::Oge,
+        FCmpPred::Olt,
+        FCmpPred::Ole,
+        FCmpPred::One,
+        FCmpPred::Ord,
+        FCmpPred::Ueq,
+        FCmpPred::Ugt,
+        FCmpPred::Uge,
+        FCmpPred::Ult,
+        FCmpPred::Ule,
+        FCmpPred::Une,
+        FCmpPred::Uno,
+        FCmpPred::True,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        [
+            "false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ueq", "ugt", "uge", "ult",
+            "ule", "une", "uno", "true",
+        ][self as usize]
+    }
+
+    /// By name (keyword or string) or by MLIR's number.
+    pub(crate) fn parse(a: &Attribute) -> Option<FCmpPred> {
+        match a {
+            Attribute::Integer { value, .. } => {
+                FCmpPred::ALL.get(usize::try_from(*value).ok()?).copied()
+            }
+            _ => {
+                let s = a.as_str()?;
+                FCmpPred::ALL.iter().copied().find(|p| p.as_str() == s)
+            }
+        }
+    }
+}
+
+/// The FloPoCo architectures of Dynamatic's `addf.vhd`/`mulf.vhd`: (width, `internal_delay`,
+/// latency = the `delay_buffer` size + 1 = the core's pipeline stages).
+const ARCHS: [(FloatOp, u32, &str, u32); 12] = [
+    (FloatOp::Add, 64, "2_705000", 12),
+    (FloatOp::Add, 64, "5_091333", 7),
+    (FloatOp::Add, 64, "9_068000", 2),
+    (FloatOp::Add, 32, "2_798000", 36),
+    (FloatOp::Add, 32, "2_922000", 10),
+    (FloatOp::Add, 32, "3_649333", 6),
+    (FloatOp::Mul, 32, "2_034000", 26),
+    (FloatOp::Mul, 32, "2_783000", 4),
+    (FloatOp::Mul, 32, "2_875333", 2),
+    (FloatOp::Mul, 64, "2_046000", 56),
+    (FloatOp::Mul, 64, "2_758000", 6),
+    (FloatOp::Mul, 64, "4_242333", 3),
+];
+
+/// The latency (cycles) of Dynamatic's FloPoCo unit for `op` on `width` bits: `addf` and
+/// `mulf` by the architecture `internal_delay` names, `subf` fixed (9 on f32, 12 on f64).
+/// `Err` says why there is none (a width other than 32 and 64, an unknown architecture).
+pub fn latency(op: FloatOp, width: u32, internal_delay: Option<&str>) -> Result<u32, String> {
+    if width != 32 && width != 64 {
+        return Err(format!(
+            "{} on {width} bits has no built-in unit (f32 and f64 only)",
+            op.kind()
+        ));
+    }
+    if op == FloatOp::Sub {
+        return Ok(if width == 32 { 9 } else { 12 });
+    }
+    let Some(delay) = internal_delay else {
+        return Err(format!(
+            "{} without `internal_delay`: Dynamatic picks the FloPoCo architecture by it",
+            op.kind()
+        ));
+    };
+    let known: Vec<&str> = (ARCHS.iter())
+        .filter(|a| a.0 == op && a.1 == width)
+        .map(|a| a.2)
+        .collect();
+    ARCHS
+        .iter()
+        .find(|a| a.0 == op && a.1 == width && a.2 == delay)
+        .map(|a| a.3)
+        .ok_or_else(|| {
+            format!(
+                "{} on f{width}: `internal_delay = \"{delay}\"` names no FloPoCo architecture of Dynamatic's library (known: {})",
+                op.kind(),
+                known.join(", ")
+            )
+        })
+}
+
+/// The latency of Dynamatic's FloPoCo `cmpf`: 0 on f32 (join only), 1 on f64 (an oehb).
+pub fn cmpf_latency(width: u32) -> Result<u32, String> {
+    match width {
+        32 => Ok(0),
+        64 => Ok(1),
+        w => Err(format!(
+            "cmpf on {w} bits has no built-in unit (f32 and f64 only)"
+        )),
+    }
+}
+
+/// Exponent and fraction widths.
+#[derive(Clone, Copy)]
+struct Format {
+    exp: usize,
+    man: usize,
+}
+
+impl Format {
+    fn of(width: u32) -> Format {
+        if width == 64 {
+            Format { exp: 11, man: 52 }
+        } else {
+            Format { exp: 8, man: 23 }
+        }
+    }
+
+    fn width(self) -> usize {
+        self.exp + self.man + 1
+    }
+}
+
+/// The combinational data path of a float built-in: inputs `lhs[i]`, `rhs[i]`, outputs
+/// `result[i]` (one bit for `cmpf`). Empty for other built-ins.
+pub fn core(b: &Builtin) -> Net {
+    let width = match *b {
+        Builtin::Float { width, .. } | Builtin::CmpF { width, .. } => width,
+        _ => return Net::new(),
+    };
+    let mut net = Net::new();
+    let lhs: Vec<Lit> = (0..width).map(|i| net.input(format!("lhs[{i}]"))).collect();
+    let rhs: Vec<Lit> = (0..width).map(|i| net.input(format!("rhs[{i}]"))).collect();
+    let r = function(b, &mut net, &lhs, &rhs);
+    for (i, l) in r.into_iter().enumerate() {
+        net.output(format!("result[{i}]"), l);
+    }
+    net.compact().unwrap_or(net)
+}
+
+/// The result bits of `b` on operand bits `a`, `c`.
+fn function(b: &Builtin, net: &mut Net, a: &[Lit], c: &[Lit]) -> Vec<Lit> {
+    match *b {
+        Builtin::Float { op, width, .. } => {
+            let f = Format::of(width);
+            match op {
+                FloatOp::Add => add_core(net, f, a, c, false),
+                FloatOp::Sub => add_core(net, f, a, c, true),
+                FloatOp::Mul => mul_core(net, f, a, c),
+            }
+        }
+        Builtin::CmpF { pred, width, .. } => vec![cmp_core(net, Format::of(width), pred, a, c)],
+        _ => Vec::new(),
+    }
+}
+
+/// The handshake unit of a float built-in (see the module comment); ports named by
+/// [`super::builtin::ports`].
+pub(crate) fn unit(b: &Builtin) -> Net {
+    let latency = match *b {
+        Builtin::Float { latency, .. } | Builtin::CmpF { latency, .. } => latency,
+        _ => 0,
+    };
+    handshake(b, latency, |net, a, c| function(b, net, a, c))
+}
+
+/// The handshake of a `width`-bit float unit of `latency` cycles around the core
+/// `lhs ^ rhs` instead of the arithmetic: the wrapper alone, for a proof against
+/// Dynamatic's `join_type`, `delay_buffer` and `oehb_dataless` (see the tests).
+pub fn shell(width: u32, latency: u32) -> Net {
+    let b = Builtin::Float {
+        op: FloatOp::Add,
+        width,
+        latency,
+    };
+    handshake(&b, latency, |net, a, c| {
+        a.iter().zip(c).map(|(&x, &y)| net.xor(x, y)).collect()
+    })
+}
+
+/// The unit with the ports of `b`, the join, valid pipeline and oehb of `latency` cycles
+/// around the combinational `core`.
+fn handshake(
+    b: &Builtin,
+    latency: u32,
+    core: impl FnOnce(&mut Net, &[Lit], &[Lit]) -> Vec<Lit>,
+) -> Net {
+    let (ins, outs) = super::builtin::ports(b);
+    let (isig, osig) = signals(&ins, &outs, true);
+    let mut net = Net::new();
+    let lits: Vec<Lit> = isig.iter().map(|s| net.input(s.name.clone())).collect();
+    let get = |port: PortRef, kind: SigKind| {
+        (isig.iter().zip(&lits))
+            .find(|(s, _)| s.port == port && s.kind == kind)
+            .map_or(Lit::FALSE, |(_, l)| *l)
+    };
+    let data = |port: usize| -> Vec<Lit> {
+        (isig.iter().zip(&lits))
+            .filter(|(s, _)| s.port == PortRef::Input(port) && matches!(s.kind, SigKind::Data(_)))
+            .map(|(_, l)| *l)
+            .collect()
+    };
+    let (lhs, rhs) = (data(0), data(1));
+    let lv = get(PortRef::Input(0), SigKind::Valid);
+    let rv = get(PortRef::Input(1), SigKind::Valid);
+    let ready = get(PortRef::Output(0), SigKind::Ready);
+    let rst = get(PortRef::Global, SigKind::Rst);
+    let value = core(&mut net, &lhs, &rhs);
+    let join_valid = net.and(lv, rv);
+    let (result, valid, en) = if latency == 0 {
+        (value, join_valid, ready)
+    } else {
+        // oehb_dataless: its valid register, and its ready, which enables every stage.
+        let ov = net.latch(Init::Zero);
+        let en = net.or(!ov, ready);
+        // delay_buffer of latency - 1 stages (none for latency 1), cleared by reset.
+        let mut v = join_valid;
+        for _ in 1..latency {
+            let q = net.latch(Init::Zero);
+            let held = net.mux(en, v, q);
+            let d = net.and(!rst, held);
+            net.set_next(q, d);
+            v = q;
+        }
+        let keep = net.and(!ready, ov);
+        let set = net.or(v, keep);
+        let d = net.and(!rst, set);
+        net.set_next(ov, d);
+        // The core's pipeline: `latency` stages of the result, enabled, not reset.
+        let mut cur = value;
+        for _ in 0..latency {
+            cur = cur
+                .iter()
+                .map(|&x| {
+                    let q = net.latch(Init::Zero);
+                    let d = net.mux(en, x, q);
+                    net.set_next(q, d);
+                    q
+                })
+                .collect();
+        }
+        (cur, ov, en)
+    };
+    let lhs_ready = net.and(rv, en);
+    let rhs_ready = net.and(lv, en);
+    for s in &osig {
+        let l = match (s.port, s.kind) {
+            (PortRef::Input(0), SigKind::Ready) => lhs_ready,
+            (PortRef::Input(_), SigKind::Ready) => rhs_ready,
+            (_, SigKind::Data(bit)) => result.get(bit as usize).copied().unwrap_or(Lit::FALSE),
+            (_, SigKind::Valid) => valid,
+            _ => Lit::FALSE,
+        };
+        net.output(s.name.clone(), l);
+    }
+    net.compact().unwrap_or(net)
+}
+
+// ---- Word-level helpers (bit vectors, least significant bit first) ----
+
+fn consts(v: u64, n: usize) -> Vec<Lit> {
+    (0..n)
+        .map(|i| {
+            if i < 64 && (v >> i) & 1 == 1 {
+                Lit::TRUE
+            } else {
+                Lit::FALSE
+            }
+        })
+        .collect()
+}
+
+fn zext(v: &[Lit], n: usize) -> Vec<Lit> {
+    (0..n)
+        .map(|i| v.get(i).copied().unwrap_or(Lit::FALSE))
+        .collect()
+}
+
+fn any(net: &mut Net, v: &[Lit]) -> Lit {
+    let n: Vec<Lit> = v.iter().map(|&l| !l).collect();
+    !net.and_all(&n)
+}
+
+fn all(net: &mut Net, v: &[Lit]) -> Lit {
+    net.and_all(v)
+}
+
+fn mux_w(net: &mut Net, s: Lit, t: &[Lit], f: &[Lit]) -> Vec<Lit> {
+    t.iter().zip(f).map(|(&x, &y)| net.mux(s, x, y)).collect()
+}
+
+/// `a + b + cin` (ripple carry): (sum, carry out).
+fn add_w(net: &mut Net, a: &[Lit], b: &[Lit], cin: Lit) -> (Vec<Lit>, Lit) {
+    let mut carry = cin;
+    let mut sum = Vec::with_capacity(a.len());
+    for (&x, &y) in a.iter().zip(b) {
+        let p = net.xor(x, y);
+        sum.push(net.xor(p, carry));
+        let g = net.and(x, y);
+        let t = net.and(p, carry);
+        carry = net.or(g, t);
+    }
+    (sum, carry)
+}
+
+/// `a - b` modulo 2^n, and whether `a >= b` (unsigned).
+fn sub_w(net: &mut Net, a: &[Lit], b: &[Lit]) -> (Vec<Lit>, Lit) {
+    let nb: Vec<Lit> = b.iter().map(|&l| !l).collect();
+    add_w(net, a, &nb, Lit::TRUE)
+}
+
+/// Unsigned `a < b`.
+fn lt_u(net: &mut Net, a: &[Lit], b: &[Lit]) -> Lit {
+    !sub_w(net, a, b).1
+}
+
+/// `v >> amount`, the bits shifted out ORed into bit 0 (sticky).
+fn shr_sticky(net: &mut Net, v: &[Lit], amount: &[Lit]) -> Vec<Lit> {
+    let n = v.len();
+    let mut cur = v.to_vec();
+    let mut sticky = Lit::FALSE;
+    for (j, &s) in amount.iter().enumerate() {
+        let dist = 1usize.checked_shl(j as u32).unwrap_or(usize::MAX);
+        let (out, shifted): (Lit, Vec<Lit>) = if dist >= n {
+            (any(net, &cur), vec![Lit::FALSE; n])
+        } else {
+            let o = any(net, &cur[..dist]);
+            let sh = (0..n)
+                .map(|i| cur.get(i + dist).copied().unwrap_or(Lit::FALSE))
+                .collect();
+            (o, sh)
+        };
+        let lost = net.and(s, out);
+        sticky = net.or(sticky, lost);
+        cur = mux_w(net, s, &shifted, &cur);
+    }
+    cur[0] = net.or(cur[0], sticky);
+    cur
+}
+
+/// `v << amount` (zeros in).
+fn shl(net: &mut Net, v: &[Lit], amount: &[Lit]) -> Vec<Lit> {
+    let n = v.len();
+    let mut cur = v.to_vec();
+    for (j, &s) in amount.iter().enumerate() {
+        let dist = 1usize.checked_shl(j as u32).unwrap_or(usize::MAX);
+        let shifted: Vec<Lit> = (0..n)
+            .map(|i| i.checked_sub(dist).map_or(Lit::FALSE, |k| cur[k]))
+            .collect();
+        cur = mux_w(net, s, &shifted, &cur);
+    }
+    cur
+}
+
+/// The number of leading zeros of `v` (exact when `v` is not 0; all ones when it is).
+fn lzc(net: &mut Net, v: &[Lit]) -> Vec<Lit> {
+    let n = v.len();
+    let bits = (usize::BITS - n.leading_zeros()) as usize;
+    let mut cur = v.to_vec();
+    let mut count = vec![Lit::FALSE; bits];
+    for j in (0..bits).rev() {
+        let dist = 1usize << j;
+        let top = &cur[n.saturating_sub(dist)..];
+        let z = !any(net, top);
+        count[j] = z;
+        if dist < n {
+            let shifted: Vec<Lit> = (0..n)
+                .map(|i| i.checked_sub(dist).map_or(Lit::FALSE, |k| cur[k]))
+                .collect();
+            cur = mux_w(net, z, &shifted, &cur);
+        }
+    }
+    count
+}
+
+/// The fields of an operand.
+struct Unpacked {
+    sign: Lit,
+    /// The exponent field.
+    field: Vec<Lit>,
+    /// The exponent field, 1 for subnormals and zero.
+    exp: Vec<Lit>,
+    /// The significand with its hidden bit (`man + 1` bits).
+    sig: Vec<Lit>,
+    nan: Lit,
+    inf: Lit,
+    zero: Lit,
+}
+
+fn unpack(net: &mut Net, f: Format, x: &[Lit]) -> Unpacked {
+    let field = x[f.man..f.man + f.exp].to_vec();
+    let frac = &x[..f.man];
+    let normal = any(net, &field);
+    let ones = all(net, &field);
+    let frac_nz = any(net, frac);
+    let mut exp = field.clone();
+    exp[0] = net.or(exp[0], !normal);
+    let mut sig = frac.to_vec();
+    sig.push(normal);
+    Unpacked {
+        sign: x[f.width() - 1],
+        nan: net.and(ones, frac_nz),
+        inf: net.and(ones, !frac_nz),
+        zero: net.and(!normal, !frac_nz),
+        field,
+        exp,
+        sig,
+    }
+}
+
+/// `sign` and the given exponent field and fraction, as a word.
+fn word(sign: Lit, frac: &[Lit], field: &[Lit]) -> Vec<Lit> {
+    let mut v = frac.to_vec();
+    v.extend_from_slice(field);
+    v.push(sign);
+    v
+}
+
+fn infinity(f: Format, sign: Lit) -> Vec<Lit> {
+    word(sign, &consts(0, f.man), &consts(u64::MAX, f.exp))
+}
+
+fn quiet_nan(f: Format) -> Vec<Lit> {
+    let mut frac = consts(0, f.man);
+    frac[f.man - 1] = Lit::TRUE;
+    word(Lit::FALSE, &frac, &consts(u64::MAX, f.exp))
+}
+
+/// Rounds (to nearest, ties to even) the significand `s` of `man + 4` bits (hidden bit,
+/// fraction, guard, round, sticky) with exponent field `field` (0 for a subnormal), and
+/// packs it with `sign`; a carry out of the fraction goes into the exponent (to infinity
+/// at the top).
+fn round_pack(net: &mut Net, f: Format, sign: Lit, s: &[Lit], field: &[Lit]) -> Vec<Lit> {
+    let (g, r, st, lsb) = (s[2], s[1], s[0], s[3]);
+    let rs = net.or(r, st);
+    let tail = net.or(rs, lsb);
+    let up = net.and(g, tail);
+    let mut packed = s[3..3 + f.man].to_vec();
+    packed.extend_from_slice(field);
+    let (rounded, _) = add_w(net, &packed, &vec![Lit::FALSE; packed.len()], up);
+    let mut v = rounded;
+    v.push(sign);
+    v
+}
+
+/// `a + b` (`a - b` when `sub`).
+fn add_core(net: &mut Net, f: Format, a: &[Lit], b: &[Lit], sub: bool) -> Vec<Lit> {
+    let (w, m, e) = (f.width(), f.man, f.exp);
+    let mut b = b.to_vec();
+    b[w - 1] = b[w - 1].xor_neg(sub);
+    let (ua, ub) = (unpack(net, f, a), unpack(net, f, &b));
+    // x: the operand of larger magnitude.
+    let swap = lt_u(net, &a[..w - 1], &b[..w - 1]);
+    let pick = |net: &mut Net, t: &Unpacked, u: &Unpacked| Unpacked {
+        sign: net.mux(swap, t.sign, u.sign),
+        field: mux_w(net, swap, &t.field, &u.field),
+        exp: mux_w(net, swap, &t.exp, &u.exp),
+        sig: mux_w(net, swap, &t.sig, &u.sig),
+        nan: Lit::FALSE,
+        inf: net.mux(swap, t.inf, u.inf),
+        zero: Lit::FALSE,
+    };
+    let x = pick(net, &ub, &ua);
+    let y = pick(net, &ua, &ub);
+    let eff_sub = net.xor(x.sign, y.sign);
+    // Significands with guard, round and sticky bits: N = man + 4 bits.
+    let n = m + 4;
+    let widen =
+        |s: &[Lit]| -> Vec<Lit> { consts(0, 3).into_iter().chain(s.iter().copied()).collect() };
+    let mx = widen(&x.sig);
+    let my = widen(&y.sig);
+    let (d, _) = sub_w(net, &x.exp, &y.exp);
+    let my = shr_sticky(net, &my, &d);
+    let my: Vec<Lit> = my.iter().map(|&l| net.xor(l, eff_sub)).collect();
+    let (s, c) = add_w(net, &mx, &my, eff_sub);
+    let carry = net.and(c, !eff_sub);
+    // Carry: one place right (the bit shifted out kept sticky), exponent + 1.
+    let mut sc: Vec<Lit> = (0..n)
+        .map(|i| if i + 1 < n { s[i + 1] } else { Lit::TRUE })
+        .collect();
+    sc[0] = net.or(s[0], s[1]);
+    let (e_c, _) = add_w(net, &x.exp, &consts(0, e), Lit::TRUE);
+    let overflow = all(net, &e_c);
+    let overflow = net.and(carry, overflow);
+    // No carry: left by min(leading zeros, exp - 1); the exponent field is 0 unless the
+    // hidden bit is then set.
+    let q = e + 1;
+    let lz = zext(&lzc(net, &s), q);
+    let (em1, _) = sub_w(net, &zext(&x.exp, q), &consts(1, q));
+    let fewer = lt_u(net, &lz, &em1);
+    let k = mux_w(net, fewer, &lz, &em1);
+    let sl = shl(net, &s, &k);
+    let (e_l, _) = sub_w(net, &zext(&x.exp, q), &k);
+    let hidden = sl[n - 1];
+    let field_l: Vec<Lit> = e_l[..e].iter().map(|&l| net.and(hidden, l)).collect();
+    let sn = mux_w(net, carry, &sc, &sl);
+    let field = mux_w(net, carry, &e_c, &field_l);
+    // An exact zero is +0, or -0 when both operands are -0.
+    let nz = any(net, &s);
+    let exact_zero = net.and(!nz, !carry);
+    let zero_sign = net.and(x.sign, !eff_sub);
+    let sign = net.mux(exact_zero, zero_sign, x.sign);
+    let r = round_pack(net, f, sign, &sn, &field);
+    let r = mux_w(net, overflow, &infinity(f, sign), &r);
+    let r = mux_w(net, x.inf, &infinity(f, x.sign), &r);
+    let both_inf = net.and(ua.inf, ub.inf);
+    let inf_diff = net.and(both_inf, eff_sub);
+    let some_nan = net.or(ua.nan, ub.nan);
+    let nan = net.or(some_nan, inf_diff);
+    mux_w(net, nan, &quiet_nan(f), &r)
+}
+
+/// `a * b`.
+fn mul_core(net: &mut Net, f: Format, a: &[Lit], b: &[Lit]) -> Vec<Lit> {
+    let (m, e) = (f.man, f.exp);
+    let (ua, ub) = (unpack(net, f, a), unpack(net, f, b));
+    let sign = net.xor(ua.sign, ub.sign);
+    // The product of the significands: 2m + 2 bits, value P * 2^(ea + eb - 2 bias - 2m).
+    let p = multiply(net, &ua.sig, &ub.sig);
+    let pn = p.len();
+    // Signed exponent arithmetic on q bits: t = ea + eb - bias + 1 is the biased exponent
+    // of P read as 1.xxx (hidden bit at pn - 1) before normalisation.
+    let q = e + 3;
+    let bias = (1u64 << (e - 1)) - 1;
+    let (sum, _) = add_w(net, &zext(&ua.exp, q), &zext(&ub.exp, q), Lit::FALSE);
+    let (t, _) = sub_w(net, &sum, &consts(bias - 1, q));
+    let t_neg = t[q - 1];
+    // t >= 1: left by k = min(lz, t - 1), field = t - k when the hidden bit is then set.
+    let lz = zext(&lzc(net, &p), q);
+    let (tm1, _) = sub_w(net, &t, &consts(1, q));
+    let tm1_pos = !tm1[q - 1];
+    let fewer = lt_u(net, &lz, &tm1);
+    let k = mux_w(net, fewer, &lz, &tm1);
+    let pl = shl(net, &p, &k);
+    let (e_l, _) = sub_w(net, &t, &k);
+    // t < 1: right by 1 - t (sticky), subnormal.
+    let (rsh, _) = sub_w(net, &consts(1, q), &t);
+    let pr = shr_sticky(net, &p, &rsh);
+    let norm = net.and(tm1_pos, !t_neg);
+    let pv = mux_w(net, norm, &pl, &pr);
+    let hidden = pv[pn - 1];
+    let field_w: Vec<Lit> = e_l.iter().map(|&l| net.and(hidden, l)).collect();
+    let field_w = mux_w(net, norm, &field_w, &consts(0, q));
+    // Overflow: the field (before rounding) at or above all ones.
+    let (_, ge) = sub_w(net, &field_w, &consts((1 << e) - 1, q));
+    let overflow = net.and(ge, !field_w[q - 1]);
+    // Round on man + 4 bits: the top man + 3 bits of P, and the rest as sticky.
+    let low = pn - (m + 3);
+    let sticky = any(net, &pv[..low]);
+    let mut s = vec![sticky];
+    s.extend_from_slice(&pv[low..]);
+    let r = round_pack(net, f, sign, &s, &field_w[..e]);
+    let r = mux_w(net, overflow, &infinity(f, sign), &r);
+    let zero_w = word(sign, &consts(0, m), &consts(0, e));
+    let some_zero = net.or(ua.zero, ub.zero);
+    let r = mux_w(net, some_zero, &zero_w, &r);
+    let some_inf = net.or(ua.inf, ub.inf);
+    let r = mux_w(net, some_inf, &infinity(f, sign), &r);
+    let some_nan = net.or(ua.nan, ub.nan);
+    let zi_a = net.and(ua.zero, ub.inf);
+    let zi_b = net.and(ub.zero, ua.inf);
+    let zi = net.or(zi_a, zi_b);
+    let nan = net.or(some_nan, zi);
+    mux_w(net, nan, &quiet_nan(f), &r)
+}
+
+/// Unsigned array multiplier: `a * b` on `a.len() + b.len()` bits.
+fn multiply(net: &mut Net, a: &[Lit], b: &[Lit]) -> Vec<Lit> {
+    let n = a.len() + b.len();
+    let mut acc = consts(0, n);
+    for (j, &bj) in b.iter().enumerate() {
+        let row: Vec<Lit> = (0..n)
+            .map(|i| {
+                i.checked_sub(j)
+                    .and_then(|k| a.get(k))
+                    .map_or(Lit::FALSE, |&ak| net.and(ak, bj))
+            })
+            .collect();
+        acc = add_w(net, &acc, &row, Lit::FALSE).0;
+    }
+    acc
+}
+
+/// `a pred b`.
+fn cmp_core(net: &mut Net, f: Format, pred: FCmpPred, a: &[Lit], b: &[Lit]) -> Lit {
+    let w = f.width();
+    let (ua, ub) = (unpack(net, f, a), unpack(net, f, b));
+    let unord = net.or(ua.nan, ub.nan);
+    let both_zero = net.and(ua.zero, ub.zero);
+    let same: Vec<Lit> = a.iter().zip(b).map(|(&x, &y)| !net.xor(x, y)).collect();
+    let same = all(net, &same);
+    let eq = net.or(same, both_zero);
+    let mag_lt = lt_u(net, &a[..w - 1], &b[..w - 1]);
+    let mag_gt = lt_u(net, &b[..w - 1], &a[..w - 1]);
+    let (sa, sb) = (ua.sign, ub.sign);
+    // Ordered a < b (operands not NaN).
+    let less = |net: &mut Net, sa: Lit, sb: Lit, lt: Lit, gt: Lit| {
+        let neg_pos = net.and(sa, !sb);
+        let neg_pos = net.and(neg_pos, !both_zero);
+        let both_pos = net.and(!sa, !sb);
+        let pos = net.and(both_pos, lt);
+        let both_neg = net.and(sa, sb);
+        let neg = net.and(both_neg, gt);
+        let t = net.or(neg_pos, pos);
+        net.or(t, neg)
+    };
+    let lt = less(net, sa, sb, mag_lt, mag_gt);
+    let gt = less(net, sb, sa, mag_gt, mag_lt);
+    let le = net.or(lt, eq);
+    let ge = net.or(gt, eq);
+    let (base, unordered_true) = match pred {
+        FCmpPred::False => return Lit::FALSE,
+        FCmpPred::True => return Lit::TRUE,
+        FCmpPred::Uno => return unord,
+        FCmpPred::Ord => return !unord,
+        FCmpPred::Oeq => (eq, false),
+        FCmpPred::Ogt => (gt, false),
+        FCmpPred::Oge => (ge, false),
+        FCmpPred::Olt => (lt, false),
+        FCmpPred::Ole => (le, false),
+        FCmpPred::One => (!eq, false),
+        FCmpPred::Ueq => (eq, true),
+        FCmpPred::Ugt => (gt, true),
+        FCmpPred::Uge => (ge, true),
+        FCmpPred::Ult => (lt, true),
+        FCmpPred::Ule => (le, true),
+        FCmpPred::Une => (!eq, true),
+    };
+    if unordered_true {
+        net.or(unord, base)
+    } else {
+        net.and(!unord, base)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Latencies from Dynamatic's FloPoCo architectures; the reasons for the others.
+    #[test]
+    fn latencies_and_fallback_reasons() {
+        assert_eq!(latency(FloatOp::Add, 32, Some("2_922000")), Ok(10));
+        assert_eq!(latency(FloatOp::Mul, 32, Some("2_875333")), Ok(2));
+        assert_eq!(latency(FloatOp::Mul, 64, Some("2_046000")), Ok(56));
+        assert_eq!(latency(FloatOp::Sub, 32, Some("2_000000")), Ok(9));
+        assert_eq!(latency(FloatOp::Sub, 64, None), Ok(12));
+        assert_eq!(cmpf_latency(32), Ok(0));
+        assert_eq!(cmpf_latency(64), Ok(1));
+        let e = latency(FloatOp::Add, 16, Some("2_922000")).unwrap_err();
+        assert!(
+            e.contains("16 bits") && e.contains("f32 and f64 only"),
+            "{e}"
+        );
+        let e = latency(FloatOp::Add, 64, Some("2_922000")).unwrap_err();
+        assert!(e.contains("2_705000, 5_091333, 9_068000"), "{e}");
+        let e = latency(FloatOp::Mul, 32, None).unwrap_err();
+        assert!(e.contains("internal_delay"), "{e}");
+        assert!(cmpf_latency(16).is_err());
+    }
+
+    #[test]
+    fn predicates_parse_by_name_and_number() {
+        assert_eq!(
+            FCmpPred::parse(&Attribute::Keyword("oge".into())),
+            Some(FCmpPred::Oge)
+        );
+        assert_eq!(
+            FCmpPred::parse(&Attribute::Integer {
+                value: 14,
+                ty: None
+            }),
+            Some(FCmpPred::Uno)
+        );
+        assert_eq!(FCmpPred::parse(&Attribute::Keyword("slt".into())), None);
+    }
+
+    /// The unit's ports are the FloPoCo wrapper's; latency l gives l result registers and
+    /// l valid registers (l - 1 delay stages and the oehb).
+    #[test]
+    fn unit_ports_and_registers() {
+        let b = Builtin::Float {
+            op: FloatOp::Add,
+            width: 32,
+            latency: 10,
+        };
+        let net = unit(&b);
+        assert_eq!(net.latches.len(), 10 * 33);
+        let outs: Vec<&str> = net.outputs.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(outs[..2], ["lhs_ready", "rhs_ready"]);
+        assert_eq!(outs[2], "result[0]");
+        assert_eq!(outs.last(), Some(&"result_valid"));
+        let c = unit(&Builtin::CmpF {
+            pred: FCmpPred::Olt,
+            width: 32,
+            latency: 0,
+        });
+        assert!(c.latches.is_empty());
+        let outs: Vec<&str> = c.outputs.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(outs, ["lhs_ready", "rhs_ready", "result", "result_valid"]);
+    }
+}
