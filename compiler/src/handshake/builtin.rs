@@ -369,8 +369,8 @@ fn body(b: &Builtin, net: &mut Net, d: &[Vec<Lit>]) -> Vec<Lit> {
     }
 }
 
-/// `a + b + cin`, ripple carry; returns (sum bits, carry out).
-fn add(net: &mut Net, a: &[Lit], b: &[Lit], cin: Lit) -> (Vec<Lit>, Lit) {
+/// `a + b + cin`, ripple carry; returns (sum bits, carry out). Also the float units'.
+pub(super) fn add(net: &mut Net, a: &[Lit], b: &[Lit], cin: Lit) -> (Vec<Lit>, Lit) {
     let mut carry = cin;
     let mut sum = Vec::with_capacity(a.len());
     for (&x, &y) in a.iter().zip(b) {

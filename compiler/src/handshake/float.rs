@@ -364,24 +364,10 @@ fn mux_w(net: &mut Net, s: Lit, t: &[Lit], f: &[Lit]) -> Vec<Lit> {
     t.iter().zip(f).map(|(&x, &y)| net.mux(s, x, y)).collect()
 }
 
-/// `a + b + cin` (ripple carry): (sum, carry out).
-fn add_w(net: &mut Net, a: &[Lit], b: &[Lit], cin: Lit) -> (Vec<Lit>, Lit) {
-    let mut carry = cin;
-    let mut sum = Vec::with_capacity(a.len());
-    for (&x, &y) in a.iter().zip(b) {
-        let p = net.xor(x, y);
-        sum.push(net.xor(p, carry));
-        let g = net.and(x, y);
-        let t = net.and(p, carry);
-        carry = net.or(g, t);
-    }
-    (sum, carry)
-}
-
 /// `a - b` modulo 2^n, and whether `a >= b` (unsigned).
 fn sub_w(net: &mut Net, a: &[Lit], b: &[Lit]) -> (Vec<Lit>, Lit) {
     let nb: Vec<Lit> = b.iter().map(|&l| !l).collect();
-    add_w(net, a, &nb, Lit::TRUE)
+    super::builtin::add(net, a, &nb, Lit::TRUE)
 }
 
 /// Unsigned `a < b`.
@@ -512,7 +498,7 @@ fn round_pack(net: &mut Net, f: Format, sign: Lit, s: &[Lit], field: &[Lit]) -> 
     let up = net.and(g, tail);
     let mut packed = s[3..3 + f.man].to_vec();
     packed.extend_from_slice(field);
-    let (rounded, _) = add_w(net, &packed, &vec![Lit::FALSE; packed.len()], up);
+    let (rounded, _) = super::builtin::add(net, &packed, &vec![Lit::FALSE; packed.len()], up);
     let mut v = rounded;
     v.push(sign);
     v
@@ -547,14 +533,14 @@ fn add_core(net: &mut Net, f: Format, a: &[Lit], b: &[Lit], sub: bool) -> Vec<Li
     let (d, _) = sub_w(net, &x.exp, &y.exp);
     let my = shr_sticky(net, &my, &d);
     let my: Vec<Lit> = my.iter().map(|&l| net.xor(l, eff_sub)).collect();
-    let (s, c) = add_w(net, &mx, &my, eff_sub);
+    let (s, c) = super::builtin::add(net, &mx, &my, eff_sub);
     let carry = net.and(c, !eff_sub);
     // Carry: one place right (the bit shifted out kept sticky), exponent + 1.
     let mut sc: Vec<Lit> = (0..n)
         .map(|i| if i + 1 < n { s[i + 1] } else { Lit::TRUE })
         .collect();
     sc[0] = net.or(s[0], s[1]);
-    let (e_c, _) = add_w(net, &x.exp, &consts(0, e), Lit::TRUE);
+    let (e_c, _) = super::builtin::add(net, &x.exp, &consts(0, e), Lit::TRUE);
     let overflow = all(net, &e_c);
     let overflow = net.and(carry, overflow);
     // No carry: left by min(leading zeros, exp - 1); the exponent field is 0 unless the
@@ -597,7 +583,7 @@ fn mul_core(net: &mut Net, f: Format, a: &[Lit], b: &[Lit]) -> Vec<Lit> {
     // of P read as 1.xxx (hidden bit at pn - 1) before normalisation.
     let q = e + 3;
     let bias = (1u64 << (e - 1)) - 1;
-    let (sum, _) = add_w(net, &zext(&ua.exp, q), &zext(&ub.exp, q), Lit::FALSE);
+    let (sum, _) = super::builtin::add(net, &zext(&ua.exp, q), &zext(&ub.exp, q), Lit::FALSE);
     let (t, _) = sub_w(net, &sum, &consts(bias - 1, q));
     let t_neg = t[q - 1];
     // t >= 1: left by k = min(lz, t - 1), field = t - k when the hidden bit is then set.
@@ -651,7 +637,7 @@ fn multiply(net: &mut Net, a: &[Lit], b: &[Lit]) -> Vec<Lit> {
                     .map_or(Lit::FALSE, |&ak| net.and(ak, bj))
             })
             .collect();
-        acc = add_w(net, &acc, &row, Lit::FALSE).0;
+        acc = super::builtin::add(net, &acc, &row, Lit::FALSE).0;
     }
     acc
 }
