@@ -561,7 +561,7 @@ pub fn parse(text: &str) -> Result<Parsed, Diagnostic> {
 pub fn no_model(text: &str) -> Diagnostic {
     Diagnostic::error(
         Span::point(text.len()),
-        "no BLIF model in input (expected `.model`, `.inputs`, `.names`, ...)",
+        "no model in the BLIF input (expected `.model`, `.inputs`, `.names`, ...)",
     )
     .with_code(Code::NoModel)
 }
