@@ -14,7 +14,6 @@ use compiler::handshake::float::{self, FCmpPred, FloatOp};
 use compiler::handshake::mark::Builtin;
 use compiler::handshake::net::Net;
 use std::collections::{BTreeMap, VecDeque};
-use std::process::Command;
 use std::time::Instant;
 
 /// At least this many vectors per unit and precision.
@@ -660,36 +659,14 @@ fn float_wrapper_matches_dynamatic_support_units() {
     for f in &files {
         assert!(f.is_file(), "{}", f.display());
     }
-    let reads: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
     let tmp = tempfile::tempdir().unwrap();
     for (width, latency) in [(3u32, 1u32), (4, 2), (2, 5), (3, 10)] {
-        let reference = tmp.path().join(format!("ref-{width}-{latency}.blif"));
-        let out = Command::new("yosys")
-            .arg("-q")
-            .arg("-p")
-            .arg(format!(
-                "read_verilog {}; chparam -set W {width} -set LATENCY {latency} flopoco_shell; hierarchy -check -top flopoco_shell; proc; flatten; memory; opt -nodffe -nosdff; techmap; opt -nodffe -nosdff; abc -g AND; opt_clean; write_blif {}",
-                reads.join(" "),
-                reference.display()
-            ))
-            .output()
-            .expect("run yosys");
-        assert!(
-            out.status.success(),
-            "yosys: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let ours = tmp.path().join(format!("ours-{width}-{latency}.blif"));
         let net = float::shell(width, latency);
         assert_eq!(net.latches.len(), (latency * (width + 1)) as usize);
-        let aig = compiler::handshake::aig_io::to_aig(&net, "unit");
-        std::fs::write(&ours, compiler::aig::write_blif(&aig)).unwrap();
-        let out = Command::new("berkeley-abc")
-            .arg("-c")
-            .arg(format!("dsec {} {}", reference.display(), ours.display()))
-            .output()
-            .expect("run berkeley-abc");
-        let text = String::from_utf8_lossy(&out.stdout);
+        let chparam = format!("chparam -set W {width} -set LATENCY {latency} flopoco_shell; ");
+        let tag = format!("{width}-{latency}");
+        let text =
+            common::net_vs_verilog(&net, &files, "flopoco_shell", &chparam, tmp.path(), &tag);
         assert!(
             text.contains("Networks are equivalent") && !text.contains("NOT EQUIVALENT"),
             "W={width} latency={latency}:\n{text}"

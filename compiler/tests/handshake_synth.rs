@@ -425,53 +425,6 @@ fn builtins_match_library_units() {
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
 
-/// ABC's verdict (`cec` or `dsec`) on built-in `b` against yosys's synthesis of module
-/// `top` of the Verilog `files` (`chparam`: yosys commands before `hierarchy`), in `dir`.
-fn builtin_vs_verilog(
-    b: &handshake::mark::Builtin,
-    files: &[PathBuf],
-    top: &str,
-    chparam: &str,
-    dir: &Path,
-    tag: &str,
-) -> String {
-    let reference = dir.join(format!("ref-{tag}.blif"));
-    let reads: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
-    let out = Command::new("yosys")
-        .arg("-q")
-        .arg("-p")
-        .arg(format!(
-            "read_verilog {}; {chparam}hierarchy -check -top {top}; proc; flatten; opt -nodffe -nosdff; techmap; opt -nodffe -nosdff; abc -g AND; opt_clean; write_blif {}",
-            reads.join(" "),
-            reference.display()
-        ))
-        .output()
-        .expect("run yosys");
-    assert!(
-        out.status.success(),
-        "yosys: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let ours = dir.join(format!("ours-{tag}.blif"));
-    let net = handshake::builtin::generate(b);
-    let cmd = if net.latches.is_empty() {
-        "cec"
-    } else {
-        "dsec"
-    };
-    std::fs::write(
-        &ours,
-        compiler::aig::write_blif(&aig_io::to_aig(&net, "unit")),
-    )
-    .unwrap();
-    let out = Command::new("berkeley-abc")
-        .arg("-c")
-        .arg(format!("{cmd} {} {}", reference.display(), ours.display()))
-        .output()
-        .expect("run berkeley-abc");
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
 /// The built-in `passer` (with data and dataless) is Dynamatic's: ABC `cec` against yosys's
 /// synthesis of `tests/data/handshake/passer.v`, the generator's structure around
 /// Dynamatic's own `join_type`.
@@ -494,7 +447,14 @@ fn passer_matches_dynamatic_passer() {
             w => ("passer", format!("chparam -set WIDTH {w} passer; ")),
         };
         let b = Builtin::Passer { width };
-        let text = builtin_vs_verilog(&b, &files, top, &chparam, tmp.path(), &width.to_string());
+        let text = common::net_vs_verilog(
+            &handshake::builtin::generate(&b),
+            &files,
+            top,
+            &chparam,
+            tmp.path(),
+            &width.to_string(),
+        );
         assert!(equivalent(&text), "{b:?}:\n{text}");
     }
 }
@@ -528,7 +488,14 @@ fn init_units_match_dynamatic_generators() {
     ];
     for (i, (b, top, chparam)) in cases.iter().enumerate() {
         assert_eq!(handshake::builtin::generate(b).latches.len(), 1, "{b:?}");
-        let text = builtin_vs_verilog(b, &files, top, chparam, tmp.path(), &i.to_string());
+        let text = common::net_vs_verilog(
+            &handshake::builtin::generate(b),
+            &files,
+            top,
+            chparam,
+            tmp.path(),
+            &i.to_string(),
+        );
         assert!(equivalent(&text), "{b:?}:\n{text}");
     }
 }

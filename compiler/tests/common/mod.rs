@@ -254,3 +254,48 @@ pub fn cmt2_runs_as(
     let run = compiler::rules::sim::simulate(&back, cmds, mem.clone(), &cfg);
     assert_eq!(run.as_ref(), Ok(rules), "{tag}: rules and cmt2 runs differ");
 }
+
+/// ABC's verdict (its standard output) on `net` against yosys's synthesis of the Verilog
+/// `files` with top `top` (after `chparam`, e.g. `chparam -set W 3 top; `, or empty), both
+/// written to BLIF in `dir` under `tag`: `cec` for a combinational net, `dsec` for one with
+/// latches.
+pub fn net_vs_verilog(
+    net: &compiler::handshake::net::Net,
+    files: &[PathBuf],
+    top: &str,
+    chparam: &str,
+    dir: &Path,
+    tag: &str,
+) -> String {
+    let reference = dir.join(format!("ref-{tag}.blif"));
+    let reads: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+    let out = Command::new("yosys")
+        .arg("-q")
+        .arg("-p")
+        .arg(format!(
+            "read_verilog {}; {chparam}hierarchy -check -top {top}; proc; flatten; memory; opt -nodffe -nosdff; techmap; opt -nodffe -nosdff; abc -g AND; opt_clean; write_blif {}",
+            reads.join(" "),
+            reference.display()
+        ))
+        .output()
+        .expect("run yosys");
+    assert!(
+        out.status.success(),
+        "yosys: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ours = dir.join(format!("ours-{tag}.blif"));
+    let cmd = if net.latches.is_empty() {
+        "cec"
+    } else {
+        "dsec"
+    };
+    let aig = compiler::handshake::aig_io::to_aig(net, "unit");
+    std::fs::write(&ours, compiler::aig::write_blif(&aig)).unwrap();
+    let out = Command::new("berkeley-abc")
+        .arg("-c")
+        .arg(format!("{cmd} {} {}", reference.display(), ours.display()))
+        .output()
+        .expect("run berkeley-abc");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
