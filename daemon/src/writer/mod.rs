@@ -208,21 +208,39 @@ impl Writer {
     ) -> Result<Vec<Checked>, WriteError> {
         let big = todo.iter().any(|o| o.bytes.len() > 1 << 20);
         let threads = if big { compiler::par::cores() } else { 1 };
+        // After a failed write no further output is started (as a sequential write stops).
+        let failed = std::sync::atomic::AtomicBool::new(false);
         let write = |o: &&Output| {
+            if failed.load(std::sync::atomic::Ordering::Relaxed) {
+                return None;
+            }
             let mut t = WriteTimes::default();
-            (self.write_output(o, dirs, spec, &mut t), t)
+            let r = self.write_output(o, dirs, spec, &mut t);
+            if r.is_err() {
+                failed.store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+            Some((r, t))
         };
         let results = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             compiler::par::map(threads, todo, write)
         }))
         .map_err(|_| WriteError::Panicked)?;
         let mut files = Vec::with_capacity(todo.len());
-        for (r, t) in results {
+        let mut first_error = None;
+        for (r, t) in results.into_iter().flatten() {
             times.hash += t.hash;
             times.write += t.write;
-            files.push(r?);
+            match r {
+                Ok(c) => files.push(c),
+                Err(e) => {
+                    first_error.get_or_insert(e);
+                }
+            }
         }
-        Ok(files)
+        match first_error {
+            Some(e) => Err(e),
+            None => Ok(files),
+        }
     }
 
     fn write_output(
