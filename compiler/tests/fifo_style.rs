@@ -100,7 +100,7 @@ fn fifo_style_engines_agree() {
     }
     assert!(n >= 58, "{n} functions");
     if common::have_tool("iverilog") {
-        let results = sv_common::compare_batches("fifo", cases, 2);
+        let results = sv_common::compare_batches("fifo", cases);
         eprintln!("fifo_style: {n} functions agree in tor, rules, cmt2 and rtl");
         assert_eq!(results.len(), n);
     }

@@ -90,7 +90,7 @@ fn sv_rtl_matches_rule_sim_50_programs() {
         return;
     }
     let cases: Vec<Case> = (0..50).map(single).collect();
-    let results = compare_batches("single", cases, 2);
+    let results = compare_batches("single", cases);
     assert_eq!(results.len(), 50);
     eprintln!(
         "sv_diff: 50 one-function programs agree, {} simulated cycles in total",
@@ -118,7 +118,7 @@ fn sv_rtl_matches_rule_sim_50_multi_function_programs() {
         .take(50)
         .collect();
     let commands: usize = cases.iter().map(|c| c.cmds.len()).sum();
-    let results = compare_batches("multi", cases, 2);
+    let results = compare_batches("multi", cases);
     assert_eq!(results.len(), 50);
     for r in &results {
         assert_eq!(
@@ -148,7 +148,7 @@ fn sv_rtl_matches_rule_sim_long() {
         .map(single)
         .chain((1000..1150).map(multi))
         .collect();
-    let results = compare_batches("long", cases, 6);
+    let results = compare_batches("long", cases);
     assert_eq!(results.len(), 300);
 }
 
