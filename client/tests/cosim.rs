@@ -81,17 +81,29 @@ fn cosim(d: &cli::Daemon, elf: &Path, isa: &str) -> std::process::Output {
 }
 
 fn cosim_on(d: &cli::Daemon, elf: &Path, design: &Path, isa: &str) -> std::process::Output {
+    cosim_styled(d, elf, design, isa, "fsm")
+}
+
+fn cosim_styled(
+    d: &cli::Daemon,
+    elf: &Path,
+    design: &Path,
+    isa: &str,
+    style: &str,
+) -> std::process::Output {
     d.kiln_no_daemon()
         .arg("cosim")
         .arg(elf)
         .arg(design)
         .args(["--isa", isa, "--spike", SPIKE, "--timeout", "120"])
+        .args(["--style", style])
         .output()
         .unwrap()
 }
 
 /// `program.c` (with kiln_test.h and htif.c) on each of `designs` (tests/data/aps), RV32
-/// and, with `rv64`, RV64 too: it must print `PASS <program>` and exit 0.
+/// and, with `rv64`, RV64 too, in the state machine style, and on RV32 in the fifo style:
+/// it must print `PASS <program>` and exit 0.
 fn program_passes(program: &str, designs: &[&str], rv64: bool) {
     if !tools() {
         return;
@@ -105,20 +117,28 @@ fn program_passes(program: &str, designs: &[&str], rv64: bool) {
     };
     for &(xlen, isa) in xlens {
         let elf = self::program(d.root(), program, &[&c, "htif.c"], xlen);
+        let styles: &[&str] = match xlen {
+            32 => &["fsm", "fifo"],
+            _ => &["fsm"],
+        };
         for design in designs {
-            let out = cosim_on(&d, &elf, &aps_data(&format!("{design}.mlir")), isa);
-            let text = String::from_utf8_lossy(&out.stdout);
-            assert!(
-                out.status.success(),
-                "{program} on {design} ({isa}): {text}{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-            assert!(
-                text.lines()
-                    .any(|l| l.starts_with(&format!("PASS {program}: "))),
-                "{program} on {design} ({isa}): {text}"
-            );
-            assert!(text.ends_with("the program exited with 0\n"), "{text}");
+            for style in styles {
+                let design_file = aps_data(&format!("{design}.mlir"));
+                let out = cosim_styled(&d, &elf, &design_file, isa, style);
+                let text = String::from_utf8_lossy(&out.stdout);
+                let what = format!("{program} on {design} ({isa}, {style})");
+                assert!(
+                    out.status.success(),
+                    "{what}: {text}{}",
+                    String::from_utf8_lossy(&out.stderr)
+                );
+                assert!(
+                    text.lines()
+                        .any(|l| l.starts_with(&format!("PASS {program}: "))),
+                    "{what}: {text}"
+                );
+                assert!(text.ends_with("the program exited with 0\n"), "{text}");
+            }
         }
     }
 }
@@ -254,10 +274,6 @@ fn the_burst_add_program_passes_on_the_seeds_variants() {
     );
 }
 
-/// A mutant must fail: identities.mlir with @sum's `tor.addi` of rs1 and rs2 made a
-/// `tor.subi` fails the identities program under co-simulation (it prints FAIL and exits
-/// 1), and `kiln sim --engine verilator` on the mutant disagrees with the rule simulator
-/// on the original design (5 + 3 + 7 = 15 there, 5 - 3 + 7 = 9 on the mutant's hardware).
 /// Rocket custom CSRs: the program configures cfg with `csrw` and reads the write-backs
 /// with `csrr` (the extension's lanes are the hart's CSRs 0x810, 0x811), RV32 and RV64.
 #[test]
@@ -265,6 +281,10 @@ fn the_csr_program_passes() {
     program_passes("csr", &["csr"], true);
 }
 
+/// A mutant must fail: identities.mlir with @sum's `tor.addi` of rs1 and rs2 made a
+/// `tor.subi` fails the identities program under co-simulation (it prints FAIL and exits
+/// 1), and `kiln sim --engine verilator` on the mutant disagrees with the rule simulator
+/// on the original design (5 + 3 + 7 = 15 there, 5 - 3 + 7 = 9 on the mutant's hardware).
 #[test]
 fn a_mutated_design_fails_its_program() {
     if !tools() {

@@ -16,7 +16,8 @@ use std::time::{Duration, Instant};
 #[derive(clap::Args)]
 #[command(after_help = "Examples:
   kiln cosim prog.elf examples/aps/flow_burst_add.mlir --isa rv32imac
-  kiln cosim prog64.elf design.mlir --isa rv64imac --spike /opt/spike/bin/spike --json")]
+  kiln cosim prog64.elf design.mlir --isa rv64imac --spike /opt/spike/bin/spike --json
+  kiln cosim prog.elf design.mlir --style fifo --aps-config aps_config.yaml")]
 pub struct Args {
     /// The RISC-V program (an ELF for Spike: HTIF `tohost`, loaded at 0x80000000).
     pub program: PathBuf,
@@ -32,6 +33,14 @@ pub struct Args {
     /// Seconds before the run is stopped (a failure).
     #[arg(long, default_value_t = 300)]
     pub timeout: u64,
+    /// The architecture of the design's rules, as `kiln build --style`
+    /// [default: `style` of kiln.toml, else fsm]
+    #[arg(long, value_name = "STYLE", value_parser = super::sim::parse_style)]
+    pub style: Option<aps::Style>,
+    /// The SoC's CSR list (`aps_config.yaml`), as `kiln build --aps-config`
+    /// [default: `aps_config` of kiln.toml, else one lane per CSR global]
+    #[arg(long, value_name = "FILE")]
+    pub aps_config: Option<PathBuf>,
     /// Print the result as JSON.
     #[arg(long)]
     pub json: bool,
@@ -197,7 +206,15 @@ pub fn run(args: Args) -> Result<(), Failure> {
     let fail = |d| Failure::diagnostics(&[compiler::flow::Flow::Aps.coded(d)], &path, &text);
     let limits = kiln_daemon::input::limits();
     let module = compiler::mlir::parse_with(&text, &limits).map_err(fail)?;
-    let circuits = aps::build_module(&module).map_err(fail)?;
+    let style = (args.style)
+        .or_else(|| crate::config::get().style())
+        .unwrap_or_default();
+    let csr_config = match (args.aps_config.clone()).or_else(|| crate::config::get().aps_config()) {
+        Some(p) => Some(super::sim::read_aps_config(&p)?),
+        None => None,
+    };
+    let ctx = aps::design_context_with(&module, csr_config.as_ref()).map_err(fail)?;
+    let circuits = aps::build_module_styled(&module, &ctx, &limits, style).map_err(fail)?;
     let stem = args
         .design
         .file_stem()

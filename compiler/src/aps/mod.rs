@@ -130,10 +130,25 @@ pub fn build_function_styled(
 /// The whole flow for a module: one circuit per function, in source order. Two functions
 /// with one instruction identity are an error (see [`identity_diagnostics`]).
 pub fn build_module(module: &ModuleAst) -> Result<Vec<Circuit>, Diagnostic> {
-    let ctx = design_context(module)?;
+    build_module_styled(
+        module,
+        &design_context(module)?,
+        &Limits::DEFAULT,
+        Style::Fsm,
+    )
+}
+
+/// [`build_module`] in `ctx` (e.g. with an `aps_config.yaml`'s CSR lanes), under
+/// `limits`, in `style`.
+pub fn build_module_styled(
+    module: &ModuleAst,
+    ctx: &DesignContext,
+    limits: &Limits,
+    style: Style,
+) -> Result<Vec<Circuit>, Diagnostic> {
     let circuits: Vec<Circuit> = functions(module)
         .into_iter()
-        .map(|f| build_function(&ctx, f))
+        .map(|f| build_function_styled(ctx, f, limits, style).map(|(c, _)| c))
         .collect::<Result<_, _>>()?;
     let spans: Vec<Span> = functions(module).iter().map(|f| f.span).collect();
     let ids = instruction_spans(&circuits, &spans);
