@@ -331,3 +331,98 @@ fn dma_beats_move_one_per_cycle_from_the_cycle_after_the_request() {
     assert_eq!(r.responses[0].cycle, 10, "idle again at cycle 10");
     assert_eq!(r.banks["m_1"], vec![101, 105, 109, 113]);
 }
+
+/// A rule's readiness on the CPU-memory port counts all its request sites, taken or not
+/// (`schedule::MemSites`: CMT2's atomic rules decide readiness before the rule fires, never
+/// from its own calls). `all` stores three words (so the port has 3 lanes and a request
+/// queue of 3); `one` stores one word on one branch and two on the other (3 sites). The
+/// command register takes the command in cycle 0 and `start` shares it in cycle 1. In
+/// cycle 2 `all` takes the three lanes (the first store goes out at once) and `one` waits;
+/// in cycle 3 the queue keeps one store after its dequeue, and `one` needs room for its
+/// three sites, so it stores in cycle 4 (a per-call count would have let it store in cycle
+/// 3). The RTL agrees cycle for cycle.
+#[test]
+fn a_rule_is_ready_on_the_cpu_memory_port_for_all_its_request_sites() {
+    use compiler::rules::PrimOp;
+    let mut all = BodyBuilder::new();
+    let x = all.call_value("fa", "deq", vec![], 32);
+    for (addr, add) in [(0x100, 1), (0x104, 2), (0x120, 3)] {
+        let a = all.konst(addr, 32);
+        let k = all.konst(add, 32);
+        let v = all.prim(PrimOp::Add, vec![x, k], 32);
+        all.call("cpu", "store_req", vec![a, v]);
+    }
+    let mut one = BodyBuilder::new();
+    let y = one.call_value("fb", "deq", vec![], 32);
+    let odd = one.prim(PrimOp::Bits { lo: 0 }, vec![y], 1);
+    let (a, b, d) = (
+        one.konst(0x108, 32),
+        one.konst(0x10c, 32),
+        one.konst(0x110, 32),
+    );
+    one.if_else(
+        odd,
+        |t| t.call("cpu", "store_req", vec![a, y]),
+        |e| {
+            e.call("cpu", "store_req", vec![b, y]);
+            e.call("cpu", "store_req", vec![d, y]);
+        },
+    );
+    common::respond(&mut one, 1, y);
+    let c = Circuit {
+        name: "c".into(),
+        instructions: vec![],
+        instances: vec![
+            rocc(),
+            fifo("fa"),
+            fifo("fb"),
+            Instance {
+                name: "cpu".into(),
+                kind: InstanceKind::MemPort,
+            },
+        ],
+        rules: vec![
+            rule("all", all),
+            rule("one", one),
+            common::cmd_to_fifos("start", 7, 0, &["fa", "fb"]),
+        ],
+        precedence: vec![],
+        schedule: vec!["all".into(), "one".into(), "start".into()],
+    };
+    let cmds = [Command {
+        opcode: 7,
+        funct7: 0,
+        rs1: 0,
+        rs2: 5,
+        rd: 1,
+    }];
+    let mut trace = sim::Trace::default();
+    let r = sim::simulate_recorded(
+        &c,
+        &cmds,
+        BTreeMap::new(),
+        &SimConfig::default(),
+        &mut trace,
+    )
+    .unwrap();
+    let fired = |rule: &str| -> Vec<usize> {
+        let k = c.rules.iter().position(|r| r.name == rule).unwrap() as u32;
+        (trace.fired.iter().enumerate())
+            .filter(|(_, f)| f.contains(&k))
+            .map(|(cycle, _)| cycle)
+            .collect()
+    };
+    assert_eq!(fired("all"), vec![2]);
+    assert_eq!(fired("one"), vec![4]);
+    assert_eq!(sim::read_word(&r.cpu_mem, 0x100), 6);
+    assert_eq!(sim::read_word(&r.cpu_mem, 0x104), 7);
+    assert_eq!(sim::read_word(&r.cpu_mem, 0x120), 8);
+    assert_eq!(
+        sim::read_word(&r.cpu_mem, 0x108),
+        5,
+        "rs2 (the low word) is odd"
+    );
+    assert_eq!(sim::read_word(&r.cpu_mem, 0x10c), 0);
+    assert_eq!(r.responses[0].cycle, 4);
+    sv_common::compare(&c, &cmds, BTreeMap::new(), "mem_sites");
+}

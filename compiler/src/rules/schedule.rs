@@ -25,7 +25,7 @@
 //! [`mem_lanes`] gives the lane count `L` and the response-queue size both the simulator
 //! and the RTL use.
 
-use super::{Circuit, InstanceKind, Instances, Stmt};
+use super::{Circuit, InstanceKind, Instances, Rule, Stmt};
 use std::collections::BTreeMap;
 
 /// Entries of the CPU-memory response buffer per request lane (see [`mem_lanes`]).
@@ -58,38 +58,67 @@ pub fn mem_lanes(c: &Circuit) -> BTreeMap<String, u32> {
     }
     let index = c.instance_index();
     for r in &c.rules {
-        let mut n: BTreeMap<String, u32> = BTreeMap::new();
-        if let Some((g, _)) = &r.guard {
-            count_mem_reqs(&index, g, &mut n);
-        }
-        count_mem_reqs(&index, &r.body, &mut n);
-        for (m, k) in n {
+        for (m, k) in mem_sites(&index, r) {
             let e = lanes.entry(m).or_insert(1);
-            *e = (*e).max(k);
+            *e = (*e).max(k.reqs);
         }
     }
     lanes
 }
 
-fn count_mem_reqs(index: &Instances<'_>, stmts: &[Stmt], n: &mut BTreeMap<String, u32>) {
+/// The call sites one rule has on a CPU-memory port, both arms of every `If` counted. A
+/// rule's readiness on the port is decided from these counts before it fires, never from
+/// which of its sites its taken path enables (in CMT2 a rule's guard cannot see its own
+/// calls): it may fire when the port has lanes and queue room for `reqs` requests after
+/// earlier rules' requests, response-buffer room for `loads` more loads, and the next
+/// `resps` responses (those in flight) have arrived.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct MemSites {
+    /// `load_req` and `store_req` sites.
+    pub reqs: u32,
+    /// `load_req` sites.
+    pub loads: u32,
+    /// `load_resp` sites.
+    pub resps: u32,
+}
+
+/// [`MemSites`] of rule `r` per CPU-memory port it calls.
+pub(crate) fn mem_sites(index: &Instances<'_>, r: &Rule) -> BTreeMap<String, MemSites> {
+    let mut n = BTreeMap::new();
+    if let Some((g, _)) = &r.guard {
+        count_mem_sites(index, g, &mut n);
+    }
+    count_mem_sites(index, &r.body, &mut n);
+    n
+}
+
+fn count_mem_sites(index: &Instances<'_>, stmts: &[Stmt], n: &mut BTreeMap<String, MemSites>) {
     for s in stmts {
         match s {
             Stmt::Call { inst, method, .. }
-                if (method == "load_req" || method == "store_req")
-                    && matches!(
-                        index.get(inst.as_str()).map(|i| &i.kind),
-                        Some(InstanceKind::MemPort)
-                    ) =>
+                if matches!(
+                    index.get(inst.as_str()).map(|i| &i.kind),
+                    Some(InstanceKind::MemPort)
+                ) =>
             {
-                *n.entry(inst.clone()).or_insert(0) += 1;
+                let e = n.entry(inst.clone()).or_default();
+                match method.as_str() {
+                    "load_req" => {
+                        e.reqs += 1;
+                        e.loads += 1;
+                    }
+                    "store_req" => e.reqs += 1,
+                    "load_resp" => e.resps += 1,
+                    _ => {}
+                }
             }
             Stmt::If {
                 then_body,
                 else_body,
                 ..
             } => {
-                count_mem_reqs(index, then_body, n);
-                count_mem_reqs(index, else_body, n);
+                count_mem_sites(index, then_body, n);
+                count_mem_sites(index, else_body, n);
             }
             _ => {}
         }

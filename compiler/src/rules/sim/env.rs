@@ -75,6 +75,15 @@ impl MemPort {
     pub(super) fn wrap(&self, t: u32) -> u32 {
         t % self.size.max(1)
     }
+
+    /// The load response of tag `tag` if it is in the buffer or arrives this cycle.
+    pub(super) fn arrived(&self, tag: u32) -> Option<u32> {
+        match (self.buf.get(tag as usize).copied().flatten(), self.arriving) {
+            (Some(v), _) => Some(v),
+            (None, Some((t, true, v))) if t == tag => Some(v),
+            _ => None,
+        }
+    }
 }
 
 impl State {

@@ -38,6 +38,10 @@
 //!   environment is always ready). A
 //!   load gets a tag, its entry in the response buffer, and is accepted only while the
 //!   buffer has room for every load in flight ([`super::schedule::mem_resp_entries`]).
+//!   A rule is ready on the port for all its sites at once, counted before it fires
+//!   ([`super::schedule::MemSites`]): lanes, queue room and buffer room for every request
+//!   site after earlier rules' requests, and the responses it may take arrived, whichever
+//!   of its branches it takes.
 //!   The environment answers the request fired in cycle `c` in cycle `c + 1` (a load
 //!   with memory as `c` starts; a store writes at the end of `c`, after the rules' bank
 //!   writes and before the DMA's CPU writes, and its acknowledgement is dropped). Rules
@@ -62,6 +66,7 @@ mod types;
 
 pub use types::*;
 
+use super::schedule::MemSites;
 use super::{Circuit, DmaEntry, Expr, InstanceKind, Stmt, eval_prim, mask};
 use crate::fxhash::FxHashMap;
 use record::Probe;
@@ -141,6 +146,13 @@ pub(crate) struct MemReq {
     pub(crate) data: u32,
     /// A load's tag: its entry in the response buffer (0 for a store).
     pub(crate) tag: u32,
+}
+
+/// The [`MemSites`] of a rule on port slot `idx` (none when it has no site there).
+fn mem_sites_of(sites: &[(usize, MemSites)], idx: usize) -> MemSites {
+    (sites.iter())
+        .find(|(i, _)| *i == idx)
+        .map_or_else(MemSites::default, |(_, n)| *n)
 }
 
 /// A CPU-memory port as the top implements it (HellaCache convention): a request queue
@@ -351,6 +363,17 @@ fn run(
         let names: Vec<&str> = order.iter().map(|r| r.name.as_str()).collect();
         t.waves.signals = super::waves::signals(circuit, &names);
     }
+    let mem_sites: Vec<Vec<(usize, MemSites)>> = {
+        let instances = circuit.instance_index();
+        (order.iter())
+            .map(|r| {
+                let sites = super::schedule::mem_sites(&instances, r);
+                (sites.into_iter())
+                    .filter_map(|(name, n)| Some((*st.index.get(&name)?, n)))
+                    .collect()
+            })
+            .collect()
+    };
     let mut tried = Vec::with_capacity(order.len());
     let mut vars = Vars::default();
     let mut last_fire = 0u64;
@@ -373,7 +396,7 @@ fn run(
         dispatch.candidates(|i| st.reg_value(i), &mut tried);
         for &k in &tried {
             let rule = order[k];
-            if let Ok(tx) = st.try_rule(rule, &mut vars) {
+            if let Ok(tx) = st.try_rule(rule, &mem_sites[k], &mut vars) {
                 if let Some(p) = probe.as_mut() {
                     p.fired(k, &tx);
                 }
@@ -613,21 +636,34 @@ impl State {
         (self.io.iter()).any(|&i| matches!(&self.slots[i], Slot::Dma(d) if d.busy()))
     }
 
-    fn try_rule(&self, rule: &super::Rule, vars: &mut Vars) -> Result<Tx, Blocked> {
+    /// Rule `rule` fired on this cycle's state after the rules before it, or `Blocked`;
+    /// `sites` are its [`MemSites`] per CPU-memory port slot.
+    fn try_rule(
+        &self,
+        rule: &super::Rule,
+        sites: &[(usize, MemSites)],
+        vars: &mut Vars,
+    ) -> Result<Tx, Blocked> {
         let mut tx = Tx::default();
         vars.clear();
         if let Some((stmts, result)) = &rule.guard {
-            self.exec(stmts, vars, &mut tx)?;
+            self.exec(stmts, sites, vars, &mut tx)?;
             let g = vars.get(result).map(|v| v.0).unwrap_or(0);
             if g & 1 == 0 {
                 return Err(Blocked);
             }
         }
-        self.exec(&rule.body, vars, &mut tx)?;
+        self.exec(&rule.body, sites, vars, &mut tx)?;
         Ok(tx)
     }
 
-    fn exec(&self, stmts: &[Stmt], vars: &mut Vars, tx: &mut Tx) -> Result<(), Blocked> {
+    fn exec(
+        &self,
+        stmts: &[Stmt],
+        sites: &[(usize, MemSites)],
+        vars: &mut Vars,
+        tx: &mut Tx,
+    ) -> Result<(), Blocked> {
         for stmt in stmts {
             match stmt {
                 Stmt::Let { var, width, expr } => {
@@ -655,7 +691,7 @@ impl State {
                     for (slot, x) in a.iter_mut().zip(args) {
                         *slot = vars.get(x).map(|v| v.0).unwrap_or(0);
                     }
-                    let r = self.call(inst, method, &a[..n], tx)?;
+                    let r = self.call(inst, method, &a[..n], sites, tx)?;
                     if let Some((var, width)) = result {
                         vars.insert(*var, (mask(r, *width), *width));
                     }
@@ -667,14 +703,21 @@ impl State {
                 } => {
                     let c = vars.get(cond).map(|v| v.0 & 1).unwrap_or(0);
                     let body = if c == 1 { then_body } else { else_body };
-                    self.exec(body, vars, tx)?;
+                    self.exec(body, sites, vars, tx)?;
                 }
             }
         }
         Ok(())
     }
 
-    fn call(&self, inst: &str, method: &str, args: &[u128], tx: &mut Tx) -> Result<u128, Blocked> {
+    fn call(
+        &self,
+        inst: &str,
+        method: &str,
+        args: &[u128],
+        sites: &[(usize, MemSites)],
+        tx: &mut Tx,
+    ) -> Result<u128, Blocked> {
         let idx = *self.index.get(inst).ok_or(Blocked)?;
         let arg = |i: usize| args.get(i).copied().unwrap_or(0);
         let blocked = || Blocked;
@@ -767,12 +810,14 @@ impl State {
                 None => Err(blocked()),
             },
             (Slot::MemPort(p), "load_req" | "store_req") => {
-                // A lane this cycle and room in the request queue after this cycle's
-                // dequeue (the head goes out whenever the queue is not empty).
+                // The rule's readiness ([`MemSites`]): lanes for all its request sites after
+                // earlier rules' requests, and room for them in the request queue after this
+                // cycle's dequeue (the head goes out whenever the queue is not empty).
+                let n = mem_sites_of(sites, idx);
                 let mine = || tx.mem_reqs.iter().filter(|(i, _)| *i == idx);
-                let reqs = p.enq.len() + mine().count();
-                let kept = p.queue.len() - usize::from(p.head_fires());
-                if reqs >= p.lanes as usize || kept + reqs >= p.depth as usize {
+                let (earlier, all) = (p.enq.len() as u32, n.reqs);
+                let kept = (p.queue.len() - usize::from(p.head_fires())) as u32;
+                if earlier + all > p.lanes || kept + earlier + all > p.depth {
                     return Err(blocked());
                 }
                 let word = arg(0) as u32 & !3;
@@ -787,11 +832,12 @@ impl State {
                     tag: 0,
                 };
                 if load {
-                    // Room in the response buffer for every load in flight.
-                    let loads = p.loads + mine().filter(|(_, r)| r.load).count() as u32;
-                    if p.used + loads >= p.size {
+                    // Room in the response buffer for the loads in flight, earlier rules'
+                    // loads and all the rule's load sites; the tag is the load's entry.
+                    if p.used + p.loads + n.loads > p.size {
                         return Err(blocked());
                     }
+                    let loads = p.loads + mine().filter(|(_, r)| r.load).count() as u32;
                     req.tag = p.wrap(p.alloc + loads);
                 }
                 tx.mem_reqs.push((idx, req));
@@ -803,17 +849,22 @@ impl State {
             }
             (Slot::MemPort(p), "load_resp") => {
                 // Responses are consumed in request order: the k-th of the cycle is tag
-                // `head + k`, from the buffer or from the port in the cycle it arrives.
-                let k = p.taken + tx.mem_resp_taken.iter().filter(|&&i| i == idx).count() as u32;
-                if k >= p.used {
+                // `head + k`, from the buffer or from the port in the cycle it arrives. The
+                // rule is ready when the responses its sites may take, of those in flight
+                // after earlier rules' (`taken`), have arrived.
+                let n = mem_sites_of(sites, idx);
+                let due = n.resps.min(p.used.saturating_sub(p.taken));
+                if !(0..due).all(|j| p.arrived(p.wrap(p.head + p.taken + j)).is_some()) {
                     return Err(blocked());
                 }
-                let tag = p.wrap(p.head + k);
-                let v = match (p.buf[tag as usize], p.arriving) {
-                    (Some(v), _) => v,
-                    (None, Some((t, true, v))) if t == tag => v,
-                    _ => return Err(blocked()),
-                };
+                let k = p.taken + tx.mem_resp_taken.iter().filter(|&&i| i == idx).count() as u32;
+                if k >= p.used {
+                    // Only a hand-made circuit collects a load it never requested.
+                    tx.fault
+                        .get_or_insert_with(|| "a load response with no load in flight".into());
+                    return Ok(0);
+                }
+                let v = p.arrived(p.wrap(p.head + k)).unwrap_or(0);
                 tx.mem_resp_taken.push(idx);
                 Ok(v as u128)
             }

@@ -179,6 +179,10 @@ struct RuleCx {
     mem_stores: Vec<(String, String, String)>,
     /// Same-firing CPU-memory hazards: (condition, word address, is a load).
     hazards: Vec<(String, String, bool)>,
+    /// The rule's call sites per CPU-memory port, and the wire of its readiness to take
+    /// responses once emitted.
+    mem_sites: BTreeMap<String, schedule::MemSites>,
+    resp_ready: BTreeMap<String, String>,
 }
 
 impl<'a> Emitter<'a> {
@@ -213,6 +217,8 @@ impl<'a> Emitter<'a> {
             bank_writes: Vec::new(),
             mem_stores: Vec::new(),
             hazards: Vec::new(),
+            mem_sites: schedule::mem_sites(&self.instances, r),
+            resp_ready: BTreeMap::new(),
         };
         let _ = writeln!(
             self.body,
@@ -436,6 +442,15 @@ impl<'a> Emitter<'a> {
         }
     }
 
+    /// Enables of `(inst, class)` in earlier rules only (as the running wires): what a
+    /// rule's readiness on a CPU-memory port counts ([`schedule::MemSites`]).
+    fn before_rules(&self, inst: &str, class: &'static str) -> Before<'_> {
+        Before {
+            prefix: self.uses.prefix.get(&(inst.to_string(), class)),
+            local: Vec::new(),
+        }
+    }
+
     /// The running wires of `key` after a rule whose call sites have the enables `ens`.
     fn extend_prefix(&mut self, key: (String, &'static str), ens: &[String]) {
         let prev = self.uses.prefix.get(&key);
@@ -617,21 +632,26 @@ impl<'a> Emitter<'a> {
                     new_store = Some((inst.to_string(), word.clone(), path.to_string()));
                 }
                 site.slot = lane.clone();
-                // A lane this cycle and room in the request queue after the dequeue of an
-                // entry queued before this cycle.
+                // The rule's readiness (`schedule::MemSites`): lanes for all its request
+                // sites after earlier rules' requests, and room for them in the request
+                // queue after the dequeue of an entry queued before this cycle.
+                let n = cx.mem_sites.get(inst).copied().unwrap_or_default();
+                let earlier = self.before_rules(inst, "req").count();
                 let room = format!(
-                    "({lane} < 8'd{lanes}) & (({i}__reqq_cnt - {i}__reqq_deq + {lane}) < 8'd{depth})"
+                    "((9'({earlier}) + 9'd{r}) <= 9'd{lanes}) & ((9'({i}__reqq_cnt) - 9'({i}__reqq_deq) + 9'({earlier}) + 9'd{r}) <= 9'd{depth})",
+                    r = n.reqs
                 );
                 class = Some("req");
                 if st {
                     site.data = vec![format!("{{1'b1, 8'd0, {}, {}}}", arg(0, 32), arg(1, 32))];
                     format!("({room})")
                 } else {
-                    // Room in the response buffer for every load in flight at the start of
-                    // the cycle and every load issued before this one in the cycle; the
+                    // Room in the response buffer for the loads in flight at the start of
+                    // the cycle, earlier rules' loads and all the rule's load sites; the
                     // tag is the load's entry.
                     also = Some("load");
                     let loads = self.before(cx, inst, "load").count();
+                    let earlier_loads = self.before_rules(inst, "load").count();
                     let size = schedule::mem_resp_entries(lanes);
                     let tag = format!("{}__tag{k}", cx.name);
                     let addr = arg(0, 32);
@@ -641,7 +661,10 @@ impl<'a> Emitter<'a> {
                         wrap(&format!("{i}__alloc"), &loads, size)
                     );
                     site.data = vec![format!("{{1'b0, {tag}, {addr}, 32'd0}}")];
-                    format!("({room} & ((9'({i}__used) + 9'({loads})) < 9'd{size}))")
+                    format!(
+                        "({room} & ((9'({i}__used) + 9'({earlier_loads}) + 9'd{}) <= 9'd{size}))",
+                        n.loads
+                    )
                 }
             }
             (InstanceKind::Fault { .. }, "raise") => {
@@ -668,9 +691,31 @@ impl<'a> Emitter<'a> {
                     32,
                 ));
                 class = Some("mresp");
-                format!(
-                    "(({kname} < {i}__used) & (1'({i}__rb_valid >> {tag}) | ({i}__resp_in & (hella_resp_hella_resp_tag == {tag}))))"
-                )
+                // The rule's readiness, one wire per rule and port: the responses its
+                // sites may take, of those in flight after earlier rules', have arrived.
+                if !cx.resp_ready.contains_key(inst) {
+                    let n = cx.mem_sites.get(inst).copied().unwrap_or_default();
+                    let earlier = self.before_rules(inst, "mresp").count();
+                    let c = format!("{}__c{k}", cx.name);
+                    let mut due = Vec::new();
+                    for j in 0..n.resps {
+                        let t = wrap(&format!("{i}__head"), &format!("({c} + 8'd{j})"), size);
+                        due.push(format!(
+                            "((9'({c}) + 9'd{j}) >= 9'({i}__used)) | 1'({i}__rb_valid >> {t}) | ({i}__resp_in & (hella_resp_hella_resp_tag == {t}))"
+                        ));
+                    }
+                    let name = format!("{}__{}_resp_rdy", cx.name, i);
+                    let _ = writeln!(
+                        self.body,
+                        "  logic [7:0] {c};\n  assign {c} = {earlier};\n  logic {name};\n  assign {name} = {};",
+                        lines(
+                            &due.iter().map(|d| format!("({d})")).collect::<Vec<_>>(),
+                            " & "
+                        )
+                    );
+                    cx.resp_ready.insert(inst.to_string(), name);
+                }
+                cx.resp_ready[inst].clone()
             }
             _ => return Err(unknown()),
         };

@@ -36,7 +36,8 @@
 //! RoCC command and one response per cycle, arbitrated in rule order (the first ready call
 //! site in the schedule wins, later ones are not ready); at most `L` memory requests per
 //! cycle, only with room in the request queue, and a load request only when the
-//! `4·L`-entry response buffer has room for it ([`super::schedule::mem_lanes`]); one DMA
+//! `4·L`-entry response buffer has room for it ([`super::schedule::mem_lanes`]), each
+//! rule ready for all its sites at once ([`super::schedule::MemSites`]); one DMA
 //! request per port and cycle. Remaining assumption: burst lanes exist for element sizes 1, 2, 4, 8 bytes (an
 //! entry with another element size moves no data in the RTL).
 //!
