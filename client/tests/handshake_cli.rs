@@ -3,6 +3,8 @@
 
 use std::path::{Path, PathBuf};
 mod cli;
+#[path = "../../compiler/tests/common/mod.rs"]
+mod common;
 
 use cli::{fails, kiln, ok};
 
@@ -142,4 +144,56 @@ fn daemon_and_in_process_builds_lower_library_units_under_the_same_limits() {
         assert_eq!(local.2.is_empty(), local.0 != Some(0), "{nodes}");
         assert!(daemon.2 == local.2, "{nodes}: outputs differ");
     }
+}
+
+/// The opaque ops of the 20 `export_*` samples of the shared corpus with Dynamatic's BLIF
+/// library and Verilog templates: only LSQs (each saying why: Dynamatic builds them with
+/// its LSQ generator, not a template), the ops of `spec_subdiag_fast` whose channels carry
+/// speculation bits, `spec_v2_resolver` and `divf` (no template, no library unit, no
+/// built-in yet). Any other opaque op is a regression.
+#[test]
+fn the_samples_are_opaque_only_in_lsqs_extra_signals_and_the_resolver() {
+    let Some(shared) = common::shared_dir_with("yosys") else {
+        return;
+    };
+    let mut samples: Vec<PathBuf> = std::fs::read_dir(shared.join("handshake_examples"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            let name = p.file_name().unwrap().to_string_lossy();
+            name.starts_with("export_") && name.ends_with(".mlir")
+        })
+        .collect();
+    samples.sort();
+    assert_eq!(samples.len(), 20);
+    let out = ok(kiln()
+        .arg("synth-report")
+        .args(&samples)
+        .arg("--blif-lib")
+        .arg(shared.join("dynamatic_blif/library"))
+        .arg("--rtl-lib")
+        .arg(shared.join("dynamatic_rtl/data/verilog")));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let (mut lsqs, mut extras, mut other) = (0, 0, Vec::new());
+    for line in text.lines() {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        if f.get(2) != Some(&"subckt") {
+            continue;
+        }
+        let kind = f[1];
+        if kind == "lsq" {
+            assert!(
+                line.contains("Dynamatic builds each with its Python LSQ generator"),
+                "{line}"
+            );
+            lsqs += 1;
+        } else if line.contains("its channels carry extra signals") {
+            extras += 1;
+        } else {
+            other.push(kind.to_string());
+        }
+    }
+    assert_eq!((lsqs, extras), (18, 55), "{text}");
+    other.sort();
+    assert_eq!(other, ["divf", "spec_v2_resolver"], "{text}");
 }

@@ -218,6 +218,12 @@ impl Builtin {
     }
 }
 
+/// Why an LSQ stays opaque. Dynamatic's `rtl-config-verilog.json` has no template for
+/// `handshake.lsq` but a generator, `tools/backend/lsq-generator-python/lsq-generator.py`,
+/// run per LSQ on a JSON of its access groups and queue depths; it is not among the
+/// templates (`data/verilog`) nor the BLIF library, so kiln has nothing to lower.
+const LSQ_WHY: &str = "an LSQ: Dynamatic builds each with its Python LSQ generator (rtl-config-verilog.json: `lsq-generator-python`), not from a Verilog template or a BLIF library unit, so kiln keeps it as a black box";
+
 /// What phase 1 decided for one op.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct UnitRef {
@@ -476,6 +482,7 @@ fn mark_op(
             Ok(p) => (Some(p), None),
             Err(e) => (None, Some(e)),
         },
+        None if kind == "lsq" => (None, Some(LSQ_WHY.to_string())),
         None => (None, Some(format!("no path-table entry `{key}`"))),
     };
     if let Some(why) = no_builtin {
