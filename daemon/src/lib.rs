@@ -15,8 +15,7 @@
 //! [`build::Builder`] ties inputs, compute and writer together around one database; the
 //! daemon ([`server`]) serves every request with one, over the wire of [`rpc`] (the only
 //! module that knows the generated protocol types); [`client`] finds, starts and talks to
-//! a workspace's daemon. [`frame`] bounds the Bazel worker protocol's frames;
-//! [`remote_args`] holds the remote cache tier's flags. Independent items run on
+//! a workspace's daemon. [`remote_args`] holds the remote cache tier's flags. Independent items run on
 //! `compiler::par`, the one parallel map.
 //!
 //! Architecture invariant: the compiler knows nothing of salsa; every query body here is a
@@ -29,7 +28,6 @@ pub mod compute;
 pub mod counters;
 pub mod db;
 pub mod digests;
-pub mod frame;
 pub mod ide;
 pub mod input;
 pub mod inputs;

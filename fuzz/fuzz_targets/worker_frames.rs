@@ -6,7 +6,7 @@
 
 use libfuzzer_sys::fuzz_target;
 
-#[path = "../../daemon/src/frame.rs"]
+#[path = "../../client/src/worker/frame.rs"]
 #[allow(dead_code)]
 mod frame;
 

@@ -14,7 +14,7 @@
 //!   be and no request with that id is in flight, else 0 (the singleplex id: Bazel, which
 //!   sends only well-formed requests, never sees one), and the worker goes on with the
 //!   next frame; so does a frame over
-//!   [`MAX_FRAME`](kiln_daemon::frame::MAX_FRAME), which is read and dropped, and, in
+//!   [`MAX_FRAME`](super::frame::MAX_FRAME), which is read and dropped, and, in
 //!   JSON, bytes outside any object;
 //! - only a stream that ends inside a frame (its framing lost, Bazel gone) ends the worker
 //!   with exit code 1, after every request in flight got an error response (the same rule
@@ -31,7 +31,7 @@ use super::json_stream::{self, Splitter};
 use super::pb::bazel::{WorkRequest, WorkResponse};
 use super::{DaemonPolicy, Given, Outcome};
 use base64::Engine;
-use kiln_daemon::frame::{self, MAX_FRAME, Next};
+use super::frame::{self, MAX_FRAME, Next};
 use prost::Message;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;

@@ -21,6 +21,7 @@ pub mod bazel;
 pub mod buck2;
 pub mod confine;
 pub mod flight;
+mod frame;
 mod json_stream;
 
 use crate::daemon_client;
