@@ -503,63 +503,36 @@ fn init_logging(path: &Path, json: bool) -> Result<(), ServerError> {
     Ok(())
 }
 
-/// Arguments of `kiln daemon` (the foreground server), shared by every binary that can run
-/// the daemon.
-#[derive(Debug, Clone, clap::Args)]
-pub struct Args {
-    /// Workspace the daemon serves (default: current directory).
-    #[arg(long)]
-    pub workspace: Option<PathBuf>,
-    /// Exit after this many seconds without requests.
-    #[arg(long, default_value_t = 3 * 3600)]
-    pub idle_timeout: u64,
-    /// Log line format in `daemon.log`.
-    #[arg(long, value_enum, default_value_t = LogFormat::Text)]
-    pub log_format: LogFormat,
-    /// Size cap of the persistent cache, in bytes.
-    #[arg(long, default_value_t = kiln_cache::DEFAULT_CAP_BYTES)]
-    pub cache_cap: u64,
-    /// Persistent cache directory (default: $KILN_CACHE_DIR, $XDG_CACHE_HOME/kiln, ~/.cache/kiln).
-    #[arg(long)]
-    pub cache_dir: Option<PathBuf>,
-    /// Base of the per-workspace daemon directories (default: $XDG_RUNTIME_DIR/kiln).
-    #[arg(long)]
-    pub runtime_dir: Option<PathBuf>,
-    #[command(flatten)]
-    pub remote_options: crate::remote_args::RemoteOptionArgs,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum LogFormat {
-    Text,
-    Json,
-}
-
-impl Args {
-    pub fn options(&self) -> Result<Options, ServerError> {
-        let remote_cache = self.remote_options.url().map(str::to_string);
-        let remote_options = self
-            .remote_options
-            .settings()
-            .options()
-            .map_err(ServerError::Options)?;
-        if let Some(url) = &remote_cache {
-            // Reject a malformed URL (or a CA given for a plain one) up front.
-            kiln_cache::remote::Remote::connect_with(url, remote_options.clone())?;
-        }
-        let workspace = match &self.workspace {
-            Some(w) => w.clone(),
-            None => std::env::current_dir().map_err(io_at(Path::new(".")))?,
-        };
-        Ok(Options {
+impl Options {
+    /// The daemon of `workspace` with the defaults of `kiln daemon`: its runtime directory
+    /// under `$XDG_RUNTIME_DIR/kiln`, the user's cache directory ([`paths::cache_dir`]),
+    /// three idle hours, text logs, [`kiln_cache::DEFAULT_CAP_BYTES`], no remote tier.
+    pub fn new(workspace: PathBuf) -> Options {
+        Options {
             workspace,
-            runtime_dir: self.runtime_dir.clone(),
-            cache_dir: self.cache_dir.clone().unwrap_or_else(paths::cache_dir),
-            idle_timeout: Duration::from_secs(self.idle_timeout),
-            log_json: self.log_format == LogFormat::Json,
-            cache_cap_bytes: self.cache_cap,
-            remote_cache,
-            remote_options,
-        })
+            runtime_dir: None,
+            cache_dir: paths::cache_dir(),
+            idle_timeout: Duration::from_secs(3 * 3600),
+            log_json: false,
+            cache_cap_bytes: kiln_cache::DEFAULT_CAP_BYTES,
+            remote_cache: None,
+            remote_options: kiln_cache::remote::Options::default(),
+        }
+    }
+
+    /// These options with the remote tier `remote` describes (none without a URL), checked
+    /// up front: a malformed URL, or a CA given for a plain one, is an error here.
+    pub fn with_remote(
+        mut self,
+        remote: &crate::remote_args::RemoteSettings,
+    ) -> Result<Options, ServerError> {
+        let url = remote.url.clone().filter(|u| !u.is_empty());
+        let options = remote.options().map_err(ServerError::Options)?;
+        if let Some(url) = &url {
+            kiln_cache::remote::Remote::connect_with(url, options.clone())?;
+        }
+        self.remote_cache = url;
+        self.remote_options = options;
+        Ok(self)
     }
 }

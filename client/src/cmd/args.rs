@@ -296,3 +296,80 @@ mod tests {
         assert!(Cmd::try_parse_from(["k", "-A", "E0101"]).is_err());
     }
 }
+
+/// The remote cache tier's flags (shared by `kiln daemon` and `kiln build --remote-cache`),
+/// each also read from the environment so that an auto-started daemon inherits them; their
+/// [`RemoteSettings`](kiln_daemon::remote_args::RemoteSettings) go to the daemon. Header
+/// values are credentials: the environment's are hidden from `--help`.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct RemoteOptionArgs {
+    /// Remote cache tier behind the local cache: `http[s]://HOST[:PORT][/PREFIX]` (Bazel
+    /// HTTP cache protocol) or `grpc[s]://HOST[:PORT][/INSTANCE]` (REAPI); `https` and
+    /// `grpcs` use TLS.
+    #[arg(
+        long,
+        env = "KILN_REMOTE_CACHE",
+        value_name = "URL",
+        hide_env_values = true
+    )]
+    pub remote_cache: Option<String>,
+    /// Deadline of one remote cache operation (lookup + download, or upload), in seconds
+    /// [default: 5]; the first time-out switches the tier off for the build.
+    #[arg(long, env = "KILN_REMOTE_TIMEOUT", value_name = "SECS")]
+    pub remote_timeout: Option<f64>,
+    /// Upload computed entries to the remote cache [default: true] (`--remote-upload=false`:
+    /// read-only).
+    #[arg(
+        long,
+        env = "KILN_REMOTE_UPLOAD",
+        value_name = "BOOL",
+        num_args = 0..=1,
+        default_missing_value = "true",
+        action = clap::ArgAction::Set
+    )]
+    pub remote_upload: Option<bool>,
+    /// File holding the key for signed remote entries (HMAC-SHA-256; `$KILN_REMOTE_HMAC_KEY`
+    /// gives the key itself): uploads are signed, and entries whose signature does not
+    /// verify are rejected and recomputed.
+    #[arg(long, env = "KILN_REMOTE_HMAC_KEY_FILE", value_name = "FILE")]
+    pub remote_hmac_key_file: Option<PathBuf>,
+    /// PEM file of the certificate authorities trusted for an `https://` or `grpcs://` cache,
+    /// instead of the system's roots.
+    #[arg(long, env = "KILN_REMOTE_CA", value_name = "FILE")]
+    pub remote_ca: Option<PathBuf>,
+    /// Header sent with every remote cache request (HTTP header, gRPC metadata), e.g.
+    /// `Authorization=Bearer TOKEN`; repeatable, like Bazel's `--remote_header`.
+    /// `$KILN_REMOTE_HEADER` holds one or more, one per line. Values are never logged.
+    #[arg(
+        long,
+        env = "KILN_REMOTE_HEADER",
+        value_name = "NAME=VALUE",
+        value_delimiter = '\n',
+        hide_env_values = true
+    )]
+    pub remote_header: Vec<String>,
+}
+
+impl RemoteOptionArgs {
+    /// The settings these flags (and environment variables) give.
+    pub fn settings(&self) -> kiln_daemon::remote_args::RemoteSettings {
+        kiln_daemon::remote_args::RemoteSettings {
+            url: self.remote_cache.clone(),
+            timeout: self.remote_timeout,
+            upload: self.remote_upload,
+            hmac_key_file: self.remote_hmac_key_file.clone(),
+            ca: self.remote_ca.clone(),
+            headers: self
+                .remote_header
+                .iter()
+                .filter(|h| !h.trim().is_empty())
+                .cloned()
+                .collect(),
+        }
+    }
+
+    /// The tier's URL, if one is given.
+    pub fn url(&self) -> Option<&str> {
+        self.remote_cache.as_deref().filter(|u| !u.is_empty())
+    }
+}

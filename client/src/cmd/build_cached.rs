@@ -24,7 +24,7 @@ pub struct RemoteArgs {
     #[arg(long, requires = "remote_cache")]
     pub cache_dir: Option<PathBuf>,
     #[command(flatten)]
-    pub remote_options: kiln_daemon::remote_args::RemoteOptionArgs,
+    pub remote_options: super::args::RemoteOptionArgs,
 }
 
 impl RemoteArgs {

@@ -27,11 +27,11 @@
 
 use super::confine::{Access, Declared, confined};
 use super::flight::{End, Flight, Stop, Stopped};
+use super::frame::{self, MAX_FRAME, Next};
 use super::json_stream::{self, Splitter};
 use super::pb::bazel::{WorkRequest, WorkResponse};
 use super::{DaemonPolicy, Given, Outcome};
 use base64::Engine;
-use super::frame::{self, MAX_FRAME, Next};
 use prost::Message;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
