@@ -1,15 +1,21 @@
 //! Built-in IEEE-754 floating-point units: `cmpf` (all sixteen `arith.cmpf` predicates),
-//! `addf`, `subf` and `mulf`, on f32 and f64.
+//! `addf`, `subf`, `mulf`, `divf`, `maximumf` and `minimumf` on f32 and f64, and the
+//! one-operand `negf`, `extf` (f32 → f64), `truncf` (f64 → f32), `sitofp`/`uitofp` (i32/i64
+//! → f32/f64) and `fptosi` (f32/f64 → i32/i64) ([`FloatCast`]).
 //!
 //! Arithmetic is IEEE-754 binary32/binary64 with round-to-nearest-even, subnormal operands
 //! and results (no flush to zero), signed zeros (`x + (-x)` is `+0`, `-0 + -0` is `-0`) and
-//! infinities (`inf - inf` and `0 * inf` are NaN). NaN rule: any NaN result is the canonical
-//! quiet NaN (f32 `0x7fc00000`, f64 `0x7ff8000000000000`), whatever the operands' payloads.
-//! The data path is checked bit for bit against Rust's `f32`/`f64` (NaN results as "is the
-//! canonical pattern") by `compiler/tests/handshake_float.rs`.
+//! infinities (`inf - inf`, `0 * inf`, `0 / 0` and `inf / inf` are NaN). `maximumf` and
+//! `minimumf` are IEEE 754-2019 `maximum`/`minimum` (as MLIR's `arith.maximumf`): a NaN
+//! operand gives NaN, `-0 < +0`. `fptosi` rounds toward zero and saturates (NaN by its sign
+//! bit, see [`FloatCast::FpToSi`]). NaN rule: any NaN result is the canonical quiet NaN (f32
+//! `0x7fc00000`, f64 `0x7ff8000000000000`), whatever the operands' payloads, except `negf`,
+//! which flips the sign bit of any operand (as Rust's `-x`). The data path is checked bit for
+//! bit against Rust's `f32`/`f64` (NaN results as "is the canonical pattern") by
+//! `compiler/tests/handshake_float.rs`.
 //!
-//! Handshake: the units have the ports of Dynamatic's FloPoCo wrappers
-//! (`arith/flopoco/{addf,subf,mulf,cmpf}.vhd`: `clk rst lhs lhs_valid rhs rhs_valid
+//! Handshake: the two-operand units have the ports of Dynamatic's FloPoCo wrappers
+//! (`arith/flopoco/{addf,subf,mulf,divf,cmpf}.vhd`: `clk rst lhs lhs_valid rhs rhs_valid
 //! result_ready` → `result result_valid lhs_ready rhs_ready`) and their timing: a
 //! `join_type` of the two inputs, a `delay_buffer` of `latency - 1` valid stages and an
 //! `oehb_dataless` output stage, every stage enabled by the oehb's ready
@@ -19,10 +25,14 @@
 //! present at the enabled cycle `latency` enables earlier, as the template does (the
 //! registers start at 0; the FloPoCo registers have no reset, and `result_valid` is low
 //! until they hold a token). Latency 0 (`cmpf` on f32) is the join alone, combinational.
-//! The latency is Dynamatic's: `addf`/`mulf` take the FloPoCo architecture named by the
-//! op's `internal_delay` ([`latency`]), `subf` has one fixed core per width (9 and 12
-//! cycles), `cmpf` is 0 cycles on f32 and 1 on f64.
-
+//! The latency is Dynamatic's: `addf`/`mulf`/`divf` take the FloPoCo architecture named by
+//! the op's `internal_delay` ([`latency`]), `subf` has one fixed core per width (9 and 12
+//! cycles), `cmpf` is 0 cycles on f32 and 1 on f64. `maximumf`/`minimumf` follow their
+//! Verilog templates: the join and a one-stage `delay_buffer` enabled by `result_ready`, no
+//! oehb (latency 1). The one-operand units (`ins ins_valid outs_ready` → `outs outs_valid
+//! ins_ready`) follow theirs ([`cast_latency`]): `negf`, `extf` and `truncf` pass valid and
+//! ready through (combinational), the conversions have the FloPoCo timing of latency 5
+//! without the join.
 use super::mark::Builtin;
 use super::net::{Init, Lit, Net};
 use super::signals::{PortRef, SigKind, signals};
@@ -200,7 +210,9 @@ pub fn cmpf_latency(width: u32) -> Result<u32, String> {
 /// The one-operand float units (`ins` → `outs`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum FloatCast {
-    /// The sign bit flipped (NaNs keep their payload, as Rust's `-x`).
+    /// The sign bit flipped (NaNs keep their payload, as Rust's `-x`). Dynamatic's
+    /// `negf.v` declares `ins_ready` an input and `outs_ready` an output (swapped, a bug):
+    /// here, as in `absf.v`, `outs_ready` is the input and `ins_ready` the output it drives.
     Neg,
     /// f32 → f64 (exact).
     Ext,
@@ -968,8 +980,17 @@ mod tests {
         assert_eq!(latency(FloatOp::Mul, 64, Some("2_046000")), Ok(56));
         assert_eq!(latency(FloatOp::Sub, 32, Some("2_000000")), Ok(9));
         assert_eq!(latency(FloatOp::Sub, 64, None), Ok(12));
+        assert_eq!(latency(FloatOp::Div, 32, Some("3_812000")), Ok(15));
+        assert_eq!(latency(FloatOp::Div, 64, Some("4_345000")), Ok(63));
+        assert_eq!(latency(FloatOp::Max, 64, None), Ok(1));
         assert_eq!(cmpf_latency(32), Ok(0));
         assert_eq!(cmpf_latency(64), Ok(1));
+        assert_eq!(cast_latency(FloatCast::Neg, 64, 64), Ok(0));
+        assert_eq!(cast_latency(FloatCast::Trunc, 64, 32), Ok(0));
+        assert_eq!(cast_latency(FloatCast::SiToFp, 64, 32), Ok(5));
+        let e = cast_latency(FloatCast::Ext, 16, 32).unwrap_err();
+        assert!(e.contains("extf from 16 to 32 bits"), "{e}");
+        assert!(cast_latency(FloatCast::FpToSi, 32, 8).is_err());
         let e = latency(FloatOp::Add, 16, Some("2_922000")).unwrap_err();
         assert!(
             e.contains("16 bits") && e.contains("f32 and f64 only"),
@@ -1021,5 +1042,24 @@ mod tests {
         assert!(c.latches.is_empty());
         let outs: Vec<&str> = c.outputs.iter().map(|(n, _)| n.as_str()).collect();
         assert_eq!(outs, ["lhs_ready", "rhs_ready", "result", "result_valid"]);
+        // One operand: no join; negf combinational, sitofp 5 stages of data and valid.
+        let neg = unit(&Builtin::FloatCast {
+            op: FloatCast::Neg,
+            from: 32,
+            to: 32,
+            latency: 0,
+        });
+        assert!(neg.latches.is_empty() && neg.num_ands() == 0);
+        let ins: Vec<&str> = neg.inputs.iter().map(|(n, _)| n.as_str()).collect();
+        assert!(ins.contains(&"outs_ready") && ins.contains(&"ins[31]"));
+        let outs: Vec<&str> = neg.outputs.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!((outs[0], outs[33]), ("ins_ready", "outs_valid"));
+        let conv = unit(&Builtin::FloatCast {
+            op: FloatCast::SiToFp,
+            from: 64,
+            to: 32,
+            latency: 5,
+        });
+        assert_eq!(conv.latches.len(), 5 * 33);
     }
 }
