@@ -750,7 +750,8 @@ fn unary(b: &Builtin) -> bool {
 /// of `latency - 1` stages, `oehb_dataless`, the core's data pipeline of `latency` stages,
 /// all enabled by the oehb's ready; the data registers are not reset. The one-operand
 /// templates (`sitofp.v`, `uitofp.v`, `fptosi.v`) are the same without the join (their
-/// data registers reset, which shows only while `outs_valid` is low);
+/// data registers also reset, which shows only while `outs_valid` is low: the model leaves
+/// it out, `conv_shell.v` has it);
 /// `maximumf.v`/`minimumf.v` have a `delay_buffer` of `latency` stages enabled by
 /// `result_ready` and no oehb (their core, `my_maxf`, is not in the corpus: its result is
 /// taken to be registered once with the same enable).
@@ -1016,7 +1017,9 @@ fn token_streams_with_back_pressure() {
 
 /// kiln's wrapper (`float::shell`, the units' handshake around `lhs ^ rhs`) is Dynamatic's:
 /// ABC `dsec` against yosys on `tests/data/handshake/flopoco_shell.v`, which instantiates
-/// Dynamatic's `join_type`, `delay_buffer` and `oehb_dataless` from the shared corpus.
+/// Dynamatic's `join_type`, `delay_buffer` and `oehb_dataless` from the shared corpus (with
+/// `OEHB = 0`, the `maximumf`/`minimumf` form); the conversions' (`!ins` for the core) on
+/// `conv_shell.v`, which instantiates Dynamatic's `delay_buffer` and `oehb` as `sitofp.v`.
 #[test]
 fn float_wrapper_matches_dynamatic_support_units() {
     let Some(shared) = common::shared_dir_with("berkeley-abc") else {
@@ -1036,8 +1039,45 @@ fn float_wrapper_matches_dynamatic_support_units() {
         assert!(f.is_file(), "{}", f.display());
     }
     let tmp = tempfile::tempdir().unwrap();
+    let conv = [
+        rtl.join("support/delay_buffer.v"),
+        rtl.join("handshake/dataless/oehb.v"),
+        rtl.join("handshake/oehb.v"),
+        common::data("handshake/conv_shell.v"),
+    ];
+    let units = [
+        (
+            float_unit(FloatOp::Max, 32),
+            "flopoco_shell",
+            &files[..],
+            " -set OEHB 0",
+        ),
+        (
+            float_unit(FloatOp::Min, 64),
+            "flopoco_shell",
+            &files[..],
+            " -set OEHB 0",
+        ),
+        (cast(FloatCast::SiToFp, 32, 32), "conv_shell", &conv[..], ""),
+        (cast(FloatCast::FpToSi, 64, 64), "conv_shell", &conv[..], ""),
+    ];
+    for (b, top, files, extra) in units {
+        let net = float::shell(&b);
+        let (width, lat) = (Sim::new(&b).width, latency_of(&b));
+        let chparam = format!("chparam -set W {width} -set LATENCY {lat}{extra} {top}; ");
+        let tag = b.model_name();
+        let text = common::net_vs_verilog(&net, files, top, &chparam, tmp.path(), &tag);
+        assert!(
+            text.contains("Networks are equivalent") && !text.contains("NOT EQUIVALENT"),
+            "{b:?}:\n{text}"
+        );
+    }
     for (width, latency) in [(3u32, 1u32), (4, 2), (2, 5), (3, 10)] {
-        let net = float::shell(width, latency);
+        let net = float::shell(&Builtin::Float {
+            op: FloatOp::Add,
+            width,
+            latency,
+        });
         assert_eq!(net.latches.len(), (latency * (width + 1)) as usize);
         let chparam = format!("chparam -set W {width} -set LATENCY {latency} flopoco_shell; ");
         let tag = format!("{width}-{latency}");
@@ -1047,5 +1087,14 @@ fn float_wrapper_matches_dynamatic_support_units() {
             text.contains("Networks are equivalent") && !text.contains("NOT EQUIVALENT"),
             "W={width} latency={latency}:\n{text}"
         );
+    }
+}
+
+/// `op` on `width` bits with the latency kiln gives it without `internal_delay`.
+fn float_unit(op: FloatOp, width: u32) -> Builtin {
+    Builtin::Float {
+        op,
+        width,
+        latency: float::latency(op, width, None).unwrap(),
     }
 }

@@ -347,8 +347,30 @@ fn function(b: &Builtin, net: &mut Net, a: &[Lit], c: &[Lit]) -> Vec<Lit> {
 /// The handshake unit of a float built-in (see the module comment); ports named by
 /// [`super::builtin::ports`].
 pub(crate) fn unit(b: &Builtin) -> Net {
+    handshake(b, |net, a, c| function(b, net, a, c))
+}
+
+/// The handshake of the float unit `b` around the core `lhs ^ rhs` (`!ins` for a
+/// one-operand unit, whose widths must then be equal) instead of the arithmetic: the
+/// wrapper alone, for a proof against Dynamatic's `join_type`, `delay_buffer` and `oehb`
+/// (see the tests).
+pub fn shell(b: &Builtin) -> Net {
+    handshake(b, |net, a, c| {
+        if c.is_empty() {
+            a.iter().map(|&x| !x).collect()
+        } else {
+            a.iter().zip(c).map(|(&x, &y)| net.xor(x, y)).collect()
+        }
+    })
+}
+
+/// The unit with the ports of `b`, the join, valid pipeline and oehb of its latency around
+/// the combinational `core`. `maximumf`/`minimumf` have no oehb: every stage is enabled by
+/// `result_ready` alone (their templates). A one-operand unit has no join (its valid goes
+/// in, its ready is the enable) and its data registers are reset, as in `sitofp.v`,
+/// `uitofp.v` and `fptosi.v`.
+fn handshake(b: &Builtin, core: impl FnOnce(&mut Net, &[Lit], &[Lit]) -> Vec<Lit>) -> Net {
     let latency = unit_latency(b).unwrap_or(0);
-    // maximumf/minimumf: a `delay_buffer` of one stage enabled by `result_ready`, no oehb.
     let oehb = !matches!(
         b,
         Builtin::Float {
@@ -356,33 +378,6 @@ pub(crate) fn unit(b: &Builtin) -> Net {
             ..
         }
     );
-    handshake(b, latency, oehb, |net, a, c| function(b, net, a, c))
-}
-
-/// The handshake of a `width`-bit float unit of `latency` cycles around the core
-/// `lhs ^ rhs` instead of the arithmetic: the wrapper alone, for a proof against
-/// Dynamatic's `join_type`, `delay_buffer` and `oehb_dataless` (see the tests).
-pub fn shell(width: u32, latency: u32) -> Net {
-    let b = Builtin::Float {
-        op: FloatOp::Add,
-        width,
-        latency,
-    };
-    handshake(&b, latency, true, |net, a, c| {
-        a.iter().zip(c).map(|(&x, &y)| net.xor(x, y)).collect()
-    })
-}
-
-/// The unit with the ports of `b`, the join, valid pipeline and (with `oehb`) oehb of
-/// `latency` cycles around the combinational `core`. Without `oehb` every stage is enabled
-/// by `result_ready` alone (the `maximumf`/`minimumf` templates). A one-operand unit has no
-/// join: its valid goes in, its ready is the enable.
-fn handshake(
-    b: &Builtin,
-    latency: u32,
-    oehb: bool,
-    core: impl FnOnce(&mut Net, &[Lit], &[Lit]) -> Vec<Lit>,
-) -> Net {
     let (ins, outs) = super::builtin::ports(b);
     let (isig, osig) = signals(&ins, &outs, true);
     let mut net = Net::new();
@@ -438,7 +433,9 @@ fn handshake(
             }
             None => v,
         };
-        // The core's pipeline: `latency` stages of the result, enabled, not reset.
+        // The core's pipeline: `latency` stages of the result, enabled; reset in the
+        // one-operand units only.
+        let clear = if ins.len() == 1 { rst } else { Lit::FALSE };
         let mut cur = value;
         for _ in 0..latency {
             cur = cur
@@ -446,6 +443,7 @@ fn handshake(
                 .map(|&x| {
                     let q = net.latch(Init::Zero);
                     let d = net.mux(en, x, q);
+                    let d = net.and(!clear, d);
                     net.set_next(q, d);
                     q
                 })
