@@ -1098,3 +1098,36 @@ fn float_unit(op: FloatOp, width: u32) -> Builtin {
         latency: float::latency(op, width, None).unwrap(),
     }
 }
+
+/// Each new float op of `tests/data/handshake/float_ops.mlir` (divf, maximumf, minimumf,
+/// negf, extf, truncf, sitofp, uitofp, fptosi) is a built-in unit (with no library, as
+/// `kiln synth-report` shows them), with Dynamatic's latency in its name.
+#[test]
+fn float_ops_are_built_in() {
+    use compiler::flow::handshake::{Options, front};
+    use compiler::handshake::Impl;
+    let text = std::fs::read_to_string(common::data("handshake/float_ops.mlir")).unwrap();
+    let fr = front(&text, &Options::default()).unwrap();
+    let rows = compiler::handshake::report(&fr.circuit, &fr.marks, &BTreeMap::new());
+    let got: Vec<String> = (rows.iter())
+        .filter(|r| r.kind != "end")
+        .map(|r| match &r.imp {
+            Impl::Builtin(b) => b.model_name(),
+            other => format!("{}: {other:?}", r.op),
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            "kiln_divf_w32_l15",
+            "kiln_maximumf_w32_l1",
+            "kiln_minimumf_w64_l1",
+            "kiln_negf_32_32_l0",
+            "kiln_extf_32_64_l0",
+            "kiln_truncf_64_32_l0",
+            "kiln_sitofp_32_32_l5",
+            "kiln_uitofp_64_64_l5",
+            "kiln_fptosi_32_32_l5",
+        ]
+    );
+}
