@@ -149,8 +149,8 @@ fn daemon_and_in_process_builds_lower_library_units_under_the_same_limits() {
 /// The opaque ops of the 20 `export_*` samples of the shared corpus with Dynamatic's BLIF
 /// library and Verilog templates: only LSQs (each saying why: Dynamatic builds them with
 /// its LSQ generator, not a template), the ops of `spec_subdiag_fast` whose channels carry
-/// speculation bits, `spec_v2_resolver` and `divf` (no template, no library unit, no
-/// built-in yet). Any other opaque op is a regression.
+/// speculation bits and `spec_v2_resolver` (no template, no library unit, no built-in;
+/// `divf` is a built-in unit). Any other opaque op is a regression.
 #[test]
 fn the_samples_are_opaque_only_in_lsqs_extra_signals_and_the_resolver() {
     let Some(shared) = common::shared_dir_with("yosys") else {
@@ -195,5 +195,5 @@ fn the_samples_are_opaque_only_in_lsqs_extra_signals_and_the_resolver() {
     }
     assert_eq!((lsqs, extras), (18, 55), "{text}");
     other.sort();
-    assert_eq!(other, ["divf", "spec_v2_resolver"], "{text}");
+    assert_eq!(other, ["spec_v2_resolver"], "{text}");
 }

@@ -10,14 +10,17 @@
 mod common;
 
 use compiler::handshake::builtin::generate;
-use compiler::handshake::float::{self, FCmpPred, FloatOp};
+use compiler::handshake::float::{self, FCmpPred, FloatCast, FloatOp};
 use compiler::handshake::mark::Builtin;
 use compiler::handshake::net::Net;
 use std::collections::{BTreeMap, VecDeque};
 use std::time::Instant;
 
-/// At least this many vectors per unit and precision.
+/// At least this many vectors per unit and precision (in CI: about 3 s for all units).
 const VECTORS: usize = 100_000;
+
+/// The long run's (`--ignored`): ten times as many, other seeds.
+const LONG: usize = 1_000_000;
 
 /// xorshift64*.
 struct Rng(u64);
@@ -122,6 +125,11 @@ impl Fmt {
 /// The operand pairs for `fmt` (and `op`, to aim cancellations and products): specials
 /// crossed, then mixtures until `VECTORS`.
 fn vectors(fmt: Fmt, op: Option<FloatOp>, seed: u64) -> Vec<(u64, u64)> {
+    vectors_n(fmt, op, seed, VECTORS)
+}
+
+/// [`vectors`], `n` of them.
+fn vectors_n(fmt: Fmt, op: Option<FloatOp>, seed: u64, n: usize) -> Vec<(u64, u64)> {
     let mut rng = Rng(seed);
     let sp = fmt.specials();
     let mut v: Vec<(u64, u64)> = sp
@@ -130,12 +138,13 @@ fn vectors(fmt: Fmt, op: Option<FloatOp>, seed: u64) -> Vec<(u64, u64)> {
         .collect();
     let (m, bias, top) = (u64::from(fmt.man), fmt.bias(), fmt.max_exp());
     let mul = op == Some(FloatOp::Mul);
+    let div = op == Some(FloatOp::Div);
     let flip = if op == Some(FloatOp::Sub) {
         0
     } else {
         1 << (fmt.width - 1)
     };
-    while v.len() < VECTORS {
+    while v.len() < n {
         let a = rng.next() & fmt.mask();
         let sign = rng.next();
         let pair = match rng.below(8) {
@@ -184,6 +193,24 @@ fn vectors(fmt: Fmt, op: Option<FloatOp>, seed: u64) -> Vec<(u64, u64)> {
                 let x = fmt.make(sign, ea, fmt.random_frac(&mut rng));
                 (x, fmt.make(sign >> 1, eb, fmt.random_frac(&mut rng)))
             }
+            // Quotients around the subnormal and overflow boundaries, and exact quotients.
+            6 | 7 if div => {
+                let eb = 1 + rng.below(top - 1);
+                let target = match rng.below(3) {
+                    0 => rng.below(m + 6),
+                    1 => top - 3 + rng.below(5),
+                    _ => 1 + rng.below(top - 1),
+                };
+                let ea = (target + eb).saturating_sub(bias).clamp(1, top - 1);
+                let y = fmt.make(sign >> 1, eb, fmt.random_frac(&mut rng));
+                let x = fmt.make(sign, ea, fmt.random_frac(&mut rng));
+                if rng.below(3) == 0 {
+                    // x = y * k exactly (k a small integer), or the product rounded.
+                    (exact_multiple(fmt, y, 1 + rng.below(64)), y)
+                } else {
+                    (x, y)
+                }
+            }
             // Exact halves: a + b with b half an ulp of a (ties to even).
             _ => {
                 let ea = (m + 2) + rng.below(top - m - 3);
@@ -198,17 +225,34 @@ fn vectors(fmt: Fmt, op: Option<FloatOp>, seed: u64) -> Vec<(u64, u64)> {
     v
 }
 
+/// `y * k` in `fmt` (rounded as Rust rounds it).
+fn exact_multiple(fmt: Fmt, y: u64, k: u64) -> u64 {
+    if fmt.width == 32 {
+        u64::from((f32::from_bits(y as u32) * k as f32).to_bits())
+    } else {
+        (f64::from_bits(y) * k as f64).to_bits()
+    }
+}
+
 /// `net` (inputs `lhs[..]` then `rhs[..]`) on every pair, 64 at a time: the result words.
 fn run_core(net: &Net, fmt: Fmt, pairs: &[(u64, u64)]) -> Vec<u64> {
     let w = fmt.width as usize;
-    assert_eq!(net.inputs.len(), 2 * w);
+    run_net(net, &[w, w], pairs)
+}
+
+/// `net` with operands of `widths` (one or two) on every pair (the second word unused by a
+/// one-operand net), 64 at a time: the result words.
+fn run_net(net: &Net, widths: &[usize], pairs: &[(u64, u64)]) -> Vec<u64> {
+    let w = widths[0];
+    let n: usize = widths.iter().sum();
+    assert_eq!(net.inputs.len(), n);
     let mut out = Vec::with_capacity(pairs.len());
     for chunk in pairs.chunks(64) {
-        let mut ins = vec![0u64; 2 * w];
+        let mut ins = vec![0u64; n];
         for (k, &(a, b)) in chunk.iter().enumerate() {
-            for i in 0..w {
-                ins[i] |= ((a >> i) & 1) << k;
-                ins[w + i] |= ((b >> i) & 1) << k;
+            for (i, word) in ins.iter_mut().enumerate() {
+                let bit = if i < w { a >> i } else { b >> (i - w) };
+                *word |= (bit & 1) << k;
             }
         }
         let (o, _) = net.eval64(&ins, &[]);
@@ -221,14 +265,26 @@ fn run_core(net: &Net, fmt: Fmt, pairs: &[(u64, u64)]) -> Vec<u64> {
     out
 }
 
+/// IEEE 754-2019 `maximum` (`max`) or `minimum` of non-NaN operands, by hand (Rust's
+/// `f32::maximum` is unstable): `-0 < +0`, otherwise as `<`.
+fn extremum<T: PartialOrd + Copy>(x: T, y: T, x_neg: bool, y_neg: bool, max: bool) -> T {
+    let less = if x == y { x_neg && !y_neg } else { x < y };
+    if less == max { y } else { x }
+}
+
 /// Rust's result bits of `op` (NaN as `None`).
 fn reference(op: FloatOp, fmt: Fmt, a: u64, b: u64) -> Option<u64> {
+    let signs = (a >> (fmt.width - 1) == 1, b >> (fmt.width - 1) == 1);
+    let max = op == FloatOp::Max;
     if fmt.width == 32 {
         let (x, y) = (f32::from_bits(a as u32), f32::from_bits(b as u32));
         let r = match op {
             FloatOp::Add => x + y,
             FloatOp::Sub => x - y,
             FloatOp::Mul => x * y,
+            FloatOp::Div => x / y,
+            _ if x.is_nan() || y.is_nan() => f32::NAN,
+            _ => extremum(x, y, signs.0, signs.1, max),
         };
         (!r.is_nan()).then_some(u64::from(r.to_bits()))
     } else {
@@ -237,8 +293,68 @@ fn reference(op: FloatOp, fmt: Fmt, a: u64, b: u64) -> Option<u64> {
             FloatOp::Add => x + y,
             FloatOp::Sub => x - y,
             FloatOp::Mul => x * y,
+            FloatOp::Div => x / y,
+            _ if x.is_nan() || y.is_nan() => f64::NAN,
+            _ => extremum(x, y, signs.0, signs.1, max),
         };
         (!r.is_nan()).then_some(r.to_bits())
+    }
+}
+
+/// Rust's result bits of the one-operand `op` from `from` to `to` bits on `a` (a NaN
+/// result as `None`, but `negf` keeps the payload); `fptosi` of a NaN saturates by its
+/// sign bit (Dynamatic's `fptosi.v`), otherwise Rust's `as`.
+fn cast_reference(op: FloatCast, from: u32, to: u32, a: u64) -> Option<u64> {
+    let fp = |bits: u64, w: u32| -> f64 {
+        if w == 32 {
+            f64::from(f32::from_bits(bits as u32))
+        } else {
+            f64::from_bits(bits)
+        }
+    };
+    // A value to `to` bits: f32 rounds once from the exact value (f64 here holds it exactly
+    // for f32 sources; f64 → f32 is one `as`).
+    let pack = |v: f64| -> Option<u64> {
+        match (v.is_nan(), to) {
+            (true, _) => None,
+            (_, 32) => Some(u64::from((v as f32).to_bits())),
+            _ => Some(v.to_bits()),
+        }
+    };
+    let mask = |v: u64| if to == 64 { v } else { v & 0xffff_ffff };
+    match op {
+        FloatCast::Neg => Some(a ^ (1 << (from - 1))),
+        FloatCast::Ext | FloatCast::Trunc => pack(fp(a, from)),
+        FloatCast::SiToFp | FloatCast::UiToFp => {
+            let bits = match (op, from, to) {
+                (FloatCast::SiToFp, 32, 32) => u64::from((a as u32 as i32 as f32).to_bits()),
+                (FloatCast::SiToFp, 32, _) => (a as u32 as i32 as f64).to_bits(),
+                (FloatCast::SiToFp, _, 32) => u64::from((a as i64 as f32).to_bits()),
+                (FloatCast::SiToFp, _, _) => (a as i64 as f64).to_bits(),
+                (_, 32, 32) => u64::from((a as u32 as f32).to_bits()),
+                (_, 32, _) => (a as u32 as f64).to_bits(),
+                (_, _, 32) => u64::from((a as f32).to_bits()),
+                _ => (a as f64).to_bits(),
+            };
+            Some(bits)
+        }
+        FloatCast::FpToSi => {
+            let v = fp(a, from);
+            let neg = a >> (from - 1) == 1;
+            let r = match (v.is_nan(), to) {
+                (true, 32) => i64::from(if neg { i32::MIN } else { i32::MAX }),
+                (true, _) => {
+                    if neg {
+                        i64::MIN
+                    } else {
+                        i64::MAX
+                    }
+                }
+                (_, 32) => i64::from(v as i32),
+                _ => v as i64,
+            };
+            Some(mask(r as u64))
+        }
     }
 }
 
@@ -272,7 +388,30 @@ fn compare_reference(pred: FCmpPred, fmt: Fmt, a: u64, b: u64) -> bool {
     }
 }
 
+/// How many of `results` are zeros, subnormals, infinities, NaNs and normals.
+fn census(fmt: Fmt, results: &[u64]) -> BTreeMap<&'static str, usize> {
+    let mut census = BTreeMap::new();
+    for &r in results {
+        let e = (r >> fmt.man) & fmt.max_exp();
+        let frac = r & ((1 << fmt.man) - 1);
+        let class = match (e, frac) {
+            (0, 0) => "zero",
+            (0, _) => "subnormal",
+            (x, 0) if x == fmt.max_exp() => "infinity",
+            (x, _) if x == fmt.max_exp() => "NaN",
+            _ => "normal",
+        };
+        *census.entry(class).or_insert(0usize) += 1;
+    }
+    census
+}
+
 fn check_arith(op: FloatOp) {
+    check_arith_n(op, VECTORS, 0);
+}
+
+/// `op` on `n` vectors per precision, the seeds changed by `salt`.
+fn check_arith_n(op: FloatOp, n: usize, salt: u64) {
     for (fmt, seed) in [(F32, 0x1234_5678_9abc_def1), (F64, 0x0fed_cba9_8765_4321)] {
         let t = Instant::now();
         let b = Builtin::Float {
@@ -281,21 +420,9 @@ fn check_arith(op: FloatOp) {
             latency: 1,
         };
         let net = float::core(&b);
-        let pairs = vectors(fmt, Some(op), seed ^ op as u64);
+        let pairs = vectors_n(fmt, Some(op), seed ^ op as u64 ^ salt, n);
         let got = run_core(&net, fmt, &pairs);
-        let mut census = BTreeMap::new();
-        for &r in &got {
-            let e = (r >> fmt.man) & fmt.max_exp();
-            let frac = r & ((1 << fmt.man) - 1);
-            let class = match (e, frac) {
-                (0, 0) => "zero",
-                (0, _) => "subnormal",
-                (x, 0) if x == fmt.max_exp() => "infinity",
-                (x, _) if x == fmt.max_exp() => "NaN",
-                _ => "normal",
-            };
-            *census.entry(class).or_insert(0usize) += 1;
-        }
+        let census = census(fmt, &got);
         let mut bad = Vec::new();
         for (&(a, c), &r) in pairs.iter().zip(&got) {
             let ok = match reference(op, fmt, a, c) {
@@ -338,6 +465,196 @@ fn subf_matches_rust() {
 #[test]
 fn mulf_matches_rust() {
     check_arith(FloatOp::Mul);
+}
+
+#[test]
+fn divf_matches_rust() {
+    check_arith(FloatOp::Div);
+}
+
+#[test]
+fn maximumf_minimumf_match_ieee_754_2019() {
+    check_arith(FloatOp::Max);
+    check_arith(FloatOp::Min);
+}
+
+fn fmt_of(width: u32) -> Fmt {
+    if width == 32 { F32 } else { F64 }
+}
+
+/// Operands of the one-operand `op` from `from` bits: for an integer source, the powers of
+/// two and their neighbours, random words of every length and the rounding ties of the
+/// target; for a float source, the specials and [`vectors`]' mixtures, and the exponents
+/// where the result changes form (f32's range and ties at bit 29 for `truncf`, 0 to the
+/// integer's width for `fptosi`).
+fn cast_inputs(op: FloatCast, from: u32, to: u32, seed: u64, n: usize) -> Vec<u64> {
+    let mut rng = Rng(seed);
+    let mask = if from == 64 {
+        u64::MAX
+    } else {
+        (1 << from) - 1
+    };
+    if matches!(op, FloatCast::SiToFp | FloatCast::UiToFp) {
+        let man = u64::from(fmt_of(to).man);
+        let mut v: Vec<u64> = (0..u64::from(from))
+            .flat_map(|k| [0u64, 1, 2, u64::MAX, u64::MAX - 1].map(|d| (1u64 << k).wrapping_add(d)))
+            .flat_map(|x| [x & mask, x.wrapping_neg() & mask])
+            .collect();
+        while v.len() < n {
+            let len = 1 + rng.below(u64::from(from));
+            let x = match rng.below(3) {
+                0 => rng.next() & mask,
+                1 => (rng.next() | 1 << 63) >> (64 - len),
+                // A tie (or just above) below the target's man + 1 bits.
+                _ if len > man + 2 => {
+                    let low = len - man - 1;
+                    let head = (rng.next() | 1 << 63) >> (64 - len) >> low << low;
+                    head | 1 << (low - 1) | u64::from(rng.below(4) == 0)
+                }
+                _ => rng.next() >> (64 - len),
+            };
+            let neg = op == FloatCast::SiToFp && rng.below(2) == 0;
+            v.push(if neg {
+                x.wrapping_neg() & mask
+            } else {
+                x & mask
+            });
+        }
+        return v;
+    }
+    let g = fmt_of(from);
+    let mut v: Vec<u64> = vectors_n(g, None, seed, n.div_ceil(2))
+        .into_iter()
+        .flat_map(|(a, b)| [a, b])
+        .take(n)
+        .collect();
+    let bias = g.bias();
+    for x in v.iter_mut().skip(2 * g.specials().len().pow(2)).step_by(2) {
+        let sign = rng.next();
+        *x = match op {
+            // f32's exponent range (subnormals, overflow) and ties at bit 29.
+            FloatCast::Trunc => {
+                let e = 1023 - 127 - 26 + rng.below(256 + 30);
+                let frac = match rng.below(3) {
+                    0 => (rng.next() >> 29 << 29) | 1 << 28,
+                    1 => (rng.next() >> 29 << 29) | 1 << 28 | 1,
+                    _ => rng.next(),
+                };
+                g.make(sign, e, frac)
+            }
+            // |x| from below 1 to past the integer range.
+            FloatCast::FpToSi => {
+                let e = bias - 2 + rng.below(u64::from(to) + 4);
+                g.make(sign, e, g.random_frac(&mut rng))
+            }
+            _ => *x,
+        };
+    }
+    v
+}
+
+fn check_cast(op: FloatCast, from: u32, to: u32) {
+    check_cast_n(op, from, to, VECTORS, 0);
+}
+
+/// The one-operand `op` on `n` operands, the seed changed by `salt`.
+fn check_cast_n(op: FloatCast, from: u32, to: u32, n: usize, salt: u64) {
+    let t = Instant::now();
+    let b = Builtin::FloatCast {
+        op,
+        from,
+        to,
+        latency: float::cast_latency(op, from, to).unwrap(),
+    };
+    let net = float::core(&b);
+    let seed = 0x2545_f491_4f6c_dd1d ^ (op as u64) << 8 ^ u64::from(from + 2 * to);
+    let vals = cast_inputs(op, from, to, seed ^ salt, n);
+    let pairs: Vec<(u64, u64)> = vals.iter().map(|&a| (a, 0)).collect();
+    let got = run_net(&net, &[from as usize], &pairs);
+    let nan = fmt_of(to).canonical_nan();
+    let mut bad = Vec::new();
+    for (&a, &r) in vals.iter().zip(&got) {
+        let want = cast_reference(op, from, to, a);
+        if want.unwrap_or(nan) != r && bad.len() < 10 {
+            bad.push(format!(
+                "{} {from}->{to} {a:#x}: kiln {r:#x}, rust {want:x?}",
+                op.kind()
+            ));
+        }
+    }
+    let float_out = op != FloatCast::FpToSi;
+    let classes = if float_out {
+        census(fmt_of(to), &got)
+    } else {
+        let top = 1u64 << (to - 1);
+        let mut c = BTreeMap::new();
+        for &r in &got {
+            let class = match r {
+                0 => "zero",
+                x if x == top || x == top - 1 => "saturated",
+                _ => "other",
+            };
+            *c.entry(class).or_insert(0usize) += 1;
+        }
+        c
+    };
+    println!(
+        "{} {from}->{to}: {} vectors, {} ANDs, {:?}, results {classes:?}",
+        op.kind(),
+        vals.len(),
+        net.num_ands(),
+        t.elapsed()
+    );
+    assert!(vals.len() >= n);
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+    let want: &[&str] = match op {
+        FloatCast::Trunc => &["zero", "subnormal", "infinity", "NaN", "normal"],
+        FloatCast::FpToSi => &["zero", "saturated", "other"],
+        _ => &[],
+    };
+    for class in want {
+        assert!(classes.get(class).is_some_and(|&n| n >= 100), "{classes:?}");
+    }
+}
+
+#[test]
+fn negf_extf_truncf_match_rust() {
+    check_cast(FloatCast::Neg, 32, 32);
+    check_cast(FloatCast::Neg, 64, 64);
+    check_cast(FloatCast::Ext, 32, 64);
+    check_cast(FloatCast::Trunc, 64, 32);
+}
+
+#[test]
+fn int_float_conversions_match_rust() {
+    for (from, to) in [(32, 32), (32, 64), (64, 32), (64, 64)] {
+        check_cast(FloatCast::SiToFp, from, to);
+        check_cast(FloatCast::UiToFp, from, to);
+        check_cast(FloatCast::FpToSi, from, to);
+    }
+}
+
+/// Every arithmetic and one-operand unit on [`LONG`] vectors per precision, other seeds
+/// than CI's: `cargo test --release --test handshake_float -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn long_run_every_unit() {
+    for op in FloatOp::ALL {
+        check_arith_n(op, LONG, 0x5eed_0001);
+    }
+    for (op, from, to) in [
+        (FloatCast::Neg, 32, 32),
+        (FloatCast::Neg, 64, 64),
+        (FloatCast::Ext, 32, 64),
+        (FloatCast::Trunc, 64, 32),
+    ] {
+        check_cast_n(op, from, to, LONG, 0x5eed_0002);
+    }
+    for (from, to) in [(32, 32), (32, 64), (64, 32), (64, 64)] {
+        for op in [FloatCast::SiToFp, FloatCast::UiToFp, FloatCast::FpToSi] {
+            check_cast_n(op, from, to, LONG, 0x5eed_0003);
+        }
+    }
 }
 
 #[test]
@@ -393,23 +710,56 @@ fn unit_value(b: &Builtin, a: u64, c: u64) -> u64 {
             let fmt = if width == 32 { F32 } else { F64 };
             u64::from(compare_reference(pred, fmt, a, c))
         }
+        Builtin::FloatCast { op, from, to, .. } => {
+            let mask = if from == 64 {
+                u64::MAX
+            } else {
+                (1 << from) - 1
+            };
+            cast_reference(op, from, to, a & mask).unwrap_or(fmt_of(to).canonical_nan())
+        }
         _ => unreachable!(),
     }
 }
 
 fn latency_of(b: &Builtin) -> usize {
     match *b {
-        Builtin::Float { latency, .. } | Builtin::CmpF { latency, .. } => latency as usize,
+        Builtin::Float { latency, .. }
+        | Builtin::CmpF { latency, .. }
+        | Builtin::FloatCast { latency, .. } => latency as usize,
         _ => 0,
     }
 }
 
+/// `maximumf`/`minimumf`: their template has no oehb.
+fn has_oehb(b: &Builtin) -> bool {
+    !matches!(
+        b,
+        Builtin::Float {
+            op: FloatOp::Max | FloatOp::Min,
+            ..
+        }
+    )
+}
+
+fn unary(b: &Builtin) -> bool {
+    matches!(b, Builtin::FloatCast { .. })
+}
+
 /// Dynamatic's FloPoCo wrapper as read from its templates: `join_type`, a `delay_buffer`
 /// of `latency - 1` stages, `oehb_dataless`, the core's data pipeline of `latency` stages,
-/// all enabled by the oehb's ready; the data registers are not reset.
+/// all enabled by the oehb's ready; the data registers are not reset. The one-operand
+/// templates (`sitofp.v`, `uitofp.v`, `fptosi.v`) are the same without the join (their
+/// data registers also reset, which shows only while `outs_valid` is low: the model leaves
+/// it out, `conv_shell.v` has it);
+/// `maximumf.v`/`minimumf.v` have a `delay_buffer` of `latency` stages enabled by
+/// `result_ready` and no oehb (their core, `my_maxf`, is not in the corpus: its result is
+/// taken to be registered once with the same enable).
 struct Template {
     b: Builtin,
     lat: usize,
+    has_oehb: bool,
+    unary: bool,
     valid: Vec<bool>,
     oehb: bool,
     data: Vec<u64>,
@@ -430,7 +780,9 @@ impl Template {
         Template {
             b: b.clone(),
             lat,
-            valid: vec![false; lat.saturating_sub(1)],
+            has_oehb: has_oehb(b),
+            unary: unary(b),
+            valid: vec![false; lat.saturating_sub(usize::from(has_oehb(b)))],
             oehb: false,
             data: vec![0; lat],
         }
@@ -439,21 +791,24 @@ impl Template {
     /// The outputs for these inputs, then the clock edge.
     fn step(&mut self, rst: bool, a: u64, lv: bool, c: u64, rv: bool, ready: bool) -> Pins {
         let value = unit_value(&self.b, a, c);
+        let rv = rv || self.unary;
         let join = lv && rv;
         let (en, pins) = if self.lat == 0 {
             (ready, (value, join))
-        } else {
+        } else if self.has_oehb {
             (!self.oehb || ready, (self.data[self.lat - 1], self.oehb))
+        } else {
+            (ready, (self.data[self.lat - 1], self.valid[self.lat - 1]))
         };
         let out = Pins {
             result: pins.0,
             result_valid: pins.1,
             lhs_ready: rv && en,
-            rhs_ready: lv && en,
+            rhs_ready: lv && en && !self.unary,
         };
         if self.lat > 0 {
             let buff = self.valid.last().copied().unwrap_or(join);
-            self.oehb = !rst && (buff || (!ready && self.oehb));
+            self.oehb = self.has_oehb && !rst && (buff || (!ready && self.oehb));
             if rst {
                 self.valid.iter_mut().for_each(|v| *v = false);
             } else if en && !self.valid.is_empty() {
@@ -485,6 +840,7 @@ impl Sim {
         let state = vec![false; net.latches.len()];
         let width = match *b {
             Builtin::Float { width, .. } | Builtin::CmpF { width, .. } => width as usize,
+            Builtin::FloatCast { from, .. } => from as usize,
             _ => 0,
         };
         Sim { net, state, width }
@@ -494,16 +850,16 @@ impl Sim {
         let bit = |v: u64, i: usize| i < 64 && (v >> i) & 1 == 1;
         let ins: Vec<bool> = (self.net.inputs.iter())
             .map(|(name, _)| match name.as_str() {
-                "lhs_valid" => lv,
+                "lhs_valid" | "ins_valid" => lv,
                 "rhs_valid" => rv,
-                "result_ready" => ready,
+                "result_ready" | "outs_ready" => ready,
                 "rst" => rst,
                 "clk" => false,
                 n => {
                     let (port, i) = n.trim_end_matches(']').split_once('[').unwrap();
                     let i: usize = i.parse().unwrap();
                     assert!(i < self.width);
-                    bit(if port == "lhs" { a } else { c }, i)
+                    bit(if port == "rhs" { c } else { a }, i)
                 }
             })
             .collect();
@@ -517,12 +873,13 @@ impl Sim {
         };
         for ((name, _), &v) in self.net.outputs.iter().zip(&outs) {
             match name.as_str() {
-                "result_valid" => p.result_valid = v,
-                "lhs_ready" => p.lhs_ready = v,
+                "result_valid" | "outs_valid" => p.result_valid = v,
+                "lhs_ready" | "ins_ready" => p.lhs_ready = v,
                 "rhs_ready" => p.rhs_ready = v,
                 "result" => p.result |= u64::from(v),
                 n => {
-                    let i: usize = n["result[".len()..n.len() - 1].parse().unwrap();
+                    let (_, i) = n.trim_end_matches(']').split_once('[').unwrap();
+                    let i: usize = i.parse().unwrap();
                     p.result |= u64::from(v) << i;
                 }
             }
@@ -555,7 +912,24 @@ fn handshake_units() -> Vec<Builtin> {
             width: 64,
             latency: 1,
         },
+        f(FloatOp::Div, 32, Some("14_152000")),
+        f(FloatOp::Div, 64, Some("16_008000")),
+        f(FloatOp::Max, 32, None),
+        f(FloatOp::Min, 64, None),
+        cast(FloatCast::Neg, 32, 32),
+        cast(FloatCast::Trunc, 64, 32),
+        cast(FloatCast::SiToFp, 32, 32),
+        cast(FloatCast::FpToSi, 64, 32),
     ]
+}
+
+fn cast(op: FloatCast, from: u32, to: u32) -> Builtin {
+    Builtin::FloatCast {
+        op,
+        from,
+        to,
+        latency: float::cast_latency(op, from, to).unwrap(),
+    }
 }
 
 /// Every output at every cycle equals the template model's, for random inputs (valids,
@@ -628,7 +1002,10 @@ fn token_streams_with_back_pressure() {
         for cycle in 0..(lat + 20) {
             let (a, c) = pairs[cycle % pairs.len()];
             let p = sim.step(false, a, true, c, true, true);
-            assert!(p.lhs_ready && p.rhs_ready, "{b:?} cycle {cycle}");
+            assert!(
+                p.lhs_ready && (p.rhs_ready || unary(&b)),
+                "{b:?} cycle {cycle}"
+            );
             assert_eq!(p.result_valid, cycle >= lat, "{b:?} cycle {cycle}");
             if cycle >= lat {
                 let (a, c) = pairs[(cycle - lat) % pairs.len()];
@@ -640,7 +1017,9 @@ fn token_streams_with_back_pressure() {
 
 /// kiln's wrapper (`float::shell`, the units' handshake around `lhs ^ rhs`) is Dynamatic's:
 /// ABC `dsec` against yosys on `tests/data/handshake/flopoco_shell.v`, which instantiates
-/// Dynamatic's `join_type`, `delay_buffer` and `oehb_dataless` from the shared corpus.
+/// Dynamatic's `join_type`, `delay_buffer` and `oehb_dataless` from the shared corpus (with
+/// `OEHB = 0`, the `maximumf`/`minimumf` form); the conversions' (`!ins` for the core) on
+/// `conv_shell.v`, which instantiates Dynamatic's `delay_buffer` and `oehb` as `sitofp.v`.
 #[test]
 fn float_wrapper_matches_dynamatic_support_units() {
     let Some(shared) = common::shared_dir_with("berkeley-abc") else {
@@ -660,8 +1039,45 @@ fn float_wrapper_matches_dynamatic_support_units() {
         assert!(f.is_file(), "{}", f.display());
     }
     let tmp = tempfile::tempdir().unwrap();
+    let conv = [
+        rtl.join("support/delay_buffer.v"),
+        rtl.join("handshake/dataless/oehb.v"),
+        rtl.join("handshake/oehb.v"),
+        common::data("handshake/conv_shell.v"),
+    ];
+    let units = [
+        (
+            float_unit(FloatOp::Max, 32),
+            "flopoco_shell",
+            &files[..],
+            " -set OEHB 0",
+        ),
+        (
+            float_unit(FloatOp::Min, 64),
+            "flopoco_shell",
+            &files[..],
+            " -set OEHB 0",
+        ),
+        (cast(FloatCast::SiToFp, 32, 32), "conv_shell", &conv[..], ""),
+        (cast(FloatCast::FpToSi, 64, 64), "conv_shell", &conv[..], ""),
+    ];
+    for (b, top, files, extra) in units {
+        let net = float::shell(&b);
+        let (width, lat) = (Sim::new(&b).width, latency_of(&b));
+        let chparam = format!("chparam -set W {width} -set LATENCY {lat}{extra} {top}; ");
+        let tag = b.model_name();
+        let text = common::net_vs_verilog(&net, files, top, &chparam, tmp.path(), &tag);
+        assert!(
+            text.contains("Networks are equivalent") && !text.contains("NOT EQUIVALENT"),
+            "{b:?}:\n{text}"
+        );
+    }
     for (width, latency) in [(3u32, 1u32), (4, 2), (2, 5), (3, 10)] {
-        let net = float::shell(width, latency);
+        let net = float::shell(&Builtin::Float {
+            op: FloatOp::Add,
+            width,
+            latency,
+        });
         assert_eq!(net.latches.len(), (latency * (width + 1)) as usize);
         let chparam = format!("chparam -set W {width} -set LATENCY {latency} flopoco_shell; ");
         let tag = format!("{width}-{latency}");
@@ -672,4 +1088,46 @@ fn float_wrapper_matches_dynamatic_support_units() {
             "W={width} latency={latency}:\n{text}"
         );
     }
+}
+
+/// `op` on `width` bits with the latency kiln gives it without `internal_delay`.
+fn float_unit(op: FloatOp, width: u32) -> Builtin {
+    Builtin::Float {
+        op,
+        width,
+        latency: float::latency(op, width, None).unwrap(),
+    }
+}
+
+/// Each new float op of `tests/data/handshake/float_ops.mlir` (divf, maximumf, minimumf,
+/// negf, extf, truncf, sitofp, uitofp, fptosi) is a built-in unit (with no library, as
+/// `kiln synth-report` shows them), with Dynamatic's latency in its name.
+#[test]
+fn float_ops_are_built_in() {
+    use compiler::flow::handshake::{Options, front};
+    use compiler::handshake::Impl;
+    let text = std::fs::read_to_string(common::data("handshake/float_ops.mlir")).unwrap();
+    let fr = front(&text, &Options::default()).unwrap();
+    let rows = compiler::handshake::report(&fr.circuit, &fr.marks, &BTreeMap::new());
+    let got: Vec<String> = (rows.iter())
+        .filter(|r| r.kind != "end")
+        .map(|r| match &r.imp {
+            Impl::Builtin(b) => b.model_name(),
+            other => format!("{}: {other:?}", r.op),
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            "kiln_divf_w32_l15",
+            "kiln_maximumf_w32_l1",
+            "kiln_minimumf_w64_l1",
+            "kiln_negf_32_32_l0",
+            "kiln_extf_32_64_l0",
+            "kiln_truncf_64_32_l0",
+            "kiln_sitofp_32_32_l5",
+            "kiln_uitofp_64_64_l5",
+            "kiln_fptosi_32_32_l5",
+        ]
+    );
 }

@@ -277,9 +277,10 @@ codes! {
     UnsupportedType = "E0409", "unsupported type in a Handshake design",
         "Channels carry integers (and floats, as their bit patterns); this type is neither.";
     FloatAsBits = "W0410", "float data is carried as its bit pattern",
-        "Float channels are lowered as their bits; `addf`, `subf`, `mulf` and `cmpf` on f32 and \
-         f64 are built-in units (IEEE-754, timed as Dynamatic's FloPoCo units), other float \
-         operators have no AIG and are kept opaque.";
+        "Float channels are lowered as their bits; `addf`, `subf`, `mulf`, `divf`, `cmpf`, \
+         `maximumf`, `minimumf`, `negf`, `extf`, `truncf`, `sitofp`, `uitofp` and `fptosi` on \
+         f32 and f64 (i32 and i64) are built-in units (IEEE-754, timed as Dynamatic's units), \
+         other float operators have no AIG and are kept opaque.";
     TemplateFailed = "W0411", "a Verilog template unit could not be synthesized",
         "An op has a Verilog template in the `--rtl-lib` directory, but the template unit \
          could not be synthesized for the op's parameters: a template file is missing or \
@@ -569,7 +570,7 @@ mod tests {
                 "the RTL template directory is not a directory",
             ),
             Code::FloatAsBits => lit(
-                "float data is carried as its bit pattern; float operators other than addf, subf, mulf and cmpf on f32/f64 have no AIG",
+                "float data is carried as its bit pattern; float operators other than addf, subf, mulf, divf, cmpf, maximumf, minimumf, negf, extf, truncf, sitofp, uitofp and fptosi (f32/f64, i32/i64) have no AIG",
                 "bit pattern",
             ),
         }

@@ -12,8 +12,9 @@
 //! unselected token early with antitokens). The FIFOs follow Dynamatic's `elastic_fifo_inner`
 //! (circular buffer, Full/Empty flags, memory not written during reset) and `tfifo` (bypass
 //! while empty); they are checked against the regenerated units with `dsec`. The float units
-//! (`addf`, `subf`, `mulf`, `cmpf`) are [`super::float`]'s, with the FloPoCo wrappers'
-//! handshake and latency.
+//! (`addf`, `subf`, `mulf`, `divf`, `cmpf`, `maximumf`, `minimumf`, `negf`, `extf`,
+//! `truncf`, `sitofp`, `uitofp`, `fptosi`) are [`super::float`]'s, with the handshake and
+//! latency of Dynamatic's units.
 
 use super::circuit::{PortSpec, PortType};
 use super::mark::{BinOp, Builtin, CmpPred};
@@ -30,7 +31,7 @@ pub fn generate(b: &Builtin) -> Net {
     {
         return fifo(slots as usize, width as usize, transparent);
     }
-    if let Builtin::Float { .. } | Builtin::CmpF { .. } = b {
+    if let Builtin::Float { .. } | Builtin::CmpF { .. } | Builtin::FloatCast { .. } = b {
         return super::float::unit(b);
     }
     match *b {
@@ -143,9 +144,9 @@ pub(crate) fn ports(b: &Builtin) -> (Vec<PortSpec>, Vec<PortSpec>) {
             vec![port("lhs", width), port("rhs", width)],
             vec![port("result", 1)],
         ),
-        Builtin::Ext { from, to, .. } | Builtin::Trunc { from, to } => {
-            (vec![port("ins", from)], vec![port("outs", to)])
-        }
+        Builtin::Ext { from, to, .. }
+        | Builtin::Trunc { from, to }
+        | Builtin::FloatCast { from, to, .. } => (vec![port("ins", from)], vec![port("outs", to)]),
         Builtin::Not { width } => (vec![port("ins", width)], vec![port("outs", width)]),
         Builtin::Select { width } => (
             vec![
@@ -365,7 +366,8 @@ fn body(b: &Builtin, net: &mut Net, d: &[Vec<Lit>]) -> Vec<Lit> {
         | Builtin::Init { .. }
         | Builtin::RepeatingInit
         | Builtin::Float { .. }
-        | Builtin::CmpF { .. } => Vec::new(),
+        | Builtin::CmpF { .. }
+        | Builtin::FloatCast { .. } => Vec::new(),
     }
 }
 

@@ -208,7 +208,7 @@ pub(crate) fn port_type(
         warnings.push(
             Diagnostic::warning(
                 span,
-                "float data is carried as its bit pattern; float operators other than addf, subf, mulf and cmpf on f32/f64 have no AIG",
+                "float data is carried as its bit pattern; float operators other than addf, subf, mulf, divf, cmpf, maximumf, minimumf, negf, extf, truncf, sitofp, uitofp and fptosi (f32/f64, i32/i64) have no AIG",
             )
             .with_code(Code::FloatAsBits),
         );

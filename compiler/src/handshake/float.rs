@@ -1,15 +1,21 @@
 //! Built-in IEEE-754 floating-point units: `cmpf` (all sixteen `arith.cmpf` predicates),
-//! `addf`, `subf` and `mulf`, on f32 and f64.
+//! `addf`, `subf`, `mulf`, `divf`, `maximumf` and `minimumf` on f32 and f64, and the
+//! one-operand `negf`, `extf` (f32 → f64), `truncf` (f64 → f32), `sitofp`/`uitofp` (i32/i64
+//! → f32/f64) and `fptosi` (f32/f64 → i32/i64) ([`FloatCast`]).
 //!
 //! Arithmetic is IEEE-754 binary32/binary64 with round-to-nearest-even, subnormal operands
 //! and results (no flush to zero), signed zeros (`x + (-x)` is `+0`, `-0 + -0` is `-0`) and
-//! infinities (`inf - inf` and `0 * inf` are NaN). NaN rule: any NaN result is the canonical
-//! quiet NaN (f32 `0x7fc00000`, f64 `0x7ff8000000000000`), whatever the operands' payloads.
-//! The data path is checked bit for bit against Rust's `f32`/`f64` (NaN results as "is the
-//! canonical pattern") by `compiler/tests/handshake_float.rs`.
+//! infinities (`inf - inf`, `0 * inf`, `0 / 0` and `inf / inf` are NaN). `maximumf` and
+//! `minimumf` are IEEE 754-2019 `maximum`/`minimum` (as MLIR's `arith.maximumf`): a NaN
+//! operand gives NaN, `-0 < +0`. `fptosi` rounds toward zero and saturates (NaN by its sign
+//! bit, see [`FloatCast::FpToSi`]). NaN rule: any NaN result is the canonical quiet NaN (f32
+//! `0x7fc00000`, f64 `0x7ff8000000000000`), whatever the operands' payloads, except `negf`,
+//! which flips the sign bit of any operand (as Rust's `-x`). The data path is checked bit for
+//! bit against Rust's `f32`/`f64` (NaN results as "is the canonical pattern") by
+//! `compiler/tests/handshake_float.rs`.
 //!
-//! Handshake: the units have the ports of Dynamatic's FloPoCo wrappers
-//! (`arith/flopoco/{addf,subf,mulf,cmpf}.vhd`: `clk rst lhs lhs_valid rhs rhs_valid
+//! Handshake: the two-operand units have the ports of Dynamatic's FloPoCo wrappers
+//! (`arith/flopoco/{addf,subf,mulf,divf,cmpf}.vhd`: `clk rst lhs lhs_valid rhs rhs_valid
 //! result_ready` → `result result_valid lhs_ready rhs_ready`) and their timing: a
 //! `join_type` of the two inputs, a `delay_buffer` of `latency - 1` valid stages and an
 //! `oehb_dataless` output stage, every stage enabled by the oehb's ready
@@ -19,10 +25,14 @@
 //! present at the enabled cycle `latency` enables earlier, as the template does (the
 //! registers start at 0; the FloPoCo registers have no reset, and `result_valid` is low
 //! until they hold a token). Latency 0 (`cmpf` on f32) is the join alone, combinational.
-//! The latency is Dynamatic's: `addf`/`mulf` take the FloPoCo architecture named by the
-//! op's `internal_delay` ([`latency`]), `subf` has one fixed core per width (9 and 12
-//! cycles), `cmpf` is 0 cycles on f32 and 1 on f64.
-
+//! The latency is Dynamatic's: `addf`/`mulf`/`divf` take the FloPoCo architecture named by
+//! the op's `internal_delay` ([`latency`]), `subf` has one fixed core per width (9 and 12
+//! cycles), `cmpf` is 0 cycles on f32 and 1 on f64. `maximumf`/`minimumf` follow their
+//! Verilog templates: the join and a one-stage `delay_buffer` enabled by `result_ready`, no
+//! oehb (latency 1). The one-operand units (`ins ins_valid outs_ready` → `outs outs_valid
+//! ins_ready`) follow theirs ([`cast_latency`]): `negf`, `extf` and `truncf` pass valid and
+//! ready through (combinational), the conversions have the FloPoCo timing of latency 5
+//! without the join.
 use super::mark::Builtin;
 use super::net::{Init, Lit, Net};
 use super::signals::{PortRef, SigKind, signals};
@@ -35,13 +45,25 @@ pub enum FloatOp {
     Add,
     Sub,
     Mul,
+    Div,
+    /// `maximumf`: IEEE 754-2019 maximum (a NaN operand gives NaN, `-0 < +0`).
+    Max,
+    /// `minimumf`, likewise.
+    Min,
 }
 
 impl FloatOp {
-    pub const ALL: [FloatOp; 3] = [FloatOp::Add, FloatOp::Sub, FloatOp::Mul];
+    pub const ALL: [FloatOp; 6] = [
+        FloatOp::Add,
+        FloatOp::Sub,
+        FloatOp::Mul,
+        FloatOp::Div,
+        FloatOp::Max,
+        FloatOp::Min,
+    ];
 
     pub fn kind(self) -> &'static str {
-        ["addf", "subf", "mulf"][self as usize]
+        ["addf", "subf", "mulf", "divf", "maximumf", "minimumf"][self as usize]
     }
 
     pub(crate) fn from_kind(k: &str) -> Option<FloatOp> {
@@ -113,7 +135,7 @@ impl FCmpPred {
 
 /// The FloPoCo architectures of Dynamatic's `addf.vhd`/`mulf.vhd`: (width, `internal_delay`,
 /// latency = the `delay_buffer` size + 1 = the core's pipeline stages).
-const ARCHS: [(FloatOp, u32, &str, u32); 12] = [
+const ARCHS: [(FloatOp, u32, &str, u32); 19] = [
     (FloatOp::Add, 64, "2_705000", 12),
     (FloatOp::Add, 64, "5_091333", 7),
     (FloatOp::Add, 64, "9_068000", 2),
@@ -126,10 +148,18 @@ const ARCHS: [(FloatOp, u32, &str, u32); 12] = [
     (FloatOp::Mul, 64, "2_046000", 56),
     (FloatOp::Mul, 64, "2_758000", 6),
     (FloatOp::Mul, 64, "4_242333", 3),
+    (FloatOp::Div, 64, "4_345000", 63),
+    (FloatOp::Div, 64, "4_398000", 36),
+    (FloatOp::Div, 64, "6_859333", 20),
+    (FloatOp::Div, 64, "16_008000", 6),
+    (FloatOp::Div, 32, "3_812000", 15),
+    (FloatOp::Div, 32, "6_629333", 9),
+    (FloatOp::Div, 32, "14_152000", 2),
 ];
 
-/// The latency (cycles) of Dynamatic's FloPoCo unit for `op` on `width` bits: `addf` and
-/// `mulf` by the architecture `internal_delay` names, `subf` fixed (9 on f32, 12 on f64).
+/// The latency (cycles) of Dynamatic's FloPoCo unit for `op` on `width` bits: `addf`,
+/// `mulf` and `divf` by the architecture `internal_delay` names, `subf` fixed (9 on f32, 12
+/// on f64); `maximumf`/`minimumf` 1 (their Verilog template's `delay_buffer` of one stage).
 /// `Err` says why there is none (a width other than 32 and 64, an unknown architecture).
 pub fn latency(op: FloatOp, width: u32, internal_delay: Option<&str>) -> Result<u32, String> {
     if width != 32 && width != 64 {
@@ -138,8 +168,10 @@ pub fn latency(op: FloatOp, width: u32, internal_delay: Option<&str>) -> Result<
             op.kind()
         ));
     }
-    if op == FloatOp::Sub {
-        return Ok(if width == 32 { 9 } else { 12 });
+    match op {
+        FloatOp::Sub => return Ok(if width == 32 { 9 } else { 12 }),
+        FloatOp::Max | FloatOp::Min => return Ok(1),
+        _ => {}
     }
     let Some(delay) = internal_delay else {
         return Err(format!(
@@ -175,6 +207,70 @@ pub fn cmpf_latency(width: u32) -> Result<u32, String> {
     }
 }
 
+/// The one-operand float units (`ins` → `outs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum FloatCast {
+    /// The sign bit flipped (NaNs keep their payload, as Rust's `-x`). Dynamatic's
+    /// `negf.v` declares `ins_ready` an input and `outs_ready` an output (swapped, a bug):
+    /// here, as in `absf.v`, `outs_ready` is the input and `ins_ready` the output it drives.
+    Neg,
+    /// f32 → f64 (exact).
+    Ext,
+    /// f64 → f32, rounded to nearest even.
+    Trunc,
+    /// A signed integer → float, rounded to nearest even.
+    SiToFp,
+    /// An unsigned integer → float, rounded to nearest even.
+    UiToFp,
+    /// Float → signed integer, rounded toward zero; out of range saturates to the nearest
+    /// bound and a NaN saturates by its sign bit (`INT_MAX`, or `INT_MIN` when set), as
+    /// Dynamatic's `fptosi.v` (its `e > 30` case) does; Rust's `as` gives 0 for NaN.
+    FpToSi,
+}
+
+impl FloatCast {
+    pub const ALL: [FloatCast; 6] = [
+        FloatCast::Neg,
+        FloatCast::Ext,
+        FloatCast::Trunc,
+        FloatCast::SiToFp,
+        FloatCast::UiToFp,
+        FloatCast::FpToSi,
+    ];
+
+    pub fn kind(self) -> &'static str {
+        ["negf", "extf", "truncf", "sitofp", "uitofp", "fptosi"][self as usize]
+    }
+
+    pub(crate) fn from_kind(k: &str) -> Option<FloatCast> {
+        FloatCast::ALL.iter().copied().find(|o| o.kind() == k)
+    }
+}
+
+/// The latency of the unit for `op` from `from` to `to` bits, as Dynamatic's Verilog
+/// templates time it: 0 (combinational) for `negf`, `extf` and `truncf`, 5 for the
+/// conversions (`delay_buffer` of 4 and an `oehb`). `Err` says why there is none: floats
+/// are f32 or f64, integers i32 or i64.
+pub fn cast_latency(op: FloatCast, from: u32, to: u32) -> Result<u32, String> {
+    let fp = |w: u32| w == 32 || w == 64;
+    let ok = match op {
+        FloatCast::Neg => from == to && fp(from),
+        FloatCast::Ext => (from, to) == (32, 64),
+        FloatCast::Trunc => (from, to) == (64, 32),
+        FloatCast::SiToFp | FloatCast::UiToFp | FloatCast::FpToSi => fp(from) && fp(to),
+    };
+    if !ok {
+        return Err(format!(
+            "{} from {from} to {to} bits has no built-in unit (f32/f64, i32/i64 only)",
+            op.kind()
+        ));
+    }
+    Ok(match op {
+        FloatCast::Neg | FloatCast::Ext | FloatCast::Trunc => 0,
+        _ => 5,
+    })
+}
+
 /// Exponent and fraction widths.
 #[derive(Clone, Copy)]
 struct Format {
@@ -199,18 +295,33 @@ impl Format {
 /// The combinational data path of a float built-in: inputs `lhs[i]`, `rhs[i]`, outputs
 /// `result[i]` (one bit for `cmpf`). Empty for other built-ins.
 pub fn core(b: &Builtin) -> Net {
-    let width = match *b {
-        Builtin::Float { width, .. } | Builtin::CmpF { width, .. } => width,
-        _ => return Net::new(),
-    };
     let mut net = Net::new();
-    let lhs: Vec<Lit> = (0..width).map(|i| net.input(format!("lhs[{i}]"))).collect();
-    let rhs: Vec<Lit> = (0..width).map(|i| net.input(format!("rhs[{i}]"))).collect();
-    let r = function(b, &mut net, &lhs, &rhs);
+    if unit_latency(b).is_none() {
+        return net;
+    }
+    let (ins, outs) = super::builtin::ports(b);
+    let ops: Vec<Vec<Lit>> = (ins.iter())
+        .map(|p| {
+            (0..p.ty.width)
+                .map(|i| net.input(format!("{}[{i}]", p.name)))
+                .collect()
+        })
+        .collect();
+    let r = function(b, &mut net, &ops[0], ops.get(1).map_or(&[], |v| v));
     for (i, l) in r.into_iter().enumerate() {
-        net.output(format!("result[{i}]"), l);
+        net.output(format!("{}[{i}]", outs[0].name), l);
     }
     net.compact().unwrap_or(net)
+}
+
+/// The latency of a float built-in; `None` for the others.
+fn unit_latency(b: &Builtin) -> Option<u32> {
+    match *b {
+        Builtin::Float { latency, .. }
+        | Builtin::CmpF { latency, .. }
+        | Builtin::FloatCast { latency, .. } => Some(latency),
+        _ => None,
+    }
 }
 
 /// The result bits of `b` on operand bits `a`, `c`.
@@ -222,9 +333,13 @@ fn function(b: &Builtin, net: &mut Net, a: &[Lit], c: &[Lit]) -> Vec<Lit> {
                 FloatOp::Add => add_core(net, f, a, c, false),
                 FloatOp::Sub => add_core(net, f, a, c, true),
                 FloatOp::Mul => mul_core(net, f, a, c),
+                FloatOp::Div => div_core(net, f, a, c),
+                FloatOp::Max => max_core(net, f, a, c, true),
+                FloatOp::Min => max_core(net, f, a, c, false),
             }
         }
         Builtin::CmpF { pred, width, .. } => vec![cmp_core(net, Format::of(width), pred, a, c)],
+        Builtin::FloatCast { op, from, to, .. } => cast_core(net, op, from, to, a),
         _ => Vec::new(),
     }
 }
@@ -232,34 +347,37 @@ fn function(b: &Builtin, net: &mut Net, a: &[Lit], c: &[Lit]) -> Vec<Lit> {
 /// The handshake unit of a float built-in (see the module comment); ports named by
 /// [`super::builtin::ports`].
 pub(crate) fn unit(b: &Builtin) -> Net {
-    let latency = match *b {
-        Builtin::Float { latency, .. } | Builtin::CmpF { latency, .. } => latency,
-        _ => 0,
-    };
-    handshake(b, latency, |net, a, c| function(b, net, a, c))
+    handshake(b, |net, a, c| function(b, net, a, c))
 }
 
-/// The handshake of a `width`-bit float unit of `latency` cycles around the core
-/// `lhs ^ rhs` instead of the arithmetic: the wrapper alone, for a proof against
-/// Dynamatic's `join_type`, `delay_buffer` and `oehb_dataless` (see the tests).
-pub fn shell(width: u32, latency: u32) -> Net {
-    let b = Builtin::Float {
-        op: FloatOp::Add,
-        width,
-        latency,
-    };
-    handshake(&b, latency, |net, a, c| {
-        a.iter().zip(c).map(|(&x, &y)| net.xor(x, y)).collect()
+/// The handshake of the float unit `b` around the core `lhs ^ rhs` (`!ins` for a
+/// one-operand unit, whose widths must then be equal) instead of the arithmetic: the
+/// wrapper alone, for a proof against Dynamatic's `join_type`, `delay_buffer` and `oehb`
+/// (see the tests).
+pub fn shell(b: &Builtin) -> Net {
+    handshake(b, |net, a, c| {
+        if c.is_empty() {
+            a.iter().map(|&x| !x).collect()
+        } else {
+            a.iter().zip(c).map(|(&x, &y)| net.xor(x, y)).collect()
+        }
     })
 }
 
-/// The unit with the ports of `b`, the join, valid pipeline and oehb of `latency` cycles
-/// around the combinational `core`.
-fn handshake(
-    b: &Builtin,
-    latency: u32,
-    core: impl FnOnce(&mut Net, &[Lit], &[Lit]) -> Vec<Lit>,
-) -> Net {
+/// The unit with the ports of `b`, the join, valid pipeline and oehb of its latency around
+/// the combinational `core`. `maximumf`/`minimumf` have no oehb: every stage is enabled by
+/// `result_ready` alone (their templates). A one-operand unit has no join (its valid goes
+/// in, its ready is the enable) and its data registers are reset, as in `sitofp.v`,
+/// `uitofp.v` and `fptosi.v`.
+fn handshake(b: &Builtin, core: impl FnOnce(&mut Net, &[Lit], &[Lit]) -> Vec<Lit>) -> Net {
+    let latency = unit_latency(b).unwrap_or(0);
+    let oehb = !matches!(
+        b,
+        Builtin::Float {
+            op: FloatOp::Max | FloatOp::Min,
+            ..
+        }
+    );
     let (ins, outs) = super::builtin::ports(b);
     let (isig, osig) = signals(&ins, &outs, true);
     let mut net = Net::new();
@@ -277,7 +395,11 @@ fn handshake(
     };
     let (lhs, rhs) = (data(0), data(1));
     let lv = get(PortRef::Input(0), SigKind::Valid);
-    let rv = get(PortRef::Input(1), SigKind::Valid);
+    let rv = if ins.len() > 1 {
+        get(PortRef::Input(1), SigKind::Valid)
+    } else {
+        Lit::TRUE
+    };
     let ready = get(PortRef::Output(0), SigKind::Ready);
     let rst = get(PortRef::Global, SigKind::Rst);
     let value = core(&mut net, &lhs, &rhs);
@@ -286,22 +408,34 @@ fn handshake(
         (value, join_valid, ready)
     } else {
         // oehb_dataless: its valid register, and its ready, which enables every stage.
-        let ov = net.latch(Init::Zero);
-        let en = net.or(!ov, ready);
-        // delay_buffer of latency - 1 stages (none for latency 1), cleared by reset.
+        let ov = oehb.then(|| net.latch(Init::Zero));
+        let en = match ov {
+            Some(ov) => net.or(!ov, ready),
+            None => ready,
+        };
+        // delay_buffer of latency - 1 stages (none for latency 1; latency without the
+        // oehb), cleared by reset.
         let mut v = join_valid;
-        for _ in 1..latency {
+        for _ in u32::from(oehb)..latency {
             let q = net.latch(Init::Zero);
             let held = net.mux(en, v, q);
             let d = net.and(!rst, held);
             net.set_next(q, d);
             v = q;
         }
-        let keep = net.and(!ready, ov);
-        let set = net.or(v, keep);
-        let d = net.and(!rst, set);
-        net.set_next(ov, d);
-        // The core's pipeline: `latency` stages of the result, enabled, not reset.
+        let valid = match ov {
+            Some(ov) => {
+                let keep = net.and(!ready, ov);
+                let set = net.or(v, keep);
+                let d = net.and(!rst, set);
+                net.set_next(ov, d);
+                ov
+            }
+            None => v,
+        };
+        // The core's pipeline: `latency` stages of the result, enabled; reset in the
+        // one-operand units only.
+        let clear = if ins.len() == 1 { rst } else { Lit::FALSE };
         let mut cur = value;
         for _ in 0..latency {
             cur = cur
@@ -309,12 +443,13 @@ fn handshake(
                 .map(|&x| {
                     let q = net.latch(Init::Zero);
                     let d = net.mux(en, x, q);
+                    let d = net.and(!clear, d);
                     net.set_next(q, d);
                     q
                 })
                 .collect();
         }
-        (cur, ov, en)
+        (cur, valid, en)
     };
     let lhs_ready = net.and(rv, en);
     let rhs_ready = net.and(lv, en);
@@ -578,25 +713,44 @@ fn mul_core(net: &mut Net, f: Format, a: &[Lit], b: &[Lit]) -> Vec<Lit> {
     let sign = net.xor(ua.sign, ub.sign);
     // The product of the significands: 2m + 2 bits, value P * 2^(ea + eb - 2 bias - 2m).
     let p = multiply(net, &ua.sig, &ub.sig);
-    let pn = p.len();
-    // Signed exponent arithmetic on q bits: t = ea + eb - bias + 1 is the biased exponent
-    // of P read as 1.xxx (hidden bit at pn - 1) before normalisation.
+    // t = ea + eb - bias + 1 is the biased exponent of P read as 1.xxx.
     let q = e + 3;
     let bias = (1u64 << (e - 1)) - 1;
     let (sum, _) = super::builtin::add(net, &zext(&ua.exp, q), &zext(&ub.exp, q), Lit::FALSE);
     let (t, _) = sub_w(net, &sum, &consts(bias - 1, q));
+    let r = finish(net, f, sign, &p, &t);
+    let zero_w = word(sign, &consts(0, m), &consts(0, e));
+    let some_zero = net.or(ua.zero, ub.zero);
+    let r = mux_w(net, some_zero, &zero_w, &r);
+    let some_inf = net.or(ua.inf, ub.inf);
+    let r = mux_w(net, some_inf, &infinity(f, sign), &r);
+    let some_nan = net.or(ua.nan, ub.nan);
+    let zi_a = net.and(ua.zero, ub.inf);
+    let zi_b = net.and(ub.zero, ua.inf);
+    let zi = net.or(zi_a, zi_b);
+    let nan = net.or(some_nan, zi);
+    mux_w(net, nan, &quiet_nan(f), &r)
+}
+
+/// The finite value `p * 2^(t - bias - (p.len() - 1))` (`p` unsigned, at least `man + 3`
+/// bits, its lowest bit may be a sticky bit; `t` signed, wide enough to hold it without
+/// overflow) rounded to nearest even and packed with `sign`: normalised (left by its
+/// leading zeros while the exponent stays at least 1, right with sticky bits into the
+/// subnormals), infinity on overflow.
+fn finish(net: &mut Net, f: Format, sign: Lit, p: &[Lit], t: &[Lit]) -> Vec<Lit> {
+    let (m, e, q, pn) = (f.man, f.exp, t.len(), p.len());
     let t_neg = t[q - 1];
     // t >= 1: left by k = min(lz, t - 1), field = t - k when the hidden bit is then set.
-    let lz = zext(&lzc(net, &p), q);
-    let (tm1, _) = sub_w(net, &t, &consts(1, q));
+    let lz = zext(&lzc(net, p), q);
+    let (tm1, _) = sub_w(net, t, &consts(1, q));
     let tm1_pos = !tm1[q - 1];
     let fewer = lt_u(net, &lz, &tm1);
     let k = mux_w(net, fewer, &lz, &tm1);
-    let pl = shl(net, &p, &k);
-    let (e_l, _) = sub_w(net, &t, &k);
+    let pl = shl(net, p, &k);
+    let (e_l, _) = sub_w(net, t, &k);
     // t < 1: right by 1 - t (sticky), subnormal.
-    let (rsh, _) = sub_w(net, &consts(1, q), &t);
-    let pr = shr_sticky(net, &p, &rsh);
+    let (rsh, _) = sub_w(net, &consts(1, q), t);
+    let pr = shr_sticky(net, p, &rsh);
     let norm = net.and(tm1_pos, !t_neg);
     let pv = mux_w(net, norm, &pl, &pr);
     let hidden = pv[pn - 1];
@@ -611,18 +765,134 @@ fn mul_core(net: &mut Net, f: Format, a: &[Lit], b: &[Lit]) -> Vec<Lit> {
     let mut s = vec![sticky];
     s.extend_from_slice(&pv[low..]);
     let r = round_pack(net, f, sign, &s, &field_w[..e]);
-    let r = mux_w(net, overflow, &infinity(f, sign), &r);
-    let zero_w = word(sign, &consts(0, m), &consts(0, e));
-    let some_zero = net.or(ua.zero, ub.zero);
-    let r = mux_w(net, some_zero, &zero_w, &r);
-    let some_inf = net.or(ua.inf, ub.inf);
-    let r = mux_w(net, some_inf, &infinity(f, sign), &r);
+    mux_w(net, overflow, &infinity(f, sign), &r)
+}
+
+/// The significand of `u` shifted left until its hidden bit is set, and its exponent less
+/// the shift, on `q` bits (signed); meaningless for zero.
+fn normalise(net: &mut Net, u: &Unpacked, q: usize) -> (Vec<Lit>, Vec<Lit>) {
+    let lz = lzc(net, &u.sig);
+    let sig = shl(net, &u.sig, &lz);
+    let (exp, _) = sub_w(net, &zext(&u.exp, q), &zext(&lz, q));
+    (sig, exp)
+}
+
+/// `a / b`: restoring division of the normalised significands, `man + 3` quotient bits
+/// (hidden bit, fraction and guard bit of a quotient below 1; fewer fail the tests) and the
+/// remainder as sticky, then [`finish`].
+fn div_core(net: &mut Net, f: Format, a: &[Lit], b: &[Lit]) -> Vec<Lit> {
+    let (m, e) = (f.man, f.exp);
+    let (ua, ub) = (unpack(net, f, a), unpack(net, f, b));
+    let sign = net.xor(ua.sign, ub.sign);
+    let q = e + 3;
+    let (sa, ea) = normalise(net, &ua, q);
+    let (sb, eb) = normalise(net, &ub, q);
+    // The quotient sa / sb in (1/2, 2), from its 2^0 bit down: `quo`, most significant first.
+    let d = zext(&sb, m + 2);
+    let mut r = zext(&sa, m + 2);
+    let mut quo = Vec::new();
+    for i in 0..m + 3 {
+        if i > 0 {
+            r.pop();
+            r.insert(0, Lit::FALSE);
+        }
+        let (diff, ge) = sub_w(net, &r, &d);
+        quo.push(ge);
+        r = mux_w(net, ge, &diff, &r);
+    }
+    let mut p = vec![any(net, &r)];
+    p.extend(quo.iter().rev());
+    // The biased exponent of the 2^0 bit: ea - eb + bias.
+    let bias = (1u64 << (e - 1)) - 1;
+    let (t, _) = sub_w(net, &ea, &eb);
+    let (t, _) = super::builtin::add(net, &t, &consts(bias, q), Lit::FALSE);
+    let r = finish(net, f, sign, &p, &t);
+    let zero = net.or(ua.zero, ub.inf);
+    let r = mux_w(net, zero, &word(sign, &consts(0, m), &consts(0, e)), &r);
+    let inf = net.or(ua.inf, ub.zero);
+    let r = mux_w(net, inf, &infinity(f, sign), &r);
     let some_nan = net.or(ua.nan, ub.nan);
-    let zi_a = net.and(ua.zero, ub.inf);
-    let zi_b = net.and(ub.zero, ua.inf);
-    let zi = net.or(zi_a, zi_b);
-    let nan = net.or(some_nan, zi);
+    let zz = net.and(ua.zero, ub.zero);
+    let ii = net.and(ua.inf, ub.inf);
+    let undefined = net.or(zz, ii);
+    let nan = net.or(some_nan, undefined);
     mux_w(net, nan, &quiet_nan(f), &r)
+}
+
+/// `maximum(a, b)` (`max`) or `minimum(a, b)`: a NaN operand gives NaN, `-0 < +0`.
+fn max_core(net: &mut Net, f: Format, a: &[Lit], b: &[Lit], max: bool) -> Vec<Lit> {
+    let w = f.width();
+    let (ua, ub) = (unpack(net, f, a), unpack(net, f, b));
+    let mag_lt = lt_u(net, &a[..w - 1], &b[..w - 1]);
+    let mag_gt = lt_u(net, &b[..w - 1], &a[..w - 1]);
+    let lt = ordered_less(net, ua.sign, ub.sign, mag_lt, mag_gt, Lit::FALSE);
+    let r = mux_w(net, lt.xor_neg(!max), b, a);
+    let nan = net.or(ua.nan, ub.nan);
+    mux_w(net, nan, &quiet_nan(f), &r)
+}
+
+/// The one-operand units on `x`.
+fn cast_core(net: &mut Net, op: FloatCast, from: u32, to: u32, x: &[Lit]) -> Vec<Lit> {
+    let (g, f) = (Format::of(from), Format::of(to));
+    let q = g.exp.max(f.exp) + 3;
+    let bias = |f: Format| (1u64 << (f.exp - 1)) - 1;
+    // `v` (unsigned) padded below to the `man + 3` bits `finish` rounds on.
+    let pad = |v: &[Lit]| -> Vec<Lit> {
+        let n = (f.man + 3).saturating_sub(v.len());
+        consts(0, n).into_iter().chain(v.iter().copied()).collect()
+    };
+    match op {
+        FloatCast::Neg => {
+            let mut v = x.to_vec();
+            v[g.width() - 1] = !v[g.width() - 1];
+            v
+        }
+        FloatCast::Ext | FloatCast::Trunc => {
+            let u = unpack(net, g, x);
+            // t = exp - bias(from) + bias(to), the biased exponent of the hidden bit.
+            let shift = consts(bias(f).wrapping_sub(bias(g)), q);
+            let (t, _) = super::builtin::add(net, &zext(&u.exp, q), &shift, Lit::FALSE);
+            let r = finish(net, f, u.sign, &pad(&u.sig), &t);
+            let r = mux_w(net, u.inf, &infinity(f, u.sign), &r);
+            mux_w(net, u.nan, &quiet_nan(f), &r)
+        }
+        FloatCast::SiToFp | FloatCast::UiToFp => {
+            let n = x.len();
+            let neg = if op == FloatCast::SiToFp {
+                x[n - 1]
+            } else {
+                Lit::FALSE
+            };
+            // |x| on n bits (unsigned: 2^(n-1) for the most negative).
+            let flipped: Vec<Lit> = x.iter().map(|&l| net.xor(l, neg)).collect();
+            let (mag, _) = super::builtin::add(net, &flipped, &consts(0, n), neg);
+            let t = consts(bias(f) + n as u64 - 1, q);
+            finish(net, f, neg, &pad(&mag), &t)
+        }
+        FloatCast::FpToSi => float_to_int(net, g, x, to as usize),
+    }
+}
+
+/// `x` as an `n`-bit signed integer, rounded toward zero ([`FloatCast::FpToSi`]'s rule).
+fn float_to_int(net: &mut Net, g: Format, x: &[Lit], n: usize) -> Vec<Lit> {
+    let q = g.exp + 3;
+    let u = unpack(net, g, x);
+    // The unbiased exponent e: |x| < 1 below 0, out of range (or infinite, NaN) from n - 1.
+    let (e, _) = sub_w(net, &zext(&u.exp, q), &consts((1 << (g.exp - 1)) - 1, q));
+    let small = e[q - 1];
+    let (_, big) = sub_w(net, &e, &consts(n as u64 - 1, q));
+    let big = net.and(big, !small);
+    // |x| = sig * 2^(e - man): sig shifted left by e, the top n bits above the fraction.
+    let amount = (usize::BITS - (n - 1).leading_zeros()) as usize;
+    let wide = shl(net, &zext(&u.sig, g.man + 1 + n), &e[..amount]);
+    let mag = &wide[g.man..g.man + n];
+    let flipped: Vec<Lit> = mag.iter().map(|&l| net.xor(l, u.sign)).collect();
+    let (v, _) = super::builtin::add(net, &flipped, &consts(0, n), u.sign);
+    let v: Vec<Lit> = v.iter().map(|&l| net.and(l, !small)).collect();
+    // Saturated: INT_MIN (sign set) or INT_MAX.
+    let mut sat: Vec<Lit> = vec![!u.sign; n];
+    sat[n - 1] = u.sign;
+    mux_w(net, big, &sat, &v)
 }
 
 /// Unsigned array multiplier: `a * b` on `a.len() + b.len()` bits.
@@ -654,19 +924,8 @@ fn cmp_core(net: &mut Net, f: Format, pred: FCmpPred, a: &[Lit], b: &[Lit]) -> L
     let mag_lt = lt_u(net, &a[..w - 1], &b[..w - 1]);
     let mag_gt = lt_u(net, &b[..w - 1], &a[..w - 1]);
     let (sa, sb) = (ua.sign, ub.sign);
-    // Ordered a < b (operands not NaN).
-    let less = |net: &mut Net, sa: Lit, sb: Lit, lt: Lit, gt: Lit| {
-        let neg_pos = net.and(sa, !sb);
-        let neg_pos = net.and(neg_pos, !both_zero);
-        let both_pos = net.and(!sa, !sb);
-        let pos = net.and(both_pos, lt);
-        let both_neg = net.and(sa, sb);
-        let neg = net.and(both_neg, gt);
-        let t = net.or(neg_pos, pos);
-        net.or(t, neg)
-    };
-    let lt = less(net, sa, sb, mag_lt, mag_gt);
-    let gt = less(net, sb, sa, mag_gt, mag_lt);
+    let lt = ordered_less(net, sa, sb, mag_lt, mag_gt, both_zero);
+    let gt = ordered_less(net, sb, sa, mag_gt, mag_lt, both_zero);
     let le = net.or(lt, eq);
     let ge = net.or(gt, eq);
     let (base, unordered_true) = match pred {
@@ -694,6 +953,19 @@ fn cmp_core(net: &mut Net, f: Format, pred: FCmpPred, a: &[Lit], b: &[Lit]) -> L
     }
 }
 
+/// `a < b` for operands that are not NaN, by signs `sa`, `sb` and magnitudes (`lt`: |a| <
+/// |b|, `gt`: |a| > |b|); `both_zero` makes `-0 < +0` false (IEEE comparison).
+fn ordered_less(net: &mut Net, sa: Lit, sb: Lit, lt: Lit, gt: Lit, both_zero: Lit) -> Lit {
+    let neg_pos = net.and(sa, !sb);
+    let neg_pos = net.and(neg_pos, !both_zero);
+    let both_pos = net.and(!sa, !sb);
+    let pos = net.and(both_pos, lt);
+    let both_neg = net.and(sa, sb);
+    let neg = net.and(both_neg, gt);
+    let t = net.or(neg_pos, pos);
+    net.or(t, neg)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -706,8 +978,17 @@ mod tests {
         assert_eq!(latency(FloatOp::Mul, 64, Some("2_046000")), Ok(56));
         assert_eq!(latency(FloatOp::Sub, 32, Some("2_000000")), Ok(9));
         assert_eq!(latency(FloatOp::Sub, 64, None), Ok(12));
+        assert_eq!(latency(FloatOp::Div, 32, Some("3_812000")), Ok(15));
+        assert_eq!(latency(FloatOp::Div, 64, Some("4_345000")), Ok(63));
+        assert_eq!(latency(FloatOp::Max, 64, None), Ok(1));
         assert_eq!(cmpf_latency(32), Ok(0));
         assert_eq!(cmpf_latency(64), Ok(1));
+        assert_eq!(cast_latency(FloatCast::Neg, 64, 64), Ok(0));
+        assert_eq!(cast_latency(FloatCast::Trunc, 64, 32), Ok(0));
+        assert_eq!(cast_latency(FloatCast::SiToFp, 64, 32), Ok(5));
+        let e = cast_latency(FloatCast::Ext, 16, 32).unwrap_err();
+        assert!(e.contains("extf from 16 to 32 bits"), "{e}");
+        assert!(cast_latency(FloatCast::FpToSi, 32, 8).is_err());
         let e = latency(FloatOp::Add, 16, Some("2_922000")).unwrap_err();
         assert!(
             e.contains("16 bits") && e.contains("f32 and f64 only"),
@@ -759,5 +1040,24 @@ mod tests {
         assert!(c.latches.is_empty());
         let outs: Vec<&str> = c.outputs.iter().map(|(n, _)| n.as_str()).collect();
         assert_eq!(outs, ["lhs_ready", "rhs_ready", "result", "result_valid"]);
+        // One operand: no join; negf combinational, sitofp 5 stages of data and valid.
+        let neg = unit(&Builtin::FloatCast {
+            op: FloatCast::Neg,
+            from: 32,
+            to: 32,
+            latency: 0,
+        });
+        assert!(neg.latches.is_empty() && neg.num_ands() == 0);
+        let ins: Vec<&str> = neg.inputs.iter().map(|(n, _)| n.as_str()).collect();
+        assert!(ins.contains(&"outs_ready") && ins.contains(&"ins[31]"));
+        let outs: Vec<&str> = neg.outputs.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!((outs[0], outs[33]), ("ins_ready", "outs_valid"));
+        let conv = unit(&Builtin::FloatCast {
+            op: FloatCast::SiToFp,
+            from: 64,
+            to: 32,
+            latency: 5,
+        });
+        assert_eq!(conv.latches.len(), 5 * 33);
     }
 }

@@ -6,7 +6,7 @@
 //! and is usable is decided later ([`super::resolve`]), by the caller that owns the IO.
 
 use super::circuit::{Circuit, OpNode};
-pub use super::float::{FCmpPred, FloatOp};
+pub use super::float::{FCmpPred, FloatCast, FloatOp};
 use super::table::{PathTable, expand};
 use crate::diag::{Code, Diagnostic, Span};
 use crate::limits::{Limit, Limits};
@@ -152,8 +152,8 @@ pub enum Builtin {
         width: u32,
         transparent: bool,
     },
-    /// IEEE-754 `addf`/`subf`/`mulf` on f32 or f64 with Dynamatic's FloPoCo unit's
-    /// `latency` (see [`super::float`]).
+    /// IEEE-754 `addf`/`subf`/`mulf`/`divf` on f32 or f64 with Dynamatic's FloPoCo unit's
+    /// `latency`, or `maximumf`/`minimumf` (latency 1), see [`super::float`].
     Float {
         op: FloatOp,
         width: u32,
@@ -163,6 +163,14 @@ pub enum Builtin {
     CmpF {
         pred: FCmpPred,
         width: u32,
+        latency: u32,
+    },
+    /// `negf`, `extf`, `truncf`, `sitofp`, `uitofp`, `fptosi` from `from` to `to` bits,
+    /// see [`super::float`].
+    FloatCast {
+        op: FloatCast,
+        from: u32,
+        to: u32,
         latency: u32,
     },
 }
@@ -202,6 +210,12 @@ impl Builtin {
                 width,
                 latency,
             } => format!("kiln_cmpf_{}_w{width}_l{latency}", pred.as_str()),
+            Builtin::FloatCast {
+                op,
+                from,
+                to,
+                latency,
+            } => format!("kiln_{}_{from}_{to}_l{latency}", op.kind()),
             Builtin::Fifo {
                 slots,
                 width,
@@ -432,7 +446,7 @@ fn mark_op(
                 Err(why) => no_builtin = Some(why),
             }
         }
-        "addf" | "subf" | "mulf" => {
+        "addf" | "subf" | "mulf" | "divf" | "maximumf" | "minimumf" => {
             let fop = FloatOp::from_kind(kind).unwrap_or(FloatOp::Add);
             let delay = op.attr("internal_delay").and_then(Attribute::as_str);
             match fpu_latency(op, super::float::latency(fop, w, delay)) {
@@ -440,6 +454,21 @@ fn mark_op(
                     builtin = Some(Builtin::Float {
                         op: fop,
                         width: w,
+                        latency,
+                    })
+                }
+                Err(why) => no_builtin = Some(why),
+            }
+        }
+        k if FloatCast::from_kind(k).is_some() => {
+            let fop = FloatCast::from_kind(k).unwrap_or(FloatCast::Neg);
+            let (from, to) = (width_in(0), width_out(0));
+            match super::float::cast_latency(fop, from, to) {
+                Ok(latency) => {
+                    builtin = Some(Builtin::FloatCast {
+                        op: fop,
+                        from,
+                        to,
                         latency,
                     })
                 }

@@ -8,7 +8,11 @@
 // FloPoCo core's `ce`). The core is `lhs ^ rhs` here (kiln's `float::shell`): the proof is
 // about the handshake and the timing of the data, the arithmetic is checked against Rust.
 // Port names are the units' (`lhs[i]`, `lhs_valid`, ..., `result_ready`).
-module flopoco_shell #(parameter W = 4, parameter LATENCY = 3) (
+// With OEHB = 0 it is the structure of Dynamatic's maximumf.v/minimumf.v instead: the join's
+// ready and `LATENCY` valid stages all enabled by `result_ready`, no oehb (their core,
+// `my_maxf`, is not in the corpus: its result is taken to be registered `LATENCY` times with
+// the same enable).
+module flopoco_shell #(parameter W = 4, parameter LATENCY = 3, parameter OEHB = 1) (
   input clk,
   input rst,
   input [W-1:0] lhs,
@@ -29,20 +33,28 @@ module flopoco_shell #(parameter W = 4, parameter LATENCY = 3) (
     .outs_valid(join_valid)
   );
   generate
-    if (LATENCY > 1) begin : delay
-      delay_buffer #(.SIZE(LATENCY - 1)) buff (
-        .clk(clk), .rst(rst), .valid_in(join_valid), .ready_in(oehb_ready),
-        .valid_out(buff_valid)
+    if (OEHB == 0) begin : minmax
+      delay_buffer #(.SIZE(LATENCY)) buff (
+        .clk(clk), .rst(rst), .valid_in(join_valid), .ready_in(result_ready),
+        .valid_out(result_valid)
       );
-    end else begin : nodelay
-      assign buff_valid = join_valid;
+      assign oehb_ready = result_ready;
+    end else begin : flopoco
+      if (LATENCY > 1) begin : delay
+        delay_buffer #(.SIZE(LATENCY - 1)) buff (
+          .clk(clk), .rst(rst), .valid_in(join_valid), .ready_in(oehb_ready),
+          .valid_out(buff_valid)
+        );
+      end else begin : nodelay
+        assign buff_valid = join_valid;
+      end
+      oehb_dataless oehb (
+        .clk(clk), .rst(rst),
+        .ins_valid(buff_valid), .ins_ready(oehb_ready),
+        .outs_valid(result_valid), .outs_ready(result_ready)
+      );
     end
   endgenerate
-  oehb_dataless oehb (
-    .clk(clk), .rst(rst),
-    .ins_valid(buff_valid), .ins_ready(oehb_ready),
-    .outs_valid(result_valid), .outs_ready(result_ready)
-  );
   reg [W-1:0] pipe [0:LATENCY-1];
   integer i;
   initial for (i = 0; i < LATENCY; i = i + 1) pipe[i] = 0;
