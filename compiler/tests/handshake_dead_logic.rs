@@ -153,7 +153,11 @@ fn in_repo_samples_write_no_dead_ands() {
         &common::data("handshake"),
         &common::data("handshake/library"),
     );
-    assert_eq!(samples.len(), 2, "export_gcd and export_gcd_ftd build");
+    assert_eq!(
+        samples.len(),
+        3,
+        "export_gcd, export_gcd_ftd and float_ops build"
+    );
     no_dead_logic(&samples);
 }
 
