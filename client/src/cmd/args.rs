@@ -63,7 +63,7 @@ impl BuildInputs {
 
     /// The CSR configuration's file: given, else `aps_config` of kiln.toml.
     pub fn aps_config_file(&self) -> Option<PathBuf> {
-        (self.aps_config.clone()).or_else(|| crate::config::get().aps_config())
+        super::sim::aps_config_file(self.aps_config.as_deref())
     }
 
     fn spec_reading_config(&self, read_config: bool) -> Result<BuildSpec, Failure> {
@@ -72,12 +72,10 @@ impl BuildInputs {
         spec.handshake = super::build::checked_handshake_spec(&self.handshake)?;
         spec.lints = self.lints.resolved();
         spec.top = self.top.clone();
-        spec.style = (self.style)
-            .or_else(|| crate::config::get().style())
-            .unwrap_or_default();
-        spec.aps_config = match self.aps_config_file().filter(|_| read_config) {
-            Some(p) => Some(super::sim::read_aps_config(&p)?),
-            None => None,
+        spec.style = super::sim::style_or_config(self.style);
+        spec.aps_config = match read_config {
+            true => super::sim::csr_config(self.aps_config.as_deref())?,
+            false => None,
         };
         spec.jobs = self
             .jobs

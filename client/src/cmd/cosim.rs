@@ -206,13 +206,8 @@ pub fn run(args: Args) -> Result<(), Failure> {
     let fail = |d| Failure::diagnostics(&[compiler::flow::Flow::Aps.coded(d)], &path, &text);
     let limits = kiln_daemon::input::limits();
     let module = compiler::mlir::parse_with(&text, &limits).map_err(fail)?;
-    let style = (args.style)
-        .or_else(|| crate::config::get().style())
-        .unwrap_or_default();
-    let csr_config = match (args.aps_config.clone()).or_else(|| crate::config::get().aps_config()) {
-        Some(p) => Some(super::sim::read_aps_config(&p)?),
-        None => None,
-    };
+    let style = super::sim::style_or_config(args.style);
+    let csr_config = super::sim::csr_config(args.aps_config.as_deref())?;
     let ctx = aps::design_context_with(&module, csr_config.as_ref()).map_err(fail)?;
     let circuits = aps::build_module_styled(&module, &ctx, &limits, style).map_err(fail)?;
     let stem = args

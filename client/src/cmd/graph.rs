@@ -76,9 +76,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
     let ctx = aps::design_context(&module).map_err(fail)?;
     let func = aps::function_named(&module, &args.func)
         .ok_or_else(|| Failure::input(format!("{path}: error: no function `@{}`", args.func)))?;
-    let style = (args.style)
-        .or_else(|| crate::config::get().style())
-        .unwrap_or_default();
+    let style = super::sim::style_or_config(args.style);
     let circuit = aps::build_function_styled(&ctx, func, &limits, style)
         .map(|(c, _)| c)
         .map_err(fail)?;

@@ -237,14 +237,9 @@ pub fn run(args: Args) -> Result<(), Failure> {
     }
     let fail = |d| Failure::diagnostics(&[Flow::Aps.coded(d)], &path, &text);
     let limits = kiln_daemon::input::limits();
-    let style = (args.style)
-        .or_else(|| crate::config::get().style())
-        .unwrap_or_default();
+    let style = style_or_config(args.style);
     let module = compiler::mlir::parse_with(&text, &limits).map_err(fail)?;
-    let csr_config = match (args.aps_config.clone()).or_else(|| crate::config::get().aps_config()) {
-        Some(p) => Some(read_aps_config(&p)?),
-        None => None,
-    };
+    let csr_config = csr_config(args.aps_config.as_deref())?;
     let ctx = aps::design_context_with(&module, csr_config.as_ref()).map_err(fail)?;
     let lanes: Vec<String> = ctx.csrs.iter().map(|l| l.name.clone()).collect();
     check_csr_names(&stream, &path, &lanes)?;
@@ -508,6 +503,29 @@ impl Outcome {
             csrs: r.csrs,
         }
     }
+}
+
+/// The style of APS rules: `given` (`--style`), else `style` of kiln.toml, else fsm.
+pub(crate) fn style_or_config(given: Option<aps::Style>) -> aps::Style {
+    given
+        .or_else(|| crate::config::get().style())
+        .unwrap_or_default()
+}
+
+/// The CSR configuration's file: `given` (`--aps-config`), else `aps_config` of kiln.toml.
+pub(crate) fn aps_config_file(given: Option<&std::path::Path>) -> Option<PathBuf> {
+    given
+        .map(std::path::Path::to_path_buf)
+        .or_else(|| crate::config::get().aps_config())
+}
+
+/// The CSR configuration of [`aps_config_file`], read (`None` without a file).
+pub(crate) fn csr_config(
+    given: Option<&std::path::Path>,
+) -> Result<Option<aps::csr::CsrConfig>, Failure> {
+    aps_config_file(given)
+        .map(|p| read_aps_config(&p))
+        .transpose()
 }
 
 /// The CSR configuration in `path` (`--aps-config`); its errors located in that file.
