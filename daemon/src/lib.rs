@@ -15,8 +15,8 @@
 //! [`build::Builder`] ties inputs, compute and writer together around one database; the
 //! daemon ([`server`]) serves every request with one, over the wire of [`rpc`] (the only
 //! module that knows the generated protocol types); [`client`] finds, starts and talks to
-//! a workspace's daemon. [`remote_args`] holds the remote cache tier's settings. Independent items run on
-//! `compiler::par`, the one parallel map.
+//! a workspace's daemon. [`remote_args`] holds the remote cache tier's settings.
+//! Independent items run on `compiler::par`, the one parallel map.
 //!
 //! Architecture invariant: the compiler knows nothing of salsa; every query body here is a
 //! call into `compiler` on owned values.

@@ -279,7 +279,7 @@ pub fn compare_batch(batch: &str, cases: &[Case]) -> Vec<sim::SimResult> {
 
 /// The most designs one Icarus batch holds. One `vvp` process's time grows faster than
 /// its designs: 160 fifo-style designs in one batch had not finished after 20 minutes,
-/// while the same 160 in batches of 10 take about a minute.
+/// while 320 in 32 batches of 10 took 152 s on 2 cores.
 const BATCH_CASES: usize = 10;
 
 /// Run `cases` in batches of at most [`BATCH_CASES`], as many at once as the machine has

@@ -852,12 +852,16 @@ impl State {
                 // `head + k`, from the buffer or from the port in the cycle it arrives. The
                 // rule is ready when the responses its sites may take, of those in flight
                 // after earlier rules' (`taken`), have arrived.
-                let n = mem_sites_of(sites, idx);
-                let due = n.resps.min(p.used.saturating_sub(p.taken));
-                if !(0..due).all(|j| p.arrived(p.wrap(p.head + p.taken + j)).is_some()) {
-                    return Err(blocked());
+                let own = tx.mem_resp_taken.iter().filter(|&&i| i == idx).count() as u32;
+                if own == 0 {
+                    // Once per firing: the rule's first response site decides for all.
+                    let n = mem_sites_of(sites, idx);
+                    let due = n.resps.min(p.used.saturating_sub(p.taken));
+                    if !(0..due).all(|j| p.arrived(p.wrap(p.head + p.taken + j)).is_some()) {
+                        return Err(blocked());
+                    }
                 }
-                let k = p.taken + tx.mem_resp_taken.iter().filter(|&&i| i == idx).count() as u32;
+                let k = p.taken + own;
                 if k >= p.used {
                     // Only a hand-made circuit collects a load it never requested.
                     tx.fault

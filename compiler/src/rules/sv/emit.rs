@@ -437,8 +437,8 @@ impl<'a> Emitter<'a> {
             .map(|(_, _, p)| format!("({p})"))
             .collect();
         Before {
-            prefix: self.uses.prefix.get(&(inst.to_string(), class)),
             local,
+            ..self.before_rules(inst, class)
         }
     }
 
