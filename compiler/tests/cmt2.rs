@@ -593,6 +593,111 @@ fn reader_rejects_a_removed_port() {
     }
 }
 
+/// The CPU-memory port's `HellaMem` module declares a port per call site, grouped by rule in
+/// firing order (its readiness counts a rule's sites and earlier rules' enables): a text
+/// whose module lacks a site's port, whose module is edited, or whose glue rules leave
+/// the schedule is rejected.
+#[test]
+fn reader_rejects_a_cpu_memory_port_without_its_ports() {
+    let text = std::fs::read_to_string(common::data("aps/loads2.mlir")).unwrap();
+    let m = compiler::mlir::parse(&text).unwrap();
+    let c = aps::build_module(&m).unwrap().remove(0);
+    let good = rules::emit_cmt2(&c);
+    let back = rules::read_cmt2(&good).unwrap();
+    assert_eq!(back.instances, c.instances);
+    assert_eq!(back.schedule, c.schedule);
+    // Two loads in one rule: two request ports of that rule, two response ports.
+    for port in ["@load_req.", "@load_resp."] {
+        let n = good.matches(&format!("cmt2.bind.method {port}")).count();
+        assert_eq!(n, 2, "{port}: {good}");
+    }
+    let rule = c
+        .rules
+        .iter()
+        .find(|r| {
+            let mut n = 0;
+            fn count(s: &[rules::Stmt], n: &mut usize) {
+                for s in s {
+                    match s {
+                        rules::Stmt::Call { method, .. } if method == "load_req" => *n += 1,
+                        rules::Stmt::If {
+                            then_body,
+                            else_body,
+                            ..
+                        } => {
+                            count(then_body, n);
+                            count(else_body, n);
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            count(&r.body, &mut n);
+            n == 2
+        })
+        .expect("a rule with two loads")
+        .name
+        .clone();
+    // The same circuit with the rule's second load gone: its module has one request port.
+    let mut fewer = c.clone();
+    let r = fewer.rules.iter_mut().find(|r| r.name == rule).unwrap();
+    let mut seen = 0;
+    r.body.retain(|s| match s {
+        rules::Stmt::Call { method, .. } if method == "load_req" => {
+            seen += 1;
+            seen != 2
+        }
+        _ => true,
+    });
+    assert_eq!(seen, 2);
+    let lib = rules::emit_cmt2(&fewer);
+    let split = |t: &str| {
+        let a = t.find("      cmt2.rule @inst").unwrap();
+        let b = t.find("    } {kiln.circuit = ").unwrap();
+        (t[..a].to_string(), t[a..b].to_string(), t[b..].to_string())
+    };
+    let (head, _, foot) = split(&lib);
+    let (_, body, _) = split(&good);
+    let removed = format!("{head}{body}{foot}");
+    let d = rules::read_cmt2(&removed).expect_err("port removed");
+    assert_eq!(d.code, Some(compiler::diag::Code::BankPortMissing));
+    let rendered = d.render("f.cmt2.mlir", &removed);
+    assert!(
+        rendered.contains("more often per cycle than its module has ports")
+            && rendered.contains("which the module does not declare"),
+        "{rendered}"
+    );
+    // An edited module, a glue rule out of the chain, a misnamed request declaration.
+    let lanes = good.replacen(
+        "%lanes = firrtl.constant 2 :",
+        "%lanes = firrtl.constant 3 :",
+        1,
+    );
+    assert_ne!(lanes, good);
+    let unchained = good.replacen("[@hella_send, ", "[@hella_bypass, ", 1);
+    assert_ne!(unchained, good);
+    let renamed = good.replace("@hella_cmd : @HellaCmd", "@hcmd : @HellaCmd");
+    assert_ne!(renamed, good);
+    for (what, bad, msg) in [
+        (
+            "module edited",
+            lanes,
+            "differs from kiln's library definition",
+        ),
+        ("glue unchained", unchained, "occurs twice in the chain"),
+        (
+            "declaration renamed",
+            renamed,
+            "the convention's port names",
+        ),
+    ] {
+        let d = rules::read_cmt2(&bad).expect_err(what);
+        let rendered = d.render("f.cmt2.mlir", &bad);
+        assert!(rendered.contains(": error: "), "{what}: {rendered}");
+        assert!(rendered.contains(msg), "{what}: {rendered}");
+    }
+}
+
 /// The scratchpad's burst methods reach each bank's lanes on ports of their own: a text
 /// whose bank modules lack them (the library of the same circuit without a memory map
 /// around the original's top) is rejected at the burst method, with its code.

@@ -129,7 +129,12 @@ impl Frame {
         let merged = merge(stem, frames);
         let (json_head, json_tail) = rules::json::json_head_tail(&merged);
         Frame {
-            cmt2_header: rules::emit::cmt2_header(stem, &merged.instances, &merged.rules),
+            cmt2_header: rules::emit::cmt2_header(
+                stem,
+                &merged.instances,
+                &merged.rules,
+                &merged.schedule,
+            ),
             cmt2_footer: rules::emit::cmt2_footer(&merged),
             json_head,
             json_tail,

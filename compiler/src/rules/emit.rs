@@ -179,6 +179,11 @@ enum LibDef {
     },
     /// The command register behind a `Rocc` instance ([`cmt2_lib::ROCC_CMD_MODULE`]).
     RoccCmd,
+    /// The queues behind a `MemPort` instance ([`cmt2_lib::HELLA_MEM`]), with a port per
+    /// call site in firing order.
+    HellaMem {
+        ports: Vec<super::BankPort>,
+    },
 }
 
 /// The library a circuit's instances need: module definitions by name, and each
@@ -194,7 +199,7 @@ fn trimmed(init: &[u128]) -> &[u128] {
     &init[..n]
 }
 
-fn library(instances: &[Instance], rules: &[Rule]) -> Library {
+fn library(instances: &[Instance], rules: &[Rule], schedule: &[String]) -> Library {
     // The rules' ports of each bank, then the DMA engine's burst lanes.
     let mut bank_ports = super::bank_ports(instances, rules);
     for (bank, port) in super::burst_ports(instances) {
@@ -277,6 +282,18 @@ fn library(instances: &[Instance], rules: &[Rule]) -> Library {
                 continue;
             }
             InstanceKind::Rocc => (cmt2_lib::ROCC_CMD_MODULE.to_string(), LibDef::RoccCmd),
+            InstanceKind::MemPort => {
+                let ports = bank_ports
+                    .get(inst.name.as_str())
+                    .cloned()
+                    .unwrap_or_default();
+                (
+                    cmt2_lib::HELLA_MEM.to_string(),
+                    LibDef::HellaMem {
+                        ports: super::mem_ports(ports, schedule),
+                    },
+                )
+            }
             InstanceKind::Csr { .. } => {
                 // A declaration, and its latch register.
                 defs.entry(cmt2_lib::csr_latch_module())
@@ -314,7 +331,13 @@ fn library(instances: &[Instance], rules: &[Rule]) -> Library {
 pub fn emit_cmt2(circuit: &Circuit) -> String {
     let rules: usize = circuit.rules.iter().map(rule_capacity).sum();
     let mut out = String::with_capacity(header_capacity(&circuit.instances) + rules);
-    write_cmt2_header(&mut out, &circuit.name, &circuit.instances, &circuit.rules);
+    write_cmt2_header(
+        &mut out,
+        &circuit.name,
+        &circuit.instances,
+        &circuit.rules,
+        &circuit.schedule,
+    );
     write_cmt2_rules(&mut out, &circuit.instances, &circuit.rules);
     write_cmt2_footer(&mut out, circuit);
     out
@@ -325,10 +348,16 @@ fn header_capacity(instances: &[Instance]) -> usize {
 }
 
 /// Everything of [`emit_cmt2`] before the first rule; `rules` may be the circuit's
-/// [`super::port_skeleton`] (the banks' ports are all it takes of them).
-pub(crate) fn cmt2_header(name: &str, instances: &[Instance], rules: &[Rule]) -> String {
+/// [`super::port_skeleton`] (the ports are all it takes of them), `schedule` is the
+/// circuit's.
+pub(crate) fn cmt2_header(
+    name: &str,
+    instances: &[Instance],
+    rules: &[Rule],
+    schedule: &[String],
+) -> String {
     let mut out = String::with_capacity(header_capacity(instances));
-    write_cmt2_header(&mut out, name, instances, rules);
+    write_cmt2_header(&mut out, name, instances, rules, schedule);
     out
 }
 
@@ -338,10 +367,11 @@ pub(crate) fn write_cmt2_header(
     name: &str,
     instances: &[Instance],
     rules: &[Rule],
+    schedule: &[String],
 ) {
     let _ = writeln!(out, "// kiln: rules for `{name}`");
     out.push_str("module {\n  cmt2.circuit {\n");
-    let lib = library(instances, rules);
+    let lib = library(instances, rules, schedule);
     if instances.iter().any(|i| i.kind == InstanceKind::Rocc) {
         out.push_str(&cmt2_lib::rocc_resp_interface());
     }
@@ -350,11 +380,14 @@ pub(crate) fn write_cmt2_header(
             out.push_str(&cmt2_lib::csr_interface(&i.name));
         }
     }
+    let mem = instances.iter().find(|i| i.kind == InstanceKind::MemPort);
+    if mem.is_some() {
+        out.push_str(&cmt2_lib::hella_cmd_interface());
+    }
     for probe in [
         InstanceKind::Dma {
             entries: Vec::new(),
         },
-        InstanceKind::MemPort,
         InstanceKind::Fault {
             message: String::new(),
         },
@@ -377,6 +410,7 @@ pub(crate) fn write_cmt2_header(
                 ..
             } => out.push_str(&cmt2_lib::bank_extern(n, *width, *depth, ports)),
             LibDef::RoccCmd => out.push_str(&cmt2_lib::rocc_cmd_extern()),
+            LibDef::HellaMem { ports } => out.push_str(&cmt2_lib::hella_mem_extern(ports)),
             LibDef::Fifo { .. } => {}
         }
     }
@@ -400,6 +434,14 @@ pub(crate) fn write_cmt2_header(
                         "      cmt2.interface.decl @{} : @{}",
                         cmt2_lib::ROCC_RESP,
                         cmt2_lib::ROCC_RESP_ITF
+                    );
+                }
+                if inst.kind == InstanceKind::MemPort {
+                    let _ = writeln!(
+                        out,
+                        "      cmt2.interface.decl @{} : @{}",
+                        cmt2_lib::HELLA_CMD,
+                        cmt2_lib::HELLA_CMD_ITF
                     );
                 }
             }
@@ -459,6 +501,11 @@ pub(crate) fn write_cmt2_header(
     if let Some((_, text)) = cmt2_lib::top_rocc_cmd(instances) {
         out.push_str(&text);
     }
+    if let Some(m) = mem {
+        for (_, text) in cmt2_lib::hella_glue(&m.name) {
+            out.push_str(&text);
+        }
+    }
 }
 
 /// The rules of [`emit_cmt2`], in order (`instances`: the circuit's, to tell banks).
@@ -472,7 +519,7 @@ pub(crate) fn cmt2_rules(instances: &[Instance], rules: &[Rule]) -> String {
 pub(crate) fn write_cmt2_rules(out: &mut String, instances: &[Instance], rules: &[Rule]) {
     let banks: crate::fxhash::FxHashSet<&str> = instances
         .iter()
-        .filter(|i| matches!(i.kind, InstanceKind::Bank { .. }))
+        .filter(|i| super::is_ported(&i.kind))
         .map(|i| i.name.as_str())
         .collect();
     let glue: crate::fxhash::FxHashMap<&str, &InstanceKind> = instances
@@ -531,18 +578,30 @@ pub(crate) fn write_cmt2_footer(out: &mut String, frame: &Circuit) {
         );
     }
     out.push_str("], precedence = [");
-    for (i, pair) in frame.schedule.windows(2).enumerate() {
-        if i > 0 {
+    // With a CPU-memory port, its glue rules open and close the chain.
+    let hella = frame
+        .instances
+        .iter()
+        .any(|i| i.kind == InstanceKind::MemPort);
+    let chain = (hella.then_some(cmt2_lib::HELLA_SEND).into_iter())
+        .chain(frame.schedule.iter().map(String::as_str))
+        .chain(hella.then_some(cmt2_lib::HELLA_BYPASS));
+    let mut prev: Option<&str> = None;
+    for (i, name) in chain.enumerate() {
+        if let Some(p) = prev {
+            if i > 1 {
+                out.push_str(", ");
+            }
+            out.push('[');
+            push_sym(out, p);
             out.push_str(", ");
+            push_sym(out, name);
+            out.push(']');
         }
-        out.push('[');
-        push_sym(out, &pair[0]);
-        out.push_str(", ");
-        push_sym(out, &pair[1]);
-        out.push(']');
+        prev = Some(name);
     }
     out.push_str("]}\n  }\n");
-    let lib = library(&frame.instances, &frame.rules);
+    let lib = library(&frame.instances, &frame.rules, &frame.schedule);
     let firrtl: Vec<(&String, &LibDef)> = lib
         .defs
         .iter()
@@ -563,6 +622,7 @@ pub(crate) fn write_cmt2_footer(out: &mut String, frame: &Circuit) {
                     ports,
                 } => out.push_str(&cmt2_lib::bank_firrtl(n, *width, *depth, init, ports)),
                 LibDef::RoccCmd => out.push_str(&cmt2_lib::rocc_cmd_firrtl()),
+                LibDef::HellaMem { ports } => out.push_str(&cmt2_lib::hella_mem_firrtl(ports)),
                 LibDef::Fifo { .. } => {}
             }
         }

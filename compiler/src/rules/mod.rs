@@ -543,13 +543,29 @@ impl BodyBuilder {
     }
 }
 
-/// The bank methods that take a port of their own at each call site: a call drives the
-/// port's address (and data), so two calls in one cycle need two ports. `read_1` reads the
-/// latch and needs none.
-pub(crate) const BANK_PORT_METHODS: [&str; 3] = ["read", "read_0", "write"];
+/// The methods that take a port of their own at each call site: a bank's `read`, `read_0`
+/// and `write` (a call drives the port's address and data, so two calls in one cycle need
+/// two ports; `read_1` reads the latch and needs none), and the CPU-memory port's
+/// `load_req`, `store_req` and `load_resp` (its `HellaMem` module decides a rule's
+/// readiness from the ports of earlier rules, so each call site has one).
+pub(crate) const BANK_PORT_METHODS: [&str; 6] = [
+    "read",
+    "read_0",
+    "write",
+    "load_req",
+    "store_req",
+    "load_resp",
+];
 
-/// One port of a bank: the `k`-th call of `method` on the bank in rule `rule` (in the order
-/// [`bank_calls`] meets the calls). Named `<method>.<rule>.<k>` in CMT2.
+/// Whether an instance of `kind` has a port per call site ([`BANK_PORT_METHODS`]): banks
+/// and CPU-memory ports.
+pub(crate) fn is_ported(kind: &InstanceKind) -> bool {
+    matches!(kind, InstanceKind::Bank { .. } | InstanceKind::MemPort)
+}
+
+/// One port of a bank or of a CPU-memory port: the `k`-th call of `method` on the instance
+/// in rule `rule` (in the order [`bank_calls`] meets the calls). Named
+/// `<method>.<rule>.<k>` in CMT2.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct BankPort {
     pub method: &'static str,
@@ -723,17 +739,17 @@ pub(crate) fn burst_ports(instances: &[Instance]) -> Vec<(&str, BankPort)> {
     out
 }
 
-/// Every bank's ports: one per call site of a port method (the most calls one cycle can
-/// make, as every rule may fire in the same cycle and a rule makes each of its calls at
-/// most once), in rule order, then call order. The count the SystemVerilog bank's ports
-/// follow too (its read ports add the DMA engine's lanes).
+/// Every bank's and CPU-memory port's ports: one per call site of a port method (the most
+/// calls one cycle can make, as every rule may fire in the same cycle and a rule makes each
+/// of its calls at most once), in rule order, then call order. The count the SystemVerilog
+/// bank's ports follow too (its read ports add the DMA engine's lanes).
 pub(crate) fn bank_ports<'c>(
     instances: &'c [Instance],
     rules: &'c [Rule],
 ) -> std::collections::BTreeMap<&'c str, Vec<BankPort>> {
     let banks: crate::fxhash::FxHashSet<&str> = instances
         .iter()
-        .filter(|i| matches!(i.kind, InstanceKind::Bank { .. }))
+        .filter(|i| is_ported(&i.kind))
         .map(|i| i.name.as_str())
         .collect();
     let is_bank = |n: &str| banks.contains(n);
@@ -748,6 +764,20 @@ pub(crate) fn bank_ports<'c>(
     out
 }
 
+/// A CPU-memory port's ports ([`bank_ports`]) in the order the rules fire in a cycle
+/// (`schedule`, then the rules it does not name, in definition order): its `HellaMem`
+/// module counts a rule's earlier rules by it.
+pub(crate) fn mem_ports(mut ports: Vec<BankPort>, schedule: &[String]) -> Vec<BankPort> {
+    let at: crate::fxhash::FxHashMap<&str, usize> = schedule
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (r.as_str(), i))
+        .collect();
+    // A stable sort: a rule's ports keep their order, unnamed rules theirs.
+    ports.sort_by_key(|p| at.get(p.rule.as_str()).copied().unwrap_or(usize::MAX));
+    ports
+}
+
 /// A circuit's rules reduced to what its ports depend on ([`bank_ports`]): each rule that
 /// calls a bank's port method, with those calls only (arguments dropped, in
 /// [`bank_calls`] order). What a file's CMT2 header and footer need of its rules.
@@ -755,7 +785,7 @@ pub fn port_skeleton(c: &Circuit) -> Vec<Rule> {
     let banks: crate::fxhash::FxHashSet<&str> = c
         .instances
         .iter()
-        .filter(|i| matches!(i.kind, InstanceKind::Bank { .. }))
+        .filter(|i| is_ported(&i.kind))
         .map(|i| i.name.as_str())
         .collect();
     let is_bank = |n: &str| banks.contains(n);

@@ -223,7 +223,8 @@ impl<'a> Reader<'a> {
             .iter()
             .filter_map(|it| match it {
                 Item::Instance { name, module, .. }
-                    if matches!(lib_name(&module.0), Some(LibName::Bank(..))) =>
+                    if matches!(lib_name(&module.0), Some(LibName::Bank(..)))
+                        || module.0 == cmt2_lib::HELLA_MEM =>
                 {
                     Some(name.0.clone())
                 }
@@ -277,6 +278,29 @@ impl<'a> Reader<'a> {
         if let Some(r) = &rocc {
             glue.insert(r.clone(), (r.clone(), "", ""));
         }
+        // The CPU-memory port: its module's instance stands for the IR's `MemPort`; the
+        // request declaration, the top method `hella_resp` and the two glue rules are
+        // regenerated and compared.
+        let mems: Vec<&(String, Span)> = items
+            .iter()
+            .filter_map(|it| match it {
+                Item::Instance { name, module, .. } if module.0 == cmt2_lib::HELLA_MEM => {
+                    Some(name)
+                }
+                _ => None,
+            })
+            .collect();
+        if let Some(second) = mems.get(1) {
+            return Err(Diagnostic::error(
+                second.1,
+                format!(
+                    "a second `@{}` (kiln's top has one CPU-memory port)",
+                    cmt2_lib::HELLA_MEM
+                ),
+            ));
+        }
+        let mem = mems.first().map(|m| m.0.clone());
+        let mut glue_rules: Vec<&PFunc> = Vec::new();
         let mut methods: Vec<&PFunc> = Vec::new();
         for it in items {
             match it {
@@ -304,6 +328,26 @@ impl<'a> Reader<'a> {
                         ));
                     }
                 }
+                Item::Decl { name, itf, .. } if itf.0 == cmt2_lib::HELLA_CMD_ITF => {
+                    if mem.is_none() || name.0 != cmt2_lib::HELLA_CMD {
+                        return Err(Diagnostic::error(
+                            name.1,
+                            format!(
+                                "the HellaCache request interface is declared as `@{}` (the convention's port names), beside a `@{}` instance",
+                                cmt2_lib::HELLA_CMD,
+                                cmt2_lib::HELLA_MEM
+                            ),
+                        ));
+                    }
+                }
+                Item::Func(f)
+                    if f.kind == "rule"
+                        && mem.is_some()
+                        && [cmt2_lib::HELLA_SEND, cmt2_lib::HELLA_BYPASS]
+                            .contains(&f.name.0.as_str()) =>
+                {
+                    glue_rules.push(f);
+                }
                 Item::Decl { name, itf, .. } if itf.0 == cmt2_lib::ROCC_RESP_ITF => {
                     if name.0 != cmt2_lib::ROCC_RESP {
                         return Err(Diagnostic::error(
@@ -324,7 +368,6 @@ impl<'a> Reader<'a> {
                 }
                 Item::Decl { name, itf, attrs } => {
                     let kind = match itf.0.as_str() {
-                        "MemPort" => InstanceKind::MemPort,
                         c if c.starts_with("Csr_") => {
                             if cmt2_lib::csr_interface_name(&name.0) != c
                                 || !name.0.starts_with("csr_")
@@ -381,6 +424,9 @@ impl<'a> Reader<'a> {
             }
         }
         self.check_top_methods(&c, &methods)?;
+        if let Some(m) = &mem {
+            self.check_hella(m, &glue_rules, items)?;
+        }
         // The burst methods call each bank's lanes on ports of their own: the bank's
         // module must declare them.
         for (bank, port) in super::super::burst_ports(&c.instances) {
@@ -403,7 +449,10 @@ impl<'a> Reader<'a> {
             }
         }
         // The schedule: the `precedence` chain.
-        let rule_names: HashSet<&str> = c.rules.iter().map(|r| r.name.as_str()).collect();
+        let mut rule_names: HashSet<&str> = c.rules.iter().map(|r| r.name.as_str()).collect();
+        if mem.is_some() {
+            rule_names.extend([cmt2_lib::HELLA_SEND, cmt2_lib::HELLA_BYPASS]);
+        }
         // The names already in the chain (a search of the chain per pair would grow with
         // the square of the rules).
         let mut chained: HashSet<String> = HashSet::new();
@@ -456,12 +505,104 @@ impl<'a> Reader<'a> {
                 c.precedence.push((a, b));
             }
         }
+        if mem.is_some() {
+            // The glue rules open and close the chain; the circuit's schedule is between.
+            let at = attr_of(attrs, "precedence").map_or(top.name.1, |a| a.2);
+            let opens = c.schedule.first().map(String::as_str) == Some(cmt2_lib::HELLA_SEND);
+            let closes = c.schedule.last().map(String::as_str) == Some(cmt2_lib::HELLA_BYPASS);
+            if !opens || !closes {
+                return Err(Diagnostic::error(
+                    at,
+                    format!(
+                        "the precedence chain of a top with a CPU-memory port starts with `@{}` and ends with `@{}`",
+                        cmt2_lib::HELLA_SEND,
+                        cmt2_lib::HELLA_BYPASS
+                    ),
+                ));
+            }
+            c.schedule.remove(0);
+            c.schedule.pop();
+            c.precedence.remove(0);
+            c.precedence.pop();
+            // The module's ports are the rules' call sites in firing order, exactly (its
+            // readiness counts them per rule).
+            let m = mem.as_deref().unwrap_or_default();
+            let ports = super::super::bank_ports(&c.instances, &c.rules)
+                .remove(m)
+                .unwrap_or_default();
+            let want = super::super::mem_ports(ports, &c.schedule);
+            let module = by_name
+                .get(cmt2_lib::HELLA_MEM)
+                .map(|d| bank_ports_of(d))
+                .unwrap_or_default();
+            if module != want {
+                let first = module.iter().zip(&want).position(|(a, b)| a != b);
+                let what = match first {
+                    Some(i) => format!(
+                        "its port {i} is `{}` where the rules' call sites need `{}`",
+                        crate::rules::emit::sym(&module[i].name()),
+                        crate::rules::emit::sym(&want[i].name())
+                    ),
+                    None => format!(
+                        "it declares {} site port(s) where the rules' call sites need {}",
+                        module.len(),
+                        want.len()
+                    ),
+                };
+                return Err(Diagnostic::error(
+                    by_name.get(cmt2_lib::HELLA_MEM).map_or(at, |d| d.name.1),
+                    format!(
+                        "`@{}` does not declare the ports of the rules' CPU-memory calls in firing order: {what}",
+                        cmt2_lib::HELLA_MEM
+                    ),
+                )
+                .with_code(Code::BankPortMissing));
+            }
+        }
         Ok(c)
+    }
+
+    /// The CPU-memory port's glue: the `hella_resp` method and the two rules are kiln's
+    /// text for the port `mem`.
+    fn check_hella(&self, mem: &str, rules: &[&PFunc], items: &[Item]) -> R<()> {
+        let decl = items.iter().any(|it| {
+            matches!(it, Item::Decl { name, itf, .. }
+                if name.0 == cmt2_lib::HELLA_CMD && itf.0 == cmt2_lib::HELLA_CMD_ITF)
+        });
+        let mut expected: BTreeMap<String, String> =
+            cmt2_lib::hella_glue(mem).into_iter().collect();
+        expected.remove(cmt2_lib::HELLA_RESP);
+        for f in rules {
+            let text = expected.remove(&f.name.0).ok_or_else(|| {
+                Diagnostic::error(f.name.1, format!("a second rule `@{}`", f.name.0))
+            })?;
+            same_tokens(self.text, f.range, &text, &f.name.0)?;
+        }
+        if !decl {
+            return Err(Diagnostic::error(
+                Span::point(0),
+                format!(
+                    "the top has a CPU-memory port but no `cmt2.interface.decl @{} : @{}`",
+                    cmt2_lib::HELLA_CMD,
+                    cmt2_lib::HELLA_CMD_ITF
+                ),
+            ));
+        }
+        if let Some(n) = expected.keys().next() {
+            return Err(Diagnostic::error(
+                Span::point(0),
+                format!("the top has no rule `@{n}`"),
+            ));
+        }
+        Ok(())
     }
 
     fn instance_kind(&self, module: &str, span: Span) -> R<InstanceKind> {
         if module == cmt2_lib::ROCC_CMD_MODULE {
             return Ok(InstanceKind::Rocc);
+        }
+        if module == cmt2_lib::HELLA_MEM {
+            return Ok(InstanceKind::MemPort);
         }
         match lib_name(module) {
             Some(LibName::Fifo(w, d)) => Ok(InstanceKind::Fifo { width: w, depth: d }),
@@ -506,7 +647,10 @@ impl<'a> Reader<'a> {
                 cmt2_lib::csr_interface(&format!("csr_{}", &name["Csr_".len()..]))
             }
             (Def::Extern { .. }, cmt2_lib::ROCC_CMD_MODULE) => cmt2_lib::rocc_cmd_extern(),
-            (Def::Interface { .. }, "MemPort") => cmt2_lib::interface_text(&InstanceKind::MemPort),
+            (Def::Interface { .. }, cmt2_lib::HELLA_CMD_ITF) => cmt2_lib::hella_cmd_interface(),
+            (Def::Extern { .. }, cmt2_lib::HELLA_MEM) => {
+                cmt2_lib::hella_mem_extern(&bank_ports_of(d))
+            }
             (Def::Interface { .. }, "Fault") => cmt2_lib::interface_text(&InstanceKind::Fault {
                 message: String::new(),
             }),
@@ -548,6 +692,7 @@ impl<'a> Reader<'a> {
                 Some(LibName::Reg(w, init)) => cmt2_lib::reg_firrtl(name, w, init),
                 Some(LibName::Wire(w)) => cmt2_lib::wire_firrtl(name, w),
                 _ if name == cmt2_lib::ROCC_CMD_MODULE => cmt2_lib::rocc_cmd_firrtl(),
+                _ if name == cmt2_lib::HELLA_MEM => cmt2_lib::hella_mem_firrtl(&bank_ports_of(d)),
                 Some(LibName::Bank(w, dd)) => {
                     let init = self.bank_init(name).ok_or_else(|| {
                         Diagnostic::error(
@@ -568,6 +713,10 @@ impl<'a> Reader<'a> {
     fn check_top_methods(&self, c: &Circuit, methods: &[&PFunc]) -> R<()> {
         let mut expected: BTreeMap<String, String> = BTreeMap::new();
         expected.extend(cmt2_lib::top_rocc_cmd(&c.instances));
+        if let Some(m) = c.instances.iter().find(|i| i.kind == InstanceKind::MemPort) {
+            let [resp, _, _] = cmt2_lib::hella_glue(&m.name);
+            expected.insert(resp.0, resp.1);
+        }
         if c.instances
             .iter()
             .any(|i| matches!(i.kind, InstanceKind::Dma { .. }))
