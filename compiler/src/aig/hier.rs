@@ -3,10 +3,70 @@
 //! stacks: each instance's own logic is copied once, on demand, so the cost is linear in the
 //! flattened output whatever the depth.
 
-use super::lower::{Interface, ModelBox};
 use super::{Aig, Lit, Node};
 use crate::diag::{Code, Diagnostic, Span};
 use crate::fxhash::FxHashMap;
+use serde::{Deserialize, Serialize};
+
+/// One model lowered on its own, its `.subckt` instances left as boxes. The AIG has the
+/// model's inputs followed by one input per instance output the model reads (`pseudo`), and
+/// the model's outputs followed by, for each instance from its `first` output, one output
+/// per input of the instance's model (constant 0 where unconnected or never needed). A model
+/// without instances is its own flattened AIG.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct ModelBox {
+    pub(super) aig: Aig,
+    pub(super) n_in: u32,
+    pub(super) n_out: u32,
+    /// Extra input `n_in + t` is output `pin` of instance `inst`: `(inst, pin)`.
+    pub(super) pseudo: Vec<(u32, u32)>,
+    pub(super) subs: Vec<Sub>,
+}
+
+/// One `.subckt` instance of a [`ModelBox`].
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub(super) struct Sub {
+    /// The instantiated model.
+    pub model: String,
+    /// The box output that feeds the instance's first input.
+    pub(crate) first: u32,
+    /// The prefix of the instance's latch names (`<instance>/`).
+    pub prefix: String,
+}
+
+impl ModelBox {
+    /// The model name.
+    pub fn name(&self) -> &str {
+        &self.aig.name
+    }
+
+    /// Whether the model instantiates nothing (its AIG is then the flattened one).
+    pub(crate) fn is_flat(&self) -> bool {
+        self.subs.is_empty()
+    }
+
+    /// The models the instances instantiate, one per instance, in `.subckt` order.
+    pub(crate) fn instantiated(&self) -> impl Iterator<Item = &str> {
+        self.subs.iter().map(|s| s.model.as_str())
+    }
+
+    /// The AIG of a model without instances ([`ModelBox::is_flat`]).
+    pub(crate) fn into_flat(self) -> Option<Aig> {
+        self.is_flat().then_some(self.aig)
+    }
+}
+
+/// What lowering a model needs of a model it instantiates: its pins, the combinational
+/// support of each output and of the latches (model inputs, through its own instances too,
+/// sorted), and an upper bound on its flattened size (every node of every instance box).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Interface {
+    pub inputs: Vec<String>,
+    pub outputs: Vec<String>,
+    pub(crate) out_support: Vec<Vec<u32>>,
+    pub(crate) latch_support: Vec<u32>,
+    pub flat: u64,
+}
 
 const UNVISITED: u32 = u32::MAX;
 const IN_PROGRESS: u32 = u32::MAX - 1;

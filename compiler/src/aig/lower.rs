@@ -12,7 +12,7 @@
 //! a driver read as constant 0 and are reported (in [`BoxLowered::undriven`] and as
 //! warnings).
 //!
-//! [`interface`] derives what a parent needs of a lowered model; [`flatten`]
+//! [`interface`] derives what a parent needs of a lowered model; [`super::flatten`]
 //! ([`super::hier`]) instantiates the boxes of a hierarchy top-down into one AIG. Lowering
 //! model by model (the daemon, one query per model) and [`lower_file`] (every model of a
 //! parsed file, children first; `.subckt` of an unknown model and recursive instantiation
@@ -26,7 +26,7 @@ use crate::limits::{Limit, Limits};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-pub use super::hier::flatten;
+use super::hier::{Interface, ModelBox, Sub};
 
 /// One lowered model: its AIG (cleaned up, AIGER-ordered), warnings, undriven net names.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -50,54 +50,6 @@ impl LoweredFile {
     }
 }
 
-/// One model lowered on its own, its `.subckt` instances left as boxes. The AIG has the
-/// model's inputs followed by one input per instance output the model reads (`pseudo`), and
-/// the model's outputs followed by, for each instance from its `first` output, one output
-/// per input of the instance's model (constant 0 where unconnected or never needed). A model
-/// without instances is its own flattened AIG.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct ModelBox {
-    pub(super) aig: Aig,
-    pub(super) n_in: u32,
-    pub(super) n_out: u32,
-    /// Extra input `n_in + t` is output `pin` of instance `inst`: `(inst, pin)`.
-    pub(super) pseudo: Vec<(u32, u32)>,
-    pub(super) subs: Vec<Sub>,
-}
-
-/// One `.subckt` instance of a [`ModelBox`].
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub(super) struct Sub {
-    /// The instantiated model.
-    pub model: String,
-    /// The box output that feeds the instance's first input.
-    pub(crate) first: u32,
-    /// The prefix of the instance's latch names (`<instance>/`).
-    pub prefix: String,
-}
-
-impl ModelBox {
-    /// The model name.
-    pub fn name(&self) -> &str {
-        &self.aig.name
-    }
-
-    /// Whether the model instantiates nothing (its AIG is then the flattened one).
-    pub(crate) fn is_flat(&self) -> bool {
-        self.subs.is_empty()
-    }
-
-    /// The models the instances instantiate, one per instance, in `.subckt` order.
-    pub(crate) fn instantiated(&self) -> impl Iterator<Item = &str> {
-        self.subs.iter().map(|s| s.model.as_str())
-    }
-
-    /// The AIG of a model without instances ([`ModelBox::is_flat`]).
-    pub(crate) fn into_flat(self) -> Option<Aig> {
-        self.is_flat().then_some(self.aig)
-    }
-}
-
 /// A model lowered as a box, with its warnings and undriven nets.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct BoxLowered {
@@ -105,18 +57,6 @@ pub struct BoxLowered {
     pub warnings: Vec<Diagnostic>,
     /// Nets that had no driver and were read as constant 0, in first-use order.
     pub undriven: Vec<String>,
-}
-
-/// What lowering a model needs of a model it instantiates: its pins, the combinational
-/// support of each output and of the latches (model inputs, through its own instances too,
-/// sorted), and an upper bound on its flattened size (every node of every instance box).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct Interface {
-    pub inputs: Vec<String>,
-    pub outputs: Vec<String>,
-    pub(crate) out_support: Vec<Vec<u32>>,
-    pub(crate) latch_support: Vec<u32>,
-    pub flat: u64,
 }
 
 /// The interface of the model the `k`-th `.subckt` (instance) of a model instantiates
@@ -129,7 +69,7 @@ pub fn lower_file(file: &BlifFile) -> Result<LoweredFile, Diagnostic> {
 }
 
 /// Lower `file`: every model is checked ([`check_size`]) and lowered once on its own
-/// ([`lower_box`]), children first; then the top model is flattened ([`flatten`]). The cost
+/// ([`lower_box`]), children first; then the top model is flattened ([`super::flatten`]). The cost
 /// is linear in the text plus the flattened output, whatever the depth of the hierarchy,
 /// which is checked against `limits.max_depth` before anything is lowered.
 ///

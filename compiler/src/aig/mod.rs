@@ -21,10 +21,11 @@ pub(crate) mod sop;
 
 pub use aiger::{read_aiger, write_aag, write_aiger_binary};
 pub use blif_out::write_blif;
+pub use hier::{Interface, ModelBox, flatten};
 pub(crate) use lower::lower_box;
 pub use lower::{
-    BoxLowered, Children, Interface, Lowered, LoweredFile, ModelBox, check_size, flatten,
-    interface, lower_file, lower_file_owned, lower_file_with,
+    BoxLowered, Children, Lowered, LoweredFile, check_size, interface, lower_file,
+    lower_file_owned, lower_file_with,
 };
 
 use crate::blif::Init;

@@ -298,10 +298,21 @@ pub fn design_context_with(
             }
         }
     }
-    ctx.csrs = match csr_config {
-        Some(c) => super::csr::lanes_with_config(&ctx.globals, c)?,
-        None => super::csr::lanes_of_globals(&ctx.globals)?,
+    let csr_globals: Vec<super::csr::CsrGlobal<'_>> = (ctx.globals.values())
+        .filter_map(|g| {
+            Some(super::csr::CsrGlobal {
+                name: &g.name,
+                id: g.csr_address?,
+                init: g.init.first().copied().unwrap_or(0) as u32,
+                span: g.span,
+            })
+        })
+        .collect();
+    let csrs = match csr_config {
+        Some(c) => super::csr::lanes_with_config(&csr_globals, c)?,
+        None => super::csr::lanes_of_globals(&csr_globals)?,
     };
+    ctx.csrs = csrs;
     Ok(ctx)
 }
 

@@ -7,10 +7,8 @@
 //! ([`crate::rules::InstanceKind::Csr`]): `latched()` is the value latched when the command
 //! being taken fired, `set(v)` the one-cycle write-back.
 
-use super::context::Global;
 use crate::diag::{Diagnostic, Span};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 
 /// One CSR lane of the top.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -35,23 +33,27 @@ impl CsrLane {
     }
 }
 
+/// A CSR global of the design (a `memref.global` with `csr_address`) as its lane sees it.
+pub(crate) struct CsrGlobal<'a> {
+    pub name: &'a str,
+    /// Its `csr_address`.
+    pub id: u32,
+    /// Its initial value.
+    pub init: u32,
+    pub span: Span,
+}
+
 /// The lanes of a design without a CSR configuration: one per CSR global, ascending address.
-pub(crate) fn lanes_of_globals(
-    globals: &BTreeMap<String, Global>,
-) -> Result<Vec<CsrLane>, Diagnostic> {
+pub(crate) fn lanes_of_globals(globals: &[CsrGlobal<'_>]) -> Result<Vec<CsrLane>, Diagnostic> {
     let mut lanes: Vec<CsrLane> = globals
-        .values()
-        .filter_map(|g| {
-            let id = g.csr_address?;
-            let init = g.init.first().copied().unwrap_or(0) as u32;
-            Some(CsrLane {
-                name: g.name.clone(),
-                id,
-                mask: u32::MAX,
-                init,
-                global: Some(g.name.clone()),
-                span: g.span,
-            })
+        .iter()
+        .map(|g| CsrLane {
+            name: g.name.to_string(),
+            id: g.id,
+            mask: u32::MAX,
+            init: g.init,
+            global: Some(g.name.to_string()),
+            span: g.span,
         })
         .collect();
     lanes.sort_by_key(|l| l.id);
@@ -199,12 +201,12 @@ pub fn parse_config(text: &str) -> Result<CsrConfig, Diagnostic> {
 /// attached to the lane of its address; a CSR global whose address the configuration does
 /// not list is an error (at the global).
 pub(crate) fn lanes_with_config(
-    globals: &BTreeMap<String, Global>,
+    globals: &[CsrGlobal<'_>],
     config: &CsrConfig,
 ) -> Result<Vec<CsrLane>, Diagnostic> {
     let mut lanes = config.lanes.clone();
-    for g in globals.values() {
-        let Some(id) = g.csr_address else { continue };
+    for g in globals {
+        let id = g.id;
         let Some(l) = lanes.iter_mut().find(|l| l.id == id) else {
             return Err(Diagnostic::error(
                 g.span,
@@ -223,7 +225,7 @@ pub(crate) fn lanes_with_config(
                 ),
             ));
         }
-        l.global = Some(g.name.clone());
+        l.global = Some(g.name.to_string());
     }
     Ok(lanes)
 }

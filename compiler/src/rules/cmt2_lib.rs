@@ -33,7 +33,7 @@
 //! Every text here is a pure function of its parameters: the reader
 //! ([`super::cmt2_read`]) regenerates each definition it finds and requires equality.
 
-use super::emit::{mlir_str, sym};
+use super::mlir_text::{mlir_str, sym};
 use super::{BankPort, DmaEntry, InstanceKind, bank_addr_width, methods, signature};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;

@@ -39,6 +39,7 @@ mod dispatch;
 mod dot;
 pub mod emit;
 pub mod json;
+pub(crate) mod mlir_text;
 pub mod schedule;
 pub mod sim;
 pub mod sv;

@@ -231,8 +231,9 @@ pub(crate) fn analyse(c: &Circuit) -> Result<Schedule, String> {
     })
 }
 
-/// The simulator's order: the declared schedule, then unnamed rules in definition order.
-fn rule_order(c: &Circuit) -> Result<Vec<usize>, String> {
+/// The simulator's order: the declared schedule, then unnamed rules in definition order
+/// (indices into the circuit's rules).
+pub(crate) fn rule_order(c: &Circuit) -> Result<Vec<usize>, String> {
     let by_name: BTreeMap<&str, usize> = c
         .rules
         .iter()

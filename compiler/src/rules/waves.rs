@@ -70,8 +70,11 @@ fn scope_of(name: &str) -> String {
 
 /// The signals of `circuit`, its rules in the simulator's order.
 pub fn circuit_signals(circuit: &Circuit) -> Vec<Signal> {
-    let order = super::sim::rule_order(circuit).unwrap_or_default();
-    let names: Vec<&str> = order.iter().map(|r| r.name.as_str()).collect();
+    let order = super::schedule::rule_order(circuit).unwrap_or_default();
+    let names: Vec<&str> = order
+        .iter()
+        .map(|&i| circuit.rules[i].name.as_str())
+        .collect();
     signals(circuit, &names)
 }
 

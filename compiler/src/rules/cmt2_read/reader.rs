@@ -442,7 +442,7 @@ impl<'a> Reader<'a> {
                         "`@{bank}` is called more often per cycle than its module has ports: lane {} of `@{}` needs the port `{}`, which the module does not declare",
                         port.k,
                         port.rule,
-                        crate::rules::emit::sym(&name)
+                        crate::rules::mlir_text::sym(&name)
                     ),
                 )
                 .with_code(Code::BankPortMissing));
@@ -540,8 +540,8 @@ impl<'a> Reader<'a> {
                 let what = match first {
                     Some(i) => format!(
                         "its port {i} is `{}` where the rules' call sites need `{}`",
-                        crate::rules::emit::sym(&module[i].name()),
-                        crate::rules::emit::sym(&want[i].name())
+                        crate::rules::mlir_text::sym(&module[i].name()),
+                        crate::rules::mlir_text::sym(&want[i].name())
                     ),
                     None => format!(
                         "it declares {} site port(s) where the rules' call sites need {}",

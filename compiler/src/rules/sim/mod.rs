@@ -457,23 +457,8 @@ fn run(
 }
 
 fn schedule_order(circuit: &Circuit) -> Result<Vec<&super::Rule>, SimError> {
-    let by_name: BTreeMap<&str, &super::Rule> =
-        circuit.rules.iter().map(|r| (r.name.as_str(), r)).collect();
-    let mut order = Vec::new();
-    for name in &circuit.schedule {
-        let r = by_name
-            .get(name.as_str())
-            .ok_or_else(|| SimError::Malformed(format!("schedule names unknown rule `{name}`")))?;
-        order.push(*r);
-    }
-    let named: crate::fxhash::FxHashSet<&str> =
-        circuit.schedule.iter().map(String::as_str).collect();
-    for r in &circuit.rules {
-        if !named.contains(r.name.as_str()) {
-            order.push(r);
-        }
-    }
-    Ok(order)
+    let order = super::schedule::rule_order(circuit).map_err(SimError::Malformed)?;
+    Ok(order.into_iter().map(|i| &circuit.rules[i]).collect())
 }
 
 impl State {

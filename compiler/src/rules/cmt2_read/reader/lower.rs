@@ -166,7 +166,7 @@ impl<'s> FuncCx<'s> {
                 method.1,
                 format!(
                     "{head} needs the port `{}`, which the module does not declare",
-                    crate::rules::emit::sym(&want)
+                    crate::rules::mlir_text::sym(&want)
                 ),
             )
             .with_code(Code::BankPortMissing));
@@ -176,8 +176,8 @@ impl<'s> FuncCx<'s> {
                 method.1,
                 format!(
                     "{head} is bound to `{}`, not to its own port `{}`",
-                    crate::rules::emit::sym(&method.0),
-                    crate::rules::emit::sym(&want)
+                    crate::rules::mlir_text::sym(&method.0),
+                    crate::rules::mlir_text::sym(&want)
                 ),
             )
             .with_code(Code::BankPortMissing));
