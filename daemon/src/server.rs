@@ -16,6 +16,9 @@
 //! watched like an input and read before each build: one that does not read fails that
 //! build with its located messages, outputs untouched.
 
+pub use crate::db::build_id;
+pub use crate::remote_args::RemoteSettings;
+
 use crate::build::Builder;
 use crate::ide::{self, Analysis, Ide};
 use crate::inputs::OverlayError;
@@ -40,7 +43,7 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// Quiet period before a burst of changes triggers a rebuild of a `Watch` stream, unless
 /// the request asks for another.
-pub const DEBOUNCE: Duration = Duration::from_millis(150);
+pub(crate) const DEBOUNCE: Duration = Duration::from_millis(150);
 
 #[derive(Debug, Clone)]
 pub struct Options {
