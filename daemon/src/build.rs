@@ -1,5 +1,5 @@
-//! A build engine around one database: the input layer ([`Workspace`]), the compute step's
-//! memos ([`Memos`]) and the output writer ([`Writer`]). The daemon serves every request
+//! A build engine around one database: the input layer (`Workspace`), the compute step's
+//! memos (`Memos`) and the output writer (`Writer`). The daemon serves every request
 //! with one [`Builder`]; a process that needs the cached query pipeline itself (a build on
 //! a remote cache, tests counting query executions) makes its own.
 //!

@@ -3,11 +3,11 @@
 //! ports are the op's pin names; the caller lowers the BLIF like a library file.
 //!
 //! yosys is `$KILN_YOSYS`, else `yosys` on PATH; a design that needs a template unit when
-//! neither exists is refused ([`no_yosys`], `E0412`), never built with silent fallbacks.
+//! neither exists is refused (`no_yosys`, `E0412`), never built with silent fallbacks.
 //! yosys runs in a fresh private directory (0700, removed afterwards) holding copies of the
 //! template files, the wrapper and the script, created there with `O_EXCL` (no link can be
 //! planted in it), with its output read back as a regular file; it is killed after
-//! [`TIMEOUT`]. Results are kept per (template texts, wrapper) for the process's life.
+//! `TIMEOUT`. Results are kept per (template texts, wrapper) for the process's life.
 
 use compiler::diag::{Code, Diagnostic, Located, Severity};
 use compiler::flow::handshake::{Front, Library};

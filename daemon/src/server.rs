@@ -6,8 +6,8 @@
 //! `daemon.log` in the daemon directory (`RUST_LOG` filter, text or JSON lines).
 //!
 //! Every request is served by one [`Builder`] (see there for concurrency and cancellation);
-//! the wire is [`crate::rpc`]'s. `Watch` streams rebuild when the daemon's one file watcher
-//! ([`crate::watcher`]) reports a relevant change, after a quiet period ([`DEBOUNCE`] or
+//! the wire is `crate::rpc`'s. `Watch` streams rebuild when the daemon's one file watcher
+//! (`crate::watcher`) reports a relevant change, after a quiet period (`DEBOUNCE` or
 //! the request's): a change of an input, never one in the output directory or of kiln's own
 //! files, and never one made before the last build read its inputs (each build is preceded
 //! by a mark of the stream). A failed build that an input changed during or within the

@@ -23,7 +23,7 @@ pub struct BuildSpec {
     pub kinds: Vec<OutputKind>,
     pub out_dir: PathBuf,
     pub handshake: HandshakeSpec,
-    /// Known SHA-256 digests of input files (see [`crate::digests`]).
+    /// Known SHA-256 digests of input files (see `crate::digests`).
     pub input_digests: digests::Given,
     /// Fill in each output's SHA-256 in the report (hashing costs time on big outputs).
     pub digests: bool,

@@ -1,18 +1,18 @@
 //! Why each query of the last build executed (`kiln why`, `kiln build --explain`).
 //!
-//! Three sources, joined when a build ends ([`Explain::finish`]):
+//! Three sources, joined when a build ends (`Explain::finish`):
 //! - salsa's execution events: every `WillExecute` of a tracked function is one
-//!   [`Execution`] (the query is named by its salsa ingredient);
-//! - the query bodies: the first thing each body does is [`note`] its subject (file,
+//!   `Execution` (the query is named by its salsa ingredient);
+//! - the query bodies: the first thing each body does is `note` its subject (file,
 //!   function, block or model), which lands on the execution its event just opened on this
 //!   thread (salsa runs a body right after its event, on the same thread), and a cached
 //!   kind's store lookup adds its outcome (hit, key absent, entry corrupt, evicted, remote
 //!   rejection);
 //! - the input layer: each text it set, with the changed byte range and the functions it
-//!   touched ([`Explain::changed`]), and the inputs this database had never seen.
+//!   touched (`Explain::changed`), and the inputs this database had never seen.
 //!
 //! Always on, so kept cheap and bounded: one push under a lock per execution, only while a
-//! build runs, at most [`MAX_EXECUTIONS`] per build, and only the last build is kept.
+//! build runs, at most `MAX_EXECUTIONS` per build, and only the last build is kept.
 //! Queries that other requests (an editor's analysis) run during a build are included.
 
 use crate::db::KilnDb;
@@ -260,7 +260,7 @@ pub struct Explanation {
     /// The input texts set by the build.
     pub changes: Vec<Change>,
     pub entries: Vec<Entry>,
-    /// Executions not recorded (over [`MAX_EXECUTIONS`]).
+    /// Executions not recorded (over `MAX_EXECUTIONS`).
     pub dropped: u64,
     /// Each output file of the build and the input it is made from.
     pub outputs: Vec<(PathBuf, PathBuf)>,

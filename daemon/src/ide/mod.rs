@@ -1,12 +1,12 @@
-//! What an editor asks of the daemon about an open document ([`crate::inputs`]'s
-//! overlays): its diagnostics as it is typed ([`Ide::analyze`]), the definition and
-//! references of the name under the cursor and a hover text ([`navigate`]), and its outline
-//! with code lenses ([`outline`]). Byte offsets throughout: the language server
+//! What an editor asks of the daemon about an open document (`crate::inputs`'s
+//! overlays): its diagnostics as it is typed (`Ide::analyze`), the definition and
+//! references of the name under the cursor and a hover text (`navigate`), and its outline
+//! with code lenses (`outline`). Byte offsets throughout: the language server
 //! (`kiln lsp`) converts them to the editor's positions.
 //!
 //! Diagnostics are a build's, on the buffer's text: the same queries and the same checks in
-//! the same order ([`db::aps::checked_functions`], [`crate::compute::messages`]), so an
-//! editor shows what `kiln build` would print. For an APS document, [`Ide`] remembers each
+//! the same order (`db::aps::checked_functions`, `crate::compute::messages`), so an
+//! editor shows what `kiln build` would print. For an APS document, `Ide` remembers each
 //! function's last result by text, so an edit asks the database about the edited function
 //! only (the others are neither re-validated nor re-executed).
 

@@ -55,7 +55,7 @@ pub struct Edit {
 /// What an editor sends.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum OverlayChange {
-    /// The whole text (opening a document, or after [`OverlayError::Stale`]).
+    /// The whole text (opening a document, or after `OverlayError::Stale`).
     Full(String),
     /// Edits, applied in order, to the text of version `base`.
     Edits { base: i32, edits: Vec<Edit> },

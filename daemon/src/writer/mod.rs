@@ -86,7 +86,7 @@ impl WriteError {
     }
 }
 
-/// How a [`Writer`] uses spares for large outputs (the process that owns it chooses).
+/// How a `Writer` uses spares for large outputs (the process that owns it chooses).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Spares {
     /// Rewrite a large output through its spare when it has one (an earlier rewrite left
