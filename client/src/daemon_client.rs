@@ -11,7 +11,7 @@
 use crate::io::Failure;
 use kiln_daemon::client::{Connector, Unavailable};
 use kiln_daemon::report::BuildReport;
-use kiln_daemon::spec::{BuildSpec, OutputKind};
+use kiln_daemon::request::{BuildSpec, OutputKind};
 use std::path::{Path, PathBuf};
 
 /// The workspace this command belongs to.
@@ -33,7 +33,7 @@ pub fn connector() -> Result<Connector, Failure> {
 /// Ask the workspace's running daemon (none is started) with `ask`: none when no daemon
 /// runs or it gives no answer. The connector comes back too, to name the workspace.
 pub fn ask_existing<T, F>(
-    ask: impl FnOnce(kiln_daemon::rpc::Client) -> F,
+    ask: impl FnOnce(kiln_daemon::client::Client) -> F,
 ) -> Result<(Connector, Option<T>), Failure>
 where
     F: std::future::Future<Output = Option<T>>,
@@ -129,8 +129,8 @@ pub fn build_via(spec: &BuildSpec, no_daemon: bool) -> (BuildReport, Via) {
 /// A build spec from command-line paths (made absolute: the daemon's working directory is
 /// not ours) and output kind names.
 pub fn spec(inputs: &[PathBuf], kinds: &[String], out_dir: &Path) -> Result<BuildSpec, Failure> {
-    let kinds =
-        kiln_daemon::spec::parse_kinds(kinds).map_err(|e| Failure::usage(format!("error: {e}")))?;
+    let kinds = kiln_daemon::request::parse_kinds(kinds)
+        .map_err(|e| Failure::usage(format!("error: {e}")))?;
     Ok(spec_of(inputs, kinds, out_dir))
 }
 

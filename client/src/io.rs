@@ -129,10 +129,10 @@ pub fn write_atomic_unsynced(path: &Path, bytes: &[u8]) -> Result<bool, Failure>
 }
 
 /// Write the concatenation of `parts` to `path` through the project's one writer
-/// ([`kiln_daemon::writer::write_atomic`]: temp file + rename, no fsync, as outputs are
+/// ([`kiln_daemon::build::write_atomic`]: temp file + rename, no fsync, as outputs are
 /// regenerable); nothing when the file already holds these bytes.
 pub fn write_atomic_parts<P: AsRef<[u8]>>(path: &Path, parts: &[P]) -> Result<bool, Failure> {
-    kiln_daemon::writer::write_atomic(path, parts)
+    kiln_daemon::build::write_atomic(path, parts)
         .map_err(|e| Failure::located(vec![e.located().or_code(Code::WriteFailed)]))
 }
 

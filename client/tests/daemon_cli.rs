@@ -5,7 +5,7 @@
 mod cli;
 
 use cli::Daemon;
-use kiln_daemon::spec::BuildSpec;
+use kiln_daemon::request::BuildSpec;
 use std::fs;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};

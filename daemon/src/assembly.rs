@@ -1,7 +1,7 @@
 //! An APS file's outputs assembled in O(changed functions): the compute step's shortcut past
 //! [`db::aps::mlir_outputs`], which validates every function's queries on every build.
 //!
-//! [`ApsMemo::outputs`] keeps the last assembly of each file. A function whose text and the
+//! [`ApsMemo::outputs_styled`] keeps the last assembly of each file. A function whose text and the
 //! design context are those of the last assembly keeps its emitted rules (the database is
 //! not asked about it, so unchanged functions cost neither validation nor copies); the
 //! header and footer are reused while every function's frame is unchanged. The result is
@@ -22,7 +22,7 @@ use std::sync::{Arc, Mutex};
 
 /// The last assembly of each APS file (by path).
 #[derive(Debug, Default)]
-pub struct ApsMemo {
+pub(crate) struct ApsMemo {
     files: Mutex<HashMap<(PathBuf, Style), Arc<Assembly>>>,
 }
 
@@ -39,13 +39,14 @@ struct Assembly {
 }
 
 impl ApsMemo {
-    /// [`aps::mlir_outputs`] of `file`, reusing the last assembly's unchanged parts.
-    pub fn outputs(&self, db: &dyn KilnDb, file: SourceFile) -> FileOutputs {
-        self.outputs_styled(db, file, Style::Fsm)
-    }
-
-    /// [`Self::outputs`] in `style` (each style's last assembly kept apart).
-    pub fn outputs_styled(&self, db: &dyn KilnDb, file: SourceFile, style: Style) -> FileOutputs {
+    /// [`aps::mlir_outputs`] of `file` in `style`, reusing the last assembly's unchanged
+    /// parts (each style's last assembly kept apart).
+    pub(crate) fn outputs_styled(
+        &self,
+        db: &dyn KilnDb,
+        file: SourceFile,
+        style: Style,
+    ) -> FileOutputs {
         let fallback = || aps::mlir_outputs(db, file, style).clone();
         let Ok(context) = design_context(db, file) else {
             return fallback();

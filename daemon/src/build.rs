@@ -1,11 +1,13 @@
-//! A build engine around one database: the input layer ([`Workspace`]), the compute step's
-//! memos ([`Memos`]) and the output writer ([`Writer`]). The daemon serves every request
+//! A build engine around one database: the input layer (`Workspace`), the compute step's
+//! memos (`Memos`) and the output writer (`Writer`). The daemon serves every request
 //! with one [`Builder`]; a process that needs the cached query pipeline itself (a build on
 //! a remote cache, tests counting query executions) makes its own.
 //!
 //! A build syncs the inputs under the workspace's lock (the only writer of salsa inputs),
 //! computes on a clone of the database, and writes. Writing an input cancels clones that are
 //! computing (`salsa::Cancelled`): a cancelled build syncs again and retries.
+
+pub use crate::writer::{LARGE, Spares, WriteError, write_atomic};
 
 use crate::compute::{self, Computed, GroupResults, Memos};
 use crate::counters::{self, Snapshot};
@@ -16,7 +18,7 @@ use crate::spec::BuildSpec;
 use crate::spec::HandshakeSpec;
 use crate::watcher::Watcher;
 use crate::why::Explanation;
-use crate::writer::{Spares, WriteTimes, Writer};
+use crate::writer::{WriteTimes, Writer};
 use std::panic::AssertUnwindSafe;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -122,7 +124,7 @@ impl Builder {
 
     /// Apply an editor's change to the overlay of `path` (see [`crate::inputs`]), then run
     /// `f` on it, on a clone of the database (again when cancelled by another input write).
-    pub fn edit_overlay<R>(
+    pub(crate) fn edit_overlay<R>(
         &self,
         path: &Path,
         version: i32,
@@ -137,7 +139,7 @@ impl Builder {
     /// Do the persistent store's writes editors' analyses left for later (their values
     /// shared with the memos: [`crate::db::without_stores`]) on a thread of its own; whether
     /// any were left.
-    pub fn write_behind(&self) -> bool {
+    pub(crate) fn write_behind(&self) -> bool {
         if !self.runtime.has_deferred() {
             return false;
         }
@@ -159,7 +161,7 @@ impl Builder {
 
     /// Wait for the writes [`Builder::write_behind`] started (before the store is flushed
     /// at exit).
-    pub fn wait_writes_behind(&self) {
+    pub(crate) fn wait_writes_behind(&self) {
         let behind = std::mem::take(&mut *self.behind.lock().unwrap_or_else(|e| e.into_inner()));
         for h in behind {
             let _ = h.join();
@@ -167,13 +169,13 @@ impl Builder {
     }
 
     /// `f` on the overlay of `path`, if an editor has it open.
-    pub fn with_overlay<R>(&self, path: &Path, f: impl Fn(&Db, Overlay) -> R) -> Option<R> {
+    pub(crate) fn with_overlay<R>(&self, path: &Path, f: impl Fn(&Db, Overlay) -> R) -> Option<R> {
         let overlay = self.lock().overlay(path)?;
         Some(self.on_clone(|db| f(db, overlay)))
     }
 
     /// The editor closed `path`.
-    pub fn close_overlay(&self, path: &Path) {
+    pub(crate) fn close_overlay(&self, path: &Path) {
         self.lock().close_overlay(path);
     }
 
@@ -207,7 +209,7 @@ impl Builder {
     }
 
     /// The functions or models of each of `inputs` (those it read).
-    pub fn items(
+    pub(crate) fn items(
         &self,
         inputs: impl IntoIterator<Item = std::path::PathBuf>,
     ) -> Vec<(std::path::PathBuf, Vec<String>)> {
@@ -220,7 +222,7 @@ impl Builder {
     }
 
     /// Query executions and cache hits since this builder started.
-    pub fn counters(&self) -> Snapshot {
+    pub(crate) fn counters(&self) -> Snapshot {
         self.runtime.counters.snapshot()
     }
 
@@ -229,7 +231,7 @@ impl Builder {
     }
 
     /// Builds done, and builds cancelled by an input change and retried.
-    pub fn builds(&self) -> (u64, u64) {
+    pub(crate) fn builds(&self) -> (u64, u64) {
         (
             self.builds.load(Ordering::Relaxed),
             self.retries.load(Ordering::Relaxed),
@@ -271,3 +273,6 @@ pub(crate) fn finish(
         times,
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -11,7 +11,6 @@
 use crate::db::build_id;
 use crate::paths::DaemonDir;
 use crate::report::BuildReport;
-use crate::rpc::{Client, RpcError};
 use crate::server::VERSION;
 use crate::spec::BuildSpec;
 use fs4::fs_std::FileExt;
@@ -19,8 +18,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+pub use crate::rpc::{Client, DaemonStats, DaemonStatus, MAX_DEBOUNCE_MS, RpcError, WatchEvent};
 /// How long a client waits for a daemon it started to answer.
-pub const START_TIMEOUT: Duration = Duration::from_secs(20);
+pub(crate) const START_TIMEOUT: Duration = Duration::from_secs(20);
 
 /// Why no daemon could be reached.
 #[derive(Debug, thiserror::Error)]

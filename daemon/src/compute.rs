@@ -27,19 +27,19 @@ use std::sync::{Arc, Mutex};
 
 /// One output file to write.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Output {
-    pub path: PathBuf,
-    pub kind: OutputKind,
-    pub bytes: OutputBytes,
+pub(crate) struct Output {
+    pub(crate) path: PathBuf,
+    pub(crate) kind: OutputKind,
+    pub(crate) bytes: OutputBytes,
 }
 
 /// What one job (input file) produces: its outputs and its messages.
 #[derive(Debug, Default)]
-pub struct JobResult {
+pub(crate) struct JobResult {
     /// The job's input file.
-    pub input: PathBuf,
-    pub outputs: Vec<Output>,
-    pub report: Option<FileReport>,
+    pub(crate) input: PathBuf,
+    pub(crate) outputs: Vec<Output>,
+    pub(crate) report: Option<FileReport>,
     /// Every output is on disk as this process last wrote or checked it, nothing this
     /// process wrote since replaced one and the watcher saw no change of one (kept by the
     /// writer): a later build that hands back this same result skips its outputs.
@@ -47,31 +47,27 @@ pub struct JobResult {
 }
 
 /// The results of one entry of `BuildSpec::inputs` (a file, or a directory's files).
-pub type GroupResults = Arc<Vec<Arc<JobResult>>>;
+pub(crate) type GroupResults = Arc<Vec<Arc<JobResult>>>;
 
 /// The outputs and messages of a build, by input entry and job.
 #[derive(Debug, Clone, Default)]
-pub struct Computed {
-    pub groups: Vec<GroupResults>,
+pub(crate) struct Computed {
+    pub(crate) groups: Vec<GroupResults>,
 }
 
 impl Computed {
-    pub fn results(&self) -> impl Iterator<Item = &Arc<JobResult>> {
+    pub(crate) fn results(&self) -> impl Iterator<Item = &Arc<JobResult>> {
         self.groups.iter().flat_map(|g| g.iter())
     }
 
-    pub fn outputs(&self) -> impl Iterator<Item = &Output> {
-        self.results().flat_map(|r| r.outputs.iter())
-    }
-
-    pub fn reports(&self) -> impl Iterator<Item = &FileReport> {
+    pub(crate) fn reports(&self) -> impl Iterator<Item = &FileReport> {
         self.results().filter_map(|r| r.report.as_ref())
     }
 }
 
 /// What the compute step remembers across builds (see the module docs).
 #[derive(Debug, Default)]
-pub struct Memos {
+pub(crate) struct Memos {
     last: Mutex<Vec<MemoEntry>>,
     pub(crate) aps: ApsMemo,
     /// Inputs whose queries [`crate::prewarm`] has evaluated.
@@ -109,7 +105,7 @@ impl Memos {
 
 /// Run the queries for every input. Pure with respect to the filesystem; may unwind with
 /// `salsa::Cancelled` when another thread writes an input.
-pub fn compute(db: &Db, memos: &Memos, spec: &BuildSpec, resolved: &Resolved) -> Computed {
+pub(crate) fn compute(db: &Db, memos: &Memos, spec: &BuildSpec, resolved: &Resolved) -> Computed {
     let last = memos.lookup(spec);
     let reused: Vec<Reuse> = (resolved.inputs.iter().enumerate())
         .map(|(g, jobs)| reuse(last.get(g), jobs))
@@ -259,7 +255,7 @@ pub(crate) fn sv_not_aps() -> Diagnostic {
 /// The messages of an input at `path` with text `text`, in report order: warnings about
 /// other files, its own diagnostics, errors about other files (what a build reports, and
 /// an editor shows), each with a code: `flow`'s family code where the step gave none.
-pub fn messages(
+pub(crate) fn messages(
     path: &str,
     flow: Flow,
     elsewhere: Vec<Located>,

@@ -13,16 +13,16 @@ macro_rules! kinds {
     ($($kind:ident = $name:literal: $doc:literal,)*) => {
         /// What a counter counts.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        pub enum Kind {
+        pub(crate) enum Kind {
             $(#[doc = $doc] $kind,)*
         }
 
         impl Kind {
             /// Every kind, in report order.
-            pub const ALL: &[Kind] = &[$(Kind::$kind,)*];
+            pub(crate) const ALL: &[Kind] = &[$(Kind::$kind,)*];
 
             /// The kind's name in reports.
-            pub fn name(self) -> &'static str {
+            pub(crate) fn name(self) -> &'static str {
                 match self {
                     $(Kind::$kind => $name,)*
                 }
@@ -65,7 +65,7 @@ pub struct Count {
 
 /// Counts per kind; cheap to snapshot and diff.
 #[derive(Debug)]
-pub struct Counters {
+pub(crate) struct Counters {
     executions: [AtomicU64; Kind::ALL.len()],
     cache_hits: [AtomicU64; Kind::ALL.len()],
 }
@@ -83,15 +83,15 @@ impl Default for Counters {
 pub type Snapshot = BTreeMap<&'static str, Count>;
 
 impl Counters {
-    pub fn executed(&self, kind: Kind) {
+    pub(crate) fn executed(&self, kind: Kind) {
         self.executions[kind as usize].fetch_add(1, Ordering::Relaxed);
     }
 
-    pub fn cache_hit(&self, kind: Kind) {
+    pub(crate) fn cache_hit(&self, kind: Kind) {
         self.cache_hits[kind as usize].fetch_add(1, Ordering::Relaxed);
     }
 
-    pub fn snapshot(&self) -> Snapshot {
+    pub(crate) fn snapshot(&self) -> Snapshot {
         Kind::ALL
             .iter()
             .map(|&k| {
@@ -106,7 +106,7 @@ impl Counters {
 }
 
 /// `after - before`, per kind.
-pub fn diff(before: &Snapshot, after: &Snapshot) -> Snapshot {
+pub(crate) fn diff(before: &Snapshot, after: &Snapshot) -> Snapshot {
     after
         .iter()
         .map(|(k, a)| {

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// The digests one request gives, by absolute path.
-pub type Given = Arc<BTreeMap<PathBuf, [u8; 32]>>;
+pub(crate) type Given = Arc<BTreeMap<PathBuf, [u8; 32]>>;
 
 /// 64 hex digits (either case) as 32 bytes.
 pub fn parse_hex(s: &str) -> Option<[u8; 32]> {
@@ -38,24 +38,24 @@ pub(crate) fn hex(sha: &[u8; 32]) -> String {
 
 /// The current request's digests and those verified by earlier reads.
 #[derive(Debug, Default)]
-pub struct Digests {
+pub(crate) struct Digests {
     given: Given,
     known: BTreeMap<PathBuf, [u8; 32]>,
 }
 
 impl Digests {
     /// Start a request: its digests replace the previous request's.
-    pub fn begin(&mut self, given: &Given) {
+    pub(crate) fn begin(&mut self, given: &Given) {
         self.given = given.clone();
     }
 
     /// Whether the request gives a digest for `path`.
-    pub fn is_given(&self, path: &Path) -> bool {
+    pub(crate) fn is_given(&self, path: &Path) -> bool {
         self.given.contains_key(path)
     }
 
     /// Whether `path`'s given digest is the one verified when the file was last read.
-    pub fn is_known(&self, path: &Path) -> bool {
+    pub(crate) fn is_known(&self, path: &Path) -> bool {
         match (self.given.get(path), self.known.get(path)) {
             (Some(g), Some(k)) => g == k,
             _ => false,
@@ -64,7 +64,7 @@ impl Digests {
 
     /// Check freshly read bytes against the given digest (recording it as verified), or
     /// forget what was verified when the request gives none.
-    pub fn check(&mut self, path: &Path, bytes: &[u8]) -> Result<(), Located> {
+    pub(crate) fn check(&mut self, path: &Path, bytes: &[u8]) -> Result<(), Located> {
         let Some(expected) = self.given.get(path) else {
             self.known.remove(path);
             return Ok(());

@@ -94,7 +94,7 @@ fn kind_of(t: std::fs::FileType) -> Option<&'static str> {
 }
 
 /// Open `path` for reading if it is a regular file of at most `max` bytes; its size.
-pub fn open_regular(path: &Path, max: u64) -> Result<(File, u64), InputError> {
+pub(crate) fn open_regular(path: &Path, max: u64) -> Result<(File, u64), InputError> {
     let file = std::fs::OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
@@ -166,7 +166,7 @@ fn out_of_memory(read: u64) -> InputError {
 /// A file is read up to the size it had when opened, with no probe for more: a regular
 /// file's size is its length, and bytes appended while it is read belong to the next read.
 /// A file that reports size 0 (most of `/proc`) is read to its end.
-pub fn read_into(path: &Path, buf: &mut Vec<u8>, max: u64) -> Result<(), InputError> {
+pub(crate) fn read_into(path: &Path, buf: &mut Vec<u8>, max: u64) -> Result<(), InputError> {
     let (mut file, len) = open_regular(path, max)?;
     if len == 0 {
         return read_bounded(file, buf, max);
@@ -205,7 +205,7 @@ pub fn read(path: &Path) -> Result<Vec<u8>, InputError> {
 }
 
 /// The bytes of the input `path`, at most `max` of them; `-` is standard input.
-pub fn read_max(path: &Path, max: u64) -> Result<Vec<u8>, InputError> {
+pub(crate) fn read_max(path: &Path, max: u64) -> Result<Vec<u8>, InputError> {
     let mut buf = Vec::new();
     if path.as_os_str() == "-" {
         read_bounded(io::stdin().lock(), &mut buf, max)?;

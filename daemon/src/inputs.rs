@@ -37,7 +37,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 mod overlay;
-pub use overlay::{Edit, Overlay, OverlayChange, OverlayError};
+pub use overlay::{Edit, OverlayChange};
+pub(crate) use overlay::{Overlay, OverlayError};
 
 /// An input as read from disk: its database handle, or why it could not be read. Source
 /// and BLIF files carry the generation of their text.
@@ -97,7 +98,7 @@ pub(crate) type JobInput = (Arc<Job>, Loaded);
 
 /// The inputs of one build, resolved to database handles (valid for any clone of the db).
 #[derive(Debug, Clone)]
-pub struct Resolved {
+pub(crate) struct Resolved {
     /// Per entry of the spec's inputs: its jobs (one for a file, a directory's files).
     pub(crate) inputs: Vec<Arc<Vec<JobInput>>>,
     /// What may have changed in the output directory since the last build.
@@ -105,8 +106,8 @@ pub struct Resolved {
 }
 
 /// The database and the handles of every input it has seen.
-pub struct Workspace {
-    pub db: Db,
+pub(crate) struct Workspace {
+    pub(crate) db: Db,
     /// The watcher's change marks of input and output directories (in the daemon);
     /// `None`: stat everything.
     watcher: Option<Arc<Watcher>>,
@@ -128,7 +129,7 @@ pub struct Workspace {
 impl Workspace {
     /// A workspace on `db`; with a watcher, builds of big directories stat only what the
     /// watcher marked.
-    pub fn new(db: Db, watcher: Option<Arc<Watcher>>) -> Workspace {
+    pub(crate) fn new(db: Db, watcher: Option<Arc<Watcher>>) -> Workspace {
         Workspace {
             db,
             watcher,
@@ -144,7 +145,7 @@ impl Workspace {
     }
 
     /// The functions (MLIR) or models (BLIF) of the input `path`, as last read.
-    pub fn items(&self, path: &Path) -> Option<Vec<String>> {
+    pub(crate) fn items(&self, path: &Path) -> Option<Vec<String>> {
         if let Some((f, ..)) = self.sources.get(path) {
             let split = f.split(&self.db);
             return Some(split.functions.iter().map(|i| i.symbol.clone()).collect());
@@ -156,7 +157,7 @@ impl Workspace {
 
     /// Read the spec's inputs from disk (skipping files whose size, times and inode are
     /// unchanged); set the salsa inputs whose text changed.
-    pub fn sync(&mut self, spec: &BuildSpec) -> Resolved {
+    pub(crate) fn sync(&mut self, spec: &BuildSpec) -> Resolved {
         self.db.set_limits(spec.limits());
         self.db.set_csr_config(spec.aps_config.clone());
         self.digests.begin(&spec.input_digests);

@@ -30,7 +30,7 @@ pub struct Info {
 impl DaemonDir {
     /// The daemon directory of `workspace`, created with mode 0700, under `base` (default:
     /// `$XDG_RUNTIME_DIR/kiln`, else `<temp dir>/kiln-<uid>`).
-    pub fn for_workspace(base: Option<&Path>, workspace: &Path) -> io::Result<DaemonDir> {
+    pub(crate) fn for_workspace(base: Option<&Path>, workspace: &Path) -> io::Result<DaemonDir> {
         let workspace = workspace
             .canonicalize()
             .unwrap_or_else(|_| workspace.to_path_buf());
@@ -50,16 +50,16 @@ impl DaemonDir {
     pub fn socket(&self) -> PathBuf {
         self.dir.join("sock")
     }
-    pub fn pid_file(&self) -> PathBuf {
+    pub(crate) fn pid_file(&self) -> PathBuf {
         self.dir.join("daemon.pid")
     }
     pub fn info_file(&self) -> PathBuf {
         self.dir.join("daemon.info")
     }
-    pub fn lifecycle_lock(&self) -> PathBuf {
+    pub(crate) fn lifecycle_lock(&self) -> PathBuf {
         self.dir.join("lifecycle.lock")
     }
-    pub fn log_file(&self) -> PathBuf {
+    pub(crate) fn log_file(&self) -> PathBuf {
         self.dir.join("daemon.log")
     }
 
@@ -69,7 +69,7 @@ impl DaemonDir {
     }
 
     /// Written through the project's one atomic writer: readers see the old file or the new.
-    pub fn write_info(&self, info: &Info) -> io::Result<()> {
+    pub(crate) fn write_info(&self, info: &Info) -> io::Result<()> {
         let bytes = serde_json::to_vec_pretty(info).map_err(io::Error::other)?;
         crate::writer::write_atomic(&self.info_file(), &[bytes])
             .map(drop)

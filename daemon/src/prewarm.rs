@@ -20,7 +20,7 @@
 
 use crate::compute::Memos;
 use crate::db::{self, BlifFile, Db, SourceFile};
-use crate::inputs::{Loaded, Resolved};
+use crate::inputs::Loaded;
 use crate::spec::Flow;
 use std::panic::AssertUnwindSafe;
 
@@ -33,15 +33,6 @@ enum Item {
     /// A function's checks only (an editor's: no assembly, no emission).
     Checked(SourceFile, String),
     Blif(BlifFile),
-}
-
-/// Evaluate the independent queries of `resolved`'s new inputs on every core.
-pub fn prewarm(db: &Db, memos: &Memos, resolved: &Resolved) {
-    let loaded = resolved
-        .inputs
-        .iter()
-        .flat_map(|v| v.iter().map(|(_, l)| l));
-    prewarm_inputs(db, memos, loaded, 0);
 }
 
 /// Evaluate the independent queries of the inputs among `loaded` not seen before, on
@@ -150,5 +141,96 @@ fn work(db: &Db, item: &Item) {
         Item::Blif(f) => {
             let _ = db::blif::blif_outputs(db, *f, None);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    // Prewarming: the parallel evaluation before the compute step's walk does the
+    // per-function and per-BLIF-file work once, the walk re-executes none of it, and the
+    // outputs are those of the whole-file flow.
+
+    use super::prewarm_inputs;
+    use crate::compute::{self, Memos};
+    use crate::counters::{self, Snapshot};
+    use crate::db::Db;
+    use crate::inputs::Resolved;
+    use crate::inputs::Workspace;
+    use crate::spec::{BuildSpec, OutputKind};
+    use std::fs;
+
+    /// Executions of `kind` in a counter snapshot (0 when it never ran).
+    fn count(s: &Snapshot, kind: &str) -> u64 {
+        s.get(kind).map_or(0, |c| c.executions)
+    }
+
+    /// Evaluate the independent queries of `resolved`'s new inputs on every core.
+    fn prewarm(db: &Db, memos: &Memos, resolved: &Resolved) {
+        let loaded = resolved
+            .inputs
+            .iter()
+            .flat_map(|v| v.iter().map(|(_, l)| l));
+        prewarm_inputs(db, memos, loaded, 0);
+    }
+
+    #[test]
+    fn the_walk_reuses_what_prewarm_computed_and_outputs_match_the_whole_file_flow() {
+        let dir = tempfile::tempdir().unwrap();
+        let src = dir.path().join("gen.mlir");
+        let n = 60;
+        let text = compiler::aps::workload::generate(n, 3);
+        fs::write(&src, &text).unwrap();
+        let spec = BuildSpec {
+            inputs: vec![src.clone()],
+            out_dir: dir.path().join("out"),
+            ..BuildSpec::default()
+        };
+        let mut ws = Workspace::new(Db::new(None), None);
+        let memos = Memos::default();
+        let resolved = ws.sync(&spec);
+        prewarm(&ws.db, &memos, &resolved);
+        let warmed = ws.db.counters().snapshot();
+        assert_eq!(count(&warmed, "segmentation"), n as u64, "{warmed:?}");
+        assert_eq!(count(&warmed, "emit_function"), n as u64, "{warmed:?}");
+        assert_eq!(
+            count(&warmed, "emit_frame"),
+            0,
+            "the file is assembled by the walk"
+        );
+
+        let computed = compute::compute(&ws.db, &memos, &spec, &resolved);
+        let walk = counters::diff(&warmed, &ws.db.counters().snapshot());
+        for kind in [
+            "parse",
+            "segmentation",
+            "handler",
+            "assemble",
+            "emit_function",
+        ] {
+            assert_eq!(
+                count(&walk, kind),
+                0,
+                "{kind} re-executed by the walk: {walk:?}"
+            );
+        }
+        assert_eq!(count(&walk, "emit_frame"), 1, "{walk:?}");
+
+        let whole =
+            compiler::flow::aps::build(&text, "gen", None, &compiler::limits::Limits::DEFAULT);
+        for kind in [OutputKind::Cmt2, OutputKind::RulesJson] {
+            let o = computed
+                .results()
+                .flat_map(|r| r.outputs.iter())
+                .find(|o| o.kind == kind)
+                .unwrap();
+            let expected = whole.output(kind).unwrap().concat();
+            assert!(o.bytes.to_vec() == expected, "{kind:?} differs");
+        }
+
+        // Inputs already prewarmed are not evaluated again (an edit goes straight to the walk).
+        let before = ws.db.counters().snapshot();
+        prewarm(&ws.db, &memos, &resolved);
+        let again = counters::diff(&before, &ws.db.counters().snapshot());
+        assert!(again.values().all(|c| c.executions == 0), "{again:?}");
     }
 }

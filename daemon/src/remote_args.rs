@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 /// Default deadline of one remote operation, in seconds.
-pub const DEFAULT_TIMEOUT_SECS: f64 = 5.0;
+pub(crate) const DEFAULT_TIMEOUT_SECS: f64 = 5.0;
 /// Largest `--remote-ca` file read.
 const MAX_CA_BYTES: u64 = 1 << 20;
 

@@ -2,7 +2,8 @@
 //! typed diagnostics ([`Located`]: rendered only at the edge, by the CLI, a worker shim or
 //! an editor), the query counts and where the time went.
 
-use crate::counters::Snapshot;
+pub use crate::counters::{Count, Snapshot};
+
 use compiler::diag::Located;
 use compiler::flow::OutputKind;
 use std::path::PathBuf;

@@ -3,11 +3,11 @@
 //! ports are the op's pin names; the caller lowers the BLIF like a library file.
 //!
 //! yosys is `$KILN_YOSYS`, else `yosys` on PATH; a design that needs a template unit when
-//! neither exists is refused ([`no_yosys`], `E0412`), never built with silent fallbacks.
+//! neither exists is refused (`no_yosys`, `E0412`), never built with silent fallbacks.
 //! yosys runs in a fresh private directory (0700, removed afterwards) holding copies of the
 //! template files, the wrapper and the script, created there with `O_EXCL` (no link can be
 //! planted in it), with its output read back as a regular file; it is killed after
-//! [`TIMEOUT`]. Results are kept per (template texts, wrapper) for the process's life.
+//! `TIMEOUT`. Results are kept per (template texts, wrapper) for the process's life.
 
 use compiler::diag::{Code, Diagnostic, Located, Severity};
 use compiler::flow::handshake::{Front, Library};
@@ -21,7 +21,7 @@ use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 /// How long one yosys run may take.
-pub const TIMEOUT: Duration = Duration::from_secs(300);
+pub(crate) const TIMEOUT: Duration = Duration::from_secs(300);
 
 /// The largest template file read, and the largest BLIF read back.
 const MAX_TEXT: u64 = 64 << 20;
@@ -44,7 +44,7 @@ fn is_executable(p: &Path) -> bool {
 }
 
 /// The error of a design whose `ops` ops need template units when there is no yosys.
-pub fn no_yosys(ops: usize) -> Diagnostic {
+pub(crate) fn no_yosys(ops: usize) -> Diagnostic {
     let s = if ops == 1 { "" } else { "s" };
     let mut d = Diagnostic::global_error(format!(
         "yosys was not found (PATH, $KILN_YOSYS): {ops} op{s} need Verilog template units"
@@ -56,7 +56,7 @@ pub fn no_yosys(ops: usize) -> Diagnostic {
 }
 
 /// The texts of `t`'s files under `dir`, in order: (path shown, text).
-pub fn read_sources(dir: &Path, t: &Template) -> Result<Vec<(String, String)>, Located> {
+pub(crate) fn read_sources(dir: &Path, t: &Template) -> Result<Vec<(String, String)>, Located> {
     let mut out = Vec::with_capacity(t.files.len());
     for rel in &t.files {
         let full = dir.join(rel);
@@ -97,7 +97,7 @@ type Why = String;
 
 /// The flat BLIF of `t` from `sources` (its files' texts, in order), by the yosys at
 /// `yosys`, within `timeout`.
-pub fn synthesize(
+pub(crate) fn synthesize(
     yosys: &Path,
     sources: &[(String, String)],
     t: &Template,
@@ -165,7 +165,7 @@ pub fn synthesize(
 }
 
 /// The BLIF of `t`, synthesized once per (sources, wrapper) in this process.
-pub fn synthesize_cached(
+pub(crate) fn synthesize_cached(
     yosys: &Path,
     sources: &[(String, String)],
     t: &Template,
@@ -206,7 +206,7 @@ pub fn make(
 }
 
 /// [`make`] from sources already read.
-pub fn unit_of(
+pub(crate) fn unit_of(
     yosys: &Path,
     sources: &[(String, String)],
     t: &Template,
@@ -222,7 +222,7 @@ pub fn unit_of(
 }
 
 /// The unit of `t` from what yosys made of it (its BLIF, or why there is none).
-pub fn unit_from(
+pub(crate) fn unit_from(
     blif: Result<String, Why>,
     t: &Template,
     limits: &Limits,

@@ -6,8 +6,8 @@
 //! `daemon.log` in the daemon directory (`RUST_LOG` filter, text or JSON lines).
 //!
 //! Every request is served by one [`Builder`] (see there for concurrency and cancellation);
-//! the wire is [`crate::rpc`]'s. `Watch` streams rebuild when the daemon's one file watcher
-//! ([`crate::watcher`]) reports a relevant change, after a quiet period ([`DEBOUNCE`] or
+//! the wire is `crate::rpc`'s. `Watch` streams rebuild when the daemon's one file watcher
+//! (`crate::watcher`) reports a relevant change, after a quiet period (`DEBOUNCE` or
 //! the request's): a change of an input, never one in the output directory or of kiln's own
 //! files, and never one made before the last build read its inputs (each build is preceded
 //! by a mark of the stream). A failed build that an input changed during or within the
@@ -15,6 +15,9 @@
 //! again once the file settled. A stream's CSR configuration file (`aps_config_path`) is
 //! watched like an input and read before each build: one that does not read fails that
 //! build with its located messages, outputs untouched.
+
+pub use crate::db::build_id;
+pub use crate::remote_args::RemoteSettings;
 
 use crate::build::Builder;
 use crate::ide::{self, Analysis, Ide};
@@ -40,7 +43,7 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// Quiet period before a burst of changes triggers a rebuild of a `Watch` stream, unless
 /// the request asks for another.
-pub const DEBOUNCE: Duration = Duration::from_millis(150);
+pub(crate) const DEBOUNCE: Duration = Duration::from_millis(150);
 
 #[derive(Debug, Clone)]
 pub struct Options {

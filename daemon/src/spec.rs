@@ -23,7 +23,7 @@ pub struct BuildSpec {
     pub kinds: Vec<OutputKind>,
     pub out_dir: PathBuf,
     pub handshake: HandshakeSpec,
-    /// Known SHA-256 digests of input files (see [`crate::digests`]).
+    /// Known SHA-256 digests of input files (see `crate::digests`).
     pub input_digests: digests::Given,
     /// Fill in each output's SHA-256 in the report (hashing costs time on big outputs).
     pub digests: bool,
@@ -52,7 +52,7 @@ pub struct BuildSpec {
 
 impl BuildSpec {
     /// Whether two specs compute the same results (reporting and scheduling options aside).
-    pub fn same_outputs(&self, other: &BuildSpec) -> bool {
+    pub(crate) fn same_outputs(&self, other: &BuildSpec) -> bool {
         self.inputs == other.inputs
             && self.kinds == other.kinds
             && self.out_dir == other.out_dir
@@ -66,19 +66,19 @@ impl BuildSpec {
     }
 
     /// The name of an APS input's SystemVerilog top module.
-    pub fn sv_top(&self) -> &str {
+    pub(crate) fn sv_top(&self) -> &str {
         self.top
             .as_deref()
             .unwrap_or(compiler::rules::sv::DEFAULT_TOP)
     }
 
     /// The limits the build runs under.
-    pub fn limits(&self) -> Limits {
+    pub(crate) fn limits(&self) -> Limits {
         self.limits.unwrap_or_else(crate::input::limits)
     }
 
     /// Whether a job of `flow` writes output `kind`.
-    pub fn wants(&self, flow: Flow, kind: OutputKind) -> bool {
+    pub(crate) fn wants(&self, flow: Flow, kind: OutputKind) -> bool {
         match self.kinds.is_empty() {
             true => flow.default_kinds().contains(&kind),
             false => self.kinds.contains(&kind),
@@ -116,20 +116,20 @@ const DIALECTS: [(&str, Dialect); 2] =
 const NAMINGS: [(&str, Naming); 2] = [("arg-names", Naming::ArgNames), ("in-out", Naming::InOut)];
 
 /// `circt` (also the default, empty) or `dynamatic`.
-pub fn parse_dialect(name: &str) -> Result<Dialect, SpecError> {
+pub(crate) fn parse_dialect(name: &str) -> Result<Dialect, SpecError> {
     by_name(&DIALECTS, name).ok_or_else(|| SpecError::Dialect(name.to_string()))
 }
 
-pub fn dialect_name(d: Dialect) -> &'static str {
+pub(crate) fn dialect_name(d: Dialect) -> &'static str {
     name_of(&DIALECTS, d)
 }
 
 /// `arg-names` (also the default, empty) or `in-out`.
-pub fn parse_naming(name: &str) -> Result<Naming, SpecError> {
+pub(crate) fn parse_naming(name: &str) -> Result<Naming, SpecError> {
     by_name(&NAMINGS, name).ok_or_else(|| SpecError::Naming(name.to_string()))
 }
 
-pub fn naming_name(n: Naming) -> &'static str {
+pub(crate) fn naming_name(n: Naming) -> &'static str {
     name_of(&NAMINGS, n)
 }
 
@@ -159,7 +159,7 @@ pub struct HandshakeSpec {
 impl HandshakeSpec {
     /// The flow's options under `limits`, with the path table read (an unreadable table is
     /// an empty one, a table over the input size limit too).
-    pub fn options(&self, limits: Limits) -> compiler::flow::handshake::Options {
+    pub(crate) fn options(&self, limits: Limits) -> compiler::flow::handshake::Options {
         compiler::flow::handshake::Options {
             dialect: self.dialect,
             naming: self.naming,
@@ -177,17 +177,17 @@ impl HandshakeSpec {
 
 /// One source file of a build and where its outputs go (`<base>.<suffix>`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Job {
-    pub input: PathBuf,
-    pub base: PathBuf,
+pub(crate) struct Job {
+    pub(crate) input: PathBuf,
+    pub(crate) base: PathBuf,
     /// Why the input cannot be built, found before it is read (a symbolic link loop, a
     /// directory that cannot be listed): the job's only message.
-    pub error: Option<Box<Located>>,
+    pub(crate) error: Option<Box<Located>>,
 }
 
 impl Job {
     /// The job of one input file.
-    pub fn of_file(input: &Path, out_dir: &Path) -> Job {
+    pub(crate) fn of_file(input: &Path, out_dir: &Path) -> Job {
         let stem = input.file_stem().unwrap_or_default();
         Job {
             input: input.to_path_buf(),
@@ -197,7 +197,7 @@ impl Job {
     }
 
     /// The path of output `kind`.
-    pub fn output(&self, kind: OutputKind) -> PathBuf {
+    pub(crate) fn output(&self, kind: OutputKind) -> PathBuf {
         let mut name = self.base.clone().into_os_string();
         name.push(".");
         name.push(kind.suffix());
@@ -205,7 +205,7 @@ impl Job {
     }
 
     /// The name of the merged circuit of an APS input: its file stem.
-    pub fn stem(&self) -> String {
+    pub(crate) fn stem(&self) -> String {
         self.input
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
@@ -214,7 +214,7 @@ impl Job {
 }
 
 /// The jobs of every input of `spec`, in order (directories expanded, sorted).
-pub fn jobs(spec: &BuildSpec) -> Vec<Job> {
+pub(crate) fn jobs(spec: &BuildSpec) -> Vec<Job> {
     let mut out = Vec::new();
     for input in &spec.inputs {
         if input.is_dir() {
@@ -228,7 +228,7 @@ pub fn jobs(spec: &BuildSpec) -> Vec<Job> {
 
 /// The jobs of the `.mlir`/`.blif` files below `dir` ([`walk`]), sorted by input path,
 /// with the tree mirrored under `out_dir`.
-pub fn dir_jobs(dir: &Path, out_dir: &Path) -> Vec<Job> {
+pub(crate) fn dir_jobs(dir: &Path, out_dir: &Path) -> Vec<Job> {
     walk(dir, &[out_dir], |p| is_blif(p) || is_mlir(p))
         .into_iter()
         .map(|found| {
@@ -244,7 +244,7 @@ pub fn dir_jobs(dir: &Path, out_dir: &Path) -> Vec<Job> {
 
 /// Whether `path`, below the input directory `dir`, is left out of it: in the output
 /// directory (when that lies below `dir`), or kiln's own (`.kiln-*`).
-pub fn not_an_input(path: &Path, dir: &Path, out_dir: &Path) -> bool {
+pub(crate) fn not_an_input(path: &Path, dir: &Path, out_dir: &Path) -> bool {
     let out_below = out_dir != dir && out_dir.starts_with(dir);
     (out_below && path.starts_with(out_dir))
         || path

@@ -51,14 +51,14 @@ const MAX_MARKS: usize = 1 << 16;
 
 /// Whether `rel`, a path relative to a watched or scanned directory, is kiln's own: a
 /// `.kiln-*` file or directory, or below one.
-pub fn is_kilns_own(rel: &Path) -> bool {
+pub(crate) fn is_kilns_own(rel: &Path) -> bool {
     rel.components()
         .any(|c| c.as_os_str().as_encoded_bytes().starts_with(b".kiln-"))
 }
 
 /// Who takes a root's marks: each reader gets every change once.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Reader {
+pub(crate) enum Reader {
     /// The writer, for the outputs of every build into the root.
     Outputs,
     /// The jobs of an input directory built into this output directory.
@@ -67,7 +67,7 @@ pub enum Reader {
 
 /// What a build may assume about a root.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub enum RootMarks {
+pub(crate) enum RootMarks {
     /// Only these paths below the root may have changed since the last build.
     Changed(BTreeSet<PathBuf>),
     /// Anything may have changed: stat everything (the root is trusted afterwards).
@@ -90,7 +90,7 @@ enum Change {
 
 /// Why changes cannot be watched.
 #[derive(Debug, thiserror::Error)]
-pub enum WatchError {
+pub(crate) enum WatchError {
     #[error("no file watcher on this system")]
     Unavailable,
     #[error("{}: {source}", dir.display())]
@@ -268,7 +268,7 @@ impl Watcher {
     /// The marks of `root` since `reader` last took them (watching it from now on if
     /// needed). Below a lost directory nothing is trusted, and no cookie is waited for; a
     /// root that is another directory than the one watched is lost (and watched again).
-    pub fn take(&self, root: &Path, reader: Reader) -> RootMarks {
+    pub(crate) fn take(&self, root: &Path, reader: Reader) -> RootMarks {
         if self.shared.lock().is_gone(root) {
             return RootMarks::Unknown;
         }
@@ -351,7 +351,7 @@ impl Watcher {
     /// Mark every subscription's changes: a cookie in the first of `dirs` (watched, and
     /// not gone) that can hold one. Every change made before this call is delivered before
     /// the mark; `None` when no cookie could be made.
-    pub fn mark(&self, dirs: &[PathBuf]) -> Option<PathBuf> {
+    pub(crate) fn mark(&self, dirs: &[PathBuf]) -> Option<PathBuf> {
         dirs.iter()
             .filter(|d| !self.shared.lock().is_gone(d))
             .find_map(|d| self.cookie_in(d))
@@ -359,7 +359,7 @@ impl Watcher {
 
     /// Report changes below `dirs` (each watched recursively or not) until the returned
     /// subscription is dropped.
-    pub fn subscribe(&self, dirs: &[(PathBuf, bool)]) -> Result<Subscription, WatchError> {
+    pub(crate) fn subscribe(&self, dirs: &[(PathBuf, bool)]) -> Result<Subscription, WatchError> {
         for (dir, recursive) in dirs {
             self.watch(dir, *recursive)
                 .map_err(|source| WatchError::Dir {
@@ -531,13 +531,13 @@ impl State {
 }
 
 /// The changes a `Watch` stream waits for.
-pub struct Subscription {
+pub(crate) struct Subscription {
     rx: mpsc::Receiver<Change>,
 }
 
 /// What [`Subscription::next_batch`] saw.
 #[derive(Debug, PartialEq, Eq)]
-pub enum Batch {
+pub(crate) enum Batch {
     /// These relevant paths changed (empty: events were lost, rebuild to be safe).
     Changed(Vec<PathBuf>),
     /// Nothing relevant changed before the `first_by` deadline.
@@ -553,7 +553,7 @@ impl Subscription {
     /// With `first_by`, give up ([`Batch::Quiet`]) when nothing relevant changed by then.
     /// Changes delivered before the mark `after` (see [`Watcher::mark`]) are skipped; once
     /// the mark is seen `after` is cleared, so a next call does not wait for it again.
-    pub fn next_batch(
+    pub(crate) fn next_batch(
         &self,
         relevant: impl Fn(&Path, bool) -> bool,
         quiet: Duration,

@@ -1,18 +1,18 @@
 //! Why each query of the last build executed (`kiln why`, `kiln build --explain`).
 //!
-//! Three sources, joined when a build ends ([`Explain::finish`]):
+//! Three sources, joined when a build ends (`Explain::finish`):
 //! - salsa's execution events: every `WillExecute` of a tracked function is one
-//!   [`Execution`] (the query is named by its salsa ingredient);
-//! - the query bodies: the first thing each body does is [`note`] its subject (file,
+//!   `Execution` (the query is named by its salsa ingredient);
+//! - the query bodies: the first thing each body does is `note` its subject (file,
 //!   function, block or model), which lands on the execution its event just opened on this
 //!   thread (salsa runs a body right after its event, on the same thread), and a cached
 //!   kind's store lookup adds its outcome (hit, key absent, entry corrupt, evicted, remote
 //!   rejection);
 //! - the input layer: each text it set, with the changed byte range and the functions it
-//!   touched ([`Explain::changed`]), and the inputs this database had never seen.
+//!   touched (`Explain::changed`), and the inputs this database had never seen.
 //!
 //! Always on, so kept cheap and bounded: one push under a lock per execution, only while a
-//! build runs, at most [`MAX_EXECUTIONS`] per build, and only the last build is kept.
+//! build runs, at most `MAX_EXECUTIONS` per build, and only the last build is kept.
 //! Queries that other requests (an editor's analysis) run during a build are included.
 
 use crate::db::KilnDb;
@@ -28,7 +28,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 /// Executions recorded per build, at most (the rest are counted).
-pub const MAX_EXECUTIONS: usize = 1 << 18;
+pub(crate) const MAX_EXECUTIONS: usize = 1 << 18;
 
 /// What a query is about.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -43,7 +43,7 @@ pub struct Subject {
 }
 
 impl Subject {
-    pub fn file(file: &Path) -> Subject {
+    pub(crate) fn file(file: &Path) -> Subject {
         Subject {
             file: file.to_path_buf(),
             item: None,
@@ -51,7 +51,7 @@ impl Subject {
         }
     }
 
-    pub fn item(file: &Path, item: &str) -> Subject {
+    pub(crate) fn item(file: &Path, item: &str) -> Subject {
         Subject {
             item: Some(item.to_string()),
             ..Subject::file(file)
@@ -78,7 +78,7 @@ impl Pos {
     /// The position of byte `offset` of `text`, as diagnostics locate it (a column in
     /// characters; an offset inside a character is that character's), without indexing
     /// every line of the text.
-    pub fn of(text: &str, offset: usize) -> Pos {
+    pub(crate) fn of(text: &str, offset: usize) -> Pos {
         let mut offset = offset.min(text.len());
         while !text.is_char_boundary(offset) {
             offset -= 1;
@@ -117,7 +117,7 @@ pub struct Change {
 impl Change {
     /// `text` (the new text of `file`) differs from the old one in `range`, which meets
     /// `items`.
-    pub fn new(file: &Path, text: &str, range: Range<usize>, items: Vec<String>) -> Change {
+    pub(crate) fn new(file: &Path, text: &str, range: Range<usize>, items: Vec<String>) -> Change {
         Change {
             file: file.to_path_buf(),
             start: Pos::of(text, range.start),
@@ -260,7 +260,7 @@ pub struct Explanation {
     /// The input texts set by the build.
     pub changes: Vec<Change>,
     pub entries: Vec<Entry>,
-    /// Executions not recorded (over [`MAX_EXECUTIONS`]).
+    /// Executions not recorded (over `MAX_EXECUTIONS`).
     pub dropped: u64,
     /// Each output file of the build and the input it is made from.
     pub outputs: Vec<(PathBuf, PathBuf)>,
@@ -315,7 +315,11 @@ impl Explanation {
 
     /// `None` when `target` names an output, an input, or a function or model of the
     /// build (`items`: each input's functions or models); otherwise what the build knows.
-    pub fn unknown(&self, target: &str, items: &[(PathBuf, Vec<String>)]) -> Option<Unknown> {
+    pub(crate) fn unknown(
+        &self,
+        target: &str,
+        items: &[(PathBuf, Vec<String>)],
+    ) -> Option<Unknown> {
         let path = Path::new(target);
         let name = target.strip_prefix('@').unwrap_or(target);
         let inputs = self.inputs();
@@ -535,7 +539,7 @@ struct Log {
 
 /// The recorder shared by every clone of a database (in its [`crate::db::Runtime`]).
 #[derive(Debug, Default)]
-pub struct Explain {
+pub(crate) struct Explain {
     log: Mutex<Log>,
     /// Builds running; executions are recorded only meanwhile.
     active: AtomicUsize,
@@ -546,7 +550,7 @@ pub struct Explain {
 }
 
 /// Recording while a build runs (see [`Explain::begin`]).
-pub struct Recording<'a>(&'a Explain);
+pub(crate) struct Recording<'a>(&'a Explain);
 
 impl Drop for Recording<'_> {
     fn drop(&mut self) {
@@ -563,12 +567,12 @@ thread_local! {
 
 /// A noted execution, for a cached kind to add its lookup's outcome to.
 #[derive(Debug, Clone, Copy)]
-pub struct Noted(Option<Slot>);
+pub(crate) struct Noted(Option<Slot>);
 
 impl Explain {
     /// A recorder; `build_id_change` is `(was, now)` when the cache was last used by
     /// another kiln build.
-    pub fn new(build_id_change: Option<(String, String)>) -> Explain {
+    pub(crate) fn new(build_id_change: Option<(String, String)>) -> Explain {
         Explain {
             build_id_change,
             ..Explain::default()
@@ -584,7 +588,7 @@ impl Explain {
     }
 
     /// salsa's event callback.
-    pub fn event(&self, event: salsa::Event) {
+    pub(crate) fn event(&self, event: salsa::Event) {
         let salsa::EventKind::WillExecute { database_key } = event.kind else {
             return;
         };
@@ -609,7 +613,7 @@ impl Explain {
 
     /// A build starts: forget the last one (unless another build is still running), and
     /// record until the guard is dropped.
-    pub fn begin(&self) -> Recording<'_> {
+    pub(crate) fn begin(&self) -> Recording<'_> {
         if self.active.fetch_add(1, Ordering::Relaxed) == 0 {
             self.epoch.fetch_add(1, Ordering::Relaxed);
             *self.lock() = Log::default();
@@ -618,7 +622,7 @@ impl Explain {
     }
 
     /// The input layer set a text: `change` (made only while a build runs).
-    pub fn changed(&self, change: impl FnOnce() -> Change) {
+    pub(crate) fn changed(&self, change: impl FnOnce() -> Change) {
         if self.active.load(Ordering::Relaxed) > 0 {
             let change = change();
             self.lock().changes.push(change);
@@ -626,7 +630,7 @@ impl Explain {
     }
 
     /// The input layer made a database input for `file`, new to this database.
-    pub fn new_input(&self, file: &Path) {
+    pub(crate) fn new_input(&self, file: &Path) {
         if self.active.load(Ordering::Relaxed) > 0 {
             self.lock().new_inputs.insert(file.to_path_buf());
         }
@@ -648,7 +652,7 @@ impl Explain {
     }
 
     /// A cached kind's store lookup for the execution `noted`.
-    pub fn cache(&self, noted: Noted, outcome: CacheOutcome) {
+    pub(crate) fn cache(&self, noted: Noted, outcome: CacheOutcome) {
         let Some(slot) = noted.0 else { return };
         let mut log = self.lock();
         if self.epoch.load(Ordering::Relaxed) == slot.1
@@ -660,7 +664,7 @@ impl Explain {
 
     /// The build ends: its explanation (queries named through `db`; the outputs are the
     /// builder's to fill in, see [`crate::build::Builder::explanation`]).
-    pub fn finish(&self, db: &dyn salsa::Database) -> Explanation {
+    pub(crate) fn finish(&self, db: &dyn salsa::Database) -> Explanation {
         let log = std::mem::take(&mut *self.lock());
         let changed: BTreeMap<&Path, &Change> =
             log.changes.iter().map(|c| (c.file.as_path(), c)).collect();
@@ -726,7 +730,7 @@ impl Explain {
 
 /// The bytes of a new text of `new_len` bytes that differ from an old one of `old_len`
 /// bytes, given what they have in `common`.
-pub fn changed_range(old_len: usize, new_len: usize, common: Common) -> Range<usize> {
+pub(crate) fn changed_range(old_len: usize, new_len: usize, common: Common) -> Range<usize> {
     let start = common.prefix.min(old_len).min(new_len);
     let suffix = common.suffix.min(old_len - start).min(new_len - start);
     start..new_len - suffix
@@ -734,7 +738,7 @@ pub fn changed_range(old_len: usize, new_len: usize, common: Common) -> Range<us
 
 /// The items (functions, models) whose text meets `range` (an insertion at an item's edge
 /// included).
-pub fn touched(items: &[Item], range: &Range<usize>) -> Vec<String> {
+pub(crate) fn touched(items: &[Item], range: &Range<usize>) -> Vec<String> {
     items
         .iter()
         .filter(|i| i.offset <= range.end && range.start <= i.offset + i.text.len())
@@ -743,7 +747,7 @@ pub fn touched(items: &[Item], range: &Range<usize>) -> Vec<String> {
 }
 
 /// The first statement of a query body: the subject of the execution salsa just opened.
-pub fn note(db: &dyn KilnDb, subject: impl FnOnce() -> Subject) -> Noted {
+pub(crate) fn note(db: &dyn KilnDb, subject: impl FnOnce() -> Subject) -> Noted {
     db.runtime().explain.note(subject)
 }
 

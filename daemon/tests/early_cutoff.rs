@@ -5,9 +5,8 @@ mod common;
 
 use common::count;
 use kiln_daemon::build::Builder;
-use kiln_daemon::counters;
-use kiln_daemon::spec::BuildSpec;
-use kiln_daemon::writer::{LARGE, Spares};
+use kiln_daemon::build::{LARGE, Spares};
+use kiln_daemon::request::BuildSpec;
 use std::fs;
 
 #[test]
@@ -137,29 +136,24 @@ fn edits_recompute_only_what_they_touch() {
         spec,
     } = common::generated_input("big.mlir", n);
     let ws = Builder::in_process(None);
-    let cold = ws.counters();
     let reply = ws.build(&spec);
     assert!(reply.ok(), "{}", reply.rendered());
-    let after_cold = ws.counters();
-    let d = counters::diff(&cold, &after_cold);
+    let d = reply.counts;
     assert_eq!(count(&d, "segmentation"), n as u64);
     let blocks_per_fn = count(&d, "handler") / n as u64;
     assert!(blocks_per_fn >= 2);
 
     // No-op rebuild: nothing executes.
-    ws.build(&spec);
-    let noop = counters::diff(&after_cold, &ws.counters());
+    let noop = ws.build(&spec).counts;
     assert!(noop.values().all(|c| c.executions == 0), "{noop:?}");
 
     // A comment: no segmentation, no handler.
-    let before = ws.counters();
     fs::write(
         &src,
         text.replace("// function 500\n", "// function 500, edited\n"),
     )
     .unwrap();
-    ws.build(&spec);
-    let d = counters::diff(&before, &ws.counters());
+    let d = ws.build(&spec).counts;
     assert_eq!(count(&d, "segmentation"), 0, "{d:?}");
     assert_eq!(count(&d, "handler"), 0, "{d:?}");
     assert_eq!(count(&d, "parse"), 0, "{d:?}");
@@ -231,10 +225,8 @@ fn blif_library_edit(lib: &std::path::Path, check_every: usize) {
     // Edit one file (one model): exactly one AIG is recomputed.
     let victim = root.join("addi/4/addi.blif");
     let text = fs::read_to_string(&victim).unwrap();
-    let before = ws.counters();
     fs::write(&victim, format!("# edited\n{text}")).unwrap();
-    ws.build(&spec);
-    let d = counters::diff(&before, &ws.counters());
+    let d = ws.build(&spec).counts;
     assert_eq!(count(&d, "aig"), 0, "a comment changes no model: {d:?}");
 
     // Flip the first cover row that starts with `1`.

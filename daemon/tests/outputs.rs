@@ -18,10 +18,10 @@ mod support;
 
 use common::{Env, data, tree};
 use kiln_daemon::build::Builder;
+use kiln_daemon::build::Spares;
 use kiln_daemon::report::BuildReport;
-use kiln_daemon::spec::{BuildSpec, HandshakeSpec};
-use kiln_daemon::watcher::Watcher;
-use kiln_daemon::writer::Spares;
+use kiln_daemon::request::{BuildSpec, HandshakeSpec};
+use kiln_daemon::testing::Watcher;
 use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::fs;

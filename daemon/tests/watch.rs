@@ -5,8 +5,8 @@
 mod common;
 
 use common::{Env, in_process, tree};
-use kiln_daemon::rpc::WatchEvent;
-use kiln_daemon::spec::BuildSpec;
+use kiln_daemon::client::WatchEvent;
+use kiln_daemon::request::BuildSpec;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;

@@ -5,10 +5,10 @@
 mod common;
 
 use kiln_daemon::build::Builder;
-use kiln_daemon::db::Db;
-use kiln_daemon::spec::BuildSpec;
+use kiln_daemon::build::Spares;
+use kiln_daemon::request::BuildSpec;
+use kiln_daemon::testing::Db;
 use kiln_daemon::why::{CacheOutcome, Reason};
-use kiln_daemon::writer::Spares;
 use std::fs;
 use std::path::PathBuf;
 

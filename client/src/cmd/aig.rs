@@ -191,7 +191,7 @@ fn report(job: &Job, o: &Outcome, args: &Args, tally: &mut diagnostics::Tally) {
 }
 
 /// The files named by `inputs` (directories walked for `*.blif` by the project's one
-/// walker, [`kiln_daemon::spec::walk`], sorted, the tree mirrored) and their outputs. Two
+/// walker, [`kiln_daemon::request::walk`], sorted, the tree mirrored) and their outputs. Two
 /// inputs that would write one output, and paths that cannot be walked (a symbolic link
 /// loop), are errors before anything is lowered.
 pub fn collect_jobs(inputs: &[PathBuf], out: &Path, format: Format) -> Result<Vec<Job>, Failure> {
@@ -212,7 +212,7 @@ pub fn collect_jobs(inputs: &[PathBuf], out: &Path, format: Format) -> Result<Ve
         }
         let root = std::path::absolute(input).unwrap_or_else(|_| input.clone());
         let is_blif = |p: &Path| p.extension().is_some_and(|e| e == "blif");
-        for found in kiln_daemon::spec::walk(&root, &[&out_abs], is_blif) {
+        for found in kiln_daemon::request::walk(&root, &[&out_abs], is_blif) {
             let rel = found
                 .path
                 .strip_prefix(&root)

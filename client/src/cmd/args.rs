@@ -8,7 +8,7 @@ use crate::daemon_client;
 use crate::io::{self, Failure};
 use compiler::diag::lint::{Level, Lint, Lints};
 use compiler::flow::{Flow, OutputKind};
-use kiln_daemon::spec::BuildSpec;
+use kiln_daemon::request::BuildSpec;
 use std::path::PathBuf;
 
 /// The inputs of `build` and `watch`, where their outputs go and how they are built.
@@ -297,7 +297,7 @@ mod tests {
 
 /// The remote cache tier's flags (shared by `kiln daemon` and `kiln build --remote-cache`),
 /// each also read from the environment so that an auto-started daemon inherits them; their
-/// [`RemoteSettings`](kiln_daemon::remote_args::RemoteSettings) go to the daemon. Header
+/// [`RemoteSettings`](kiln_daemon::server::RemoteSettings) go to the daemon. Header
 /// values are credentials: the environment's are hidden from `--help`.
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct RemoteOptionArgs {
@@ -350,8 +350,8 @@ pub struct RemoteOptionArgs {
 
 impl RemoteOptionArgs {
     /// The settings these flags (and environment variables) give.
-    pub fn settings(&self) -> kiln_daemon::remote_args::RemoteSettings {
-        kiln_daemon::remote_args::RemoteSettings {
+    pub fn settings(&self) -> kiln_daemon::server::RemoteSettings {
+        kiln_daemon::server::RemoteSettings {
             url: self.remote_cache.clone(),
             timeout: self.remote_timeout,
             upload: self.remote_upload,

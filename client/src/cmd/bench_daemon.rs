@@ -19,7 +19,7 @@ use crate::daemon_client::{self, fail};
 use crate::io::Failure;
 use kiln_daemon::client::{Connector, build_via_daemon};
 use kiln_daemon::report::{BuildReport, OutputFile};
-use kiln_daemon::spec::BuildSpec;
+use kiln_daemon::request::BuildSpec;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 

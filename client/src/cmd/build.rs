@@ -18,7 +18,7 @@ use crate::daemon_client::{self, Via};
 use crate::diagnostics;
 use crate::io::Failure;
 use kiln_daemon::report::BuildReport;
-use kiln_daemon::spec::{BuildSpec, HandshakeSpec};
+use kiln_daemon::request::{BuildSpec, HandshakeSpec};
 use std::path::PathBuf;
 
 #[derive(clap::Args)]

@@ -9,7 +9,7 @@
 use crate::io::Failure;
 use kiln_daemon::build::Builder;
 use kiln_daemon::report::BuildReport;
-use kiln_daemon::spec::BuildSpec;
+use kiln_daemon::request::BuildSpec;
 use std::path::PathBuf;
 use tracing_subscriber::fmt::FmtContext;
 use tracing_subscriber::fmt::format::{self, FormatEvent, FormatFields};

@@ -22,7 +22,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
             c.dir.workspace.display()
         )));
     };
-    let matches = s.build_id == kiln_daemon::db::build_id();
+    let matches = s.build_id == kiln_daemon::server::build_id();
     if args.json {
         let v = serde_json::json!({
             "version": s.version, "build_id": s.build_id, "pid": s.pid, "socket": s.socket,

@@ -17,8 +17,8 @@ use crate::daemon_client::{self, fail};
 use crate::diagnostics::{self, MessageFormat, Tally};
 use crate::io::Failure;
 use compiler::diag::{Located, Severity};
-use kiln_daemon::rpc::WatchEvent;
-use kiln_daemon::spec::BuildSpec;
+use kiln_daemon::client::WatchEvent;
+use kiln_daemon::request::BuildSpec;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -44,7 +44,7 @@ pub struct Args {
     pub max_events: Option<u64>,
     /// Rebuild once the inputs have not changed for this many milliseconds (1 to 60000).
     #[arg(long, value_name = "MS", default_value_t = 150,
-          value_parser = clap::value_parser!(u64).range(1..=kiln_daemon::rpc::MAX_DEBOUNCE_MS))]
+          value_parser = clap::value_parser!(u64).range(1..=kiln_daemon::client::MAX_DEBOUNCE_MS))]
     pub debounce: u64,
     /// After each build, say why each query executed (`kiln why`).
     #[arg(long)]

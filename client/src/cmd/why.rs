@@ -9,7 +9,7 @@
 use crate::daemon_client::{self, fail};
 use crate::io::{self, Failure};
 use compiler::diag::{Code, Located, Severity};
-use kiln_daemon::rpc::RpcError;
+use kiln_daemon::client::RpcError;
 use kiln_daemon::why::Explanation;
 
 /// Queries (and edits) listed in the human form without `--all`.

@@ -24,9 +24,9 @@ pub mod wire;
 
 use crate::io::Failure;
 use compiler::diag::{Located, Severity};
-use kiln_daemon::inputs::{Edit, OverlayChange};
-use kiln_daemon::rpc::{Client, DocumentChange};
-use kiln_daemon::spec::HandshakeSpec;
+use kiln_daemon::client::Client;
+use kiln_daemon::ide::{DocumentChange, Edit, OverlayChange};
+use kiln_daemon::request::HandshakeSpec;
 use lsp_server::{ErrorCode, RequestId};
 use lsp_types as lsp;
 use serde::Deserialize;

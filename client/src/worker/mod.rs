@@ -30,7 +30,7 @@ use compiler::diag::Located;
 use confine::{Access, Declared, confined};
 use flight::Flight;
 use kiln_daemon::report::BuildReport;
-use kiln_daemon::spec::{BuildSpec, OutputKind};
+use kiln_daemon::request::{BuildSpec, OutputKind};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -178,7 +178,7 @@ pub fn input_digests(
                 i.path
             )
         })?;
-        let source = kiln_daemon::spec::is_mlir(p) || kiln_daemon::spec::is_blif(p);
+        let source = kiln_daemon::request::is_mlir(p) || kiln_daemon::request::is_blif(p);
         if let (true, Some(d)) = (source, sha256) {
             out.insert(path, d);
         }
@@ -194,7 +194,7 @@ fn sha256_of(d: &[u8]) -> Result<Option<[u8; 32]>, String> {
         (0, _) => Ok(None),
         (64, true) => Ok(std::str::from_utf8(d)
             .ok()
-            .and_then(kiln_daemon::digests::parse_hex)),
+            .and_then(kiln_daemon::request::parse_hex)),
         (32 | 40 | 96 | 128, true) => Ok(None),
         (32, false) => Ok(<[u8; 32]>::try_from(d).ok()),
         (n, _) => Err(format!(
@@ -210,7 +210,7 @@ fn kinds(names: &[String]) -> Result<Vec<OutputKind>, String> {
         match name.as_str() {
             "synth" => kinds.extend(compiler::flow::Flow::Handshake.default_kinds()),
             _ => kinds.extend(
-                kiln_daemon::spec::parse_kinds(std::slice::from_ref(name))
+                kiln_daemon::request::parse_kinds(std::slice::from_ref(name))
                     .map_err(|e| e.to_string())?,
             ),
         }

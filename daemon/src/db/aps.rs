@@ -23,7 +23,7 @@ use std::sync::Arc;
 /// [`design_context`] (a parse of it) is cut off here. Its spans map to the file with
 /// [`compiler::mlir::split::Split::to_file`].
 #[salsa::tracked(returns(ref))]
-pub fn context_text(db: &dyn KilnDb, file: SourceFile) -> Arc<String> {
+pub(crate) fn context_text(db: &dyn KilnDb, file: SourceFile) -> Arc<String> {
     note(db, || Subject::file(file.path(db)));
     file.split(db).context.clone()
 }
@@ -31,21 +31,21 @@ pub fn context_text(db: &dyn KilnDb, file: SourceFile) -> Arc<String> {
 /// Which flow the file goes to ([`Flow::detect`]: lexical, and for an APS file decided by
 /// the design header near its top, so re-deciding after an edit costs next to nothing).
 #[salsa::tracked]
-pub fn mlir_flow(db: &dyn KilnDb, file: SourceFile) -> Flow {
+pub(crate) fn mlir_flow(db: &dyn KilnDb, file: SourceFile) -> Flow {
     note(db, || Subject::file(file.path(db)));
     Flow::detect(file.path(db), file.text(db))
 }
 
 /// The outcome of an MLIR file no flow accepts.
 #[salsa::tracked(returns(ref))]
-pub fn unknown_flow_outputs(db: &dyn KilnDb, file: SourceFile) -> FileOutputs {
+pub(crate) fn unknown_flow_outputs(db: &dyn KilnDb, file: SourceFile) -> FileOutputs {
     note(db, || Subject::file(file.path(db)));
     FileOutputs::failed(vec![flow::unknown(file.text(db))])
 }
 
 /// Where each function symbol first occurs in the file's list of functions.
 #[salsa::tracked(returns(ref))]
-pub fn function_index(db: &dyn KilnDb, file: SourceFile) -> BTreeMap<String, usize> {
+pub(crate) fn function_index(db: &dyn KilnDb, file: SourceFile) -> BTreeMap<String, usize> {
     note(db, || Subject::file(file.path(db)));
     let mut index = BTreeMap::new();
     for (i, item) in file.split(db).functions.iter().enumerate() {
@@ -57,7 +57,10 @@ pub fn function_index(db: &dyn KilnDb, file: SourceFile) -> BTreeMap<String, usi
 /// Design-level facts (memory map, globals, constants), from the file without its
 /// functions. An error's span is in [`context_text`]: see [`context_error`].
 #[salsa::tracked(returns(ref))]
-pub fn design_context(db: &dyn KilnDb, file: SourceFile) -> Result<DesignContext, Diagnostic> {
+pub(crate) fn design_context(
+    db: &dyn KilnDb,
+    file: SourceFile,
+) -> Result<DesignContext, Diagnostic> {
     note(db, || Subject::file(file.path(db)));
     executed(db, Kind::Context);
     let csr = super::Settings::get(db).csr_config(db).as_ref();
@@ -65,7 +68,7 @@ pub fn design_context(db: &dyn KilnDb, file: SourceFile) -> Result<DesignContext
 }
 
 /// [`design_context`]'s error, with its span in the file.
-pub fn context_error(db: &dyn KilnDb, file: SourceFile) -> Option<Diagnostic> {
+pub(crate) fn context_error(db: &dyn KilnDb, file: SourceFile) -> Option<Diagnostic> {
     let d = design_context(db, file).as_ref().err()?;
     Some(file.split(db).to_file(d.clone()))
 }
@@ -74,7 +77,7 @@ pub fn context_error(db: &dyn KilnDb, file: SourceFile) -> Option<Diagnostic> {
 /// such function. Unchanged when other parts of the file change, so its dependents are not
 /// re-executed.
 #[salsa::tracked(returns(ref))]
-pub fn function_text(db: &dyn KilnDb, file: SourceFile, symbol: String) -> Option<Item> {
+pub(crate) fn function_text(db: &dyn KilnDb, file: SourceFile, symbol: String) -> Option<Item> {
     note(db, || Subject::item(file.path(db), &symbol));
     executed(db, Kind::FunctionText);
     let i = *function_index(db, file).get(&symbol)?;
@@ -106,7 +109,7 @@ fn context_digest(db: &dyn KilnDb, file: SourceFile) -> [u8; 32] {
 /// The function parsed on its own: spans relative to its first byte. Only run when a
 /// segmentation is not in the persistent cache.
 #[salsa::tracked(returns(ref))]
-pub fn function_op(
+pub(crate) fn function_op(
     db: &dyn KilnDb,
     file: SourceFile,
     symbol: String,
@@ -130,7 +133,7 @@ fn styled<'a>(parts: &[&'a [u8]], style: Style) -> Vec<&'a [u8]> {
 /// The function's block tree, FIFOs and ports in `style`. *Cached* (`segmentation`; shared
 /// with a store write left for later: [`super::cached_shared`]).
 #[salsa::tracked(returns(ref))]
-pub fn segmentation(
+pub(crate) fn segmentation(
     db: &dyn KilnDb,
     file: SourceFile,
     symbol: String,
@@ -165,7 +168,7 @@ pub fn segmentation(
 /// The rules of block `block` of function `symbol` in `style`. *Cached* (`handler`; shared
 /// as [`segmentation`]).
 #[salsa::tracked(returns(ref))]
-pub fn block_rules(
+pub(crate) fn block_rules(
     db: &dyn KilnDb,
     file: SourceFile,
     symbol: String,
@@ -204,7 +207,7 @@ pub fn block_rules(
 
 /// The function's circuit in `style`, assembled from its segmentation and block rules.
 #[salsa::tracked(returns(ref))]
-pub fn function_circuit(
+pub(crate) fn function_circuit(
     db: &dyn KilnDb,
     file: SourceFile,
     symbol: String,
@@ -228,12 +231,12 @@ pub fn function_circuit(
 }
 
 /// A function's share of its file's outputs, its texts shared.
-pub type Emitted = flow::aps::Emitted<Bytes>;
+pub(crate) type Emitted = flow::aps::Emitted<Bytes>;
 
 /// The function's rules in `style`, emitted once per change of the function (not per file
 /// build).
 #[salsa::tracked(returns(ref))]
-pub fn function_emitted(
+pub(crate) fn function_emitted(
     db: &dyn KilnDb,
     file: SourceFile,
     symbol: String,
@@ -259,13 +262,13 @@ pub fn function_emitted(
 }
 
 /// The file's header and footer pieces from its functions' frames.
-pub fn frame(stem: &str, functions: &[Arc<Emitted>]) -> Frame<Bytes> {
+pub(crate) fn frame(stem: &str, functions: &[Arc<Emitted>]) -> Frame<Bytes> {
     let frames = functions.iter().map(|e| e.frame.clone()).collect();
     Frame::of(stem, frames).map(|s| Bytes::from(s.into_bytes()))
 }
 
 /// The file's two outputs from its frame and its functions' pieces (no bytes copied).
-pub fn layout(
+pub(crate) fn layout(
     frame: Frame<Bytes>,
     functions: &[Arc<Emitted>],
 ) -> Vec<(flow::OutputKind, OutputBytes)> {
@@ -277,7 +280,7 @@ pub fn layout(
 }
 
 /// The name of the merged circuit: the file's stem.
-pub fn stem(db: &dyn KilnDb, file: SourceFile) -> String {
+pub(crate) fn stem(db: &dyn KilnDb, file: SourceFile) -> String {
     file.path(db)
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
@@ -287,7 +290,7 @@ pub fn stem(db: &dyn KilnDb, file: SourceFile) -> String {
 /// The outputs of an APS file ([`flow::aps::build`], assembled from the per-function
 /// queries). Any error suppresses the outputs of the file.
 #[salsa::tracked(returns(ref))]
-pub fn mlir_outputs(db: &dyn KilnDb, file: SourceFile, style: Style) -> FileOutputs {
+pub(crate) fn mlir_outputs(db: &dyn KilnDb, file: SourceFile, style: Style) -> FileOutputs {
     note(db, || Subject::file(file.path(db)));
     executed(db, Kind::Emit);
     let emitted = |item: &Item| function_emitted(db, file, item.symbol.clone(), style).clone();
@@ -304,15 +307,15 @@ pub fn mlir_outputs(db: &dyn KilnDb, file: SourceFile, style: Style) -> FileOutp
 }
 
 /// A function's emitted rules, or its first error (relative to the function).
-pub type FunctionResult = Option<Result<Arc<Emitted>, Diagnostic>>;
+pub(crate) type FunctionResult = Option<Result<Arc<Emitted>, Diagnostic>>;
 
 /// A file's functions' emitted rules and the warnings about them, or the file's errors.
-pub type Checked = flow::aps::Checked<Arc<Emitted>>;
+pub(crate) type Checked = flow::aps::Checked<Arc<Emitted>>;
 
 /// An APS file's functions' emitted rules (each from `emitted`) and the warnings about
 /// them, or the file's errors: [`flow::aps::check`] on the file's design context and
 /// functions. What a build and an editor report alike.
-pub fn checked_functions(
+pub(crate) fn checked_functions(
     db: &dyn KilnDb,
     file: SourceFile,
     mut emitted: impl FnMut(&Item) -> FunctionResult,
@@ -322,14 +325,14 @@ pub fn checked_functions(
 }
 
 /// [`flow::aps::identities`] of a file's functions and their emitted frames.
-pub fn identities(functions: &[Item], parts: &[Arc<Emitted>]) -> Vec<Diagnostic> {
+pub(crate) fn identities(functions: &[Item], parts: &[Arc<Emitted>]) -> Vec<Diagnostic> {
     flow::aps::identities(functions.iter().zip(parts.iter().map(|e| &e.frame)))
 }
 
 /// `<stem>.sv` of an APS file: the same merged circuit as [`mlir_outputs`], as
 /// SystemVerilog with top module `top`. Only computed when a build asks for it.
 #[salsa::tracked(returns(ref))]
-pub fn mlir_sv(
+pub(crate) fn mlir_sv(
     db: &dyn KilnDb,
     file: SourceFile,
     top: String,

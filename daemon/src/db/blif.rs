@@ -21,7 +21,7 @@ use std::collections::BTreeMap;
 
 /// The models of one BLIF file, split lexically.
 #[salsa::tracked(returns(ref))]
-pub fn blif_models(db: &dyn KilnDb, file: BlifFile) -> Vec<Item> {
+pub(crate) fn blif_models(db: &dyn KilnDb, file: BlifFile) -> Vec<Item> {
     note(db, || Subject::file(file.path(db)));
     executed(db, Kind::BlifModels);
     flow::models(file.text(db))
@@ -29,7 +29,7 @@ pub fn blif_models(db: &dyn KilnDb, file: BlifFile) -> Vec<Item> {
 
 /// Model name → the index of its first definition in [`blif_models`].
 #[salsa::tracked(returns(ref))]
-pub fn model_index(db: &dyn KilnDb, file: BlifFile) -> BTreeMap<String, usize> {
+pub(crate) fn model_index(db: &dyn KilnDb, file: BlifFile) -> BTreeMap<String, usize> {
     let mut index = BTreeMap::new();
     for (i, m) in blif_models(db, file).iter().enumerate() {
         index.entry(m.symbol.clone()).or_insert(i);
@@ -39,7 +39,7 @@ pub fn model_index(db: &dyn KilnDb, file: BlifFile) -> BTreeMap<String, usize> {
 
 /// The text of model `name` (its first definition in the file), position-independent.
 #[salsa::tracked(returns(ref))]
-pub fn model_text(db: &dyn KilnDb, file: BlifFile, name: String) -> Option<String> {
+pub(crate) fn model_text(db: &dyn KilnDb, file: BlifFile, name: String) -> Option<String> {
     note(db, || Subject::item(file.path(db), &name));
     executed(db, Kind::ModelText);
     let i = *model_index(db, file).get(&name)?;
@@ -49,7 +49,7 @@ pub fn model_text(db: &dyn KilnDb, file: BlifFile, name: String) -> Option<Strin
 /// Model `name` parsed on its own (spans relative to its `.model` line), with the reader's
 /// warnings.
 #[salsa::tracked(returns(ref))]
-pub fn model_parsed(
+pub(crate) fn model_parsed(
     db: &dyn KilnDb,
     file: BlifFile,
     name: String,
@@ -62,7 +62,11 @@ pub fn model_parsed(
 
 /// The models `name` instantiates (`None`: no such model, or it does not parse).
 #[salsa::tracked(returns(ref))]
-pub fn model_instances(db: &dyn KilnDb, file: BlifFile, name: String) -> Option<Vec<String>> {
+pub(crate) fn model_instances(
+    db: &dyn KilnDb,
+    file: BlifFile,
+    name: String,
+) -> Option<Vec<String>> {
     note(db, || Subject::item(file.path(db), &name));
     match model_parsed(db, file, name) {
         Some(Ok((model, _))) => Some(flow::instances(model)),
@@ -72,7 +76,7 @@ pub fn model_instances(db: &dyn KilnDb, file: BlifFile, name: String) -> Option<
 
 /// The models of the file that instantiate themselves, each with a cycle of its recursion.
 #[salsa::tracked(returns(ref))]
-pub fn blif_cycles(db: &dyn KilnDb, file: BlifFile) -> BTreeMap<String, Vec<String>> {
+pub(crate) fn blif_cycles(db: &dyn KilnDb, file: BlifFile) -> BTreeMap<String, Vec<String>> {
     note(db, || Subject::file(file.path(db)));
     let names: Vec<&str> = (blif_models(db, file).iter())
         .map(|m| m.symbol.as_str())
@@ -82,7 +86,7 @@ pub fn blif_cycles(db: &dyn KilnDb, file: BlifFile) -> BTreeMap<String, Vec<Stri
 
 /// A cycle of the recursion of model `name`, if it instantiates itself (directly or not).
 #[salsa::tracked(returns(ref))]
-pub fn model_cycle(db: &dyn KilnDb, file: BlifFile, name: String) -> Option<Vec<String>> {
+pub(crate) fn model_cycle(db: &dyn KilnDb, file: BlifFile, name: String) -> Option<Vec<String>> {
     blif_cycles(db, file).get(&name).cloned()
 }
 
@@ -107,7 +111,11 @@ fn children<'db>(
 /// Model `name` lowered with its instances as boxes, given its children's interfaces.
 /// *Cached* (`aig`), keyed by the model's text and its children's interfaces.
 #[salsa::tracked(returns(ref))]
-pub fn model_box(db: &dyn KilnDb, file: BlifFile, name: String) -> Result<BoxLowered, Diagnostic> {
+pub(crate) fn model_box(
+    db: &dyn KilnDb,
+    file: BlifFile,
+    name: String,
+) -> Result<BoxLowered, Diagnostic> {
     let noted = note(db, || Subject::item(file.path(db), &name));
     let (model, _) = match model_parsed(db, file, name.clone()) {
         None => {
@@ -141,7 +149,7 @@ pub fn model_box(db: &dyn KilnDb, file: BlifFile, name: String) -> Result<BoxLow
 
 /// What a model instantiating `name` needs of it.
 #[salsa::tracked(returns(ref))]
-pub fn model_interface(
+pub(crate) fn model_interface(
     db: &dyn KilnDb,
     file: BlifFile,
     name: String,
@@ -162,7 +170,11 @@ pub fn model_interface(
 /// Model `name` flattened with the models below it. The models are lowered children
 /// first, so that no query recurses through the hierarchy.
 #[salsa::tracked(returns(ref))]
-pub fn model_aig(db: &dyn KilnDb, file: BlifFile, name: String) -> Result<Lowered, Diagnostic> {
+pub(crate) fn model_aig(
+    db: &dyn KilnDb,
+    file: BlifFile,
+    name: String,
+) -> Result<Lowered, Diagnostic> {
     note(db, || Subject::item(file.path(db), &name));
     let limits = super::limits(db);
     let instances = |m: &str| model_instances(db, file, m.to_string()).clone();
@@ -205,7 +217,7 @@ fn too_deep(
 /// The outputs of a BLIF file: its top model (`top`, else the first) as binary and ASCII
 /// AIGER, with every diagnostic (file-relative).
 #[salsa::tracked(returns(ref))]
-pub fn blif_outputs(db: &dyn KilnDb, file: BlifFile, top: Option<String>) -> FileOutputs {
+pub(crate) fn blif_outputs(db: &dyn KilnDb, file: BlifFile, top: Option<String>) -> FileOutputs {
     note(db, || Subject::file(file.path(db)));
     executed(db, Kind::EmitAig);
     let models = blif_models(db, file);

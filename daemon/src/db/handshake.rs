@@ -13,20 +13,20 @@ use std::path::PathBuf;
 
 /// Options of a Handshake build (`kiln build --blif-lib ...`).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
-pub struct HandshakeOpts {
+pub(crate) struct HandshakeOpts {
     /// The BLIF library directory, if one was given or found.
-    pub lib_dir: Option<PathBuf>,
+    pub(crate) lib_dir: Option<PathBuf>,
     /// Dynamatic's Verilog template directory, if one was given.
-    pub rtl_dir: Option<PathBuf>,
+    pub(crate) rtl_dir: Option<PathBuf>,
     /// yosys, when found (`$KILN_YOSYS`, else PATH) and templates are in use.
-    pub yosys: Option<PathBuf>,
-    pub flow: Options,
+    pub(crate) yosys: Option<PathBuf>,
+    pub(crate) flow: Options,
 }
 
 impl HandshakeOpts {
     /// The options of `spec` with flow options `flow`; yosys looked for when the spec has a
     /// template directory.
-    pub fn of(spec: &crate::spec::HandshakeSpec, flow: Options) -> HandshakeOpts {
+    pub(crate) fn of(spec: &crate::spec::HandshakeSpec, flow: Options) -> HandshakeOpts {
         HandshakeOpts {
             lib_dir: spec.blif_lib.clone(),
             rtl_dir: spec.rtl_lib.clone(),
@@ -39,16 +39,16 @@ impl HandshakeOpts {
 /// One Verilog template's texts (its files', in order: path shown, text) and its
 /// instantiation: what its synthesized unit is a function of.
 #[salsa::input(debug)]
-pub struct TemplateSource {
+pub(crate) struct TemplateSource {
     #[returns(ref)]
-    pub sources: Vec<(String, String)>,
+    pub(crate) sources: Vec<(String, String)>,
     #[returns(ref)]
-    pub template: compiler::handshake::rtl::Template,
+    pub(crate) template: compiler::handshake::rtl::Template,
 }
 
 /// A library file as found for a Handshake build.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum UnitSource {
+pub(crate) enum UnitSource {
     File(BlifFile),
     /// The file exists but is not UTF-8 (the unit is ignored, with a warning).
     NotUtf8,
@@ -57,22 +57,22 @@ pub enum UnitSource {
 /// One Handshake input with its options and the library files its ops use (set by the
 /// input layer after reading [`handshake_front`]'s library paths from disk).
 #[salsa::input(debug)]
-pub struct HandshakeJob {
-    pub file: SourceFile,
+pub(crate) struct HandshakeJob {
+    pub(crate) file: SourceFile,
     #[returns(ref)]
-    pub opts: HandshakeOpts,
+    pub(crate) opts: HandshakeOpts,
     /// Library path (relative to the library directory) → file; missing files are absent.
     #[returns(ref)]
-    pub units: BTreeMap<String, UnitSource>,
+    pub(crate) units: BTreeMap<String, UnitSource>,
     /// Template key → its sources, or why they cannot be read (with a template directory).
     #[returns(ref)]
-    pub templates: BTreeMap<String, Result<TemplateSource, Located>>,
+    pub(crate) templates: BTreeMap<String, Result<TemplateSource, Located>>,
 }
 
 /// A template's unit: yosys's BLIF of it (run once per template texts and parameters) and
 /// that BLIF lowered; or why yosys did not make one.
 #[salsa::tracked(returns(ref))]
-pub fn template_unit(
+pub(crate) fn template_unit(
     db: &dyn KilnDb,
     src: TemplateSource,
     yosys: PathBuf,
@@ -100,7 +100,7 @@ pub fn template_unit(
 
 /// Parse, analyse and mark the circuit: independent of the library files' contents.
 #[salsa::tracked(returns(ref))]
-pub fn handshake_front(db: &dyn KilnDb, job: HandshakeJob) -> Result<Front, FrontError> {
+pub(crate) fn handshake_front(db: &dyn KilnDb, job: HandshakeJob) -> Result<Front, FrontError> {
     note(db, || Subject::file(job.file(db).path(db)));
     executed(db, Kind::HandshakeFront);
     hs::front(job.file(db).text(db), &job.opts(db).flow)
@@ -110,7 +110,7 @@ pub fn handshake_front(db: &dyn KilnDb, job: HandshakeJob) -> Result<Front, Fron
 /// [`super::blif::model_aig`], persistently cached), as a handshake net. Errors are
 /// file-relative.
 #[salsa::tracked(returns(ref))]
-pub fn lib_unit(
+pub(crate) fn lib_unit(
     db: &dyn KilnDb,
     file: BlifFile,
 ) -> Result<compiler::handshake::LibUnit, Diagnostic> {
@@ -131,7 +131,7 @@ pub fn lib_unit(
 
 /// The four outputs of a Handshake circuit (`kiln synth`'s), with warnings.
 #[salsa::tracked(returns(ref))]
-pub fn handshake_outputs(db: &dyn KilnDb, job: HandshakeJob) -> FileOutputs {
+pub(crate) fn handshake_outputs(db: &dyn KilnDb, job: HandshakeJob) -> FileOutputs {
     note(db, || Subject::file(job.file(db).path(db)));
     executed(db, Kind::HandshakeEmit);
     let front = match handshake_front(db, job) {

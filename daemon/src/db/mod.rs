@@ -17,9 +17,9 @@
 //! share holds only counters and the persistent store (no memo of its own, nothing a query
 //! writes for another to read), with the store writes an editor's analysis left for later.
 
-pub mod aps;
-pub mod blif;
-pub mod handshake;
+pub(crate) mod aps;
+pub(crate) mod blif;
+pub(crate) mod handshake;
 
 use crate::counters::{Counters, Kind};
 use crate::why::{CacheOutcome, Explain, Noted};
@@ -38,13 +38,13 @@ use std::sync::{Arc, Mutex};
 
 /// State shared by every clone of a database and read (never tracked) by query bodies.
 #[derive(Debug)]
-pub struct Runtime {
-    pub counters: Counters,
-    pub store: Option<Store>,
+pub(crate) struct Runtime {
+    pub(crate) counters: Counters,
+    pub(crate) store: Option<Store>,
     /// The kiln build id in this database's cache keys ([`build_id`], but for tests).
-    pub build_id: String,
+    pub(crate) build_id: String,
     /// Why queries execute (see [`crate::why`]).
-    pub explain: Explain,
+    pub(crate) explain: Explain,
     /// Store writes left for later ([`without_stores`]), done by [`Runtime::write_deferred`].
     deferred: Deferred,
 }
@@ -70,12 +70,12 @@ impl Deferred {
 
 impl Runtime {
     /// Whether store writes were left for later.
-    pub fn has_deferred(&self) -> bool {
+    pub(crate) fn has_deferred(&self) -> bool {
         !self.deferred.lock().is_empty()
     }
 
     /// Do the store writes left for later (encoding each value), in the order they were left.
-    pub fn write_deferred(&self) {
+    pub(crate) fn write_deferred(&self) {
         let writes = std::mem::take(&mut *self.deferred.lock());
         if let Some(store) = self.store.as_ref() {
             for write in writes {
@@ -94,7 +94,7 @@ thread_local! {
 /// [`cached_shared`]) left for later ([`Runtime::write_deferred`]); their lookups are still
 /// made. The values are unchanged (a write is a side effect of a query, never read by
 /// another): an editor's analysis publishes its diagnostics before encoding them.
-pub fn without_stores<R>(f: impl FnOnce() -> R) -> R {
+pub(crate) fn without_stores<R>(f: impl FnOnce() -> R) -> R {
     struct Restore(bool);
     impl Drop for Restore {
         fn drop(&mut self) {
@@ -106,7 +106,7 @@ pub fn without_stores<R>(f: impl FnOnce() -> R) -> R {
 }
 
 #[salsa::db]
-pub trait KilnDb: salsa::Database {
+pub(crate) trait KilnDb: salsa::Database {
     fn runtime(&self) -> &Runtime;
 }
 
@@ -129,7 +129,7 @@ impl KilnDb for Db {
 
 impl Db {
     /// A database whose cached query kinds read and write `store` (if any).
-    pub fn new(store: Option<Store>) -> Db {
+    pub(crate) fn new(store: Option<Store>) -> Db {
         Db::with_build_id(store, build_id())
     }
 
@@ -160,12 +160,12 @@ impl Db {
     }
 
     /// The limits the queries check against ([`Settings`]).
-    pub fn limits(&self) -> Limits {
+    pub(crate) fn limits(&self) -> Limits {
         Settings::get(self).limits(self)
     }
 
     /// Set the limits the queries check against; what depends on them is recomputed.
-    pub fn set_limits(&mut self, limits: Limits) {
+    pub(crate) fn set_limits(&mut self, limits: Limits) {
         let settings = Settings::get(self);
         if settings.limits(self) != limits {
             settings
@@ -181,7 +181,7 @@ impl Db {
 
     /// Set the SoC's CSR configuration APS designs are built under; the design contexts
     /// (and what depends on their lanes) are recomputed when it changes.
-    pub fn set_csr_config(&mut self, csr: Option<compiler::aps::csr::CsrConfig>) {
+    pub(crate) fn set_csr_config(&mut self, csr: Option<compiler::aps::csr::CsrConfig>) {
         let settings = Settings::get(self);
         if *settings.csr_config(self) != csr {
             settings
@@ -193,33 +193,29 @@ impl Db {
 
     /// The shared runtime (counters, store), usable without holding a database handle:
     /// a live clone would block input writes until dropped.
-    pub fn shared_runtime(&self) -> Arc<Runtime> {
+    pub(crate) fn shared_runtime(&self) -> Arc<Runtime> {
         self.runtime.clone()
     }
 
-    pub fn counters(&self) -> &Counters {
+    pub(crate) fn counters(&self) -> &Counters {
         &self.runtime.counters
-    }
-
-    pub fn store(&self) -> Option<&Store> {
-        self.runtime.store.as_ref()
     }
 }
 
 /// What every query may depend on besides its inputs: the resource limits of the build
 /// (a request's, else the process's own), one value per database.
 #[salsa::input(singleton, debug)]
-pub struct Settings {
+pub(crate) struct Settings {
     #[returns(copy)]
-    pub limits: Limits,
+    pub(crate) limits: Limits,
     /// Digest of `limits`, part of the persistent cache keys of what they decide: computed
     /// once per setting, not once per query.
     #[returns(copy)]
-    pub limits_digest: [u8; 32],
+    pub(crate) limits_digest: [u8; 32],
     /// The SoC's CSR configuration of the build (`--aps-config`): the APS designs' CSR
     /// lanes; part of their design context, so of the persistent cache keys.
     #[returns(ref)]
-    pub csr_config: Option<compiler::aps::csr::CsrConfig>,
+    pub(crate) csr_config: Option<compiler::aps::csr::CsrConfig>,
 }
 
 fn limits_digest(limits: &Limits) -> [u8; 32] {
@@ -227,7 +223,7 @@ fn limits_digest(limits: &Limits) -> [u8; 32] {
 }
 
 /// The resource limits the queries check against ([`Settings`]).
-pub fn limits(db: &dyn KilnDb) -> Limits {
+pub(crate) fn limits(db: &dyn KilnDb) -> Limits {
     Settings::get(db).limits(db)
 }
 
@@ -235,23 +231,23 @@ pub fn limits(db: &dyn KilnDb) -> Limits {
 /// context (the input layer keeps the split up to date as the text changes: see
 /// [`crate::inputs`]).
 #[salsa::input(debug)]
-pub struct SourceFile {
+pub(crate) struct SourceFile {
     #[returns(ref)]
-    pub path: PathBuf,
+    pub(crate) path: PathBuf,
     #[returns(ref)]
-    pub text: String,
+    pub(crate) text: String,
     #[returns(ref)]
-    pub split: Arc<Split>,
+    pub(crate) split: Arc<Split>,
 }
 
 /// One BLIF file (set with high durability: library files change rarely, so salsa skips
 /// re-validating what depends only on them).
 #[salsa::input(debug)]
-pub struct BlifFile {
+pub(crate) struct BlifFile {
     #[returns(ref)]
-    pub path: PathBuf,
+    pub(crate) path: PathBuf,
     #[returns(ref)]
-    pub text: String,
+    pub(crate) text: String,
 }
 
 /// Digest of the running kiln build, part of every persistent cache key: a different
@@ -262,7 +258,7 @@ pub fn build_id() -> &'static str {
 
 /// Run `compute` unless the store holds the result of `kind` over inputs with these digests.
 /// Counts an execution or a cache hit, and tells the explanation of the execution `noted`.
-pub fn cached<T: Serialize + DeserializeOwned>(
+pub(crate) fn cached<T: Serialize + DeserializeOwned>(
     db: &dyn KilnDb,
     noted: Noted,
     kind: Kind,
@@ -274,7 +270,7 @@ pub fn cached<T: Serialize + DeserializeOwned>(
 
 /// [`cached`], storing a computed result only when `keep` says it is a function of the
 /// digests (not, say, a time-out).
-pub fn cached_if<T: Serialize + DeserializeOwned>(
+pub(crate) fn cached_if<T: Serialize + DeserializeOwned>(
     db: &dyn KilnDb,
     noted: Noted,
     kind: Kind,
@@ -296,7 +292,7 @@ pub fn cached_if<T: Serialize + DeserializeOwned>(
 
 /// [`cached`] for a result its query shares with the memo: inside [`without_stores`], its
 /// write is left for later with the value shared, not copied.
-pub fn cached_shared<T>(
+pub(crate) fn cached_shared<T>(
     db: &dyn KilnDb,
     noted: Noted,
     kind: Kind,
@@ -371,14 +367,14 @@ fn executed(db: &dyn KilnDb, kind: Kind) {
 /// What a file produces: output bytes by kind, diagnostics in the file's text, and
 /// messages about other files.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct FileOutputs {
-    pub outputs: Vec<(OutputKind, OutputBytes)>,
-    pub diagnostics: Vec<Diagnostic>,
-    pub elsewhere: Vec<Located>,
+pub(crate) struct FileOutputs {
+    pub(crate) outputs: Vec<(OutputKind, OutputBytes)>,
+    pub(crate) diagnostics: Vec<Diagnostic>,
+    pub(crate) elsewhere: Vec<Located>,
 }
 
 impl FileOutputs {
-    pub fn failed(diagnostics: Vec<Diagnostic>) -> FileOutputs {
+    pub(crate) fn failed(diagnostics: Vec<Diagnostic>) -> FileOutputs {
         FileOutputs {
             diagnostics,
             ..FileOutputs::default()
@@ -405,24 +401,24 @@ impl From<compiler::flow::Outcome> for FileOutputs {
 /// parts of unchanged functions (salsa hands back the same parts). The writer writes the
 /// parts in order and recognises shared ones without comparing bytes.
 #[derive(Clone, Debug, Default)]
-pub struct OutputBytes {
-    pub parts: Arc<Vec<Bytes>>,
+pub(crate) struct OutputBytes {
+    pub(crate) parts: Arc<Vec<Bytes>>,
 }
 
 impl OutputBytes {
     /// One part.
-    pub fn new(bytes: Vec<u8>) -> OutputBytes {
+    pub(crate) fn new(bytes: Vec<u8>) -> OutputBytes {
         OutputBytes::from_parts(vec![Bytes::from(bytes)])
     }
 
-    pub fn from_parts(parts: Vec<Bytes>) -> OutputBytes {
+    pub(crate) fn from_parts(parts: Vec<Bytes>) -> OutputBytes {
         OutputBytes {
             parts: Arc::new(parts),
         }
     }
 
     /// The compiler's pieces, without copying their bytes.
-    pub fn from_pieces(pieces: Vec<compiler::flow::Piece>) -> OutputBytes {
+    pub(crate) fn from_pieces(pieces: Vec<compiler::flow::Piece>) -> OutputBytes {
         let part = |p: compiler::flow::Piece| match p {
             std::borrow::Cow::Owned(v) => Bytes::from(v),
             std::borrow::Cow::Borrowed(s) => Bytes::from_static(s),
@@ -430,16 +426,12 @@ impl OutputBytes {
         OutputBytes::from_parts(pieces.into_iter().map(part).collect())
     }
 
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.parts.iter().map(|p| p.len()).sum()
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     /// The bytes in one buffer.
-    pub fn to_vec(&self) -> Vec<u8> {
+    pub(crate) fn to_vec(&self) -> Vec<u8> {
         let mut v = Vec::with_capacity(self.len());
         self.parts.iter().for_each(|p| v.extend_from_slice(p));
         v
@@ -447,7 +439,7 @@ impl OutputBytes {
 }
 
 /// Whether two parts are the same shared bytes (no byte comparison).
-pub fn same_part(a: &Bytes, b: &Bytes) -> bool {
+pub(crate) fn same_part(a: &Bytes, b: &Bytes) -> bool {
     a.as_ptr() == b.as_ptr() && a.len() == b.len()
 }
 

@@ -226,7 +226,7 @@ fn name_in(nav: &mut Navigation, index: &NameIndex, o: &Occurrence, shift: usize
 }
 
 /// What is at byte `offset` of the document.
-pub fn navigate(db: &Db, overlay: Overlay, offset: usize) -> Navigation {
+pub(crate) fn navigate(db: &Db, overlay: Overlay, offset: usize) -> Navigation {
     let mut nav = Navigation::default();
     match overlay {
         Overlay::Mlir(f, _) => aps_navigate(db, f, offset, &mut nav),
@@ -450,7 +450,7 @@ fn model_hover(db: &Db, f: BlifFile, name: &str, at: Range<usize>) -> Option<Hov
 
 /// The document's outline (functions with their blocks and loops; BLIF models) and, for
 /// APS, a lens "N rules, M FIFOs" per function.
-pub fn outline(db: &Db, overlay: Overlay) -> Outline {
+pub(crate) fn outline(db: &Db, overlay: Overlay) -> Outline {
     let mut out = Outline::default();
     match overlay {
         Overlay::Mlir(f, _) => {

@@ -1,21 +1,22 @@
-//! What an editor asks of the daemon about an open document ([`crate::inputs`]'s
-//! overlays): its diagnostics as it is typed ([`Ide::analyze`]), the definition and
-//! references of the name under the cursor and a hover text ([`navigate`]), and its outline
-//! with code lenses ([`outline`]). Byte offsets throughout: the language server
+//! What an editor asks of the daemon about an open document (`crate::inputs`'s
+//! overlays): its diagnostics as it is typed (`Ide::analyze`), the definition and
+//! references of the name under the cursor and a hover text (`navigate`), and its outline
+//! with code lenses (`outline`). Byte offsets throughout: the language server
 //! (`kiln lsp`) converts them to the editor's positions.
 //!
 //! Diagnostics are a build's, on the buffer's text: the same queries and the same checks in
-//! the same order ([`db::aps::checked_functions`], [`crate::compute::messages`]), so an
-//! editor shows what `kiln build` would print. For an APS document, [`Ide`] remembers each
+//! the same order (`db::aps::checked_functions`, `crate::compute::messages`), so an
+//! editor shows what `kiln build` would print. For an APS document, `Ide` remembers each
 //! function's last result by text, so an edit asks the database about the edited function
 //! only (the others are neither re-validated nor re-executed).
 
 mod features;
-pub mod queries;
+pub(crate) mod queries;
 
-pub use features::{
-    Hint, Hover, Lens, Navigation, Outline, OutlineItem, OutlineKind, navigate, outline,
-};
+pub use crate::inputs::{Edit, OverlayChange};
+pub use crate::rpc::DocumentChange;
+pub use features::{Hint, Hover, Lens, Navigation, Outline, OutlineItem, OutlineKind};
+pub(crate) use features::{navigate, outline};
 
 use crate::compute::messages;
 use crate::db::aps::{self, FunctionResult};
@@ -40,7 +41,7 @@ pub struct Analysis {
 
 /// Per open APS document, the last result of each function (by symbol), with its text.
 #[derive(Debug, Default)]
-pub struct Ide {
+pub(crate) struct Ide {
     last: Mutex<HashMap<PathBuf, Checked>>,
 }
 
@@ -52,7 +53,7 @@ struct Checked {
 
 impl Ide {
     /// The diagnostics of `overlay` (the document at `path`) as a build reports them.
-    pub fn analyze(&self, db: &Db, path: &Path, overlay: Overlay) -> Analysis {
+    pub(crate) fn analyze(&self, db: &Db, path: &Path, overlay: Overlay) -> Analysis {
         let shown = path.display().to_string();
         let (flow, outputs, text) = match overlay {
             Overlay::Mlir(f, _) => (Flow::Aps, self.mlir_outputs(db, path, f), f.text(db)),
@@ -74,7 +75,7 @@ impl Ide {
     }
 
     /// The editor closed `path`.
-    pub fn close(&self, path: &Path) {
+    pub(crate) fn close(&self, path: &Path) {
         self.lock().remove(path);
     }
 

@@ -22,7 +22,7 @@ use std::sync::Arc;
 
 /// An open document's input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Overlay {
+pub(crate) enum Overlay {
     /// An APS file (or MLIR no flow accepts).
     Mlir(SourceFile, i32),
     Handshake(HandshakeJob, i32),
@@ -30,7 +30,7 @@ pub enum Overlay {
 }
 
 impl Overlay {
-    pub fn version(&self) -> i32 {
+    pub(crate) fn version(&self) -> i32 {
         match self {
             Overlay::Mlir(_, v) | Overlay::Handshake(_, v) | Overlay::Blif(_, v) => *v,
         }
@@ -55,7 +55,7 @@ pub struct Edit {
 /// What an editor sends.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum OverlayChange {
-    /// The whole text (opening a document, or after [`OverlayError::Stale`]).
+    /// The whole text (opening a document, or after `OverlayError::Stale`).
     Full(String),
     /// Edits, applied in order, to the text of version `base`.
     Edits { base: i32, edits: Vec<Edit> },
@@ -63,7 +63,7 @@ pub enum OverlayChange {
 
 /// Why an overlay change was not applied.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum OverlayError {
+pub(crate) enum OverlayError {
     /// The edits are relative to another version than the daemon's (or to a document it
     /// does not have): the editor sends the whole text again.
     #[error("document {0} is not at the version the edits are based on")]
@@ -74,7 +74,7 @@ pub enum OverlayError {
 
 impl Workspace {
     /// Apply `change` to the overlay of `path` (created by a full text), now at `version`.
-    pub fn set_overlay(
+    pub(crate) fn set_overlay(
         &mut self,
         path: &Path,
         version: i32,
@@ -141,13 +141,13 @@ impl Workspace {
     }
 
     /// The overlay of `path`, if an editor has it open.
-    pub fn overlay(&self, path: &Path) -> Option<Overlay> {
+    pub(crate) fn overlay(&self, path: &Path) -> Option<Overlay> {
         self.overlays.get(path).copied()
     }
 
     /// The editor closed `path`: its overlay is forgotten (its queries' results stay
     /// memoized while equal texts use them).
-    pub fn close_overlay(&mut self, path: &Path) {
+    pub(crate) fn close_overlay(&mut self, path: &Path) {
         self.overlays.remove(path);
     }
 

@@ -28,11 +28,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 /// The name of the spares' directory in an output directory.
-pub const SPARES: &str = ".kiln-spare";
+pub(crate) const SPARES: &str = ".kiln-spare";
 
 /// An open output directory.
 #[derive(Debug)]
-pub struct Dir {
+pub(crate) struct Dir {
     fd: OwnedFd,
     path: PathBuf,
 }
@@ -51,7 +51,7 @@ impl Dir {
     /// The directory at `path`, made with its parents when missing; a link on the way is
     /// followed only when it is this user's or its directory's owner's (see the module
     /// docs).
-    pub fn open(path: &Path) -> io::Result<Dir> {
+    pub(crate) fn open(path: &Path) -> io::Result<Dir> {
         use rustix::fs::ResolveFlags;
         use rustix::io::Errno;
         let no_links = ResolveFlags::NO_SYMLINKS;
@@ -101,7 +101,7 @@ impl Dir {
     /// The directory `rel` below `root` (opened as [`Dir::open`]): each directory below
     /// `root` opened without following another user's link, made when missing.
     #[cfg(test)]
-    pub fn open_below(root: &Path, rel: &Path) -> io::Result<Dir> {
+    pub(crate) fn open_below(root: &Path, rel: &Path) -> io::Result<Dir> {
         use std::path::Component;
         let mut dir = Dir::open(root)?;
         for c in rel.components() {
@@ -122,7 +122,7 @@ impl Dir {
 
     /// The directory `name` in this one, made when missing; a link is followed only when
     /// it is this user's or this directory's owner's.
-    pub fn subdir(&self, name: &OsStr) -> io::Result<Dir> {
+    pub(crate) fn subdir(&self, name: &OsStr) -> io::Result<Dir> {
         let path = self.path.join(name);
         let nofollow = DIR_FLAGS | OFlags::NOFOLLOW;
         let mut made = false;
@@ -166,7 +166,7 @@ impl Dir {
     /// The spares' directory in this one ([`SPARES`]), made (0700) when missing if `make`;
     /// `None` when it is absent (and not made), or not a directory of this user's that only
     /// this user may write to (said once per directory, in the log).
-    pub fn spares(&self, make: bool) -> Option<Dir> {
+    pub(crate) fn spares(&self, make: bool) -> Option<Dir> {
         let nofollow = DIR_FLAGS | OFlags::NOFOLLOW;
         let refuse = |why: String| {
             static WARNED: Mutex<BTreeSet<PathBuf>> = Mutex::new(BTreeSet::new());
@@ -215,7 +215,7 @@ impl Dir {
     }
 
     /// A second handle on the same directory (for a background thread).
-    pub fn try_clone(&self) -> io::Result<Dir> {
+    pub(crate) fn try_clone(&self) -> io::Result<Dir> {
         Ok(Dir {
             fd: self.fd.try_clone()?,
             path: self.path.clone(),
@@ -223,16 +223,16 @@ impl Dir {
     }
 
     /// The path the directory was opened at (for messages, and to recognise it).
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.path
     }
 
-    pub fn fd(&self) -> BorrowedFd<'_> {
+    pub(crate) fn fd(&self) -> BorrowedFd<'_> {
         self.fd.as_fd()
     }
 
     /// What is at `name` (a link is not followed).
-    pub fn lstat(&self, name: &OsStr) -> io::Result<rustix::fs::Stat> {
+    pub(crate) fn lstat(&self, name: &OsStr) -> io::Result<rustix::fs::Stat> {
         Ok(rustix::fs::statat(
             &self.fd,
             name,
@@ -241,13 +241,13 @@ impl Dir {
     }
 
     /// What `name` leads to, following a link.
-    pub fn stat(&self, name: &OsStr) -> io::Result<rustix::fs::Stat> {
+    pub(crate) fn stat(&self, name: &OsStr) -> io::Result<rustix::fs::Stat> {
         Ok(rustix::fs::statat(&self.fd, name, AtFlags::empty())?)
     }
 
     /// A new file `name`, for writing (mode 0666 less the umask); fails when the name is
     /// taken, by anything (a link is not followed).
-    pub fn create_new(&self, name: &OsStr) -> io::Result<File> {
+    pub(crate) fn create_new(&self, name: &OsStr) -> io::Result<File> {
         let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW;
         let fd = rustix::fs::openat(
             &self.fd,
@@ -259,13 +259,13 @@ impl Dir {
     }
 
     /// The file `name`, opened with `flags` and never through a link.
-    pub fn open_nofollow(&self, name: &OsStr, flags: OFlags) -> io::Result<File> {
+    pub(crate) fn open_nofollow(&self, name: &OsStr, flags: OFlags) -> io::Result<File> {
         self.open_existing(name, flags | OFlags::NOFOLLOW)
     }
 
     /// `name` opened for writing, following a link: a file the user named (a device, a
     /// FIFO) written through as a shell redirection writes it.
-    pub fn open_to_write_through(&self, name: &OsStr) -> io::Result<File> {
+    pub(crate) fn open_to_write_through(&self, name: &OsStr) -> io::Result<File> {
         self.open_existing(name, OFlags::WRONLY | OFlags::NOCTTY | OFlags::TRUNC)
     }
 
@@ -276,25 +276,25 @@ impl Dir {
 
     /// A new unnamed file in this directory (`O_TMPFILE`), for writing.
     #[cfg(target_os = "linux")]
-    pub fn unnamed(&self) -> io::Result<File> {
+    pub(crate) fn unnamed(&self) -> io::Result<File> {
         let flags = OFlags::WRONLY | OFlags::TMPFILE | OFlags::CLOEXEC;
         let fd = rustix::fs::openat(&self.fd, ".", flags, Mode::from_raw_mode(0o666))?;
         Ok(File::from(fd))
     }
 
     /// The link `name` points to.
-    pub fn read_link(&self, name: &OsStr) -> io::Result<std::ffi::CString> {
+    pub(crate) fn read_link(&self, name: &OsStr) -> io::Result<std::ffi::CString> {
         Ok(rustix::fs::readlinkat(&self.fd, name, Vec::new())?)
     }
 
     /// Rename `from` (in this directory) to `to` in `dir` (replacing what is there).
-    pub fn rename_to(&self, from: &OsStr, dir: &Dir, to: &OsStr) -> io::Result<()> {
+    pub(crate) fn rename_to(&self, from: &OsStr, dir: &Dir, to: &OsStr) -> io::Result<()> {
         Ok(rustix::fs::renameat(&self.fd, from, &dir.fd, to)?)
     }
 
     /// `renameat2(from, dir/to, flags)`: `Ok(false)` when it failed with one of the
     /// `declined` errors (the file system or kernel cannot, or the name is taken).
-    pub fn rename2(
+    pub(crate) fn rename2(
         &self,
         from: &OsStr,
         dir: &Dir,
@@ -310,18 +310,18 @@ impl Dir {
     }
 
     /// Remove the file `name` (not a directory).
-    pub fn unlink(&self, name: &OsStr) -> io::Result<()> {
+    pub(crate) fn unlink(&self, name: &OsStr) -> io::Result<()> {
         Ok(rustix::fs::unlinkat(&self.fd, name, AtFlags::empty())?)
     }
 
     /// Remove the file `name` when it is there; errors are ignored (a clean-up after a
     /// failure, which reports that failure).
-    pub fn discard(&self, name: &OsStr) {
+    pub(crate) fn discard(&self, name: &OsStr) {
         let _ = rustix::fs::unlinkat(&self.fd, name, AtFlags::empty());
     }
 
     /// Whether this directory is in `/proc` (a process's descriptors, `/dev/fd`).
-    pub fn in_proc(&self) -> bool {
+    pub(crate) fn in_proc(&self) -> bool {
         const PROC_SUPER_MAGIC: i64 = 0x9fa0;
         // `f_type` is an `i64` on some targets, narrower on others.
         #[allow(clippy::unnecessary_cast)]
@@ -330,7 +330,7 @@ impl Dir {
 }
 
 /// The kind of a file that is neither a regular file nor a link, in words.
-pub fn kind_of(t: FileType) -> &'static str {
+pub(crate) fn kind_of(t: FileType) -> &'static str {
     match t {
         FileType::RegularFile => "a regular file",
         FileType::Directory => "a directory",

@@ -34,7 +34,7 @@
 
 mod dir;
 mod spare;
-pub mod sweep;
+pub(crate) mod sweep;
 mod unnamed;
 
 use crate::compute::{Computed, JobResult, Output};
@@ -86,7 +86,7 @@ impl WriteError {
     }
 }
 
-/// How a [`Writer`] uses spares for large outputs (the process that owns it chooses).
+/// How a `Writer` uses spares for large outputs (the process that owns it chooses).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Spares {
     /// Rewrite a large output through its spare when it has one (an earlier rewrite left
@@ -100,27 +100,27 @@ pub enum Spares {
 
 /// Time spent hashing and writing outputs.
 #[derive(Debug, Default, Clone, Copy)]
-pub struct WriteTimes {
-    pub hash: Duration,
-    pub write: Duration,
+pub(crate) struct WriteTimes {
+    pub(crate) hash: Duration,
+    pub(crate) write: Duration,
 }
 
 /// The files of a report and how many unchanged ones it leaves out.
 #[derive(Debug, Default)]
-pub struct WrittenFiles {
-    pub files: Vec<OutputFile>,
-    pub unchanged_omitted: u64,
+pub(crate) struct WrittenFiles {
+    pub(crate) files: Vec<OutputFile>,
+    pub(crate) unchanged_omitted: u64,
 }
 
 /// Writes builds' outputs, remembering what it wrote.
 #[derive(Debug)]
-pub struct Writer {
+pub(crate) struct Writer {
     log: OutputLog,
     spares: Spares,
 }
 
 impl Writer {
-    pub fn new(spares: Spares) -> Writer {
+    pub(crate) fn new(spares: Spares) -> Writer {
         Writer {
             log: OutputLog::default(),
             spares,
@@ -131,7 +131,7 @@ impl Writer {
     /// them. Outputs are split between the available cores when one is large (an APS
     /// file's two large outputs write in parallel). `spec.digests`: fill in SHA-256
     /// digests; `spec.changed_only`: list the written files only (and count the others).
-    pub fn write(
+    pub(crate) fn write(
         &self,
         computed: &Computed,
         spec: &BuildSpec,
@@ -182,7 +182,7 @@ impl Writer {
     /// Before a build into `root` computes: what the watcher saw change below `root` since
     /// the last build into it (`Unknown`: anything) is no longer known to be on disk as
     /// written. Call it in the order the marks were taken (under the workspace's lock).
-    pub fn invalidate(&self, root: &Path, marks: &RootMarks) {
+    pub(crate) fn invalidate(&self, root: &Path, marks: &RootMarks) {
         self.log.invalidate(root, marks);
     }
 

@@ -49,12 +49,12 @@ use std::sync::{Arc, Mutex};
 
 /// Outputs smaller than this are written to a fresh temp file (a spare would only double
 /// the files of an output directory for no measurable gain).
-pub const MIN_LEN: usize = 1 << 20;
+pub(crate) const MIN_LEN: usize = 1 << 20;
 
 /// What this process knows of the spares it set aside: the bytes each holds, and the
 /// identity of the file they are in. Cheap to clone (shared with [`prepare`]'s threads).
 #[derive(Debug, Default, Clone)]
-pub struct SpareLog(Arc<Shared>);
+pub(crate) struct SpareLog(Arc<Shared>);
 
 #[derive(Debug, Default)]
 struct Shared {
@@ -71,7 +71,7 @@ struct Known {
 
 /// How an output was written (for tests and logs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Written {
+pub(crate) enum Written {
     /// The spare was rewritten from this byte offset on (0: whole) and swapped in.
     Spare { from: u64 },
     /// A new file was written whole (no usable spare) and swapped in.
@@ -122,7 +122,7 @@ impl SpareLog {
 
 /// Whether `bytes` for `path` (in `dir`) go through a spare: large enough, on Linux,
 /// replacing an existing regular file.
-pub fn eligible(dir: &Dir, path: &Path, bytes: &OutputBytes) -> bool {
+pub(crate) fn eligible(dir: &Dir, path: &Path, bytes: &OutputBytes) -> bool {
     cfg!(target_os = "linux")
         && bytes.len() >= MIN_LEN
         && name_of(path).is_ok_and(|n| {
@@ -137,7 +137,7 @@ pub fn eligible(dir: &Dir, path: &Path, bytes: &OutputBytes) -> bool {
 /// the bytes the file at `path` holds now, if known — they become the spare's known
 /// content. Fails when `dir` has no usable spares' directory; a failed write removes the
 /// claim it wrote and leaves the output as it was.
-pub fn write(
+pub(crate) fn write(
     dir: &Dir,
     path: &Path,
     bytes: &OutputBytes,
@@ -205,7 +205,7 @@ pub fn write(
 /// After `path` (in `dir`) was written with `bytes` for the first time: make its spare on
 /// a background thread, holding the same bytes, unless one exists (or the output is small,
 /// or not on Linux). The handle is for tests; builds let the thread run.
-pub fn prepare(
+pub(crate) fn prepare(
     dir: &Dir,
     path: &Path,
     bytes: &OutputBytes,

@@ -25,7 +25,7 @@ use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
 /// Leftovers younger than this are left alone.
-pub const MIN_AGE: Duration = Duration::from_secs(2);
+pub(crate) const MIN_AGE: Duration = Duration::from_secs(2);
 
 /// The directories this process has swept, each with whether it is new: absent or empty
 /// when first seen, and no name found taken in it since.
@@ -37,7 +37,7 @@ fn seen() -> MutexGuard<'static, Option<HashMap<PathBuf, bool>>> {
 
 /// Sweep `dir` and its spares unless this process did already. Returns whether `dir` is
 /// new: an output there is then most likely absent, and is written without looking first.
-pub fn once(dir: &Dir) -> bool {
+pub(crate) fn once(dir: &Dir) -> bool {
     {
         let mut seen = seen();
         let seen = seen.get_or_insert_with(HashMap::new);
@@ -57,7 +57,7 @@ pub fn once(dir: &Dir) -> bool {
 }
 
 /// A name in `dir` was found taken: `dir` is no longer new (see [`once`]).
-pub fn taken(dir: &Path) {
+pub(crate) fn taken(dir: &Path) {
     if let Some(new) = seen().as_mut().and_then(|s| s.get_mut(dir)) {
         *new = false;
     }
@@ -65,17 +65,13 @@ pub fn taken(dir: &Path) {
 
 /// Lock `f`, a temp file or claim this process is writing, until it is closed: the mark
 /// of a live writer that [`once`] respects.
-pub fn hold(f: &fs::File) {
+pub(crate) fn hold(f: &fs::File) {
     use fs4::fs_std::FileExt;
     let _ = f.try_lock_exclusive();
 }
 
-/// Remove the leftovers of dead writers in `dir` (an existing directory); how many.
-pub fn sweep(dir: &Path) -> usize {
-    Dir::open(dir).map_or(0, |d| sweep_dir(&d).0)
-}
-
-/// [`sweep`] of an open directory, and whether it holds nothing else.
+/// Remove the leftovers of dead writers in an open directory: how many, and whether it
+/// holds nothing else.
 fn sweep_dir(dir: &Dir) -> (usize, bool) {
     let Ok(entries) = rustix::fs::Dir::read_from(dir.fd()) else {
         return (0, false);
@@ -169,6 +165,11 @@ fn remove_if_abandoned(dir: &Dir, name: &OsStr) -> bool {
 mod tests {
     use super::*;
     use std::time::SystemTime;
+
+    /// Remove the leftovers of dead writers in `dir` (an existing directory); how many.
+    fn sweep(dir: &Path) -> usize {
+        Dir::open(dir).map_or(0, |d| sweep_dir(&d).0)
+    }
 
     /// No process has this pid (above Linux's `pid_max` limit).
     const DEAD: u32 = 4_194_304;

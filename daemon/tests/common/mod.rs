@@ -1,10 +1,10 @@
 //! Shared helpers for the daemon tests: generated APS modules and spec construction.
 #![allow(dead_code)]
 
+use kiln_daemon::client::DaemonStats;
 use kiln_daemon::client::{Connector, build_via_daemon};
 use kiln_daemon::report::BuildReport;
-use kiln_daemon::rpc::DaemonStats;
-use kiln_daemon::spec::BuildSpec;
+use kiln_daemon::request::BuildSpec;
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -111,24 +111,24 @@ pub fn copy_tree(from: &Path, to: &Path) {
 }
 
 /// Executions of `kind` in a counter snapshot (0 when it never ran).
-pub fn count(s: &kiln_daemon::counters::Snapshot, kind: &str) -> u64 {
+pub fn count(s: &kiln_daemon::report::Snapshot, kind: &str) -> u64 {
     s.get(kind).map_or(0, |c| c.executions)
 }
 
-/// Build `spec` with `ws`, which must succeed: the queries that build executed.
+/// Build `spec` with `ws`, which must succeed: the queries that build executed (its
+/// report's counts).
 pub fn build_counted(
     ws: &kiln_daemon::build::Builder,
     spec: &BuildSpec,
-) -> kiln_daemon::counters::Snapshot {
-    let before = ws.counters();
+) -> kiln_daemon::report::Snapshot {
     let reply = ws.build(spec);
     assert!(reply.ok(), "{}", reply.rendered());
-    kiln_daemon::counters::diff(&before, &ws.counters())
+    reply.counts
 }
 
 /// A build of `input` into `<dir>/out` with the default output kinds.
-pub fn spec(input: &Path, dir: &Path) -> kiln_daemon::spec::BuildSpec {
-    kiln_daemon::spec::BuildSpec {
+pub fn spec(input: &Path, dir: &Path) -> kiln_daemon::request::BuildSpec {
+    kiln_daemon::request::BuildSpec {
         inputs: vec![input.to_path_buf()],
         out_dir: dir.join("out"),
         ..Default::default()
@@ -141,7 +141,7 @@ pub struct Generated {
     pub dir: tempfile::TempDir,
     pub src: PathBuf,
     pub text: String,
-    pub spec: kiln_daemon::spec::BuildSpec,
+    pub spec: kiln_daemon::request::BuildSpec,
 }
 
 /// `name` in a fresh directory holding `generated_module(n)`.

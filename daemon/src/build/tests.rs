@@ -2,16 +2,74 @@
 //! before its diagnostics, every function's segmentation and block rules once written
 //! behind (from the memos), and a build on a fresh database over that store then computes
 //! none of them and writes the same bytes as a build without a store.
+//!
+//! (Unit tests: an editor's analysis goes through [`Builder::edit_overlay`] and
+//! [`Ide::analyze`], which are not part of the crate's face.)
 
-mod common;
-
-use common::{build_counted, count};
-use kiln_daemon::build::Builder;
-use kiln_daemon::ide::Ide;
-use kiln_daemon::inputs::OverlayChange;
-use kiln_daemon::spec::HandshakeSpec;
+use super::Builder;
+use crate::counters::Snapshot;
+use crate::ide::Ide;
+use crate::inputs::OverlayChange;
+use crate::spec::{BuildSpec, HandshakeSpec};
+use std::collections::BTreeMap;
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// Executions of `kind` in a counter snapshot (0 when it never ran).
+fn count(s: &Snapshot, kind: &str) -> u64 {
+    s.get(kind).map_or(0, |c| c.executions)
+}
+
+/// Build `spec` with `ws`, which must succeed: the queries that build executed.
+fn build_counted(ws: &Builder, spec: &BuildSpec) -> Snapshot {
+    let reply = ws.build(spec);
+    assert!(reply.ok(), "{}", reply.rendered());
+    reply.counts
+}
+
+/// A build of `input` into `<dir>/out` with the default output kinds.
+fn spec(input: &Path, dir: &Path) -> BuildSpec {
+    BuildSpec {
+        inputs: vec![input.to_path_buf()],
+        out_dir: dir.join("out"),
+        ..Default::default()
+    }
+}
+
+/// A fresh directory holding one input.
+struct Input {
+    dir: tempfile::TempDir,
+    src: PathBuf,
+    text: String,
+}
+
+/// `name` in a fresh directory holding `text`.
+fn input(name: &str, text: String) -> Input {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join(name);
+    fs::write(&src, &text).unwrap();
+    Input { dir, src, text }
+}
+
+/// The bytes of every file below `dir` (relative paths), skipping hidden files.
+fn tree(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if !e.file_name().to_string_lossy().starts_with('.') {
+                out.insert(
+                    p.strip_prefix(dir).unwrap().to_path_buf(),
+                    fs::read(&p).unwrap(),
+                );
+            }
+        }
+    }
+    out
+}
 
 fn open(cache: &Path) -> kiln_cache::Store {
     kiln_cache::Store::open(cache, kiln_cache::DEFAULT_CAP_BYTES).unwrap()
@@ -20,7 +78,7 @@ fn open(cache: &Path) -> kiln_cache::Store {
 #[test]
 fn an_editors_checks_are_written_behind_and_a_later_build_reads_them() {
     let n = 24;
-    let g = common::input("gen.mlir", compiler::aps::workload::generate(n, 3));
+    let g = input("gen.mlir", compiler::aps::workload::generate(n, 3));
     let (dir, src, text) = (&g.dir, &g.src, &g.text);
     let cache = dir.path().join("cache");
 
@@ -45,7 +103,7 @@ fn an_editors_checks_are_written_behind_and_a_later_build_reads_them() {
     assert!(!editor.write_behind(), "nothing is left to write");
     let after = editor.counters();
     assert_eq!(
-        common::count(&after, "segmentation") + count(&after, "handler"),
+        count(&after, "segmentation") + count(&after, "handler"),
         n as u64 + blocks,
         "the write-behind executes nothing: {after:?}"
     );
@@ -53,7 +111,7 @@ fn an_editors_checks_are_written_behind_and_a_later_build_reads_them() {
 
     let built = dir.path().join("built");
     let builder = Builder::in_process(Some(open(&cache)));
-    let counts = build_counted(&builder, &common::spec(src, &built));
+    let counts = build_counted(&builder, &spec(src, &built));
     for kind in ["parse", "segmentation", "handler"] {
         assert_eq!(count(&counts, kind), 0, "{kind} executed: {counts:?}");
     }
@@ -61,11 +119,8 @@ fn an_editors_checks_are_written_behind_and_a_later_build_reads_them() {
     assert_eq!(counts["handler"].cache_hits, blocks, "{counts:?}");
 
     let reference = dir.path().join("reference");
-    build_counted(&Builder::in_process(None), &common::spec(src, &reference));
-    let (built, reference) = (
-        common::tree(&built.join("out")),
-        common::tree(&reference.join("out")),
-    );
+    build_counted(&Builder::in_process(None), &spec(src, &reference));
+    let (built, reference) = (tree(&built.join("out")), tree(&reference.join("out")));
     assert!(!reference.is_empty());
     assert_eq!(
         built.keys().collect::<Vec<_>>(),
@@ -78,7 +133,7 @@ fn an_editors_checks_are_written_behind_and_a_later_build_reads_them() {
 
 #[test]
 fn an_edit_before_the_write_behind_leaves_a_store_a_build_of_the_edit_reads() {
-    let g = common::input("gen.mlir", compiler::aps::workload::generate(8, 2));
+    let g = input("gen.mlir", compiler::aps::workload::generate(8, 2));
     let (dir, src, text) = (&g.dir, &g.src, &g.text);
     let cache = dir.path().join("cache");
 
@@ -110,7 +165,7 @@ fn an_edit_before_the_write_behind_leaves_a_store_a_build_of_the_edit_reads() {
 
     fs::write(src, &edited).unwrap();
     let builder = Builder::in_process(Some(open(&cache)));
-    let counts = build_counted(&builder, &common::spec(src, dir.path()));
+    let counts = build_counted(&builder, &spec(src, dir.path()));
     for kind in ["parse", "segmentation", "handler"] {
         assert_eq!(count(&counts, kind), 0, "{kind} executed: {counts:?}");
     }
