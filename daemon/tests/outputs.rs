@@ -578,20 +578,26 @@ fn a_full_disk_fails_the_build_and_leaves_no_litter() {
     fs::write(&input, aps(50, 3)).unwrap();
     let s = spec(&input, &out);
     built(&env.build(&s));
-    // The daemon prepares spares of large outputs in the background: wait for them.
+    // The daemon prepares spares of large outputs in the background: wait for both, and
+    // for no preparation in flight (a claim that fails on the full disk below would free
+    // its room and let the build succeed).
+    let spares = || {
+        let names: Vec<String> = fs::read_dir(out.join(".kiln-spare"))
+            .map(|d| {
+                d.flatten()
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
+        let done = names.iter().filter(|n| n.ends_with(".spare")).count();
+        let busy = names.iter().any(|n| n.ends_with(".claim"));
+        done >= 2 && !busy
+    };
     let t = Instant::now();
-    while fs::read_dir(out.join(".kiln-spare"))
-        .map(|d| {
-            d.flatten()
-                .filter(|e| e.file_name().to_string_lossy().ends_with(".spare"))
-                .count()
-        })
-        .unwrap_or(0)
-        < 2
-        && t.elapsed() < Duration::from_secs(20)
-    {
+    while !spares() && t.elapsed() < Duration::from_secs(60) {
         std::thread::sleep(Duration::from_millis(20));
     }
+    assert!(spares(), "the daemon's spares were not ready in 60 s");
     // The outputs (spares are expendable: a failed write may drop one).
     let outputs = |d: &Path| {
         let mut t = tree(d);
