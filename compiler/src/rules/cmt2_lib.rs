@@ -276,18 +276,25 @@ pub(crate) fn is_burst(p: &BankPort) -> bool {
     p.rule == super::BURST_WRITE || p.rule == super::BURST_READ
 }
 
-/// SSA text of a function-like body: one op per line, fresh `%<n>` names.
+/// SSA text of a function-like body: one op per line, fresh `%<prefix><n>` names.
 struct Body {
     out: String,
     pad: &'static str,
+    prefix: &'static str,
     next: u32,
 }
 
 impl Body {
     fn new(pad: &'static str) -> Body {
+        Body::named(pad, "")
+    }
+
+    /// A body whose fresh names are `%<prefix><n>`.
+    fn named(pad: &'static str, prefix: &'static str) -> Body {
         Body {
             out: String::new(),
             pad,
+            prefix,
             next: 0,
         }
     }
@@ -298,9 +305,9 @@ impl Body {
         self.out.push('\n');
     }
 
-    /// `%<n> = <rhs>`; returns `%<n>`.
+    /// `%<prefix><n> = <rhs>`; returns `%<prefix><n>`.
     fn def(&mut self, rhs: &str) -> String {
-        let name = format!("%{}", self.next);
+        let name = format!("%{}{}", self.prefix, self.next);
         self.next += 1;
         self.line(&format!("{name} = {rhs}"));
         name

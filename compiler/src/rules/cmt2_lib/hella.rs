@@ -121,54 +121,24 @@ pub(crate) fn hella_mem_extern(ports: &[BankPort]) -> String {
     out
 }
 
-/// FIRRTL text with fresh value names (`%t<n>`).
-struct Fir {
-    out: String,
-    next: u32,
-}
-
-impl Fir {
-    fn def(&mut self, rhs: &str) -> String {
-        let name = format!("%t{}", self.next);
-        self.next += 1;
-        let _ = writeln!(self.out, "      {name} = {rhs}");
-        name
-    }
-
-    fn line(&mut self, text: &str) {
-        let _ = writeln!(self.out, "      {text}");
-    }
-
+/// The FIRRTL ops of the `HellaMem` module, on a [`Body`] at the module's indentation whose
+/// fresh names are `%t<n>`.
+impl Body {
     fn k(&mut self, v: u32, w: u32) -> String {
-        self.def(&format!("firrtl.constant {v} : {}", ty(w)))
+        self.constant(u128::from(v), w)
     }
 
     /// A 1-bit op of two operands of width `w`.
     fn cmp(&mut self, op: &str, a: &str, b: &str, w: u32) -> String {
-        self.def(&format!(
-            "firrtl.{op} {a}, {b} : ({}, {}) -> {}",
-            ty(w),
-            ty(w),
-            ty(1)
-        ))
+        self.op2(op, a, b, w, w, 1)
     }
 
     fn and(&mut self, a: &str, b: &str) -> String {
-        self.def(&format!(
-            "firrtl.and {a}, {b} : ({}, {}) -> {}",
-            ty(1),
-            ty(1),
-            ty(1)
-        ))
+        self.op2("and", a, b, 1, 1, 1)
     }
 
     fn or(&mut self, a: &str, b: &str) -> String {
-        self.def(&format!(
-            "firrtl.or {a}, {b} : ({}, {}) -> {}",
-            ty(1),
-            ty(1),
-            ty(1)
-        ))
+        self.op2("or", a, b, 1, 1, 1)
     }
 
     fn not(&mut self, a: &str) -> String {
@@ -177,13 +147,8 @@ impl Fir {
 
     /// `a + b` or `a - b` of counters, kept at [`CW`] bits.
     fn arith(&mut self, op: &str, a: &str, b: &str) -> String {
-        let s = self.def(&format!(
-            "firrtl.{op} {a}, {b} : ({}, {}) -> {}",
-            ty(CW),
-            ty(CW),
-            ty(CW + 1)
-        ));
-        self.bits(&s, CW + 1, CW - 1, 0)
+        let s = self.op2(op, a, b, CW, CW, CW + 1);
+        self.bits(&s, CW + 1, CW)
     }
 
     fn add(&mut self, a: &str, b: &str) -> String {
@@ -194,7 +159,8 @@ impl Fir {
         self.arith("sub", a, b)
     }
 
-    fn bits(&mut self, a: &str, wa: u32, hi: u32, lo: u32) -> String {
+    /// Bits `hi` down to `lo` of `a` (`wa` bits wide).
+    fn slice(&mut self, a: &str, wa: u32, hi: u32, lo: u32) -> String {
         self.def(&format!(
             "firrtl.bits {a} {hi} to {lo} : ({}) -> {}",
             ty(wa),
@@ -204,26 +170,11 @@ impl Fir {
 
     /// A 1-bit value as a counter.
     fn count(&mut self, a: &str) -> String {
-        self.def(&format!("firrtl.pad {a}, {CW} : ({}) -> {}", ty(1), ty(CW)))
-    }
-
-    fn mux(&mut self, c: &str, a: &str, b: &str, w: u32) -> String {
-        self.def(&format!(
-            "firrtl.mux({c}, {a}, {b}) : ({}, {}, {}) -> {}",
-            ty(1),
-            ty(w),
-            ty(w),
-            ty(w)
-        ))
+        self.pad(a, 1, CW)
     }
 
     fn cat(&mut self, a: &str, b: &str, wa: u32, wb: u32) -> String {
-        self.def(&format!(
-            "firrtl.cat {a}, {b} : ({}, {}) -> {}",
-            ty(wa),
-            ty(wb),
-            ty(wa + wb)
-        ))
+        self.op2("cat", a, b, wa, wb, wa + wb)
     }
 
     /// `(base + k) mod size` for `base < size`, `k ≤ size`.
@@ -299,10 +250,7 @@ pub(crate) fn hella_mem_firrtl(ports: &[BankPort]) -> String {
     for (n, w) in HELLA_RESP_FIELDS {
         decls.push(("in", format!("resp_{n}"), ty(w)));
     }
-    let mut f = Fir {
-        out: String::new(),
-        next: 0,
-    };
+    let mut f = Body::named("      ", "t");
     let _ = writeln!(
         f.out,
         "    firrtl.module @{HELLA_MEM}({}) {{",
@@ -327,7 +275,7 @@ pub(crate) fn hella_mem_firrtl(ports: &[BankPort]) -> String {
         "%d0 = firrtl.aggregateconstant [{}] : {dt}",
         zeros(size)
     ));
-    let reg = |f: &mut Fir, n: &str, t: &str, init: &str| {
+    let reg = |f: &mut Body, n: &str, t: &str, init: &str| {
         f.line(&format!(
             "%{n} = firrtl.regreset %clock, %reset, {init} : !firrtl.clock, {b}, {t}, {t}"
         ));
@@ -419,7 +367,7 @@ pub(crate) fn hella_mem_firrtl(ports: &[BankPort]) -> String {
                         (f.k(1, 1), f.k(0, 8), format!("%{prefix}_data"))
                     } else {
                         let t = f.wrap("%alloc", &en_load, "%size");
-                        (f.k(0, 1), f.bits(&t, CW, 7, 0), f.k(0, 32))
+                        (f.k(0, 1), f.slice(&t, CW, 7, 0), f.k(0, 32))
                     };
                     let x = f.cat(&bit, &tag, 1, 8);
                     let x = f.cat(&x, &format!("%{prefix}_addr"), 9, 32);
