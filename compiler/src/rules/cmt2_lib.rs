@@ -39,7 +39,7 @@ use super::mlir_text::{mlir_str, sym};
 use super::{BankPort, DmaEntry, InstanceKind, bank_addr_width, methods, signature};
 pub(crate) use hella::{
     HELLA_BYPASS, HELLA_CMD, HELLA_CMD_ITF, HELLA_MEM, HELLA_RESP, HELLA_SEND, hella_cmd_interface,
-    hella_glue, hella_mem_extern, hella_mem_firrtl,
+    hella_mem_extern, hella_mem_firrtl, hella_resp_method, hella_rules,
 };
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -1132,6 +1132,17 @@ pub(crate) fn rocc_cmd_method(rocc: &str, csrs: &[&str]) -> (String, String) {
         b,
     );
     ("rocc_cmd".into(), text)
+}
+
+/// The convention's interface declaration `main` makes beside an instance of `kind`
+/// (declaration, interface): the RoCC response beside the command register, the HellaCache
+/// request beside the CPU-memory port.
+pub(crate) fn soc_decl(kind: &InstanceKind) -> Option<(&'static str, &'static str)> {
+    match kind {
+        InstanceKind::Rocc => Some((ROCC_RESP, ROCC_RESP_ITF)),
+        InstanceKind::MemPort => Some((HELLA_CMD, HELLA_CMD_ITF)),
+        _ => None,
+    }
 }
 
 /// How a rule's call of `method` on an instance of `kind` named `inst` is written in the

@@ -375,21 +375,8 @@ pub(crate) fn write_cmt2_header(
                     "      cmt2.instance {} = @{m}(%clk, %rst) : !firrtl.clock, !firrtl.uint<1>",
                     sym(&inst.name)
                 );
-                if inst.kind == InstanceKind::Rocc {
-                    let _ = writeln!(
-                        out,
-                        "      cmt2.interface.decl @{} : @{}",
-                        cmt2_lib::ROCC_RESP,
-                        cmt2_lib::ROCC_RESP_ITF
-                    );
-                }
-                if inst.kind == InstanceKind::MemPort {
-                    let _ = writeln!(
-                        out,
-                        "      cmt2.interface.decl @{} : @{}",
-                        cmt2_lib::HELLA_CMD,
-                        cmt2_lib::HELLA_CMD_ITF
-                    );
+                if let Some((decl, itf)) = cmt2_lib::soc_decl(&inst.kind) {
+                    let _ = writeln!(out, "      cmt2.interface.decl @{decl} : @{itf}");
                 }
             }
             None => {
@@ -449,7 +436,8 @@ pub(crate) fn write_cmt2_header(
         out.push_str(&text);
     }
     if let Some(m) = mem {
-        for (_, text) in cmt2_lib::hella_glue(&m.name) {
+        out.push_str(&cmt2_lib::hella_resp_method(&m.name));
+        for (_, text) in cmt2_lib::hella_rules(&m.name) {
             out.push_str(&text);
         }
     }
@@ -464,11 +452,7 @@ pub(crate) fn cmt2_rules(instances: &[Instance], rules: &[Rule]) -> String {
 
 /// Append [`cmt2_rules`] to `out`.
 pub(crate) fn write_cmt2_rules(out: &mut String, instances: &[Instance], rules: &[Rule]) {
-    let banks: crate::fxhash::FxHashSet<&str> = instances
-        .iter()
-        .filter(|i| super::is_ported(&i.kind))
-        .map(|i| i.name.as_str())
-        .collect();
+    let banks = super::ported_names(instances);
     let glue: crate::fxhash::FxHashMap<&str, &InstanceKind> = instances
         .iter()
         .filter(|i| matches!(i.kind, InstanceKind::Rocc | InstanceKind::Csr { .. }))

@@ -558,10 +558,14 @@ pub(crate) const BANK_PORT_METHODS: [&str; 6] = [
     "load_resp",
 ];
 
-/// Whether an instance of `kind` has a port per call site ([`BANK_PORT_METHODS`]): banks
-/// and CPU-memory ports.
-pub(crate) fn is_ported(kind: &InstanceKind) -> bool {
-    matches!(kind, InstanceKind::Bank { .. } | InstanceKind::MemPort)
+/// The instances with a port per call site ([`BANK_PORT_METHODS`]), by name: banks and
+/// CPU-memory ports.
+pub(crate) fn ported_names(instances: &[Instance]) -> crate::fxhash::FxHashSet<&str> {
+    instances
+        .iter()
+        .filter(|i| matches!(i.kind, InstanceKind::Bank { .. } | InstanceKind::MemPort))
+        .map(|i| i.name.as_str())
+        .collect()
 }
 
 /// One port of a bank or of a CPU-memory port: the `k`-th call of `method` on the instance
@@ -748,11 +752,7 @@ pub(crate) fn bank_ports<'c>(
     instances: &'c [Instance],
     rules: &'c [Rule],
 ) -> std::collections::BTreeMap<&'c str, Vec<BankPort>> {
-    let banks: crate::fxhash::FxHashSet<&str> = instances
-        .iter()
-        .filter(|i| is_ported(&i.kind))
-        .map(|i| i.name.as_str())
-        .collect();
+    let banks = ported_names(instances);
     let is_bank = |n: &str| banks.contains(n);
     let mut out: std::collections::BTreeMap<&str, Vec<BankPort>> = Default::default();
     for r in rules {
@@ -783,12 +783,7 @@ pub(crate) fn mem_ports(mut ports: Vec<BankPort>, schedule: &[String]) -> Vec<Ba
 /// calls a bank's port method, with those calls only (arguments dropped, in
 /// [`bank_calls`] order). What a file's CMT2 header and footer need of its rules.
 pub fn port_skeleton(c: &Circuit) -> Vec<Rule> {
-    let banks: crate::fxhash::FxHashSet<&str> = c
-        .instances
-        .iter()
-        .filter(|i| is_ported(&i.kind))
-        .map(|i| i.name.as_str())
-        .collect();
+    let banks = ported_names(&c.instances);
     let is_bank = |n: &str| banks.contains(n);
     c.rules
         .iter()

@@ -541,11 +541,10 @@ fn hella_send_rule(name: &str, mem: &str, value: &str, take: &str) -> String {
     text
 }
 
-/// The glue of the CPU-memory port `mem`: the top method `hella_resp` and the rules
-/// `hella_send` and `hella_bypass`, as (name, text).
-pub(crate) fn hella_glue(mem: &str) -> [(String, String); 3] {
+/// The glue rules of the CPU-memory port `mem`, `hella_send` and `hella_bypass`, as (name,
+/// text).
+pub(crate) fn hella_rules(mem: &str) -> [(String, String); 2] {
     [
-        (HELLA_RESP.to_string(), hella_resp_method(mem)),
         (
             HELLA_SEND.to_string(),
             hella_send_rule(HELLA_SEND, mem, "head", "deq"),

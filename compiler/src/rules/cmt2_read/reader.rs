@@ -301,6 +301,7 @@ impl<'a> Reader<'a> {
         }
         let mem = mems.first().map(|m| m.0.clone());
         let mut glue_rules: Vec<&PFunc> = Vec::new();
+        let mut hella_decl = false;
         let mut methods: Vec<&PFunc> = Vec::new();
         for it in items {
             match it {
@@ -339,6 +340,7 @@ impl<'a> Reader<'a> {
                             ),
                         ));
                     }
+                    hella_decl = true;
                 }
                 Item::Func(f)
                     if f.kind == "rule"
@@ -425,7 +427,7 @@ impl<'a> Reader<'a> {
         }
         self.check_top_methods(&c, &methods)?;
         if let Some(m) = &mem {
-            self.check_hella(m, &glue_rules, items)?;
+            self.check_hella(m, &glue_rules, hella_decl)?;
         }
         // The burst methods call each bank's lanes on ports of their own: the bank's
         // module must declare them.
@@ -562,16 +564,11 @@ impl<'a> Reader<'a> {
         Ok(c)
     }
 
-    /// The CPU-memory port's glue: the `hella_resp` method and the two rules are kiln's
-    /// text for the port `mem`.
-    fn check_hella(&self, mem: &str, rules: &[&PFunc], items: &[Item]) -> R<()> {
-        let decl = items.iter().any(|it| {
-            matches!(it, Item::Decl { name, itf, .. }
-                if name.0 == cmt2_lib::HELLA_CMD && itf.0 == cmt2_lib::HELLA_CMD_ITF)
-        });
+    /// The CPU-memory port's glue rules are kiln's text for the port `mem`, and `main`
+    /// declares the request interface (`decl`).
+    fn check_hella(&self, mem: &str, rules: &[&PFunc], decl: bool) -> R<()> {
         let mut expected: BTreeMap<String, String> =
-            cmt2_lib::hella_glue(mem).into_iter().collect();
-        expected.remove(cmt2_lib::HELLA_RESP);
+            cmt2_lib::hella_rules(mem).into_iter().collect();
         for f in rules {
             let text = expected.remove(&f.name.0).ok_or_else(|| {
                 Diagnostic::error(f.name.1, format!("a second rule `@{}`", f.name.0))
@@ -714,8 +711,10 @@ impl<'a> Reader<'a> {
         let mut expected: BTreeMap<String, String> = BTreeMap::new();
         expected.extend(cmt2_lib::top_rocc_cmd(&c.instances));
         if let Some(m) = c.instances.iter().find(|i| i.kind == InstanceKind::MemPort) {
-            let [resp, _, _] = cmt2_lib::hella_glue(&m.name);
-            expected.insert(resp.0, resp.1);
+            expected.insert(
+                cmt2_lib::HELLA_RESP.to_string(),
+                cmt2_lib::hella_resp_method(&m.name),
+            );
         }
         if c.instances
             .iter()
