@@ -12,6 +12,9 @@
 //! `mux`, `matchingconnect` and `when` (the last connect wins; registers update at the
 //! edge).
 
+mod common;
+
+use common::Rng;
 use compiler::rules::{self, Circuit, Instance, InstanceKind, Rule, Stmt};
 use std::collections::{BTreeMap, HashMap};
 
@@ -259,21 +262,6 @@ struct Model {
     head: u32,
     alloc: u32,
     used: u32,
-}
-
-/// A small deterministic generator (xorshift).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
 }
 
 /// A circuit with one CPU-memory port and rules of the given sites, scheduled in reverse

@@ -9,6 +9,8 @@
 
 mod common;
 
+use common::Rng;
+
 use compiler::handshake::builtin::generate;
 use compiler::handshake::float::{self, FCmpPred, FloatCast, FloatOp};
 use compiler::handshake::mark::Builtin;
@@ -21,22 +23,6 @@ const VECTORS: usize = 100_000;
 
 /// The long run's (`--ignored`): ten times as many, other seeds.
 const LONG: usize = 1_000_000;
-
-/// xorshift64*.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
 
 #[derive(Clone, Copy)]
 struct Fmt {

@@ -299,3 +299,21 @@ pub fn net_vs_verilog(
         .expect("run berkeley-abc");
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
+
+/// A small deterministic generator for randomised tests (xorshift64*; the seed must not be
+/// 0).
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// A value in `0..n` (`n > 0`).
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
