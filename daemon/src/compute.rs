@@ -15,10 +15,10 @@ use crate::assembly::ApsMemo;
 use crate::db::handshake::{HandshakeJob, handshake_outputs};
 use crate::db::{Db, FileOutputs, OutputBytes, SourceFile, aps, blif};
 use crate::inputs::{JobInput, Loaded, Resolved};
-use crate::report::FileReport;
+use crate::report::{FileReport, messages};
 use crate::spec::{BuildSpec, Flow, Job, OutputKind};
 use compiler::diag::{Code, Diagnostic, Located, Severity};
-use compiler::fxhash::{FxHashMap, FxHashSet};
+use compiler::fxhash::FxHashMap;
 use std::collections::BTreeMap;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
@@ -71,7 +71,7 @@ pub(crate) struct Memos {
     last: Mutex<Vec<MemoEntry>>,
     pub(crate) aps: ApsMemo,
     /// Inputs whose queries [`crate::prewarm`] has evaluated.
-    pub(crate) prewarmed: Mutex<FxHashSet<salsa::Id>>,
+    pub(crate) prewarmed: crate::prewarm::Prewarmed,
     /// The last results [`without_collisions`] found free of collisions.
     collision_free: Mutex<Vec<GroupResults>>,
 }
@@ -119,7 +119,7 @@ pub(crate) fn compute(db: &Db, memos: &Memos, spec: &BuildSpec, resolved: &Resol
         .flatten()
         .filter(|(r, _)| r.is_none())
         .map(|(_, (_, loaded))| loaded);
-    crate::prewarm::prewarm_inputs(db, memos, fresh, spec.jobs);
+    crate::prewarm::prewarm_inputs(db, &memos.prewarmed, fresh, spec.jobs);
     let groups: Vec<GroupResults> = (reused.into_iter().zip(&resolved.inputs))
         .map(|(r, jobs)| match r {
             Reuse::Group(results) => results,
@@ -250,25 +250,6 @@ fn nothing_applies(spec: &BuildSpec, flow: Flow) -> String {
 /// The error of `--emit sv` on a design that is not APS.
 pub(crate) fn sv_not_aps() -> Diagnostic {
     Diagnostic::global_error("--emit sv applies to APS designs only").with_code(Code::OutputNotMade)
-}
-
-/// The messages of an input at `path` with text `text`, in report order: warnings about
-/// other files, its own diagnostics, errors about other files (what a build reports, and
-/// an editor shows), each with a code: `flow`'s family code where the step gave none.
-pub(crate) fn messages(
-    path: &str,
-    flow: Flow,
-    elsewhere: Vec<Located>,
-    own: &[Diagnostic],
-    text: &str,
-) -> Vec<Located> {
-    let (errors, warnings): (Vec<Located>, Vec<Located>) = elsewhere
-        .into_iter()
-        .partition(|m| m.severity == Severity::Error);
-    let own = compiler::diag::locate_all(own, path, text);
-    (warnings.into_iter().chain(own).chain(errors))
-        .map(|m| flow.coded_located(m))
-        .collect()
 }
 
 /// A job's result from its flow's outputs: the kinds the spec wants, each at its path, and

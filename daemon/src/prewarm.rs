@@ -18,11 +18,12 @@
 //!
 //! Assumes queries are pure functions of their inputs (true of every `db` query).
 
-use crate::compute::Memos;
 use crate::db::{self, BlifFile, Db, SourceFile};
 use crate::inputs::Loaded;
 use crate::spec::Flow;
+use compiler::fxhash::FxHashSet;
 use std::panic::AssertUnwindSafe;
+use std::sync::Mutex;
 
 /// One unit of parallel work.
 #[derive(Clone)]
@@ -30,21 +31,23 @@ enum Item {
     /// An APS file's design-level queries (split, context), needed by all its functions.
     Aps(SourceFile),
     Function(SourceFile, String),
-    /// A function's checks only (an editor's: no assembly, no emission).
-    Checked(SourceFile, String),
     Blif(BlifFile),
 }
+
+/// The inputs whose queries [`prewarm_inputs`] has evaluated on a database.
+#[derive(Debug, Default)]
+pub(crate) struct Prewarmed(Mutex<FxHashSet<salsa::Id>>);
 
 /// Evaluate the independent queries of the inputs among `loaded` not seen before, on
 /// `jobs` threads, 0: every core up to 8 (the compute step passes the jobs it is about to
 /// query and the request's `jobs`).
 pub(crate) fn prewarm_inputs<'a>(
     db: &Db,
-    memos: &Memos,
+    seen: &Prewarmed,
     loaded: impl Iterator<Item = &'a Loaded>,
     jobs: usize,
 ) {
-    let files = new_inputs(memos, loaded);
+    let files = new_inputs(seen, loaded);
     if files.len() < 2 && !files.iter().any(|i| matches!(i, Item::Aps(_))) {
         return;
     }
@@ -58,25 +61,33 @@ pub(crate) fn prewarm_inputs<'a>(
     run(db, &items, threads);
 }
 
-/// Evaluate the checks of the functions `symbols` of APS file `file` ([`crate::ide`]'s:
-/// segmentation and block rules) on every core (up to 8): an editor's freshly opened
-/// document (its analysis then finds them memoized; an editor needs no emission), their
-/// store writes left for the write-behind ([`crate::ide::checked_behind`]).
-pub(crate) fn prewarm_checks(db: &Db, file: SourceFile, symbols: Vec<String>) {
-    let items: Vec<Item> = symbols
-        .into_iter()
-        .map(|s| Item::Checked(file, s))
-        .collect();
-    // With one thread too: the checks then run here, before the analysis walk (the same
-    // work, with their store writes left behind).
-    let threads = compiler::par::cores().min(8).clamp(1, items.len().max(1));
-    run(db, &items, threads);
+/// Run `check` on the functions `symbols` of APS file `file` on every core (up to 8), each
+/// thread on a database handle of its own: an editor's freshly opened document, whose
+/// analysis then finds them memoized ([`crate::ide`] passes its checks: segmentation and
+/// block rules, no emission, store writes left for the write-behind). With one thread the
+/// checks run here, before the analysis walk (the same work). A cancellation stops them all.
+pub(crate) fn prewarm_checks(
+    db: &Db,
+    file: SourceFile,
+    symbols: &[String],
+    check: fn(&Db, SourceFile, String),
+) {
+    let threads = compiler::par::cores().min(8);
+    let _ = std::panic::catch_unwind(AssertUnwindSafe(|| {
+        compiler::par::for_each_with(
+            threads,
+            symbols,
+            || db.clone(),
+            |db, symbol| check(db, file, symbol.clone()),
+            |_, ()| {},
+        );
+    }));
 }
 
 /// The MLIR (APS) and BLIF inputs not prewarmed before on this database.
-fn new_inputs<'a>(memos: &Memos, loaded: impl Iterator<Item = &'a Loaded>) -> Vec<Item> {
+fn new_inputs<'a>(seen: &Prewarmed, loaded: impl Iterator<Item = &'a Loaded>) -> Vec<Item> {
     // An Fx set: with SipHash, this check was 15% of a no-op library build.
-    let mut seen = memos.prewarmed.lock().unwrap_or_else(|e| e.into_inner());
+    let mut seen = seen.0.lock().unwrap_or_else(|e| e.into_inner());
     let mut out = Vec::new();
     for loaded in loaded {
         let (item, id) = match loaded {
@@ -135,9 +146,6 @@ fn work(db: &Db, item: &Item) {
         Item::Function(f, symbol) => {
             let _ = db::aps::function_emitted(db, *f, symbol.clone(), compiler::aps::Style::Fsm);
         }
-        Item::Checked(f, symbol) => {
-            crate::ide::checked_behind(db, *f, symbol.clone());
-        }
         Item::Blif(f) => {
             let _ = db::blif::blif_outputs(db, *f, None);
         }
@@ -170,7 +178,7 @@ mod tests {
             .inputs
             .iter()
             .flat_map(|v| v.iter().map(|(_, l)| l));
-        prewarm_inputs(db, memos, loaded, 0);
+        prewarm_inputs(db, &memos.prewarmed, loaded, 0);
     }
 
     #[test]

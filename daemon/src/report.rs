@@ -4,7 +4,8 @@
 
 pub use crate::counters::{Count, Snapshot};
 
-use compiler::diag::Located;
+use compiler::diag::{Diagnostic, Located, Severity};
+use compiler::flow::Flow;
 use compiler::flow::OutputKind;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -95,4 +96,23 @@ pub struct Times {
     pub hash: Duration,
     /// Writing outputs (compare, temp file, rename).
     pub write: Duration,
+}
+
+/// The messages of an input at `path` with text `text`, in report order: warnings about
+/// other files, its own diagnostics, errors about other files (what a build reports, and
+/// an editor shows), each with a code: `flow`'s family code where the step gave none.
+pub(crate) fn messages(
+    path: &str,
+    flow: Flow,
+    elsewhere: Vec<Located>,
+    own: &[Diagnostic],
+    text: &str,
+) -> Vec<Located> {
+    let (errors, warnings): (Vec<Located>, Vec<Located>) = elsewhere
+        .into_iter()
+        .partition(|m| m.severity == Severity::Error);
+    let own = compiler::diag::locate_all(own, path, text);
+    (warnings.into_iter().chain(own).chain(errors))
+        .map(|m| flow.coded_located(m))
+        .collect()
 }

@@ -250,7 +250,7 @@ impl rpc::Service for State {
         e
     }
 
-    fn analyze(&self, doc: &rpc::DocumentChange) -> Result<Analysis, OverlayError> {
+    fn analyze(&self, doc: &crate::ide::DocumentChange) -> Result<Analysis, OverlayError> {
         let change = doc.change.clone();
         let analysis =
             self.builder

@@ -15,7 +15,6 @@
 //! build runs, at most `MAX_EXECUTIONS` per build, and only the last build is kept.
 //! Queries that other requests (an editor's analysis) run during a build are included.
 
-use crate::db::KilnDb;
 use compiler::mlir::items::Item;
 use compiler::mlir::split::Common;
 use kiln_cache::Miss;
@@ -637,7 +636,7 @@ impl Explain {
     }
 
     /// The execution this thread runs gets its subject (the first call of a query body).
-    fn note(&self, subject: impl FnOnce() -> Subject) -> Noted {
+    pub(crate) fn note(&self, subject: impl FnOnce() -> Subject) -> Noted {
         let Some(slot) = CURRENT.take().filter(|s| s.0 == self.id()) else {
             return Noted(None);
         };
@@ -744,11 +743,6 @@ pub(crate) fn touched(items: &[Item], range: &Range<usize>) -> Vec<String> {
         .filter(|i| i.offset <= range.end && range.start <= i.offset + i.text.len())
         .map(|i| i.symbol.clone())
         .collect()
-}
-
-/// The first statement of a query body: the subject of the execution salsa just opened.
-pub(crate) fn note(db: &dyn KilnDb, subject: impl FnOnce() -> Subject) -> Noted {
-    db.runtime().explain.note(subject)
 }
 
 #[cfg(test)]

@@ -6,9 +6,10 @@
 //! an edit inside one function re-executes only that function's queries, and the design
 //! context (the file without its functions) is unchanged by any edit inside a function.
 
+use super::note;
 use super::{FileOutputs, KilnDb, OutputBytes, SourceFile, cached_shared, executed};
 use crate::counters::Kind;
-use crate::why::{Subject, note};
+use crate::why::Subject;
 use bytes::Bytes;
 use compiler::aps::{BlockRules, DesignContext, Segmentation, Style};
 use compiler::diag::{Diagnostic, Span};

@@ -9,9 +9,10 @@
 //! re-validating after an edit recurses deeper than one level, and the work is linear in
 //! the size of the hierarchy.
 
+use super::note;
 use super::{BlifFile, FileOutputs, KilnDb, cached, executed};
 use crate::counters::Kind;
-use crate::why::{Subject, note};
+use crate::why::Subject;
 use compiler::aig::{BoxLowered, Interface, Lowered};
 use compiler::blif::Model;
 use compiler::diag::{Diagnostic, Span};

@@ -3,9 +3,10 @@
 //! file's per-model AIG query, so a unit is lowered once however many ops use it, and
 //! cached on disk), and the back (the four outputs).
 
+use super::note;
 use super::{BlifFile, FileOutputs, KilnDb, SourceFile, cached_if, executed};
 use crate::counters::Kind;
-use crate::why::{Subject, note};
+use crate::why::Subject;
 use compiler::diag::{Diagnostic, Located};
 use compiler::flow::handshake::{self as hs, Front, FrontError, Library, Options};
 use std::collections::BTreeMap;

@@ -22,7 +22,7 @@ pub(crate) mod blif;
 pub(crate) mod handshake;
 
 use crate::counters::{Counters, Kind};
-use crate::why::{CacheOutcome, Explain, Noted};
+use crate::why::{CacheOutcome, Explain, Noted, Subject};
 use bytes::Bytes;
 use compiler::diag::{Diagnostic, Located};
 use compiler::flow::OutputKind;
@@ -108,6 +108,12 @@ pub(crate) fn without_stores<R>(f: impl FnOnce() -> R) -> R {
 #[salsa::db]
 pub(crate) trait KilnDb: salsa::Database {
     fn runtime(&self) -> &Runtime;
+}
+
+/// The first statement of a query body: the subject of the execution salsa just opened
+/// ([`crate::why`]).
+pub(crate) fn note(db: &dyn KilnDb, subject: impl FnOnce() -> Subject) -> Noted {
+    db.runtime().explain.note(subject)
 }
 
 #[salsa::db]

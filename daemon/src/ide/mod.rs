@@ -14,15 +14,14 @@ mod features;
 pub(crate) mod queries;
 
 pub use crate::inputs::{Edit, OverlayChange};
-pub use crate::rpc::DocumentChange;
 pub use features::{Hint, Hover, Lens, Navigation, Outline, OutlineItem, OutlineKind};
 pub(crate) use features::{navigate, outline};
 
-use crate::compute::messages;
 use crate::db::aps::{self, FunctionResult};
 use crate::db::handshake::handshake_outputs;
 use crate::db::{Db, FileOutputs, SourceFile, blif};
 use crate::inputs::Overlay;
+use crate::report::messages;
 use compiler::aps::DesignContext;
 use compiler::aps::Style;
 use compiler::diag::Located;
@@ -31,6 +30,15 @@ use compiler::rules::Circuit;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
+
+/// An editor's change to an open document (`Analyze`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DocumentChange {
+    pub path: PathBuf,
+    pub version: i32,
+    pub change: OverlayChange,
+    pub handshake: crate::spec::HandshakeSpec,
+}
 
 /// The diagnostics of one version of a document.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -110,7 +118,7 @@ impl Ide {
             .map(|i| i.symbol.clone())
             .collect();
         if stale.len() > 1 {
-            crate::prewarm::prewarm_checks(db, file, stale);
+            crate::prewarm::prewarm_checks(db, file, &stale, checked_behind);
         }
         let mut now = HashMap::with_capacity(last.functions.len());
         let emitted = |item: &compiler::mlir::items::Item| {

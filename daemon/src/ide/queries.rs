@@ -4,8 +4,8 @@
 
 use crate::db::aps::function_op;
 use crate::db::blif::model_text;
-use crate::db::{BlifFile, KilnDb, SourceFile};
-use crate::why::{Subject, note};
+use crate::db::{BlifFile, KilnDb, SourceFile, note};
+use crate::why::Subject;
 use compiler::ide::{self, NameIndex};
 use std::sync::Arc;
 

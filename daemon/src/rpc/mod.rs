@@ -6,7 +6,9 @@
 
 use crate::counters::{Count, Kind, Snapshot};
 use crate::digests::{hex, parse_hex};
-use crate::ide::{Analysis, Hint, Hover, Lens, Navigation, Outline, OutlineItem, OutlineKind};
+use crate::ide::{
+    Analysis, DocumentChange, Hint, Hover, Lens, Navigation, Outline, OutlineItem, OutlineKind,
+};
 use crate::inputs::{Edit, OverlayChange, OverlayError};
 use crate::report::{BuildReport, FileReport, OutputFile, Times};
 use crate::spec::{
@@ -88,15 +90,6 @@ impl From<Status> for RpcError {
             _ => RpcError::Failed(s.to_string()),
         }
     }
-}
-
-/// An editor's change to an open document (`Analyze`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DocumentChange {
-    pub path: PathBuf,
-    pub version: i32,
-    pub change: OverlayChange,
-    pub handshake: HandshakeSpec,
 }
 
 /// HTTP/2 flow-control window of both ends. The peers share a machine, so a reply (a
