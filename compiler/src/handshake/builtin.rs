@@ -16,9 +16,8 @@
 //! `truncf`, `sitofp`, `uitofp`, `fptosi`) are [`super::float`]'s, with the handshake and
 //! latency of Dynamatic's units.
 
-use super::circuit::{PortSpec, PortType};
-use super::mark::{BinOp, Builtin, CmpPred};
-use super::net::{Lit, Net};
+use super::mark::{BinOp, Builtin, CmpPred, ports};
+use super::net::{Lit, Net, add};
 use super::signals::{SigKind, signals};
 
 /// The generated unit: a compacted [`Net`] with named ports.
@@ -119,59 +118,6 @@ fn find(
         .zip(lits)
         .find(|(s, _)| s.port == port && s.kind == kind)
         .map_or(Lit::FALSE, |(_, l)| *l)
-}
-
-fn port(name: &str, width: u32) -> PortSpec {
-    PortSpec {
-        name: name.to_string(),
-        ty: PortType::channel(width),
-    }
-}
-
-/// The bundled ports of a built-in unit (same names as the library's).
-pub(crate) fn ports(b: &Builtin) -> (Vec<PortSpec>, Vec<PortSpec>) {
-    match *b {
-        Builtin::Constant { width, .. } => (vec![port("ctrl", 0)], vec![port("outs", width)]),
-        Builtin::Cmp { width, .. } => (
-            vec![port("lhs", width), port("rhs", width)],
-            vec![port("result", 1)],
-        ),
-        Builtin::Binary { width, .. } | Builtin::Float { width, .. } => (
-            vec![port("lhs", width), port("rhs", width)],
-            vec![port("result", width)],
-        ),
-        Builtin::CmpF { width, .. } => (
-            vec![port("lhs", width), port("rhs", width)],
-            vec![port("result", 1)],
-        ),
-        Builtin::Ext { from, to, .. }
-        | Builtin::Trunc { from, to }
-        | Builtin::FloatCast { from, to, .. } => (vec![port("ins", from)], vec![port("outs", to)]),
-        Builtin::Not { width } => (vec![port("ins", width)], vec![port("outs", width)]),
-        Builtin::Select { width } => (
-            vec![
-                port("condition", 1),
-                port("trueValue", width),
-                port("falseValue", width),
-            ],
-            vec![port("result", width)],
-        ),
-        Builtin::Join { n } => {
-            let names = super::names::group_names("ins", n as usize);
-            (
-                names.iter().map(|s| port(s, 0)).collect(),
-                vec![port("outs", 0)],
-            )
-        }
-        Builtin::Fifo { width, .. } => (vec![port("ins", width)], vec![port("outs", width)]),
-        Builtin::Passer { width } => (
-            vec![port("data", width), port("ctrl", 1)],
-            vec![port("result", width)],
-        ),
-        Builtin::Init { .. } | Builtin::RepeatingInit => {
-            (vec![port("ins", 1)], vec![port("outs", 1)])
-        }
-    }
 }
 
 /// Dynamatic's `init` (`token` = `Some(t)`: `t` once, from reset until taken, then
@@ -369,20 +315,6 @@ fn body(b: &Builtin, net: &mut Net, d: &[Vec<Lit>]) -> Vec<Lit> {
         | Builtin::CmpF { .. }
         | Builtin::FloatCast { .. } => Vec::new(),
     }
-}
-
-/// `a + b + cin`, ripple carry; returns (sum bits, carry out). Also the float units'.
-pub(super) fn add(net: &mut Net, a: &[Lit], b: &[Lit], cin: Lit) -> (Vec<Lit>, Lit) {
-    let mut carry = cin;
-    let mut sum = Vec::with_capacity(a.len());
-    for (&x, &y) in a.iter().zip(b) {
-        let p = net.xor(x, y);
-        sum.push(net.xor(p, carry));
-        let g = net.and(x, y);
-        let t = net.and(p, carry);
-        carry = net.or(g, t);
-    }
-    (sum, carry)
 }
 
 fn binary(net: &mut Net, op: BinOp, a: &[Lit], b: &[Lit]) -> Vec<Lit> {

@@ -33,243 +33,10 @@
 //! ins_ready`) follow theirs ([`cast_latency`]): `negf`, `extf` and `truncf` pass valid and
 //! ready through (combinational), the conversions have the FloPoCo timing of latency 5
 //! without the join.
+pub use super::float_ops::{FCmpPred, FloatCast, FloatOp, cast_latency, cmpf_latency, latency};
 use super::mark::Builtin;
 use super::net::{Init, Lit, Net};
 use super::signals::{PortRef, SigKind, signals};
-use crate::mlir::ast::Attribute;
-use serde::{Deserialize, Serialize};
-
-/// The float arithmetic with a built-in unit.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-pub enum FloatOp {
-    Add,
-    Sub,
-    Mul,
-    Div,
-    /// `maximumf`: IEEE 754-2019 maximum (a NaN operand gives NaN, `-0 < +0`).
-    Max,
-    /// `minimumf`, likewise.
-    Min,
-}
-
-impl FloatOp {
-    pub const ALL: [FloatOp; 6] = [
-        FloatOp::Add,
-        FloatOp::Sub,
-        FloatOp::Mul,
-        FloatOp::Div,
-        FloatOp::Max,
-        FloatOp::Min,
-    ];
-
-    pub fn kind(self) -> &'static str {
-        ["addf", "subf", "mulf", "divf", "maximumf", "minimumf"][self as usize]
-    }
-
-    pub(crate) fn from_kind(k: &str) -> Option<FloatOp> {
-        FloatOp::ALL.iter().copied().find(|o| o.kind() == k)
-    }
-}
-
-/// `arith.cmpf` predicates, in MLIR's numbering.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-pub enum FCmpPred {
-    False,
-    Oeq,
-    Ogt,
-    Oge,
-    Olt,
-    Ole,
-    One,
-    Ord,
-    Ueq,
-    Ugt,
-    Uge,
-    Ult,
-    Ule,
-    Une,
-    Uno,
-    True,
-}
-
-impl FCmpPred {
-    pub const ALL: [FCmpPred; 16] = [
-        FCmpPred::False,
-        FCmpPred::Oeq,
-        FCmpPred::Ogt,
-        FCmpPred::Oge,
-        FCmpPred::Olt,
-        FCmpPred::Ole,
-        FCmpPred::One,
-        FCmpPred::Ord,
-        FCmpPred::Ueq,
-        FCmpPred::Ugt,
-        FCmpPred::Uge,
-        FCmpPred::Ult,
-        FCmpPred::Ule,
-        FCmpPred::Une,
-        FCmpPred::Uno,
-        FCmpPred::True,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        [
-            "false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ueq", "ugt", "uge", "ult",
-            "ule", "une", "uno", "true",
-        ][self as usize]
-    }
-
-    /// By name (keyword or string) or by MLIR's number.
-    pub(crate) fn parse(a: &Attribute) -> Option<FCmpPred> {
-        match a {
-            Attribute::Integer { value, .. } => {
-                FCmpPred::ALL.get(usize::try_from(*value).ok()?).copied()
-            }
-            _ => {
-                let s = a.as_str()?;
-                FCmpPred::ALL.iter().copied().find(|p| p.as_str() == s)
-            }
-        }
-    }
-}
-
-/// The FloPoCo architectures of Dynamatic's `addf.vhd`/`mulf.vhd`: (width, `internal_delay`,
-/// latency = the `delay_buffer` size + 1 = the core's pipeline stages).
-const ARCHS: [(FloatOp, u32, &str, u32); 19] = [
-    (FloatOp::Add, 64, "2_705000", 12),
-    (FloatOp::Add, 64, "5_091333", 7),
-    (FloatOp::Add, 64, "9_068000", 2),
-    (FloatOp::Add, 32, "2_798000", 36),
-    (FloatOp::Add, 32, "2_922000", 10),
-    (FloatOp::Add, 32, "3_649333", 6),
-    (FloatOp::Mul, 32, "2_034000", 26),
-    (FloatOp::Mul, 32, "2_783000", 4),
-    (FloatOp::Mul, 32, "2_875333", 2),
-    (FloatOp::Mul, 64, "2_046000", 56),
-    (FloatOp::Mul, 64, "2_758000", 6),
-    (FloatOp::Mul, 64, "4_242333", 3),
-    (FloatOp::Div, 64, "4_345000", 63),
-    (FloatOp::Div, 64, "4_398000", 36),
-    (FloatOp::Div, 64, "6_859333", 20),
-    (FloatOp::Div, 64, "16_008000", 6),
-    (FloatOp::Div, 32, "3_812000", 15),
-    (FloatOp::Div, 32, "6_629333", 9),
-    (FloatOp::Div, 32, "14_152000", 2),
-];
-
-/// The latency (cycles) of Dynamatic's FloPoCo unit for `op` on `width` bits: `addf`,
-/// `mulf` and `divf` by the architecture `internal_delay` names, `subf` fixed (9 on f32, 12
-/// on f64); `maximumf`/`minimumf` 1 (their Verilog template's `delay_buffer` of one stage).
-/// `Err` says why there is none (a width other than 32 and 64, an unknown architecture).
-pub fn latency(op: FloatOp, width: u32, internal_delay: Option<&str>) -> Result<u32, String> {
-    if width != 32 && width != 64 {
-        return Err(format!(
-            "{} on {width} bits has no built-in unit (f32 and f64 only)",
-            op.kind()
-        ));
-    }
-    match op {
-        FloatOp::Sub => return Ok(if width == 32 { 9 } else { 12 }),
-        FloatOp::Max | FloatOp::Min => return Ok(1),
-        _ => {}
-    }
-    let Some(delay) = internal_delay else {
-        return Err(format!(
-            "{} without `internal_delay`: Dynamatic picks the FloPoCo architecture by it",
-            op.kind()
-        ));
-    };
-    let known: Vec<&str> = (ARCHS.iter())
-        .filter(|a| a.0 == op && a.1 == width)
-        .map(|a| a.2)
-        .collect();
-    ARCHS
-        .iter()
-        .find(|a| a.0 == op && a.1 == width && a.2 == delay)
-        .map(|a| a.3)
-        .ok_or_else(|| {
-            format!(
-                "{} on f{width}: `internal_delay = \"{delay}\"` names no FloPoCo architecture of Dynamatic's library (known: {})",
-                op.kind(),
-                known.join(", ")
-            )
-        })
-}
-
-/// The latency of Dynamatic's FloPoCo `cmpf`: 0 on f32 (join only), 1 on f64 (an oehb).
-pub fn cmpf_latency(width: u32) -> Result<u32, String> {
-    match width {
-        32 => Ok(0),
-        64 => Ok(1),
-        w => Err(format!(
-            "cmpf on {w} bits has no built-in unit (f32 and f64 only)"
-        )),
-    }
-}
-
-/// The one-operand float units (`ins` → `outs`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-pub enum FloatCast {
-    /// The sign bit flipped (NaNs keep their payload, as Rust's `-x`). Dynamatic's
-    /// `negf.v` declares `ins_ready` an input and `outs_ready` an output (swapped, a bug):
-    /// here, as in `absf.v`, `outs_ready` is the input and `ins_ready` the output it drives.
-    Neg,
-    /// f32 → f64 (exact).
-    Ext,
-    /// f64 → f32, rounded to nearest even.
-    Trunc,
-    /// A signed integer → float, rounded to nearest even.
-    SiToFp,
-    /// An unsigned integer → float, rounded to nearest even.
-    UiToFp,
-    /// Float → signed integer, rounded toward zero; out of range saturates to the nearest
-    /// bound and a NaN saturates by its sign bit (`INT_MAX`, or `INT_MIN` when set), as
-    /// Dynamatic's `fptosi.v` (its `e > 30` case) does; Rust's `as` gives 0 for NaN.
-    FpToSi,
-}
-
-impl FloatCast {
-    pub const ALL: [FloatCast; 6] = [
-        FloatCast::Neg,
-        FloatCast::Ext,
-        FloatCast::Trunc,
-        FloatCast::SiToFp,
-        FloatCast::UiToFp,
-        FloatCast::FpToSi,
-    ];
-
-    pub fn kind(self) -> &'static str {
-        ["negf", "extf", "truncf", "sitofp", "uitofp", "fptosi"][self as usize]
-    }
-
-    pub(crate) fn from_kind(k: &str) -> Option<FloatCast> {
-        FloatCast::ALL.iter().copied().find(|o| o.kind() == k)
-    }
-}
-
-/// The latency of the unit for `op` from `from` to `to` bits, as Dynamatic's Verilog
-/// templates time it: 0 (combinational) for `negf`, `extf` and `truncf`, 5 for the
-/// conversions (`delay_buffer` of 4 and an `oehb`). `Err` says why there is none: floats
-/// are f32 or f64, integers i32 or i64.
-pub fn cast_latency(op: FloatCast, from: u32, to: u32) -> Result<u32, String> {
-    let fp = |w: u32| w == 32 || w == 64;
-    let ok = match op {
-        FloatCast::Neg => from == to && fp(from),
-        FloatCast::Ext => (from, to) == (32, 64),
-        FloatCast::Trunc => (from, to) == (64, 32),
-        FloatCast::SiToFp | FloatCast::UiToFp | FloatCast::FpToSi => fp(from) && fp(to),
-    };
-    if !ok {
-        return Err(format!(
-            "{} from {from} to {to} bits has no built-in unit (f32/f64, i32/i64 only)",
-            op.kind()
-        ));
-    }
-    Ok(match op {
-        FloatCast::Neg | FloatCast::Ext | FloatCast::Trunc => 0,
-        _ => 5,
-    })
-}
 
 /// Exponent and fraction widths.
 #[derive(Clone, Copy)]
@@ -299,7 +66,7 @@ pub fn core(b: &Builtin) -> Net {
     if unit_latency(b).is_none() {
         return net;
     }
-    let (ins, outs) = super::builtin::ports(b);
+    let (ins, outs) = super::mark::ports(b);
     let ops: Vec<Vec<Lit>> = (ins.iter())
         .map(|p| {
             (0..p.ty.width)
@@ -345,7 +112,7 @@ fn function(b: &Builtin, net: &mut Net, a: &[Lit], c: &[Lit]) -> Vec<Lit> {
 }
 
 /// The handshake unit of a float built-in (see the module comment); ports named by
-/// [`super::builtin::ports`].
+/// [`super::mark::ports`].
 pub(crate) fn unit(b: &Builtin) -> Net {
     handshake(b, |net, a, c| function(b, net, a, c))
 }
@@ -378,7 +145,7 @@ fn handshake(b: &Builtin, core: impl FnOnce(&mut Net, &[Lit], &[Lit]) -> Vec<Lit
             ..
         }
     );
-    let (ins, outs) = super::builtin::ports(b);
+    let (ins, outs) = super::mark::ports(b);
     let (isig, osig) = signals(&ins, &outs, true);
     let mut net = Net::new();
     let lits: Vec<Lit> = isig.iter().map(|s| net.input(s.name.clone())).collect();
@@ -502,7 +269,7 @@ fn mux_w(net: &mut Net, s: Lit, t: &[Lit], f: &[Lit]) -> Vec<Lit> {
 /// `a - b` modulo 2^n, and whether `a >= b` (unsigned).
 fn sub_w(net: &mut Net, a: &[Lit], b: &[Lit]) -> (Vec<Lit>, Lit) {
     let nb: Vec<Lit> = b.iter().map(|&l| !l).collect();
-    super::builtin::add(net, a, &nb, Lit::TRUE)
+    super::net::add(net, a, &nb, Lit::TRUE)
 }
 
 /// Unsigned `a < b`.
@@ -633,7 +400,7 @@ fn round_pack(net: &mut Net, f: Format, sign: Lit, s: &[Lit], field: &[Lit]) -> 
     let up = net.and(g, tail);
     let mut packed = s[3..3 + f.man].to_vec();
     packed.extend_from_slice(field);
-    let (rounded, _) = super::builtin::add(net, &packed, &vec![Lit::FALSE; packed.len()], up);
+    let (rounded, _) = super::net::add(net, &packed, &vec![Lit::FALSE; packed.len()], up);
     let mut v = rounded;
     v.push(sign);
     v
@@ -668,14 +435,14 @@ fn add_core(net: &mut Net, f: Format, a: &[Lit], b: &[Lit], sub: bool) -> Vec<Li
     let (d, _) = sub_w(net, &x.exp, &y.exp);
     let my = shr_sticky(net, &my, &d);
     let my: Vec<Lit> = my.iter().map(|&l| net.xor(l, eff_sub)).collect();
-    let (s, c) = super::builtin::add(net, &mx, &my, eff_sub);
+    let (s, c) = super::net::add(net, &mx, &my, eff_sub);
     let carry = net.and(c, !eff_sub);
     // Carry: one place right (the bit shifted out kept sticky), exponent + 1.
     let mut sc: Vec<Lit> = (0..n)
         .map(|i| if i + 1 < n { s[i + 1] } else { Lit::TRUE })
         .collect();
     sc[0] = net.or(s[0], s[1]);
-    let (e_c, _) = super::builtin::add(net, &x.exp, &consts(0, e), Lit::TRUE);
+    let (e_c, _) = super::net::add(net, &x.exp, &consts(0, e), Lit::TRUE);
     let overflow = all(net, &e_c);
     let overflow = net.and(carry, overflow);
     // No carry: left by min(leading zeros, exp - 1); the exponent field is 0 unless the
@@ -716,7 +483,7 @@ fn mul_core(net: &mut Net, f: Format, a: &[Lit], b: &[Lit]) -> Vec<Lit> {
     // t = ea + eb - bias + 1 is the biased exponent of P read as 1.xxx.
     let q = e + 3;
     let bias = (1u64 << (e - 1)) - 1;
-    let (sum, _) = super::builtin::add(net, &zext(&ua.exp, q), &zext(&ub.exp, q), Lit::FALSE);
+    let (sum, _) = super::net::add(net, &zext(&ua.exp, q), &zext(&ub.exp, q), Lit::FALSE);
     let (t, _) = sub_w(net, &sum, &consts(bias - 1, q));
     let r = finish(net, f, sign, &p, &t);
     let zero_w = word(sign, &consts(0, m), &consts(0, e));
@@ -805,7 +572,7 @@ fn div_core(net: &mut Net, f: Format, a: &[Lit], b: &[Lit]) -> Vec<Lit> {
     // The biased exponent of the 2^0 bit: ea - eb + bias.
     let bias = (1u64 << (e - 1)) - 1;
     let (t, _) = sub_w(net, &ea, &eb);
-    let (t, _) = super::builtin::add(net, &t, &consts(bias, q), Lit::FALSE);
+    let (t, _) = super::net::add(net, &t, &consts(bias, q), Lit::FALSE);
     let r = finish(net, f, sign, &p, &t);
     let zero = net.or(ua.zero, ub.inf);
     let r = mux_w(net, zero, &word(sign, &consts(0, m), &consts(0, e)), &r);
@@ -851,7 +618,7 @@ fn cast_core(net: &mut Net, op: FloatCast, from: u32, to: u32, x: &[Lit]) -> Vec
             let u = unpack(net, g, x);
             // t = exp - bias(from) + bias(to), the biased exponent of the hidden bit.
             let shift = consts(bias(f).wrapping_sub(bias(g)), q);
-            let (t, _) = super::builtin::add(net, &zext(&u.exp, q), &shift, Lit::FALSE);
+            let (t, _) = super::net::add(net, &zext(&u.exp, q), &shift, Lit::FALSE);
             let r = finish(net, f, u.sign, &pad(&u.sig), &t);
             let r = mux_w(net, u.inf, &infinity(f, u.sign), &r);
             mux_w(net, u.nan, &quiet_nan(f), &r)
@@ -865,7 +632,7 @@ fn cast_core(net: &mut Net, op: FloatCast, from: u32, to: u32, x: &[Lit]) -> Vec
             };
             // |x| on n bits (unsigned: 2^(n-1) for the most negative).
             let flipped: Vec<Lit> = x.iter().map(|&l| net.xor(l, neg)).collect();
-            let (mag, _) = super::builtin::add(net, &flipped, &consts(0, n), neg);
+            let (mag, _) = super::net::add(net, &flipped, &consts(0, n), neg);
             let t = consts(bias(f) + n as u64 - 1, q);
             finish(net, f, neg, &pad(&mag), &t)
         }
@@ -887,7 +654,7 @@ fn float_to_int(net: &mut Net, g: Format, x: &[Lit], n: usize) -> Vec<Lit> {
     let wide = shl(net, &zext(&u.sig, g.man + 1 + n), &e[..amount]);
     let mag = &wide[g.man..g.man + n];
     let flipped: Vec<Lit> = mag.iter().map(|&l| net.xor(l, u.sign)).collect();
-    let (v, _) = super::builtin::add(net, &flipped, &consts(0, n), u.sign);
+    let (v, _) = super::net::add(net, &flipped, &consts(0, n), u.sign);
     let v: Vec<Lit> = v.iter().map(|&l| net.and(l, !small)).collect();
     // Saturated: INT_MIN (sign set) or INT_MAX.
     let mut sat: Vec<Lit> = vec![!u.sign; n];
@@ -907,7 +674,7 @@ fn multiply(net: &mut Net, a: &[Lit], b: &[Lit]) -> Vec<Lit> {
                     .map_or(Lit::FALSE, |&ak| net.and(ak, bj))
             })
             .collect();
-        acc = super::builtin::add(net, &acc, &row, Lit::FALSE).0;
+        acc = super::net::add(net, &acc, &row, Lit::FALSE).0;
     }
     acc
 }

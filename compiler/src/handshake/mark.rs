@@ -5,8 +5,8 @@
 //! path relative to the library directory. The library is not read: whether the file exists
 //! and is usable is decided later ([`super::resolve`]), by the caller that owns the IO.
 
-use super::circuit::{Circuit, OpNode};
-pub use super::float::{FCmpPred, FloatCast, FloatOp};
+use super::circuit::{Circuit, OpNode, PortSpec, PortType};
+pub use super::float_ops::{FCmpPred, FloatCast, FloatOp};
 use super::table::{PathTable, expand};
 use crate::diag::{Code, Diagnostic, Span};
 use crate::limits::{Limit, Limits};
@@ -435,7 +435,7 @@ fn mark_op(
                 .and_then(FCmpPred::parse)
                 .ok_or_else(|| Diagnostic::error(op.span, "cmpf without a known predicate"))?;
             key = format!("cmpf.{}", pred.as_str());
-            match fpu_latency(op, super::float::cmpf_latency(w)) {
+            match fpu_latency(op, super::float_ops::cmpf_latency(w)) {
                 Ok(latency) => {
                     builtin = Some(Builtin::CmpF {
                         pred,
@@ -449,7 +449,7 @@ fn mark_op(
         "addf" | "subf" | "mulf" | "divf" | "maximumf" | "minimumf" => {
             let fop = FloatOp::from_kind(kind).unwrap_or(FloatOp::Add);
             let delay = op.attr("internal_delay").and_then(Attribute::as_str);
-            match fpu_latency(op, super::float::latency(fop, w, delay)) {
+            match fpu_latency(op, super::float_ops::latency(fop, w, delay)) {
                 Ok(latency) => {
                     builtin = Some(Builtin::Float {
                         op: fop,
@@ -463,7 +463,7 @@ fn mark_op(
         k if FloatCast::from_kind(k).is_some() => {
             let fop = FloatCast::from_kind(k).unwrap_or(FloatCast::Neg);
             let (from, to) = (width_in(0), width_out(0));
-            match super::float::cast_latency(fop, from, to) {
+            match super::float_ops::cast_latency(fop, from, to) {
                 Ok(latency) => {
                     builtin = Some(Builtin::FloatCast {
                         op: fop,
@@ -662,6 +662,59 @@ fn timing_type(timing: &str, slots: u32) -> &'static str {
         (false, true, _) => "ONE_SLOT_BREAK_R",
         (false, false, true) => "FIFO_BREAK_NONE",
         (false, false, false) => "UNKNOWN",
+    }
+}
+
+fn port(name: &str, width: u32) -> PortSpec {
+    PortSpec {
+        name: name.to_string(),
+        ty: PortType::channel(width),
+    }
+}
+
+/// The bundled ports of a built-in unit (same names as the library's).
+pub(crate) fn ports(b: &Builtin) -> (Vec<PortSpec>, Vec<PortSpec>) {
+    match *b {
+        Builtin::Constant { width, .. } => (vec![port("ctrl", 0)], vec![port("outs", width)]),
+        Builtin::Cmp { width, .. } => (
+            vec![port("lhs", width), port("rhs", width)],
+            vec![port("result", 1)],
+        ),
+        Builtin::Binary { width, .. } | Builtin::Float { width, .. } => (
+            vec![port("lhs", width), port("rhs", width)],
+            vec![port("result", width)],
+        ),
+        Builtin::CmpF { width, .. } => (
+            vec![port("lhs", width), port("rhs", width)],
+            vec![port("result", 1)],
+        ),
+        Builtin::Ext { from, to, .. }
+        | Builtin::Trunc { from, to }
+        | Builtin::FloatCast { from, to, .. } => (vec![port("ins", from)], vec![port("outs", to)]),
+        Builtin::Not { width } => (vec![port("ins", width)], vec![port("outs", width)]),
+        Builtin::Select { width } => (
+            vec![
+                port("condition", 1),
+                port("trueValue", width),
+                port("falseValue", width),
+            ],
+            vec![port("result", width)],
+        ),
+        Builtin::Join { n } => {
+            let names = super::names::group_names("ins", n as usize);
+            (
+                names.iter().map(|s| port(s, 0)).collect(),
+                vec![port("outs", 0)],
+            )
+        }
+        Builtin::Fifo { width, .. } => (vec![port("ins", width)], vec![port("outs", width)]),
+        Builtin::Passer { width } => (
+            vec![port("data", width), port("ctrl", 1)],
+            vec![port("result", width)],
+        ),
+        Builtin::Init { .. } | Builtin::RepeatingInit => {
+            (vec![port("ins", 1)], vec![port("outs", 1)])
+        }
     }
 }
 

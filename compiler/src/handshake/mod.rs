@@ -17,6 +17,7 @@ pub mod builtin;
 pub mod circuit;
 pub mod emit;
 pub mod float;
+mod float_ops;
 #[cfg(any(test, feature = "generators"))]
 pub mod generate;
 pub mod mark;

@@ -449,6 +449,20 @@ fn resolve(map: &[Option<Lit>], l: Lit) -> Lit {
     map[l.node()].unwrap_or(Lit::FALSE).xor_neg(l.is_neg())
 }
 
+/// `a + b + cin`, ripple carry; returns (sum bits, carry out). Also the float units'.
+pub(crate) fn add(net: &mut Net, a: &[Lit], b: &[Lit], cin: Lit) -> (Vec<Lit>, Lit) {
+    let mut carry = cin;
+    let mut sum = Vec::with_capacity(a.len());
+    for (&x, &y) in a.iter().zip(b) {
+        let p = net.xor(x, y);
+        sum.push(net.xor(p, carry));
+        let g = net.and(x, y);
+        let t = net.and(p, carry);
+        carry = net.or(g, t);
+    }
+    (sum, carry)
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum CompactError {
     /// A wire nobody drives.
