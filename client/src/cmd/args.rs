@@ -1,14 +1,17 @@
 //! Argument groups several commands share, so that one option means one thing everywhere:
 //! `-o/--out-dir DIR` where a command writes a directory ([`OutDir`]), `--emit KIND` adding
 //! an output kind to each input's defaults ([`Emit`]), what `build` and `watch` build
-//! ([`BuildInputs`], `-j N` among them), and the lint levels of their warnings
-//! ([`LintArgs`]).
+//! ([`BuildInputs`], `-j N` among them), the lint levels of their warnings
+//! ([`LintArgs`]), the Handshake → Synth options ([`HandshakeArgs`], with where the BLIF library
+//! and the Verilog templates come from) and the remote cache of `build` ([`RemoteArgs`]).
 
 use crate::daemon_client;
 use crate::io::{self, Failure};
+use compiler::diag::Code;
 use compiler::diag::lint::{Level, Lint, Lints};
 use compiler::flow::{Flow, OutputKind};
-use kiln_daemon::request::BuildSpec;
+use compiler::handshake::{Dialect, Naming};
+use kiln_daemon::request::{BuildSpec, HandshakeSpec};
 use std::path::PathBuf;
 
 /// The inputs of `build` and `watch`, where their outputs go and how they are built.
@@ -21,7 +24,7 @@ pub struct BuildInputs {
     pub out: OutDir,
     /// Options of the Handshake → Synth flow.
     #[command(flatten)]
-    pub handshake: super::synth::HandshakeArgs,
+    pub handshake: HandshakeArgs,
     #[command(flatten)]
     pub emit: Emit,
     #[command(flatten)]
@@ -48,7 +51,7 @@ pub struct BuildInputs {
 
 impl BuildInputs {
     /// The build spec: paths absolute, kinds added to the defaults, the library resolved
-    /// and checked ([`super::build::checked_handshake_spec`]).
+    /// and checked ([`checked_handshake_spec`]).
     pub fn spec(&self) -> Result<BuildSpec, Failure> {
         self.spec_reading_config(true)
     }
@@ -69,7 +72,7 @@ impl BuildInputs {
     fn spec_reading_config(&self, read_config: bool) -> Result<BuildSpec, Failure> {
         let out_dir = self.out.resolve()?;
         let mut spec = daemon_client::spec_of(&self.inputs, self.emit.spec_kinds(), &out_dir);
-        spec.handshake = super::build::checked_handshake_spec(&self.handshake)?;
+        spec.handshake = checked_handshake_spec(&self.handshake)?;
         spec.lints = self.lints.resolved();
         spec.top = self.top.clone();
         spec.style = super::sim::style_or_config(self.style);
@@ -237,6 +240,171 @@ fn kind(name: &str) -> Result<OutputKind, String> {
         let names: Vec<&str> = OutputKind::ALL.iter().map(|k| k.name()).collect();
         format!("unknown output kind `{name}` (one of {})", names.join(", "))
     })
+}
+
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum DialectArg {
+    /// CIRCT Synth (`synth.aig.and_inv`, `seq.compreg`).
+    Circt,
+    /// Dynamatic Synth (`synth.and_inv`, `synth.latch`).
+    Dynamatic,
+}
+
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum NamingArg {
+    /// Top ports from `argNames`/`resNames`.
+    ArgNames,
+    /// Top ports `in<i>`/`out<j>` (the original pass).
+    InOut,
+}
+
+/// The Handshake options (shared with `kiln build`).
+#[derive(Clone, Debug, clap::Args)]
+pub struct HandshakeArgs {
+    /// Directory of the per-unit BLIF library.
+    #[arg(long, value_name = "DIR")]
+    pub blif_lib: Option<PathBuf>,
+    /// Dynamatic's Verilog templates (`data/verilog`): units the library lacks are
+    /// synthesized from them with yosys.
+    #[arg(long, value_name = "DIR")]
+    pub rtl_lib: Option<PathBuf>,
+    /// Path-table override file (`key = template` lines).
+    #[arg(long, value_name = "FILE")]
+    pub path_table: Option<PathBuf>,
+    /// Spelling of the emitted Synth MLIR.
+    #[arg(long, value_enum, default_value = "circt")]
+    pub synth_dialect: DialectArg,
+    /// Naming of the top module's ports.
+    #[arg(long, value_enum, default_value = "arg-names")]
+    pub naming: NamingArg,
+}
+
+impl From<DialectArg> for Dialect {
+    fn from(d: DialectArg) -> Dialect {
+        match d {
+            DialectArg::Circt => Dialect::Circt,
+            DialectArg::Dynamatic => Dialect::Dynamatic,
+        }
+    }
+}
+
+impl From<NamingArg> for Naming {
+    fn from(n: NamingArg) -> Naming {
+        match n {
+            NamingArg::ArgNames => Naming::ArgNames,
+            NamingArg::InOut => Naming::InOut,
+        }
+    }
+}
+
+/// The Verilog template directory of a Handshake build: `--rtl-lib`, else `rtl_lib` of the
+/// nearest `kiln.toml` (relative to it), else `$KILN_RTL_LIB`; `None` when none is named.
+/// A named directory that is not one is an error (code `E0413`).
+pub fn rtl_dir(args: &HandshakeArgs) -> Result<Option<PathBuf>, Failure> {
+    let named = match (&args.rtl_lib, crate::config::get().rtl_lib()) {
+        (Some(d), _) => Some((d.clone(), "--rtl-lib")),
+        (None, Some(d)) => Some((d, "`rtl_lib` in kiln.toml")),
+        (None, None) => std::env::var_os("KILN_RTL_LIB")
+            .filter(|v| !v.is_empty())
+            .map(|v| (PathBuf::from(v), "$KILN_RTL_LIB")),
+    };
+    let Some((dir, from)) = named else {
+        return Ok(None);
+    };
+    if !dir.is_dir() {
+        let what = match dir.exists() {
+            true => "is not a directory",
+            false => "does not exist",
+        };
+        let m = io::file_error(
+            &dir,
+            Code::RtlLibNotDirectory,
+            format!("the RTL template directory {what} (from {from})"),
+        );
+        return Err(Failure::located(vec![m]));
+    }
+    Ok(Some(dir))
+}
+
+/// The library named for a Handshake build, and by what: `--blif-lib`, else `blif_lib` of
+/// the nearest `kiln.toml` (relative to it), else `$KILN_BLIF_LIB`.
+pub fn library_named(args: &HandshakeArgs) -> Option<(PathBuf, &'static str)> {
+    match (&args.blif_lib, crate::config::get().blif_lib()) {
+        (Some(d), _) => Some((d.clone(), "--blif-lib")),
+        (None, Some(d)) => Some((d, "`blif_lib` in kiln.toml")),
+        (None, None) => std::env::var_os("KILN_BLIF_LIB")
+            .filter(|v| !v.is_empty())
+            .map(|v| (PathBuf::from(v), "$KILN_BLIF_LIB")),
+    }
+}
+
+/// The BLIF library of a Handshake build: `--blif-lib`, else `blif_lib` of the nearest
+/// `kiln.toml` (relative to it), else `$KILN_BLIF_LIB`; `None` when none is named. A named
+/// library that is not a directory is an error (code `E0402`): a wrong path would leave
+/// every unit opaque.
+pub fn library_dir(args: &HandshakeArgs) -> Result<Option<PathBuf>, Failure> {
+    let Some((dir, from)) = library_named(args) else {
+        return Ok(None);
+    };
+    if !dir.is_dir() {
+        let what = match dir.exists() {
+            true => "is not a directory",
+            false => "does not exist",
+        };
+        let m = io::file_error(
+            &dir,
+            Code::LibraryNotDirectory,
+            format!("the BLIF library {what} (from {from})"),
+        );
+        return Err(Failure::located(vec![m]));
+    }
+    Ok(Some(dir))
+}
+
+/// The Handshake options of a build: the library is resolved ([`library_dir`])
+/// and must be a directory; when none is named the spec has none, and a Handshake input
+/// then fails as `kiln synth` does.
+pub fn checked_handshake_spec(args: &HandshakeArgs) -> Result<HandshakeSpec, Failure> {
+    let lib = library_dir(args)?;
+    let mut spec = spec_with_library(args, lib);
+    spec.rtl_lib = rtl_dir(args)?.map(|d| daemon_client::absolute(&d));
+    Ok(spec)
+}
+
+/// The Handshake options of a build-system action: the library named is passed on as it
+/// is (a build of a design whose units it lacks fails with `E0403`). `_file` is unused:
+/// the library no longer depends on the input's place (see [`crate::config`]).
+pub fn handshake_spec(_file: &std::path::Path, args: &HandshakeArgs) -> HandshakeSpec {
+    let lib = library_named(args).map(|(dir, _)| dir);
+    spec_with_library(args, lib)
+}
+
+fn spec_with_library(args: &HandshakeArgs, lib: Option<PathBuf>) -> HandshakeSpec {
+    HandshakeSpec {
+        blif_lib: lib.map(|l| daemon_client::absolute(&l)),
+        rtl_lib: None,
+        path_table: args.path_table.as_deref().map(daemon_client::absolute),
+        dialect: args.synth_dialect.into(),
+        naming: args.naming.into(),
+    }
+}
+
+/// The remote cache options of `kiln build` (`--remote-cache URL` builds through the cached
+/// query pipeline).
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct RemoteArgs {
+    /// Local cache directory in front of the remote (default: $KILN_CACHE_DIR,
+    /// $XDG_CACHE_HOME/kiln, ~/.cache/kiln).
+    #[arg(long, requires = "remote_cache")]
+    pub cache_dir: Option<PathBuf>,
+    #[command(flatten)]
+    pub remote_options: RemoteOptionArgs,
+}
+
+impl RemoteArgs {
+    pub fn url(&self) -> Option<&str> {
+        self.remote_options.url()
+    }
 }
 
 #[cfg(test)]

@@ -18,7 +18,7 @@ use crate::daemon_client::{self, Via};
 use crate::diagnostics;
 use crate::io::Failure;
 use kiln_daemon::report::BuildReport;
-use kiln_daemon::request::{BuildSpec, HandshakeSpec};
+use kiln_daemon::request::BuildSpec;
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
@@ -34,7 +34,7 @@ pub struct BuildArgs {
     /// Build through the cached query pipeline with this remote cache tier behind the local
     /// cache: `http://HOST:PORT[/PREFIX]` or `grpc://HOST:PORT[/INSTANCE]`.
     #[command(flatten)]
-    pub remote: super::build_cached::RemoteArgs,
+    pub remote: super::args::RemoteArgs,
     /// Build in this process instead of through the workspace's daemon.
     #[arg(long)]
     pub no_daemon: bool,
@@ -192,38 +192,5 @@ fn detail(report: &BuildReport) {
     }
     for f in report.files.iter().filter(|f| f.written) {
         diagnostics::detail(&format!("       wrote {}", f.path.display()));
-    }
-}
-
-/// The Handshake options of a build: the library is resolved ([`super::synth::library_dir`])
-/// and must be a directory; when none is named the spec has none, and a Handshake input
-/// then fails as `kiln synth` does.
-pub fn checked_handshake_spec(
-    args: &super::synth::HandshakeArgs,
-) -> Result<HandshakeSpec, Failure> {
-    let lib = super::synth::library_dir(args)?;
-    let mut spec = spec_with_library(args, lib);
-    spec.rtl_lib = super::synth::rtl_dir(args)?.map(|d| daemon_client::absolute(&d));
-    Ok(spec)
-}
-
-/// The Handshake options of a build-system action: the library named is passed on as it
-/// is (a build of a design whose units it lacks fails with `E0403`). `_file` is unused:
-/// the library no longer depends on the input's place (see [`crate::config`]).
-pub fn handshake_spec(
-    _file: &std::path::Path,
-    args: &super::synth::HandshakeArgs,
-) -> HandshakeSpec {
-    let lib = super::synth::library_named(args).map(|(dir, _)| dir);
-    spec_with_library(args, lib)
-}
-
-fn spec_with_library(args: &super::synth::HandshakeArgs, lib: Option<PathBuf>) -> HandshakeSpec {
-    HandshakeSpec {
-        blif_lib: lib.map(|l| daemon_client::absolute(&l)),
-        rtl_lib: None,
-        path_table: args.path_table.as_deref().map(daemon_client::absolute),
-        dialect: args.synth_dialect.into(),
-        naming: args.naming.into(),
     }
 }

@@ -10,34 +10,15 @@ use crate::io::Failure;
 use kiln_daemon::build::Builder;
 use kiln_daemon::report::BuildReport;
 use kiln_daemon::request::BuildSpec;
-use std::path::PathBuf;
 use tracing_subscriber::fmt::FmtContext;
 use tracing_subscriber::fmt::format::{self, FormatEvent, FormatFields};
 use tracing_subscriber::registry::LookupSpan;
-
-/// The remote cache options of `kiln build` (`--remote-cache URL` builds through the cached
-/// query pipeline).
-#[derive(clap::Args, Debug, Clone, Default)]
-pub struct RemoteArgs {
-    /// Local cache directory in front of the remote (default: $KILN_CACHE_DIR,
-    /// $XDG_CACHE_HOME/kiln, ~/.cache/kiln).
-    #[arg(long, requires = "remote_cache")]
-    pub cache_dir: Option<PathBuf>,
-    #[command(flatten)]
-    pub remote_options: super::args::RemoteOptionArgs,
-}
-
-impl RemoteArgs {
-    pub fn url(&self) -> Option<&str> {
-        self.remote_options.url()
-    }
-}
 
 /// Build `spec` (one input) through the cached query pipeline with the remote tier at
 /// `url`: the report, and one line of the cache's activity for the summary line.
 pub fn build(
     spec: &BuildSpec,
-    remote: &RemoteArgs,
+    remote: &super::args::RemoteArgs,
     url: &str,
 ) -> Result<(BuildReport, String), Failure> {
     let usage = Failure::usage;

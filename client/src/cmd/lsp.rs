@@ -10,12 +10,12 @@ pub struct Args {
     /// Handshake documents: the BLIF library (else `blif_lib` in `kiln.toml` near the
     /// document, else `$KILN_BLIF_LIB`), as for `kiln build`.
     #[command(flatten)]
-    pub handshake: super::synth::HandshakeArgs,
+    pub handshake: super::args::HandshakeArgs,
 }
 
 pub fn run(args: Args) -> Result<(), Failure> {
     let handshake = args.handshake;
     crate::lsp::run(Box::new(move |path| {
-        super::build::handshake_spec(path, &handshake)
+        super::args::handshake_spec(path, &handshake)
     }))
 }

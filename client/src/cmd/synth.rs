@@ -8,50 +8,13 @@
 //! The compiler's Handshake flow ([`compiler::flow::handshake`]) does the work; this command
 //! reads the input, the path table and each library file the design uses (once each).
 
+use super::args::{HandshakeArgs, library_dir, rtl_dir};
 use crate::diagnostics;
 use crate::io::{self, Failure};
-use compiler::diag::{Code, Located};
+use compiler::diag::Located;
 use compiler::flow::Flow;
 use compiler::flow::handshake::{self as flow, Front, Library, LibraryFile, Options};
-use compiler::handshake::{Dialect, Naming};
 use std::path::PathBuf;
-
-#[derive(Clone, Copy, Debug, clap::ValueEnum)]
-pub enum DialectArg {
-    /// CIRCT Synth (`synth.aig.and_inv`, `seq.compreg`).
-    Circt,
-    /// Dynamatic Synth (`synth.and_inv`, `synth.latch`).
-    Dynamatic,
-}
-
-#[derive(Clone, Copy, Debug, clap::ValueEnum)]
-pub enum NamingArg {
-    /// Top ports from `argNames`/`resNames`.
-    ArgNames,
-    /// Top ports `in<i>`/`out<j>` (the original pass).
-    InOut,
-}
-
-/// The Handshake options (shared with `kiln build`).
-#[derive(Clone, Debug, clap::Args)]
-pub struct HandshakeArgs {
-    /// Directory of the per-unit BLIF library.
-    #[arg(long, value_name = "DIR")]
-    pub blif_lib: Option<PathBuf>,
-    /// Dynamatic's Verilog templates (`data/verilog`): units the library lacks are
-    /// synthesized from them with yosys.
-    #[arg(long, value_name = "DIR")]
-    pub rtl_lib: Option<PathBuf>,
-    /// Path-table override file (`key = template` lines).
-    #[arg(long, value_name = "FILE")]
-    pub path_table: Option<PathBuf>,
-    /// Spelling of the emitted Synth MLIR.
-    #[arg(long, value_enum, default_value = "circt")]
-    pub synth_dialect: DialectArg,
-    /// Naming of the top module's ports.
-    #[arg(long, value_enum, default_value = "arg-names")]
-    pub naming: NamingArg,
-}
 
 #[derive(clap::Args)]
 #[command(after_help = "Examples:
@@ -69,24 +32,6 @@ pub struct Args {
     pub handshake: HandshakeArgs,
     #[command(flatten)]
     pub out: super::args::OutDir,
-}
-
-impl From<DialectArg> for Dialect {
-    fn from(d: DialectArg) -> Dialect {
-        match d {
-            DialectArg::Circt => Dialect::Circt,
-            DialectArg::Dynamatic => Dialect::Dynamatic,
-        }
-    }
-}
-
-impl From<NamingArg> for Naming {
-    fn from(n: NamingArg) -> Naming {
-        match n {
-            NamingArg::ArgNames => Naming::ArgNames,
-            NamingArg::InOut => Naming::InOut,
-        }
-    }
 }
 
 pub fn run(args: Args) -> Result<(), Failure> {
@@ -186,68 +131,4 @@ pub fn prepare(
         return Ok(Err(compiler::flow::Outcome::failed(vec![d])));
     }
     Ok(Ok((front, library)))
-}
-
-/// The Verilog template directory of a Handshake build: `--rtl-lib`, else `rtl_lib` of the
-/// nearest `kiln.toml` (relative to it), else `$KILN_RTL_LIB`; `None` when none is named.
-/// A named directory that is not one is an error (code `E0413`).
-pub fn rtl_dir(args: &HandshakeArgs) -> Result<Option<PathBuf>, Failure> {
-    let named = match (&args.rtl_lib, crate::config::get().rtl_lib()) {
-        (Some(d), _) => Some((d.clone(), "--rtl-lib")),
-        (None, Some(d)) => Some((d, "`rtl_lib` in kiln.toml")),
-        (None, None) => std::env::var_os("KILN_RTL_LIB")
-            .filter(|v| !v.is_empty())
-            .map(|v| (PathBuf::from(v), "$KILN_RTL_LIB")),
-    };
-    let Some((dir, from)) = named else {
-        return Ok(None);
-    };
-    if !dir.is_dir() {
-        let what = match dir.exists() {
-            true => "is not a directory",
-            false => "does not exist",
-        };
-        let m = io::file_error(
-            &dir,
-            Code::RtlLibNotDirectory,
-            format!("the RTL template directory {what} (from {from})"),
-        );
-        return Err(Failure::located(vec![m]));
-    }
-    Ok(Some(dir))
-}
-
-/// The library named for a Handshake build, and by what: `--blif-lib`, else `blif_lib` of
-/// the nearest `kiln.toml` (relative to it), else `$KILN_BLIF_LIB`.
-pub fn library_named(args: &HandshakeArgs) -> Option<(PathBuf, &'static str)> {
-    match (&args.blif_lib, crate::config::get().blif_lib()) {
-        (Some(d), _) => Some((d.clone(), "--blif-lib")),
-        (None, Some(d)) => Some((d, "`blif_lib` in kiln.toml")),
-        (None, None) => std::env::var_os("KILN_BLIF_LIB")
-            .filter(|v| !v.is_empty())
-            .map(|v| (PathBuf::from(v), "$KILN_BLIF_LIB")),
-    }
-}
-
-/// The BLIF library of a Handshake build: `--blif-lib`, else `blif_lib` of the nearest
-/// `kiln.toml` (relative to it), else `$KILN_BLIF_LIB`; `None` when none is named. A named
-/// library that is not a directory is an error (code `E0402`): a wrong path would leave
-/// every unit opaque.
-pub fn library_dir(args: &HandshakeArgs) -> Result<Option<PathBuf>, Failure> {
-    let Some((dir, from)) = library_named(args) else {
-        return Ok(None);
-    };
-    if !dir.is_dir() {
-        let what = match dir.exists() {
-            true => "is not a directory",
-            false => "does not exist",
-        };
-        let m = io::file_error(
-            &dir,
-            Code::LibraryNotDirectory,
-            format!("the BLIF library {what} (from {from})"),
-        );
-        return Err(Failure::located(vec![m]));
-    }
-    Ok(Some(dir))
 }

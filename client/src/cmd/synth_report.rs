@@ -5,7 +5,8 @@
 //! Every file is reported: one that cannot be read or analysed shows its errors and the
 //! others are still reported; the command then ends with exit code 1.
 
-use super::synth::{HandshakeArgs, messages, prepare};
+use super::args::HandshakeArgs;
+use super::synth::{messages, prepare};
 use crate::diagnostics::{self, Tally};
 use crate::io::{self, Failure};
 use compiler::flow::Flow;

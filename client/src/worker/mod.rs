@@ -256,12 +256,12 @@ fn action_spec(
         .iter()
         .map(|p| read(p))
         .collect::<Result<Vec<PathBuf>, _>>()?;
-    let library = crate::cmd::synth::HandshakeArgs {
+    let library = crate::cmd::args::HandshakeArgs {
         blif_lib: parsed.blif_lib.as_deref().map(read).transpose()?,
         rtl_lib: None,
         path_table: None,
-        synth_dialect: crate::cmd::synth::DialectArg::Circt,
-        naming: crate::cmd::synth::NamingArg::ArgNames,
+        synth_dialect: crate::cmd::args::DialectArg::Circt,
+        naming: crate::cmd::args::NamingArg::ArgNames,
     };
     let aps_config = match (parsed.aps_config.as_deref()).map(read).transpose()? {
         // Its messages name the file as the action does.
@@ -282,7 +282,7 @@ fn action_spec(
     };
     let spec = BuildSpec {
         aps_config,
-        handshake: crate::cmd::build::handshake_spec(&inputs[0], &library),
+        handshake: crate::cmd::args::handshake_spec(&inputs[0], &library),
         out_dir: path(&parsed.out_dir, Access::Write)?,
         inputs,
         kinds,
