@@ -737,53 +737,6 @@ fn ordered_less(net: &mut Net, sa: Lit, sb: Lit, lt: Lit, gt: Lit, both_zero: Li
 mod tests {
     use super::*;
 
-    /// Latencies from Dynamatic's FloPoCo architectures; the reasons for the others.
-    #[test]
-    fn latencies_and_fallback_reasons() {
-        assert_eq!(latency(FloatOp::Add, 32, Some("2_922000")), Ok(10));
-        assert_eq!(latency(FloatOp::Mul, 32, Some("2_875333")), Ok(2));
-        assert_eq!(latency(FloatOp::Mul, 64, Some("2_046000")), Ok(56));
-        assert_eq!(latency(FloatOp::Sub, 32, Some("2_000000")), Ok(9));
-        assert_eq!(latency(FloatOp::Sub, 64, None), Ok(12));
-        assert_eq!(latency(FloatOp::Div, 32, Some("3_812000")), Ok(15));
-        assert_eq!(latency(FloatOp::Div, 64, Some("4_345000")), Ok(63));
-        assert_eq!(latency(FloatOp::Max, 64, None), Ok(1));
-        assert_eq!(cmpf_latency(32), Ok(0));
-        assert_eq!(cmpf_latency(64), Ok(1));
-        assert_eq!(cast_latency(FloatCast::Neg, 64, 64), Ok(0));
-        assert_eq!(cast_latency(FloatCast::Trunc, 64, 32), Ok(0));
-        assert_eq!(cast_latency(FloatCast::SiToFp, 64, 32), Ok(5));
-        let e = cast_latency(FloatCast::Ext, 16, 32).unwrap_err();
-        assert!(e.contains("extf from 16 to 32 bits"), "{e}");
-        assert!(cast_latency(FloatCast::FpToSi, 32, 8).is_err());
-        let e = latency(FloatOp::Add, 16, Some("2_922000")).unwrap_err();
-        assert!(
-            e.contains("16 bits") && e.contains("f32 and f64 only"),
-            "{e}"
-        );
-        let e = latency(FloatOp::Add, 64, Some("2_922000")).unwrap_err();
-        assert!(e.contains("2_705000, 5_091333, 9_068000"), "{e}");
-        let e = latency(FloatOp::Mul, 32, None).unwrap_err();
-        assert!(e.contains("internal_delay"), "{e}");
-        assert!(cmpf_latency(16).is_err());
-    }
-
-    #[test]
-    fn predicates_parse_by_name_and_number() {
-        assert_eq!(
-            FCmpPred::parse(&Attribute::Keyword("oge".into())),
-            Some(FCmpPred::Oge)
-        );
-        assert_eq!(
-            FCmpPred::parse(&Attribute::Integer {
-                value: 14,
-                ty: None
-            }),
-            Some(FCmpPred::Uno)
-        );
-        assert_eq!(FCmpPred::parse(&Attribute::Keyword("slt".into())), None);
-    }
-
     /// The unit's ports are the FloPoCo wrapper's; latency l gives l result registers and
     /// l valid registers (l - 1 delay stages and the oehb).
     #[test]
