@@ -12,12 +12,12 @@ pub use crate::writer::{LARGE, Spares, WriteError, write_atomic};
 use crate::compute::{self, Computed, GroupResults, Memos};
 use crate::counters::{self, Snapshot};
 use crate::db::{Db, Runtime};
-use crate::inputs::{Overlay, OverlayChange, OverlayError, Workspace};
 use crate::report::{BuildReport, Times};
 use crate::spec::BuildSpec;
 use crate::spec::HandshakeSpec;
 use crate::watcher::Watcher;
 use crate::why::Explanation;
+use crate::workspace::{Overlay, OverlayChange, OverlayError, Workspace};
 use crate::writer::{WriteTimes, Writer};
 use std::panic::AssertUnwindSafe;
 use std::path::Path;
@@ -122,7 +122,7 @@ impl Builder {
         }
     }
 
-    /// Apply an editor's change to the overlay of `path` (see [`crate::inputs`]), then run
+    /// Apply an editor's change to the overlay of `path` (see [`crate::workspace`]), then run
     /// `f` on it, on a clone of the database (again when cancelled by another input write).
     pub(crate) fn edit_overlay<R>(
         &self,

@@ -11,9 +11,9 @@ use crate::compute::{Computed, JobResult, job_result, sv_not_aps, unreadable, wi
 use crate::counters::Counters;
 use crate::db::FileOutputs;
 use crate::digests::Digests;
-use crate::inputs::read_text;
 use crate::report::{BuildReport, Times};
 use crate::spec::{self, BuildSpec, Flow, Job, OutputKind, is_blif};
+use crate::workspace::read_text;
 use crate::writer::{Spares, Writer};
 use compiler::flow::{self, handshake::LibraryFile};
 use compiler::par;

@@ -19,8 +19,8 @@
 //! Assumes queries are pure functions of their inputs (true of every `db` query).
 
 use crate::db::{self, BlifFile, Db, SourceFile};
-use crate::inputs::Loaded;
 use crate::spec::Flow;
+use crate::workspace::Loaded;
 use compiler::fxhash::FxHashSet;
 use std::panic::AssertUnwindSafe;
 use std::sync::Mutex;
@@ -162,9 +162,9 @@ mod tests {
     use crate::compute::{self, Memos};
     use crate::counters::{self, Snapshot};
     use crate::db::Db;
-    use crate::inputs::Resolved;
-    use crate::inputs::Workspace;
     use crate::spec::{BuildSpec, OutputKind};
+    use crate::workspace::Resolved;
+    use crate::workspace::Workspace;
     use std::fs;
 
     /// Executions of `kind` in a counter snapshot (0 when it never ran).

@@ -21,12 +21,12 @@ pub use crate::remote_args::RemoteSettings;
 
 use crate::build::Builder;
 use crate::ide::{self, Analysis, Ide};
-use crate::inputs::OverlayError;
 use crate::paths::{self, DaemonDir, Info};
 use crate::report::{BuildReport, FileReport};
 use crate::rpc::{self, DaemonStats, DaemonStatus, Events, WatchEvent};
 use crate::spec::{BuildSpec, is_blif, is_mlir, not_an_input};
 use crate::watcher::{Batch, WatchError, Watcher};
+use crate::workspace::OverlayError;
 use crate::writer::Spares;
 use compiler::diag::Located;
 use fs4::fs_std::FileExt;

@@ -9,8 +9,8 @@
 use super::Builder;
 use crate::counters::Snapshot;
 use crate::ide::Ide;
-use crate::inputs::OverlayChange;
 use crate::spec::{BuildSpec, HandshakeSpec};
+use crate::workspace::OverlayChange;
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -1,7 +1,7 @@
 //! The salsa database: inputs, tracked queries and the persistent-cache hook.
 //!
 //! Inputs are MLIR source files ([`SourceFile`]: path, text and its lexical split, both set
-//! by the input layer, [`crate::inputs`]), BLIF files ([`BlifFile`], high durability) and
+//! by the input layer, [`crate::workspace`]), BLIF files ([`BlifFile`], high durability) and
 //! Handshake jobs ([`HandshakeJob`]: a source file, its options and its library files).
 //! Every query takes its item by symbol and reads only that item's own text, so an edit
 //! recomputes only what reads the changed text: salsa's early cutoff stops at the first
@@ -235,7 +235,7 @@ pub(crate) fn limits(db: &dyn KilnDb) -> Limits {
 
 /// A source file given to a build (MLIR), with its lexical split into functions and design
 /// context (the input layer keeps the split up to date as the text changes: see
-/// [`crate::inputs`]).
+/// [`crate::workspace`]).
 #[salsa::input(debug)]
 pub(crate) struct SourceFile {
     #[returns(ref)]

@@ -5,7 +5,7 @@ use crate::db::aps::{function_circuit, function_op, segmentation};
 use crate::db::blif::{blif_models, model_aig, model_parsed};
 use crate::db::handshake::{UnitSource, handshake_front, lib_unit};
 use crate::db::{BlifFile, Db, SourceFile};
-use crate::inputs::Overlay;
+use crate::workspace::Overlay;
 use compiler::aps::Style;
 use compiler::aps::segment::BlockKind;
 use compiler::ide::{NameIndex, NameKind, Occurrence};

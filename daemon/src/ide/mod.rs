@@ -1,4 +1,4 @@
-//! What an editor asks of the daemon about an open document (`crate::inputs`'s
+//! What an editor asks of the daemon about an open document (`crate::workspace`'s
 //! overlays): its diagnostics as it is typed (`Ide::analyze`), the definition and
 //! references of the name under the cursor and a hover text (`navigate`), and its outline
 //! with code lenses (`outline`). Byte offsets throughout: the language server
@@ -13,15 +13,15 @@
 mod features;
 pub(crate) mod queries;
 
-pub use crate::inputs::{Edit, OverlayChange};
+pub use crate::workspace::{Edit, OverlayChange};
 pub use features::{Hint, Hover, Lens, Navigation, Outline, OutlineItem, OutlineKind};
 pub(crate) use features::{navigate, outline};
 
 use crate::db::aps::{self, FunctionResult};
 use crate::db::handshake::handshake_outputs;
 use crate::db::{Db, FileOutputs, SourceFile, blif};
-use crate::inputs::Overlay;
 use crate::report::messages;
+use crate::workspace::Overlay;
 use compiler::aps::DesignContext;
 use compiler::aps::Style;
 use compiler::diag::Located;

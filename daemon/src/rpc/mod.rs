@@ -9,13 +9,13 @@ use crate::digests::{hex, parse_hex};
 use crate::ide::{
     Analysis, DocumentChange, Hint, Hover, Lens, Navigation, Outline, OutlineItem, OutlineKind,
 };
-use crate::inputs::{Edit, OverlayChange, OverlayError};
 use crate::report::{BuildReport, FileReport, OutputFile, Times};
 use crate::spec::{
     self, BuildSpec, HandshakeSpec, OutputKind, SpecError, dialect_name, naming_name,
 };
 use crate::watcher::WatchError;
 use crate::why::Explanation;
+use crate::workspace::{Edit, OverlayChange, OverlayError};
 use compiler::diag::{At, Code, Located, Severity};
 use proto::kiln_client::KilnClient;
 use proto::kiln_server::{Kiln, KilnServer};

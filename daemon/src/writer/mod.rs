@@ -39,10 +39,10 @@ mod unnamed;
 
 use crate::compute::{Computed, JobResult, Output};
 use crate::db::{OutputBytes, same_part};
-use crate::inputs::Stamp;
 use crate::report::OutputFile;
 use crate::spec::BuildSpec;
 use crate::watcher::RootMarks;
+use crate::workspace::Stamp;
 use bytes::Bytes;
 use dir::Dir;
 use rustix::fs::FileType;

@@ -39,7 +39,7 @@
 
 use super::dir::Dir;
 use crate::db::OutputBytes;
-use crate::inputs::Stamp;
+use crate::workspace::Stamp;
 use std::collections::HashMap;
 use std::ffi::{OsStr, OsString};
 use std::fs;
