@@ -36,6 +36,7 @@ fn circt_python() -> Option<PathBuf> {
 fn synth(input: &Path, lib: &Path, out: &Path) -> Option<PathBuf> {
     let status = Command::new(env!("CARGO_BIN_EXE_kiln"))
         .env_remove("KILN_BLIF_LIB")
+        .env("KILN_NO_DAEMON", "1")
         .arg("synth")
         .arg(input)
         .arg("--blif-lib")

@@ -197,3 +197,29 @@ fn the_samples_are_opaque_only_in_lsqs_extra_signals_and_the_resolver() {
     other.sort();
     assert_eq!(other, ["spec_v2_resolver"], "{text}");
 }
+
+/// `kiln synth` is `kiln build` of one Handshake design: an APS design or a BLIF netlist is
+/// refused before any build (exit 1, the input named, code E0408, nothing written), where
+/// `kiln build` would have built it.
+#[test]
+fn synth_builds_handshake_designs_only() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    for input in [
+        root.join("tests/data/aps/bank_three_reads.mlir"),
+        root.join("tests/data/blif/edge/covers.blif"),
+    ] {
+        let err = fails(
+            kiln()
+                .arg("synth")
+                .arg(&input)
+                .arg("--blif-lib")
+                .arg(data("library"))
+                .arg("-o")
+                .arg(dir.path()),
+        );
+        let want = format!("{}: error: no handshake.func with a body", input.display());
+        assert!(err.contains(&want) && err.contains("[E0408]"), "{err}");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "{err}");
+    }
+}

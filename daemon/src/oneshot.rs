@@ -12,10 +12,12 @@ use crate::counters::Counters;
 use crate::db::FileOutputs;
 use crate::digests::Digests;
 use crate::report::{BuildReport, Times};
-use crate::spec::{self, BuildSpec, Flow, Job, OutputKind, is_blif};
+use crate::spec::{self, BuildSpec, Flow, HandshakeSpec, Job, OutputKind, is_blif};
 use crate::workspace::read_text;
 use crate::writer::{Spares, Writer};
-use compiler::flow::{self, handshake::LibraryFile};
+use compiler::flow;
+use compiler::flow::handshake::{Front, Library, LibraryFile, Options};
+use compiler::limits::Limits;
 use compiler::par;
 use std::sync::Arc;
 use std::time::Instant;
@@ -108,8 +110,32 @@ fn run_job(
 /// checked; a file that cannot be read as UTF-8 is a unit ignored with a warning).
 fn handshake(spec: &BuildSpec, text: &str, digests: &mut Digests) -> flow::Outcome {
     let opts = spec.handshake.options(spec.limits());
-    let Some(lib) = &spec.handshake.blif_lib else {
-        return flow::handshake::synthesize(text, &opts, None);
+    match prepared(&spec.handshake, &opts, text, digests) {
+        Ok((front, library)) => flow::handshake::back(&front, library, opts.dialect, &opts.limits),
+        Err(failed) => failed,
+    }
+}
+
+/// A Handshake design's front (parsed, analysed, marked) and the library units it uses,
+/// read as a build reads them, under `limits`; or the outcome of a design that cannot be
+/// built (its errors). What `kiln synth-report` reports on.
+pub fn handshake_front(
+    spec: &HandshakeSpec,
+    limits: Limits,
+    text: &str,
+) -> Result<(Front, Library), flow::Outcome> {
+    prepared(spec, &spec.options(limits), text, &mut Digests::default())
+}
+
+fn prepared(
+    spec: &HandshakeSpec,
+    opts: &Options,
+    text: &str,
+    digests: &mut Digests,
+) -> Result<(Front, Library), flow::Outcome> {
+    let front = flow::handshake::front(text, opts).map_err(flow::handshake::front_failed)?;
+    let Some(lib) = &spec.blif_lib else {
+        return Err(flow::Outcome::failed(vec![flow::handshake::no_library()]));
     };
     let mut read = |rel: &str| {
         let full = lib.join(rel);
@@ -122,15 +148,10 @@ fn handshake(spec: &BuildSpec, text: &str, digests: &mut Digests) -> flow::Outco
             _ => LibraryFile::NotUtf8 { shown },
         }
     };
-    let front = match flow::handshake::front(text, &opts) {
-        Ok(f) => f,
-        Err(e) => return flow::handshake::front_failed(e),
-    };
     let mut library = flow::handshake::load(&front, &mut read, &opts.limits);
-    if let Some(dir) = &spec.handshake.rtl_lib
-        && let Err(d) = crate::rtl::load(&front, dir, &mut library, &opts.limits)
-    {
-        return flow::Outcome::failed(vec![d]);
+    if let Some(dir) = &spec.rtl_lib {
+        crate::rtl::load(&front, dir, &mut library, &opts.limits)
+            .map_err(|d| flow::Outcome::failed(vec![d]))?;
     }
-    flow::handshake::back(&front, library, opts.dialect, &opts.limits)
+    Ok((front, library))
 }

@@ -154,6 +154,8 @@ pub struct HandshakeSpec {
     pub path_table: Option<PathBuf>,
     pub dialect: Dialect,
     pub naming: Naming,
+    /// The `handshake.func` to build when a file has several (`None`: its only one).
+    pub func: Option<String>,
 }
 
 impl HandshakeSpec {
@@ -170,7 +172,7 @@ impl HandshakeSpec {
                 (p.display().to_string(), text.unwrap_or_default())
             }),
             limits,
-            func: None,
+            func: self.func.clone(),
         }
     }
 }

@@ -386,6 +386,7 @@ fn spec_with_library(args: &HandshakeArgs, lib: Option<PathBuf>) -> HandshakeSpe
         path_table: args.path_table.as_deref().map(daemon_client::absolute),
         dialect: args.synth_dialect.into(),
         naming: args.naming.into(),
+        func: None,
     }
 }
 

@@ -1,19 +1,23 @@
-//! `kiln synth CIRCUIT.mlir [--func NAME] --blif-lib DIR [-o OUT]`: Handshake → Synth.
+//! `kiln synth CIRCUIT.mlir [--func NAME] --blif-lib DIR [-o OUT] [--no-daemon]`: Handshake →
+//! Synth.
 //!
 //! Writes `OUT/<stem>.synth.mlir`, `OUT/<stem>.aig` (binary AIGER with symbols),
 //! `OUT/<stem>.blif` (flat) and `OUT/<stem>.hier.blif` (top model + each used unit model once).
 //! The library directory comes from `--blif-lib`, else `blif_lib` in the nearest `kiln.toml`
 //! (searched upwards from the working directory, relative to that file), else
 //! `$KILN_BLIF_LIB`; it must be a directory, and hold at least one of the design's units.
-//! The compiler's Handshake flow ([`compiler::flow::handshake`]) does the work; this command
-//! reads the input, the path table and each library file the design uses (once each).
+//!
+//! The command is `kiln build` of one Handshake design: the same build request (with
+//! `--func` as its `handshake.func`, and the Handshake outputs as its kinds) through the
+//! workspace's daemon, or in this process with `--no-daemon`, so its files, messages and
+//! summary line are those of `kiln build` of the same file. An input that is not a
+//! Handshake design is refused before the build (`kiln build` takes any design).
 
-use super::args::{HandshakeArgs, library_dir, rtl_dir};
-use crate::diagnostics;
+use super::args::{HandshakeArgs, LintArgs, OutDir, checked_handshake_spec};
+use crate::daemon_client;
 use crate::io::{self, Failure};
-use compiler::diag::Located;
+use compiler::diag::Code;
 use compiler::flow::Flow;
-use compiler::flow::handshake::{self as flow, Front, Library, LibraryFile, Options};
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
@@ -31,104 +35,38 @@ pub struct Args {
     #[command(flatten)]
     pub handshake: HandshakeArgs,
     #[command(flatten)]
-    pub out: super::args::OutDir,
+    pub out: OutDir,
+    /// Build in this process instead of through the workspace's daemon.
+    #[arg(long)]
+    pub no_daemon: bool,
 }
 
 pub fn run(args: Args) -> Result<(), Failure> {
-    let start = std::time::Instant::now();
     let out_dir = args.out.resolve()?;
-    let shown = args.file.display().to_string();
     let text = io::read_source(&args.file)?;
-    let outcome = match prepare(&text, &args.handshake, args.func.as_deref())? {
-        Ok((front, library)) => {
-            let limits = kiln_daemon::input::limits();
-            flow::back(
-                &front,
-                library,
-                args.handshake.synth_dialect.into(),
-                &limits,
-            )
-        }
-        Err(failed) => failed,
-    };
-    let mut tally = diagnostics::Tally::default();
-    tally.show_all(&messages(&outcome, &shown, &text));
-    tally.close("synthesize", &format!("`{shown}`"))?;
-    let stem = args
-        .file
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "out".into());
-    let mut written = 0;
-    for (kind, pieces) in &outcome.outputs {
-        let path = out_dir.join(format!("{stem}.{}", kind.suffix()));
-        written += usize::from(io::write_atomic_parts(&path, pieces)?);
+    let flow = Flow::detect(&args.file, &text);
+    if flow != Flow::Handshake {
+        let what = match flow {
+            Flow::Aps => "an APS design",
+            Flow::Blif => "a BLIF netlist",
+            _ => "not a Handshake design",
+        };
+        let m = io::file_error(
+            &args.file,
+            Code::OneHandshakeFunc,
+            format!(
+                "no handshake.func with a body in the input ({what}; `kiln synth` builds Handshake designs, `kiln build` any design)"
+            ),
+        );
+        return Err(Failure::located(vec![m]));
     }
-    let line = format!(
-        "{} ({written} written) in {:.1} ms [in process]",
-        diagnostics::plural(outcome.outputs.len(), "output"),
-        start.elapsed().as_secs_f64() * 1e3
-    );
-    diagnostics::status("Built", &line);
-    Ok(())
-}
-
-/// An outcome's messages, located and coded: those about library files, then the design's.
-pub fn messages(outcome: &compiler::flow::Outcome, shown: &str, text: &str) -> Vec<Located> {
-    let own = compiler::diag::locate_all(&outcome.diagnostics, shown, text);
-    (outcome.elsewhere.iter().cloned().chain(own))
-        .map(|m| Flow::Handshake.coded_located(m))
-        .collect()
-}
-
-/// The flow's options (the path table read and checked).
-fn options(args: &HandshakeArgs, func: Option<&str>) -> Result<Options, Failure> {
-    let path_table = match &args.path_table {
-        None => None,
-        Some(file) => Some((file.display().to_string(), io::read_source(file)?)),
-    };
-    Ok(Options {
-        dialect: args.synth_dialect.into(),
-        naming: args.naming.into(),
-        path_table,
-        limits: kiln_daemon::input::limits(),
-        func: func.map(str::to_string),
-    })
-}
-
-/// The design's front (parsed, analysed, marked) and the library units it uses, each
-/// library file read and lowered once; or the outcome of a design that cannot be built
-/// (its errors, no library). `Err`: the library or the path table cannot be used at all.
-pub fn prepare(
-    text: &str,
-    args: &HandshakeArgs,
-    func: Option<&str>,
-) -> Result<Result<(Front, Library), compiler::flow::Outcome>, Failure> {
-    let lib = library_dir(args)?;
-    let front = match flow::front(text, &options(args, func)?) {
-        Ok(f) => f,
-        Err(e) => return Ok(Err(flow::front_failed(e))),
-    };
-    let Some(lib) = lib else {
-        return Ok(Err(compiler::flow::Outcome::failed(vec![
-            flow::no_library(),
-        ])));
-    };
-    let mut read = |rel: &str| {
-        let file = lib.join(rel);
-        let shown = file.display().to_string();
-        match kiln_daemon::input::read(&file).map(String::from_utf8) {
-            Err(_) => LibraryFile::Missing,
-            Ok(Err(_)) => LibraryFile::NotUtf8 { shown },
-            Ok(Ok(text)) => LibraryFile::Text { shown, text },
-        }
-    };
-    let limits = kiln_daemon::input::limits();
-    let mut library = flow::load(&front, &mut read, &limits);
-    if let Some(dir) = rtl_dir(args)?
-        && let Err(d) = kiln_daemon::rtl::load(&front, &dir, &mut library, &limits)
-    {
-        return Ok(Err(compiler::flow::Outcome::failed(vec![d])));
-    }
-    Ok(Ok((front, library)))
+    let given = [args.file];
+    let kinds = Flow::Handshake.default_kinds().to_vec();
+    let mut spec = daemon_client::spec_of(&given, kinds, &out_dir);
+    spec.handshake = checked_handshake_spec(&args.handshake)?;
+    spec.handshake.func = args.func;
+    spec.lints = LintArgs::default().resolved();
+    spec.changed_only = true;
+    let (report, via) = daemon_client::build_via(&spec, args.no_daemon);
+    super::build::finish(&spec, &given, &report, via)
 }

@@ -5,8 +5,7 @@
 //! Every file is reported: one that cannot be read or analysed shows its errors and the
 //! others are still reported; the command then ends with exit code 1.
 
-use super::args::HandshakeArgs;
-use super::synth::{messages, prepare};
+use super::args::{HandshakeArgs, checked_handshake_spec};
 use crate::diagnostics::{self, Tally};
 use crate::io::{self, Failure};
 use compiler::flow::Flow;
@@ -26,6 +25,8 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<(), Failure> {
+    let spec = checked_handshake_spec(&args.handshake)?;
+    let limits = kiln_daemon::input::limits();
     let mut tally = Tally::default();
     let mut failed = 0;
     for f in &args.files {
@@ -38,7 +39,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
                 continue;
             }
         };
-        match prepare(&text, &args.handshake, None)? {
+        match kiln_daemon::oneshot::handshake_front(&spec, limits, &text) {
             Ok((front, library)) => {
                 let notes = library.notes.iter().cloned();
                 tally.show_all(
@@ -59,4 +60,16 @@ pub fn run(args: Args) -> Result<(), Failure> {
         "report on",
         &diagnostics::inputs_failed(&args.files, failed),
     )
+}
+
+/// An outcome's messages, located and coded: those about library files, then the design's.
+fn messages(
+    outcome: &compiler::flow::Outcome,
+    shown: &str,
+    text: &str,
+) -> Vec<compiler::diag::Located> {
+    let own = compiler::diag::locate_all(&outcome.diagnostics, shown, text);
+    (outcome.elsewhere.iter().cloned().chain(own))
+        .map(|m| Flow::Handshake.coded_located(m))
+        .collect()
 }

@@ -20,6 +20,7 @@ pub(super) fn spec_to_proto(spec: &BuildSpec) -> proto::BuildRequest {
         path_table: opt(&h.path_table),
         synth_dialect: dialect_name(h.dialect).into(),
         naming: naming_name(h.naming).into(),
+        handshake_func: h.func.clone().unwrap_or_default(),
         input_digests: spec
             .input_digests
             .iter()
@@ -69,6 +70,7 @@ pub(super) fn spec_from_proto(req: &proto::BuildRequest) -> Result<BuildSpec, Sp
             path_table: path(&req.path_table),
             dialect: spec::parse_dialect(&req.synth_dialect)?,
             naming: spec::parse_naming(&req.naming)?,
+            func: (!req.handshake_func.is_empty()).then(|| req.handshake_func.clone()),
         },
         input_digests: Arc::new(digests),
         digests: req.digests,
