@@ -301,41 +301,26 @@ impl From<NamingArg> for Naming {
 /// nearest `kiln.toml` (relative to it), else `$KILN_RTL_LIB`; `None` when none is named.
 /// A named directory that is not one is an error (code `E0413`).
 pub fn rtl_dir(args: &HandshakeArgs) -> Result<Option<PathBuf>, Failure> {
-    let named = match (&args.rtl_lib, crate::config::get().rtl_lib()) {
-        (Some(d), _) => Some((d.clone(), "--rtl-lib")),
-        (None, Some(d)) => Some((d, "`rtl_lib` in kiln.toml")),
-        (None, None) => std::env::var_os("KILN_RTL_LIB")
-            .filter(|v| !v.is_empty())
-            .map(|v| (PathBuf::from(v), "$KILN_RTL_LIB")),
-    };
-    let Some((dir, from)) = named else {
-        return Ok(None);
-    };
-    if !dir.is_dir() {
-        let what = match dir.exists() {
-            true => "is not a directory",
-            false => "does not exist",
-        };
-        let m = io::file_error(
-            &dir,
-            Code::RtlLibNotDirectory,
-            format!("the RTL template directory {what} (from {from})"),
-        );
-        return Err(Failure::located(vec![m]));
-    }
-    Ok(Some(dir))
+    let named = named_dir(
+        (&args.rtl_lib, "--rtl-lib"),
+        (crate::config::get().rtl_lib(), "`rtl_lib` in kiln.toml"),
+        ("KILN_RTL_LIB", "$KILN_RTL_LIB"),
+    );
+    must_be_dir(
+        named,
+        Code::RtlLibNotDirectory,
+        "the RTL template directory",
+    )
 }
 
 /// The library named for a Handshake build, and by what: `--blif-lib`, else `blif_lib` of
 /// the nearest `kiln.toml` (relative to it), else `$KILN_BLIF_LIB`.
 pub fn library_named(args: &HandshakeArgs) -> Option<(PathBuf, &'static str)> {
-    match (&args.blif_lib, crate::config::get().blif_lib()) {
-        (Some(d), _) => Some((d.clone(), "--blif-lib")),
-        (None, Some(d)) => Some((d, "`blif_lib` in kiln.toml")),
-        (None, None) => std::env::var_os("KILN_BLIF_LIB")
-            .filter(|v| !v.is_empty())
-            .map(|v| (PathBuf::from(v), "$KILN_BLIF_LIB")),
-    }
+    named_dir(
+        (&args.blif_lib, "--blif-lib"),
+        (crate::config::get().blif_lib(), "`blif_lib` in kiln.toml"),
+        ("KILN_BLIF_LIB", "$KILN_BLIF_LIB"),
+    )
 }
 
 /// The BLIF library of a Handshake build: `--blif-lib`, else `blif_lib` of the nearest
@@ -343,19 +328,45 @@ pub fn library_named(args: &HandshakeArgs) -> Option<(PathBuf, &'static str)> {
 /// library that is not a directory is an error (code `E0402`): a wrong path would leave
 /// every unit opaque.
 pub fn library_dir(args: &HandshakeArgs) -> Result<Option<PathBuf>, Failure> {
-    let Some((dir, from)) = library_named(args) else {
+    must_be_dir(
+        library_named(args),
+        Code::LibraryNotDirectory,
+        "the BLIF library",
+    )
+}
+
+/// A directory named by a flag, else by a `kiln.toml` key, else by a non-empty environment
+/// variable; with what named it.
+fn named_dir(
+    flag: (&Option<PathBuf>, &'static str),
+    config: (Option<PathBuf>, &'static str),
+    env: (&str, &'static str),
+) -> Option<(PathBuf, &'static str)> {
+    match (flag.0, config.0) {
+        (Some(d), _) => Some((d.clone(), flag.1)),
+        (None, Some(d)) => Some((d, config.1)),
+        (None, None) => std::env::var_os(env.0)
+            .filter(|v| !v.is_empty())
+            .map(|v| (PathBuf::from(v), env.1)),
+    }
+}
+
+/// The directory `named`, which must be one: else an error with `code` naming `what` and
+/// what named it.
+fn must_be_dir(
+    named: Option<(PathBuf, &'static str)>,
+    code: Code,
+    what: &str,
+) -> Result<Option<PathBuf>, Failure> {
+    let Some((dir, from)) = named else {
         return Ok(None);
     };
     if !dir.is_dir() {
-        let what = match dir.exists() {
+        let is = match dir.exists() {
             true => "is not a directory",
             false => "does not exist",
         };
-        let m = io::file_error(
-            &dir,
-            Code::LibraryNotDirectory,
-            format!("the BLIF library {what} (from {from})"),
-        );
+        let m = io::file_error(&dir, code, format!("{what} {is} (from {from})"));
         return Err(Failure::located(vec![m]));
     }
     Ok(Some(dir))
