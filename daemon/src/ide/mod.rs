@@ -47,7 +47,12 @@ pub struct Analysis {
     pub messages: Vec<Located>,
 }
 
-/// Per open APS document, the last result of each function (by symbol), with its text.
+/// Per open APS document, the last result of each function (by symbol), with its text: an
+/// edit asks the database about the edited function only, instead of validating every
+/// function's queries in the new revision. Measured with it switched off, in the same run
+/// (`kiln-bench lsp`, 512 functions, 101 edits, three alternated pairs, load 2–3):
+/// `didChange` → diagnostics p50 2.74–3.10 ms with it, 11.50–13.06 ms without (p90
+/// 3.80–4.86 / 12.96–14.85 ms).
 #[derive(Debug, Default)]
 pub(crate) struct Ide {
     last: Mutex<HashMap<PathBuf, Checked>>,
