@@ -6,17 +6,24 @@ use clap::Subcommand;
 pub mod aig;
 pub mod args;
 // Benchmarks print their tables themselves, as does the remote-cache build its summary.
+// Their sources are on their way to the crate `bench/` (the binary `kiln-bench`).
 #[allow(clippy::print_stdout, clippy::print_stderr)]
+#[path = "../../../bench/src/aig.rs"]
 pub mod bench;
 #[allow(clippy::print_stdout, clippy::print_stderr)]
+#[path = "../../../bench/src/aps.rs"]
 pub mod bench_aps;
 #[allow(clippy::print_stdout, clippy::print_stderr)]
+#[path = "../../../bench/src/daemon.rs"]
 pub mod bench_daemon;
 #[allow(clippy::print_stdout, clippy::print_stderr)]
+#[path = "../../../bench/src/lsp.rs"]
 pub mod bench_lsp;
 #[allow(clippy::print_stdout, clippy::print_stderr)]
+#[path = "../../../bench/src/parse.rs"]
 pub mod bench_parse;
 #[allow(clippy::print_stdout, clippy::print_stderr)]
+#[path = "../../../bench/src/qor.rs"]
 pub mod bench_qor;
 pub mod build;
 #[allow(clippy::print_stdout, clippy::print_stderr)]
@@ -26,7 +33,7 @@ pub mod completions;
 pub mod cosim;
 pub mod daemon;
 pub mod explain;
-#[path = "gen.rs"]
+#[path = "../../../bench/src/gen.rs"]
 pub mod generate;
 pub mod graph;
 pub mod lsp;
