@@ -3,7 +3,7 @@
 two ways in one run, with kiln's figures for each row.
 
 The workspace (`gen`):
-  isax/     16 ISAX files (`kiln gen aps`, 8, 16, ..., 128 instructions: 1,088 custom
+  isax/     16 ISAX files (`kiln-bench gen aps`, 8, 16, ..., 128 instructions: 1,088 custom
             instructions with their RISC-V identities), one `kiln_aps_library` each (CMT2,
             rules JSON, SystemVerilog);
   kernels/  8 Dynamatic Handshake kernels (../shared/handshake_examples), one
@@ -108,12 +108,16 @@ def sources(ws, kiln):
     (package, name, source, output suffixes, `kiln build` flags) each."""
     ws.mkdir(parents=True, exist_ok=True)
     units = []
-    # ISAX files: generated APS designs with real identities.
+    # ISAX files: generated APS designs with real identities, by the `kiln-bench` built
+    # beside `kiln` (`cargo build --release --workspace`).
+    gen_bin = Path(kiln).with_name("kiln-bench")
+    if not gen_bin.is_file():
+        sys.exit("soc_bench: no %s beside %s (cargo build --release --workspace builds both)" % (gen_bin.name, kiln))
     isax = ws / "isax"
     isax.mkdir(exist_ok=True)
     for i, n in enumerate(ISAX_SIZES):
         name = "isax_%02d" % i
-        run([kiln, "gen", "aps", "--functions", str(n), "--seed", str(100 + i), "-o", isax / (name + ".mlir")])
+        run([gen_bin, "gen", "aps", "--functions", str(n), "--seed", str(100 + i), "-o", isax / (name + ".mlir")])
         units.append(("isax", name, name + ".mlir", ["cmt2.mlir", "rules.json", "sv"], "--emit sv"))
     # The Dynamatic unit library.
     lib = ws / "lib"
@@ -326,7 +330,7 @@ def outputs(bin_dir, targets, oneshot):
 
 def edit_function(path, round_no):
     """Cycles one op (tor.addi -> tor.subi -> tor.muli) of the middle instruction, with a
-    length change, as `kiln bench daemon` does."""
+    length change, as `kiln-bench daemon` does."""
     text = path.read_text()
     funcs = [m.start() for m in re.finditer(r"tor\.func @", text)]
     start = funcs[len(funcs) // 2]

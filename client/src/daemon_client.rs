@@ -127,14 +127,7 @@ pub fn build_via(spec: &BuildSpec, no_daemon: bool) -> (BuildReport, Via) {
 }
 
 /// A build spec from command-line paths (made absolute: the daemon's working directory is
-/// not ours) and output kind names.
-pub fn spec(inputs: &[PathBuf], kinds: &[String], out_dir: &Path) -> Result<BuildSpec, Failure> {
-    let kinds = kiln_daemon::request::parse_kinds(kinds)
-        .map_err(|e| Failure::usage(format!("error: {e}")))?;
-    Ok(spec_of(inputs, kinds, out_dir))
-}
-
-/// [`spec`] of output kinds, under this process's limits (its flags and `kiln.toml`: a
+/// not ours) and output kinds, under this process's limits (its flags and `kiln.toml`: a
 /// daemon builds it under the same).
 pub fn spec_of(inputs: &[PathBuf], kinds: Vec<OutputKind>, out_dir: &Path) -> BuildSpec {
     BuildSpec {

@@ -42,14 +42,14 @@ mod worker;
 use clap::Parser;
 
 /// mimalloc reuses freed memory without glibc's consolidation passes, which dominate the
-/// cost of building and dropping large op trees (see `kiln bench parse`).
+/// cost of building and dropping large op trees (see `kiln-bench parse`).
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// Transparent huge pages off for this process. mimalloc asks for them on its arenas, and a
 /// 2 MiB page is resident as soon as one byte of it is touched: with them, a small BLIF→AIG
 /// run is resident at twice its size (13 MB instead of 7 at start-up), for no measurable
-/// gain in time (see `kiln bench aig`).
+/// gain in time (see `kiln-bench aig`).
 fn no_huge_pages() {
     #[cfg(target_os = "linux")]
     // SAFETY: PR_SET_THP_DISABLE takes plain integer arguments and only sets a process flag.

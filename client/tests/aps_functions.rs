@@ -4,7 +4,7 @@
 //! 8 GB); a function over the slot limit is a located error naming the limit's flag and
 //! `kiln.toml` key, in every command; through the daemon such an input fails alone: the
 //! daemon stays up and builds the next input. Peak RSS and output size per slot are
-//! measured by `kiln bench aps --slots` (docs/bench.md), not here. A function without
+//! measured by `kiln-bench aps --slots` (docs/bench.md), not here. A function without
 //! `aps.writerf` gets the same warning through the daemon and in process.
 
 mod cli;

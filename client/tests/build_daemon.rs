@@ -91,17 +91,7 @@ fn daemon_and_in_process_builds_are_byte_identical() {
     assert_eq!(env.daemon_pid(), None);
     let aps = data("aps/flow_burst_add.mlir");
     let aps = aps.to_str().unwrap();
-    let gen_file = env.ws().join("gen.mlir");
-    ok(&env.run(&[
-        "gen",
-        "aps",
-        "--functions",
-        "12",
-        "--seed",
-        "3",
-        "-o",
-        gen_file.to_str().unwrap(),
-    ]));
+    cli::gen_aps(&env.ws().join("gen.mlir"), 12, 3);
     let hs = data("handshake/export_gcd.mlir");
     let lib = data("handshake/library");
     let blif = data("daemon/blif_lib/mux/2/2/1/mux.blif");
@@ -285,18 +275,7 @@ fn no_daemon_and_fallback_build_in_process() {
 fn the_first_edit_after_a_cold_build_rewrites_a_prepared_spare() {
     use std::os::unix::fs::MetadataExt;
     let env = Env::new();
-    let src = env.ws().join("gen.mlir");
-    let arg = |p: &Path| p.to_str().unwrap().to_string();
-    ok(&env.run(&[
-        "gen",
-        "aps",
-        "--functions",
-        "40",
-        "--seed",
-        "5",
-        "-o",
-        &arg(&src),
-    ]));
+    let src = cli::gen_aps(&env.ws().join("gen.mlir"), 40, 5);
     ok(&env.run(&["build", "gen.mlir", "--out-dir", "d"]));
     let out = env.ws().join("d/gen.cmt2.mlir");
     let spare = env.ws().join("d/.kiln-spare/gen.cmt2.mlir.spare");

@@ -326,7 +326,7 @@ fn a_mutated_design_fails_its_program() {
 const GEN_RS1: u32 = 0x8080_0000;
 const GEN_RS2: u32 = 0x8080_0400;
 
-/// A generated corpus on Spike: each function of `kiln gen aps --functions 8`, in a program
+/// A generated corpus on Spike: each function of `kiln-bench gen aps --functions 8`, in a program
 /// of its own (the functions share banks and globals, and the rule simulator answers from
 /// reset), with rs1 and rs2 pointing into Spike's memory, must answer what the rule
 /// simulator answers for the same rs1, rs2 and memory, and leave the CPU memory as it
@@ -337,10 +337,7 @@ fn a_generated_corpus_answers_as_the_rule_simulator_on_spike() {
         return;
     }
     let d = cli::Daemon::new();
-    let corpus = d.root().join("corpus.mlir");
-    ok(d.kiln_no_daemon()
-        .args(["gen", "aps", "--functions", "8", "--seed", "3", "--output"])
-        .arg(&corpus));
+    let corpus = cli::gen_aps(&d.root().join("corpus.mlir"), 8, 3);
     let text = std::fs::read_to_string(&corpus).unwrap();
     let attr = |line: &str, key: &str| -> u32 {
         let at = line.find(&format!("{key} = ")).unwrap() + key.len() + 3;

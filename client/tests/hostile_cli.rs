@@ -281,13 +281,7 @@ fn outputs_that_are_devices_or_fifos_are_written_through_never_replaced() {
     // Each command: its arguments, then the file it writes (`-o FILE`), or the option
     // that names its output directory and the file it writes there.
     let (ex, blif) = (ex.as_os_str(), blif.as_os_str());
-    let commands: [(&str, Vec<&OsStr>, Option<&str>, &str); 5] = [
-        (
-            "gen",
-            os(&["gen", "aps", "--functions", "2"]),
-            None,
-            "gen.mlir",
-        ),
+    let commands: [(&str, Vec<&OsStr>, Option<&str>, &str); 4] = [
         (
             "parse",
             [os(&["parse", "--emit", "json"]), vec![ex]].concat(),

@@ -1,4 +1,4 @@
-//! `kiln parse` and `kiln bench parse` as a user runs them: outputs, exit codes, diagnostics.
+//! `kiln parse` as a user runs it: outputs, exit codes, diagnostics.
 
 mod cli;
 
@@ -158,24 +158,12 @@ fn usage_errors_exit_2() {
         kiln(&["parse", "--emit", "xml", &aps]).status.code(),
         Some(2)
     );
-    assert_eq!(
-        kiln(&["bench", "parse", "--mb", "x"]).status.code(),
-        Some(2)
-    );
 }
 
 #[test]
 fn missing_file_exit_1() {
     let err = parse_fails("/nonexistent/x.mlir");
     assert!(err.contains("/nonexistent/x.mlir: error:"), "{err}");
-}
-
-#[test]
-fn bench_parse_reports_throughput() {
-    let o = kiln(&["bench", "parse", "--mb", "1", "--runs", "1"]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let out = stdout(&o);
-    assert!(out.contains("MB/s") && out.contains("ops"), "{out}");
 }
 
 /// The closing line says how many of the inputs failed, in the command's verb.

@@ -212,13 +212,7 @@ fn hostile(endless: bool) -> String {
 
 /// A generated 24-function APS module in `dir`: many cached queries, so many lookups.
 fn generated(dir: &Path) -> std::path::PathBuf {
-    let f = dir.join("gen.mlir");
-    cli::ok(
-        cli::kiln()
-            .args(["gen", "aps", "--functions", "24", "--seed", "3", "-o"])
-            .arg(&f),
-    );
-    f
+    cli::gen_aps(&dir.join("gen.mlir"), 24, 3)
 }
 
 /// The lines of `text` that warn about the cache at `url`.

@@ -298,10 +298,7 @@ fn a_build_on_a_terminal_shows_a_spinner_and_a_pipe_does_not() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let design = dir.path().join("g16.mlir");
-    ok(kiln()
-        .args(["gen", "aps", "--functions", "16", "--seed", "1", "--output"])
-        .arg(&design));
+    let design = cli::gen_aps(&dir.path().join("g16.mlir"), 16, 1);
     let command = format!(
         "{} build --no-daemon {} --emit sv -o {}",
         env!("CARGO_BIN_EXE_kiln"),

@@ -20,18 +20,7 @@ fn a_hundred_generated_functions_agree_with_the_rule_simulator() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let design = dir.path().join("g100.mlir");
-    ok(kiln()
-        .args([
-            "gen",
-            "aps",
-            "--functions",
-            "100",
-            "--seed",
-            "1",
-            "--output",
-        ])
-        .arg(&design));
+    let design = cli::gen_aps(&dir.path().join("g100.mlir"), 100, 1);
     let text = std::fs::read_to_string(&design).unwrap();
     let names: Vec<&str> = text
         .match_indices("tor.func @")

@@ -3,7 +3,7 @@
 //! the SystemVerilog every register write listed every earlier writer and the schedule
 //! comment every pair of rules), the slot limit is a located error naming its flag and
 //! key, and the simulator's index of rules by guard changes no result. Sizes, not times:
-//! time and memory are measured by `kiln bench aps --slots`.
+//! time and memory are measured by `kiln-bench aps --slots`.
 
 mod common;
 

@@ -1,24 +1,13 @@
-//! One module per subcommand; [`run`] dispatches.
+//! One module per subcommand; [`run`] dispatches. Benchmarks and the workload generator
+//! are not here: they are the `kiln-bench` binary (crate `bench/`), which runs `kiln`.
 
 use crate::io::Failure;
 use clap::Subcommand;
 
 pub mod aig;
 pub mod args;
-// Benchmarks print their tables themselves, as does the remote-cache build its summary.
-#[allow(clippy::print_stdout, clippy::print_stderr)]
-pub mod bench;
-#[allow(clippy::print_stdout, clippy::print_stderr)]
-pub mod bench_aps;
-#[allow(clippy::print_stdout, clippy::print_stderr)]
-pub mod bench_daemon;
-#[allow(clippy::print_stdout, clippy::print_stderr)]
-pub mod bench_lsp;
-#[allow(clippy::print_stdout, clippy::print_stderr)]
-pub mod bench_parse;
-#[allow(clippy::print_stdout, clippy::print_stderr)]
-pub mod bench_qor;
 pub mod build;
+// The remote-cache build prints its summary itself.
 #[allow(clippy::print_stdout, clippy::print_stderr)]
 pub mod build_cached;
 pub mod cache;
@@ -26,8 +15,6 @@ pub mod completions;
 pub mod cosim;
 pub mod daemon;
 pub mod explain;
-#[path = "gen.rs"]
-pub mod generate;
 pub mod graph;
 pub mod lsp;
 pub mod parse;
@@ -43,11 +30,6 @@ pub mod watch;
 pub mod why;
 #[allow(clippy::print_stdout, clippy::print_stderr)]
 pub mod worker;
-
-const BENCH_EXAMPLES: &str = "Examples:
-  kiln bench aig --abc --runs 5         BLIF to AIGER against ABC, in the same run
-  kiln bench daemon --runs 31           cold build, no-op and one-function edit latency
-  kiln bench aps --kiln ./kiln-before   another binary's cold build, for a before/after";
 
 const WORKER_EXAMPLES: &str = "Examples:
   kiln worker --out-dir out --kind cmt2 design.mlir     one action, as a build system runs it
@@ -68,17 +50,12 @@ pub enum Command {
     Cosim(cosim::Args),
     /// Graphviz view of one function's rules and FIFOs.
     Graph(graph::Args),
-    /// Generate a random workload (`aps`).
-    Gen(generate::Args),
     /// Lower BLIF files to AIGs (AIGER binary/ASCII or 2-input BLIF).
     Aig(aig::Args),
     /// Handshake → Synth: lower a handshake.func to a flat AIG (Synth MLIR, AIGER, BLIF).
     Synth(synth::Args),
     /// Per op of a handshake.func: library unit, built-in generator or subckt fallback.
     SynthReport(synth_report::Args),
-    /// Benchmarks, per area.
-    #[command(subcommand, after_help = BENCH_EXAMPLES)]
-    Bench(bench::Bench),
     /// Run the workspace's daemon in the foreground.
     #[command(after_help = daemon::EXAMPLES)]
     Daemon(daemon::Args),
@@ -115,11 +92,9 @@ pub fn run(command: Command) -> Result<(), Failure> {
         Command::Sim(args) => sim::run(args),
         Command::Cosim(args) => cosim::run(args),
         Command::Graph(args) => graph::run(args),
-        Command::Gen(args) => generate::run(args),
         Command::Aig(args) => aig::run(args),
         Command::Synth(args) => synth::run(args),
         Command::SynthReport(args) => synth_report::run(args),
-        Command::Bench(b) => bench::run(b),
         Command::Daemon(a) => daemon::run(a),
         Command::Status(a) => status::run(a),
         Command::Stats(a) => stats::run(a),

@@ -112,7 +112,7 @@ pub struct Args {
     #[arg(long = "csr", value_name = "NAME=VALUE", value_parser = parse_csr)]
     pub csr: Vec<(String, u32)>,
     /// Try every rule every cycle (no index of the rules by their guards): the same
-    /// results, for measuring the index (`kiln bench aps --slots`).
+    /// results, for measuring the index (`kiln-bench aps --slots`).
     #[arg(long, hide = true)]
     pub every_rule: bool,
 }

@@ -35,7 +35,6 @@ use serde_json::value::RawValue;
 use std::collections::HashMap;
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
-use std::str::FromStr;
 use text::{Encoding, Text};
 use wire::{Frame, Reader};
 
@@ -779,24 +778,25 @@ pub fn uri_path(uri: &lsp::Uri) -> Option<PathBuf> {
     Some(PathBuf::from(std::ffi::OsString::from_vec(out)))
 }
 
-/// The `file:` URI of an absolute path (percent-encoded).
-pub fn path_uri(path: &Path) -> Option<lsp::Uri> {
-    use std::os::unix::ffi::OsStrExt;
-    let mut s = String::from("file://");
-    for &b in path.as_os_str().as_bytes() {
-        match b {
-            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'/' | b'-' | b'.' | b'_' | b'~' => {
-                s.push(b as char)
-            }
-            _ => s.push_str(&format!("%{b:02X}")),
-        }
-    }
-    lsp::Uri::from_str(&s).ok()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The `file:` URI of an absolute path (percent-encoded): [`uri_path`]'s inverse.
+    fn path_uri(path: &Path) -> Option<lsp::Uri> {
+        use std::os::unix::ffi::OsStrExt;
+        use std::str::FromStr;
+        let mut s = String::from("file://");
+        for &b in path.as_os_str().as_bytes() {
+            match b {
+                b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'/' | b'-' | b'.' | b'_' | b'~' => {
+                    s.push(b as char)
+                }
+                _ => s.push_str(&format!("%{b:02X}")),
+            }
+        }
+        lsp::Uri::from_str(&s).ok()
+    }
 
     #[test]
     fn uris_and_paths_round_trip() {

@@ -3,7 +3,7 @@
 //! for the tests of the daemon path: `build_daemon.rs`, `daemon_cli.rs`, `lsp.rs`, ...).
 #![allow(dead_code)]
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 /// `kiln` with `KILN_NO_DAEMON=1` and no library or template directory (nor yosys) inherited
@@ -15,6 +15,14 @@ pub fn kiln() -> Command {
         .env_remove("KILN_RTL_LIB")
         .env_remove("KILN_YOSYS");
     c
+}
+
+/// Write at `path` the generated APS module of `functions` functions and `seed`
+/// (`compiler::aps::workload::generate`: the bytes `kiln-bench gen aps --functions N --seed
+/// S` writes); `path` back.
+pub fn gen_aps(path: &Path, functions: usize, seed: u64) -> PathBuf {
+    std::fs::write(path, compiler::aps::workload::generate(functions, seed)).unwrap();
+    path.to_path_buf()
 }
 
 /// `examples/aps/flow_burst_add.mlir`.

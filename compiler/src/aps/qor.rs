@@ -16,7 +16,7 @@
 //! slot firings per iteration (the body's slot count on the path taken).
 //!
 //! Rules are told apart by name only, so circuits of any kiln version can be measured
-//! (`kiln bench qor --kiln OLD`).
+//! (`kiln-bench qor --kiln OLD`).
 
 use super::interp::InterpResult;
 use super::segment::{BlockKind, Segmentation};

@@ -1,5 +1,5 @@
 //! Workload generator: random but valid scheduled TOR/APS modules for differential testing
-//! and benchmarks (`kiln gen aps`).
+//! and benchmarks (`kiln-bench gen aps`).
 //!
 //! A module has 2–3 memory-map entries (4 cyclic banks of `memref<4xi32>` each), two global
 //! registers and hoisted constants; every function reads rs1/rs2 in slot 0, then runs a
@@ -126,7 +126,7 @@ pub fn generate_with(functions: usize, seed: u64, opts: Options) -> String {
 /// read in slot 0, one ALU op per slot after it (add, subtract, multiply, in turn) on the
 /// values of the two slots before, and the response in the last slot; every value lives in
 /// a register until the slot after next. The shape of a long unrolled computation, for
-/// measuring how the flow scales with the slots of one function (`kiln bench aps
+/// measuring how the flow scales with the slots of one function (`kiln-bench aps
 /// --slots`). Slot `t` is on line `5 + t`.
 pub fn slot_chain(slots: usize) -> String {
     const OPS: [&str; 3] = ["tor.addi", "tor.subi", "tor.muli"];

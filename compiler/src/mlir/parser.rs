@@ -20,7 +20,7 @@
 //! Errors: the first error ends the parse; its span points at the offending token (or an
 //! empty span where something was expected).
 //!
-//! Speed (`kiln bench parse`): the hot shapes `name = value` and `: iN` are read from the
+//! Speed (`kiln-bench parse`): the hot shapes `name = value` and `: iN` are read from the
 //! bytes without lexing the `=` or the type, and so are the most frequent attribute values
 //! (`N : iW`, strings without escapes); names are inline [`Name`]s, so parsing a name does
 //! not allocate; comma lists of unknown length are gathered on

@@ -10,7 +10,7 @@
 //! schedule's order. Registers change only at the clock edge, so the set computed at the
 //! start of a cycle is exact: a rule left out has a false guard and could not have fired,
 //! and a run's results are those of trying every rule ([`Dispatch::every_rule`], which the
-//! tests and `kiln bench aps --slots` compare it with).
+//! tests and `kiln-bench aps --slots` compare it with).
 
 use super::{Expr, PrimOp, Rule, Stmt, Var, mask};
 use crate::fxhash::FxHashMap;

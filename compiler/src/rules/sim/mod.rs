@@ -283,7 +283,7 @@ type Vars = FxHashMap<u32, (u128, u32)>;
 const MAX_ARGS: usize = 5;
 
 /// What happened in each cycle of a run (cycle 0 first), for quality-of-results reports
-/// (`kiln bench qor`, [`crate::aps::qor`]).
+/// (`kiln-bench qor`, [`crate::aps::qor`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Trace {
     /// Per cycle: the rules that fired, as indices into the circuit's `rules`.

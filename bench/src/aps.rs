@@ -1,13 +1,14 @@
-//! `kiln bench aps [--functions N] [--seed S] [--runs R]`: cold `kiln build` of a generated
-//! APS module (`compiler::aps::workload`, as `kiln gen aps` writes it).
+//! `kiln-bench aps [--functions N] [--seed S] [--runs R]`: cold `kiln build` of a generated
+//! APS module (`compiler::aps::workload`, as `kiln-bench gen aps` writes it).
 //!
 //! Every timed build is a child process `kiln build FILE --out-dir DIR` (a fresh output
 //! directory per run, so nothing is skipped as unchanged), measured like `kiln bench aig`:
-//! median wall and CPU (user + system) time, peak RSS from `wait4`. The outputs of all runs
+//! median wall and CPU (user + system) time, peak RSS of the child. The outputs of all runs
 //! must be byte-identical. Children run with `KILN_NO_DAEMON=1`: a cold build is an
-//! in-process one (a daemon would keep results across runs; `kiln bench daemon` measures the
-//! daemon's cold build). `--build-arg` passes extra arguments to `kiln build`; `--kiln BIN` measures another
-//! binary's `kiln build` (before/after comparisons).
+//! in-process one (a daemon would keep results across runs; `kiln-bench daemon` measures
+//! the daemon's cold build). The `kiln` measured is the one next to `kiln-bench`; `--kiln
+//! BIN` measures another binary's `kiln build` (before/after comparisons). `--build-arg`
+//! passes extra arguments to `kiln build`.
 //!
 //! Then the same work is done in this process phase by phase, each phase on its own and on
 //! one thread, so the numbers say where the time goes: parse, segmentation + handlers (all
@@ -16,18 +17,18 @@
 //! `kiln build --no-daemon` runs.
 //! Inputs and outputs live on tmpfs when there is one.
 //!
-//! `kiln bench aps --slots 1000,2000,4000,8000,10000`: how one function's cost grows with
-//! its slots (`compiler::aps::workload::slot_chain`, as `kiln gen aps --slots` writes it).
+//! `kiln-bench aps --slots 1000,2000,4000,8000,10000`: how one function's cost grows with
+//! its slots (`compiler::aps::workload::slot_chain`, as `kiln-bench gen aps --slots` writes
+//! it).
 //! For each count, child processes like the cold builds above: `kiln build`, `kiln build
 //! --emit sv`, `kiln sim` on the rule simulator, on the CMT2 read back and on the TOR
 //! interpreter, and `kiln graph`; a row each with peak RSS, output bytes and wall time, and
 //! the RSS and output per slot (flat when they grow linearly). The rule simulator also runs
 //! without its index of rules by guard (`--every-rule`), the anchor that index is measured
-//! against (this binary only). With `--kiln BIN` the commands are BIN's (a command that
-//! fails, e.g. out of memory, is a row saying so).
+//! against (the `kiln` next to `kiln-bench` only). With `--kiln BIN` the commands are BIN's
+//! (a command that fails, e.g. out of memory, is a row saying so).
 
-use super::bench::{measure_runs, scratch_dir};
-use crate::io::{self, Failure};
+use crate::common::{Failure, kiln_binary, measure_runs, scratch_dir, write, write_parts};
 use compiler::flow::OutputKind;
 use compiler::{aps, rules};
 use std::path::{Path, PathBuf};
@@ -48,8 +49,8 @@ pub struct Args {
     /// Extra argument for the measured `kiln build` (repeatable).
     #[arg(long, allow_hyphen_values = true)]
     pub build_arg: Vec<String>,
-    /// The `kiln` binary whose `build` is measured (default: this one), e.g. an older
-    /// build for a before/after comparison.
+    /// The `kiln` binary whose `build` is measured (default: the one next to
+    /// `kiln-bench`), e.g. an older build for a before/after comparison.
     #[arg(long)]
     pub kiln: Option<std::path::PathBuf>,
     /// Slot counts of one generated function (comma-separated): measure build, sim and
@@ -66,7 +67,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
     }
     let input = tmp.path().join("g.mlir");
     let text = aps::workload::generate(args.functions, args.seed);
-    io::write_atomic_unsynced(&input, text.as_bytes())?;
+    write(&input, text.as_bytes())?;
     println!(
         "input: {} functions, seed {}, {:.1} MB, in {}",
         args.functions,
@@ -84,10 +85,7 @@ fn mb(bytes: usize) -> f64 {
 
 /// `runs` cold child builds, each into a fresh directory; checks that all outputs agree.
 fn cold_builds(args: &Args, input: &Path, tmp: &Path) -> Result<(), Failure> {
-    let me = match &args.kiln {
-        Some(k) => k.clone(),
-        None => std::env::current_exe().map_err(|e| Failure::input(e.to_string()))?,
-    };
+    let me = kiln_binary(args.kiln.as_deref())?;
     let mut run = 0;
     let sample = measure_runs(args.runs, || {
         run += 1;
@@ -97,7 +95,7 @@ fn cold_builds(args: &Args, input: &Path, tmp: &Path) -> Result<(), Failure> {
             .arg("--out-dir")
             .arg(tmp.join(format!("out{run}")));
         // A cold build is an in-process one: a daemon would keep its results across the
-        // runs (its cold build is measured by `kiln bench daemon`).
+        // runs (its cold build is measured by `kiln-bench daemon`).
         c.env("KILN_NO_DAEMON", "1");
         c.args(&args.build_arg);
         c
@@ -200,8 +198,8 @@ fn phases(text: &str, tmp: &Path) -> Result<(), Failure> {
     let json = rules::to_json(&circuit);
     p.lap("emit JSON", format!("{:.1} MB", mb(json.len())));
     let out = tmp.join("phases");
-    io::write_atomic_unsynced(&out.join("g.cmt2.mlir"), cmt2.as_bytes())?;
-    io::write_atomic_unsynced(&out.join("g.rules.json"), json.as_bytes())?;
+    write(&out.join("g.cmt2.mlir"), cmt2.as_bytes())?;
+    write(&out.join("g.rules.json"), json.as_bytes())?;
     p.lap("write", String::new());
     same_as_build(tmp, "g.cmt2.mlir", cmt2.as_bytes())?;
     same_as_build(tmp, "g.rules.json", json.as_bytes())?;
@@ -210,8 +208,7 @@ fn phases(text: &str, tmp: &Path) -> Result<(), Failure> {
     p.lap("drop outputs and circuit", String::new());
     let fused = compiler::flow::aps::build(text, "g", None, &kiln_daemon::input::limits());
     if fused.has_errors() {
-        let text = compiler::diag::render_all(&fused.diagnostics, "g.mlir", text);
-        return Err(Failure::input(text));
+        return Err(Failure::diagnostics(&fused.diagnostics, "g.mlir", text));
     }
     p.lap(
         "flow::aps::build (parallel)",
@@ -223,7 +220,7 @@ fn phases(text: &str, tmp: &Path) -> Result<(), Failure> {
     p.lap("(compare with kiln build)", String::new());
     let write = |kind: OutputKind| {
         let path = out.join(format!("g.{}", kind.suffix()));
-        io::write_atomic_parts(&path, fused.output(kind).unwrap_or_default())
+        write_parts(&path, fused.output(kind).unwrap_or_default())
     };
     std::thread::scope(|s| {
         let write = &write;
@@ -247,15 +244,9 @@ fn phases(text: &str, tmp: &Path) -> Result<(), Failure> {
 
 /// The slot sweep (`--slots`, see the module documentation).
 fn slot_sweep(args: &Args, tmp: &Path) -> Result<(), Failure> {
-    let here = std::env::current_exe().map_err(|e| Failure::input(e.to_string()))?;
-    let me = args.kiln.clone().unwrap_or_else(|| here.clone());
+    let me = kiln_binary(args.kiln.as_deref())?;
     println!(
-        "one function of N slots (workload::slot_chain), {} of {}; median of {} runs",
-        if args.kiln.is_some() {
-            "commands"
-        } else {
-            "this binary's commands"
-        },
+        "one function of N slots (workload::slot_chain), commands of {}; median of {} runs",
         me.display(),
         args.runs.max(1)
     );
@@ -265,7 +256,7 @@ fn slot_sweep(args: &Args, tmp: &Path) -> Result<(), Failure> {
     );
     for &n in &args.slots {
         let input = tmp.join(format!("chain{n}.mlir"));
-        io::write_atomic_unsynced(&input, aps::workload::slot_chain(n as usize).as_bytes())?;
+        write(&input, aps::workload::slot_chain(n as usize).as_bytes())?;
         let out = tmp.join(format!("out{n}"));
         let cmt2 = out.join(format!("chain{n}.cmt2.mlir"));
         let dot = out.join("chain.dot");
@@ -331,7 +322,7 @@ fn slot_sweep(args: &Args, tmp: &Path) -> Result<(), Failure> {
         if args.kiln.is_none() {
             let mut every = sim("rules", &input);
             every.push(os("--every-rule"));
-            rows.push(("sim (rules, every rule)", here.clone(), every, vec![]));
+            rows.push(("sim (rules, every rule)", me.clone(), every, vec![]));
         }
         for (what, bin, argv, outputs) in rows {
             let argv: Vec<&std::ffi::OsStr> = argv.iter().map(|a| a.as_os_str()).collect();

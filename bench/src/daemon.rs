@@ -1,4 +1,4 @@
-//! `kiln bench daemon [--library DIR] [--runs N]`: the daemon's latency figures.
+//! `kiln-bench daemon [--library DIR] [--runs N]`: the daemon's latency figures.
 //!
 //! In a fresh workspace (own runtime and cache directories, so everything starts cold) it
 //! measures, through the same client calls `kiln build` makes (connect, `Status` handshake,
@@ -11,12 +11,13 @@
 //! with a plain temp file + rename per file (one thread each, as the daemon does), and
 //! hashing them.
 //!
-//! Timed builds send what `kiln build` sends (no digests, changed files only). The figures
-//! and what the daemon does to reach them are discussed in `docs/bench.md`.
+//! Timed builds send what `kiln build` sends (no digests, changed files only). The daemon
+//! is the `kiln` next to `kiln-bench`, started as `kiln daemon` in that workspace; this
+//! process talks to it through the daemon crate's client, and builds in process through
+//! its one-shot build ([`kiln_daemon::oneshot`]), as `kiln build --no-daemon` does. The
+//! figures and what the daemon does to reach them are discussed in `docs/bench.md`.
 
-use super::bench::{EDIT_CYCLE, first_cycle_op, ms};
-use crate::daemon_client::{self, fail};
-use crate::io::Failure;
+use crate::common::{EDIT_CYCLE, Failure, fail, first_cycle_op, kiln_binary, ms, shared_dir};
 use kiln_daemon::client::{Connector, build_via_daemon};
 use kiln_daemon::report::{BuildReport, OutputFile};
 use kiln_daemon::request::BuildSpec;
@@ -40,7 +41,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
     let root = tempfile::tempdir().map_err(fail)?;
     let ws = root.path().join("ws");
     std::fs::create_dir_all(&ws).map_err(fail)?;
-    let exe = std::env::current_exe().map_err(fail)?;
+    let exe = kiln_binary(None)?;
     let mut c = Connector::in_base(Some(&root.path().join("run")), &ws, exe).map_err(fail)?;
     c.daemon_args.push("--cache-dir".into());
     c.daemon_args
@@ -52,13 +53,13 @@ pub fn run(args: Args) -> Result<(), Failure> {
 
 fn bench(args: &Args, c: &Connector, ws: &Path) -> Result<(), Failure> {
     let t = Instant::now();
-    build(c, &daemon_client::spec(&[], &[], &ws.join("none"))?)?;
+    build(c, &spec(&[], &ws.join("none")))?;
     println!("daemon start + first round trip: {:.1} ms", ms(t.elapsed()));
 
     let big = ws.join("big.mlir");
     let text = compiler::aps::workload::generate(args.functions, 1);
     std::fs::write(&big, &text).map_err(fail)?;
-    let req = cli_request(std::slice::from_ref(&big), &ws.join("out"))?;
+    let req = cli_request(std::slice::from_ref(&big), &ws.join("out"));
     let t = Instant::now();
     build(c, &req)?;
     let cold = t.elapsed();
@@ -69,10 +70,9 @@ fn bench(args: &Args, c: &Connector, ws: &Path) -> Result<(), Failure> {
     );
 
     let t = Instant::now();
-    let mut in_proc_req =
-        daemon_client::spec(std::slice::from_ref(&big), &[], &ws.join("out-inproc"))?;
+    let mut in_proc_req = spec(std::slice::from_ref(&big), &ws.join("out-inproc"));
     in_proc_req.digests = true;
-    let in_proc = daemon_client::build_in_process(&in_proc_req);
+    let in_proc = kiln_daemon::oneshot::build(&in_proc_req);
     println!("cold build (in process): {:.1} ms", ms(t.elapsed()));
     let with_digests = BuildSpec {
         digests: true,
@@ -136,10 +136,9 @@ fn bench(args: &Args, c: &Connector, ws: &Path) -> Result<(), Failure> {
     let replies: Vec<Sample> = samples.into_iter().map(|e| (e.build, e.reply)).collect();
     println!("{}", phases(&replies));
     // The outputs the edits left (rewritten in place in the spares) equal a cold build.
-    let mut final_req =
-        daemon_client::spec(std::slice::from_ref(&big), &[], &ws.join("out-final"))?;
+    let mut final_req = spec(std::slice::from_ref(&big), &ws.join("out-final"));
     final_req.digests = true;
-    let cold_final = daemon_client::build_in_process(&final_req);
+    let cold_final = kiln_daemon::oneshot::build(&final_req);
     let after_edits = build(c, &with_digests)?.files;
     let same = same_files(&after_edits, &cold_final.files);
     println!("    outputs after the edits identical to a cold in-process build: {same}");
@@ -156,7 +155,7 @@ fn bench(args: &Args, c: &Connector, ws: &Path) -> Result<(), Failure> {
 fn bench_library(args: &Args, c: &Connector, ws: &Path, lib: &Path) -> Result<(), Failure> {
     let copy = ws.join("lib");
     copy_tree(lib, &copy)?;
-    let req = cli_request(std::slice::from_ref(&copy), &ws.join("lib-out"))?;
+    let req = cli_request(std::slice::from_ref(&copy), &ws.join("lib-out"));
     let t = Instant::now();
     let reply = build(c, &req)?;
     println!(
@@ -218,12 +217,24 @@ fn same_files(a: &[OutputFile], b: &[OutputFile]) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|(a, b)| a.sha256 == b.sha256)
 }
 
+/// A build of `inputs` into `out_dir`, their default outputs, under the default limits
+/// (as `kiln build` makes it: paths made absolute, the daemon's directory is not ours).
+fn spec(inputs: &[PathBuf], out_dir: &Path) -> BuildSpec {
+    let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    BuildSpec {
+        inputs: inputs.iter().map(|p| absolute(p)).collect(),
+        out_dir: absolute(out_dir),
+        limits: Some(kiln_daemon::input::limits()),
+        ..BuildSpec::default()
+    }
+}
+
 /// The spec `kiln build` sends for these inputs.
-fn cli_request(inputs: &[PathBuf], out_dir: &Path) -> Result<BuildSpec, Failure> {
-    Ok(BuildSpec {
+fn cli_request(inputs: &[PathBuf], out_dir: &Path) -> BuildSpec {
+    BuildSpec {
         changed_only: true,
-        ..daemon_client::spec(inputs, &[], out_dir)?
-    })
+        ..spec(inputs, out_dir)
+    }
 }
 
 /// References for an edit that rewrites `outputs`: their bytes written again to fresh files
@@ -367,10 +378,7 @@ fn edit_function(
 }
 
 fn shared_library() -> Option<PathBuf> {
-    let shared = std::env::var_os("KILN_SHARED_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("../shared"));
-    let lib = shared.join("dynamatic_blif/library");
+    let lib = shared_dir(None).join("dynamatic_blif/library");
     lib.is_dir().then_some(lib)
 }
 
@@ -408,7 +416,7 @@ fn copy_tree(from: &Path, to: &Path) -> Result<(), Failure> {
 }
 
 fn stop(c: &Connector) {
-    let Ok(rt) = daemon_client::runtime() else {
+    let Ok(rt) = kiln_daemon::client::runtime() else {
         return;
     };
     rt.block_on(async {

@@ -1,18 +1,17 @@
-//! `kiln bench lsp [--functions N] [--edits E]`: the latency an editor sees, from sending a
+//! `kiln-bench lsp [--functions N] [--edits E]`: the latency an editor sees, from sending a
 //! `didChange` to receiving its `publishDiagnostics`, on a generated APS module (default
 //! 512 functions). A `kiln lsp` child process (with a fresh daemon, workspace and cache) is
 //! driven over stdin/stdout like an editor: open the module, then E edits, each in another
 //! function (an op renamed `tor.addi` → `tor.subi` → `tor.muli`, so every edit is a real
 //! change of one function that stays valid). Reports p50 and p90, and the cold open against
-//! a cold `kiln build --no-daemon` of the module (timed before it).
+//! a cold `kiln build --no-daemon` of the module (timed before it). The `kiln` driven is the
+//! one next to `kiln-bench`.
 
-use super::bench::{EDIT_CYCLE, first_cycle_op, ms};
-use crate::daemon_client::fail;
-use crate::io::Failure;
+use crate::common::{EDIT_CYCLE, Failure, fail, first_cycle_op, kiln_binary, ms};
 use lsp_server::{Message, Notification, Request, RequestId};
 use serde_json::{Value, json};
 use std::io::BufReader;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -32,13 +31,14 @@ pub fn run(args: Args) -> Result<(), Failure> {
     for d in ["ws", "run", "cache"] {
         std::fs::create_dir_all(root.path().join(d)).map_err(fail)?;
     }
-    let result = bench(&args, root.path());
-    let _ = kiln(root.path()).arg("shutdown").output();
+    let exe = kiln_binary(None)?;
+    let result = bench(&args, &exe, root.path());
+    let _ = kiln(&exe, root.path()).arg("shutdown").output();
     result
 }
 
-fn kiln(root: &Path) -> Command {
-    let exe = std::env::current_exe().unwrap_or_else(|_| "kiln".into());
+/// A `kiln` command in the benchmark's own workspace, runtime and cache directories.
+fn kiln(exe: &Path, root: &Path) -> Command {
     let mut c = Command::new(exe);
     c.env("KILN_WORKSPACE", root.join("ws"))
         .env("XDG_RUNTIME_DIR", root.join("run"))
@@ -88,8 +88,8 @@ impl Editor {
     }
 }
 
-fn bench(args: &Args, root: &Path) -> Result<(), Failure> {
-    let mut child = kiln(root)
+fn bench(args: &Args, exe: &Path, root: &Path) -> Result<(), Failure> {
+    let mut child = kiln(exe, root)
         .arg("lsp")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -124,15 +124,14 @@ fn bench(args: &Args, root: &Path) -> Result<(), Failure> {
     let path = root.join("ws/big.mlir");
     let mut text = compiler::aps::workload::generate(args.functions, 1);
     std::fs::write(&path, &text).map_err(fail)?;
-    let uri = crate::lsp::path_uri(&path).ok_or_else(|| fail("no file URI for the module"))?;
+    let uri = file_uri(&path);
     let uri = uri.as_str();
     // The anchor: a cold build of the same module (a child process, no daemon), before the
     // didOpen, so that nothing the daemon does after publishing runs beside it.
-    let me = std::env::current_exe().map_err(fail)?;
     let mut cold = Vec::new();
     for k in 0..3 {
         let t = Instant::now();
-        let out = std::process::Command::new(&me)
+        let out = std::process::Command::new(exe)
             .args(["build", "--no-daemon", "-q", "-o"])
             .arg(root.join(format!("cold{k}")))
             .arg(&path)
@@ -196,6 +195,23 @@ fn bench(args: &Args, root: &Path) -> Result<(), Failure> {
     ed.notify("exit", Value::Null)?;
     let _ = ed.child.wait();
     Ok(())
+}
+
+/// The `file://` URI of an absolute path (bytes outside the unreserved set and `/`
+/// percent-encoded), as an editor names it.
+fn file_uri(path: &Path) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    let path = std::path::absolute(path).unwrap_or_else(|_| PathBuf::from(path));
+    let mut s = String::from("file://");
+    for &b in path.as_os_str().as_bytes() {
+        match b {
+            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'/' | b'-' | b'.' | b'_' | b'~' => {
+                s.push(b as char)
+            }
+            _ => s.push_str(&format!("%{b:02X}")),
+        }
+    }
+    s
 }
 
 /// Line and UTF-16 column of byte `offset` (the module is ASCII: bytes).

@@ -1,10 +1,12 @@
-//! `kiln gen aps --functions N --seed S -o FILE`: write a random valid scheduled TOR/APS
+//! `kiln-bench gen aps --functions N --seed S -o FILE`: write a random valid scheduled TOR/APS
 //! module (see `compiler::aps::workload`), at most 512 functions (4 custom opcodes × 128
 //! funct7: every function has its own instruction identity). `--slots N` writes one
 //! function of N slots instead (`workload::slot_chain`), the input of slot-scaling runs.
+//! The file is written through the project's one writer, as `kiln` writes its outputs.
 
-use crate::io::{self, Failure};
-use std::path::PathBuf;
+use crate::common::{Failure, write};
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Kind {
@@ -13,9 +15,9 @@ pub enum Kind {
 
 #[derive(clap::Args)]
 #[command(after_help = "Examples:
-  kiln gen aps --functions 512 --seed 1 -o big.mlir
-  kiln gen aps --functions 3 -o - | kiln parse -
-  kiln gen aps --slots 10000 -o long.mlir             one function of 10,000 slots")]
+  kiln-bench gen aps --functions 512 --seed 1 -o big.mlir
+  kiln-bench gen aps --functions 3 -o - | kiln parse -
+  kiln-bench gen aps --slots 10000 -o long.mlir       one function of 10,000 slots")]
 pub struct Args {
     /// What to generate.
     #[arg(value_enum)]
@@ -46,5 +48,14 @@ pub fn run(args: Args) -> Result<(), Failure> {
         (Kind::Aps, Some(slots)) => compiler::aps::workload::slot_chain(slots as usize),
         (Kind::Aps, None) => compiler::aps::workload::generate(args.functions, args.seed),
     };
-    io::write_output(&args.output, text.as_bytes())
+    if args.output == Path::new("-") {
+        let mut out = std::io::stdout().lock();
+        return match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+            Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(Failure::input(format!(
+                "error: writing to standard output: {e}"
+            ))),
+            _ => Ok(()),
+        };
+    }
+    write(&args.output, text.as_bytes())
 }

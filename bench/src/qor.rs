@@ -1,4 +1,4 @@
-//! `kiln bench qor [--kiln BEFORE] [--styles fsm,fifo]`: quality of the generated hardware —
+//! `kiln-bench qor [--kiln BEFORE] [--styles fsm,fifo]`: quality of the generated hardware —
 //! how many cycles each APS instruction takes on the rule simulator and where they go, how
 //! many cycles 100 back-to-back commands take (throughput), how many rules, registers and
 //! FIFOs the rule IR instantiates, and how large the synthesised design is — for the seed
@@ -6,7 +6,8 @@
 //! programs (`tests/data/aps/*.mlir`) and a generated corpus (`compiler::aps::workload`,
 //! `--functions`, `--seed`), in each rule style side by side.
 //!
-//! Each binary (this one; with `--kiln`, also an older one, the "before" columns) builds
+//! Each binary (the `kiln` next to `kiln-bench`; with `--kiln`, also an older one, the
+//! "before" columns) builds
 //! every program as `kiln build FILE --emit sv --style S` in a child process, once per
 //! style. Its rules JSON is read back and simulated here: one command per instruction, with
 //! a cycle trace ([`compiler::aps::qor`]): cycles split into slot, DMA-busy and overhead
@@ -18,7 +19,7 @@
 //! rule simulator's). Rules are told apart by name, so any kiln version's outputs can be
 //! measured (one without `--style` builds nothing here).
 
-use crate::io::Failure;
+use crate::common::{Failure, kiln_binary, read_text, scratch_dir, write};
 use compiler::aps::{self, Style, qor, workload};
 use compiler::rules::sim::{self, Command as Cmd, SimConfig};
 use compiler::rules::{self, Circuit, InstanceKind};
@@ -31,7 +32,8 @@ const STREAM: usize = 100;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The "before" binary (e.g. a copy of main's `kiln`): measured next to this one.
+    /// The "before" binary (e.g. a copy of main's `kiln`): measured beside the `kiln` next
+    /// to `kiln-bench`.
     #[arg(long)]
     pub kiln: Option<PathBuf>,
     /// Functions in the generated corpus (at most 512).
@@ -41,7 +43,7 @@ pub struct Args {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// The rule styles measured, side by side (each binary builds every program in each).
-    #[arg(long, value_delimiter = ',', value_parser = super::sim::parse_style, default_value = "fsm,fifo")]
+    #[arg(long, value_delimiter = ',', value_parser = parse_style, default_value = "fsm,fifo")]
     pub styles: Vec<Style>,
     /// The repository checkout holding `examples/aps` and `tests/data/aps`.
     #[arg(long, default_value = ".")]
@@ -107,9 +109,9 @@ pub fn run(args: Args) -> Result<(), Failure> {
             workload::MAX_FUNCTIONS
         )));
     }
-    let tmp = super::bench::scratch_dir(true)?;
+    let me = kiln_binary(None)?;
+    let tmp = scratch_dir(true)?;
     let programs = programs(&args, tmp.path())?;
-    let me = std::env::current_exe().map_err(|e| Failure::input(e.to_string()))?;
     let mut bins: Vec<(&str, PathBuf)> = Vec::new();
     if let Some(k) = &args.kiln {
         bins.push(("before", k.clone()));
@@ -144,6 +146,10 @@ pub fn run(args: Args) -> Result<(), Failure> {
     }
     print_tables(&columns, &programs, &results);
     Ok(())
+}
+
+fn parse_style(s: &str) -> Result<Style, String> {
+    s.parse()
 }
 
 fn have(tool: &str) -> bool {
@@ -200,7 +206,7 @@ fn programs(args: &Args, tmp: &Path) -> Result<Vec<Program>, Failure> {
     }
     let corpus = tmp.join("corpus.mlir");
     let text = workload::generate(args.functions, args.seed);
-    crate::io::write_atomic_unsynced(&corpus, text.as_bytes())?;
+    write(&corpus, text.as_bytes())?;
     out.push(Program {
         name: format!("corpus ({} functions, seed {})", args.functions, args.seed),
         path: corpus,
@@ -253,7 +259,7 @@ fn measure(
         .map_err(|e| Failure::input(format!("{}: {e}", json.display())))?;
     let circuit: Circuit = serde_json::from_str(&text)
         .map_err(|e| Failure::input(format!("{}: {e}", json.display())))?;
-    let source = crate::io::read_source(&p.path)?;
+    let source = read_text(&p.path)?;
     let reports = reports(&source, &circuit, p);
     let (streams, mixed) = streams(&circuit, p, &reports);
     let mut m = Measured {

@@ -1,9 +1,10 @@
-//! `kiln bench parse [FILE] [--mb N]`: parse FILE (or a synthetic TOR program of at least N
+//! `kiln-bench parse [FILE] [--mb N]`: parse FILE (or a synthetic TOR program of at least N
 //! MB built from the APS sample's op forms) several times and report the best and the median
 //! throughput, by wall-clock time and by the thread's CPU time (which a busy machine does not
-//! inflate). Only `parse_split` is timed: dropping the trees is not.
+//! inflate). Only `parse_split` is timed: dropping the trees is not. The parser runs in
+//! this process, under the allocator `kiln` uses (mimalloc).
 
-use crate::io::{self, Failure};
+use crate::common::{Failure, read_text};
 use compiler::mlir;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -22,7 +23,7 @@ pub struct ParseArgs {
 
 pub fn run(args: ParseArgs) -> Result<(), Failure> {
     let (name, text) = match &args.file {
-        Some(path) => (path.display().to_string(), io::read_source(path)?),
+        Some(path) => (path.display().to_string(), read_text(path)?),
         None => (
             format!("synthetic TOR program ({} MB requested)", args.mb),
             mlir::synthetic::tor_program(args.mb << 20),
