@@ -2,7 +2,7 @@
 //! APS module (`compiler::aps::workload`, as `kiln-bench gen aps` writes it).
 //!
 //! Every timed build is a child process `kiln build FILE --out-dir DIR` (a fresh output
-//! directory per run, so nothing is skipped as unchanged), measured like `kiln bench aig`:
+//! directory per run, so nothing is skipped as unchanged), measured like `kiln-bench aig`:
 //! median wall and CPU (user + system) time, peak RSS of the child. The outputs of all runs
 //! must be byte-identical. Children run with `KILN_NO_DAEMON=1`: a cold build is an
 //! in-process one (a daemon would keep results across runs; `kiln-bench daemon` measures

@@ -12,7 +12,7 @@
 //! Why it exists beside salsa: salsa memoizes every function's queries, but a new revision
 //! makes it validate each of them again (a walk of their dependencies) before reusing
 //! them, and the outputs are copied whole. Measured with the memo switched off, in the same
-//! run (`kiln bench daemon --runs 30`, 1,000-function file; docs/bench.md, "What each
+//! run (`kiln-bench daemon --runs 30`, 1,000-function file; docs/bench.md, "What each
 //! shortcut buys"): one-function edit p50 83 ms with it, 512 ms without (p90 121 / 636 ms;
 //! the first edit after a cold build 121 / 602 ms).
 

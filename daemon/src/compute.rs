@@ -66,7 +66,7 @@ impl Computed {
 }
 
 /// What the compute step remembers across builds (see the module docs). Measured with the
-/// per-spec results switched off, in the same run (`kiln bench daemon --runs 30`, the
+/// per-spec results switched off, in the same run (`kiln-bench daemon --runs 30`, the
 /// 8,786-file Dynamatic library; docs/bench.md, "What each shortcut buys"): no-op 9.6 ms with
 /// them, 57.0 ms without; one-file comment edit 7.9 / 84.1 ms; logic edit 10.0 / 67.3 ms. A
 /// salsa query over the whole spec would be validated input by input on every revision,
