@@ -58,7 +58,7 @@ pub(crate) fn prewarm_inputs<'a>(
         n => n.min(compiler::par::MAX_JOBS),
     }
     .clamp(1, items.len().max(1));
-    run(db, &items, threads);
+    run(db, &items, threads, work);
 }
 
 /// Run `check` on the functions `symbols` of APS file `file` on every core (up to 8), each
@@ -73,15 +73,9 @@ pub(crate) fn prewarm_checks(
     check: fn(&Db, SourceFile, String),
 ) {
     let threads = compiler::par::cores().min(8);
-    let _ = std::panic::catch_unwind(AssertUnwindSafe(|| {
-        compiler::par::for_each_with(
-            threads,
-            symbols,
-            || db.clone(),
-            |db, symbol| check(db, file, symbol.clone()),
-            |_, ()| {},
-        );
-    }));
+    run(db, symbols, threads, |db, symbol| {
+        check(db, file, symbol.clone())
+    });
 }
 
 /// The MLIR (APS) and BLIF inputs not prewarmed before on this database.
@@ -129,9 +123,9 @@ fn expand(db: &Db, files: Vec<Item>) -> Vec<Item> {
     items
 }
 
-/// Run `items` on `threads` database handles of their own ([`compiler::par`]); a
-/// cancellation (a new input) stops them all.
-fn run(db: &Db, items: &[Item], threads: usize) {
+/// Run `work` on each of `items` on `threads` database handles of their own
+/// ([`compiler::par`]); a cancellation (a new input) stops them all.
+fn run<T: Sync>(db: &Db, items: &[T], threads: usize, work: impl Fn(&Db, &T) + Sync) {
     let _ = std::panic::catch_unwind(AssertUnwindSafe(|| {
         compiler::par::for_each_with(threads, items, || db.clone(), work, |_, ()| {});
     }));
