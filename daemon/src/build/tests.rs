@@ -11,9 +11,11 @@ use crate::counters::Snapshot;
 use crate::ide::Ide;
 use crate::spec::{BuildSpec, HandshakeSpec};
 use crate::workspace::OverlayChange;
-use std::collections::BTreeMap;
+#[path = "../../tests/common/tree.rs"]
+mod tree_of;
 use std::fs;
 use std::path::{Path, PathBuf};
+use tree_of::tree;
 
 /// Executions of `kind` in a counter snapshot (0 when it never ran).
 fn count(s: &Snapshot, kind: &str) -> u64 {
@@ -49,26 +51,6 @@ fn input(name: &str, text: String) -> Input {
     let src = dir.path().join(name);
     fs::write(&src, &text).unwrap();
     Input { dir, src, text }
-}
-
-/// The bytes of every file below `dir` (relative paths), skipping hidden files.
-fn tree(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
-    let mut out = BTreeMap::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in fs::read_dir(&d).unwrap().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if !e.file_name().to_string_lossy().starts_with('.') {
-                out.insert(
-                    p.strip_prefix(dir).unwrap().to_path_buf(),
-                    fs::read(&p).unwrap(),
-                );
-            }
-        }
-    }
-    out
 }
 
 fn open(cache: &Path) -> kiln_cache::Store {

@@ -5,10 +5,14 @@ use kiln_daemon::client::DaemonStats;
 use kiln_daemon::client::{Connector, build_via_daemon};
 use kiln_daemon::report::BuildReport;
 use kiln_daemon::request::BuildSpec;
-use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+
+#[path = "tree.rs"]
+mod tree_of;
+#[allow(unused_imports)] // not every test binary compares trees
+pub use tree_of::tree;
 
 /// `tests/data/<rel>` at the repository root.
 pub fn data(rel: &str) -> PathBuf {
@@ -277,24 +281,4 @@ pub fn in_process(inputs: &[PathBuf], out: &Path) -> BuildReport {
         ..Default::default()
     };
     kiln_daemon::oneshot::build(&spec)
-}
-
-/// The bytes of every file below `dir` (relative paths), skipping hidden files.
-pub fn tree(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
-    let mut out = BTreeMap::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in fs::read_dir(&d).unwrap().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if !e.file_name().to_string_lossy().starts_with('.') {
-                out.insert(
-                    p.strip_prefix(dir).unwrap().to_path_buf(),
-                    fs::read(&p).unwrap(),
-                );
-            }
-        }
-    }
-    out
 }
