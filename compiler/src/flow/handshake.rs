@@ -65,12 +65,22 @@ pub fn front(text: &str, opts: &Options) -> Result<Front, FrontError> {
         .map_err(FrontError::Input)?;
     let library_paths = handshake::library_paths(&marks);
     let mut templates = BTreeMap::new();
-    for (m, t) in marks.iter_mut().zip(handshake::rtl::templates(&circuit)) {
+    let mut with_template = |m: &mut handshake::UnitRef, t: Option<handshake::rtl::Template>| {
         if let Some(t) = t {
             let key = t.key();
             m.template = Some(key.clone());
             m.template_about = Some(t.about());
             templates.entry(key).or_insert(t);
+        }
+    };
+    for (m, node) in marks.iter_mut().zip(&circuit.ops) {
+        with_template(m, handshake::rtl::template(&circuit, node));
+        // The units inside a signal manager (extra signals) may be templates too.
+        if let Some(mg) = &mut m.managed {
+            let nodes = handshake::extras::inner_nodes(node, mg.manager);
+            for (im, n) in mg.inner.iter_mut().zip(&nodes) {
+                with_template(im, handshake::rtl::template(&circuit, n));
+            }
         }
     }
     Ok(Front {

@@ -12,6 +12,7 @@
 
 use super::builtin;
 use super::circuit::{Circuit, OpNode};
+use super::extras::{self, Manager};
 use super::mark::{Builtin, UnitRef};
 use super::net::{CompactError, Lit, Net};
 use super::nets::{Consumers, Nets};
@@ -47,6 +48,12 @@ pub enum Impl {
         about: String,
     },
     Builtin(Builtin),
+    /// Channels with extra signals: the units `inner` (the op's units without extras, see
+    /// [`super::extras::inner_nodes`]) inside a generated wrapper that moves the extras.
+    Managed {
+        manager: Manager,
+        inner: Vec<Impl>,
+    },
     Subckt {
         looked_for: Option<String>,
         reason: String,
@@ -54,12 +61,46 @@ pub enum Impl {
 }
 
 impl Impl {
+    /// Where the op's logic comes from: a managed op's from its first inner unit (a
+    /// `non_spec` is all built-in).
     pub fn label(&self) -> &'static str {
         match self {
             Impl::Library { .. } => "library",
             Impl::Template { .. } => "template",
             Impl::Builtin(_) => "built-in",
+            Impl::Managed { inner, .. } => inner.first().map_or("built-in", Impl::label),
             Impl::Subckt { .. } => "subckt",
+        }
+    }
+
+    /// What implements the op, in words (`synth-report`, the editor's hover).
+    pub fn describe(&self) -> String {
+        match self {
+            Impl::Library { path } => format!("library   {path}"),
+            Impl::Template { about, .. } => format!("template  {about}, synthesized by yosys"),
+            Impl::Builtin(b) => format!("built-in  {}", b.model_name()),
+            Impl::Managed { manager, inner } => {
+                let parts: Vec<String> = (inner.iter())
+                    .map(|i| {
+                        i.describe()
+                            .split_whitespace()
+                            .collect::<Vec<_>>()
+                            .join(" ")
+                    })
+                    .collect();
+                match parts.is_empty() {
+                    true => format!("built-in  {}", manager.name()),
+                    false => format!(
+                        "{} + {} signal manager for its extra signals",
+                        parts.join(" + "),
+                        manager.name()
+                    ),
+                }
+            }
+            Impl::Subckt { looked_for, reason } => match looked_for {
+                Some(p) => format!("subckt    (looked for {p}: {reason})"),
+                None => format!("subckt    ({reason})"),
+            },
         }
     }
 }
@@ -125,14 +166,35 @@ impl AsRef<str> for Instance {
 pub(crate) fn choose(
     m: &UnitRef,
     node: &OpNode,
-    lib: Option<&LibUnit>,
-    tpl: Option<&LibUnit>,
+    units: &BTreeMap<String, LibUnit>,
     generated: &mut BTreeMap<Builtin, Net>,
 ) -> Impl {
-    let (ins, outs) = signals(&node.inputs, &node.outputs, true);
     if m.extras {
-        return subckt(m, "its channels carry extra signals, which no unit has");
+        let Some(mg) = &m.managed else {
+            let why = m.no_path.as_deref();
+            return subckt(m, why.unwrap_or("its channels carry extra signals"));
+        };
+        let mut inner = Vec::new();
+        for (im, n) in mg.inner.iter().zip(extras::inner_nodes(node, mg.manager)) {
+            match choose(im, &n, units, generated) {
+                Impl::Subckt { looked_for, reason } => {
+                    let reason = format!(
+                        "its channels carry extra signals, and the {} signal manager's unit has no AIG: {reason}",
+                        mg.manager.name()
+                    );
+                    return Impl::Subckt { looked_for, reason };
+                }
+                imp => inner.push(imp),
+            }
+        }
+        return Impl::Managed {
+            manager: mg.manager,
+            inner,
+        };
     }
+    let lib = m.path.as_ref().and_then(|p| units.get(p));
+    let tpl = m.template.as_ref().and_then(|k| units.get(k));
+    let (ins, outs) = signals(&node.inputs, &node.outputs, true);
     let mut why = m.no_path.clone().unwrap_or_default();
     if let Some(path) = &m.path {
         match lib {
@@ -226,6 +288,47 @@ pub fn build_with(
     units: &BTreeMap<String, LibUnit>,
     limits: &Limits,
 ) -> Result<SynthOutput, Diagnostic> {
+    let mut cut = BTreeMap::new();
+    loop {
+        match build_cut(circuit, marks, units, limits, &cut)? {
+            Ok(out) => return Ok(out),
+            Err(Looped { error, path, ops }) => {
+                // Cut the loop at the first unit on it that kiln built itself, once.
+                let pick = ops.into_iter().find(|op| !cut.contains_key(op));
+                match pick {
+                    Some(op) if cut.len() < MAX_CUTS => {
+                        let reason = format!(
+                            "its logic closes a combinational loop of the design ({path}), which an AIG cannot hold; it is the cut point"
+                        );
+                        cut.insert(op, reason);
+                    }
+                    _ => return Err(error),
+                }
+            }
+        }
+    }
+}
+
+/// Loops a design may have cut open at units kiln built before it is refused.
+const MAX_CUTS: usize = 64;
+
+/// A build that met a combinational loop: the error, the loop's nets (shown), and the ops
+/// on it whose unit kiln built (a built-in generator, or a signal manager's wrapper), in
+/// loop order.
+struct Looped {
+    error: Diagnostic,
+    path: String,
+    ops: Vec<usize>,
+}
+
+/// [`build_with`] with the ops of `cut` kept opaque (with the reason given).
+fn build_cut(
+    circuit: &Circuit,
+    marks: &[UnitRef],
+    units: &BTreeMap<String, LibUnit>,
+    limits: &Limits,
+    cut: &BTreeMap<usize, String>,
+) -> Result<Result<SynthOutput, Looped>, Diagnostic> {
     let mut nets = Nets {
         circuit,
         consumers: Consumers::of(circuit)?,
@@ -252,33 +355,45 @@ pub fn build_with(
     let mut library_models = BTreeMap::new();
     let mut cut_outputs = Vec::new();
     let mut generated = BTreeMap::new();
+    let mut kiln_built = Vec::with_capacity(circuit.ops.len());
     let mut nodes = b.net.nodes.len() as u64;
     for (i, node) in circuit.ops.iter().enumerate() {
         let m = marks
             .get(i)
             .ok_or_else(|| Diagnostic::error(node.span, "no mark for this op"))?;
-        let lib = m.path.as_ref().and_then(|p| units.get(p));
-        let tpl = m.template.as_ref().and_then(|k| units.get(k));
-        let imp = choose(m, node, lib, tpl, &mut generated);
+        let imp = match cut.get(&i) {
+            Some(reason) => Impl::Subckt {
+                looked_for: None,
+                reason: reason.clone(),
+            },
+            None => choose(m, node, units, &mut generated),
+        };
+        kiln_built.push(matches!(imp, Impl::Builtin(_) | Impl::Managed { .. }));
         let inst_name = &names[i];
         let (ins, outs) = signals(&node.inputs, &node.outputs, true);
         let (unit, model) = match &imp {
-            Impl::Library { path } => {
-                let u = &units[path];
-                let model = model_name(&u.model, path);
-                library_models.insert(model.clone(), path.clone());
-                (&u.net, model)
-            }
-            Impl::Template { key, .. } => {
-                let u = &units[key];
-                let model = format!("rtl_{}", model_name(&u.model, key));
-                library_models.insert(model.clone(), key.clone());
-                (&u.net, model)
+            Impl::Library { .. } | Impl::Template { .. } => {
+                let (net, model, path) = unit_of(&imp, units, &generated);
+                library_models.insert(model.clone(), path.to_string());
+                (net, model)
             }
             Impl::Builtin(bi) => {
                 let unit = (builtins.entry(bi.model_name()))
                     .or_insert_with(|| generated.get(bi).cloned().unwrap_or_default());
                 (&*unit, bi.model_name())
+            }
+            Impl::Managed { manager, inner } => {
+                let parts: Vec<(&Net, String, &str)> = inner
+                    .iter()
+                    .map(|u| unit_of(u, units, &generated))
+                    .collect();
+                let names: Vec<String> = parts.iter().map(|(_, m, _)| m.clone()).collect();
+                let model = extras::model_name(node, *manager, &names);
+                let unit = builtins.entry(model.clone()).or_insert_with(|| {
+                    let nets: Vec<&Net> = parts.iter().map(|(n, _, _)| *n).collect();
+                    extras::wrap(node, *manager, &nets)
+                });
+                (&*unit, model)
             }
             Impl::Subckt { looked_for, reason } => {
                 let looked = looked_for
@@ -353,9 +468,16 @@ pub fn build_with(
         b.net.output(name, l);
     }
     b.check_names_distinct(&nets.syms)?;
-    let flat = (b.net.compact()).map_err(|e| b.compact_error(e, circuit, &nets.syms))?;
+    let flat = match b.net.compact() {
+        Ok(flat) => flat,
+        Err(e) => {
+            let (error, path, on_loop) = b.compact_error(e, circuit, &nets.syms);
+            let ops = on_loop.into_iter().filter(|&op| kiln_built[op]).collect();
+            return Ok(Err(Looped { error, path, ops }));
+        }
+    };
     drop(b);
-    Ok(SynthOutput {
+    Ok(Ok(SynthOutput {
         name: circuit.name.clone(),
         flat,
         top_inputs: top_in.len(),
@@ -366,7 +488,29 @@ pub fn build_with(
         builtins,
         library_models,
         warnings,
-    })
+    }))
+}
+
+/// The net of a library, template or built-in unit `imp` (chosen by [`choose`], which
+/// generated its built-in), its model name, and its library path or template key.
+fn unit_of<'a>(
+    imp: &'a Impl,
+    units: &'a BTreeMap<String, LibUnit>,
+    generated: &'a BTreeMap<Builtin, Net>,
+) -> (&'a Net, String, &'a str) {
+    static EMPTY: std::sync::LazyLock<Net> = std::sync::LazyLock::new(Net::default);
+    match imp {
+        Impl::Library { path } => {
+            let u = &units[path];
+            (&u.net, model_name(&u.model, path), path)
+        }
+        Impl::Template { key, .. } => {
+            let u = &units[key];
+            (&u.net, format!("rtl_{}", model_name(&u.model, key)), key)
+        }
+        Impl::Builtin(b) => (generated.get(b).unwrap_or(&EMPTY), b.model_name(), ""),
+        Impl::Managed { .. } | Impl::Subckt { .. } => (&EMPTY, String::new(), ""),
+    }
 }
 
 /// `fork_type` from `fork_type/3/32/fork_type.blif` → `fork_type__3_32`: one model name per
@@ -440,7 +584,14 @@ impl Builder<'_> {
         }
     }
 
-    fn compact_error(&self, e: CompactError, circuit: &Circuit, syms: &Syms) -> Diagnostic {
+    /// The error of a failed compaction; for a loop also its nets (shown) and the ops whose
+    /// pins are on it, in loop order.
+    fn compact_error(
+        &self,
+        e: CompactError,
+        circuit: &Circuit,
+        syms: &Syms,
+    ) -> (Diagnostic, String, Vec<usize>) {
         // Only on this path are nets looked up by node.
         let by_node: FxHashMap<usize, NetName> =
             self.wires.iter().map(|(&n, l)| (l.node(), n)).collect();
@@ -451,27 +602,33 @@ impl Builder<'_> {
         match e {
             CompactError::Undriven(n) => {
                 let name = name(n).unwrap_or_else(|| "?".into());
-                Diagnostic::error(
+                let d = Diagnostic::error(
                     circuit.end_span,
                     format!("in `{}`: net `{name}` is not driven", circuit.name),
-                )
+                );
+                (d, String::new(), Vec::new())
             }
             CompactError::Loop(nodes) => {
                 // The named nets on the cycle are unit pins: they name the ops involved.
                 let mut nets: Vec<String> = nodes.iter().rev().filter_map(|&n| name(n)).collect();
                 nets.dedup();
-                Diagnostic::error(
+                let mut ops: Vec<usize> = Vec::new();
+                for n in nodes.iter().rev() {
+                    if let Some(NetName::Pin { op, .. }) = by_node.get(n)
+                        && !ops.contains(&(*op as usize))
+                    {
+                        ops.push(*op as usize);
+                    }
+                }
+                let path = (nets.iter().map(|n| format!("`{n}`")))
+                    .collect::<Vec<_>>()
+                    .join(" → ");
+                let d = Diagnostic::error(
                     circuit.end_span,
-                    format!(
-                        "in `{}`: combinational loop through {}",
-                        circuit.name,
-                        nets.iter()
-                            .map(|n| format!("`{n}`"))
-                            .collect::<Vec<_>>()
-                            .join(" → ")
-                    ),
+                    format!("in `{}`: combinational loop through {path}", circuit.name),
                 )
-                .with_note("a cycle of channels needs a buffer that breaks ready as well as valid")
+                .with_note("a cycle of channels needs a buffer that breaks ready as well as valid");
+                (d, path, ops)
             }
         }
     }
@@ -504,28 +661,26 @@ pub struct ReportRow {
     pub imp: Impl,
 }
 
-/// Library / built-in / fallback per op, without building the design.
+/// Library / built-in / fallback per op, as the build chooses it (a unit that would close
+/// a combinational loop is the cut point, see [`build_with`]).
 pub fn report(
     circuit: &Circuit,
     marks: &[UnitRef],
     units: &BTreeMap<String, LibUnit>,
 ) -> Vec<ReportRow> {
+    // What the build chose, loops cut open included; what `choose` says when the design
+    // cannot be built.
+    let built = build_with(circuit, marks, units, &Limits::DEFAULT).ok();
     let mut generated = BTreeMap::new();
-    circuit
-        .ops
-        .iter()
-        .zip(marks)
-        .map(|(node, m)| ReportRow {
+    (circuit.ops.iter().zip(marks).enumerate())
+        .map(|(i, (node, m))| ReportRow {
             op: node.name.clone(),
             kind: node.kind.clone(),
             key: m.key.clone(),
-            imp: choose(
-                m,
-                node,
-                m.path.as_ref().and_then(|p| units.get(p)),
-                m.template.as_ref().and_then(|k| units.get(k)),
-                &mut generated,
-            ),
+            imp: match built.as_ref().and_then(|b| b.instances.get(i)) {
+                Some(inst) => inst.imp.clone(),
+                None => choose(m, node, units, &mut generated),
+            },
         })
         .collect()
 }
@@ -540,15 +695,7 @@ pub fn counts(rows: &[ReportRow]) -> (usize, usize, usize, usize) {
 pub fn report_text(rows: &[ReportRow]) -> String {
     let mut out = String::new();
     for r in rows {
-        let what = match &r.imp {
-            Impl::Library { path } => format!("library   {path}"),
-            Impl::Template { about, .. } => format!("template  {about}, synthesized by yosys"),
-            Impl::Builtin(b) => format!("built-in  {}", b.model_name()),
-            Impl::Subckt { looked_for, reason } => match looked_for {
-                Some(p) => format!("subckt    (looked for {p}: {reason})"),
-                None => format!("subckt    ({reason})"),
-            },
-        };
+        let what = r.imp.describe();
         out.push_str(&format!("{:<24} {:<16} {what}\n", r.op, r.kind));
     }
     let (l, t, b, s) = counts(rows);

@@ -36,6 +36,7 @@ pub fn generate(b: &Builtin) -> Net {
     match *b {
         Builtin::Init { token } => return init(Some(token)),
         Builtin::RepeatingInit => return init(None),
+        Builtin::Resolver => return resolver(),
         _ => {}
     }
     let (ins, outs) = ports(b);
@@ -151,6 +152,35 @@ fn init(token: Option<bool>) -> Net {
     net.output("outs", outs);
     net.output("outs_valid", outs_valid);
     net.output("ins_ready", ins_ready);
+    net.compact().unwrap_or(net)
+}
+
+/// Dynamatic's `spec_v2_resolver` ([`Builtin::Resolver`]): a join of the actual and the
+/// generated condition whose token is the `idle` state bit.
+fn resolver() -> Net {
+    use super::net::Init;
+    let mut net = Net::new();
+    let _clk = net.input("clk");
+    let rst = net.input("rst");
+    let actual = net.input("ins[0]");
+    let actual_valid = net.input("ins_valid[0]");
+    let generated = net.input("ins[1]");
+    let generated_valid = net.input("ins_valid[1]");
+    let outs_ready = net.input("outs_ready");
+    let idle = net.latch(Init::One);
+    let outs_valid = net.and(actual_valid, generated_valid);
+    let transfer = net.and(outs_valid, outs_ready);
+    let leave = net.and(!actual, generated);
+    let next = net.mux(idle, !leave, !generated);
+    let kept = net.mux(transfer, next, idle);
+    let d = net.mux(rst, Lit::TRUE, kept);
+    net.set_next(idle, d);
+    let ready0 = net.and(outs_ready, generated_valid);
+    let ready1 = net.and(outs_ready, actual_valid);
+    net.output("ins_ready[0]", ready0);
+    net.output("ins_ready[1]", ready1);
+    net.output("outs", idle);
+    net.output("outs_valid", outs_valid);
     net.compact().unwrap_or(net)
 }
 
@@ -311,6 +341,7 @@ fn body(b: &Builtin, net: &mut Net, d: &[Vec<Lit>]) -> Vec<Lit> {
         | Builtin::Fifo { .. }
         | Builtin::Init { .. }
         | Builtin::RepeatingInit
+        | Builtin::Resolver
         | Builtin::Float { .. }
         | Builtin::CmpF { .. }
         | Builtin::FloatCast { .. } => Vec::new(),

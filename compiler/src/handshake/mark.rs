@@ -6,6 +6,7 @@
 //! and is usable is decided later ([`super::resolve`]), by the caller that owns the IO.
 
 use super::circuit::{Circuit, OpNode, PortSpec, PortType};
+use super::extras::{self, Managed};
 pub use super::float_ops::{FCmpPred, FloatCast, FloatOp};
 use super::table::{PathTable, expand};
 use crate::diag::{Code, Diagnostic, Span};
@@ -140,6 +141,11 @@ pub enum Builtin {
     /// Dynamatic's `spec_v2_repeating_init` (1 bit): a 1 first, and again after each 0
     /// it passes on.
     RepeatingInit,
+    /// Dynamatic's `spec_v2_resolver`: joins the actual condition (`ins[0]`) and the one
+    /// speculation generated (`ins[1]`) and outputs whether speculation is idle, a state
+    /// bit (1 after reset) that a transfer clears when idle on actual 0 and generated 1,
+    /// and sets when not idle on generated 0.
+    Resolver,
     /// Dynamatic's `passer` (speculation): `data` and `ctrl` joined; the token goes on to
     /// `result` when `ctrl` is 1 and is dropped when it is 0.
     Passer {
@@ -202,6 +208,7 @@ impl Builtin {
             Builtin::Passer { width } => format!("kiln_passer_w{width}"),
             Builtin::Init { token } => format!("kiln_init_t{}", u8::from(*token)),
             Builtin::RepeatingInit => "kiln_repeating_init".to_string(),
+            Builtin::Resolver => "kiln_spec_v2_resolver".to_string(),
             Builtin::Float { op, width, latency } => {
                 format!("kiln_{}_w{width}_l{latency}", op.kind())
             }
@@ -257,6 +264,9 @@ pub struct UnitRef {
     /// The op has ports the library units do not have (extra signals): the library file,
     /// if any, cannot be used as is.
     pub(crate) extras: bool,
+    /// For an op with extras: its signal manager and the units inside it
+    /// ([`super::extras`]); `None` (with `no_path` saying why) when it has none.
+    pub(crate) managed: Option<Managed>,
     /// The key of the Verilog template unit that can implement this op
     /// ([`super::rtl::Template::key`]), if any.
     pub template: Option<String>,
@@ -292,9 +302,42 @@ pub fn mark_circuit_with(
         let op = body
             .get(i)
             .ok_or_else(|| Diagnostic::error(node.span, "op list does not match the function"))?;
-        marks.push(mark_op(i, node, op, table, limits)?);
+        marks.push(match extras::has_extras(node) {
+            true => mark_managed(i, node, op, table, limits)?,
+            false => mark_op(i, node, op, table, limits)?,
+        });
     }
     Ok(marks)
+}
+
+/// The mark of an op whose channels carry extras: named as the op without them, with no
+/// unit of its own but its signal manager and the marks of the units inside it.
+fn mark_managed(
+    i: usize,
+    node: &OpNode,
+    op: &Operation,
+    table: &PathTable,
+    limits: &Limits,
+) -> Result<UnitRef, Diagnostic> {
+    let plain = mark_op(i, &extras::strip(node), op, table, limits)?;
+    let mut m = UnitRef {
+        path: None,
+        builtin: None,
+        extras: true,
+        ..plain.clone()
+    };
+    match extras::manager(node, &plain) {
+        Ok(manager) => {
+            let mut inner = Vec::new();
+            for n in extras::inner_nodes(node, manager) {
+                inner.push(mark_op(i, &n, op, table, limits)?);
+            }
+            m.no_path = None;
+            m.managed = Some(Managed { manager, inner });
+        }
+        Err(why) => m.no_path = Some(why),
+    }
+    Ok(m)
 }
 
 fn mark_op(
@@ -489,6 +532,13 @@ fn mark_op(
         "spec_v2_repeating_init" if w == 1 && width_out(0) == 1 => {
             builtin = Some(Builtin::RepeatingInit)
         }
+        "spec_v2_resolver"
+            if node.inputs.len() == 2
+                && node.outputs.len() == 1
+                && (node.inputs.iter().chain(&node.outputs)).all(|p| p.ty.width == 1) =>
+        {
+            builtin = Some(Builtin::Resolver)
+        }
         k => {
             if let Some(op) = BinOp::from_kind(k) {
                 builtin = Some(Builtin::Binary { op, width: w });
@@ -501,11 +551,7 @@ fn mark_op(
     if w == 0 {
         key.push_str(".dataless");
     }
-    let extras = node
-        .inputs
-        .iter()
-        .chain(&node.outputs)
-        .any(|p| p.ty.has_extras());
+    let extras = extras::has_extras(node);
     let (path, mut no_path) = match table.get(&key) {
         Some(t) => match expand(t, &params) {
             Ok(p) => (Some(p), None),
@@ -530,6 +576,7 @@ fn mark_op(
         no_path,
         builtin,
         extras,
+        managed: None,
         template: None,
         template_about: None,
         span: node.span,
@@ -715,6 +762,10 @@ pub(crate) fn ports(b: &Builtin) -> (Vec<PortSpec>, Vec<PortSpec>) {
         Builtin::Init { .. } | Builtin::RepeatingInit => {
             (vec![port("ins", 1)], vec![port("outs", 1)])
         }
+        Builtin::Resolver => (
+            vec![port("ins[0]", 1), port("ins[1]", 1)],
+            vec![port("outs", 1)],
+        ),
     }
 }
 

@@ -16,6 +16,7 @@ pub mod build;
 pub mod builtin;
 pub mod circuit;
 pub mod emit;
+pub mod extras;
 pub mod float;
 mod float_ops;
 #[cfg(any(test, feature = "generators"))]
@@ -47,9 +48,14 @@ pub use build::{
 };
 pub use emit::Dialect;
 
-/// The distinct library paths the marks refer to (each to be read and lowered once).
+/// The distinct library paths the marks refer to, the units inside signal managers
+/// included (each to be read and lowered once).
 pub fn library_paths(marks: &[UnitRef]) -> Vec<String> {
-    let set: std::collections::BTreeSet<&String> =
-        marks.iter().filter_map(|m| m.path.as_ref()).collect();
+    let inner = marks
+        .iter()
+        .flat_map(|m| m.managed.iter().flat_map(|mg| &mg.inner));
+    let set: std::collections::BTreeSet<&String> = (marks.iter().chain(inner))
+        .filter_map(|m| m.path.as_ref())
+        .collect();
     set.into_iter().cloned().collect()
 }

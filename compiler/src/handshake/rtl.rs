@@ -77,8 +77,14 @@ struct Binding {
 /// template covers), in op order.
 pub fn templates(circuit: &Circuit) -> Vec<Option<Template>> {
     (circuit.ops.iter())
-        .map(|node| binding(circuit, node).map(|b| instantiate(node, b)))
+        .map(|node| template(circuit, node))
         .collect()
+}
+
+/// The template of `node`, an op of `circuit` or a unit inside one's signal manager
+/// ([`super::extras::inner_nodes`]), if a template covers it.
+pub fn template(circuit: &Circuit, node: &OpNode) -> Option<Template> {
+    binding(circuit, node).map(|b| instantiate(node, b))
 }
 
 /// The binding of `node`, if a template covers it.

@@ -380,6 +380,10 @@ fn handshake_hover(
             format!("Verilog template unit `{about}` (synthesized by yosys)")
         }
         compiler::handshake::Impl::Builtin(b) => format!("built-in generator `{}`", b.model_name()),
+        imp @ compiler::handshake::Impl::Managed { .. } => {
+            let what = imp.describe();
+            what.split_whitespace().collect::<Vec<_>>().join(" ")
+        }
         compiler::handshake::Impl::Subckt { looked_for, reason } => match looked_for {
             Some(p) => format!("opaque subckt (looked for `{p}`: {reason})"),
             None => format!("opaque subckt ({reason})"),

@@ -1,0 +1,785 @@
+//! Channels with extra signals (`[spec: i1]`), built with Dynamatic's signal managers
+//! (`compiler::handshake::extras`).
+//!
+//! - **concat ≡ Dynamatic's concat**: kiln carries the extras of a `fork`, buffer, `merge`,
+//!   `mux` or `control_merge` through a second instance of the unit at the extras' width.
+//!   Dynamatic instantiates the unit once at the summed width instead. For each unit kind,
+//!   ABC proves (`dsec`) the one-op design with a 4-bit channel and a `spec` bit equivalent
+//!   to the same design with a 5-bit channel whose top bit is named `spec` (the library's
+//!   unit at width 5), and a dataless one to the design with a 1-bit channel.
+//! - **tokens keep their extras**: one-op designs of every manager are simulated with
+//!   random valids, readies, data and `spec` bits, and every token that leaves carries the
+//!   `spec` the manager gives it: a `fork` or buffer the token's own, a joining unit (`addi`,
+//!   `cond_br`, the pipelined `muli` and `addf`) the OR of the joined tokens', a `mux` its
+//!   chosen input's ORed with the index's; `non_spec` adds 0.
+
+#[path = "../../compiler/tests/common/mod.rs"]
+mod common;
+
+use compiler::aig;
+use compiler::flow::{Outcome, OutputKind};
+use compiler::handshake::aig_io;
+use compiler::handshake::net::Net;
+use compiler::limits::Limits;
+use kiln_daemon::request::HandshakeSpec;
+use std::collections::{BTreeMap, VecDeque};
+use std::path::Path;
+use std::process::Command;
+
+/// Handshake → Synth of `text` as a one-shot build does it: the units of the BLIF library
+/// in `shared`, and the Verilog templates synthesized by yosys for what it lacks.
+fn synth(text: &str, shared: &Path) -> Outcome {
+    let spec = HandshakeSpec {
+        blif_lib: Some(shared.join("dynamatic_blif/library")),
+        rtl_lib: Some(shared.join("dynamatic_rtl/data/verilog")),
+        ..HandshakeSpec::default()
+    };
+    let limits = Limits::DEFAULT;
+    match kiln_daemon::oneshot::handshake_front(&spec, limits, text) {
+        Ok((front, library)) => {
+            compiler::flow::handshake::back(&front, library, Default::default(), &limits)
+        }
+        Err(o) => o,
+    }
+}
+
+fn output(o: &Outcome, kind: OutputKind) -> String {
+    let (_, pieces) = (o.outputs.iter())
+        .find(|(k, _)| *k == kind)
+        .unwrap_or_else(|| panic!("no {kind:?} output: {:?}", o.diagnostics));
+    String::from_utf8(pieces.concat()).unwrap()
+}
+
+/// A one-function module: arguments `args` (name, type) and a `start` control (sunk, so
+/// that the design uses a library file), results `results` (type), `body`.
+fn module(args: &[(&str, String)], results: &[String], body: &str) -> String {
+    let start = [("start", "!handshake.control<>".to_string())];
+    let args: Vec<&(&str, String)> = args.iter().chain(&start).collect();
+    let body = format!("    sink %start {{handshake.name = \"s\"}} : <>\n{body}");
+    let sig: Vec<String> = args.iter().map(|(n, t)| format!("%{n}: {t}")).collect();
+    let names: Vec<String> = args.iter().map(|(n, _)| format!("\"{n}\"")).collect();
+    let res: Vec<String> = (0..results.len()).map(|k| format!("\"r{k}\"")).collect();
+    format!(
+        "module {{\n  handshake.func @f({}) -> ({}) attributes {{argNames = [{}], resNames = [{}]}} {{\n{body}\n  }}\n}}\n",
+        sig.join(", "),
+        results.join(", "),
+        names.join(", "),
+        res.join(", ")
+    )
+}
+
+/// One case of the concat proof: a body over `%a` (and `%b`, `%i`) of type `$t` (short
+/// form) with results of type `$t`.
+struct Case {
+    name: &'static str,
+    /// Extra arguments beyond `a` (`b` of type `$T`, `i` an `i1` index).
+    with_b: bool,
+    with_index: bool,
+    results: usize,
+    /// Results that are a 1-bit index channel, not `$T`.
+    index_results: &'static [usize],
+    body: &'static str,
+}
+
+const CASES: &[Case] = &[
+    Case {
+        name: "fork",
+        with_b: false,
+        with_index: false,
+        results: 2,
+        index_results: &[],
+        body: "    %0:2 = fork [2] %a {handshake.name = \"u\"} : $t\n    end %0#0, %0#1 : $t, $t",
+    },
+    Case {
+        name: "lazy_fork",
+        with_b: false,
+        with_index: false,
+        results: 3,
+        index_results: &[],
+        body: "    %0:3 = lazy_fork [3] %a {handshake.name = \"u\"} : $t\n    end %0#0, %0#1, %0#2 : $t, $t, $t",
+    },
+    Case {
+        name: "oehb",
+        with_b: false,
+        with_index: false,
+        results: 1,
+        index_results: &[],
+        body: "    %0 = buffer %a, bufferType = ONE_SLOT_BREAK_DV, numSlots = 1 {handshake.name = \"u\"} : $t\n    end %0 : $t",
+    },
+    Case {
+        name: "tehb",
+        with_b: false,
+        with_index: false,
+        results: 1,
+        index_results: &[],
+        body: "    %0 = buffer %a, bufferType = ONE_SLOT_BREAK_R, numSlots = 1 {handshake.name = \"u\"} : $t\n    end %0 : $t",
+    },
+    Case {
+        name: "tfifo",
+        with_b: false,
+        with_index: false,
+        results: 1,
+        index_results: &[],
+        body: "    %0 = buffer %a, bufferType = FIFO_BREAK_NONE, numSlots = 2 {handshake.name = \"u\"} : $t\n    end %0 : $t",
+    },
+    Case {
+        name: "fifo_break_dv",
+        with_b: false,
+        with_index: false,
+        results: 1,
+        index_results: &[],
+        body: "    %0 = buffer %a, bufferType = FIFO_BREAK_DV, numSlots = 2 {handshake.name = \"u\"} : $t\n    end %0 : $t",
+    },
+    Case {
+        name: "merge",
+        with_b: true,
+        with_index: false,
+        results: 1,
+        index_results: &[],
+        body: "    %0 = merge %a, %b {handshake.name = \"u\"} : $t\n    end %0 : $t",
+    },
+    Case {
+        name: "mux",
+        with_b: true,
+        with_index: true,
+        results: 1,
+        index_results: &[],
+        body: "    %0 = mux %i [%a, %b] {handshake.name = \"u\"} : <i1>, [$t, $t] to $t\n    end %0 : $t",
+    },
+    Case {
+        name: "control_merge",
+        with_b: true,
+        with_index: false,
+        results: 2,
+        index_results: &[1],
+        body: "    %0, %1 = control_merge [%a, %b] {handshake.name = \"u\"} : [$t, $t] to $t, <i1>\n    end %0, %1 : $t, <i1>",
+    },
+];
+
+/// The case's module with channels of `(full, short)` types.
+fn case_text(c: &Case, full: &str, short: &str) -> String {
+    let mut args = vec![("a", full.to_string())];
+    if c.with_b {
+        args.push(("b", full.to_string()));
+    }
+    if c.with_index {
+        args.push(("i", "!handshake.channel<i1>".to_string()));
+    }
+    let results: Vec<String> = (0..c.results)
+        .map(|k| match c.index_results.contains(&k) {
+            true => "!handshake.channel<i1>".to_string(),
+            false => full.to_string(),
+        })
+        .collect();
+    module(&args, &results, &c.body.replace("$t", short))
+}
+
+/// The ports of a flat BLIF model (`.inputs` and `.outputs` names).
+fn ports(blif: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut cont = false;
+    for line in blif.lines() {
+        let starts = line.starts_with(".inputs") || line.starts_with(".outputs");
+        if starts || cont {
+            let body = line.trim_end_matches('\\');
+            names.extend(
+                body.split_whitespace()
+                    .filter(|w| !w.starts_with('.'))
+                    .map(String::from),
+            );
+            cont = line.ends_with('\\');
+        }
+    }
+    names
+}
+
+/// `blif` with every whole-word name in `rename` replaced.
+fn renamed(blif: &str, rename: &BTreeMap<String, String>) -> String {
+    let mut out = String::with_capacity(blif.len());
+    for line in blif.lines() {
+        let words: Vec<&str> = line.split(' ').collect();
+        let words: Vec<&str> = words
+            .iter()
+            .map(|w| rename.get(*w).map_or(*w, String::as_str))
+            .collect();
+        out.push_str(&words.join(" "));
+        out.push('\n');
+    }
+    out
+}
+
+/// ABC's proof of `a` ≡ `b`: `dsec`, or `cec` when `a` has no latches.
+fn prove(a: &Path, b: &Path) -> String {
+    let seq = std::fs::read_to_string(a).unwrap().contains(".latch");
+    let cmd = if seq { "dsec" } else { "cec" };
+    let out = Command::new("berkeley-abc")
+        .arg("-c")
+        .arg(format!("{cmd} {} {}", a.display(), b.display()))
+        .output()
+        .expect("run berkeley-abc");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// kiln's concat manager (the unit at the data width beside a slice at the extras' width)
+/// is Dynamatic's (the unit at the summed width), for every unit kind the manager covers,
+/// with data and dataless.
+#[test]
+fn concat_is_the_unit_at_the_summed_width() {
+    let Some(shared) = shared() else { return };
+    let lib = shared;
+    let tmp = tempfile::tempdir().unwrap();
+    let mut bad = Vec::new();
+    let mut proved = 0;
+    for c in CASES {
+        for dataless in [false, true] {
+            if dataless && (c.name == "mux" || c.name == "control_merge") {
+                continue;
+            }
+            let (ours, reference) = match dataless {
+                false => (
+                    ("!handshake.channel<i4, [spec: i1]>", "<i4, [spec: i1]>"),
+                    ("!handshake.channel<i5>", "<i5>"),
+                ),
+                true => (
+                    ("!handshake.control<[spec: i1]>", "<[spec: i1]>"),
+                    ("!handshake.channel<i1>", "<i1>"),
+                ),
+            };
+            let label = format!("{}{}", c.name, if dataless { " (dataless)" } else { "" });
+            let o = synth(&case_text(c, ours.0, ours.1), &lib);
+            let r = synth(&case_text(c, reference.0, reference.1), &lib);
+            for (what, x) in [("ours", &o), ("reference", &r)] {
+                assert!(
+                    x.diagnostics.iter().all(|d| !d.message.contains("opaque")),
+                    "{label} {what}: {:?}",
+                    x.diagnostics
+                );
+            }
+            let (ob, rb) = (
+                output(&o, OutputKind::FlatBlif),
+                output(&r, OutputKind::FlatBlif),
+            );
+            // The reference's top bit of each spec'd port is the port's `spec`.
+            let theirs = ports(&rb);
+            let mut rename = BTreeMap::new();
+            for p in ports(&ob) {
+                if let Some(base) = p.strip_suffix("_spec") {
+                    let top = match dataless {
+                        false => format!("{base}[4]"),
+                        true => base.to_string(),
+                    };
+                    assert!(theirs.contains(&top), "{label}: no {top} in {theirs:?}");
+                    rename.insert(top, p.clone());
+                }
+            }
+            assert!(!rename.is_empty(), "{label}: no spec port");
+            let file = format!("{}{}", c.name, if dataless { "_dataless" } else { "" });
+            let (a, b) = (
+                tmp.path().join(format!("{file}.ours.blif")),
+                tmp.path().join(format!("{file}.ref.blif")),
+            );
+            std::fs::write(&a, &ob).unwrap();
+            std::fs::write(&b, renamed(&rb, &rename)).unwrap();
+            let abc = prove(&a, &b);
+            match abc.contains("Networks are equivalent") && !abc.contains("NOT EQUIVALENT") {
+                true => proved += 1,
+                false => bad.push(format!("{label}:\n{abc}")),
+            }
+        }
+    }
+    println!("concat manager vs the unit at the summed width: {proved} proved equivalent");
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+    assert!(proved >= 14, "{proved}");
+}
+
+// ---- Simulation: every token leaves with the extras its manager gives it. ----
+
+/// A flat design read back from its AIGER output, simulated cycle by cycle.
+struct Sim {
+    net: Net,
+    state: Vec<bool>,
+    index: BTreeMap<String, usize>,
+}
+
+impl Sim {
+    fn new(o: &Outcome) -> Sim {
+        let (_, pieces) = (o.outputs.iter())
+            .find(|(k, _)| *k == OutputKind::Aig)
+            .expect("an AIGER output");
+        let g = aig::read_aiger(&pieces.concat()).expect("our AIGER reads back");
+        let net = aig_io::from_aig(&g);
+        let state = vec![false; net.latches.len()];
+        let index = (net.inputs.iter().enumerate())
+            .map(|(i, (n, _))| (n.clone(), i))
+            .collect();
+        Sim { net, state, index }
+    }
+
+    /// One cycle: the outputs by name, given the inputs by name (others 0).
+    fn step(&mut self, inputs: &BTreeMap<String, bool>) -> BTreeMap<String, bool> {
+        let mut v = vec![false; self.net.inputs.len()];
+        for (n, b) in inputs {
+            if let Some(&i) = self.index.get(n) {
+                v[i] = *b;
+            }
+        }
+        let (outs, next) = self.net.eval(&v, &self.state);
+        self.state = next;
+        (self.net.outputs.iter().map(|(n, _)| n.clone()))
+            .zip(outs)
+            .collect()
+    }
+}
+
+struct Rng(u64);
+
+impl Rng {
+    fn bit(&mut self) -> bool {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0 & 1 == 1
+    }
+}
+
+/// A token: its data (`width` bits) and its `spec`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Token {
+    data: u64,
+    spec: bool,
+}
+
+/// Drives one-op design `o` for `cycles` with random tokens on the inputs named `ins`
+/// (each `(name, width, spec)`; a held token stays until taken) and random readies on the
+/// outputs `outs` (`(name, width, spec)`), after two reset cycles; the tokens each input
+/// gave and each output took, in order.
+fn run(
+    o: &Outcome,
+    ins: &[(&str, u32, bool)],
+    outs: &[(&str, u32, bool)],
+    cycles: usize,
+    seed: u64,
+) -> (Vec<Vec<Token>>, Vec<Vec<Token>>) {
+    let mut sim = Sim::new(o);
+    let mut rng = Rng(seed);
+    let bits = |name: &str, w: u32| -> Vec<String> {
+        match w {
+            1 => vec![name.to_string()],
+            w => (0..w).map(|b| format!("{name}[{b}]")).collect(),
+        }
+    };
+    let mut reset = BTreeMap::new();
+    reset.insert("rst".to_string(), true);
+    sim.step(&reset);
+    sim.step(&reset);
+    let mut held: Vec<Option<Token>> = vec![None; ins.len()];
+    let mut given = vec![Vec::new(); ins.len()];
+    let mut taken = vec![Vec::new(); outs.len()];
+    for _ in 0..cycles {
+        let mut inputs = BTreeMap::new();
+        for (k, (name, w, spec)) in ins.iter().enumerate() {
+            if held[k].is_none() && rng.bit() {
+                let mut data = 0;
+                for b in 0..*w {
+                    data |= u64::from(rng.bit()) << b;
+                }
+                let spec = *spec && rng.bit();
+                held[k] = Some(Token { data, spec });
+            }
+            if let Some(t) = held[k] {
+                inputs.insert(format!("{name}_valid"), true);
+                for (b, n) in bits(name, *w).into_iter().enumerate() {
+                    inputs.insert(n, t.data >> b & 1 == 1);
+                }
+                if *spec {
+                    inputs.insert(format!("{name}_spec"), t.spec);
+                }
+            }
+        }
+        for (name, _, _) in outs {
+            inputs.insert(format!("{name}_ready"), rng.bit() || rng.bit());
+        }
+        let before = inputs.clone();
+        let out = sim.step(&inputs);
+        for (k, (name, _, _)) in ins.iter().enumerate() {
+            if held[k].is_some() && out[&format!("{name}_ready")] {
+                given[k].push(held[k].take().unwrap());
+            }
+        }
+        for (k, (name, w, spec)) in outs.iter().enumerate() {
+            if out[&format!("{name}_valid")] && before[&format!("{name}_ready")] {
+                let mut data = 0;
+                for (b, n) in bits(name, *w).into_iter().enumerate() {
+                    data |= u64::from(out[&n]) << b;
+                }
+                let spec = *spec && out[&format!("{name}_spec")];
+                taken[k].push(Token { data, spec });
+            }
+        }
+    }
+    (given, taken)
+}
+
+/// The shared corpus, with yosys (templates) and ABC installed.
+fn shared() -> Option<std::path::PathBuf> {
+    let shared = common::shared_dir_with("yosys")?;
+    common::have_tool("berkeley-abc").then_some(shared)
+}
+
+fn one_op(lib: &Path, args: &[(&str, &str)], results: &[&str], body: &str) -> Outcome {
+    let args: Vec<(&str, String)> = args.iter().map(|(n, t)| (*n, t.to_string())).collect();
+    let results: Vec<String> = results.iter().map(|t| t.to_string()).collect();
+    let o = synth(&module(&args, &results, body), lib);
+    assert!(
+        o.diagnostics.iter().all(|d| !d.message.contains("opaque")),
+        "{body}: {:?}",
+        o.diagnostics
+    );
+    o
+}
+
+const C8: &str = "!handshake.channel<i8, [spec: i1]>";
+const F32: &str = "!handshake.channel<f32, [spec: i1]>";
+
+/// Forks and buffers pass every token on with its own `spec`, in order.
+#[test]
+fn concat_units_keep_each_tokens_spec() {
+    let Some(lib) = shared() else { return };
+    for (what, body, outs) in [
+        (
+            "fork",
+            "    %0:2 = fork [2] %a {handshake.name = \"u\"} : <i8, [spec: i1]>\n    end %0#0, %0#1 : <i8, [spec: i1]>, <i8, [spec: i1]>",
+            2,
+        ),
+        (
+            "tfifo",
+            "    %0 = buffer %a, bufferType = FIFO_BREAK_NONE, numSlots = 3 {handshake.name = \"u\"} : <i8, [spec: i1]>\n    end %0 : <i8, [spec: i1]>",
+            1,
+        ),
+        (
+            "oehb",
+            "    %0 = buffer %a, bufferType = ONE_SLOT_BREAK_DV, numSlots = 1 {handshake.name = \"u\"} : <i8, [spec: i1]>\n    end %0 : <i8, [spec: i1]>",
+            1,
+        ),
+    ] {
+        let results = vec![C8; outs];
+        let o = one_op(&lib, &[("a", C8)], &results, body);
+        let names: Vec<String> = (0..outs).map(|k| format!("r{k}")).collect();
+        let outs: Vec<(&str, u32, bool)> = names.iter().map(|n| (n.as_str(), 8, true)).collect();
+        let (given, taken) = run(&o, &[("a", 8, true)], &outs, 2000, 7);
+        for t in &taken {
+            // An eager fork's output may take a token before the input is acknowledged.
+            let n = t.len().min(given[0].len());
+            assert!(n > 200, "{what}: only {n} tokens");
+            assert_eq!(t[..n], given[0][..n], "{what}");
+        }
+    }
+}
+
+/// A joining unit's result carries the OR of its operands' `spec` (`addi` at once, `muli`
+/// and `addf` through the buffered manager's FIFO while the pipeline holds the token);
+/// `cond_br` sends each token, with the OR of its and the condition's, to the chosen side.
+#[test]
+fn joining_units_carry_the_or_of_their_operands_spec() {
+    let Some(lib) = shared() else { return };
+    for (what, ty, short, w, kind) in [
+        ("addi", C8, "<i8, [spec: i1]>", 8, "addi"),
+        ("muli", C8, "<i8, [spec: i1]>", 8, "muli"),
+        ("addf", F32, "<f32, [spec: i1]>", 32, "addf"),
+    ] {
+        let body = format!(
+            "    %0 = {kind} %a, %b {{handshake.name = \"u\", internal_delay = \"2_922000\"}} : {short}\n    end %0 : {short}"
+        );
+        let o = one_op(&lib, &[("a", ty), ("b", ty)], &[ty], &body);
+        let (given, taken) = run(
+            &o,
+            &[("a", w, true), ("b", w, true)],
+            &[("r0", w, true)],
+            3000,
+            11,
+        );
+        let t = &taken[0];
+        assert!(t.len() > 100, "{what}: only {} tokens", t.len());
+        for (k, r) in t.iter().enumerate() {
+            let want = given[0][k].spec || given[1][k].spec;
+            assert_eq!(r.spec, want, "{what}: token {k}");
+            if kind == "addi" {
+                assert_eq!(
+                    r.data,
+                    (given[0][k].data + given[1][k].data) & 0xff,
+                    "{what}"
+                );
+            }
+        }
+    }
+    let body = "    %0, %1 = cond_br %c, %a {handshake.name = \"u\"} : <i1, [spec: i1]>, <i8, [spec: i1]>\n    end %0, %1 : <i8, [spec: i1]>, <i8, [spec: i1]>";
+    let o = one_op(
+        &lib,
+        &[("c", "!handshake.channel<i1, [spec: i1]>"), ("a", C8)],
+        &[C8, C8],
+        body,
+    );
+    let (given, taken) = run(
+        &o,
+        &[("c", 1, true), ("a", 8, true)],
+        &[("r0", 8, true), ("r1", 8, true)],
+        3000,
+        5,
+    );
+    let (mut t, mut f) = (taken[0].iter(), taken[1].iter());
+    let n = taken[0].len() + taken[1].len();
+    assert!(n > 100, "cond_br: only {n} tokens");
+    for (k, (&c, &a)) in given[0].iter().zip(&given[1]).take(n).enumerate() {
+        let got = if c.data == 1 { t.next() } else { f.next() };
+        let want = Token {
+            data: a.data,
+            spec: a.spec || c.spec,
+        };
+        assert_eq!(got, Some(&want), "cond_br: token {k}");
+    }
+}
+
+/// A `mux` passes the chosen input's token with its `spec` ORed with the index's (the
+/// index's extras go in with the data the mux stores); `non_spec` adds `spec` = 0.
+#[test]
+fn mux_and_non_spec_give_the_spec_they_promise() {
+    let Some(lib) = shared() else { return };
+    let idx = "!handshake.channel<i1, [spec: i1]>";
+    let body = "    %0 = mux %i [%a, %b] {handshake.name = \"u\"} : <i1, [spec: i1]>, [<i8, [spec: i1]>, <i8, [spec: i1]>] to <i8, [spec: i1]>\n    end %0 : <i8, [spec: i1]>";
+    let o = one_op(&lib, &[("i", idx), ("a", C8), ("b", C8)], &[C8], body);
+    let (given, taken) = run(
+        &o,
+        &[("i", 1, true), ("a", 8, true), ("b", 8, true)],
+        &[("r0", 8, true)],
+        3000,
+        3,
+    );
+    let mut queues: Vec<VecDeque<Token>> = vec![
+        given[1].iter().copied().collect(),
+        given[2].iter().copied().collect(),
+    ];
+    assert!(taken[0].len() > 100, "mux: only {} tokens", taken[0].len());
+    for (k, r) in taken[0].iter().enumerate() {
+        let i = given[0][k];
+        let t = queues[i.data as usize].pop_front().expect("a chosen token");
+        let want = Token {
+            data: t.data,
+            spec: t.spec || i.spec,
+        };
+        assert_eq!(*r, want, "mux: token {k}");
+    }
+    let body = "    %0 = non_spec %a {handshake.name = \"u\"} : !handshake.channel<i8> to !handshake.channel<i8, [spec: i1]>\n    end %0 : <i8, [spec: i1]>";
+    let o = one_op(&lib, &[("a", "!handshake.channel<i8>")], &[C8], body);
+    let (given, taken) = run(&o, &[("a", 8, false)], &[("r0", 8, true)], 1000, 9);
+    assert!(taken[0].len() > 100);
+    for (g, t) in given[0].iter().zip(&taken[0]) {
+        assert_eq!((t.data, t.spec), (g.data, false));
+    }
+}
+
+/// A `load`'s data leaves with the `spec` of the address it answers: the address's extras
+/// wait in the load manager's FIFO while the memory (here a queue answering each address
+/// after a random delay, in order) works.
+#[test]
+fn a_load_answers_with_its_address_spec() {
+    let Some(shared) = shared() else { return };
+    let body = "    %0, %1 = load[%a] %m {handshake.name = \"u\"} : <i8, [spec: i1]>, <i8>, <i8>, <i8, [spec: i1]>\n    end %0, %1 : <i8>, <i8, [spec: i1]>";
+    let o = one_op(
+        &shared,
+        &[("a", C8), ("m", "!handshake.channel<i8>")],
+        &["!handshake.channel<i8>", C8],
+        body,
+    );
+    let mut sim = Sim::new(&o);
+    let mut rng = Rng(13);
+    let bits = |name: &'static str| (0..8).map(move |b| format!("{name}[{b}]"));
+    let mut reset = BTreeMap::new();
+    reset.insert("rst".to_string(), true);
+    sim.step(&reset);
+    sim.step(&reset);
+    let mut held: Option<Token> = None;
+    let (mut given, mut answers, mut taken) = (Vec::new(), VecDeque::new(), Vec::new());
+    for _ in 0..4000 {
+        let mut inputs = BTreeMap::new();
+        if held.is_none() && rng.bit() {
+            let data = (0..8).fold(0, |d, b| d | u64::from(rng.bit()) << b);
+            held = Some(Token {
+                data,
+                spec: rng.bit(),
+            });
+        }
+        if let Some(t) = held {
+            inputs.insert("a_valid".to_string(), true);
+            inputs.insert("a_spec".to_string(), t.spec);
+            for (b, n) in bits("a").enumerate() {
+                inputs.insert(n, t.data >> b & 1 == 1);
+            }
+        }
+        // The memory answers the oldest address it took, with the address as its data.
+        let answer = answers.front().copied().filter(|_| rng.bit());
+        if let Some(d) = answer {
+            inputs.insert("m_valid".to_string(), true);
+            for (b, n) in bits("m").enumerate() {
+                inputs.insert(n, d >> b & 1 == 1);
+            }
+        }
+        let (r0, r1) = (rng.bit() || rng.bit(), rng.bit() || rng.bit());
+        inputs.insert("r0_ready".to_string(), r0);
+        inputs.insert("r1_ready".to_string(), r1);
+        let out = sim.step(&inputs);
+        if held.is_some() && out["a_ready"] {
+            given.push(held.take().unwrap());
+        }
+        if answer.is_some() && out["m_ready"] {
+            answers.pop_front();
+        }
+        if out["r0_valid"] && r0 {
+            answers.push_back(
+                bits("r0")
+                    .enumerate()
+                    .fold(0, |d, (b, n)| d | u64::from(out[&n]) << b),
+            );
+        }
+        if out["r1_valid"] && r1 {
+            let data = bits("r1")
+                .enumerate()
+                .fold(0, |d, (b, n)| d | u64::from(out[&n]) << b);
+            taken.push(Token {
+                data,
+                spec: out["r1_spec"],
+            });
+        }
+    }
+    assert!(taken.len() > 200, "only {} answers", taken.len());
+    assert_eq!(taken[..], given[..taken.len()]);
+}
+
+/// `spec_commit` passes a token whose `spec` is 0 at once, and one whose `spec` is 1 when
+/// the next decision is 0 (dropped when it is 1): the output interleaves the two streams,
+/// each in order.
+#[test]
+fn spec_commit_passes_committed_tokens_and_drops_the_others() {
+    let Some(shared) = shared() else { return };
+    let c16 = "!handshake.channel<i16, [spec: i1]>";
+    for (ty, w, full) in [
+        ("<i16, [spec: i1]>", 16, c16),
+        (
+            "!handshake.control<[spec: i1]>",
+            0,
+            "!handshake.control<[spec: i1]>",
+        ),
+    ] {
+        let out_ty = if w == 0 {
+            "!handshake.control<>"
+        } else {
+            "!handshake.channel<i16>"
+        };
+        let short_out = if w == 0 {
+            "!handshake.control<>"
+        } else {
+            "<i16>"
+        };
+        let body = format!(
+            "    %0 = spec_commit[%c] %a {{handshake.name = \"u\"}} : {ty}, {short_out}, <i1>\n    end %0 : {short_out}"
+        );
+        let o = one_op(
+            &shared,
+            &[("c", "!handshake.channel<i1>"), ("a", full)],
+            &[out_ty],
+            &body,
+        );
+        let (given, taken) = run(
+            &o,
+            &[("c", 1, false), ("a", w, true)],
+            &[("r0", w, false)],
+            4000,
+            21,
+        );
+        let plain: Vec<u64> = given[1]
+            .iter()
+            .filter(|t| !t.spec)
+            .map(|t| t.data)
+            .collect();
+        let specs: Vec<u64> = given[1].iter().filter(|t| t.spec).map(|t| t.data).collect();
+        let kept: Vec<u64> = (given[0].iter().zip(&specs))
+            .filter(|(c, _)| c.data == 0)
+            .map(|(_, d)| *d)
+            .collect();
+        let dropped = given[0]
+            .iter()
+            .zip(&specs)
+            .filter(|(c, _)| c.data == 1)
+            .count();
+        assert!(
+            taken[0].len() > 100 && dropped > 50,
+            "{ty}: {} out, {dropped} dropped",
+            taken[0].len()
+        );
+        // Every passed token left but the few still inside (its FIFO, the merge).
+        let passed = plain.len() + kept.len();
+        let n = taken[0].len();
+        assert!(
+            n <= passed && n + 3 >= passed,
+            "{ty}: {n} left of {passed} passed"
+        );
+        let (mut a, mut b) = (plain.iter().peekable(), kept.iter().peekable());
+        for (k, t) in taken[0].iter().enumerate() {
+            if a.peek() == Some(&&t.data) {
+                a.next();
+            } else {
+                assert_eq!(
+                    b.next(),
+                    Some(&t.data),
+                    "{ty}: output {k} is neither stream's next"
+                );
+            }
+        }
+    }
+}
+
+/// `speculating_branch` sends each data token (its `spec` dropped) to `true` when the
+/// `spec` of the matching `specTag` token is 1, else to `false`; `spec_v2_resolver`
+/// answers each pair of conditions with its idle bit (Dynamatic's state machine).
+#[test]
+fn speculating_branch_and_resolver_follow_dynamatic() {
+    let Some(shared) = shared() else { return };
+    let tag = "!handshake.channel<i1, [spec: i1]>";
+    let body = "    %0, %1 = speculating_branch[%t] %a {handshake.name = \"u\"} : !handshake.channel<i1, [spec: i1]>, !handshake.channel<i8, [spec: i1]>, !handshake.channel<i8>, !handshake.channel<i8>\n    end %0, %1 : <i8>, <i8>";
+    let c8 = "!handshake.channel<i8>";
+    let o = one_op(&shared, &[("t", tag), ("a", C8)], &[c8, c8], body);
+    let (given, taken) = run(
+        &o,
+        &[("t", 1, true), ("a", 8, true)],
+        &[("r0", 8, false), ("r1", 8, false)],
+        3000,
+        17,
+    );
+    let (mut t, mut f) = (taken[0].iter(), taken[1].iter());
+    let n = taken[0].len() + taken[1].len();
+    assert!(n > 100, "speculating_branch: only {n} tokens");
+    for (k, (tag, a)) in given[0].iter().zip(&given[1]).take(n).enumerate() {
+        let got = if tag.spec { t.next() } else { f.next() };
+        assert_eq!(got.map(|g| g.data), Some(a.data), "token {k}");
+    }
+    let b1 = "!handshake.channel<i1>";
+    let body =
+        "    %0 = spec_v2_resolver %x, %y {handshake.name = \"u\"} : <i1>\n    end %0 : <i1>";
+    let o = one_op(&shared, &[("x", b1), ("y", b1)], &[b1], body);
+    let (given, taken) = run(
+        &o,
+        &[("x", 1, false), ("y", 1, false)],
+        &[("r0", 1, false)],
+        3000,
+        19,
+    );
+    assert!(taken[0].len() > 200, "resolver: only {}", taken[0].len());
+    let mut idle = true;
+    for (k, r) in taken[0].iter().enumerate() {
+        assert_eq!(r.data == 1, idle, "resolver: token {k}");
+        let (actual, generated) = (given[0][k].data == 1, given[1][k].data == 1);
+        idle = match idle {
+            true => actual || !generated,
+            false => !generated,
+        };
+    }
+}
