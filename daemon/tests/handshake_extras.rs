@@ -783,3 +783,192 @@ fn speculating_branch_and_resolver_follow_dynamatic() {
         };
     }
 }
+
+/// The state of Dynamatic's `spec_save_commit` (its VHDL generator's processes), stepped
+/// here in Rust: the reference for the generated unit.
+struct SaveCommit {
+    mem: Vec<u64>,
+    tail: usize,
+    head: usize,
+    curr: usize,
+    full: bool,
+    empty: bool,
+    curr_empty: bool,
+}
+
+/// What the unit drives in one cycle: (outs, outs_valid, outs_spec, ins_ready, ctrl_ready).
+type SaveCommitOut = (u64, bool, bool, bool, bool);
+
+impl SaveCommit {
+    fn new(depth: usize) -> SaveCommit {
+        SaveCommit {
+            mem: vec![0; depth],
+            tail: 0,
+            head: 0,
+            curr: 0,
+            full: false,
+            empty: true,
+            curr_empty: true,
+        }
+    }
+
+    /// One cycle with inputs (ins, ins_valid, ctrl, ctrl_valid, outs_ready).
+    fn step(
+        &mut self,
+        ins: u64,
+        ins_valid: bool,
+        ctrl: u64,
+        cv: bool,
+        ready: bool,
+    ) -> SaveCommitOut {
+        let d = self.mem.len();
+        let tail_en = !self.full && ins_valid;
+        let arriving = ins_valid && !self.full;
+        let (mut head_en, mut curr_en, mut ctrl_ready, mut valid) = (false, false, false, false);
+        let (mut outs, mut spec) = (self.mem[self.head], false);
+        match (cv, ctrl) {
+            (true, 0b000) | (true, 0b011) => {
+                let kill = ctrl == 0b011;
+                if self.curr_empty {
+                    let ok = ready && arriving;
+                    curr_en = ok;
+                    head_en = kill && ok;
+                    ctrl_ready = ok;
+                    valid = arriving;
+                    outs = ins;
+                } else {
+                    curr_en = ready;
+                    head_en = kill && ready;
+                    ctrl_ready = ready;
+                    valid = true;
+                    outs = self.mem[self.curr];
+                }
+                spec = true;
+            }
+            (true, 0b001) => {
+                if self.head == self.curr {
+                    curr_en = !self.empty;
+                    head_en = !self.empty;
+                    ctrl_ready = !self.empty;
+                } else {
+                    head_en = true;
+                    ctrl_ready = true;
+                }
+            }
+            (true, 0b010) => {
+                head_en = ready;
+                ctrl_ready = ready;
+                valid = true;
+            }
+            (true, 0b100) => {
+                if self.empty {
+                    let ok = ready && arriving;
+                    curr_en = ok;
+                    head_en = ok;
+                    ctrl_ready = ok;
+                    valid = arriving;
+                    outs = ins;
+                } else {
+                    curr_en = ready;
+                    head_en = ready;
+                    ctrl_ready = ready;
+                    valid = true;
+                }
+            }
+            _ => {}
+        }
+        let out = (outs, valid, spec, !self.full, ctrl_ready);
+        if tail_en {
+            self.mem[self.tail] = ins;
+        }
+        if tail_en && !head_en {
+            if (self.tail + 2) % d == self.head {
+                self.full = true;
+            }
+            self.empty = false;
+        } else if !tail_en && head_en {
+            self.full = false;
+            if (self.head + 1) % d == self.tail {
+                self.empty = true;
+            }
+        }
+        if !tail_en && curr_en {
+            if (self.curr + 1) % d == self.tail {
+                self.curr_empty = true;
+            }
+        } else if tail_en && !curr_en {
+            self.curr_empty = false;
+        }
+        self.tail = (self.tail + usize::from(tail_en)) % d;
+        self.head = (self.head + usize::from(head_en)) % d;
+        self.curr = (self.curr + usize::from(curr_en)) % d;
+        out
+    }
+}
+
+/// The generated `spec_save_commit` drives, cycle by cycle, what Dynamatic's VHDL does
+/// (the model above) under random inputs: every command, valid and ready, for a FIFO of
+/// 4 slots (wrapping often) and of 16 (the samples' depth).
+#[test]
+fn spec_save_commit_follows_dynamatics_processes() {
+    let Some(shared) = shared() else { return };
+    for depth in [4usize, 16] {
+        let body = format!(
+            "    %0 = spec_save_commit[%c] %a {{fifoDepth = {depth} : ui32, handshake.name = \"u\"}} : !handshake.channel<i8, [spec: i1]>, <i3>\n    end %0 : <i8, [spec: i1]>"
+        );
+        let o = one_op(
+            &shared,
+            &[("c", "!handshake.channel<i3>"), ("a", C8)],
+            &[C8],
+            &body,
+        );
+        let mut sim = Sim::new(&o);
+        let mut model = SaveCommit::new(depth);
+        let mut rng = Rng(23 + depth as u64);
+        let mut reset = BTreeMap::new();
+        reset.insert("rst".to_string(), true);
+        sim.step(&reset);
+        let word = |rng: &mut Rng, w: u32| (0..w).fold(0u64, |d, b| d | u64::from(rng.bit()) << b);
+        let mut sent = 0;
+        for cycle in 0..6000 {
+            let (ins, iv, cv, ready) = (
+                word(&mut rng, 8),
+                rng.bit(),
+                rng.bit(),
+                rng.bit() || rng.bit(),
+            );
+            // Mostly the five commands, sometimes an unused code.
+            let ctrl = match word(&mut rng, 4) {
+                n @ 0..=4 => [0b000, 0b001, 0b010, 0b011, 0b100][n as usize],
+                5..=12 => {
+                    [0b000, 0b011, 0b100, 0b001, 0b000, 0b100, 0b010, 0b001][(cycle % 8) as usize]
+                }
+                n => n & 0b111,
+            };
+            let mut inputs = BTreeMap::new();
+            for b in 0..8 {
+                inputs.insert(format!("a[{b}]"), ins >> b & 1 == 1);
+            }
+            for b in 0..3 {
+                inputs.insert(format!("c[{b}]"), ctrl >> b & 1 == 1);
+            }
+            inputs.insert("a_valid".into(), iv);
+            inputs.insert("a_spec".into(), rng.bit());
+            inputs.insert("c_valid".into(), cv);
+            inputs.insert("r0_ready".into(), ready);
+            let out = sim.step(&inputs);
+            let want = model.step(ins, iv, ctrl, cv, ready);
+            let data = (0..8).fold(0u64, |d, b| d | u64::from(out[&format!("r0[{b}]")]) << b);
+            let got = (
+                data,
+                out["r0_valid"],
+                out["r0_spec"],
+                out["a_ready"],
+                out["c_ready"],
+            );
+            assert_eq!(got, want, "depth {depth}, cycle {cycle}");
+            sent += usize::from(want.1 && ready);
+        }
+        assert!(sent > 500, "depth {depth}: only {sent} tokens sent");
+    }
+}

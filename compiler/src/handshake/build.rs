@@ -89,7 +89,7 @@ impl Impl {
                     })
                     .collect();
                 match parts.is_empty() {
-                    true => format!("built-in  {}", manager.name()),
+                    true => format!("built-in  {}", manager.about()),
                     false => format!(
                         "{} + {} signal manager for its extra signals",
                         parts.join(" + "),

@@ -192,7 +192,7 @@ fn rotate(v: &[Lit]) -> Vec<Lit> {
 }
 
 /// Whether two one-hot vectors select the same slot.
-fn same_slot(net: &mut Net, a: &[Lit], b: &[Lit]) -> Lit {
+pub(crate) fn same_slot(net: &mut Net, a: &[Lit], b: &[Lit]) -> Lit {
     let terms: Vec<Lit> = a.iter().zip(b).map(|(&x, &y)| !net.and(x, y)).collect();
     !net.and_all(&terms)
 }
@@ -208,7 +208,7 @@ fn register(net: &mut Net, q: &[Lit], next: &[Lit], en: Lit, rst: Lit, reset: &[
 
 /// The flag latch `q` set by `set`, cleared by `clear` (else kept), reset (synchronously, by
 /// `rst`) to `reset`.
-fn flag(net: &mut Net, q: Lit, set: Lit, clear: Lit, rst: Lit, reset: Lit) {
+pub(crate) fn flag(net: &mut Net, q: Lit, set: Lit, clear: Lit, rst: Lit, reset: Lit) {
     let keep = net.and(q, !clear);
     let d = net.or(set, keep);
     let next = net.mux(rst, reset, d);

@@ -22,22 +22,29 @@
 //!   `bbmerge` manager). A `mux` index's extras are ORed into every data input's, so the
 //!   slice captures them with the chosen token; a `control_merge`'s index output carries
 //!   the extras of its data output.
-//! - **normal** (combinational units: `cond_br`, `sink`, `source`, `constant`, the integer
+//! - **normal** (combinational units: `br`, `cond_br`, `sink`, `source`, `constant`, the integer
 //!   operators and casts, `select`, `not`, `join`, float units of latency 0): each output
 //!   extra is the OR of the inputs' extras of that name (0 when no input has it), as
 //!   Dynamatic's normal manager forwards `spec`.
 //! - **buffered** (pipelined units: `muli`, float units of latency > 0): that OR, taken
 //!   when the first input transfers, waits in a FIFO of `latency` slots and leaves with the
 //!   output's transfer (Dynamatic's buffered manager and its `ofifo`).
+//! - **load**: the address's extras wait in a transparent FIFO until the data leaves
+//!   (Dynamatic's custom load manager); the address is taken only while it has room.
 //! - **`non_spec`**: passes its token on and adds `spec` = 0 (Dynamatic's `non_spec`).
+//! - **speculation units**: `spec_commit` and `speculating_branch` are built of library
+//!   units as Dynamatic's generators build them; `spec_save_commit` is generated whole
+//!   ([`super::spec_save`]).
 //!
-//! Upstream extras (travelling with ready) have no manager; nor do the other speculation
-//! units, memory ops and units not listed: they stay opaque with the reason.
+//! Upstream extras (travelling with ready) have no manager; nor do `speculator`, `store`
+//! and units not listed: they stay opaque with the reason.
 
 use super::circuit::{OpNode, PortSpec};
 use super::mark::{Builtin, UnitRef};
 use super::net::{Init, Lit, Net};
 use super::signals::{PortRef, SigKind, Signal, signals};
+use crate::limits::{Limit, Limits};
+use crate::mlir::ast::{Attribute, Operation};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
@@ -63,6 +70,11 @@ pub enum Manager {
     /// `speculating_branch`: a `cond_br` of the library sending `data` (its extras dropped)
     /// by the `spec` bit of `specTag` (Dynamatic's unit).
     SpecBranch,
+    /// `spec_save_commit` of `depth` slots (`fifoDepth`): Dynamatic's unit, generated
+    /// ([`super::spec_save`]).
+    SpecSaveCommit {
+        depth: u32,
+    },
 }
 
 impl Manager {
@@ -76,6 +88,17 @@ impl Manager {
             Manager::NonSpec => "non_spec",
             Manager::SpecCommit => "spec_commit",
             Manager::SpecBranch => "speculating_branch",
+            Manager::SpecSaveCommit { .. } => "spec_save_commit",
+        }
+    }
+
+    /// The manager and its parameter, for reports.
+    pub fn about(self) -> String {
+        match self {
+            Manager::Buffered { latency } => format!("buffered ({latency} slots)"),
+            Manager::Load { slots } => format!("load ({slots} slots)"),
+            Manager::SpecSaveCommit { depth } => format!("spec_save_commit (fifoDepth {depth})"),
+            m => m.name().to_string(),
         }
     }
 
@@ -83,6 +106,7 @@ impl Manager {
         match self {
             Manager::Buffered { latency } => format!("buffered{latency}"),
             Manager::Load { slots } => format!("load{slots}"),
+            Manager::SpecSaveCommit { depth } => format!("spec_save_commit{depth}"),
             m => m.name().to_string(),
         }
     }
@@ -109,7 +133,12 @@ pub(crate) fn has_extras(node: &OpNode) -> bool {
 
 /// The manager of `node` (which has extras), given the mark of its op without extras;
 /// why there is none otherwise.
-pub(crate) fn manager(node: &OpNode, plain: &UnitRef) -> Result<Manager, String> {
+pub(crate) fn manager(
+    node: &OpNode,
+    plain: &UnitRef,
+    op: &Operation,
+    limits: &Limits,
+) -> Result<Manager, String> {
     if (node.inputs.iter().chain(&node.outputs)).any(|p| !p.ty.extra_up.is_empty()) {
         return Err(
             "its channels carry upstream extra signals (with ready), which no signal manager moves"
@@ -121,7 +150,7 @@ pub(crate) fn manager(node: &OpNode, plain: &UnitRef) -> Result<Manager, String>
         "fork" | "lazy_fork" | "buffer" | "merge" | "mux" | "control_merge" => Manager::Concat,
         "cond_br" | "sink" | "source" | "constant" | "extsi" | "extui" | "trunci" | "addi"
         | "subi" | "andi" | "ori" | "xori" | "shli" | "shrsi" | "shrui" | "cmpi" | "select"
-        | "not" | "noti" | "join" => Manager::Normal,
+        | "not" | "noti" | "join" | "br" => Manager::Normal,
         // Dynamatic's `muli`: a 4-stage pipeline (`arith/muli.v` behind a 4-cycle delay).
         "muli" => Manager::Buffered { latency: 4 },
         // The address's extras only: the data from memory and the address to it carry none.
@@ -136,6 +165,16 @@ pub(crate) fn manager(node: &OpNode, plain: &UnitRef) -> Result<Manager, String>
         "non_spec" => Manager::NonSpec,
         "spec_commit" if commit_ports(node).is_some() => Manager::SpecCommit,
         "speculating_branch" if spec_branch_ok(node) => Manager::SpecBranch,
+        "spec_save_commit" if save_commit_ports(node).is_some() => {
+            let depth = (op.attr("fifoDepth").and_then(Attribute::as_int))
+                .and_then(|d| u32::try_from(d).ok())
+                .filter(|d| *d >= 2)
+                .ok_or("a `spec_save_commit` without a `fifoDepth` of at least 2")?;
+            limits
+                .check(Limit::Results, u64::from(depth))
+                .map_err(|m| format!("fifoDepth: {m}"))?;
+            Manager::SpecSaveCommit { depth }
+        }
         _ => match plain.builtin {
             Some(
                 Builtin::Float { latency, .. }
@@ -145,7 +184,7 @@ pub(crate) fn manager(node: &OpNode, plain: &UnitRef) -> Result<Manager, String>
                 0 => Manager::Normal,
                 latency => Manager::Buffered { latency },
             },
-            _ if matches!(kind, "speculator" | "spec_save_commit" | "spec_save") => {
+            _ if matches!(kind, "speculator" | "spec_save") => {
                 return Err(format!(
                     "Dynamatic builds `{kind}` (a speculation unit with its own FIFO and state machine) with its VHDL generator (`speculation/{kind}.py`); there is no Verilog template or BLIF unit of it, and kiln has no generator for it"
                 ));
@@ -253,7 +292,7 @@ pub(crate) fn inner_nodes(node: &OpNode, manager: Manager) -> Vec<OpNode> {
             }
         }
         Manager::Normal | Manager::Buffered { .. } | Manager::Load { .. } => vec![strip(node)],
-        Manager::NonSpec => Vec::new(),
+        Manager::NonSpec | Manager::SpecSaveCommit { .. } => Vec::new(),
         Manager::SpecCommit => {
             let w = commit_ports(node).map_or(0, |(d, _)| node.inputs[d].ty.width);
             let chan = |name: &str, width: u32| PortSpec {
@@ -281,6 +320,26 @@ pub(crate) fn inner_nodes(node: &OpNode, manager: Manager) -> Vec<OpNode> {
             vec![cond_br]
         }
     }
+}
+
+/// A `spec_save_commit`'s (data input, command input): the data carries exactly `spec`,
+/// the command is a 3-bit channel without extras, the output is the data's type.
+fn save_commit_ports(node: &OpNode) -> Option<(usize, usize)> {
+    let ([a, b], [out]) = (&node.inputs[..], &node.outputs[..]) else {
+        return None;
+    };
+    let spec_only = |p: &PortSpec| {
+        p.ty.extra_up.is_empty()
+            && (p.ty.extra_down.iter().map(|(x, w)| (x.as_str(), *w))).eq([("spec", 1)])
+    };
+    let command = |p: &PortSpec| p.ty.width == 3 && !p.ty.has_extras();
+    let ports = match (spec_only(a), spec_only(b)) {
+        (true, false) if command(b) => (0, 1),
+        (false, true) if command(a) => (1, 0),
+        _ => return None,
+    };
+    let data = &node.inputs[ports.0];
+    (spec_only(out) && out.ty.width == data.ty.width).then_some(ports)
 }
 
 /// A `speculating_branch` kiln builds: `specTag` (input 0) carries a 1-bit `spec`, `data`
@@ -361,6 +420,37 @@ pub(crate) fn wrap(node: &OpNode, manager: Manager, units: &[&Net]) -> Net {
     }
     let get = |k: (PortRef, SigKind)| outer.get(&k).copied().unwrap_or(Lit::FALSE);
     let nodes = inner_nodes(node, manager);
+    if let (Manager::SpecSaveCommit { depth }, Some((d, c))) = (manager, save_commit_ports(node)) {
+        let w = node.inputs[d].ty.width;
+        let ins: Vec<Lit> = (0..w)
+            .map(|b| get((PortRef::Input(d), SigKind::Data(b))))
+            .collect();
+        let ctrl = [0, 1, 2].map(|b| get((PortRef::Input(c), SigKind::Data(b))));
+        let o = super::spec_save::build(
+            &mut net,
+            depth as usize,
+            &super::spec_save::Ports {
+                ins: &ins,
+                ins_valid: get((PortRef::Input(d), SigKind::Valid)),
+                ctrl,
+                ctrl_valid: get((PortRef::Input(c), SigKind::Valid)),
+                outs_ready: get((PortRef::Output(0), SigKind::Ready)),
+                rst: get((PortRef::Global, SigKind::Rst)),
+            },
+        );
+        for s in &outs {
+            let l = match (s.port, s.kind) {
+                (PortRef::Output(0), SigKind::Data(b)) => o.outs[b as usize],
+                (PortRef::Output(0), SigKind::Valid) => o.outs_valid,
+                (PortRef::Output(0), SigKind::ExtraDown(..)) => o.outs_spec,
+                (PortRef::Input(k), SigKind::Ready) if k == d => o.ins_ready,
+                (PortRef::Input(k), SigKind::Ready) if k == c => o.ctrl_ready,
+                _ => Lit::FALSE,
+            };
+            net.output(s.name.clone(), l);
+        }
+        return net.compact().unwrap_or_else(|_| Net::new());
+    }
     if manager == Manager::SpecCommit {
         spec_commit(&mut net, node, &nodes, units, &get, &outs);
         return net.compact().unwrap_or_else(|_| Net::new());

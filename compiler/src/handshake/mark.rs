@@ -326,7 +326,7 @@ fn mark_managed(
         extras: true,
         ..plain.clone()
     };
-    match extras::manager(node, &plain) {
+    match extras::manager(node, &plain, op, limits) {
         Ok(manager) => {
             let mut inner = Vec::new();
             for n in extras::inner_nodes(node, manager) {

@@ -27,6 +27,7 @@ pub mod net;
 pub mod nets;
 pub mod rtl;
 pub(crate) mod signals;
+mod spec_save;
 pub(crate) mod table;
 
 pub(crate) use circuit::find_func_named;
