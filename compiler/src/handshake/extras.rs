@@ -325,21 +325,29 @@ pub(crate) fn inner_nodes(node: &OpNode, manager: Manager) -> Vec<OpNode> {
 /// A `spec_save_commit`'s (data input, command input): the data carries exactly `spec`,
 /// the command is a 3-bit channel without extras, the output is the data's type.
 fn save_commit_ports(node: &OpNode) -> Option<(usize, usize)> {
+    let (ports, out) = spec_and_command(node, 3)?;
+    (spec_only(out) && out.ty.width == node.inputs[ports.0].ty.width).then_some(ports)
+}
+
+/// Whether `p` carries exactly one extra, a 1-bit downstream `spec`.
+fn spec_only(p: &PortSpec) -> bool {
+    p.ty.extra_up.is_empty()
+        && (p.ty.extra_down.iter().map(|(x, w)| (x.as_str(), *w))).eq([("spec", 1)])
+}
+
+/// For an op of two inputs and one output: (the input carrying only `spec`, the
+/// `width`-bit command input without extras), and the output.
+fn spec_and_command(node: &OpNode, width: u32) -> Option<((usize, usize), &PortSpec)> {
     let ([a, b], [out]) = (&node.inputs[..], &node.outputs[..]) else {
         return None;
     };
-    let spec_only = |p: &PortSpec| {
-        p.ty.extra_up.is_empty()
-            && (p.ty.extra_down.iter().map(|(x, w)| (x.as_str(), *w))).eq([("spec", 1)])
-    };
-    let command = |p: &PortSpec| p.ty.width == 3 && !p.ty.has_extras();
+    let command = |p: &PortSpec| p.ty.width == width && !p.ty.has_extras();
     let ports = match (spec_only(a), spec_only(b)) {
         (true, false) if command(b) => (0, 1),
         (false, true) if command(a) => (1, 0),
         _ => return None,
     };
-    let data = &node.inputs[ports.0];
-    (spec_only(out) && out.ty.width == data.ty.width).then_some(ports)
+    Some((ports, out))
 }
 
 /// A `speculating_branch` kiln builds: `specTag` (input 0) carries a 1-bit `spec`, `data`
@@ -363,26 +371,7 @@ fn spec_branch_ok(node: &OpNode) -> bool {
 /// A `spec_commit`'s (data input, decision input): the data input carries exactly `spec`,
 /// the decision is a 1-bit channel without extras, the output carries none.
 fn commit_ports(node: &OpNode) -> Option<(usize, usize)> {
-    let [a, b] = &node.inputs[..] else {
-        return None;
-    };
-    let [out] = &node.outputs[..] else {
-        return None;
-    };
-    let spec_only = |p: &PortSpec| {
-        p.ty.extra_up.is_empty()
-            && p.ty
-                .extra_down
-                .iter()
-                .map(|(x, w)| (x.as_str(), *w))
-                .eq([("spec", 1)])
-    };
-    let decision = |p: &PortSpec| p.ty.width == 1 && !p.ty.has_extras();
-    let ports = match (spec_only(a), spec_only(b)) {
-        (true, false) if decision(b) => (0, 1),
-        (false, true) if decision(a) => (1, 0),
-        _ => return None,
-    };
+    let (ports, out) = spec_and_command(node, 1)?;
     (!out.ty.has_extras() && out.ty.width == node.inputs[ports.0].ty.width).then_some(ports)
 }
 
@@ -489,12 +478,11 @@ pub(crate) fn wrap(node: &OpNode, manager: Manager, units: &[&Net]) -> Net {
     let room = matches!(manager, Manager::Load { .. }).then(|| net.wire());
     // Each inner unit's outputs by (port, kind).
     let mut results: Vec<HashMap<(PortRef, SigKind), Lit>> = Vec::new();
+    let ((cin, cout), (list, _)) = (concat_ports(node), layout(node));
     for (k, (inner, unit)) in nodes.iter().zip(units).enumerate() {
         let is_slice = manager == Manager::Concat && k + 1 == nodes.len();
         let (iins, iouts) = signals(&inner.inputs, &inner.outputs, true);
         let by_name: HashMap<&str, &Signal> = iins.iter().map(|s| (s.name.as_str(), s)).collect();
-        let (cin, _) = concat_ports(node);
-        let (list, _) = layout(node);
         let mut lits = Vec::with_capacity(unit.inputs.len());
         for (pin, _) in &unit.inputs {
             let Some(s) = by_name.get(pin.as_str()) else {
@@ -596,7 +584,6 @@ pub(crate) fn wrap(node: &OpNode, manager: Manager, units: &[&Net]) -> Net {
         }
         _ => None,
     };
-    let (list, _) = layout(node);
     for s in &outs {
         let l = match (manager, s.port, s.kind) {
             (Manager::NonSpec, PortRef::Output(o), SigKind::Data(b)) => {
@@ -613,7 +600,7 @@ pub(crate) fn wrap(node: &OpNode, manager: Manager, units: &[&Net]) -> Net {
                 let name = &node.outputs[o].ty.extra_down[e].0;
                 let offset = offset_of(&list, name) + b;
                 // The control_merge index output: its data output's extras.
-                let port = if concat_ports(node).1[o] {
+                let port = if cout[o] {
                     PortRef::Output(o)
                 } else {
                     PortRef::Output(0)
