@@ -161,7 +161,9 @@ fn bench_library(args: &AigArgs, shared: &Path, kiln: &Path, tmp: &Path) -> Resu
     let mut list = Vec::with_capacity(files.len());
     for (k, file) in files.iter().enumerate() {
         let link = links.join(format!("{k}.blif"));
-        std::os::unix::fs::symlink(file, &link).map_err(|e| Failure::input(e.to_string()))?;
+        // The target absolute: a relative one (`--shared ../shared`) resolves from the link.
+        let target = std::path::absolute(file).map_err(|e| Failure::input(e.to_string()))?;
+        std::os::unix::fs::symlink(target, &link).map_err(|e| Failure::input(e.to_string()))?;
         list.push(link);
     }
     let configs = [(1, false), (args.jobs, false), (1, true), (args.jobs, true)];
