@@ -123,11 +123,6 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<bool, Failure> {
     write_atomic_parts(path, &[bytes])
 }
 
-/// [`write_atomic`], for bulk outputs (`kiln aig`): outputs are never fsynced anyway.
-pub fn write_atomic_unsynced(path: &Path, bytes: &[u8]) -> Result<bool, Failure> {
-    write_atomic(path, bytes)
-}
-
 /// Write the concatenation of `parts` to `path` through the project's one writer
 /// ([`kiln_daemon::build::write_atomic`]: temp file + rename, no fsync, as outputs are
 /// regenerable); nothing when the file already holds these bytes.

@@ -58,27 +58,6 @@ fn no_huge_pages() {
     }
 }
 
-/// Return freed memory to the OS at once, for commands that lower many files in a row:
-/// mimalloc keeps freed pages for a second (`purge_delay`) and collects its heaps every
-/// 10,000 slow-path allocations (`generic_collect`), so the pages of the last second's files
-/// stay resident (a library run's peak RSS 18 MB, 12.8 MB with 0 and 1,000). One file's run
-/// keeps them: its later phases reuse the pages its earlier ones freed (hyp: 15% less CPU,
-/// for a peak of 47 MB instead of 42).
-fn purge_freed_memory_at_once() {
-    // Option indices and v3 defaults from mimalloc.h (the sys crate names no constants for
-    // them); an option is set only while it holds its default, so no other is ever touched.
-    const PURGE_DELAY: (libmimalloc_sys::mi_option_t, i64, i64) = (15, 1000, 0);
-    const GENERIC_COLLECT: (libmimalloc_sys::mi_option_t, i64, i64) = (34, 10_000, 1000);
-    for (option, default, value) in [PURGE_DELAY, GENERIC_COLLECT] {
-        // SAFETY: mi_option_get and mi_option_set only read and store an option's value.
-        unsafe {
-            if libmimalloc_sys::mi_option_get(option) as i64 == default {
-                libmimalloc_sys::mi_option_set(option, value as _);
-            }
-        }
-    }
-}
-
 fn main() {
     no_huge_pages();
     let cwd = std::env::current_dir().unwrap_or_default();

@@ -246,17 +246,19 @@ fn a_run_ends_with_one_summary_line_on_stderr() {
     assert!(o.status.success(), "{stderr}");
     let last = stderr.lines().last().unwrap_or_default();
     assert!(
-        last.trim_start().starts_with("Lowered 2 files in ") && last.ends_with("; 1 warning"),
+        last.trim_start()
+            .starts_with("Built 2 outputs (2 written) in ")
+            && last.ends_with(" [in process]; 1 warning"),
         "{stderr}"
     );
-    assert_eq!(stderr.matches("Lowered").count(), 1, "{stderr}");
+    assert_eq!(stderr.matches("Built").count(), 1, "{stderr}");
     // `--json` and `--stats` keep stdout machine-readable: the summary is on stderr only.
     for mode in ["--json", "--stats"] {
         let o = aig(&inputs, out.path()).arg(mode).output().unwrap();
         let stdout = String::from_utf8_lossy(&o.stdout);
         let stderr = String::from_utf8_lossy(&o.stderr);
-        assert!(!stdout.contains("Lowered"), "{mode}: {stdout}");
-        assert!(stderr.contains("Lowered 2 files"), "{mode}: {stderr}");
+        assert!(!stdout.contains("Built"), "{mode}: {stdout}");
+        assert!(stderr.contains("Built 2 outputs"), "{mode}: {stderr}");
         if mode == "--json" {
             for line in stdout.lines() {
                 serde_json::from_str::<serde_json::Value>(line).expect(line);
@@ -274,27 +276,27 @@ fn a_run_ends_with_one_summary_line_on_stderr() {
         .unwrap();
     let stdout = String::from_utf8_lossy(&o.stdout);
     assert!(stdout.contains("\"W"), "{stdout}");
-    assert!(!stdout.contains("Lowered"), "{stdout}");
+    assert!(!stdout.contains("Built"), "{stdout}");
     // A failure ends with the closing line, and no summary.
     let bad = data("malformed/row_width.blif");
     let stderr = cli::fails(&mut aig(&[inputs[0].clone(), bad], out.path()));
     let last = stderr.lines().last().unwrap_or_default();
     assert!(
-        last.starts_with("error: could not lower 1 of 2 inputs (1 error, "),
+        last.starts_with("error: could not build 2 inputs (1 error, "),
         "{stderr}"
     );
-    assert!(!stderr.contains("Lowered"), "{stderr}");
+    assert!(!stderr.contains("Built"), "{stderr}");
 }
 
-/// `kiln aig` (the whole-file lowering, `aig::lower_file_owned`: kept for its speed and
-/// memory on deep hierarchies, `docs/bench.md`) and `kiln build` (`flow::blif`'s per-model
-/// steps) agree on every edge-case and malformed BLIF file of the test data, in process:
-/// the same exit code, the same diagnostics by severity and code (an error inside a child
-/// model is located at its own line by the one and at the top's instantiation by the
-/// other) and, where it succeeds, the same ASCII AIGER.
+/// `kiln aig` in process (the one-shot build: the whole-file lowering for a file that
+/// lowers without a message, the per-model steps otherwise) and through the daemon (the
+/// per-model queries) agree on every edge-case and malformed BLIF file of the test data:
+/// the same exit code, the same messages, line for line, and where it succeeds the same
+/// ASCII AIGER. Each file as the only input, the malformed ones also as the top below
+/// `--top`.
 #[test]
-fn aig_and_build_agree_on_every_test_file() {
-    let mut files: Vec<PathBuf> = ["edge", "malformed"]
+fn in_process_and_daemon_agree_on_every_test_file() {
+    let mut files: Vec<PathBuf> = ["edge", "malformed", "library"]
         .iter()
         .flat_map(|d| std::fs::read_dir(data(d)).unwrap())
         .map(|e| e.unwrap().path())
@@ -302,38 +304,102 @@ fn aig_and_build_agree_on_every_test_file() {
         .collect();
     files.sort();
     assert!(files.len() >= 8, "{files:?}");
-    let diagnostics = |o: &std::process::Output| -> Vec<String> {
+    let messages = |o: &std::process::Output| -> Vec<String> {
         String::from_utf8_lossy(&o.stderr)
             .lines()
-            .filter(|l| !l.starts_with("error: could not"))
-            .filter_map(|l| {
-                let severity = ["error:", "warning:"].into_iter().find(|s| l.contains(s))?;
-                let code = l.rsplit_once('[').map_or("", |(_, c)| c);
-                Some(format!("{severity} [{code}"))
-            })
+            .filter(|l| !l.trim_start().starts_with("Built ") && !l.contains("Started kiln"))
+            .map(str::to_string)
             .collect()
     };
+    let d = cli::Daemon::new();
     for f in &files {
-        let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-        let by_aig = aig(std::slice::from_ref(f), a.path())
-            .args(["--format", "aag"])
-            .output()
-            .unwrap();
-        let by_build = kiln()
-            .env("KILN_NO_DAEMON", "1")
-            .arg("build")
-            .arg(f)
-            .args(["--emit", "aag", "-o"])
-            .arg(b.path())
-            .output()
-            .unwrap();
+        let (a, b) = (d.root().join("a"), d.root().join("b"));
+        let args = |c: &mut Command| {
+            c.arg("aig").arg(f).args(["--format", "aag", "-o"]);
+        };
+        let mut in_process = d.kiln_no_daemon();
+        args(&mut in_process);
+        let by_oneshot = in_process.arg(&a).output().unwrap();
+        let mut daemon = d.kiln();
+        args(&mut daemon);
+        let by_daemon = daemon.arg(&b).arg("--daemon").output().unwrap();
         let tag = f.display();
-        assert_eq!(by_aig.status.code(), by_build.status.code(), "{tag}");
-        assert_eq!(diagnostics(&by_aig), diagnostics(&by_build), "{tag}");
-        if by_aig.status.success() {
+        assert_eq!(by_oneshot.status.code(), by_daemon.status.code(), "{tag}");
+        assert_eq!(messages(&by_oneshot), messages(&by_daemon), "{tag}");
+        let stderr = String::from_utf8_lossy(&by_daemon.stderr);
+        if by_oneshot.status.success() {
+            assert!(stderr.contains("[daemon]"), "{tag}: {stderr}");
             let stem = f.file_stem().unwrap().to_string_lossy().into_owned();
             let read = |d: &Path| std::fs::read(d.join(format!("{stem}.aag"))).unwrap();
-            assert!(read(a.path()) == read(b.path()), "{tag}: AIGER differs");
+            assert!(read(&a) == read(&b), "{tag}: AIGER differs");
         }
+    }
+}
+
+/// A directory yields its `.blif` files only: an APS design beside a netlist is not built
+/// (`kiln build` of the directory would build both).
+#[test]
+fn a_directory_yields_its_netlists_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("src");
+    std::fs::create_dir_all(&src).unwrap();
+    std::fs::copy(data("edge/latches.blif"), src.join("latches.blif")).unwrap();
+    let aps = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/aps/flow_burst_add.mlir");
+    std::fs::copy(aps, src.join("burst.mlir")).unwrap();
+    let out = dir.path().join("out");
+    let o = cli::ok(aig(std::slice::from_ref(&src), &out).arg("--stats"));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(stdout.lines().count(), 1, "{stdout}");
+    let mut written: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    written.sort();
+    assert_eq!(written, ["latches.aig"]);
+}
+
+/// The flat BLIF written beside its netlist would overwrite it: the input is refused
+/// (E0007) and left as it was; elsewhere the same request succeeds.
+#[test]
+fn an_output_onto_its_input_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("latches.blif");
+    let text = std::fs::read(data("edge/latches.blif")).unwrap();
+    std::fs::write(&file, &text).unwrap();
+    let stderr =
+        cli::fails(aig(std::slice::from_ref(&file), dir.path()).args(["--format", "blif"]));
+    assert!(
+        stderr.contains("would overwrite an input of this build") && stderr.contains("[E0007]"),
+        "{stderr}"
+    );
+    assert_eq!(std::fs::read(&file).unwrap(), text);
+    let out = dir.path().join("out");
+    cli::ok(aig(std::slice::from_ref(&file), &out).args(["--format", "blif"]));
+    let flat = std::fs::read_to_string(out.join("latches.blif")).unwrap();
+    assert!(flat.starts_with(".model latches\n"), "{flat}");
+}
+
+/// `--stats` and `--json` through the daemon print what they print in process: the
+/// figures and each input's object (its output path aside, which names each run's
+/// directory).
+#[test]
+fn stats_and_json_through_the_daemon() {
+    let d = cli::Daemon::new();
+    let inputs = [data("edge"), data("library")];
+    for mode in ["--stats", "--json"] {
+        let run = |mut kiln: Command, out: &str, how: &[&str]| {
+            let o = cli::ok(
+                kiln.arg("aig")
+                    .args(&inputs)
+                    .args([mode, "-o"])
+                    .arg(d.root().join(out))
+                    .args(how),
+            );
+            String::from_utf8_lossy(&o.stdout).replace(&format!("/{out}/"), "/OUT/")
+        };
+        let in_process = run(d.kiln_no_daemon(), "a", &[]);
+        let daemon = run(d.kiln(), "b", &["--daemon"]);
+        assert_eq!(in_process.lines().count(), 16, "{in_process}");
+        assert_eq!(in_process, daemon, "{mode}");
     }
 }

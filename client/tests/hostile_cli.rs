@@ -270,7 +270,7 @@ fn kind(path: &Path) -> (&'static str, u32) {
 /// Every command that writes a file it is given (`-o FILE`, or a file in `-o DIR`), with
 /// that file a copy of /dev/null (as root) or a FIFO: written through as a shell
 /// redirection would (the FIFO's reader gets the bytes a regular file gets), never renamed
-/// over or chmod-ed; a socket there is refused with a clear error. A build's output that is
+/// over or chmod-ed; a socket there is refused with a clear error. A build's output (`kiln build`, `kiln aig`) that is
 /// not a regular file is refused at once (a FIFO without a reader does not hang it).
 #[test]
 fn outputs_that_are_devices_or_fifos_are_written_through_never_replaced() {
@@ -281,7 +281,7 @@ fn outputs_that_are_devices_or_fifos_are_written_through_never_replaced() {
     // Each command: its arguments, then the file it writes (`-o FILE`), or the option
     // that names its output directory and the file it writes there.
     let (ex, blif) = (ex.as_os_str(), blif.as_os_str());
-    let commands: [(&str, Vec<&OsStr>, Option<&str>, &str); 4] = [
+    let commands: [(&str, Vec<&OsStr>, Option<&str>, &str); 3] = [
         (
             "parse",
             [os(&["parse", "--emit", "json"]), vec![ex]].concat(),
@@ -295,12 +295,6 @@ fn outputs_that_are_devices_or_fifos_are_written_through_never_replaced() {
             "g.dot",
         ),
         ("man", os(&["man"]), Some("-o"), "kiln.1"),
-        (
-            "aig",
-            [os(&["aig"]), vec![blif]].concat(),
-            Some("--out"),
-            "extsi.aig",
-        ),
     ];
     let make = |args: &[&OsStr], dir_flag: Option<&str>, file: &str, dir: &Path| {
         let mut c = cli::kiln();
@@ -371,25 +365,37 @@ fn outputs_that_are_devices_or_fifos_are_written_through_never_replaced() {
         assert_eq!(kind(&out).0, "socket", "{name}");
     }
 
-    // A build's outputs: refused, not replaced, and no wait for a FIFO's reader.
+    // A build's outputs (`kiln build`, and `kiln aig`, a build of BLIF inputs): refused,
+    // not replaced, and no wait for a FIFO's reader.
     type Make = fn(&Path);
-    let specials: [(&str, Make, &str); 2] = [
-        ("flow_burst_add.rules.json", support::mkfifo, "FIFO"),
-        ("flow_burst_add.cmt2.mlir", mknod_null, "character device"),
+    let specials: [(&str, &OsStr, &str, Make, &str); 4] = [
+        (
+            "build",
+            ex,
+            "flow_burst_add.rules.json",
+            support::mkfifo,
+            "FIFO",
+        ),
+        (
+            "build",
+            ex,
+            "flow_burst_add.cmt2.mlir",
+            mknod_null,
+            "character device",
+        ),
+        ("aig", blif, "extsi.aig", support::mkfifo, "FIFO"),
+        ("aig", blif, "extsi.aig", mknod_null, "character device"),
     ];
-    for (file, make, what) in specials {
+    for (command, input, file, make, what) in specials {
         if what != "FIFO" && !root {
             continue;
         }
-        let out = d.join(format!("build-{file}"));
+        let out = d.join(format!("{command}-{what}-{file}"));
         fs::create_dir(&out).unwrap();
         make(&out.join(file));
         let before = kind(&out.join(file));
         let o = run(
-            cli::kiln()
-                .args(["build", "--no-daemon", "-o"])
-                .arg(&out)
-                .arg(ex),
+            cli::kiln().args([command, "-o"]).arg(&out).arg(input),
             Duration::from_secs(30),
         );
         let e = stderr(&o);

@@ -257,7 +257,7 @@ pub(crate) fn finish(
             diagnostics.push(crate::report::FileReport {
                 path: message.path.clone(),
                 messages: vec![message],
-                allowed: 0,
+                ..Default::default()
             });
             Default::default()
         }

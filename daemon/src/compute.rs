@@ -184,7 +184,7 @@ fn query_job(db: &Db, memos: &Memos, spec: &BuildSpec, job: &Job, loaded: &Loade
             job_result(spec, job, Flow::Handshake, outputs, j.file(db).text(db))
         }
         Loaded::Blif(f, _) => {
-            let outputs = blif::blif_outputs(db, *f, spec.top.clone()).clone();
+            let outputs = blif::blif_outputs(db, *f, spec.top.clone(), spec.flat_blif()).clone();
             job_result(spec, job, Flow::Blif, outputs, f.text(db))
         }
     }
@@ -197,7 +197,7 @@ pub(crate) fn unreadable(job: &Job, e: Located) -> JobResult {
         report: Some(FileReport {
             path: job.input.display().to_string(),
             messages: vec![e],
-            allowed: 0,
+            ..FileReport::default()
         }),
         ..JobResult::default()
     }
@@ -277,6 +277,10 @@ pub(crate) fn job_result(
         outputs.outputs.clear();
     }
     let made = outputs.outputs.len();
+    let stats = match spec.per_file {
+        true => aig_stats(&outputs),
+        false => None,
+    };
     let outputs: Vec<Output> = outputs
         .outputs
         .into_iter()
@@ -292,16 +296,34 @@ pub(crate) fn job_result(
         let m = Located::file(path.clone(), Severity::Error, message);
         messages.push(m.with_code(Code::OutputNotMade));
     }
+    let reported = spec.per_file || !messages.is_empty() || allowed > 0;
+    let report = reported.then(|| FileReport {
+        path,
+        messages,
+        allowed,
+        outputs: match spec.per_file {
+            true => outputs.iter().map(|o| o.path.clone()).collect(),
+            false => Vec::new(),
+        },
+        stats,
+    });
     JobResult {
         input: job.input.clone(),
         outputs,
-        report: (!messages.is_empty() || allowed > 0).then_some(FileReport {
-            path,
-            messages,
-            allowed,
-        }),
+        report,
         on_disk: AtomicBool::new(false),
     }
+}
+
+/// The figures of the AIG among a flow's outputs (its binary AIGER, read back), if it made
+/// one.
+fn aig_stats(outputs: &FileOutputs) -> Option<compiler::aig::Stats> {
+    let (_, bytes) = outputs
+        .outputs
+        .iter()
+        .find(|(k, _)| *k == OutputKind::Aig)?;
+    let g = compiler::aig::read_aiger(&bytes.to_vec()).ok()?;
+    Some(compiler::aig::Stats::of(&g))
 }
 
 /// Whether `now` writes to the same paths as `then`, job by job (pointers first: most
@@ -321,9 +343,11 @@ fn same_output_paths(then: &[GroupResults], now: &[GroupResults]) -> bool {
 }
 
 /// `computed` with every job that would write an output another job also writes (two
-/// inputs with one stem, an input given twice, a Handshake `x.mlir` beside `x.blif`)
-/// turned into an error of that job, naming the other, and no outputs: neither result
-/// overwrites the other, whichever order they come in. Daemon and one-shot builds alike.
+/// inputs with one stem, an input given twice, a Handshake `x.mlir` beside `x.blif`), or
+/// an input of the build (`x.blif`'s flat BLIF written beside it), turned into an error of
+/// that job, naming the other, and no outputs: neither result overwrites the other,
+/// whichever order they come in, and no input is overwritten. Daemon and one-shot builds
+/// alike.
 pub(crate) fn without_collisions(
     computed: Computed,
     checked: Option<&Mutex<Vec<GroupResults>>>,
@@ -346,9 +370,16 @@ pub(crate) fn without_collisions(
         FxHashMap::with_capacity_and_hasher(outputs, Default::default());
     // Per clashing job: the other job's input → the first output they share.
     let mut clashes: BTreeMap<(usize, usize), BTreeMap<&Path, &Path>> = BTreeMap::new();
+    let mut overwrites: Vec<((usize, usize), &Path)> = Vec::new();
+    let inputs: FxHashMap<&OsStr, ()> = (computed.results())
+        .map(|r| (r.input.as_os_str(), ()))
+        .collect();
     for (g, group) in computed.groups.iter().enumerate() {
         for (j, r) in group.iter().enumerate() {
             for o in &r.outputs {
+                if inputs.contains_key(o.path.as_os_str()) {
+                    overwrites.push(((g, j), &o.path));
+                }
                 let (g0, j0) = *first.entry(o.path.as_os_str()).or_insert((g, j));
                 if (g0, j0) == (g, j) {
                     continue;
@@ -364,30 +395,36 @@ pub(crate) fn without_collisions(
             }
         }
     }
-    if clashes.is_empty() {
+    if clashes.is_empty() && overwrites.is_empty() {
         if let Some(last) = &mut checked {
             **last = computed.groups.clone();
         }
         return computed;
     }
-    let clashes: Vec<((usize, usize), Vec<Located>)> = clashes
-        .into_iter()
-        .map(|((g, j), others)| {
-            let input = computed.groups[g][j].input.display().to_string();
-            let errors = others.into_iter().map(|(with, output)| {
-                let message = format!(
-                    "output `{}` would also be written from `{}`",
-                    output.display(),
-                    with.display()
-                );
-                Located::file(input.clone(), Severity::Error, message)
-                    .with_code(Code::OutputCollision)
-            });
-            ((g, j), errors.collect())
-        })
-        .collect();
+    let error = |(g, j): (usize, usize), message: String| {
+        let input = computed.groups[g][j].input.display().to_string();
+        Located::file(input, Severity::Error, message).with_code(Code::OutputCollision)
+    };
+    let mut errors: BTreeMap<(usize, usize), Vec<Located>> = BTreeMap::new();
+    for (at, others) in clashes {
+        for (with, output) in others {
+            let message = format!(
+                "output `{}` would also be written from `{}`",
+                output.display(),
+                with.display()
+            );
+            errors.entry(at).or_default().push(error(at, message));
+        }
+    }
+    for (at, output) in overwrites {
+        let message = format!(
+            "output `{}` would overwrite an input of this build; write the outputs elsewhere (-o DIR)",
+            output.display()
+        );
+        errors.entry(at).or_default().push(error(at, message));
+    }
     let mut groups = computed.groups.clone();
-    for ((g, j), errors) in clashes {
+    for ((g, j), errors) in errors {
         let mut results: Vec<Arc<JobResult>> = groups[g].iter().cloned().collect();
         let old = &results[j];
         let mut messages = old
@@ -401,7 +438,7 @@ pub(crate) fn without_collisions(
             report: Some(FileReport {
                 path,
                 messages,
-                allowed: 0,
+                ..FileReport::default()
             }),
             ..JobResult::default()
         });
@@ -461,5 +498,23 @@ mod tests {
         // The memo still holds the last results free of collisions.
         assert!(Arc::ptr_eq(&memo.lock().unwrap()[0][1], &b2));
         assert_eq!(check(&memo, vec![a, b2]), [None, None]);
+    }
+
+    /// An output onto an input of the build (the flat BLIF of `x.blif` written beside
+    /// it) fails the job that would write it, and nothing of it is written.
+    #[test]
+    fn an_output_onto_an_input_is_refused() {
+        let memo = Mutex::new(Vec::new());
+        let a = result("d/a.blif", "d/a.blif", b"a");
+        let b = result("d/b.blif", "out/b.aig", b"b");
+        let found = check(&memo, vec![a, b]);
+        let message = "output `d/a.blif` would overwrite an input of this build; write the \
+                       outputs elsewhere (-o DIR)";
+        assert_eq!(found, [Some(message.to_string()), None]);
+        let computed = Computed {
+            groups: vec![Arc::new(vec![result("x.blif", "x.blif", b"x")])],
+        };
+        let checked = without_collisions(computed, None);
+        assert!(checked.results().all(|r| r.outputs.is_empty()));
     }
 }

@@ -98,7 +98,10 @@ fn run_job(
             FileOutputs::failed(vec![sv_not_aps()])
         }
         Flow::Handshake => handshake(spec, &text, digests).into(),
-        Flow::Blif => flow::blif::build_top(&text, spec.top.as_deref(), &spec.limits()).into(),
+        Flow::Blif => {
+            flow::blif::build_top(&text, spec.top.as_deref(), spec.flat_blif(), &spec.limits())
+                .into()
+        }
         Flow::Unknown => FileOutputs::failed(vec![flow::unknown(&text)]),
     };
     let result = job_result(spec, job, flow, outputs, &text);

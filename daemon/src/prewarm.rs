@@ -141,7 +141,7 @@ fn work(db: &Db, item: &Item) {
             let _ = db::aps::function_emitted(db, *f, symbol.clone(), compiler::aps::Style::Fsm);
         }
         Item::Blif(f) => {
-            let _ = db::blif::blif_outputs(db, *f, None);
+            let _ = db::blif::blif_outputs(db, *f, None, false);
         }
     }
 }

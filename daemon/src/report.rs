@@ -45,7 +45,7 @@ impl BuildReport {
             diagnostics: vec![FileReport {
                 path: message.path.clone(),
                 messages: vec![message],
-                allowed: 0,
+                ..FileReport::default()
             }],
             ..BuildReport::default()
         }
@@ -64,13 +64,19 @@ pub struct OutputFile {
 }
 
 /// The messages about one input: warnings about other files it uses, then its own
-/// diagnostics, then errors about other files.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// diagnostics, then errors about other files. A build reports the inputs that have any
+/// messages; a spec with `per_file` reports every input, with what it made.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FileReport {
     pub path: String,
     pub messages: Vec<Located>,
     /// Warnings the build's lint levels allowed (left out of `messages`).
     pub allowed: u32,
+    /// The outputs the input made (specs with `per_file`; none when it failed).
+    pub outputs: Vec<PathBuf>,
+    /// The figures of the AIG it made: a BLIF netlist's top model or a Handshake design
+    /// (specs with `per_file`).
+    pub stats: Option<compiler::aig::Stats>,
 }
 
 impl FileReport {

@@ -315,7 +315,7 @@ fn config_failure(messages: Vec<Located>) -> BuildReport {
         diagnostics: vec![FileReport {
             path,
             messages,
-            allowed: 0,
+            ..FileReport::default()
         }],
         ..BuildReport::default()
     }

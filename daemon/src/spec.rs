@@ -48,6 +48,11 @@ pub struct BuildSpec {
     /// The file of the CSR configuration (absolute), for `Watch`: read before each build
     /// (in place of `aps_config`) and watched like an input; `None` for other requests.
     pub aps_config_path: Option<PathBuf>,
+    /// Directories yield their `.blif` files only, not their `.mlir` ones (`kiln aig`).
+    pub blif_only: bool,
+    /// Report every input, with or without messages, with the outputs it made and the
+    /// figures of its AIG ([`crate::report::FileReport`]; `kiln aig --stats`, `--json`).
+    pub per_file: bool,
 }
 
 impl BuildSpec {
@@ -63,6 +68,8 @@ impl BuildSpec {
             && self.style == other.style
             && self.aps_config == other.aps_config
             && self.aps_config_path == other.aps_config_path
+            && self.blif_only == other.blif_only
+            && self.per_file == other.per_file
     }
 
     /// The name of an APS input's SystemVerilog top module.
@@ -75,6 +82,17 @@ impl BuildSpec {
     /// The limits the build runs under.
     pub(crate) fn limits(&self) -> Limits {
         self.limits.unwrap_or_else(crate::input::limits)
+    }
+
+    /// Whether BLIF inputs make their flat BLIF (`<stem>.blif`, no BLIF input's default):
+    /// when the spec asks for it and for none of a Handshake design's own outputs. A spec
+    /// that adds a kind to every flow's defaults (`kiln build --emit aag`) carries the
+    /// Handshake defaults, `blif` among them, which no BLIF input asked for; `kiln aig
+    /// --format blif` and a worker's `--kind blif` ask for it alone.
+    pub(crate) fn flat_blif(&self) -> bool {
+        let handshake_only = [OutputKind::SynthMlir, OutputKind::HierBlif];
+        self.kinds.contains(&OutputKind::FlatBlif)
+            && !self.kinds.iter().any(|k| handshake_only.contains(k))
     }
 
     /// Whether a job of `flow` writes output `kind`.
@@ -220,7 +238,7 @@ pub(crate) fn jobs(spec: &BuildSpec) -> Vec<Job> {
     let mut out = Vec::new();
     for input in &spec.inputs {
         if input.is_dir() {
-            out.extend(dir_jobs(input, &spec.out_dir));
+            out.extend(dir_jobs(input, &spec.out_dir, spec.blif_only));
         } else {
             out.push(Job::of_file(input, &spec.out_dir));
         }
@@ -228,10 +246,10 @@ pub(crate) fn jobs(spec: &BuildSpec) -> Vec<Job> {
     out
 }
 
-/// The jobs of the `.mlir`/`.blif` files below `dir` ([`walk`]), sorted by input path,
-/// with the tree mirrored under `out_dir`.
-pub(crate) fn dir_jobs(dir: &Path, out_dir: &Path) -> Vec<Job> {
-    walk(dir, &[out_dir], |p| is_blif(p) || is_mlir(p))
+/// The jobs of the `.mlir`/`.blif` files below `dir` (`.blif` files only with
+/// `blif_only`; [`walk`]), sorted by input path, with the tree mirrored under `out_dir`.
+pub(crate) fn dir_jobs(dir: &Path, out_dir: &Path, blif_only: bool) -> Vec<Job> {
+    walk(dir, &[out_dir], |p| is_blif(p) || !blif_only && is_mlir(p))
         .into_iter()
         .map(|found| {
             let rel = found.path.strip_prefix(dir).unwrap_or(&found.path);

@@ -61,8 +61,9 @@ pub(crate) fn is_kilns_own(rel: &Path) -> bool {
 pub(crate) enum Reader {
     /// The writer, for the outputs of every build into the root.
     Outputs,
-    /// The jobs of an input directory built into this output directory.
-    Inputs(PathBuf),
+    /// The jobs of an input directory built into this output directory (of its `.blif`
+    /// files only: `BuildSpec::blif_only`).
+    Inputs(PathBuf, bool),
 }
 
 /// What a build may assume about a root.

@@ -111,8 +111,9 @@ pub(crate) struct Workspace {
     /// The watcher's change marks of input and output directories (in the daemon);
     /// `None`: stat everything.
     watcher: Option<Arc<Watcher>>,
-    /// The resolved jobs of each (input directory, output directory) at the last build.
-    dirs: BTreeMap<(PathBuf, PathBuf), Arc<Vec<JobInput>>>,
+    /// The resolved jobs of each (input directory, output directory, `blif_only`) at the
+    /// last build.
+    dirs: BTreeMap<(PathBuf, PathBuf, bool), Arc<Vec<JobInput>>>,
     sources: BTreeMap<PathBuf, (SourceFile, Option<Stamp>, u64)>,
     blifs: BTreeMap<PathBuf, (BlifFile, Option<Stamp>, u64)>,
     handshake_jobs: BTreeMap<PathBuf, HandshakeJob>,
@@ -197,8 +198,8 @@ impl Workspace {
     /// The jobs of an input directory: the last build's, with only the files the watcher
     /// marked re-read; or, without trustworthy marks, every file walked and stat'ed.
     fn sync_dir(&mut self, dir: &Path, spec: &BuildSpec) -> Arc<Vec<JobInput>> {
-        let key = (dir.to_path_buf(), spec.out_dir.clone());
-        let marks = self.take_marks(dir, Reader::Inputs(spec.out_dir.clone()));
+        let key = (dir.to_path_buf(), spec.out_dir.clone(), spec.blif_only);
+        let marks = self.take_marks(dir, Reader::Inputs(spec.out_dir.clone(), spec.blif_only));
         if let (RootMarks::Changed(changed), Some(last)) = (&marks, self.dirs.get(&key)) {
             let last = last.clone();
             if changed.is_empty() {
@@ -212,7 +213,7 @@ impl Workspace {
             }
         }
         self.db.counters().executed(Kind::DirScan);
-        let jobs = dir_jobs(dir, &spec.out_dir);
+        let jobs = dir_jobs(dir, &spec.out_dir, spec.blif_only);
         let v: Vec<JobInput> = jobs
             .into_iter()
             .map(|job| {

@@ -76,6 +76,17 @@ pub fn finish(
     finish_with(spec, given, report, via, None)
 }
 
+/// [`finish`] for a command that showed the messages its own way (`kiln aig --json`) and
+/// counted them in `tally`.
+pub fn finish_counted(
+    given: &[PathBuf],
+    report: &BuildReport,
+    via: Via,
+    tally: diagnostics::Tally,
+) -> Result<(), Failure> {
+    close(given, report, via, None, tally)
+}
+
 /// [`finish`], the summary line ending with `extra` (a cached build's cache activity).
 fn finish_with(
     spec: &BuildSpec,
@@ -85,6 +96,17 @@ fn finish_with(
     extra: Option<&str>,
 ) -> Result<(), Failure> {
     let tally = show(spec, given, report);
+    close(given, report, via, extra, tally)
+}
+
+/// The closing line of a build whose messages `tally` counted: the failure, or the summary.
+fn close(
+    given: &[PathBuf],
+    report: &BuildReport,
+    via: Via,
+    extra: Option<&str>,
+    tally: diagnostics::Tally,
+) -> Result<(), Failure> {
     tally.close("build", &diagnostics::inputs_named(given))?;
     let mut line = summary(report, via, &tally);
     if let Some(extra) = extra {
@@ -99,31 +121,59 @@ fn finish_with(
 /// Show a build's diagnostics, each input named as the user named it.
 pub fn show(spec: &BuildSpec, given: &[PathBuf], report: &BuildReport) -> diagnostics::Tally {
     let mut tally = diagnostics::Tally::default();
+    let shown = AsGiven::new(spec, given);
     for m in report.diagnostics.iter().flat_map(|d| &d.messages) {
-        tally.show(&as_given(m.clone(), spec, given));
+        tally.show(&shown.message(m.clone()));
     }
     tally
 }
 
-/// `m` with the input's absolute path (as the spec carries it) replaced by the user's.
+/// `m` with the input's absolute path (as the spec carries it) shown as the user named it
+/// ([`AsGiven`]).
 pub(super) fn as_given(
-    mut m: compiler::diag::Located,
+    m: compiler::diag::Located,
     spec: &BuildSpec,
     given: &[PathBuf],
 ) -> compiler::diag::Located {
-    let shown = |p: &str| {
-        let i = spec.inputs.iter().position(|a| a.as_os_str() == p)?;
-        Some(given.get(i)?.display().to_string())
-    };
-    if let Some(g) = shown(&m.path) {
-        m.path = g;
-    }
-    for r in &mut m.related {
-        if let Some(g) = shown(&r.path) {
-            r.path = g;
+    AsGiven::new(spec, given).message(m)
+}
+
+/// Inputs' paths as the user named them: an input of the spec (absolute) as given, a file
+/// found below an input directory below the directory as given (`netlists/a/x.blif`);
+/// any other path as it is. Made once per build; a path is looked up with its ancestors,
+/// whatever the number of inputs.
+pub(super) struct AsGiven<'a> {
+    inputs: std::collections::HashMap<&'a std::ffi::OsStr, &'a std::path::Path>,
+}
+
+impl<'a> AsGiven<'a> {
+    pub(super) fn new(spec: &'a BuildSpec, given: &'a [PathBuf]) -> AsGiven<'a> {
+        let pairs = spec.inputs.iter().zip(given);
+        AsGiven {
+            inputs: pairs.map(|(a, g)| (a.as_os_str(), g.as_path())).collect(),
         }
     }
-    m
+
+    pub(super) fn path(&self, path: &str) -> String {
+        let p = std::path::Path::new(path);
+        let shown = p.ancestors().find_map(|a| {
+            let g = self.inputs.get(a.as_os_str())?;
+            let rest = p.strip_prefix(a).ok()?;
+            Some(match rest.as_os_str().is_empty() {
+                true => g.display().to_string(),
+                false => g.join(rest).display().to_string(),
+            })
+        });
+        shown.unwrap_or_else(|| path.to_string())
+    }
+
+    pub(super) fn message(&self, mut m: compiler::diag::Located) -> compiler::diag::Located {
+        m.path = self.path(&m.path);
+        for r in &mut m.related {
+            r.path = self.path(&r.path);
+        }
+        m
+    }
 }
 
 /// `3 outputs (1 written) in 4.1 ms [daemon]; compiled 1 function, 2 models; 1 warning`.

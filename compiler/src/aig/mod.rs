@@ -184,6 +184,29 @@ pub struct Aig {
     strash: Strash,
 }
 
+/// The figures of an AIG a user asks for (`kiln aig --stats`): primary inputs and outputs,
+/// latches, AND nodes and logic levels (ABC's `print_stats` `i/o`, `lat`, `and`, `lev`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Stats {
+    pub pi: usize,
+    pub po: usize,
+    pub latches: usize,
+    pub ands: usize,
+    pub levels: u32,
+}
+
+impl Stats {
+    pub fn of(g: &Aig) -> Stats {
+        Stats {
+            pi: g.inputs().len(),
+            po: g.outputs().len(),
+            latches: g.latches().len(),
+            ands: g.and_count(),
+            levels: g.depth(),
+        }
+    }
+}
+
 impl Default for Aig {
     fn default() -> Aig {
         Aig::new("")

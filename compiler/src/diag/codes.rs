@@ -87,7 +87,9 @@ codes! {
          input's stem, with directory inputs mirrored below the output directory. Two inputs given on the command line with the same stem \
          (`a/addi.blif` and `b/addi.blif`), or an input given twice, would overwrite one \
          result with the other. Build them into different output directories, or pass \
-         their common parent directory, whose tree is mirrored.";
+         their common parent directory, whose tree is mirrored. An output that would \
+         overwrite an input of the build (`kiln aig x.blif --format blif -o .`) is refused \
+         alike.";
     WriteFailed = "E0008", "an output cannot be written",
         "kiln writes every output atomically (a temporary file renamed over the old one). \
          The output directory cannot be created or written, or the disk is full. Previous \

@@ -341,16 +341,18 @@ pub fn flatten<'b>(
     })
 }
 
-/// The outcome of the file `text` from its models, each one's parse (by index, the first
-/// definition of its name), and its top model's lowering (with the top's index in
-/// `models`): every model's reader warnings, then the top's lowering warnings or error, all
-/// with file-relative spans; the top's AIG as the outputs. A file without a model, or with a
+/// The outcome of the file `text` from its models, each one's warnings (`parsed_warnings`:
+/// its reader's, and when the top lowered, its own lowering warnings if it is below the
+/// top; relative to its text), and its top model's lowering (with the top's index in
+/// `models`): every model's warnings in file order, then the top's lowering warnings or
+/// error, all with file-relative spans; the top's AIG as the outputs ([`outputs`]). A file without a model, or with a
 /// model defined twice, is refused as the whole-file reader refuses it.
 pub fn outcome(
     text: &str,
     models: &[Item],
     parsed_warnings: impl Fn(&Item) -> Vec<Diagnostic>,
     top: Option<(usize, Result<&Lowered, &Diagnostic>)>,
+    flat_blif: bool,
 ) -> Outcome {
     let Some((first, top)) = top.and_then(|(i, top)| Some((models.get(i)?, top))) else {
         return Outcome::failed(vec![crate::blif::no_model(text)]);
@@ -368,7 +370,7 @@ pub fn outcome(
         Ok(l) => {
             diagnostics.extend(l.warnings.iter().map(|w| w.clone().shifted(shift)));
             Outcome {
-                outputs: outputs(&l.aig),
+                outputs: outputs(&l.aig, flat_blif),
                 diagnostics,
                 elsewhere: Vec::new(),
             }
@@ -414,17 +416,22 @@ pub fn first_instantiated(
     (!roots.is_empty()).then(|| crate::blif::first_instantiated_warning(first, &roots))
 }
 
-/// The outputs of a top model's AIG: binary and ASCII AIGER.
-pub fn outputs(g: &Aig) -> Vec<(OutputKind, Vec<super::Piece>)> {
-    vec![
+/// The outputs of a top model's AIG: binary and ASCII AIGER, and with `flat_blif` the
+/// flat BLIF (`<stem>.blif`, made only when asked for: `kiln aig --format blif`).
+pub fn outputs(g: &Aig, flat_blif: bool) -> Vec<(OutputKind, Vec<super::Piece>)> {
+    let mut out = vec![
         whole(OutputKind::Aig, aig::write_aiger_binary(g)),
         whole(OutputKind::Aag, aig::write_aag(g).into_bytes()),
-    ]
+    ];
+    if flat_blif {
+        out.push(whole(OutputKind::FlatBlif, aig::write_blif(g).into_bytes()));
+    }
+    out
 }
 
 /// The whole flow for one file.
 pub fn build(text: &str, limits: &Limits) -> Outcome {
-    build_top(text, None, limits)
+    build_top(text, None, false, limits)
 }
 
 /// The index in `models` of the model to lower as the top: `top`'s first definition, else
@@ -439,8 +446,54 @@ pub fn top_index(models: &[Item], top: Option<&str>) -> Result<usize, Diagnostic
     }
 }
 
-/// The whole flow for one file, with model `top` as the top (else the first model).
-pub fn build_top(text: &str, top: Option<&str>, limits: &Limits) -> Outcome {
+/// The whole flow for one file, with model `top` as the top (else the first model), the
+/// flat BLIF among the outputs with `flat_blif`.
+///
+/// A file that reads and lowers without a single message, or a flat netlist (one model)
+/// that lowers, takes the whole-file lowering ([`aig::lower_file_owned`]: one parse, each
+/// model's arrays dropped once it is lowered), which on a 100,000-model hierarchy is 3
+/// times as fast and takes 40% of the memory of the per-model steps (`docs/bench.md`).
+/// Every other file takes the per-model steps, whose messages are the daemon's, so the
+/// outcome is the daemon's whichever way it is made. Why the two agree on a clean file:
+/// the whole-file lowering lowers every model, so when it succeeds so does every model of
+/// the top's cone; it then has no reader warning, no lowering warning in any model and no
+/// first-model warning, so the per-model steps have none either; and both flatten the same
+/// boxes. On a flat netlist the one model is the file, read by the same reader. A test
+/// compares the two ways on every test file.
+pub fn build_top(text: &str, top: Option<&str>, flat_blif: bool, limits: &Limits) -> Outcome {
+    match whole_file(text, top, limits) {
+        Some((g, diagnostics)) => Outcome {
+            outputs: outputs(&g, flat_blif),
+            diagnostics,
+            elsewhere: Vec::new(),
+        },
+        None => by_model(text, top, flat_blif, limits),
+    }
+}
+
+/// The top model's AIG and the file's warnings when the whole file reads and lowers at
+/// once, and its messages are those of the per-model steps by construction: it has no
+/// message at all, or it has one model (a flat netlist), whose reader warnings and then
+/// lowering warnings are the file's, in that order, as the per-model steps give them.
+fn whole_file(text: &str, top: Option<&str>, limits: &Limits) -> Option<(Aig, Vec<Diagnostic>)> {
+    let parsed = crate::blif::parse(text).ok()?;
+    let one = parsed.file.models.len() == 1;
+    if parsed.file.models.is_empty() || !one && !parsed.warnings.is_empty() {
+        return None;
+    }
+    let mut diagnostics = parsed.warnings;
+    let mut lowered = aig::lower_file_owned(parsed.file, top, limits).ok()?;
+    let top = lowered.models.remove(&lowered.top)?;
+    let quiet = top.warnings.is_empty() && top.undriven.is_empty();
+    if !one && !quiet {
+        return None;
+    }
+    diagnostics.extend(top.warnings);
+    Some((top.aig, diagnostics))
+}
+
+/// [`build_top`] by the per-model steps: the daemon's queries without the database.
+fn by_model(text: &str, top: Option<&str>, flat_blif: bool, limits: &Limits) -> Outcome {
     let models = models(text);
     let t = match top_index(&models, top) {
         Ok(t) => t,
@@ -462,6 +515,7 @@ pub fn build_top(text: &str, top: Option<&str>, limits: &Limits) -> Outcome {
             root = first_instantiated(&models, first, |m| file.instances(m));
         }
     }
+    let lowered = matches!(&top_lowered, Some((_, Ok(_))));
     let warnings = |m: &Item| {
         let mut w = match file.parsed.get(&m.symbol).and_then(Option::as_deref) {
             Some(Ok((_, w))) => w.clone(),
@@ -470,10 +524,13 @@ pub fn build_top(text: &str, top: Option<&str>, limits: &Limits) -> Outcome {
         if std::ptr::eq(m, &models[0]) {
             w.extend(root.clone());
         }
+        if lowered && let Some(below) = file.below.get(&m.symbol) {
+            w.extend(below.iter().cloned());
+        }
         w
     };
     let top = top_lowered.as_ref().map(|(t, r)| (*t, r.as_ref()));
-    outcome(text, &models, warnings, top)
+    outcome(text, &models, warnings, top, flat_blif)
 }
 
 type Parsed = Result<(Model, Vec<Diagnostic>), Diagnostic>;
@@ -493,6 +550,8 @@ struct File<'a> {
     /// Model name → its first definition.
     index: FxHashMap<&'a str, usize>,
     parsed: BTreeMap<String, Option<Rc<Parsed>>>,
+    /// The lowering warnings of each model lowered below the top.
+    below: BTreeMap<String, Vec<Diagnostic>>,
 }
 
 impl<'a> File<'a> {
@@ -505,6 +564,7 @@ impl<'a> File<'a> {
             models,
             index,
             parsed: BTreeMap::new(),
+            below: BTreeMap::new(),
         }
     }
 
@@ -577,6 +637,9 @@ impl<'a> File<'a> {
             match r {
                 Ok((b, i)) => {
                     interfaces.insert(m.clone(), Ok(i.unwrap_or_default()));
+                    if m != name && !b.warnings.is_empty() {
+                        self.below.insert(m.clone(), b.warnings.clone());
+                    }
                     boxes.insert(m, Ok(b));
                 }
                 Err(e) => {
@@ -590,5 +653,131 @@ impl<'a> File<'a> {
         flatten(top, &|m: &str| {
             boxes.get(m)?.as_ref().ok().map(|b| &b.model)
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    /// Every BLIF file of the test data, then hierarchies the data lacks: a chain, a model
+    /// instantiated before its definition, an undriven net in a child, a deep chain under
+    /// a tight depth limit, an unknown top.
+    fn texts() -> Vec<(String, String)> {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/blif");
+        let mut out = Vec::new();
+        for dir in ["bench", "edge", "library", "malformed"] {
+            let mut files: Vec<_> = std::fs::read_dir(root.join(dir))
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .filter(|p| p.extension().is_some_and(|e| e == "blif"))
+                .collect();
+            files.sort();
+            for f in files {
+                let text = String::from_utf8_lossy(&std::fs::read(&f).unwrap()).into_owned();
+                out.push((f.display().to_string(), text));
+            }
+        }
+        let generated = [
+            ("chain", crate::blif::generate::and_chain(40)),
+            (
+                "child first",
+                ".model c\n.inputs a\n.outputs y\n.names a y\n0 1\n.end\n\
+                 .model t\n.inputs a\n.outputs y\n.subckt c a=a y=y\n.end\n"
+                    .to_string(),
+            ),
+            (
+                "undriven in child",
+                ".model t\n.inputs a\n.outputs y\n.subckt c a=a y=y\n.end\n\
+                 .model c\n.inputs a\n.outputs y\n.names a n y\n11 1\n.end\n"
+                    .to_string(),
+            ),
+            (
+                "unused broken model",
+                ".model t\n.inputs a\n.outputs y\n.names a y\n1 1\n.end\n\
+                 .model u\n.inputs a\n.outputs y\n.subckt nowhere a=a y=y\n.end\n"
+                    .to_string(),
+            ),
+        ];
+        let flat = [
+            (
+                "flat, no .end, undriven",
+                "# a comment\n\n.model t\n.inputs a b\n.outputs y z\n.names a n y\n11 1\n",
+            ),
+            (
+                "flat, ignored directive, unconnected",
+                ".model t\n.inputs a\n.outputs y\n.default_max_input_load 1\n.names a y\n1 1\n.end\n\n",
+            ),
+            (
+                "flat, text after the model",
+                ".model t\n.inputs a\n.outputs y\n.names a y\n1 1\n.end\n.names a b\n1 1\n",
+            ),
+        ];
+        out.extend(generated.map(|(n, t)| (n.to_string(), t)));
+        out.extend(flat.map(|(n, t)| (n.to_string(), t.to_string())));
+        out
+    }
+
+    /// The whole-file fast path ([`build_top`]) and the per-model steps ([`by_model`]) give
+    /// the same outcome, bytes and messages, on every file, for the first model, every
+    /// named model and an unknown one as the top, with and without the flat BLIF, under
+    /// the default limits and a depth limit of 3.
+    #[test]
+    fn the_fast_path_agrees_with_the_per_model_steps() {
+        let mut tight = Limits::DEFAULT;
+        tight.max_depth = 3;
+        let (mut fast, mut total) = (0, 0);
+        for (name, text) in texts() {
+            let mut tops: Vec<Option<String>> = vec![None, Some("no_such_model".into())];
+            tops.extend(models(&text).iter().take(6).map(|m| Some(m.symbol.clone())));
+            for top in &tops {
+                for limits in [&Limits::DEFAULT, &tight] {
+                    for flat in [false, true] {
+                        let a = build_top(&text, top.as_deref(), flat, limits);
+                        let b = by_model(&text, top.as_deref(), flat, limits);
+                        assert_eq!(a, b, "{name}, top {top:?}, flat {flat}");
+                        total += 1;
+                        fast += whole_file(&text, top.as_deref(), limits).is_some() as usize;
+                    }
+                }
+            }
+        }
+        // Both paths are exercised.
+        assert!(fast > 100 && fast < total, "{fast} of {total}");
+    }
+
+    #[test]
+    fn the_flat_blif_is_made_only_when_asked_for() {
+        let text = crate::blif::generate::and_chain(3);
+        let kinds = |o: &Outcome| o.outputs.iter().map(|(k, _)| *k).collect::<Vec<_>>();
+        let plain = build_top(&text, None, false, &Limits::DEFAULT);
+        assert_eq!(kinds(&plain), [OutputKind::Aig, OutputKind::Aag]);
+        let flat = build_top(&text, None, true, &Limits::DEFAULT);
+        assert_eq!(
+            kinds(&flat),
+            [OutputKind::Aig, OutputKind::Aag, OutputKind::FlatBlif]
+        );
+        let blif = flat.text(OutputKind::FlatBlif).unwrap();
+        assert!(blif.starts_with(".model m0\n"), "{blif}");
+    }
+
+    /// A warning inside a model below the top is reported at its own line, as the reader's
+    /// warnings are; the top's own come after every model's.
+    #[test]
+    fn a_warning_below_the_top_is_at_its_line() {
+        let text = ".model t\n.inputs a\n.outputs y z\n.subckt c a=a y=y\n.end\n\
+                    .model c\n.inputs a\n.outputs y\n.names a n y\n11 1\n.end\n";
+        let o = build_top(text, None, false, &Limits::DEFAULT);
+        let at: Vec<(usize, &str)> = (o.diagnostics.iter())
+            .map(|d| {
+                let start = d.span.map_or(0, |s| s.start as usize);
+                (text[..start].matches('\n').count() + 1, d.message.as_str())
+            })
+            .collect();
+        assert_eq!(at.len(), 2, "{at:?}");
+        assert!(at[0].0 == 9 && at[0].1.contains("`n`"), "{at:?}");
+        assert!(at[1].0 == 3 && at[1].1.contains("`z`"), "{at:?}");
+        assert!(!o.outputs.is_empty());
     }
 }

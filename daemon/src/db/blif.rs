@@ -216,9 +216,14 @@ fn too_deep(
 }
 
 /// The outputs of a BLIF file: its top model (`top`, else the first) as binary and ASCII
-/// AIGER, with every diagnostic (file-relative).
+/// AIGER (and flat BLIF with `flat_blif`), with every diagnostic (file-relative).
 #[salsa::tracked(returns(ref))]
-pub(crate) fn blif_outputs(db: &dyn KilnDb, file: BlifFile, top: Option<String>) -> FileOutputs {
+pub(crate) fn blif_outputs(
+    db: &dyn KilnDb,
+    file: BlifFile,
+    top: Option<String>,
+    flat_blif: bool,
+) -> FileOutputs {
     note(db, || Subject::file(file.path(db)));
     executed(db, Kind::EmitAig);
     let models = blif_models(db, file);
@@ -244,6 +249,20 @@ pub(crate) fn blif_outputs(db: &dyn KilnDb, file: BlifFile, top: Option<String>)
         }
         _ => None,
     };
+    // The models below a top that lowered: their own lowering warnings are reported too.
+    let below: BTreeMap<String, ()> = match lowered {
+        Some(Ok(_)) => {
+            let instances = |m: &str| model_instances(db, file, m.to_string()).clone();
+            let limits = super::limits(db);
+            let order = flow::post_order(&models[t].symbol, instances, limits.max_depth.into());
+            let top = &models[t].symbol;
+            (order.unwrap_or_default().into_iter())
+                .filter(|m| m != top)
+                .map(|m| (m, ()))
+                .collect()
+        }
+        _ => BTreeMap::new(),
+    };
     let warnings = |m: &Item| match deep {
         true => Vec::new(),
         false => {
@@ -254,8 +273,14 @@ pub(crate) fn blif_outputs(db: &dyn KilnDb, file: BlifFile, top: Option<String>)
             if std::ptr::eq(m, &models[0]) {
                 w.extend(root.clone());
             }
+            if below.contains_key(&m.symbol)
+                && let Ok(b) = model_box(db, file, m.symbol.clone())
+            {
+                w.extend(b.warnings.iter().cloned());
+            }
             w
         }
     };
-    flow::outcome(file.text(db), models, warnings, lowered.map(|l| (t, l))).into()
+    let top = lowered.map(|l| (t, l));
+    flow::outcome(file.text(db), models, warnings, top, flat_blif).into()
 }

@@ -77,7 +77,7 @@ impl Ide {
             ),
             Overlay::Blif(f, _) => (
                 Flow::Blif,
-                blif::blif_outputs(db, f, None).clone(),
+                blif::blif_outputs(db, f, None, false).clone(),
                 f.text(db),
             ),
         };

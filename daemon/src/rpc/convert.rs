@@ -50,6 +50,8 @@ pub(super) fn spec_to_proto(spec: &BuildSpec) -> proto::BuildRequest {
         aps_config_path: (spec.aps_config_path.as_ref())
             .map(|p| p.display().to_string())
             .unwrap_or_default(),
+        blif_only: spec.blif_only,
+        per_file: spec.per_file,
     }
 }
 
@@ -88,6 +90,8 @@ pub(super) fn spec_from_proto(req: &proto::BuildRequest) -> Result<BuildSpec, Sp
             s => Some(serde_json::from_str(s).map_err(|e| SpecError::ApsConfig(e.to_string()))?),
         },
         aps_config_path: path(&req.aps_config_path),
+        blif_only: req.blif_only,
+        per_file: req.per_file,
     })
 }
 
@@ -160,6 +164,14 @@ pub(super) fn report_to_proto(r: BuildReport) -> proto::BuildReply {
             .map(|d| proto::FileDiagnostics {
                 errors: d.errors() as u32,
                 allowed: d.allowed,
+                outputs: d.outputs.iter().map(|p| display(p)).collect(),
+                stats: d.stats.map(|s| proto::AigStats {
+                    pi: s.pi as u64,
+                    po: s.po as u64,
+                    latches: s.latches as u64,
+                    ands: s.ands as u64,
+                    levels: s.levels,
+                }),
                 messages: d
                     .messages
                     .into_iter()
@@ -200,6 +212,14 @@ pub(super) fn report_from_proto(r: proto::BuildReply) -> BuildReport {
             .into_iter()
             .map(|d| FileReport {
                 allowed: d.allowed,
+                outputs: d.outputs.iter().map(PathBuf::from).collect(),
+                stats: d.stats.map(|s| compiler::aig::Stats {
+                    pi: usize::try_from(s.pi).unwrap_or(usize::MAX),
+                    po: usize::try_from(s.po).unwrap_or(usize::MAX),
+                    latches: usize::try_from(s.latches).unwrap_or(usize::MAX),
+                    ands: usize::try_from(s.ands).unwrap_or(usize::MAX),
+                    levels: s.levels,
+                }),
                 messages: d
                     .messages
                     .into_iter()
@@ -410,5 +430,44 @@ mod tests {
         };
         let jobs = spec_from_proto(&huge).unwrap().jobs;
         assert_eq!(compiler::par::jobs_or_cores(jobs), compiler::par::MAX_JOBS);
+    }
+
+    /// `kiln aig`'s request and report cross the wire: `blif_only`, `per_file`, and each
+    /// input's outputs and AIG figures.
+    #[test]
+    fn per_file_reports_cross_the_wire() {
+        let spec = BuildSpec {
+            inputs: vec![PathBuf::from("/w/lib")],
+            kinds: vec![OutputKind::FlatBlif],
+            out_dir: PathBuf::from("/w/out"),
+            blif_only: true,
+            per_file: true,
+            ..BuildSpec::default()
+        };
+        assert_eq!(spec_from_proto(&spec_to_proto(&spec)).unwrap(), spec);
+        let stats = compiler::aig::Stats {
+            pi: 3,
+            po: 2,
+            latches: 1,
+            ands: 40,
+            levels: 7,
+        };
+        let report = BuildReport {
+            diagnostics: vec![
+                FileReport {
+                    path: "/w/lib/a.blif".into(),
+                    outputs: vec![PathBuf::from("/w/out/a.blif")],
+                    stats: Some(stats),
+                    ..FileReport::default()
+                },
+                FileReport {
+                    path: "/w/lib/b.blif".into(),
+                    ..FileReport::default()
+                },
+            ],
+            ..BuildReport::default()
+        };
+        let back = report_from_proto(report_to_proto(report.clone()));
+        assert_eq!(back.diagnostics, report.diagnostics);
     }
 }
