@@ -77,7 +77,7 @@ pub fn front(text: &str, opts: &Options) -> Result<Front, FrontError> {
         with_template(m, handshake::rtl::template(&circuit, node));
         // The units inside a signal manager (extra signals) may be templates too.
         if let Some(mg) = &mut m.managed {
-            let nodes = handshake::extras::inner_nodes(node, mg.manager);
+            let nodes = handshake::managers::inner_nodes(node, mg.manager);
             for (im, n) in mg.inner.iter_mut().zip(&nodes) {
                 with_template(im, handshake::rtl::template(&circuit, n));
             }

@@ -12,7 +12,8 @@
 
 use super::builtin;
 use super::circuit::{Circuit, OpNode};
-use super::extras::{self, Manager};
+use super::extras;
+use super::managers::{self, Manager};
 use super::mark::{Builtin, UnitRef};
 use super::net::{CompactError, Lit, Net};
 use super::nets::{Consumers, Nets};
@@ -49,7 +50,7 @@ pub enum Impl {
     },
     Builtin(Builtin),
     /// Channels with extra signals: the units `inner` (the op's units without extras, see
-    /// [`super::extras::inner_nodes`]) inside a generated wrapper that moves the extras.
+    /// [`super::managers::inner_nodes`]) inside a generated wrapper that moves the extras.
     Managed {
         manager: Manager,
         inner: Vec<Impl>,
@@ -175,7 +176,7 @@ pub(crate) fn choose(
             return subckt(m, why.unwrap_or("its channels carry extra signals"));
         };
         let mut inner = Vec::new();
-        for (im, n) in mg.inner.iter().zip(extras::inner_nodes(node, mg.manager)) {
+        for (im, n) in mg.inner.iter().zip(managers::inner_nodes(node, mg.manager)) {
             match choose(im, &n, units, generated) {
                 Impl::Subckt { looked_for, reason } => {
                     let reason = format!(

@@ -6,8 +6,8 @@
 //! and is usable is decided later ([`super::resolve`]), by the caller that owns the IO.
 
 use super::circuit::{Circuit, OpNode, PortSpec, PortType};
-use super::extras::{self, Managed};
 pub use super::float_ops::{FCmpPred, FloatCast, FloatOp};
+use super::managers::{self, Manager};
 use super::table::{PathTable, expand};
 use crate::diag::{Code, Diagnostic, Span};
 use crate::limits::{Limit, Limits};
@@ -275,6 +275,14 @@ pub struct UnitRef {
     pub span: Span,
 }
 
+/// An op with extras: its manager and the marks of the units inside, in the order
+/// [`managers::inner_nodes`] gives their ops.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Managed {
+    pub manager: Manager,
+    pub inner: Vec<UnitRef>,
+}
+
 /// Phase 1 over an analysed circuit. `func` must be the function `circuit` was built from.
 pub fn mark_circuit(
     func: &Operation,
@@ -302,7 +310,7 @@ pub fn mark_circuit_with(
         let op = body
             .get(i)
             .ok_or_else(|| Diagnostic::error(node.span, "op list does not match the function"))?;
-        marks.push(match extras::has_extras(node) {
+        marks.push(match managers::has_extras(node) {
             true => mark_managed(i, node, op, table, limits)?,
             false => mark_op(i, node, op, table, limits)?,
         });
@@ -319,17 +327,25 @@ fn mark_managed(
     table: &PathTable,
     limits: &Limits,
 ) -> Result<UnitRef, Diagnostic> {
-    let plain = mark_op(i, &extras::strip(node), op, table, limits)?;
+    let plain = mark_op(i, &managers::strip(node), op, table, limits)?;
     let mut m = UnitRef {
         path: None,
         builtin: None,
         extras: true,
         ..plain.clone()
     };
-    match extras::manager(node, &plain, op, limits) {
+    let latency = match plain.builtin {
+        Some(
+            Builtin::Float { latency, .. }
+            | Builtin::CmpF { latency, .. }
+            | Builtin::FloatCast { latency, .. },
+        ) => Some(latency),
+        _ => None,
+    };
+    match managers::manager(node, latency, op, limits) {
         Ok(manager) => {
             let mut inner = Vec::new();
-            for n in extras::inner_nodes(node, manager) {
+            for n in managers::inner_nodes(node, manager) {
                 inner.push(mark_op(i, &n, op, table, limits)?);
             }
             m.no_path = None;
@@ -551,7 +567,7 @@ fn mark_op(
     if w == 0 {
         key.push_str(".dataless");
     }
-    let extras = extras::has_extras(node);
+    let extras = managers::has_extras(node);
     let (path, mut no_path) = match table.get(&key) {
         Some(t) => match expand(t, &params) {
             Ok(p) => (Some(p), None),

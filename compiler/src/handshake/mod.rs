@@ -21,6 +21,7 @@ pub mod float;
 mod float_ops;
 #[cfg(any(test, feature = "generators"))]
 pub mod generate;
+pub mod managers;
 pub mod mark;
 pub(crate) mod names;
 pub mod net;

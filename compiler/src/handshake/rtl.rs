@@ -82,7 +82,7 @@ pub fn templates(circuit: &Circuit) -> Vec<Option<Template>> {
 }
 
 /// The template of `node`, an op of `circuit` or a unit inside one's signal manager
-/// ([`super::extras::inner_nodes`]), if a template covers it.
+/// ([`super::managers::inner_nodes`]), if a template covers it.
 pub fn template(circuit: &Circuit, node: &OpNode) -> Option<Template> {
     binding(circuit, node).map(|b| instantiate(node, b))
 }
