@@ -18,7 +18,7 @@ use crate::report::{FileReport, messages};
 use crate::spec::{BuildSpec, Flow, Job, OutputKind};
 use crate::workspace::{JobInput, Loaded, Resolved};
 use compiler::diag::{Code, Diagnostic, Located, Severity};
-use compiler::fxhash::FxHashMap;
+use compiler::fxhash::{FxHashMap, FxHashSet};
 use std::collections::BTreeMap;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
@@ -371,13 +371,11 @@ pub(crate) fn without_collisions(
     // Per clashing job: the other job's input → the first output they share.
     let mut clashes: BTreeMap<(usize, usize), BTreeMap<&Path, &Path>> = BTreeMap::new();
     let mut overwrites: Vec<((usize, usize), &Path)> = Vec::new();
-    let inputs: FxHashMap<&OsStr, ()> = (computed.results())
-        .map(|r| (r.input.as_os_str(), ()))
-        .collect();
+    let inputs: FxHashSet<&OsStr> = computed.results().map(|r| r.input.as_os_str()).collect();
     for (g, group) in computed.groups.iter().enumerate() {
         for (j, r) in group.iter().enumerate() {
             for o in &r.outputs {
-                if inputs.contains_key(o.path.as_os_str()) {
+                if inputs.contains(o.path.as_os_str()) {
                     overwrites.push(((g, j), &o.path));
                 }
                 let (g0, j0) = *first.entry(o.path.as_os_str()).or_insert((g, j));

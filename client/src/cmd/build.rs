@@ -128,16 +128,6 @@ pub fn show(spec: &BuildSpec, given: &[PathBuf], report: &BuildReport) -> diagno
     tally
 }
 
-/// `m` with the input's absolute path (as the spec carries it) shown as the user named it
-/// ([`AsGiven`]).
-pub(super) fn as_given(
-    m: compiler::diag::Located,
-    spec: &BuildSpec,
-    given: &[PathBuf],
-) -> compiler::diag::Located {
-    AsGiven::new(spec, given).message(m)
-}
-
 /// Inputs' paths as the user named them: an input of the spec (absolute) as given, a file
 /// found below an input directory below the directory as given (`netlists/a/x.blif`);
 /// any other path as it is. Made once per build; a path is looked up with its ancestors,

@@ -13,6 +13,7 @@
 //! its located errors, outputs untouched.
 
 use super::args::BuildInputs;
+use super::build::AsGiven;
 use crate::daemon_client::{self, fail};
 use crate::diagnostics::{self, MessageFormat, Tally};
 use crate::io::Failure;
@@ -96,10 +97,10 @@ pub fn run(args: Args) -> Result<(), Failure> {
     }
 }
 
-/// `m` with its paths as the user gave them: the inputs' ([`super::build::as_given`]) and
-/// the CSR configuration's.
-fn as_given(m: Located, spec: &BuildSpec, given: &Given) -> Located {
-    let mut m = super::build::as_given(m, spec, &given.inputs);
+/// `m` with its paths as the user gave them: the inputs' (`inputs`, made once per event)
+/// and the CSR configuration's.
+fn as_given(m: Located, inputs: &AsGiven, spec: &BuildSpec, given: &Given) -> Located {
+    let mut m = inputs.message(m);
     if let (Some(abs), Some(config)) = (&spec.aps_config_path, &given.config)
         && abs.as_os_str() == m.path.as_str()
     {
@@ -149,12 +150,13 @@ impl Shown {
     /// Show `e`'s diagnostics: all of them for the first build (and in JSON), else those
     /// new since the last build, then those fixed.
     fn diagnostics(&mut self, e: &WatchEvent, spec: &BuildSpec, given: &Given) -> Messages {
+        let inputs = AsGiven::new(spec, &given.inputs);
         let all: Vec<Located> = e
             .report
             .diagnostics
             .iter()
             .flat_map(|d| &d.messages)
-            .map(|m| as_given(m.clone(), spec, given))
+            .map(|m| as_given(m.clone(), &inputs, spec, given))
             .collect();
         let mut now: BTreeMap<Key, Vec<Located>> = BTreeMap::new();
         for m in &all {

@@ -18,7 +18,7 @@ use compiler::blif::Model;
 use compiler::diag::{Diagnostic, Span};
 use compiler::flow::blif as flow;
 use compiler::mlir::items::Item;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// The models of one BLIF file, split lexically.
 #[salsa::tracked(returns(ref))]
@@ -250,7 +250,7 @@ pub(crate) fn blif_outputs(
         _ => None,
     };
     // The models below a top that lowered: their own lowering warnings are reported too.
-    let below: BTreeMap<String, ()> = match lowered {
+    let below: BTreeSet<String> = match lowered {
         Some(Ok(_)) => {
             let instances = |m: &str| model_instances(db, file, m.to_string()).clone();
             let limits = super::limits(db);
@@ -258,10 +258,9 @@ pub(crate) fn blif_outputs(
             let top = &models[t].symbol;
             (order.unwrap_or_default().into_iter())
                 .filter(|m| m != top)
-                .map(|m| (m, ()))
                 .collect()
         }
-        _ => BTreeMap::new(),
+        _ => BTreeSet::new(),
     };
     let warnings = |m: &Item| match deep {
         true => Vec::new(),
@@ -273,7 +272,7 @@ pub(crate) fn blif_outputs(
             if std::ptr::eq(m, &models[0]) {
                 w.extend(root.clone());
             }
-            if below.contains_key(&m.symbol)
+            if below.contains(&m.symbol)
                 && let Ok(b) = model_box(db, file, m.symbol.clone())
             {
                 w.extend(b.warnings.iter().cloned());
