@@ -972,3 +972,416 @@ fn spec_save_commit_follows_dynamatics_processes() {
         assert!(sent > 500, "depth {depth}: only {sent} tokens sent");
     }
 }
+
+/// The states of Dynamatic's `specgenCore`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Core {
+    Pass,
+    Spec,
+    NoCmp,
+    CmpCorrect,
+    CmpWrong,
+    Kill,
+}
+
+/// What `specgenCore`'s `output_proc` drives.
+struct CoreOut {
+    outs: u64,
+    outs_spec: bool,
+    code: u64,
+    control_v: bool,
+    fifo_v: bool,
+    data_r: bool,
+    predict_r: bool,
+    fifo_r: bool,
+}
+
+/// One cycle's inputs of the speculator: data, its valid and `spec`, the trigger's valid
+/// and `spec`, and the readies of the six outputs in result order.
+struct SpecIn {
+    ins: u64,
+    ins_valid: bool,
+    ins_spec: bool,
+    trigger_valid: bool,
+    trigger_spec: bool,
+    ready: [bool; 6],
+}
+
+/// One cycle's outputs: the six outputs' (data, valid) in result order, the data output's
+/// `spec`, and the readies of data and trigger.
+#[derive(Debug, PartialEq, Eq)]
+struct SpecOut {
+    results: [(u64, bool); 6],
+    outs_spec: bool,
+    ins_ready: bool,
+    trigger_ready: bool,
+}
+
+/// Dynamatic's `speculator` (its VHDL generator's entities: the data fork, `specgenCore`,
+/// `predictor`, `predFifo`, the control fork and the five decoders), stepped here in Rust
+/// process by process: the reference for the generated unit.
+struct Speculator {
+    state: Core,
+    data_fork: [bool; 2],
+    control_fork: [bool; 5],
+    data_reg: u64,
+    data_out: u64,
+    mem: Vec<u64>,
+    tail: usize,
+    head: usize,
+    full: bool,
+    empty: bool,
+}
+
+/// An `eager_fork_register_block` row: (outs_valid, blockStop) of each output, given the
+/// transmit registers, the input valid and the outputs' readies; and the fork's ins_ready.
+fn eager(transmit: &[bool], valid: bool, ready: &[bool]) -> (Vec<bool>, Vec<bool>, bool) {
+    let valids = transmit.iter().map(|&t| t && valid).collect();
+    let stops: Vec<bool> = (transmit.iter().zip(ready))
+        .map(|(&t, &r)| !r && t)
+        .collect();
+    let any = stops.iter().any(|&s| s);
+    (valids, stops, !any)
+}
+
+/// The transmit registers after a clock edge.
+fn eager_next(transmit: &mut [bool], stops: &[bool], valid: bool) {
+    let backpressure = valid && stops.iter().any(|&s| s);
+    for (t, &s) in transmit.iter_mut().zip(stops) {
+        *t = s || !backpressure;
+    }
+}
+
+impl Speculator {
+    fn new(depth: usize) -> Speculator {
+        Speculator {
+            state: Core::Pass,
+            data_fork: [true; 2],
+            control_fork: [true; 5],
+            data_reg: 1,
+            data_out: 1,
+            mem: vec![0; depth],
+            tail: 0,
+            head: 0,
+            full: false,
+            empty: true,
+        }
+    }
+
+    /// `specgenCore`'s `output_proc` for the control fork's ready `cr`.
+    fn core(&self, datap: bool, ins: u64, ins_spec: bool, i: &SpecIn, cr: bool) -> CoreOut {
+        let (predp, predict) = (i.trigger_valid, self.data_out);
+        let (fifo_ne, fifo_nf, fifo_ins) = (!self.empty, !self.full, self.mem[self.head]);
+        let mut o = CoreOut {
+            outs: ins,
+            outs_spec: false,
+            code: 0b000,
+            control_v: false,
+            fifo_v: false,
+            data_r: false,
+            predict_r: false,
+            fifo_r: false,
+        };
+        match self.state {
+            Core::Pass => {
+                o.data_r = cr;
+                o.predict_r = fifo_nf && cr;
+                o.fifo_r = datap && fifo_ne && ins == fifo_ins;
+                if !datap && predp && fifo_nf {
+                    (o.control_v, o.code, o.outs, o.outs_spec, o.fifo_v) =
+                        (true, 0b000, predict, true, true);
+                } else if datap && !fifo_ne {
+                    (o.control_v, o.code) = (true, 0b001);
+                } else if datap && predp && fifo_ne && ins == fifo_ins {
+                    (o.control_v, o.code, o.outs, o.outs_spec, o.fifo_v) =
+                        (true, 0b101, predict, true, true);
+                } else if datap && !predp && fifo_ne && ins == fifo_ins {
+                    (o.control_v, o.code) = (true, 0b010);
+                } else if datap && fifo_ne && ins != fifo_ins {
+                    (o.predict_r, o.control_v, o.code) = (false, true, 0b011);
+                }
+            }
+            Core::Spec => {
+                (o.predict_r, o.control_v, o.code, o.outs, o.outs_spec) =
+                    (cr, true, 0b000, predict, true);
+            }
+            Core::NoCmp => (o.data_r, o.control_v, o.code) = (cr, true, 0b001),
+            Core::CmpCorrect => (o.data_r, o.control_v, o.code) = (cr, true, 0b010),
+            Core::CmpWrong => (o.data_r, o.control_v, o.code) = (cr, true, 0b011),
+            Core::Kill => {
+                (o.fifo_r, o.control_v, o.code) = (cr, fifo_ne, 0b100);
+                (o.predict_r, o.data_r) = (i.trigger_spec, ins_spec);
+            }
+        }
+        o
+    }
+
+    fn step(&mut self, i: &SpecIn, rst: bool) -> SpecOut {
+        // The data fork; its second output, the predictor's, is always ready.
+        let (fork_valid, _, _) = eager(&self.data_fork, i.ins_valid, &[true, true]);
+        let datap = fork_valid[0];
+        // The core's code and valid do not depend on the control fork's ready.
+        let first = self.core(datap, i.ins, i.ins_spec, i, false);
+        let (code, cv) = (first.code, first.control_v);
+        let (cvalid, _, _) = eager(&self.control_fork, cv, &[true; 5]);
+        let [out_r, save_r, commit_r, sc_save_r, sc_commit_r, branch_r] = i.ready;
+        // The decoders: (in_ready, out_valid, out_data).
+        let decide = |v: bool, r: bool| match code {
+            0b010 | 0b101 => (r, v, 0),
+            0b100 => (r, v, u64::from(v)),
+            _ => (true, false, 0),
+        };
+        let branch = decide(cvalid[0], branch_r);
+        let commit = decide(cvalid[2], commit_r);
+        let sc_ready = match code {
+            0b000 | 0b001 | 0b010 | 0b011 | 0b101 => sc_save_r,
+            _ => sc_commit_r,
+        };
+        let v = cvalid[1];
+        let (sc_save, sc_commit) = match code {
+            0b000 => ((v, 0b000), (false, 0)),
+            0b001 => ((v, if v { 0b100 } else { 0 }), (false, 0)),
+            0b010 => ((v, if v { 0b001 } else { 0 }), (false, 0)),
+            0b101 => ((v, if v { 0b011 } else { 0 }), (false, 0)),
+            0b011 => ((v, if v { 0b010 } else { 0 }), (false, 0)),
+            0b100 => ((false, 0), (v, if v { 0b001 } else { 0 })),
+            _ => ((false, 0), (false, 0)),
+        };
+        let save = match code {
+            0b001 | 0b010 | 0b101 => (save_r, cvalid[3], u64::from(cvalid[3])),
+            0b011 => (save_r, cvalid[3], 0),
+            _ => (true, false, 0),
+        };
+        let output = match code {
+            0b000 | 0b001 | 0b011 | 0b101 => (out_r, cvalid[4]),
+            _ => (true, false),
+        };
+        let readies = [branch.0, sc_ready, commit.0, save.0, output.0];
+        let (_, cstops, cr) = eager(&self.control_fork, cv, &readies);
+        let core = self.core(datap, i.ins, i.ins_spec, i, cr);
+        let (_, dstops, ins_ready) = eager(&self.data_fork, i.ins_valid, &[core.data_r, true]);
+        let out = SpecOut {
+            results: [
+                (core.outs, output.1),
+                (save.2, save.1),
+                (commit.2, commit.1),
+                (sc_save.1, sc_save.0),
+                (sc_commit.1, sc_commit.0),
+                (branch.2, branch.1),
+            ],
+            outs_spec: core.outs_spec,
+            ins_ready,
+            trigger_ready: core.predict_r,
+        };
+        // Clock edge.
+        let d = self.mem.len();
+        let (eq, fifo_ne) = (i.ins == self.mem[self.head], !self.empty);
+        let fifo_nf = !self.full;
+        let tail_en = !self.full && core.fifo_v;
+        let head_en = !self.empty && core.fifo_r;
+        if rst {
+            *self = Speculator {
+                mem: std::mem::take(&mut self.mem),
+                ..Speculator::new(d)
+            };
+            return out;
+        }
+        self.state = match self.state {
+            Core::Pass if !datap && i.trigger_valid && fifo_nf && !cr => Core::Spec,
+            Core::Pass if datap && !fifo_ne && !cr => Core::NoCmp,
+            Core::Pass if datap && fifo_ne && eq && !cr => Core::CmpCorrect,
+            Core::Pass if datap && fifo_ne && !eq && !cr => Core::CmpWrong,
+            Core::Pass if datap && fifo_ne && !eq && cr => Core::Kill,
+            Core::Spec | Core::NoCmp | Core::CmpCorrect if cr => Core::Pass,
+            Core::CmpWrong if cr => Core::Kill,
+            Core::Kill
+                if !fifo_ne && datap && !i.ins_spec && i.trigger_valid && !i.trigger_spec =>
+            {
+                Core::Pass
+            }
+            s => s,
+        };
+        // predictor (every register takes the values from before the edge)
+        let (data_reg, predict) = (self.data_reg, self.data_out);
+        if fork_valid[1] {
+            self.data_reg = i.ins;
+        }
+        if core.predict_r && i.trigger_valid {
+            self.data_out = data_reg;
+        }
+        // predFifo: its input is the core's `fifo_outs`, the prediction
+        if tail_en {
+            self.mem[self.tail] = predict;
+        }
+        if tail_en && !head_en {
+            if (self.tail + 1) % d == self.head {
+                self.full = true;
+            }
+        } else if !tail_en && head_en {
+            self.full = false;
+        }
+        if !tail_en && head_en {
+            if (self.head + 1) % d == self.tail {
+                self.empty = true;
+            }
+        } else if tail_en && !head_en {
+            self.empty = false;
+        }
+        self.tail = (self.tail + usize::from(tail_en)) % d;
+        self.head = (self.head + usize::from(head_en)) % d;
+        eager_next(&mut self.data_fork, &dstops, i.ins_valid);
+        eager_next(&mut self.control_fork, &cstops, cv);
+        out
+    }
+}
+
+/// The generated `speculator` drives, cycle by cycle, what Dynamatic's VHDL does (the
+/// model above) under random inputs, for data of 2 bits and a FIFO of 3 predictions
+/// (wrapping and filling often) and of 1 bit with 16 (the sample's); every state of the
+/// core is visited many times.
+#[test]
+fn speculator_follows_dynamatics_processes() {
+    let Some(shared) = shared() else { return };
+    for (width, depth) in [(2u32, 3usize), (1, 16)] {
+        let c = format!("!handshake.channel<i{width}, [spec: i1]>");
+        let t = "!handshake.control<[spec: i1]>";
+        let body = format!(
+            "    %d, %s, %c, %ss, %sc, %m = speculator[%t] %a {{constant = true, defaultValue = 1 : ui32, fifoDepth = {depth} : ui32, handshake.name = \"u\"}} : <[spec: i1]>, <i{width}, [spec: i1]>, <i{width}, [spec: i1]>, <i1>, <i1>, <i3>, <i3>, <i1>\n    end %d, %s, %c, %ss, %sc, %m : <i{width}, [spec: i1]>, <i1>, <i1>, <i3>, <i3>, <i1>"
+        );
+        let results = [
+            c.as_str(),
+            "!handshake.channel<i1>",
+            "!handshake.channel<i1>",
+            "!handshake.channel<i3>",
+            "!handshake.channel<i3>",
+            "!handshake.channel<i1>",
+        ];
+        let o = one_op(&shared, &[("t", t), ("a", &c)], &results, &body);
+        let mut sim = Sim::new(&o);
+        let mut model = Speculator::new(depth);
+        let mut rng = Rng(41 + depth as u64);
+        let word = |rng: &mut Rng, w: u32| (0..w).fold(0u64, |d, b| d | u64::from(rng.bit()) << b);
+        let bit_names = |name: &str, w: u32| -> Vec<String> {
+            match w {
+                1 => vec![name.to_string()],
+                w => (0..w).map(|b| format!("{name}[{b}]")).collect(),
+            }
+        };
+        let widths = [width, 1, 1, 3, 3, 1];
+        let mut visits = BTreeMap::<Core, usize>::new();
+        let mut rst = true;
+        for cycle in 0..8000 {
+            // A reset now and then; mostly speculation bits of 0, so that KILL ends.
+            if cycle > 0 {
+                rst = word(&mut rng, 9) == 0;
+            }
+            let i = SpecIn {
+                ins: word(&mut rng, width),
+                ins_valid: rng.bit(),
+                ins_spec: rng.bit() && rng.bit(),
+                trigger_valid: rng.bit() || rng.bit(),
+                trigger_spec: rng.bit() && rng.bit(),
+                ready: [(); 6].map(|_| rng.bit() || rng.bit()),
+            };
+            let mut inputs = BTreeMap::new();
+            for (b, n) in bit_names("a", width).into_iter().enumerate() {
+                inputs.insert(n, i.ins >> b & 1 == 1);
+            }
+            inputs.insert("a_valid".to_string(), i.ins_valid);
+            inputs.insert("a_spec".to_string(), i.ins_spec);
+            inputs.insert("t_valid".to_string(), i.trigger_valid);
+            inputs.insert("t_spec".to_string(), i.trigger_spec);
+            inputs.insert("rst".to_string(), rst);
+            for (k, &r) in i.ready.iter().enumerate() {
+                inputs.insert(format!("r{k}_ready"), r);
+            }
+            *visits.entry(model.state).or_default() += 1;
+            let out = sim.step(&inputs);
+            let want = model.step(&i, rst);
+            if rst {
+                continue;
+            }
+            let results = std::array::from_fn(|k| {
+                let names = bit_names(&format!("r{k}"), widths[k]);
+                let data =
+                    (names.iter().enumerate()).fold(0u64, |d, (b, n)| d | u64::from(out[n]) << b);
+                (data, out[&format!("r{k}_valid")])
+            });
+            let got = SpecOut {
+                results,
+                outs_spec: out["r0_spec"],
+                ins_ready: out["a_ready"],
+                trigger_ready: out["t_ready"],
+            };
+            assert_eq!(got, want, "width {width}, depth {depth}, cycle {cycle}");
+        }
+        println!("width {width}, depth {depth}: cycles per state {visits:?}");
+        assert_eq!(visits.len(), 6, "{visits:?}");
+        assert!(visits.values().all(|&n| n >= 40), "{visits:?}");
+    }
+}
+
+/// `export_spec_subdiag_fast_out_v1` whole, its `speculator` and `spec_save_commit`s
+/// generated, run from its AIGER output: `for (i = 0; i < 998 && e[i] > (d1[i] +
+/// d2[i + 1]) * 0.001f; i++);` returns `i`. A memory's read data is its memref port (the
+/// BRAM addresses stay inside the memory controllers), so each memory holds one value
+/// everywhere: with `e` above the bound the loop runs 998 speculated iterations (each
+/// prediction right but the last), below it the first prediction is wrong and killed.
+/// A complement to the cycle-by-cycle check above: it shows the generated units work
+/// together in the design Dynamatic made them for.
+#[test]
+fn the_speculative_loop_returns_its_count() {
+    let Some(shared) = shared() else { return };
+    let path = shared.join("handshake_examples/export_spec_subdiag_fast_out_v1.mlir");
+    let o = synth(&std::fs::read_to_string(path).unwrap(), &shared);
+    assert!(
+        o.diagnostics.iter().all(|d| !d.message.contains("opaque")),
+        "{:?}",
+        o.diagnostics
+    );
+    for (d1, d2, e, want) in [(1.0f32, 2.0f32, 1.0f32, 998u64), (1.0, 2.0, 0.001, 0)] {
+        let mut sim = Sim::new(&o);
+        let mut inputs = BTreeMap::new();
+        inputs.insert("rst".to_string(), true);
+        sim.step(&inputs);
+        sim.step(&inputs);
+        inputs.insert("rst".to_string(), false);
+        for (name, v) in [("d1", d1), ("d2", d2), ("e", e)] {
+            for b in 0..32 {
+                inputs.insert(format!("{name}[{b}]"), v.to_bits() >> b & 1 == 1);
+            }
+            inputs.insert(format!("{name}_valid"), true);
+        }
+        for name in ["out0", "d1_end", "d2_end", "e_end", "end"] {
+            inputs.insert(format!("{name}_ready"), true);
+        }
+        let starts = ["d1_start", "d2_start", "e_start", "start"];
+        let mut pending: Vec<&str> = starts.to_vec();
+        let (mut result, mut ends) = (Vec::new(), BTreeMap::<String, usize>::new());
+        let mut cycles = 0;
+        while cycles < 60_000 && (result.is_empty() || ends.len() < 4) {
+            for s in starts {
+                inputs.insert(format!("{s}_valid"), pending.contains(&s));
+            }
+            let out = sim.step(&inputs);
+            pending.retain(|s| !out[&format!("{s}_ready")]);
+            if out["out0_valid"] {
+                result.push(
+                    (0..32).fold(0u64, |d, b| d | u64::from(out[&format!("out0[{b}]")]) << b),
+                );
+            }
+            for name in ["d1_end", "d2_end", "e_end", "end"] {
+                if out[&format!("{name}_valid")] {
+                    *ends.entry(name.to_string()).or_default() += 1;
+                }
+            }
+            cycles += 1;
+        }
+        println!("e = {e}: returned {result:?} after {cycles} cycles; ends {ends:?}");
+        assert_eq!(result, [want], "e = {e}");
+        assert_eq!(ends.len(), 4, "e = {e}: {ends:?}");
+        // Speculation starts an iteration about every cycle; waiting for each condition
+        // (two loads, `addf`, `mulf`, `cmpf`) would take many.
+        assert!(cycles < 2 * want as usize + 100, "e = {e}: {cycles} cycles");
+    }
+}

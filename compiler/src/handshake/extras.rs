@@ -33,15 +33,15 @@
 //!   (Dynamatic's custom load manager); the address is taken only while it has room.
 //! - **`non_spec`**: passes its token on and adds `spec` = 0 (Dynamatic's `non_spec`).
 //! - **speculation units**: `spec_commit` and `speculating_branch` are built of library
-//!   units as Dynamatic's generators build them; `spec_save_commit` is generated whole
-//!   ([`super::spec_save`]).
+//!   units as Dynamatic's generators build them; `spec_save_commit` and `speculator` are
+//!   generated whole ([`super::spec_save`], [`super::speculator`]).
 //!
-//! Upstream extras (travelling with ready) have no manager; nor do `speculator`, `store`
+//! Upstream extras (travelling with ready) have no manager; nor do `spec_save`, `store`
 //! and units not listed: they stay opaque with the reason.
 
 use super::circuit::{OpNode, PortSpec};
 use super::managers::{
-    Manager, commit_ports, concat_ports, inner_nodes, layout, save_commit_ports,
+    Manager, commit_ports, concat_ports, inner_nodes, layout, save_commit_ports, speculator_ports,
 };
 use super::mark::Builtin;
 use super::net::{Init, Lit, Net};
@@ -107,6 +107,38 @@ pub(crate) fn wrap(node: &OpNode, manager: Manager, units: &[&Net]) -> Net {
                 (PortRef::Output(0), SigKind::ExtraDown(..)) => o.outs_spec,
                 (PortRef::Input(k), SigKind::Ready) if k == d => o.ins_ready,
                 (PortRef::Input(k), SigKind::Ready) if k == c => o.ctrl_ready,
+                _ => Lit::FALSE,
+            };
+            net.output(s.name.clone(), l);
+        }
+        return net.compact().unwrap_or_else(|_| Net::new());
+    }
+    if let (Manager::Speculator { depth }, Some((d, t))) = (manager, speculator_ports(node)) {
+        let w = node.inputs[d].ty.width;
+        let ins: Vec<Lit> = (0..w)
+            .map(|b| get((PortRef::Input(d), SigKind::Data(b))))
+            .collect();
+        let spec = |k: usize| get((PortRef::Input(k), SigKind::ExtraDown(0, 0)));
+        let o = super::speculator::build(
+            &mut net,
+            depth as usize,
+            &super::speculator::Ports {
+                ins: &ins,
+                ins_valid: get((PortRef::Input(d), SigKind::Valid)),
+                ins_spec: spec(d),
+                trigger_valid: get((PortRef::Input(t), SigKind::Valid)),
+                trigger_spec: spec(t),
+                ready: [0, 1, 2, 3, 4, 5].map(|k| get((PortRef::Output(k), SigKind::Ready))),
+                rst: get((PortRef::Global, SigKind::Rst)),
+            },
+        );
+        for s in &outs {
+            let l = match (s.port, s.kind) {
+                (PortRef::Output(k), SigKind::Data(b)) => o.results[k].data[b as usize],
+                (PortRef::Output(k), SigKind::Valid) => o.results[k].valid,
+                (PortRef::Output(0), SigKind::ExtraDown(..)) => o.outs_spec,
+                (PortRef::Input(k), SigKind::Ready) if k == d => o.ins_ready,
+                (PortRef::Input(k), SigKind::Ready) if k == t => o.trigger_ready,
                 _ => Lit::FALSE,
             };
             net.output(s.name.clone(), l);

@@ -35,6 +35,11 @@ pub enum Manager {
     SpecSaveCommit {
         depth: u32,
     },
+    /// `speculator` with a FIFO of `depth` predictions (`fifoDepth`): Dynamatic's unit,
+    /// generated ([`super::speculator`]).
+    Speculator {
+        depth: u32,
+    },
 }
 
 impl Manager {
@@ -49,6 +54,7 @@ impl Manager {
             Manager::SpecCommit => "spec_commit",
             Manager::SpecBranch => "speculating_branch",
             Manager::SpecSaveCommit { .. } => "spec_save_commit",
+            Manager::Speculator { .. } => "speculator",
         }
     }
 
@@ -58,6 +64,7 @@ impl Manager {
             Manager::Buffered { latency } => format!("buffered ({latency} slots)"),
             Manager::Load { slots } => format!("load ({slots} slots)"),
             Manager::SpecSaveCommit { depth } => format!("spec_save_commit (fifoDepth {depth})"),
+            Manager::Speculator { depth } => format!("speculator (fifoDepth {depth})"),
             m => m.name().to_string(),
         }
     }
@@ -67,6 +74,7 @@ impl Manager {
             Manager::Buffered { latency } => format!("buffered{latency}"),
             Manager::Load { slots } => format!("load{slots}"),
             Manager::SpecSaveCommit { depth } => format!("spec_save_commit{depth}"),
+            Manager::Speculator { depth } => format!("speculator{depth}"),
             m => m.name().to_string(),
         }
     }
@@ -117,20 +125,22 @@ pub(crate) fn manager(
         "non_spec" => Manager::NonSpec,
         "spec_commit" if commit_ports(node).is_some() => Manager::SpecCommit,
         "speculating_branch" if spec_branch_ok(node) => Manager::SpecBranch,
-        "spec_save_commit" if save_commit_ports(node).is_some() => {
-            let depth = (op.attr("fifoDepth").and_then(Attribute::as_int))
-                .and_then(|d| u32::try_from(d).ok())
-                .filter(|d| *d >= 2)
-                .ok_or("a `spec_save_commit` without a `fifoDepth` of at least 2")?;
-            limits
-                .check(Limit::Results, u64::from(depth))
-                .map_err(|m| format!("fifoDepth: {m}"))?;
-            Manager::SpecSaveCommit { depth }
-        }
+        "spec_save_commit" if save_commit_ports(node).is_some() => Manager::SpecSaveCommit {
+            depth: fifo_depth(op, kind, 2, limits)?,
+        },
+        "speculator" => match speculator_ports(node) {
+            Some(_) => Manager::Speculator {
+                depth: fifo_depth(op, kind, 1, limits)?,
+            },
+            None => return Err(
+                "a `speculator` kiln builds has a data input and output carrying exactly a 1-bit `spec`, a dataless trigger carrying it, and control outputs of 1, 1, 3, 3 and 1 bits without extras (Dynamatic's generator adds a concat signal manager for other extras, which kiln does not build)"
+                    .into(),
+            ),
+        },
         _ => match latency {
             Some(0) => Manager::Normal,
             Some(latency) => Manager::Buffered { latency },
-            _ if matches!(kind, "speculator" | "spec_save") => {
+            _ if kind == "spec_save" => {
                 return Err(format!(
                     "Dynamatic builds `{kind}` (a speculation unit with its own FIFO and state machine) with its VHDL generator (`speculation/{kind}.py`); there is no Verilog template or BLIF unit of it, and kiln has no generator for it"
                 ));
@@ -238,7 +248,9 @@ pub(crate) fn inner_nodes(node: &OpNode, manager: Manager) -> Vec<OpNode> {
             }
         }
         Manager::Normal | Manager::Buffered { .. } | Manager::Load { .. } => vec![strip(node)],
-        Manager::NonSpec | Manager::SpecSaveCommit { .. } => Vec::new(),
+        Manager::NonSpec | Manager::SpecSaveCommit { .. } | Manager::Speculator { .. } => {
+            Vec::new()
+        }
         Manager::SpecCommit => {
             let w = commit_ports(node).map_or(0, |(d, _)| node.inputs[d].ty.width);
             let chan = |name: &str, width: u32| PortSpec {
@@ -266,6 +278,39 @@ pub(crate) fn inner_nodes(node: &OpNode, manager: Manager) -> Vec<OpNode> {
             vec![cond_br]
         }
     }
+}
+
+/// The `fifoDepth` of a speculation unit `kind`: at least `min`, within the limits.
+fn fifo_depth(op: &Operation, kind: &str, min: u32, limits: &Limits) -> Result<u32, String> {
+    let depth = (op.attr("fifoDepth").and_then(Attribute::as_int))
+        .and_then(|d| u32::try_from(d).ok())
+        .filter(|d| *d >= min)
+        .ok_or_else(|| format!("a `{kind}` without a `fifoDepth` of at least {min}"))?;
+    limits
+        .check(Limit::Results, u64::from(depth))
+        .map_err(|m| format!("fifoDepth: {m}"))?;
+    Ok(depth)
+}
+
+/// A `speculator`'s (data input, trigger input): the trigger is dataless and the data as
+/// wide as `dataOut`, both carrying exactly `spec`, as `dataOut` does; the five control
+/// outputs are 1, 1, 3, 3 and 1 bits wide without extras. The written order is
+/// `[trigger] data`; a dataless data input is told from the trigger by that order.
+pub(super) fn speculator_ports(node: &OpNode) -> Option<(usize, usize)> {
+    let ([a, b], [out, rest @ ..]) = (&node.inputs[..], &node.outputs[..]) else {
+        return None;
+    };
+    let controls = rest.iter().map(|p| (p.ty.width, p.ty.has_extras()));
+    let ok = spec_only(a)
+        && spec_only(b)
+        && spec_only(out)
+        && controls.eq([1, 1, 3, 3, 1].map(|w| (w, false)));
+    let ports = match (a.ty.width, b.ty.width) {
+        (0, w) if w == out.ty.width => (1, 0),
+        (w, 0) if w == out.ty.width => (0, 1),
+        _ => return None,
+    };
+    ok.then_some(ports)
 }
 
 /// A `spec_save_commit`'s (data input, command input): the data carries exactly `spec`,

@@ -29,6 +29,7 @@ pub mod nets;
 pub mod rtl;
 pub(crate) mod signals;
 mod spec_save;
+mod speculator;
 pub(crate) mod table;
 
 pub(crate) use circuit::find_func_named;

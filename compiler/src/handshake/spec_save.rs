@@ -42,21 +42,21 @@ pub(crate) struct Outputs {
 }
 
 /// A one-hot pointer of `depth` latches, slot 0 after reset.
-fn pointer(net: &mut Net, depth: usize) -> Vec<Lit> {
+pub(super) fn pointer(net: &mut Net, depth: usize) -> Vec<Lit> {
     (0..depth)
         .map(|k| net.latch(if k == 0 { Init::One } else { Init::Zero }))
         .collect()
 }
 
 /// `p` moved on by `steps` slots.
-fn ahead(p: &[Lit], steps: usize) -> Vec<Lit> {
+pub(super) fn ahead(p: &[Lit], steps: usize) -> Vec<Lit> {
     (0..p.len())
         .map(|k| p[(k + p.len() - steps % p.len()) % p.len()])
         .collect()
 }
 
 /// The word at one-hot `p` of `mem`.
-fn read(net: &mut Net, mem: &[Vec<Lit>], p: &[Lit], width: usize) -> Vec<Lit> {
+pub(super) fn read(net: &mut Net, mem: &[Vec<Lit>], p: &[Lit], width: usize) -> Vec<Lit> {
     (0..width)
         .map(|b| {
             let mut acc = Lit::FALSE;
@@ -70,7 +70,7 @@ fn read(net: &mut Net, mem: &[Vec<Lit>], p: &[Lit], width: usize) -> Vec<Lit> {
 }
 
 /// `p` moved on by one slot when `en`, back to slot 0 on `rst`.
-fn step(net: &mut Net, p: &[Lit], en: Lit, rst: Lit) {
+pub(super) fn step(net: &mut Net, p: &[Lit], en: Lit, rst: Lit) {
     let next = ahead(p, 1);
     for (k, (&q, &n)) in p.iter().zip(&next).enumerate() {
         let moved = net.mux(en, n, q);
