@@ -164,15 +164,17 @@ pub(crate) fn synthesize(
     String::from_utf8(blif).map_err(|_| "yosys's BLIF is not UTF-8".to_string())
 }
 
-/// The BLIF of `t`, synthesized once per (sources, wrapper) in this process.
+/// The BLIF of `t`, synthesized once per (yosys, sources, wrapper) in this process.
 pub(crate) fn synthesize_cached(
     yosys: &Path,
     sources: &[(String, String)],
     t: &Template,
 ) -> Result<String, Why> {
-    type Memo = Mutex<HashMap<(Vec<String>, String), Result<String, Why>>>;
+    type Key = (PathBuf, Vec<String>, String);
+    type Memo = Mutex<HashMap<Key, Result<String, Why>>>;
     static MEMO: OnceLock<Memo> = OnceLock::new();
     let key = (
+        yosys.to_path_buf(),
         sources.iter().map(|(_, t)| t.clone()).collect::<Vec<_>>(),
         t.wrapper.clone(),
     );

@@ -23,6 +23,7 @@ use crate::diag::{Code, Diagnostic};
 use crate::fxhash::FxHashMap;
 use crate::limits::{Limit, Limits};
 use serde::{Deserialize, Serialize};
+use std::collections::btree_map::Entry;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
@@ -390,10 +391,23 @@ fn build_cut(
                     .collect();
                 let names: Vec<String> = parts.iter().map(|(_, m, _)| m.clone()).collect();
                 let model = extras::model_name(node, *manager, &names);
-                let unit = builtins.entry(model.clone()).or_insert_with(|| {
-                    let nets: Vec<&Net> = parts.iter().map(|(n, _, _)| *n).collect();
-                    extras::wrap(node, *manager, &nets)
-                });
+                let unit = match builtins.entry(model.clone()) {
+                    Entry::Occupied(e) => e.into_mut(),
+                    Entry::Vacant(e) => {
+                        let nets: Vec<&Net> = parts.iter().map(|(n, _, _)| *n).collect();
+                        let net = extras::wrap(node, *manager, &nets).map_err(|why| {
+                            Diagnostic::error(
+                                node.span,
+                                format!(
+                                    "internal error: the {} signal manager of `{inst_name}` {why}",
+                                    manager.name()
+                                ),
+                            )
+                            .with_code(Code::Internal)
+                        })?;
+                        e.insert(net)
+                    }
+                };
                 (&*unit, model)
             }
             Impl::Subckt { looked_for, reason } => {

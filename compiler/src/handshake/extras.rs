@@ -44,7 +44,7 @@ use super::managers::{
     Manager, commit_ports, concat_ports, inner_nodes, layout, save_commit_ports, speculator_ports,
 };
 use super::mark::Builtin;
-use super::net::{Init, Lit, Net};
+use super::net::{CompactError, Init, Lit, Net};
 use super::signals::{PortRef, SigKind, Signal, signals};
 use std::collections::HashMap;
 
@@ -70,9 +70,19 @@ pub(crate) fn model_name(node: &OpNode, manager: Manager, inner: &[String]) -> S
     format!("{name}_{:08x}", (h ^ (h >> 32)) as u32)
 }
 
+/// The wrapper, its dead logic dropped; why it cannot be a unit (a kiln defect: each
+/// wrapper drives every wire it makes and its units' outputs reach their inputs through
+/// latches only).
+fn finished(net: Net) -> Result<Net, String> {
+    net.compact().map_err(|e| match e {
+        CompactError::Undriven(_) => "leaves a wire undriven".to_string(),
+        CompactError::Loop(_) => "closes a combinational loop".to_string(),
+    })
+}
+
 /// The wrapper of `node` under `manager`: a net with the op's signals (extras included)
 /// around `units`, the units of [`inner_nodes`]`(node, manager)` in that order.
-pub(crate) fn wrap(node: &OpNode, manager: Manager, units: &[&Net]) -> Net {
+pub(crate) fn wrap(node: &OpNode, manager: Manager, units: &[&Net]) -> Result<Net, String> {
     let (ins, outs) = signals(&node.inputs, &node.outputs, true);
     let mut net = Net::new();
     let mut outer: HashMap<(PortRef, SigKind), Lit> = HashMap::new();
@@ -111,7 +121,7 @@ pub(crate) fn wrap(node: &OpNode, manager: Manager, units: &[&Net]) -> Net {
             };
             net.output(s.name.clone(), l);
         }
-        return net.compact().unwrap_or_else(|_| Net::new());
+        return finished(net);
     }
     if let (Manager::Speculator { depth }, Some((d, t))) = (manager, speculator_ports(node)) {
         let w = node.inputs[d].ty.width;
@@ -143,11 +153,11 @@ pub(crate) fn wrap(node: &OpNode, manager: Manager, units: &[&Net]) -> Net {
             };
             net.output(s.name.clone(), l);
         }
-        return net.compact().unwrap_or_else(|_| Net::new());
+        return finished(net);
     }
     if manager == Manager::SpecCommit {
         spec_commit(&mut net, node, &nodes, units, &get, &outs);
-        return net.compact().unwrap_or_else(|_| Net::new());
+        return finished(net);
     }
     if let (Manager::SpecBranch, [br_node], [br]) = (manager, &nodes[..], units) {
         let e = node.inputs[0]
@@ -166,7 +176,7 @@ pub(crate) fn wrap(node: &OpNode, manager: Manager, units: &[&Net]) -> Net {
             let l = m.get(&(s.port, s.kind)).copied().unwrap_or(Lit::FALSE);
             net.output(s.name.clone(), l);
         }
-        return net.compact().unwrap_or_else(|_| Net::new());
+        return finished(net);
     }
     // The OR of the inputs' extra `name`, bit `b` (0 when no input has it).
     let ored = |net: &mut Net, name: &str, b: u32| {
@@ -338,7 +348,7 @@ pub(crate) fn wrap(node: &OpNode, manager: Manager, units: &[&Net]) -> Net {
         };
         net.output(s.name.clone(), l);
     }
-    net.compact().unwrap_or_else(|_| Net::new())
+    finished(net)
 }
 
 /// The bit of the concatenated extras that data bit `b` of the slice carries for port
@@ -563,4 +573,32 @@ fn fifo(net: &mut Net, slots: usize, value: &[Lit], push: Lit, pop: Lit, rst: Li
         }
     }
     head
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A wrapper that is not a unit is an error, never an empty unit standing in for it.
+    #[test]
+    fn a_broken_wrapper_is_an_error_not_an_empty_unit() {
+        let mut net = Net::new();
+        let w = net.wire();
+        net.output("o", w);
+        assert_eq!(
+            finished(net).err().as_deref(),
+            Some("leaves a wire undriven")
+        );
+        let mut net = Net::new();
+        let (a, b) = (net.wire(), net.wire());
+        let x = net.and(a, b);
+        net.drive(a, x);
+        let i = net.input("i");
+        net.drive(b, i);
+        net.output("o", x);
+        assert_eq!(
+            finished(net).err().as_deref(),
+            Some("closes a combinational loop")
+        );
+    }
 }
