@@ -80,6 +80,20 @@ fn finished(net: Net) -> Result<Net, String> {
     })
 }
 
+/// The wrapper with the op's outputs `outs` driven by `by` (0 where it gives none),
+/// finished.
+fn driven(
+    mut net: Net,
+    outs: &[Signal],
+    by: impl Fn((PortRef, SigKind)) -> Option<Lit>,
+) -> Result<Net, String> {
+    for s in outs {
+        let l = by((s.port, s.kind)).unwrap_or(Lit::FALSE);
+        net.output(s.name.clone(), l);
+    }
+    finished(net)
+}
+
 /// The wrapper of `node` under `manager`: a net with the op's signals (extras included)
 /// around `units`, the units of [`inner_nodes`]`(node, manager)` in that order.
 pub(crate) fn wrap(node: &OpNode, manager: Manager, units: &[&Net]) -> Result<Net, String> {
@@ -110,18 +124,14 @@ pub(crate) fn wrap(node: &OpNode, manager: Manager, units: &[&Net]) -> Result<Ne
                 rst: get((PortRef::Global, SigKind::Rst)),
             },
         );
-        for s in &outs {
-            let l = match (s.port, s.kind) {
-                (PortRef::Output(0), SigKind::Data(b)) => o.outs[b as usize],
-                (PortRef::Output(0), SigKind::Valid) => o.outs_valid,
-                (PortRef::Output(0), SigKind::ExtraDown(..)) => o.outs_spec,
-                (PortRef::Input(k), SigKind::Ready) if k == d => o.ins_ready,
-                (PortRef::Input(k), SigKind::Ready) if k == c => o.ctrl_ready,
-                _ => Lit::FALSE,
-            };
-            net.output(s.name.clone(), l);
-        }
-        return finished(net);
+        return driven(net, &outs, |key| match key {
+            (PortRef::Output(0), SigKind::Data(b)) => Some(o.outs[b as usize]),
+            (PortRef::Output(0), SigKind::Valid) => Some(o.outs_valid),
+            (PortRef::Output(0), SigKind::ExtraDown(..)) => Some(o.outs_spec),
+            (PortRef::Input(k), SigKind::Ready) if k == d => Some(o.ins_ready),
+            (PortRef::Input(k), SigKind::Ready) if k == c => Some(o.ctrl_ready),
+            _ => None,
+        });
     }
     if let (Manager::Speculator { depth }, Some((d, t))) = (manager, speculator_ports(node)) {
         let w = node.inputs[d].ty.width;
@@ -142,18 +152,14 @@ pub(crate) fn wrap(node: &OpNode, manager: Manager, units: &[&Net]) -> Result<Ne
                 rst: get((PortRef::Global, SigKind::Rst)),
             },
         );
-        for s in &outs {
-            let l = match (s.port, s.kind) {
-                (PortRef::Output(k), SigKind::Data(b)) => o.results[k].data[b as usize],
-                (PortRef::Output(k), SigKind::Valid) => o.results[k].valid,
-                (PortRef::Output(0), SigKind::ExtraDown(..)) => o.outs_spec,
-                (PortRef::Input(k), SigKind::Ready) if k == d => o.ins_ready,
-                (PortRef::Input(k), SigKind::Ready) if k == t => o.trigger_ready,
-                _ => Lit::FALSE,
-            };
-            net.output(s.name.clone(), l);
-        }
-        return finished(net);
+        return driven(net, &outs, |key| match key {
+            (PortRef::Output(k), SigKind::Data(b)) => Some(o.results[k].data[b as usize]),
+            (PortRef::Output(k), SigKind::Valid) => Some(o.results[k].valid),
+            (PortRef::Output(0), SigKind::ExtraDown(..)) => Some(o.outs_spec),
+            (PortRef::Input(k), SigKind::Ready) if k == d => Some(o.ins_ready),
+            (PortRef::Input(k), SigKind::Ready) if k == t => Some(o.trigger_ready),
+            _ => None,
+        });
     }
     if manager == Manager::SpecCommit {
         spec_commit(&mut net, node, &nodes, units, &get, &outs);
@@ -172,11 +178,7 @@ pub(crate) fn wrap(node: &OpNode, manager: Manager, units: &[&Net]) -> Result<Ne
             (PortRef::Input(0), SigKind::Data(_)) => spec,
             key => get(key),
         });
-        for s in &outs {
-            let l = m.get(&(s.port, s.kind)).copied().unwrap_or(Lit::FALSE);
-            net.output(s.name.clone(), l);
-        }
-        return finished(net);
+        return driven(net, &outs, |key| m.get(&key).copied());
     }
     // The OR of the inputs' extra `name`, bit `b` (0 when no input has it).
     let ored = |net: &mut Net, name: &str, b: u32| {
