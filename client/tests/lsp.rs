@@ -11,6 +11,8 @@
 mod cli;
 #[path = "../../daemon/tests/common/mod.rs"]
 mod common;
+#[path = "../../compiler/tests/common/mod.rs"]
+mod corpus;
 
 use cli::Daemon;
 use lsp_server::{Message, Notification, Request, RequestId};
@@ -491,6 +493,66 @@ fn an_editor_session_on_a_handshake_circuit() {
         md.contains("library unit `") || md.contains("built-in generator `"),
         "{md}"
     );
+    s.finish();
+}
+
+/// With Dynamatic's library and Verilog templates, an op's hover says what the build
+/// made of it: a template unit (synthesized by yosys) for a memory controller, the
+/// generated `speculator`; as `synth-report` says.
+#[test]
+fn a_hover_says_what_the_build_made_of_an_op() {
+    let Some(shared) = corpus::shared_dir_with("yosys") else {
+        return;
+    };
+    let env = Daemon::new();
+    let sample = shared.join("handshake_examples/export_spec_subdiag_fast_out_v1.mlir");
+    let text = std::fs::read_to_string(&sample).unwrap();
+    let path = env.ws().join("subdiag.mlir");
+    std::fs::write(&path, &text).unwrap();
+    let (lib, rtl) = (
+        shared.join("dynamatic_blif/library"),
+        shared.join("dynamatic_rtl/data/verilog"),
+    );
+    let mut child = env.kiln();
+    child.args(["lsp", "--blif-lib", lib.to_str().unwrap()]);
+    child.args(["--rtl-lib", rtl.to_str().unwrap()]);
+    let (mut s, _) = Session::start_with(child, true);
+    s.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri(&path), "languageId": "mlir", "version": 1, "text": text}}),
+    );
+    let diags = s.diagnostics(1);
+    assert!(diags.iter().all(|d| d["severity"] != 1), "{diags:?}");
+    let report = cli::ok(
+        env.kiln()
+            .arg("synth-report")
+            .arg(&path)
+            .arg("--blif-lib")
+            .arg(&lib)
+            .arg("--rtl-lib")
+            .arg(&rtl),
+    );
+    let report = String::from_utf8_lossy(&report.stdout).to_string();
+    for (op, word, says) in [
+        (
+            "mem_controller3",
+            "mem_controller[",
+            "Verilog template unit `",
+        ),
+        (
+            "speculator0",
+            "speculator[",
+            "built-in speculator (fifoDepth 16)",
+        ),
+    ] {
+        let row = report.lines().find(|l| l.starts_with(op)).unwrap();
+        let off = text.find(word).unwrap() + 2;
+        let (l, c) = pos(&text, off, true);
+        let hover = s.request("textDocument/hover", at(&path, l, c));
+        let md = hover["contents"]["value"].as_str().unwrap_or_default();
+        assert!(md.starts_with(&format!("`{op}`")), "{hover}");
+        assert!(md.contains(says), "{md}\nsynth-report: {row}");
+    }
     s.finish();
 }
 

@@ -301,15 +301,19 @@ impl From<NamingArg> for Naming {
 /// nearest `kiln.toml` (relative to it), else `$KILN_RTL_LIB`; `None` when none is named.
 /// A named directory that is not one is an error (code `E0413`).
 pub fn rtl_dir(args: &HandshakeArgs) -> Result<Option<PathBuf>, Failure> {
-    let named = named_dir(
+    must_be_dir(
+        rtl_named(args),
+        Code::RtlLibNotDirectory,
+        "the RTL template directory",
+    )
+}
+
+/// The template directory named for a Handshake build, and by what.
+fn rtl_named(args: &HandshakeArgs) -> Option<(PathBuf, &'static str)> {
+    named_dir(
         (&args.rtl_lib, "--rtl-lib"),
         (crate::config::get().rtl_lib(), "`rtl_lib` in kiln.toml"),
         ("KILN_RTL_LIB", "$KILN_RTL_LIB"),
-    );
-    must_be_dir(
-        named,
-        Code::RtlLibNotDirectory,
-        "the RTL template directory",
     )
 }
 
@@ -388,6 +392,15 @@ pub fn checked_handshake_spec(args: &HandshakeArgs) -> Result<HandshakeSpec, Fai
 pub fn handshake_spec(_file: &std::path::Path, args: &HandshakeArgs) -> HandshakeSpec {
     let lib = library_named(args).map(|(dir, _)| dir);
     spec_with_library(args, lib)
+}
+
+/// The Handshake options of an editor's documents: [`handshake_spec`] with the Verilog
+/// templates named (`--rtl-lib`, `rtl_lib` of `kiln.toml`, `$KILN_RTL_LIB`), so that a
+/// document is built as `kiln build` builds it.
+pub fn editor_handshake_spec(file: &std::path::Path, args: &HandshakeArgs) -> HandshakeSpec {
+    let mut spec = handshake_spec(file, args);
+    spec.rtl_lib = rtl_named(args).map(|(d, _)| daemon_client::absolute(&d));
+    spec
 }
 
 fn spec_with_library(args: &HandshakeArgs, lib: Option<PathBuf>) -> HandshakeSpec {

@@ -139,9 +139,38 @@ pub(crate) fn handshake_outputs(db: &dyn KilnDb, job: HandshakeJob) -> FileOutpu
         Ok(f) => f,
         Err(e) => return hs::front_failed(e.clone()).into(),
     };
+    match library(db, job, front) {
+        Ok(library) => {
+            let opts = job.opts(db);
+            hs::back(front, library, opts.flow.dialect, &opts.flow.limits).into()
+        }
+        Err(d) => FileOutputs::failed(vec![d]),
+    }
+}
+
+/// What implements each op of the circuit (`synth-report`'s rows, loops cut open as the
+/// build cuts them), for editors; none when the circuit cannot be built.
+#[salsa::tracked(returns(ref))]
+pub(crate) fn handshake_report(
+    db: &dyn KilnDb,
+    job: HandshakeJob,
+) -> Option<Vec<compiler::handshake::ReportRow>> {
+    note(db, || Subject::file(job.file(db).path(db)));
+    let front = handshake_front(db, job).as_ref().ok()?;
+    let library = library(db, job, front).ok()?;
+    Some(compiler::handshake::report(
+        &front.circuit,
+        &front.marks,
+        &library.units,
+    ))
+}
+
+/// The units `front` uses, library files and template units, as a build takes them; why
+/// there can be none (no library, or templates without yosys).
+fn library(db: &dyn KilnDb, job: HandshakeJob, front: &Front) -> Result<Library, Diagnostic> {
     let opts = job.opts(db);
     let Some(lib_dir) = &opts.lib_dir else {
-        return FileOutputs::failed(vec![hs::no_library()]);
+        return Err(hs::no_library());
     };
     let mut library = Library::default();
     let all = job.units(db);
@@ -159,7 +188,7 @@ pub(crate) fn handshake_outputs(db: &dyn KilnDb, job: HandshakeJob) -> FileOutpu
     if opts.rtl_dir.is_some() && !front.templates.is_empty() {
         let Some(yosys) = &opts.yosys else {
             let ops = front.marks.iter().filter(|m| m.template.is_some()).count();
-            return FileOutputs::failed(vec![crate::rtl::no_yosys(ops)]);
+            return Err(crate::rtl::no_yosys(ops));
         };
         let sources = job.templates(db);
         for key in front.templates.keys() {
@@ -171,5 +200,5 @@ pub(crate) fn handshake_outputs(db: &dyn KilnDb, job: HandshakeJob) -> FileOutpu
             library.add_template(key, made);
         }
     }
-    hs::back(front, library, opts.flow.dialect, &opts.flow.limits).into()
+    Ok(library)
 }

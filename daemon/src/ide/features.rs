@@ -3,7 +3,7 @@
 use super::queries::{file_symbols, file_values, function_values, model_names};
 use crate::db::aps::{function_circuit, function_op, segmentation};
 use crate::db::blif::{blif_models, model_aig, model_parsed};
-use crate::db::handshake::{UnitSource, handshake_front, lib_unit};
+use crate::db::handshake::{handshake_front, handshake_report};
 use crate::db::{BlifFile, Db, SourceFile};
 use crate::workspace::Overlay;
 use compiler::aps::Style;
@@ -11,7 +11,6 @@ use compiler::aps::segment::BlockKind;
 use compiler::ide::{NameIndex, NameKind, Occurrence};
 use compiler::mlir::items::Item;
 use compiler::rules::{Circuit, InstanceKind};
-use std::collections::BTreeMap;
 use std::ops::Range;
 
 /// The name at a position: where it is defined and used, and a hover text.
@@ -357,15 +356,7 @@ fn handshake_hover(
         .enumerate()
         .filter(|(_, n)| n.span.start <= o && o <= n.span.end)
         .min_by_key(|(_, n)| n.span.len())?;
-    let mut units = BTreeMap::new();
-    for (rel, src) in job.units(db) {
-        if let UnitSource::File(f) = src
-            && let Ok(u) = lib_unit(db, *f)
-        {
-            units.insert(rel.clone(), u.clone());
-        }
-    }
-    let rows = compiler::handshake::report(&front.circuit, &front.marks, &units);
+    let rows = handshake_report(db, job).as_ref()?;
     let row = rows.get(i)?;
     let lib = job.opts(db).lib_dir.clone();
     let what = match &row.imp {

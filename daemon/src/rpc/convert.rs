@@ -288,6 +288,7 @@ pub(super) fn document_to_proto(d: &DocumentChange) -> proto::AnalyzeRequest {
         version: d.version,
         blif_lib: opt(&d.handshake.blif_lib),
         path_table: opt(&d.handshake.path_table),
+        rtl_lib: opt(&d.handshake.rtl_lib),
         ..Default::default()
     };
     match &d.change {
@@ -332,6 +333,7 @@ pub(super) fn document_from_proto(r: proto::AnalyzeRequest) -> DocumentChange {
         handshake: HandshakeSpec {
             blif_lib: path(&r.blif_lib),
             path_table: path(&r.path_table),
+            rtl_lib: path(&r.rtl_lib),
             ..HandshakeSpec::default()
         },
     }
