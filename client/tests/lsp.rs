@@ -456,6 +456,24 @@ fn an_editor_session_on_a_blif_netlist() {
     s.finish();
 }
 
+/// A `kiln lsp` session with the BLIF library `libs[0]` (and the Verilog templates
+/// `libs[1]`) on the Handshake document `path` (`text`), opened without errors.
+fn open_handshake(env: &Daemon, path: &Path, text: &str, libs: &[&Path]) -> Session {
+    let mut child = env.kiln();
+    child.arg("lsp");
+    for (flag, dir) in ["--blif-lib", "--rtl-lib"].iter().zip(libs) {
+        child.arg(flag).arg(dir);
+    }
+    let (mut s, _) = Session::start_with(child, true);
+    s.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri(path), "languageId": "mlir", "version": 1, "text": text}}),
+    );
+    let diags = s.diagnostics(1);
+    assert!(diags.iter().all(|d| d["severity"] != 1), "{diags:?}");
+    s
+}
+
 #[test]
 fn an_editor_session_on_a_handshake_circuit() {
     let env = Daemon::new();
@@ -464,15 +482,7 @@ fn an_editor_session_on_a_handshake_circuit() {
     let path = env.ws().join("gcd.mlir");
     std::fs::write(&path, &text).unwrap();
     let lib = repo.join("tests/data/handshake/library");
-    let mut child = env.kiln();
-    child.args(["lsp", "--blif-lib", lib.to_str().unwrap()]);
-    let (mut s, _) = Session::start_with(child, true);
-    s.notify(
-        "textDocument/didOpen",
-        json!({"textDocument": {"uri": uri(&path), "languageId": "mlir", "version": 1, "text": text}}),
-    );
-    let diags = s.diagnostics(1);
-    assert!(diags.iter().all(|d| d["severity"] != 1), "{diags:?}");
+    let mut s = open_handshake(&env, &path, &text, &[&lib]);
     // `%13` used by `select %13[` is defined by `%13 = cmpi eq`, whose hover says how
     // Handshake → Synth implements it.
     let def = text.find("%13 = cmpi eq").unwrap();
@@ -513,16 +523,7 @@ fn a_hover_says_what_the_build_made_of_an_op() {
         shared.join("dynamatic_blif/library"),
         shared.join("dynamatic_rtl/data/verilog"),
     );
-    let mut child = env.kiln();
-    child.args(["lsp", "--blif-lib", lib.to_str().unwrap()]);
-    child.args(["--rtl-lib", rtl.to_str().unwrap()]);
-    let (mut s, _) = Session::start_with(child, true);
-    s.notify(
-        "textDocument/didOpen",
-        json!({"textDocument": {"uri": uri(&path), "languageId": "mlir", "version": 1, "text": text}}),
-    );
-    let diags = s.diagnostics(1);
-    assert!(diags.iter().all(|d| d["severity"] != 1), "{diags:?}");
+    let mut s = open_handshake(&env, &path, &text, &[&lib, &rtl]);
     let report = cli::ok(
         env.kiln()
             .arg("synth-report")
