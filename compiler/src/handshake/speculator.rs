@@ -205,10 +205,9 @@ pub(crate) fn build(net: &mut Net, depth: usize, p: &Ports) -> Outputs {
             (st.kill, KILL),
         ],
     );
-    let pass_valid = net.or(pass_spec, pass_no_cmp);
-    let pass_valid = net.or(pass_valid, case_correct_spec);
-    let pass_valid = net.or(pass_valid, case_cmp_correct);
-    let pass_valid = net.or(pass_valid, case_resend);
+    // In PASS a code goes out in every case of the chain (a compare is right or wrong).
+    let pass_valid = net.or(case_spec, case_no_cmp);
+    let pass_valid = net.or(pass_valid, compared);
     let pass_valid = net.and(st.pass, pass_valid);
     let kill_valid = net.and(st.kill, fifo_not_empty);
     let waiting = net.or(st.spec, st.no_cmp);
