@@ -105,12 +105,15 @@ pub(crate) fn wrap(node: &OpNode, manager: Manager, units: &[&Net]) -> Result<Ne
         outer.insert((s.port, s.kind), l);
     }
     let get = |k: (PortRef, SigKind)| outer.get(&k).copied().unwrap_or(Lit::FALSE);
+    // The data bits of input `k`.
+    let data_in = |k: usize| -> Vec<Lit> {
+        (0..node.inputs[k].ty.width)
+            .map(|b| get((PortRef::Input(k), SigKind::Data(b))))
+            .collect()
+    };
     let nodes = inner_nodes(node, manager);
     if let (Manager::SpecSaveCommit { depth }, Some((d, c))) = (manager, save_commit_ports(node)) {
-        let w = node.inputs[d].ty.width;
-        let ins: Vec<Lit> = (0..w)
-            .map(|b| get((PortRef::Input(d), SigKind::Data(b))))
-            .collect();
+        let ins = data_in(d);
         let ctrl = [0, 1, 2].map(|b| get((PortRef::Input(c), SigKind::Data(b))));
         let o = super::spec_save::build(
             &mut net,
@@ -134,10 +137,7 @@ pub(crate) fn wrap(node: &OpNode, manager: Manager, units: &[&Net]) -> Result<Ne
         });
     }
     if let (Manager::Speculator { depth }, Some((d, t))) = (manager, speculator_ports(node)) {
-        let w = node.inputs[d].ty.width;
-        let ins: Vec<Lit> = (0..w)
-            .map(|b| get((PortRef::Input(d), SigKind::Data(b))))
-            .collect();
+        let ins = data_in(d);
         let spec = |k: usize| get((PortRef::Input(k), SigKind::ExtraDown(0, 0)));
         let o = super::speculator::build(
             &mut net,

@@ -60,22 +60,29 @@ impl Manager {
 
     /// The manager and its parameter, for reports.
     pub fn about(self) -> String {
-        match self {
-            Manager::Buffered { latency } => format!("buffered ({latency} slots)"),
-            Manager::Load { slots } => format!("load ({slots} slots)"),
-            Manager::SpecSaveCommit { depth } => format!("spec_save_commit (fifoDepth {depth})"),
-            Manager::Speculator { depth } => format!("speculator (fifoDepth {depth})"),
-            m => m.name().to_string(),
+        match self.param() {
+            Some((_, said)) => format!("{} ({said})", self.name()),
+            None => self.name().to_string(),
         }
     }
 
     pub(super) fn tag(self) -> String {
+        match self.param() {
+            Some((n, _)) => format!("{}{n}", self.name()),
+            None => self.name().to_string(),
+        }
+    }
+
+    /// The manager's parameter, and how a report says it.
+    fn param(self) -> Option<(u32, String)> {
         match self {
-            Manager::Buffered { latency } => format!("buffered{latency}"),
-            Manager::Load { slots } => format!("load{slots}"),
-            Manager::SpecSaveCommit { depth } => format!("spec_save_commit{depth}"),
-            Manager::Speculator { depth } => format!("speculator{depth}"),
-            m => m.name().to_string(),
+            Manager::Buffered { latency: n } | Manager::Load { slots: n } => {
+                Some((n, format!("{n} slots")))
+            }
+            Manager::SpecSaveCommit { depth: n } | Manager::Speculator { depth: n } => {
+                Some((n, format!("fifoDepth {n}")))
+            }
+            _ => None,
         }
     }
 }
