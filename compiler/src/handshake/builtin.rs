@@ -215,6 +215,48 @@ pub(crate) fn flag(net: &mut Net, q: Lit, set: Lit, clear: Lit, rst: Lit, reset:
     net.set_next(q, next);
 }
 
+/// A circular buffer: one-hot `head` and `tail` pointers, `full` and `empty` flags and
+/// `memory` words, as Dynamatic's `elastic_fifo_inner` and its speculator's `predFifo` keep
+/// them (they differ only in their handshakes, which give the enables).
+pub(crate) struct Ring {
+    pub head: Vec<Lit>,
+    pub tail: Vec<Lit>,
+    pub full: Lit,
+    pub empty: Lit,
+    pub memory: Vec<Vec<Lit>>,
+}
+
+impl Ring {
+    /// The state after a clock edge with enables `write_en` and `read_en` (each pointer
+    /// moves on its own; all reset synchronously by `rst`). Full: set by a write without a
+    /// read that fills the last slot, cleared by a read without a write; Empty
+    /// symmetrically. Memory: the slot at `tail` takes `ins` on a write, except during
+    /// reset.
+    pub(crate) fn update(&self, net: &mut Net, write_en: Lit, read_en: Lit, ins: &[Lit], rst: Lit) {
+        let (head, tail) = (&self.head, &self.tail);
+        let one_hot0: Vec<bool> = (0..head.len()).map(|i| i == 0).collect();
+        let (head_next, tail_next) = (rotate(head), rotate(tail));
+        register(net, head, &head_next, read_en, rst, &one_hot0);
+        register(net, tail, &tail_next, write_en, rst, &one_hot0);
+        let only_write = net.and(write_en, !read_en);
+        let only_read = net.and(read_en, !write_en);
+        let fills = same_slot(net, &tail_next, head);
+        let set_full = net.and(only_write, fills);
+        flag(net, self.full, set_full, only_read, rst, Lit::FALSE);
+        let drains = same_slot(net, &head_next, tail);
+        let set_empty = net.and(only_read, drains);
+        flag(net, self.empty, set_empty, only_write, rst, Lit::TRUE);
+        let write_data = net.and(write_en, !rst);
+        for (slot, word) in self.memory.iter().enumerate() {
+            let we = net.and(write_data, tail[slot]);
+            for (b, &l) in word.iter().enumerate() {
+                let d = net.mux(we, ins[b], l);
+                net.set_next(l, d);
+            }
+        }
+    }
+}
+
 /// Dynamatic's `elastic_fifo_inner` (circular buffer with Head/Tail pointers, here one-hot,
 /// and Full/Empty flags), wrapped as `tfifo` (a bypass while the FIFO is empty) when
 /// `transparent`. Ports as the library's: `clk rst ins[..] ins_valid outs_ready` →
@@ -249,29 +291,15 @@ fn fifo(slots: usize, width: usize, transparent: bool) -> Net {
     let fifo_ready = net.or(!full, outs_ready);
     let read_en = net.and(outs_ready, !empty);
     let write_en = net.and(fifo_pvalid, fifo_ready);
-    let one_hot0: Vec<bool> = (0..slots).map(|i| i == 0).collect();
-    let (head_next, tail_next) = (rotate(&head), rotate(&tail));
-    register(&mut net, &head, &head_next, read_en, rst, &one_hot0);
-    register(&mut net, &tail, &tail_next, write_en, rst, &one_hot0);
-    // Full: set by a write without a read that fills the last slot, cleared by a read without
-    // a write; Empty symmetrically.
-    let only_write = net.and(write_en, !read_en);
-    let only_read = net.and(read_en, !write_en);
-    let fills = same_slot(&mut net, &tail_next, &head);
-    let set_full = net.and(only_write, fills);
-    flag(&mut net, full, set_full, only_read, rst, Lit::FALSE);
-    let drains = same_slot(&mut net, &head_next, &tail);
-    let set_empty = net.and(only_read, drains);
-    flag(&mut net, empty, set_empty, only_write, rst, Lit::TRUE);
-    // Memory: the slot at `tail` takes the input on a write, except during reset.
-    let write_data = net.and(write_en, !rst);
-    for (slot, word) in memory.iter().enumerate() {
-        let we = net.and(write_data, tail[slot]);
-        for (b, &l) in word.iter().enumerate() {
-            let d = net.mux(we, ins[b], l);
-            net.set_next(l, d);
-        }
-    }
+    let ring = Ring {
+        head,
+        tail,
+        full,
+        empty,
+        memory,
+    };
+    ring.update(&mut net, write_en, read_en, &ins, rst);
+    let (head, memory) = (&ring.head, &ring.memory);
     let fifo_out: Vec<Lit> = (0..width)
         .map(|b| {
             let terms: Vec<Lit> = (0..slots)

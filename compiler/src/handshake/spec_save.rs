@@ -49,7 +49,7 @@ pub(super) fn pointer(net: &mut Net, depth: usize) -> Vec<Lit> {
 }
 
 /// `p` moved on by `steps` slots.
-pub(super) fn ahead(p: &[Lit], steps: usize) -> Vec<Lit> {
+fn ahead(p: &[Lit], steps: usize) -> Vec<Lit> {
     (0..p.len())
         .map(|k| p[(k + p.len() - steps % p.len()) % p.len()])
         .collect()
@@ -70,7 +70,7 @@ pub(super) fn read(net: &mut Net, mem: &[Vec<Lit>], p: &[Lit], width: usize) -> 
 }
 
 /// `p` moved on by one slot when `en`, back to slot 0 on `rst`.
-pub(super) fn step(net: &mut Net, p: &[Lit], en: Lit, rst: Lit) {
+fn step(net: &mut Net, p: &[Lit], en: Lit, rst: Lit) {
     let next = ahead(p, 1);
     for (k, (&q, &n)) in p.iter().zip(&next).enumerate() {
         let moved = net.mux(en, n, q);

@@ -30,9 +30,9 @@
 //! `defaultValue` and `constant` attributes are not read, as the generator reads neither
 //! (the first prediction is 1, later ones follow the real values).
 
-use super::builtin::{flag, same_slot};
+use super::builtin::Ring;
 use super::net::{Init, Lit, Net};
-use super::spec_save::{ahead, pointer, read, step};
+use super::spec_save::{pointer, read};
 
 /// The unit's inputs.
 pub(crate) struct Ports<'a> {
@@ -154,12 +154,16 @@ pub(crate) fn build(net: &mut Net, depth: usize, p: &Ports) -> Outputs {
     let one = |b: usize| if b == 0 { Init::One } else { Init::Zero };
     let data_reg: Vec<Lit> = (0..width).map(|b| net.latch(one(b))).collect();
     let data_out: Vec<Lit> = (0..width).map(|b| net.latch(one(b))).collect();
-    let (tail, head) = (pointer(net, depth), pointer(net, depth));
-    let full = net.latch(Init::Zero);
-    let empty = net.latch(Init::One);
-    let mem: Vec<Vec<Lit>> = (0..depth)
-        .map(|_| (0..width).map(|_| net.latch(Init::Zero)).collect())
-        .collect();
+    let fifo = Ring {
+        tail: pointer(net, depth),
+        head: pointer(net, depth),
+        full: net.latch(Init::Zero),
+        empty: net.latch(Init::One),
+        memory: (0..depth)
+            .map(|_| (0..width).map(|_| net.latch(Init::Zero)).collect())
+            .collect(),
+    };
+    let (full, empty) = (fifo.full, fifo.empty);
     let control_fork = EagerFork::new(net, 5);
 
     // The core's inputs.
@@ -169,7 +173,7 @@ pub(crate) fn build(net: &mut Net, depth: usize, p: &Ports) -> Outputs {
     let predict = &data_out;
     let fifo_not_empty = !empty;
     let fifo_not_full = !full;
-    let fifo_ins = read(net, &mem, &head, width);
+    let fifo_ins = read(net, &fifo.memory, &fifo.head, width);
     let diff: Vec<Lit> = (p.ins.iter().zip(&fifo_ins))
         .map(|(&a, &b)| net.xor(a, b))
         .collect();
@@ -341,27 +345,10 @@ pub(crate) fn build(net: &mut Net, depth: usize, p: &Ports) -> Outputs {
         net.set_next(data_out[b], d);
     }
 
-    // The FIFO of predictions.
+    // The FIFO of predictions: written while not full, read while not empty.
     let tail_en = net.and(!full, fifo_v);
     let head_en = net.and(!empty, fifo_r);
-    let write = net.and(tail_en, !rst);
-    for (k, slot) in mem.iter().enumerate() {
-        let we = net.and(write, tail[k]);
-        for (b, &q) in slot.iter().enumerate() {
-            let d = net.mux(we, predict[b], q);
-            net.set_next(q, d);
-        }
-    }
-    let write_only = net.and(tail_en, !head_en);
-    let read_only = net.and(!tail_en, head_en);
-    let fills = same_slot(net, &ahead(&tail, 1), &head);
-    let set_full = net.and(write_only, fills);
-    flag(net, full, set_full, read_only, rst, Lit::FALSE);
-    let drains = same_slot(net, &ahead(&head, 1), &tail);
-    let set_empty = net.and(read_only, drains);
-    flag(net, empty, set_empty, write_only, rst, Lit::TRUE);
-    step(net, &tail, tail_en, rst);
-    step(net, &head, head_en, rst);
+    fifo.update(net, tail_en, head_en, predict, rst);
 
     // The state machine.
     let leave_pass = net.or(case_spec, case_no_cmp);
